@@ -1,0 +1,76 @@
+"""Adjutant: a local, toggleable AI operator, built as a pluggy plugin framework.
+
+``from adjutant import hookimpl`` is all a plugin module needs at import time; the
+kernel's other names are imported on first use so that start-up stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from adjutant_hookspecs import hookimpl
+
+from ._version import __version__
+
+if TYPE_CHECKING:
+    from ._agui import encode_sse, to_ag_ui
+    from ._bus import BusClosedError, EventBus, Subscription, UndeclaredEventError
+    from ._kernel import HookCall, Kernel, PluginLoadError
+    from ._logging import configure_logging, get_logger
+    from ._paths import data_home
+    from ._plugins import PluginInfo
+    from ._registry import Registry, RegistrationError
+    from ._settings import ModelPreset, Profile, ProfileError, load_profile, parse_profile
+
+__all__ = [
+    "BusClosedError",
+    "EventBus",
+    "HookCall",
+    "Kernel",
+    "ModelPreset",
+    "PluginInfo",
+    "PluginLoadError",
+    "Profile",
+    "ProfileError",
+    "RegistrationError",
+    "Registry",
+    "Subscription",
+    "UndeclaredEventError",
+    "__version__",
+    "configure_logging",
+    "data_home",
+    "encode_sse",
+    "get_logger",
+    "hookimpl",
+    "load_profile",
+    "parse_profile",
+    "to_ag_ui",
+]
+
+_LAZY = {
+    "encode_sse": "_agui", "to_ag_ui": "_agui",
+    "BusClosedError": "_bus", "EventBus": "_bus", "Subscription": "_bus",
+    "UndeclaredEventError": "_bus",
+    "HookCall": "_kernel", "Kernel": "_kernel", "PluginLoadError": "_kernel",
+    "configure_logging": "_logging", "get_logger": "_logging",
+    "data_home": "_paths",
+    "PluginInfo": "_plugins",
+    "Registry": "_registry", "RegistrationError": "_registry",
+    "ModelPreset": "_settings", "Profile": "_settings", "ProfileError": "_settings",
+    "load_profile": "_settings", "parse_profile": "_settings",
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'adjutant' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"adjutant.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

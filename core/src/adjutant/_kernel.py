@@ -1,0 +1,387 @@
+"""The kernel: one plugin manager, registries, settings and an event bus per instance.
+
+Nothing here is module-global, so several kernels live side by side in one
+process (the test harness relies on it). Loading is synchronous and cheap;
+``async with Kernel() as kernel`` also runs the plugins' ``startup`` hooks and, on
+exit, ``shutdown`` hooks and the ``aclose`` of registered providers and stores.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import traceback
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from types import ModuleType, TracebackType
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+from adjutant_hookspecs import (
+    PROJECT_NAME,
+    AdjutantSpec,
+    Check,
+    Command,
+    ContextProvider,
+    Event,
+    Frontend,
+    Policy,
+    Provider,
+    Tool,
+    ToolCall,
+    ToolDeclaration,
+    Verdict,
+)
+
+from ._bus import DEFAULT_CAPACITY, EventBus
+from ._paths import data_home
+from ._plugins import PluginInfo, discover, selection
+from ._registry import KINDS, Registry, RegistrationError, validate
+
+if TYPE_CHECKING:
+    from ._settings import Profile
+
+__all__ = ["HookCall", "Kernel", "PluginLoadError"]
+
+#: Registration hooks run when a plugin is added, in this order.
+_REGISTRATION = tuple(KINDS.items())
+
+
+class PluginLoadError(RuntimeError):
+    """Raised by a strict kernel (the test harness) when a plugin cannot be loaded."""
+
+
+class HookCall:
+    """One hook implementation call, as hook observers see it."""
+
+    __slots__ = ("error", "hook", "kwargs", "plugin", "result")
+
+    def __init__(self, hook: str, plugin: str, kwargs: dict[str, Any]) -> None:
+        self.hook = hook
+        self.plugin = plugin
+        self.kwargs = kwargs
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def __repr__(self) -> str:
+        return f"HookCall({self.hook!r}, plugin={self.plugin!r})"
+
+
+class Kernel:
+    """The Adjutant kernel.
+
+    :param plugins: Plugin objects (modules or instances with ``@hookimpl``
+        methods) to load, before any installed one.
+    :param load_installed: Also load the ``adjutant`` entry-point group, filtered by
+        ``ADJUTANT_LOAD_PLUGINS`` / ``ADJUTANT_DISABLE_PLUGINS``.
+    :param env: The environment to read (default: ``os.environ``).
+    :param profile: A `Profile`, or the name of one under ``<home>/profiles``.
+    :param strict: Raise `PluginLoadError` instead of skipping a broken plugin.
+    """
+
+    def __init__(
+        self,
+        *,
+        plugins: Iterable[object] = (),
+        load_installed: bool = True,
+        env: Mapping[str, str] | None = None,
+        home: str | os.PathLike[str] | None = None,
+        profile: Profile | str | None = None,
+        bus_capacity: int = DEFAULT_CAPACITY,
+        strict: bool = False,
+    ) -> None:
+        self.env: Mapping[str, str] = dict(os.environ if env is None else env)
+        self.home = Path(home) if home is not None else data_home(self.env)
+        self.strict = strict
+        self.pm = pluggy.PluginManager(PROJECT_NAME)
+        self.pm.add_hookspecs(AdjutantSpec)
+        if self.env.get("ADJUTANT_TRACE_HOOKS"):
+            self.pm.trace.root.setwriter(_stderr_writer)
+            self.pm.enable_tracing()
+
+        self.providers: Registry[Provider] = Registry("provider")
+        self.tools: Registry[Tool] = Registry("tool")
+        self.context_providers: Registry[ContextProvider] = Registry("context provider")
+        self.policies: Registry[Policy] = Registry("policy")
+        self.stores: Registry[Any] = Registry("store")
+        self.frontends: Registry[Frontend] = Registry("frontend")
+        self.commands: Registry[Command] = Registry("command")
+        self.checks: Registry[Check] = Registry("check")
+        self.events: Registry[type[Event]] = Registry("event")
+        self._event_classes: set[type[Event]] = set()
+        self.bus = EventBus(capacity=bus_capacity, declared=self._event_classes)
+
+        #: One report per plugin seen, in load order (`adjutant plugins` prints these).
+        self.plugins: list[PluginInfo] = []
+        self._objects: dict[str, object] = {}  # loaded plugin name -> plugin object
+        self._explicit = list(plugins)
+        self._load_installed = load_installed
+        self._loaded = False
+        self._started: list[str] = []
+        self._observers: list[Callable[[HookCall], None]] = []
+        self._profile_arg = profile
+        self._profile: Profile | None = None
+
+    # -- loading ------------------------------------------------------------------------
+
+    def load(self) -> Kernel:
+        """Load built-in, explicit and installed plugins (once; later calls do nothing)."""
+        if self._loaded:
+            return self
+        self._loaded = True
+        from . import _builtin
+        from ._version import __version__
+
+        self._install(_builtin, PluginInfo(
+            name="adjutant", status="loaded", source="builtin", module=_builtin.__name__,
+            distribution="adjutant-core", version=__version__,
+        ))
+        for plugin in self._explicit:
+            self.add_plugin(plugin)
+        if self._load_installed:
+            for ep in discover():
+                self._add_entry_point(ep)
+        return self
+
+    def _add_entry_point(self, ep: Any) -> PluginInfo:
+        dist = getattr(ep, "dist", None)
+        info = PluginInfo(
+            name=ep.name,
+            status="disabled",
+            source="entry-point",
+            module=ep.value,
+            distribution=dist.name if dist else None,
+            version=dist.version if dist else None,
+        )
+        if reason := selection(self.env, ep.name, info.distribution):
+            info.error = reason
+            return self._report(info)
+        try:
+            plugin = ep.load()
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            return self._fail(info, f"import failed: {_describe(exc)}", exc)
+        return self._install(plugin, info)
+
+    def add_plugin(
+        self, plugin: object, *, name: str | None = None, source: str = "explicit"
+    ) -> PluginInfo:
+        """Load one plugin object now; returns its report (status ``loaded`` or ``failed``).
+
+        Plugins added after start-up do not get the ``startup`` hook.
+        """
+        name = name or _plugin_name(plugin)
+        module = plugin.__name__ if isinstance(plugin, ModuleType) else type(plugin).__module__
+        return self._install(plugin, PluginInfo(name=name, status="loaded", source=source,
+                                                module=module))
+
+    def _install(self, plugin: object, info: PluginInfo) -> PluginInfo:
+        name = info.name
+        if name in self._objects:
+            return self._fail(info, f"a plugin named {name!r} is already loaded")
+        try:
+            self.pm.register(plugin, name=name)
+        except ValueError as exc:  # the same object registered twice under another name
+            return self._fail(info, str(exc))
+        except pluggy.PluginValidationError as exc:
+            return self._fail(info, f"invalid hook implementation: {exc}", exc)
+        try:
+            self.pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            self.pm.unregister(plugin)
+            return self._fail(info, f"unknown hook: {exc}", exc)
+
+        staged: list[tuple[str, str, Any]] = []  # (kind, key, obj)
+        for kind, (hook, _) in _REGISTRATION:
+
+            def register(obj: Any, _kind: str = kind) -> None:
+                key = validate(_kind, obj)
+                if any(k == _kind and n == key for k, n, _ in staged):
+                    raise RegistrationError(f"registered {_kind} {key!r} twice")
+                staged.append((_kind, key, obj))
+
+            try:
+                self._call_each(hook, plugin, register=register)
+            except RegistrationError as exc:
+                self.pm.unregister(plugin)
+                return self._fail(info, f"{hook}: {exc}")
+            except Exception as exc:
+                self.pm.unregister(plugin)
+                return self._fail(info, f"{hook} raised {_describe(exc)}", exc)
+
+        for kind, key, _ in staged:
+            registry: Registry[Any] = getattr(self, kind)
+            if key in registry:
+                self.pm.unregister(plugin)
+                return self._fail(
+                    info,
+                    f"{registry.kind} {key!r} is already registered by plugin "
+                    f"{registry.owner(key)!r}; plugin {name!r} cannot register it too",
+                )
+        for kind, key, obj in staged:
+            getattr(self, kind)._add(key, obj, name)
+            info.registered.setdefault(kind, []).append(key)
+            if kind == "events":
+                self._event_classes.add(obj)
+        info.status = "loaded"
+        self._objects[name] = plugin
+        return self._report(info)
+
+    def _report(self, info: PluginInfo) -> PluginInfo:
+        self.plugins.append(info)
+        return info
+
+    def _fail(self, info: PluginInfo, error: str, exc: BaseException | None = None) -> PluginInfo:
+        info.status = "failed"
+        info.error = error
+        info.registered = {}
+        self._report(info)
+        from ._logging import get_logger
+
+        get_logger().warning("plugin skipped", plugin=info.name, error=error,
+                             exc_info=exc if exc is not None else False)
+        if self.strict:
+            raise PluginLoadError(f"plugin {info.name!r}: {error}") from exc
+        return info
+
+    # -- hook dispatch ------------------------------------------------------------------
+
+    def _call_each(self, hook: str, plugin: object | None = None, **kwargs: Any) -> list[Any]:
+        """Call ``hook`` on one plugin (or every loaded plugin, in load order) and
+        return the results. Each call is attributed to its plugin for observers."""
+        caller = getattr(self.pm.hook, hook)
+        impls = caller.get_hookimpls()
+        if plugin is not None:
+            impls = [i for i in impls if i.plugin is plugin]
+        else:
+            order = {name: n for n, name in enumerate(self._objects)}
+            impls = sorted(impls, key=lambda i: order.get(i.plugin_name, len(order)))
+        results = []
+        for impl in impls:
+            args = {a: kwargs[a] for a in impl.argnames}
+            if not self._observers:
+                results.append(impl.function(**args))
+                continue
+            call = HookCall(hook, impl.plugin_name, args)
+            try:
+                call.result = impl.function(**args)
+            except BaseException as exc:
+                call.error = exc
+                raise
+            finally:
+                for observer in self._observers:
+                    observer(call)
+            results.append(call.result)
+        return results
+
+    def observe_hooks(self, observer: Callable[[HookCall], None]) -> Callable[[], None]:
+        """Call ``observer`` after every hook implementation call; returns an undo."""
+        self._observers.append(observer)
+        return lambda: self._observers.remove(observer)
+
+    def pre_tool_use(self, call: ToolCall, declaration: ToolDeclaration, mode: str) -> list[Verdict]:
+        """Every plugin's ``pre_tool_use`` verdict; a plugin that raises or returns
+        something else is counted as a deny naming it (fail closed)."""
+        verdicts = []
+        for plugin_name, plugin in list(self._objects.items()):
+            try:
+                results = self._call_each("pre_tool_use", plugin, call=call,
+                                          declaration=declaration, mode=mode)
+            except Exception as exc:
+                verdicts.append(Verdict(decision="deny", policy=plugin_name,
+                                        reason=f"pre_tool_use raised {_describe(exc)}"))
+                continue
+            for result in results:
+                if result is None:
+                    continue
+                if not isinstance(result, Verdict):
+                    result = Verdict(decision="deny", policy=plugin_name,
+                                     reason=f"pre_tool_use returned {type(result).__name__}")
+                elif not result.policy:
+                    result = Verdict(decision=result.decision, reason=result.reason,
+                                     policy=plugin_name)
+                verdicts.append(result)
+        return verdicts
+
+    # -- settings -----------------------------------------------------------------------
+
+    @property
+    def profile(self) -> Profile:
+        """The active profile (loaded on first use; raises `ProfileError` if invalid)."""
+        if self._profile is None:
+            from ._settings import Profile, load_profile
+
+            arg = self._profile_arg
+            if isinstance(arg, Profile):
+                self._profile = arg
+            else:
+                name = arg or self.env.get("ADJUTANT_PROFILE") or "default"
+                self._profile = load_profile(self.home, name)
+        return self._profile
+
+    @profile.setter
+    def profile(self, profile: Profile) -> None:
+        """Switch presets at run time (takes effect on the next request)."""
+        self._profile = profile
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    async def __aenter__(self) -> Kernel:
+        self.load()
+        for name, plugin in list(self._objects.items()):
+            try:
+                for result in self._call_each("startup", plugin, kernel=self):
+                    if inspect.isawaitable(result):
+                        await result
+            except Exception as exc:
+                await self._stop()
+                raise RuntimeError(f"plugin {name!r} failed to start: {_describe(exc)}") from exc
+            self._started.append(name)
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self._stop()
+
+    async def _stop(self) -> None:
+        from ._logging import get_logger
+
+        log = get_logger()
+        for name in reversed(self._started):
+            try:
+                for result in self._call_each("shutdown", self._objects[name], kernel=self):
+                    if inspect.isawaitable(result):
+                        await result
+            except Exception as exc:
+                log.error("plugin shutdown failed", plugin=name, error=_describe(exc))
+        self._started.clear()
+        for registry in (self.providers, self.stores):
+            for key, obj in registry.items():
+                try:
+                    await obj.aclose()
+                except Exception as exc:
+                    log.error("aclose failed", kind=registry.kind, name=key,
+                              error=_describe(exc))
+        self.bus.close()
+
+
+def _plugin_name(plugin: object) -> str:
+    if isinstance(plugin, ModuleType):
+        return plugin.__name__
+    return getattr(plugin, "name", None) or type(plugin).__qualname__
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: message (file:line)`` — where in the plugin it went wrong."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" ({frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def _stderr_writer(text: str) -> None:
+    import sys
+
+    sys.stderr.write(text)

@@ -1,0 +1,256 @@
+"""Registries: what plugins registered, validated on the way in, with who owns it.
+
+Each registration hook gets a ``register`` callback bound to one plugin and one
+kind. The callback validates the object at once (`RegistrationError` names the
+plugin, the kind and the reason) and stages it; the kernel commits a plugin's
+staged objects only when all of them are valid and none collides with a name
+another plugin owns. A plugin is thus loaded whole or not at all.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, TypeVar
+
+import msgspec
+from adjutant_hookspecs import (
+    Check,
+    Command,
+    ContextProvider,
+    ContractError,
+    CustomEvent,
+    Event,
+    Frontend,
+    KeyValueStore,
+    LogStore,
+    Policy,
+    Provider,
+    Tool,
+    ToolDeclaration,
+    convert,
+    event_name,
+    to_builtins,
+)
+from adjutant_hookspecs._events import CUSTOM_NAME
+
+__all__ = ["KINDS", "Registry", "RegistrationError", "validate"]
+
+T = TypeVar("T")
+
+TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
+PLAIN_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+COMMAND_NAME = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
+MAX_SCHEMA_BYTES = 64 * 1024
+
+
+class RegistrationError(ValueError):
+    """A plugin handed the kernel something invalid or already taken."""
+
+
+class Registry(Generic[T]):
+    """Name → object, with the owning plugin remembered for every entry."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._items: dict[str, T] = {}
+        self._owners: dict[str, str] = {}
+
+    def __getitem__(self, name: str) -> T:
+        try:
+            return self._items[name]
+        except KeyError:
+            known = ", ".join(sorted(self._items)) or "none"
+            raise KeyError(f"no {self.kind} named {name!r} (registered: {known})") from None
+
+    def get(self, name: str) -> T | None:
+        return self._items.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._items
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def items(self) -> Iterator[tuple[str, T]]:
+        return iter(self._items.items())
+
+    def values(self) -> Iterator[T]:
+        return iter(self._items.values())
+
+    def owner(self, name: str) -> str:
+        """The plugin that registered ``name``."""
+        return self._owners[name]
+
+    def _add(self, name: str, obj: T, plugin: str) -> None:
+        self._items[name] = obj
+        self._owners[name] = plugin
+
+    def _remove_plugin(self, plugin: str) -> None:
+        for name in [n for n, p in self._owners.items() if p == plugin]:
+            del self._items[name], self._owners[name]
+
+
+# -- validators: return the registry key, raise RegistrationError ------------------------
+
+
+def _need_async(obj: Any, *methods: str) -> None:
+    for method in methods:
+        fn = getattr(obj, method, None)
+        if fn is None:
+            raise RegistrationError(f"{type(obj).__qualname__} has no {method}()")
+        if not (inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn)):
+            raise RegistrationError(f"{type(obj).__qualname__}.{method} must be async")
+
+
+def _named(obj: Any, pattern: re.Pattern[str] = PLAIN_NAME) -> str:
+    name = getattr(obj, "name", None)
+    if not isinstance(name, str) or not pattern.match(name):
+        raise RegistrationError(
+            f"{type(obj).__qualname__}.name must be a string matching {pattern.pattern}, "
+            f"got {name!r}"
+        )
+    return name
+
+
+def _validate_provider(obj: Any) -> str:
+    name = _named(obj)
+    if not isinstance(obj, Provider):
+        raise RegistrationError(f"provider {name!r} lacks complete() or aclose()")
+    _need_async(obj, "complete", "aclose")
+    return name
+
+
+def validate_schema(schema: Any, where: str) -> None:
+    """Structural check of a tool's argument schema (a JSON Schema object)."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        raise RegistrationError(f"{where}: args_schema must be a JSON Schema with type 'object'")
+    props = schema.get("properties", {})
+    if not isinstance(props, dict) or not all(isinstance(p, dict) for p in props.values()):
+        raise RegistrationError(f"{where}: args_schema.properties must map names to schemas")
+    required = schema.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        raise RegistrationError(f"{where}: args_schema.required must be a list of names")
+    if missing := [r for r in required if r not in props]:
+        raise RegistrationError(f"{where}: required {missing} not in args_schema.properties")
+    if len(msgspec.json.encode(schema)) > MAX_SCHEMA_BYTES:
+        raise RegistrationError(f"{where}: args_schema is larger than {MAX_SCHEMA_BYTES} bytes")
+
+
+def validate_declaration(declaration: Any) -> ToolDeclaration:
+    """Strictly re-validate a declaration (Python construction skips type checks)."""
+    if not isinstance(declaration, ToolDeclaration):
+        raise RegistrationError(
+            f"tool declaration must be a ToolDeclaration, got {type(declaration).__qualname__}"
+        )
+    try:
+        checked = convert(to_builtins(declaration), ToolDeclaration)
+    except (ContractError, TypeError) as exc:
+        raise RegistrationError(f"malformed tool declaration: {exc}") from None
+    where = f"tool {checked.name!r}"
+    if not TOOL_NAME.match(checked.name):
+        raise RegistrationError(f"{where}: name must match {TOOL_NAME.pattern}")
+    if not checked.description.strip():
+        raise RegistrationError(f"{where}: description is empty")
+    validate_schema(checked.args_schema, where)
+    if checked.safety.level != "read" and not checked.supports_dry_run:
+        raise RegistrationError(f"{where}: a tool with effects must support dry-run")
+    return checked
+
+
+def _validate_tool(obj: Any) -> str:
+    declaration = validate_declaration(getattr(obj, "declaration", None))
+    _need_async(obj, "dry_run", "execute")
+    return declaration.name
+
+
+def _validate_context_provider(obj: Any) -> str:
+    name = _named(obj)
+    if not isinstance(obj, ContextProvider):
+        raise RegistrationError(f"context provider {name!r} lacks gather()")
+    _need_async(obj, "gather")
+    return name
+
+
+def _validate_policy(obj: Any) -> str:
+    name = _named(obj)
+    if not isinstance(obj, Policy):
+        raise RegistrationError(f"policy {name!r} lacks evaluate()")
+    _need_async(obj, "evaluate")
+    return name
+
+
+def _validate_store(obj: Any) -> str:
+    name = _named(obj)
+    kind = getattr(obj, "kind", None)
+    protocol: Any = {"kv": KeyValueStore, "log": LogStore}.get(kind)  # type: ignore[arg-type]
+    if protocol is None:
+        raise RegistrationError(f"store {name!r}: kind must be 'kv' or 'log', got {kind!r}")
+    if not isinstance(obj, protocol):
+        raise RegistrationError(f"store {name!r} does not implement the {kind} store protocol")
+    methods = ("get", "put", "delete", "scan") if kind == "kv" else ("append", "read")
+    _need_async(obj, *methods, "aclose")
+    return f"{kind}:{name}"
+
+
+def _validate_frontend(obj: Any) -> str:
+    name = _named(obj)
+    if not isinstance(obj, Frontend):
+        raise RegistrationError(f"frontend {name!r} lacks serve()")
+    _need_async(obj, "serve")
+    return name
+
+
+def _validate_command(obj: Any) -> str:
+    if not isinstance(obj, Command):
+        raise RegistrationError(f"expected a Command, got {type(obj).__qualname__}")
+    if not COMMAND_NAME.match(obj.name):
+        raise RegistrationError(f"command name {obj.name!r} must match {COMMAND_NAME.pattern}")
+    if not callable(obj.run) or (obj.configure is not None and not callable(obj.configure)):
+        raise RegistrationError(f"command {obj.name!r}: run and configure must be callable")
+    return obj.name
+
+
+def _validate_check(obj: Any) -> str:
+    if not isinstance(obj, Check) or not callable(obj.run):
+        raise RegistrationError(f"expected a Check with a callable run, got {obj!r}")
+    return obj.name
+
+
+def _validate_event(obj: Any) -> str:
+    if not (isinstance(obj, type) and issubclass(obj, Event)):
+        raise RegistrationError(f"expected an Event subclass, got {obj!r}")
+    try:
+        name = event_name(obj)
+    except TypeError as exc:
+        raise RegistrationError(str(exc)) from None
+    if not obj.__struct_config__.frozen:
+        raise RegistrationError(f"event {name!r} must be frozen (immutable)")
+    if issubclass(obj, CustomEvent) and not CUSTOM_NAME.match(name):
+        raise RegistrationError(
+            f"custom event name {name!r} must be dotted lower case, like 'myplugin.thing'"
+        )
+    return name
+
+
+#: kind → (registration hook, validator returning the registry key)
+KINDS: dict[str, tuple[str, Callable[[Any], str]]] = {
+    "providers": ("register_providers", _validate_provider),
+    "tools": ("register_tools", _validate_tool),
+    "context_providers": ("register_context_providers", _validate_context_provider),
+    "policies": ("register_policies", _validate_policy),
+    "stores": ("register_stores", _validate_store),
+    "frontends": ("register_frontends", _validate_frontend),
+    "commands": ("register_commands", _validate_command),
+    "checks": ("register_checks", _validate_check),
+    "events": ("register_events", _validate_event),
+}
+
+
+def validate(kind: str, obj: Any) -> str:
+    """Validate ``obj`` as a ``kind`` registration and return its key."""
+    return KINDS[kind][1](obj)

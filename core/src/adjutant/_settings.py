@@ -1,0 +1,167 @@
+"""Settings and profiles: JSON presets validated with attrs + cattrs.
+
+A profile is a named preset (model, grammar and stops, temperature, system prompt,
+tool allow-list, path cages, context providers, auto-speech, verbosity, token
+budget) stored as ``<data home>/profiles/<name>.json``. Only the keys a user
+wants to change need be written; the rest keep their defaults. Validation is
+strict (no ``"yes"`` for a bool, no ``1.5`` for an int, no unknown keys) and a bad
+profile raises `ProfileError` listing every problem as ``reason @ $.field.path``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
+
+import attrs
+from attrs import validators as v
+
+__all__ = ["ModelPreset", "Profile", "ProfileError", "list_profiles", "load_profile",
+           "parse_profile", "profile_path"]
+
+Verbosity = Literal["quiet", "normal", "verbose", "debug"]
+PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+DEFAULT_SYSTEM_PROMPT = (
+    "You are Adjutant, an operator on the user's own machine. Answer with JSON only: "
+    'either {"type":"response","text":"..."} or {"type":"plan","steps":[{"tool":"...",'
+    '"args":{...},"explain":"..."}]} using only the tools listed.'
+)
+
+
+class ProfileError(ValueError):
+    """A profile could not be loaded; ``problems`` lists ``reason @ $.path`` strings."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        super().__init__(f"invalid profile {source}:\n  " + "\n  ".join(problems))
+
+
+@attrs.frozen
+class ModelPreset:
+    """Which model to use and how to sample it."""
+
+    #: Name of a registered provider (``llama-cpp``, ``ollama``, ``openrouter``, ...).
+    provider: str = "llama-cpp"
+    model: str = "gemma3-270m"
+    temperature: float = attrs.field(default=0.2, validator=[v.ge(0.0), v.le(2.0)])
+    #: A GBNF grammar constraining output; None lets the operator use its plan grammar.
+    grammar: str | None = None
+    stop: tuple[str, ...] = ()
+    max_tokens: int = attrs.field(default=512, validator=[v.gt(0), v.le(1_000_000)])
+
+
+@attrs.frozen
+class Profile:
+    """A named preset. Fail closed: an empty tool allow-list allows no tool."""
+
+    name: str = attrs.field(default="default", validator=v.matches_re(PROFILE_NAME))
+    model: ModelPreset = ModelPreset()
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    #: Tool names or globs (``files.*``) the operator may plan with.
+    tools: tuple[str, ...] = ("*",)
+    #: Directories writes may touch; ``{workspace}`` and ``{scratch}`` are expanded.
+    path_cages: tuple[str, ...] = ("{workspace}", "{scratch}")
+    #: Context providers switched on (True) or off (False) by name; unlisted ones are on.
+    context_providers: dict[str, bool] = attrs.field(factory=dict)
+    auto_speech: bool = False
+    verbosity: Verbosity = "normal"
+    token_budget: int = attrs.field(default=4096, validator=[v.gt(0), v.le(10_000_000)])
+
+
+def _strict_converter() -> Any:
+    """A cattrs converter that refuses coercions JSON users would not expect."""
+    import cattrs
+
+    conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
+
+    def scalar(kind: type, accept: tuple[type, ...]) -> Any:
+        def structure(value: Any, _: Any) -> Any:
+            if isinstance(value, bool) and kind is not bool or not isinstance(value, accept):
+                raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+            return kind(value)
+
+        return structure
+
+    conv.register_structure_hook(str, scalar(str, (str,)))
+    conv.register_structure_hook(int, scalar(int, (int,)))
+    conv.register_structure_hook(float, scalar(float, (int, float)))
+    conv.register_structure_hook(bool, scalar(bool, (bool,)))
+
+    def is_homogeneous_tuple(t: Any) -> bool:
+        return get_origin(t) is tuple and len(get_args(t)) == 2 and get_args(t)[1] is Ellipsis
+
+    def structure_tuple(value: Any, t: Any) -> tuple[Any, ...]:
+        if not isinstance(value, list | tuple):
+            raise TypeError(f"expected a list, got {type(value).__name__}")
+        item = get_args(t)[0]
+        return tuple(conv.structure(x, item) for x in value)
+
+    conv.register_structure_hook_func(is_homogeneous_tuple, structure_tuple)
+    return conv
+
+
+_converter: Any = None
+
+
+def _describe(exc: BaseException, _type: Any) -> str:
+    """Reason text for one failure (attrs validators already name the field)."""
+    if isinstance(exc, KeyError):
+        return "required field missing"
+    text = str(exc) or type(exc).__name__
+    return text.replace("typing.", "")
+
+
+def parse_profile(data: Mapping[str, Any], *, source: str = "<profile>") -> Profile:
+    """Validate a decoded profile document; raise `ProfileError` on any problem."""
+    import cattrs
+
+    global _converter
+    if _converter is None:
+        _converter = _strict_converter()
+    if not isinstance(data, Mapping):
+        raise ProfileError(source, [f"expected a JSON object, got {type(data).__name__} @ $"])
+    try:
+        return _converter.structure(dict(data), Profile)  # type: ignore[no-any-return]
+    except cattrs.BaseValidationError as exc:
+        raise ProfileError(source, cattrs.transform_error(exc, "$", _describe)) from None
+    except (TypeError, ValueError) as exc:
+        raise ProfileError(source, [f"{exc} @ $"]) from None
+
+
+def profile_path(home: Path, name: str) -> Path:
+    if not PROFILE_NAME.match(name):
+        raise ProfileError(name, [f"profile name {name!r} must match {PROFILE_NAME.pattern}"])
+    return home / "profiles" / f"{name}.json"
+
+
+def load_profile(home: Path, name: str = "default") -> Profile:
+    """Load ``<home>/profiles/<name>.json``; the built-in default if ``default`` is absent."""
+    import msgspec
+
+    path = profile_path(home, name)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        if name == "default":
+            return Profile()
+        known = ", ".join(list_profiles(home)) or "none"
+        raise ProfileError(str(path), [f"no such profile (known: {known})"]) from None
+    except OSError as exc:
+        raise ProfileError(str(path), [f"cannot read: {exc.strerror}"]) from None
+    try:
+        data = msgspec.json.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise ProfileError(str(path), [f"not valid JSON: {exc}"]) from None
+    if isinstance(data, dict):
+        data.setdefault("name", name)
+    return parse_profile(data, source=str(path))
+
+
+def list_profiles(home: Path) -> list[str]:
+    """Names of the profiles saved under ``home`` (the built-in default always exists)."""
+    names = {p.stem for p in (home / "profiles").glob("*.json")}
+    return sorted(names | {"default"})

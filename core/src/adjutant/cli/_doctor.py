@@ -1,0 +1,165 @@
+"""``adjutant doctor``: environment checks, each with an actionable message."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from adjutant_hookspecs import CheckResult
+
+__all__ = ["BUILTIN_CHECKS", "configure", "doctor", "run_checks"]
+
+ok = lambda message: CheckResult(status="ok", message=message)  # noqa: E731
+
+
+def check_python(kernel: Any) -> CheckResult:
+    v = sys.version_info
+    if v < (3, 11):
+        return CheckResult(status="fail", message=f"Python {v.major}.{v.minor} is too old",
+                           fix="install Python 3.11 or newer")
+    return ok(f"Python {v.major}.{v.minor}.{v.micro} at {sys.executable}")
+
+
+def check_data_home(kernel: Any) -> CheckResult:
+    home: Path = kernel.home
+    probe = home
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        return CheckResult(status="fail", message=f"data directory {home} is not writable",
+                           fix=f"make {probe} writable, or set ADJUTANT_HOME to a writable "
+                           "directory")
+    state = "exists" if home.exists() else "will be created on first use"
+    return ok(f"data directory {home} ({state})")
+
+
+def check_profiles(kernel: Any) -> CheckResult:
+    from .._settings import ProfileError, list_profiles, load_profile
+
+    problems = []
+    for name in list_profiles(kernel.home):
+        try:
+            load_profile(kernel.home, name)
+        except ProfileError as exc:
+            problems.append(str(exc))
+    try:
+        active = kernel.profile.name
+    except ProfileError as exc:
+        problems.append(str(exc))
+        active = "?"
+    if problems:
+        return CheckResult(status="fail", message="\n".join(problems),
+                           fix=f"edit the file(s) under {kernel.home / 'profiles'} as shown")
+    return ok(f"active profile {active!r}; profiles: {', '.join(list_profiles(kernel.home))}")
+
+
+def check_plugins(kernel: Any) -> CheckResult:
+    failed = [p for p in kernel.plugins if p.status == "failed"]
+    if failed:
+        lines = [f"{p.name}: {p.error}" for p in failed]
+        names = ",".join(p.name for p in failed)
+        dists = " ".join(p.distribution for p in failed if p.distribution)
+        fix = f"skip them with ADJUTANT_DISABLE_PLUGINS={names}"
+        if dists:
+            fix = f"reinstall or upgrade ({dists}), or {fix}"
+        return CheckResult(status="fail", message="\n".join(lines), fix=fix)
+    loaded = sum(p.status == "loaded" for p in kernel.plugins)
+    disabled = sum(p.status == "disabled" for p in kernel.plugins)
+    return ok(f"{loaded} plugin(s) loaded, {disabled} disabled")
+
+
+def check_sandbox(kernel: Any) -> CheckResult:
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return CheckResult(
+            status="warn",
+            message="bubblewrap not found: subprocess tools cannot be sandboxed, so "
+            "execute-auto will be refused",
+            fix="apt-get install bubblewrap (Debian/Ubuntu) or dnf install bubblewrap",
+        )
+    argv = [bwrap, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid",
+            "--die-with-parent", "--new-session", "true"]
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        done_err = str(exc)
+    else:
+        if done.returncode == 0:
+            return ok(f"bubblewrap sandbox works ({bwrap})")
+        done_err = done.stderr.decode(errors="replace").strip()
+    return CheckResult(
+        status="fail",
+        message=f"bubblewrap cannot create a sandbox: {done_err}",
+        fix="enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 "
+        "or the AppArmor bwrap profile), or run where namespaces are allowed",
+    )
+
+
+def _tool(name: str, binary: str, package: str, purpose: str) -> Callable[[Any], CheckResult]:
+    def check(kernel: Any) -> CheckResult:
+        path = shutil.which(binary)
+        if path is None:
+            return CheckResult(status="warn", message=f"{binary} not found: {purpose}",
+                               fix=f"apt-get install {package}")
+        return ok(f"{binary} at {path}")
+
+    check.__name__ = f"check_{name}"
+    return check
+
+
+BUILTIN_CHECKS: list[tuple[str, Callable[[Any], CheckResult]]] = [
+    ("python", check_python),
+    ("data-home", check_data_home),
+    ("profiles", check_profiles),
+    ("plugins", check_plugins),
+    ("sandbox", check_sandbox),
+    ("git", _tool("git", "git", "git", "the git tools and context are unavailable")),
+    ("ripgrep", _tool("ripgrep", "rg", "ripgrep", "fast file search is unavailable")),
+]
+
+
+def run_checks(kernel: Any) -> list[tuple[str, CheckResult]]:
+    """Run every registered check; an exception becomes a failed check naming it."""
+    results = []
+    for name, check in kernel.checks.items():
+        try:
+            result = check.run(kernel)
+            if not isinstance(result, CheckResult):
+                raise TypeError(f"returned {type(result).__name__}, not CheckResult")
+        except Exception as exc:
+            owner = kernel.checks.owner(name)
+            result = CheckResult(status="fail", message=f"check crashed: {exc!r}",
+                                 fix=f"report this to the maintainers of plugin {owner!r}")
+        results.append((name, result))
+    return results
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print results as JSON")
+
+
+def doctor(kernel: Any, args: argparse.Namespace) -> int:
+    """Exit 0 when nothing failed (warnings allowed), 1 otherwise."""
+    results = run_checks(kernel)
+    if args.json:
+        import msgspec
+
+        payload = [{"check": n, **msgspec.to_builtins(r)} for n, r in results]
+        print(msgspec.json.format(msgspec.json.encode(payload)).decode())
+    else:
+        marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
+        width = max(len(n) for n, _ in results)
+        for name, r in results:
+            lines = r.message.splitlines() or [""]
+            print(f"[{marks[r.status]}] {name.ljust(width)}  {lines[0]}")
+            for line in lines[1:]:
+                print(f"       {' ' * width}  {line}")
+            if r.status != "ok" and r.fix:
+                print(f"       {' ' * width}  -> {r.fix}")
+    return 1 if any(r.status == "fail" for _, r in results) else 0

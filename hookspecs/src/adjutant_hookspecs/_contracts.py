@@ -1,0 +1,162 @@
+"""Data contracts that cross a boundary (design seed, section 4).
+
+Field names are the seed's and stay that way on the wire. Every contract is a
+frozen msgspec Struct that rejects unknown fields, so a decode is strict and an
+error names the exact path (``Expected `int`, got `str` - at `$.steps[0].args```).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal, TypeVar
+
+import msgspec
+
+__all__ = [
+    "ContextBulletin",
+    "ContractError",
+    "ExecutionResult",
+    "GitState",
+    "Plan",
+    "Reply",
+    "Response",
+    "ToolCall",
+    "ToolDeclaration",
+    "ToolSafety",
+    "convert",
+    "decode",
+    "encode",
+    "to_builtins",
+]
+
+_Struct = msgspec.Struct
+_common: dict[str, Any] = {"frozen": True, "forbid_unknown_fields": True, "kw_only": True}
+
+#: What a tool may do to the world, from least to most dangerous.
+Level = Literal["read", "write", "destructive"]
+Status = Literal["ok", "error", "denied", "cancelled", "dry_run"]
+
+
+class ContractError(ValueError):
+    """A payload does not match its contract; the message names the path."""
+
+
+class ToolSafety(_Struct, **_common):
+    """The safety declaration of a tool: what it may touch and how dangerous it is."""
+
+    writes: bool = False
+    #: Path globs the tool may touch; empty means "only the active cages".
+    allowed_paths: tuple[str, ...] = ()
+    #: Path globs the tool must never touch, on top of the policy's own list.
+    forbid_patterns: tuple[str, ...] = ()
+    level: Level = "read"
+    network: bool = False
+
+    def __post_init__(self) -> None:
+        if self.writes and self.level == "read":
+            raise ValueError("safety.level is 'read' but safety.writes is true")
+        if self.level != "read" and not self.writes:
+            raise ValueError(f"safety.level is {self.level!r} but safety.writes is false")
+
+
+class ToolDeclaration(_Struct, **_common):
+    """A tool's public interface: name, JSON schema of its arguments, safety."""
+
+    name: str
+    version: str
+    description: str
+    args_schema: dict[str, Any]
+    safety: ToolSafety = ToolSafety()
+    supports_dry_run: bool = True
+    #: Example calls, each an object of arguments; used in prompts and docs.
+    examples: tuple[dict[str, Any], ...] = ()
+
+
+class ToolCall(_Struct, **_common):
+    """One step of a plan: which tool, with which arguments, and why."""
+
+    tool: str
+    args: dict[str, Any] = msgspec.field(default_factory=dict)
+    dry_run: bool = True
+    explain: str = ""
+
+
+class ExecutionResult(_Struct, **_common):
+    """What running (or dry-running) one tool call did."""
+
+    tool: str
+    args: dict[str, Any]
+    status: Status
+    #: The exact effect preview (file diff, argv, refs); approvals bind to its hash.
+    dry_run_diff: str | None = None
+    stdout: str = ""
+    stderr: str = ""
+    duration_ms: int = 0
+    #: Paths of files the step produced (under the run's artifact directory).
+    artifacts: tuple[str, ...] = ()
+
+
+class GitState(_Struct, **_common):
+    """The repository part of a context bulletin."""
+
+    root: str
+    branch: str | None = None
+    head: str | None = None
+    dirty: bool = False
+    changed: tuple[str, ...] = ()
+
+
+class ContextBulletin(_Struct, **_common):
+    """What the operator knows about the user's situation; shown before it is used."""
+
+    cwd: str
+    git: GitState | None = None
+    focus: str | None = None
+    selected_files: tuple[str, ...] = ()
+    recent_shell: tuple[str, ...] = ()
+    logs: tuple[str, ...] = ()
+
+
+class Plan(_Struct, tag_field="type", tag="plan", **_common):
+    """``{"type": "plan", "steps": [...]}``: tool calls proposed for approval."""
+
+    steps: tuple[ToolCall, ...]
+
+
+class Response(_Struct, tag_field="type", tag="response", **_common):
+    """``{"type": "response", "text": "..."}``: a plain answer, nothing to run."""
+
+    text: str
+
+
+#: What a provider's structured output decodes to.
+Reply = Plan | Response
+
+T = TypeVar("T")
+_encoder = msgspec.json.Encoder()
+
+
+def decode(data: bytes | str, type: type[T]) -> T:  # noqa: A002 - mirrors msgspec
+    """Strictly decode JSON into a contract; raise `ContractError` naming the path."""
+    try:
+        return msgspec.json.decode(data, type=type, strict=True)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise ContractError(str(exc)) from None
+
+
+def convert(obj: Mapping[str, Any], type: type[T]) -> T:  # noqa: A002
+    """Strictly convert already-parsed data (a dict) into a contract."""
+    try:
+        return msgspec.convert(obj, type=type, strict=True)
+    except msgspec.ValidationError as exc:
+        raise ContractError(str(exc)) from None
+
+
+def encode(obj: Any) -> bytes:
+    """Encode a contract (or plain data) as compact JSON."""
+    return _encoder.encode(obj)
+
+
+def to_builtins(obj: Any) -> Any:
+    """A contract as plain dicts and lists, wire field names kept."""
+    return msgspec.to_builtins(obj)

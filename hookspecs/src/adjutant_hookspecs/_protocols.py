@@ -1,0 +1,227 @@
+"""What plugins register: the protocols of registered objects and small value types.
+
+Hooks are synchronous; the objects handed to ``register`` carry the async
+methods. The kernel checks each object against its protocol at registration and
+names the plugin at fault when it does not fit.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import msgspec
+
+from ._contracts import ExecutionResult, ToolCall, ToolDeclaration
+
+__all__ = [
+    "Check",
+    "CheckResult",
+    "Command",
+    "CompletionChunk",
+    "CompletionRequest",
+    "ContextProvider",
+    "Frontend",
+    "KeyValueStore",
+    "LogStore",
+    "Policy",
+    "PolicyRequest",
+    "Provider",
+    "Tool",
+    "ToolContext",
+    "Verdict",
+]
+
+_frozen: dict[str, Any] = {"frozen": True, "kw_only": True, "forbid_unknown_fields": True}
+
+Mode = Literal["off", "listen-only", "propose-only", "execute-with-confirmation", "execute-auto"]
+Decision = Literal["allow", "ask", "deny"]
+
+
+# -- providers -------------------------------------------------------------------------
+
+
+class CompletionRequest(msgspec.Struct, **_frozen):
+    """What the operator asks a model provider for."""
+
+    prompt: str
+    system: str = ""
+    model: str | None = None
+    #: A GBNF grammar or JSON schema constraining the output, where supported.
+    grammar: str | None = None
+    json_schema: dict[str, Any] | None = None
+    stop: tuple[str, ...] = ()
+    temperature: float = 0.2
+    max_tokens: int = 512
+
+
+class CompletionChunk(msgspec.Struct, **_frozen):
+    """One piece of streamed output; the last one carries ``finish_reason``."""
+
+    text: str = ""
+    finish_reason: Literal["stop", "length", "cancelled", "error"] | None = None
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """A model backend (llama.cpp, Ollama, OpenRouter, ...)."""
+
+    name: str
+
+    def complete(self, request: CompletionRequest) -> AsyncIterator[CompletionChunk]:
+        """Stream the completion; cancelling the iteration interrupts generation."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+# -- tools -----------------------------------------------------------------------------
+
+
+class ToolContext(msgspec.Struct, **_frozen):
+    """Where a tool call runs: the working directory and the writable cages."""
+
+    cwd: str
+    cages: tuple[str, ...] = ()
+    run_id: str | None = None
+
+
+@runtime_checkable
+class Tool(Protocol):
+    """A declared command interface with a dry-run and an execution function."""
+
+    declaration: ToolDeclaration
+
+    async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
+        """Return the exact effect the call would have (``dry_run_diff``), doing nothing."""
+        ...
+
+    async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult: ...
+
+
+# -- context ---------------------------------------------------------------------------
+
+
+@runtime_checkable
+class ContextProvider(Protocol):
+    """Contributes fields of the context bulletin (``git``, ``recent_shell``, ...)."""
+
+    name: str
+
+    async def gather(self, cwd: str) -> Mapping[str, Any]:
+        """Return bulletin fields; the kernel merges contributions in plugin order."""
+        ...
+
+
+# -- safety ----------------------------------------------------------------------------
+
+
+class PolicyRequest(msgspec.Struct, **_frozen):
+    """What a policy judges: one validated call, its declaration, and the situation."""
+
+    call: ToolCall
+    declaration: ToolDeclaration
+    mode: Mode
+    cwd: str
+    cages: tuple[str, ...] = ()
+
+
+class Verdict(msgspec.Struct, **_frozen):
+    """A policy's answer. Deny beats ask beats allow; ``policy`` names who decided."""
+
+    decision: Decision
+    reason: str
+    policy: str = ""
+
+    @property
+    def rank(self) -> int:
+        """0 for allow, 1 for ask, 2 for deny: combine verdicts with ``max``."""
+        return _RANKS[self.decision]
+
+
+_RANKS = {"allow": 0, "ask": 1, "deny": 2}
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """A link of the policy chain (path cages, deny patterns, guardrails...)."""
+
+    name: str
+
+    async def evaluate(self, request: PolicyRequest) -> Verdict: ...
+
+
+# -- stores ----------------------------------------------------------------------------
+
+
+@runtime_checkable
+class KeyValueStore(Protocol):
+    """Durable key/value storage for settings, mode and session state."""
+
+    name: str
+    kind: Literal["kv"]
+
+    async def get(self, key: str) -> bytes | None: ...
+    async def put(self, key: str, value: bytes) -> None: ...
+    async def delete(self, key: str) -> bool: ...
+    def scan(self, prefix: str = "") -> AsyncIterator[tuple[str, bytes]]: ...
+    async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class LogStore(Protocol):
+    """Append-only record storage (the action log); records are never edited."""
+
+    name: str
+    kind: Literal["log"]
+
+    async def append(self, record: bytes) -> int:
+        """Store one record durably and return its index (0, 1, 2, ...)."""
+        ...
+
+    def read(self, start: int = 0) -> AsyncIterator[tuple[int, bytes]]: ...
+    async def aclose(self) -> None: ...
+
+
+# -- frontends, commands, checks -------------------------------------------------------
+
+
+@runtime_checkable
+class Frontend(Protocol):
+    """A way for the user to reach the operator (CLI REPL, web dock, voice)."""
+
+    name: str
+
+    async def serve(self, kernel: Any) -> None:
+        """Run until cancelled; read events from ``kernel.bus``."""
+        ...
+
+
+class Command(msgspec.Struct, frozen=True, kw_only=True):
+    """An ``adjutant`` subcommand contributed by a plugin.
+
+    ``configure`` adds arguments to the subparser; ``run`` gets the loaded kernel
+    and the parsed arguments and returns an exit code (or an awaitable of one,
+    which the CLI runs on anyio).
+    """
+
+    name: str
+    help: str
+    run: Callable[[Any, argparse.Namespace], int | Awaitable[int]]
+    configure: Callable[[argparse.ArgumentParser], None] | None = None
+
+
+class CheckResult(msgspec.Struct, frozen=True, kw_only=True):
+    """One environment check's outcome; ``fix`` says what to do when it is not ok."""
+
+    status: Literal["ok", "warn", "fail"]
+    message: str
+    fix: str = ""
+
+
+class Check(msgspec.Struct, frozen=True, kw_only=True):
+    """An ``adjutant doctor`` check contributed by a plugin."""
+
+    name: str
+    run: Callable[[Any], CheckResult]

@@ -1,0 +1,216 @@
+"""The hook specifications: every kind of Adjutant plugin, as pluggy hooks.
+
+Registration hooks take a ``register`` callback (llm/tox style) rather than
+returning lists, so the kernel validates each object as it is handed over and can
+name the plugin at fault. All hooks are synchronous; the registered objects carry
+the async methods. Only `startup` and `shutdown` may return an awaitable, which
+the kernel awaits in plugin order.
+
+The hook reference in ``docs/hooks.md`` is generated from these docstrings
+(``python -m adjutant.docs``); a test fails when a hook or one of its arguments is
+undocumented.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from ._markers import hookspec
+
+if TYPE_CHECKING:
+    from ._contracts import ToolCall, ToolDeclaration
+    from ._events import Event
+    from ._protocols import (
+        Check,
+        Command,
+        ContextProvider,
+        Frontend,
+        KeyValueStore,
+        LogStore,
+        Policy,
+        Provider,
+        Tool,
+        Verdict,
+    )
+
+__all__ = ["AdjutantSpec"]
+
+
+class AdjutantSpec:
+    """Hook specifications of the ``adjutant`` project."""
+
+    # -- registration -----------------------------------------------------------------
+
+    @hookspec
+    def register_providers(self, register: Callable[[Provider], None]) -> None:
+        """Register model providers (llama.cpp, Ollama, OpenRouter, MLX, ...).
+
+        :param register: Call once per provider with an object satisfying
+            :class:`~adjutant_hookspecs.Provider`. Its ``name`` must be unique across
+            all plugins; model presets select a provider by that name.
+
+        Returns nothing. Called once per plugin, in load order, when the plugin is
+        loaded; a plugin registered later is called then. Construct clients lazily:
+        this runs at start-up, so open no connection and import no heavy library here.
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def register_tools(self, register: Callable[[Tool], None]) -> None:
+        """Register tools the operator can plan with.
+
+        :param register: Call once per tool with an object satisfying
+            :class:`~adjutant_hookspecs.Tool`. Its ``declaration`` is validated (name,
+            JSON schema of the arguments, safety declaration); a name already taken
+            by another plugin is an error naming both plugins, and the later plugin is
+            skipped as a whole.
+
+        Returns nothing. Called once per plugin, in load order.
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def register_context_providers(self, register: Callable[[ContextProvider], None]) -> None:
+        """Register sources of the context bulletin (git state, shell history, focus).
+
+        :param register: Call once per provider with an object satisfying
+            :class:`~adjutant_hookspecs.ContextProvider`; ``name`` is what profiles
+            switch on and off.
+
+        Returns nothing. Contributions are merged in plugin load order.
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def register_policies(self, register: Callable[[Policy], None]) -> None:
+        """Register safety policies for the policy chain (step 3 of the pipeline).
+
+        :param register: Call once per policy with an object satisfying
+            :class:`~adjutant_hookspecs.Policy`. Every policy sees every step; deny
+            beats ask beats allow, and the verdict records which policy decided.
+
+        Returns nothing. With no policy registered at all, every step asks.
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def register_stores(self, register: Callable[[KeyValueStore | LogStore], None]) -> None:
+        """Register storage backends (action log, key/value state).
+
+        :param register: Call once per store with an object satisfying
+            :class:`~adjutant_hookspecs.KeyValueStore` or
+            :class:`~adjutant_hookspecs.LogStore`; ``kind`` says which. Names are
+            unique; settings choose the backend per kind by name.
+
+        Returns nothing. Open files lazily (in `startup` or on first use).
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def register_frontends(self, register: Callable[[Frontend], None]) -> None:
+        """Register frontends (terminal, web dock, voice) that serve the operator.
+
+        :param register: Call once per frontend with an object satisfying
+            :class:`~adjutant_hookspecs.Frontend`.
+
+        Returns nothing.
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def register_commands(self, register: Callable[[Command], None]) -> None:
+        """Add subcommands to the ``adjutant`` command line.
+
+        :param register: Call once per subcommand with a
+            :class:`~adjutant_hookspecs.Command`. Names are unique across plugins;
+            the built-in commands (``version``, ``plugins``, ``doctor``) are
+            registered through this same hook.
+
+        Returns nothing. Keep ``configure`` and module import cheap: this runs for
+        every ``adjutant --help``.
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def register_checks(self, register: Callable[[Check], None]) -> None:
+        """Add environment checks to ``adjutant doctor``.
+
+        :param register: Call once per check with a
+            :class:`~adjutant_hookspecs.Check`. A check's ``run(kernel)`` returns a
+            :class:`~adjutant_hookspecs.CheckResult` whose ``fix`` tells the user what
+            to do when the status is not ``ok``.
+
+        Returns nothing. Checks run in registration order and must not raise; the
+        doctor reports an exception as a failed check.
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def register_events(self, register: Callable[[type[Event]], None]) -> None:
+        """Declare the event types this plugin publishes on the bus.
+
+        :param register: Call once per event class, a subclass of
+            :class:`~adjutant_hookspecs.CustomEvent` with a dotted lower-case tag
+            (``tag="myplugin.thing"``). Declaring a name another plugin already
+            declared is an error naming both. Publishing an undeclared event raises.
+
+        Returns nothing. The standard AG-UI events are declared by the kernel itself.
+
+        .. versionadded:: 0.1
+        """
+
+    # -- safety -------------------------------------------------------------------------
+
+    @hookspec
+    def pre_tool_use(
+        self, call: ToolCall, declaration: ToolDeclaration, mode: str
+    ) -> Verdict | None:
+        """Check one validated tool call just before it would run; veto or demand approval.
+
+        :param call: The call about to run, arguments already schema-validated.
+        :param declaration: The declaration of the tool being called.
+        :param mode: The operator mode (``execute-with-confirmation``, ...).
+
+        Return a :class:`~adjutant_hookspecs.Verdict` (``deny`` vetoes, ``ask``
+        demands an explicit approval) or ``None`` to abstain. All implementations
+        are called; their verdicts join the policy chain, so deny beats ask beats
+        allow. Must be synchronous and fast; an exception counts as deny.
+
+        .. versionadded:: 0.1
+        """
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    @hookspec
+    def startup(self, kernel: Any) -> Awaitable[None] | None:
+        """The kernel has loaded every plugin and is starting.
+
+        :param kernel: The :class:`adjutant.Kernel`; its registries and bus are ready.
+
+        Return ``None`` or an awaitable, which the kernel awaits (plugins in load
+        order). An exception here is reported against the plugin and re-raised:
+        a kernel that cannot start does not pretend to.
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def shutdown(self, kernel: Any) -> Awaitable[None] | None:
+        """The kernel is stopping; release what `startup` acquired.
+
+        :param kernel: The :class:`adjutant.Kernel` being stopped.
+
+        Return ``None`` or an awaitable. Called in reverse load order, for every
+        plugin even when another one's shutdown failed (failures are logged).
+
+        .. versionadded:: 0.1
+        """
