@@ -6,13 +6,13 @@ kernel's other names are imported on first use so that start-up stays cheap.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import typing as _typing
 
 from adjutant_hookspecs import hookimpl
 
 from ._version import __version__
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from ._agui import encode_sse, to_ag_ui
     from ._bus import BusClosedError, EventBus, Subscription, UndeclaredEventError
     from ._kernel import HookCall, Kernel, PluginLoadError
@@ -61,7 +61,7 @@ _LAZY = {
 }  # fmt: skip
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'adjutant' has no attribute {name!r}")

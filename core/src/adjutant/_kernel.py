@@ -371,7 +371,7 @@ class Kernel:
 def _plugin_name(plugin: object) -> str:
     if isinstance(plugin, ModuleType):
         return plugin.__name__
-    return getattr(plugin, "name", None) or type(plugin).__qualname__
+    return getattr(plugin, "name", None) or type(plugin).__name__
 
 
 def _describe(exc: BaseException) -> str:

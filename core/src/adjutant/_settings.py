@@ -97,8 +97,17 @@ def _strict_converter() -> Any:
     def structure_tuple(value: Any, t: Any) -> tuple[Any, ...]:
         if not isinstance(value, list | tuple):
             raise TypeError(f"expected a list, got {type(value).__name__}")
-        item = get_args(t)[0]
-        return tuple(conv.structure(x, item) for x in value)
+        item, out, errors = get_args(t)[0], [], []
+        for index, x in enumerate(value):
+            try:
+                out.append(conv.structure(x, item))
+            except Exception as exc:  # collect all, with the index, as cattrs does for lists
+                note = cattrs.IterableValidationNote(f"Structuring @ index {index}", index, item)
+                exc.__notes__ = [*getattr(exc, "__notes__", []), note]
+                errors.append(exc)
+        if errors:
+            raise cattrs.IterableValidationError(f"While structuring {t!r}", errors, t)
+        return tuple(out)
 
     conv.register_structure_hook_func(is_homogeneous_tuple, structure_tuple)
     return conv
@@ -109,8 +118,13 @@ _converter: Any = None
 
 def _describe(exc: BaseException, _type: Any) -> str:
     """Reason text for one failure (attrs validators already name the field)."""
+    import cattrs
+
     if isinstance(exc, KeyError):
         return "required field missing"
+    if isinstance(exc, cattrs.ForbiddenExtraKeysError):
+        allowed = ", ".join(a.name for a in attrs.fields(exc.cl))
+        return f"unknown field(s) {', '.join(sorted(exc.extra_fields))} (known: {allowed})"
     text = str(exc) or type(exc).__name__
     return text.replace("typing.", "")
 

@@ -63,8 +63,7 @@ _UNSET: Any = msgspec.UNSET
 CUSTOM_NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$")
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", rename="camel",
-            omit_defaults=True):
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", rename="camel"):
     """Base of every event. Subclass `CustomEvent` for a plugin's own events."""
 
     #: Extra data for consumers; AG-UI's optional ``metadata``.
