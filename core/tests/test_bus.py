@@ -160,7 +160,7 @@ async def test_kernel_bus_admits_declared_plugin_events() -> None:
         assert h.events.of_type(Progress) == [Progress(percent=50)]
         assert h.events.names() == ["demo.progress"]
         wire = msgspec.json.encode(h.events.envelopes[0])
-        assert b'"event":{"type":"demo.progress","percent":50}' in wire
+        assert b'"event":{"type":"demo.progress","metadata":null,"percent":50}' in wire
 
 
 @settings(max_examples=200, deadline=None)
