@@ -4,7 +4,9 @@ Registration hooks take a ``register`` callback (llm/tox style) rather than
 returning lists, so the kernel validates each object as it is handed over and can
 name the plugin at fault. All hooks are synchronous; the registered objects carry
 the async methods. Only `startup` and `shutdown` may return an awaitable, which
-the kernel awaits in plugin order.
+the kernel awaits (startup in load order, shutdown in reverse). No hook is
+``historic``: the kernel calls a plugin's registration hooks itself when that plugin
+is added, so a late plugin registers like an early one.
 
 The hook reference in ``docs/hooks.md`` is generated from these docstrings
 (``python -m adjutant.docs``); a test fails when a hook or one of its arguments is
@@ -178,12 +180,15 @@ class AdjutantSpec:
 
         :param call: The call about to run, arguments already schema-validated.
         :param declaration: The declaration of the tool being called.
-        :param mode: The operator mode (``execute-with-confirmation``, ...).
+        :param mode: The operator mode: ``off``, ``listen-only``, ``propose-only``,
+            ``execute-with-confirmation`` or ``execute-auto``.
 
         Return a :class:`~adjutant_hookspecs.Verdict` (``deny`` vetoes, ``ask``
         demands an explicit approval) or ``None`` to abstain. All implementations
         are called; their verdicts join the policy chain, so deny beats ask beats
-        allow. Must be synchronous and fast; an exception counts as deny.
+        allow. Must be synchronous and fast. Fail closed: an exception, or a return
+        value that is neither a ``Verdict`` nor ``None``, counts as a deny naming the
+        plugin.
 
         .. versionadded:: 0.1
         """
@@ -197,8 +202,10 @@ class AdjutantSpec:
         :param kernel: The :class:`adjutant.Kernel`; its registries and bus are ready.
 
         Return ``None`` or an awaitable, which the kernel awaits (plugins in load
-        order). An exception here is reported against the plugin and re-raised:
-        a kernel that cannot start does not pretend to.
+        order). If one raises, the plugins already started are shut down and the
+        kernel raises ``RuntimeError("plugin 'x' failed to start: ...")`` with the
+        original as its cause: a kernel that cannot start does not pretend to.
+        Plugins added to a running kernel do not get this hook.
 
         .. versionadded:: 0.1
         """
