@@ -6,11 +6,11 @@ import msgspec
 import pytest
 from ag_ui.core import Event as AgUiEvent
 from ag_ui.core import EventType
-from adjutant_hookspecs import AG_UI_EVENTS, BusGap, PatchOp, event_name
-from adjutant_hookspecs import _events as ev
 from pydantic import TypeAdapter
 
 from adjutant import EventBus, encode_sse, to_ag_ui
+from adjutant_hookspecs import AG_UI_EVENTS, BusGap, PatchOp, event_name
+from adjutant_hookspecs import _events as ev
 
 AGUI = TypeAdapter(AgUiEvent)
 patch = (PatchOp(op="replace", path="/mode", value="propose-only"),
@@ -61,7 +61,8 @@ def test_ag_ui_accepts_every_event_unchanged(event: ev.Event) -> None:
     assert parsed.model_dump(by_alias=True, exclude_none=True, mode="json") == wire
     assert wire["metadata"]["adjutant"] == {"seq": 1, "runSeq": 1}
     frame = encode_sse(envelope)
-    assert frame.startswith(b"id: 1\ndata: {") and frame.endswith(b"}\n\n")
+    assert frame.startswith(b"id: 1\ndata: {")
+    assert frame.endswith(b"}\n\n")
     assert msgspec.json.decode(frame.split(b"data: ", 1)[1]) == wire
 
 
@@ -70,5 +71,6 @@ def test_run_lifecycle_carries_ids_and_custom_events_wrap() -> None:
     started = to_ag_ui(bus.publish(ev.RunStarted(), run_id="r", thread_id="t"))
     assert (started["threadId"], started["runId"]) == ("t", "r")
     gap = to_ag_ui(bus.publish(BusGap(first_missed=1, last_missed=2)))
-    assert gap["type"] == "CUSTOM" and gap["name"] == "adjutant.bus.gap"
+    assert gap["type"] == "CUSTOM"
+    assert gap["name"] == "adjutant.bus.gap"
     assert gap["value"] == {"firstMissed": 1, "lastMissed": 2}

@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
+from adjutant import Kernel, PluginLoadError
+from adjutant.testing import Harness, ScriptedProvider
 from adjutant_hookspecs import (
     CustomEvent,
     ToolCall,
@@ -13,9 +16,6 @@ from adjutant_hookspecs import (
     Verdict,
     hookimpl,
 )
-
-from adjutant import Kernel, PluginLoadError
-from adjutant.testing import Harness, ScriptedProvider
 
 
 def decl(name: str, **kw: Any) -> ToolDeclaration:
@@ -54,9 +54,12 @@ def test_same_tool_name_from_two_plugins_names_both() -> None:
                    ToolPlugin("second", Tool(decl("x.run")), Tool(decl("x.other"))))
     err = report(k, "second").error
     assert report(k, "second").status == "failed"
-    assert "'x.run'" in err and "'first'" in err and "'second'" in err
+    assert "'x.run'" in err
+    assert "'first'" in err
+    assert "'second'" in err
     # loaded whole or not at all: second's other tool is not half-registered
-    assert list(k.tools) == ["x.run"] and k.tools.owner("x.run") == "first"
+    assert list(k.tools) == ["x.run"]
+    assert k.tools.owner("x.run") == "first"
 
 
 @pytest.mark.parametrize(
@@ -135,20 +138,23 @@ def test_unknown_hook_and_raising_hook_are_reported() -> None:
             raise KeyError("missing config")
 
     k = new_kernel(Typo(), Raises())
-    assert "unknown hook" in report(k, "Typo").error and "register_tool" in report(k, "Typo").error
+    assert "unknown hook" in report(k, "Typo").error
+    assert "register_tool" in report(k, "Typo").error
     assert "register_tools raised KeyError: 'missing config'" in report(k, "Raises").error
 
 
 def test_strict_kernel_raises() -> None:
-    with pytest.raises(PluginLoadError, match="'p'.*name must match"):
+    with pytest.raises(PluginLoadError, match=r"'p'.*name must match"):
         Kernel(plugins=[ToolPlugin("p", Tool(decl("BAD")))], load_installed=False,
                strict=True, env={}).load()
 
 
 def test_two_kernels_share_nothing() -> None:
     a, b = new_kernel(ToolPlugin("p", Tool(decl("a.x")))), new_kernel()
-    assert "a.x" in a.tools and "a.x" not in b.tools
-    assert a.pm is not b.pm and a.bus is not b.bus
+    assert "a.x" in a.tools
+    assert "a.x" not in b.tools
+    assert a.pm is not b.pm
+    assert a.bus is not b.bus
     assert a.events["RUN_STARTED"] is b.events["RUN_STARTED"]  # same class, own registry
 
 

@@ -9,7 +9,6 @@ import types
 
 import pytest
 
-
 #: Public names a module must have that are not API (pytest fixtures of the plugin).
 NOT_API = {"adjutant.testing": {"anyio_backend"}}
 

@@ -47,7 +47,8 @@ def test_the_two_reply_forms() -> None:
 @pytest.mark.parametrize(
     ("payload", "message"),
     [
-        (b'{"type":"plan","steps":[{"tool":1}]}', "Expected `str`, got `int` - at `$.steps[0].tool`"),
+        (b'{"type":"plan","steps":[{"tool":1}]}',
+         "Expected `str`, got `int` - at `$.steps[0].tool`"),
         (b'{"type":"plan","steps":[{"tool":"x","sudo":true}]}', "unknown field `sudo`"),
         (b'{"type":"shell","cmd":"rm -rf /"}', "Invalid value 'shell' - at `$.type`"),
         (b'{"type":"response","text":"hi"} trailing', "trailing characters"),
@@ -56,15 +57,15 @@ def test_the_two_reply_forms() -> None:
     ],
 )
 def test_malformed_model_output_is_refused_with_a_path(payload: bytes, message: str) -> None:
-    with pytest.raises(ContractError, match=None) as info:
+    with pytest.raises(ContractError) as info:
         decode(payload, Reply)
     assert message in str(info.value)
 
 
 def test_safety_declaration_is_consistent() -> None:
-    with pytest.raises(ContractError, match="level is 'read' but safety.writes is true"):
+    with pytest.raises(ContractError, match=r"level is 'read' but safety\.writes is true"):
         decode(b'{"writes":true}', ToolSafety)
-    with pytest.raises(ContractError, match="'destructive' but safety.writes is false"):
+    with pytest.raises(ContractError, match=r"'destructive' but safety\.writes is false"):
         decode(b'{"level":"destructive"}', ToolSafety)
 
 

@@ -19,7 +19,7 @@ if _typing.TYPE_CHECKING:
     from ._logging import configure_logging, get_logger
     from ._paths import data_home
     from ._plugins import PluginInfo
-    from ._registry import Registry, RegistrationError
+    from ._registry import RegistrationError, Registry
     from ._settings import ModelPreset, Profile, ProfileError, load_profile, parse_profile
 
 __all__ = [

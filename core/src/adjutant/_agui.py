@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+
 from adjutant_hookspecs import Envelope, RunFinished, RunStarted, event_name, is_custom
 
 __all__ = ["encode_sse", "to_ag_ui"]

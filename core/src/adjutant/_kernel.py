@@ -17,6 +17,7 @@ from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any
 
 import pluggy
+
 from adjutant_hookspecs import (
     PROJECT_NAME,
     AdjutantSpec,
@@ -36,7 +37,7 @@ from adjutant_hookspecs import (
 from ._bus import DEFAULT_CAPACITY, EventBus
 from ._paths import data_home
 from ._plugins import PluginInfo, discover, selection
-from ._registry import KINDS, Registry, RegistrationError, validate
+from ._registry import KINDS, RegistrationError, Registry, validate
 
 if TYPE_CHECKING:
     from ._settings import Profile
@@ -239,8 +240,10 @@ class Kernel:
         self._report(info)
         from ._logging import get_logger
 
-        get_logger().warning("plugin skipped", plugin=info.name, error=error,
-                             exc_info=exc if exc is not None else False)
+        log = get_logger(plugin=info.name)
+        log.warning("plugin skipped", error=error)
+        if exc is not None:
+            log.debug("plugin skipped: traceback", exc_info=exc)
         if self.strict:
             raise PluginLoadError(f"plugin {info.name!r}: {error}") from exc
         return info
@@ -280,7 +283,9 @@ class Kernel:
         self._observers.append(observer)
         return lambda: self._observers.remove(observer)
 
-    def pre_tool_use(self, call: ToolCall, declaration: ToolDeclaration, mode: str) -> list[Verdict]:
+    def pre_tool_use(
+        self, call: ToolCall, declaration: ToolDeclaration, mode: str
+    ) -> list[Verdict]:
         """Every plugin's ``pre_tool_use`` verdict; a plugin that raises or returns
         something else is counted as a deny naming it (fail closed)."""
         verdicts = []

@@ -35,7 +35,9 @@ def configure_logging(fmt: Format | None = None, level: str | None = None) -> No
     renderer: Any
     if fmt == "json":
         renderer = structlog.processors.JSONRenderer()
-        extra: list[Any] = [structlog.processors.dict_tracebacks]
+        # Tracebacks as data, without frame locals (they may hold secrets).
+        extra: list[Any] = [structlog.processors.ExceptionRenderer(
+            structlog.tracebacks.ExceptionDictTransformer(show_locals=False))]
     else:
         renderer = structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
         extra = []

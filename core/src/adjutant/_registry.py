@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
 import msgspec
+
 from adjutant_hookspecs import (
     Check,
     Command,
@@ -27,7 +28,6 @@ from adjutant_hookspecs import (
     LogStore,
     Policy,
     Provider,
-    Tool,
     ToolDeclaration,
     convert,
     event_name,
@@ -35,7 +35,7 @@ from adjutant_hookspecs import (
 )
 from adjutant_hookspecs._events import CUSTOM_NAME
 
-__all__ = ["KINDS", "Registry", "RegistrationError", "validate"]
+__all__ = ["KINDS", "RegistrationError", "Registry", "validate"]
 
 T = TypeVar("T")
 

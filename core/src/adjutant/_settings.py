@@ -80,7 +80,7 @@ def _strict_converter() -> Any:
 
     def scalar(kind: type, accept: tuple[type, ...]) -> Any:
         def structure(value: Any, _: Any) -> Any:
-            if isinstance(value, bool) and kind is not bool or not isinstance(value, accept):
+            if (isinstance(value, bool) and kind is not bool) or not isinstance(value, accept):
                 raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
             return kind(value)
 

@@ -136,7 +136,7 @@ T = TypeVar("T")
 _encoder = msgspec.json.Encoder()
 
 
-def decode(data: bytes | str, type: type[T]) -> T:  # noqa: A002 - mirrors msgspec
+def decode(data: bytes | str, type: type[T]) -> T:
     """Strictly decode JSON into a contract; raise `ContractError` naming the path."""
     try:
         return msgspec.json.decode(data, type=type, strict=True)
@@ -144,7 +144,7 @@ def decode(data: bytes | str, type: type[T]) -> T:  # noqa: A002 - mirrors msgsp
         raise ContractError(str(exc)) from None
 
 
-def convert(obj: Mapping[str, Any], type: type[T]) -> T:  # noqa: A002
+def convert(obj: Mapping[str, Any], type: type[T]) -> T:
     """Strictly convert already-parsed data (a dict) into a contract."""
     try:
         return msgspec.convert(obj, type=type, strict=True)

@@ -15,7 +15,8 @@ from adjutant_hookspecs import CheckResult
 
 __all__ = ["BUILTIN_CHECKS", "configure", "doctor", "run_checks"]
 
-ok = lambda message: CheckResult(status="ok", message=message)  # noqa: E731
+def ok(message: str) -> CheckResult:
+    return CheckResult(status="ok", message=message)
 
 
 def check_python(kernel: Any) -> CheckResult:

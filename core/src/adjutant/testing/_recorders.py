@@ -44,7 +44,7 @@ class EventRecorder:
         return [event_name(type(e)) for e in self.events]
 
     def of_type(self, cls: type[E]) -> list[E]:
-        return [e for e in self.events if type(e) is cls]  # type: ignore[misc]
+        return [e for e in self.events if type(e) is cls]
 
     def clear(self) -> None:
         self._start = self._bus.last_seq

@@ -21,6 +21,7 @@ from typing import Any
 
 import msgspec
 import pytest
+
 from adjutant_hookspecs import (
     CompletionChunk,
     CompletionRequest,
@@ -139,7 +140,8 @@ class ProviderConformance:
         self, provider: Any, completion_request: CompletionRequest
     ) -> None:
         chunks = [chunk async for chunk in provider.complete(completion_request)]
-        assert chunks and all(isinstance(c, CompletionChunk) for c in chunks)
+        assert chunks
+        assert all(isinstance(c, CompletionChunk) for c in chunks)
         assert chunks[-1].finish_reason is not None
         assert all(c.finish_reason is None for c in chunks[:-1])
 
