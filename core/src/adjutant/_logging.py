@@ -1,4 +1,4 @@
-"""structlog set-up: human-readable on a terminal, JSON lines when asked.
+"""structlog set-up: human-readable by default, JSON lines when asked.
 
 structlog is imported on first use, not at start-up: a clean ``adjutant --help``
 never pays for it.
@@ -13,25 +13,22 @@ from typing import Any, Literal
 
 __all__ = ["configure_logging", "get_logger"]
 
-Format = Literal["auto", "console", "json"]
+Format = Literal["console", "json"]
 _configured = False
 
 
 def configure_logging(fmt: Format | None = None, level: str | None = None) -> None:
     """Send structured logs to stderr.
 
-    :param fmt: ``json`` for one JSON object per line, ``console`` for humans,
-        ``auto`` (default; ``ADJUTANT_LOG_FORMAT`` overrides) picks console on a
-        terminal and JSON otherwise.
+    :param fmt: ``json`` for one JSON object per line, ``console`` for humans
+        (the default, coloured on a terminal); ``ADJUTANT_LOG_FORMAT`` sets it too.
     :param level: ``debug`` … ``error`` (default ``ADJUTANT_LOG_LEVEL`` or ``warning``).
     """
     import structlog
 
     global _configured
-    fmt = fmt or os.environ.get("ADJUTANT_LOG_FORMAT", "auto")  # type: ignore[assignment]
+    fmt = fmt or os.environ.get("ADJUTANT_LOG_FORMAT", "console")  # type: ignore[assignment]
     level_name = (level or os.environ.get("ADJUTANT_LOG_LEVEL") or "warning").upper()
-    if fmt == "auto":
-        fmt = "console" if sys.stderr.isatty() else "json"
     renderer: Any
     if fmt == "json":
         renderer = structlog.processors.JSONRenderer()

@@ -20,8 +20,8 @@ DESCRIPTION = (
 def _global_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", help="profile to use (default: $ADJUTANT_PROFILE or "
                         "'default')")
-    parser.add_argument("--log-format", choices=["auto", "console", "json"],
-                        help="log output: console for humans, json lines, or auto (default)")
+    parser.add_argument("--log-format", choices=["console", "json"],
+                        help="log output: console for humans (default) or JSON lines")
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="more log output; twice for debug, and tracebacks on errors")
 
