@@ -196,6 +196,11 @@ class Subscription:
     async def __anext__(self) -> Envelope:
         bus = self._bus
         while True:
+            # Fast path (the common case): the next event is in view and unfiltered.
+            cursor, head = self._cursor, bus._next
+            if self._types is None and head - self._lag <= cursor < head:
+                self._cursor = cursor + 1
+                return bus._ring[cursor & bus._mask]  # type: ignore[return-value]
             batch = self._take(1)
             if batch:
                 return batch[0]
@@ -223,7 +228,7 @@ class Subscription:
         cursor = self._cursor
         if cursor >= head:
             return []
-        oldest = max(head - self._lag, head - bus.capacity, 1)
+        oldest = max(head - self._lag, 1)  # lag <= capacity: the ring still holds it
         if cursor < oldest:
             self._cursor = oldest
             self.gaps += 1
