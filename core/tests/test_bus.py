@@ -89,6 +89,43 @@ async def test_slow_subscriber_gets_a_gap_and_never_blocks_the_publisher() -> No
 
 
 @pytest.mark.anyio
+async def test_draining_a_backlog_yields_and_a_cancel_loses_nothing() -> None:
+    b = bus(capacity=4096)
+    sub = b.subscribe()
+    for i in range(3000):
+        b.publish(text(i))
+    ticks = 0
+    got: list[int] = []
+
+    async def drain() -> None:
+        async for env in sub:
+            got.append(env.seq)
+            if len(got) == 2000:
+                break
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await anyio.lowlevel.checkpoint()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(tick)
+        await drain()
+        tg.cancel_scope.cancel()
+    assert ticks >= 3  # without checkpoints the drain would never let it run
+    assert got == list(range(1, len(got) + 1))  # in order, no holes
+    rest = [env.seq async for env in _closing(b, sub)]
+    assert got + rest == list(range(1, 3001))  # the cancel dropped nothing
+
+
+async def _closing(b: EventBus, sub):  # type: ignore[no-untyped-def]
+    b.close()
+    async for env in sub:
+        yield env
+
+
+@pytest.mark.anyio
 async def test_replay_from_seq_and_from_beyond_the_window() -> None:
     b = bus(capacity=16)
     for i in range(1, 41):

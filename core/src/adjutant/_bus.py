@@ -195,10 +195,17 @@ class Subscription:
 
     async def __anext__(self) -> Envelope:
         bus = self._bus
+        yielded = False
         while True:
             # Fast path (the common case): the next event is in view and unfiltered.
             cursor, head = self._cursor, bus._next
             if self._types is None and head - self._lag <= cursor < head:
+                if not cursor & 0xFF and not yielded:
+                    # Let other tasks run (and cancellation in) while draining a
+                    # backlog; before moving the cursor, so a cancel loses nothing.
+                    await _checkpoint()
+                    yielded = True
+                    continue
                 self._cursor = cursor + 1
                 return bus._ring[cursor & bus._mask]  # type: ignore[return-value]
             batch = self._take(1)
@@ -234,12 +241,18 @@ class Subscription:
             self.gaps += 1
             return [_gap(cursor, oldest - 1, bus._clock)]
         ring, mask, types = bus._ring, bus._mask, self._types
-        end = min(head, cursor + limit) if types is None else head
+        if types is None:  # slice the ring (in at most two pieces where it wraps)
+            end = min(head, cursor + limit)
+            self._cursor = end
+            lo, hi = cursor & mask, end & mask
+            if lo < hi or end - cursor == 0:
+                return ring[lo:hi]  # type: ignore[return-value]
+            return ring[lo:] + ring[:hi]  # type: ignore[operator]
         out: list[Any] = []
-        while cursor < end:
+        while cursor < head:
             envelope = ring[cursor & mask]
             cursor += 1
-            if types is None or type(envelope.event) in types:  # type: ignore[union-attr]
+            if type(envelope.event) in types:  # type: ignore[union-attr]
                 out.append(envelope)
                 if len(out) >= limit:
                     break
@@ -263,6 +276,12 @@ def _name(cls: type) -> str:
         return event_name(cls)
     except (TypeError, AttributeError):
         return cls.__qualname__
+
+
+async def _checkpoint() -> None:
+    import anyio.lowlevel
+
+    await anyio.lowlevel.checkpoint()
 
 
 def _new_event() -> anyio.Event:
