@@ -247,7 +247,7 @@ class Subscription:
             lo, hi = cursor & mask, end & mask
             if lo < hi or end - cursor == 0:
                 return ring[lo:hi]  # type: ignore[return-value]
-            return ring[lo:] + ring[:hi]  # type: ignore[operator]
+            return ring[lo:] + ring[:hi]  # type: ignore[return-value]
         out: list[Any] = []
         while cursor < head:
             envelope = ring[cursor & mask]
