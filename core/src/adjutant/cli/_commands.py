@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import platform
 import sys
 from typing import Any
 
@@ -11,6 +10,8 @@ __all__ = ["configure_plugins", "plugins", "version"]
 
 
 def version(kernel: Any, args: argparse.Namespace) -> int:
+    import platform
+
     from adjutant_hookspecs import __version__ as hookspecs_version
 
     from .._version import __version__

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import subprocess
 import sys
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adjutant_hookspecs import CheckResult
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# subprocess and shutil are imported inside the checks: this module is imported for
+# every `adjutant` command (the built-in plugin registers the checks).
 
 __all__ = ["BUILTIN_CHECKS", "configure", "doctor", "run_checks"]
 
@@ -76,6 +79,9 @@ def check_plugins(kernel: Any) -> CheckResult:
 
 
 def check_sandbox(kernel: Any) -> CheckResult:
+    import shutil
+    import subprocess
+
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return CheckResult(
@@ -104,6 +110,8 @@ def check_sandbox(kernel: Any) -> CheckResult:
 
 def _tool(name: str, binary: str, package: str, purpose: str) -> Callable[[Any], CheckResult]:
     def check(kernel: Any) -> CheckResult:
+        import shutil
+
         path = shutil.which(binary)
         if path is None:
             return CheckResult(status="warn", message=f"{binary} not found: {purpose}",
