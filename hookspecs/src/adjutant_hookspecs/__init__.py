@@ -69,6 +69,7 @@ from ._events import (
 )
 from ._markers import PROJECT_NAME, hookimpl, hookspec
 from ._protocols import (
+    ARG_ROLE,
     Check,
     CheckResult,
     Command,
@@ -91,6 +92,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AG_UI_EVENTS",
+    "ARG_ROLE",
     "PROJECT_NAME",
     "ActivityDelta",
     "ActivitySnapshot",

@@ -16,6 +16,7 @@ import msgspec
 from ._contracts import ExecutionResult, ToolCall, ToolDeclaration
 
 __all__ = [
+    "ARG_ROLE",
     "Check",
     "CheckResult",
     "Command",
@@ -34,6 +35,12 @@ __all__ = [
 ]
 
 _frozen: dict[str, Any] = {"frozen": True, "kw_only": True, "forbid_unknown_fields": True}
+
+#: Schema keyword marking what an argument is, for policies and sandboxes:
+#: ``"path"`` (a string), ``"paths"`` (an array of strings), ``"argv"`` (an array: a
+#: command and its arguments) or ``"url"``. Example property:
+#: ``{"type": "string", "x-adjutant-role": "path"}``.
+ARG_ROLE = "x-adjutant-role"
 
 Mode = Literal["off", "listen-only", "propose-only", "execute-with-confirmation", "execute-auto"]
 Decision = Literal["allow", "ask", "deny"]
@@ -118,13 +125,25 @@ class ContextProvider(Protocol):
 
 
 class PolicyRequest(msgspec.Struct, **_frozen):
-    """What a policy judges: one validated call, its declaration, and the situation."""
+    """What a policy judges: one validated call, its declaration, and the situation.
+
+    Which arguments are paths, commands or URLs is declared in the tool's schema with
+    ``"x-adjutant-role"`` (see `ARG_ROLE`); policies judge those, never guess.
+    """
 
     call: ToolCall
     declaration: ToolDeclaration
     mode: Mode
     cwd: str
+    #: Directories writes may touch (resolved, absolute), grants included.
     cages: tuple[str, ...] = ()
+    #: What the user granted for this session: ``"write"``, ``"network:<tool>"``.
+    grants: tuple[str, ...] = ()
+    #: Earlier calls of the same run, oldest first (for guardrails).
+    history: tuple[ToolCall, ...] = ()
+    #: The user's home directory and Adjutant's data directory (always protected).
+    home: str = ""
+    data_home: str = ""
 
 
 class Verdict(msgspec.Struct, **_frozen):
