@@ -13,27 +13,49 @@ from adjutant_hookspecs import hookimpl
 from ._version import __version__
 
 if _typing.TYPE_CHECKING:
+    from ._actionlog import ActionLog, NoActionLogError
     from ._agui import encode_sse, to_ag_ui
     from ._bus import BusClosedError, EventBus, Subscription, UndeclaredEventError
     from ._kernel import HookCall, Kernel, PluginLoadError
     from ._logging import configure_logging, get_logger
+    from ._operator import (
+        MODES,
+        Approver,
+        Copilot,
+        PlanPacket,
+        RunOutcome,
+        StepDecision,
+        StepPacket,
+    )
     from ._paths import data_home
+    from ._pipeline import Pipeline
     from ._plugins import PluginInfo
     from ._registry import RegistrationError, Registry
+    from ._replies import parse_reply
     from ._settings import ModelPreset, Profile, ProfileError, load_profile, parse_profile
 
 __all__ = [
+    "MODES",
+    "ActionLog",
+    "Approver",
     "BusClosedError",
+    "Copilot",
     "EventBus",
     "HookCall",
     "Kernel",
     "ModelPreset",
+    "NoActionLogError",
+    "Pipeline",
+    "PlanPacket",
     "PluginInfo",
     "PluginLoadError",
     "Profile",
     "ProfileError",
     "RegistrationError",
     "Registry",
+    "RunOutcome",
+    "StepDecision",
+    "StepPacket",
     "Subscription",
     "UndeclaredEventError",
     "__version__",
@@ -44,10 +66,16 @@ __all__ = [
     "hookimpl",
     "load_profile",
     "parse_profile",
+    "parse_reply",
     "to_ag_ui",
 ]
 
 _LAZY = {
+    "ActionLog": "_actionlog", "NoActionLogError": "_actionlog",
+    "MODES": "_operator", "Approver": "_operator", "Copilot": "_operator",
+    "PlanPacket": "_operator", "RunOutcome": "_operator", "StepDecision": "_operator",
+    "StepPacket": "_operator",
+    "Pipeline": "_pipeline", "parse_reply": "_replies",
     "encode_sse": "_agui", "to_ag_ui": "_agui",
     "BusClosedError": "_bus", "EventBus": "_bus", "Subscription": "_bus",
     "UndeclaredEventError": "_bus",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from ._approver import ScriptedApprover
 from ._harness import Harness
 from ._provider import ScriptedProvider, ScriptExhaustedError
 from ._recorders import EventRecorder, HookRecorder
@@ -22,6 +23,7 @@ __all__ = [
     "MemoryKeyValueStore",
     "MemoryLogStore",
     "ScriptExhaustedError",
+    "ScriptedApprover",
     "ScriptedProvider",
 ]
 

@@ -51,6 +51,7 @@ class Harness:
     :param provider: The provider to register (default: an empty `ScriptedProvider`).
     :param profile: The profile (default: one using the scripted provider).
     :param env: Extra environment variables for the kernel.
+    :param kv: / ``log``: in-memory stores to reuse (a restart keeps its state).
     """
 
     def __init__(
@@ -62,11 +63,14 @@ class Harness:
         home: str | Path | None = None,
         strict: bool = True,
         bus_capacity: int = 1 << 16,
+        kv: MemoryKeyValueStore | None = None,
+        log: MemoryLogStore | None = None,
     ) -> None:
         self._plugins = plugins
         self.provider = provider or ScriptedProvider()
-        self.kv = MemoryKeyValueStore()
-        self.log = MemoryLogStore()
+        #: Pass the same stores to a second harness to test a restart.
+        self.kv = kv or MemoryKeyValueStore()
+        self.log = log or MemoryLogStore()
         self.hooks = HookRecorder()
         self._profile = profile or Profile(model=ModelPreset(provider=self.provider.name))
         self._env = dict(env or {})

@@ -1,0 +1,424 @@
+"""The operator: mode ladder, request → context → model → plan → consent → execution.
+
+`Copilot` is long-lived. Only the user channel changes its mode (model output never
+can; an attempt is logged and ignored), the mode persists in the key/value store,
+and execute-auto falls back to propose-only after an idle time. Every request is a
+run on the bus (AG-UI events) and in the action log (every attempt, decision,
+approval and effect).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, Literal
+
+import attrs
+import msgspec
+
+from adjutant_hookspecs import (
+    ActivitySnapshot,
+    CompletionRequest,
+    ContextBulletin,
+    ContractError,
+    ExecutionResult,
+    PatchOp,
+    Plan,
+    Response,
+    RunError,
+    RunFinished,
+    RunStarted,
+    StateDelta,
+    StateSnapshot,
+    TextMessageContent,
+    TextMessageEnd,
+    TextMessageStart,
+    ToolCall,
+    ToolCallArgs,
+    ToolCallEnd,
+    ToolCallResult,
+    ToolCallStart,
+    ToolContext,
+    convert,
+    to_builtins,
+)
+
+from ._actionlog import ActionLog
+from ._pipeline import CheckedStep, Pipeline, StepChangedError
+from ._replies import parse_reply
+
+__all__ = ["MODES", "Approver", "Copilot", "PlanPacket", "RunOutcome", "StepDecision",
+           "StepPacket"]
+
+Mode = Literal["off", "listen-only", "propose-only", "execute-with-confirmation", "execute-auto"]
+MODES: tuple[str, ...] = ("off", "listen-only", "propose-only", "execute-with-confirmation",
+                          "execute-auto")
+MODE_KEY = "operator/mode"
+
+
+@attrs.frozen
+class StepPacket:
+    """What the user is asked to confirm for one step (the confirmation packet)."""
+
+    run_id: str
+    index: int
+    tool: str
+    args: dict[str, Any]
+    intent: str
+    preview: str | None
+    level: str
+    reasons: tuple[str, ...]
+
+
+@attrs.frozen
+class PlanPacket:
+    run_id: str
+    steps: tuple[StepPacket, ...]
+
+
+@attrs.frozen
+class StepDecision:
+    """``grant``, ``deny``, or ``edit`` with new ``args`` (then asked again)."""
+
+    action: Literal["grant", "deny", "edit"]
+    args: dict[str, Any] | None = None
+
+
+class Approver:
+    """The user's side of consent; frontends implement it. The default refuses."""
+
+    async def approve_plan(self, packet: PlanPacket) -> Literal["execute", "step", "deny"]:
+        return "deny"
+
+    async def approve_step(self, packet: StepPacket) -> StepDecision:
+        return StepDecision("deny")
+
+
+@attrs.define
+class RunOutcome:
+    run_id: str
+    status: Literal["answered", "proposed", "executed", "paused", "aborted", "failed",
+                    "ignored", "cancelled"]
+    text: str = ""
+    plan: Plan | None = None
+    results: list[ExecutionResult] = attrs.Factory(list)
+    error: str | None = None
+
+
+class Copilot:
+    """The long-lived operator of one kernel.
+
+    :param approver: Where consent comes from (a frontend); default: refuse.
+    :param cwd: Working directory of tool calls; writable cages come from the profile.
+    """
+
+    def __init__(
+        self, kernel: Any, *, approver: Approver | None = None, cwd: str | None = None,
+        max_steps: int = 20, max_attempts: int = 3, idle_downgrade_s: float = 900.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.kernel = kernel
+        self.approver = approver or Approver()
+        self.cwd = cwd or str(kernel.home / "workspace")
+        self.max_steps = max_steps
+        self.max_attempts = max_attempts
+        self.idle_downgrade_s = idle_downgrade_s
+        self.grants: set[str] = set()
+        self.log = ActionLog(kernel.stores)
+        self.pipeline = Pipeline(kernel, self.log)
+        self._clock = clock
+        self._last_user = clock()
+        self._mode: str | None = None
+        self._cancel: Any = None
+
+    # -- mode -----------------------------------------------------------------------------
+
+    def _kv(self) -> Any:
+        kvs = [obj for key, obj in self.kernel.stores.items() if key.startswith("kv:")]
+        durable = [obj for obj in kvs if obj.name != "memory"]
+        return (durable or kvs or [None])[0]
+
+    async def mode(self) -> str:
+        """The current mode (read from the store on first use; default propose-only)."""
+        if self._mode is None:
+            kv = self._kv()
+            raw = await kv.get(MODE_KEY) if kv is not None else None
+            self._mode = raw.decode() if raw and raw.decode() in MODES else "propose-only"
+        if self._mode == "execute-auto" and self._clock() - self._last_user > self.idle_downgrade_s:
+            await self._store_mode("propose-only", "idle: execute-auto expired")
+        return self._mode
+
+    async def set_mode(self, mode: str, *, channel: Literal["user", "model", "system"]) -> bool:
+        """Switch modes. Only the user channel may; anything else is logged and ignored."""
+        if channel != "user":
+            await self.log.record("mode_change_ignored", requested=mode, channel=channel)
+            return False
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; one of: {', '.join(MODES)}")
+        if mode == "execute-auto" and shutil.which("bwrap") is None:
+            raise ValueError("execute-auto needs the bubblewrap sandbox, which is not "
+                             "installed (apt-get install bubblewrap)")
+        self._last_user = self._clock()
+        await self.mode()
+        await self._store_mode(mode, "user")
+        return True
+
+    async def _store_mode(self, mode: str, why: str) -> None:
+        previous, self._mode = self._mode, mode
+        kv = self._kv()
+        if kv is not None:
+            await kv.put(MODE_KEY, mode.encode())
+        await self.log.record("mode", mode=mode, previous=previous, why=why)
+        self.kernel.bus.publish(StateDelta(delta=(PatchOp(op="replace", path="/mode",
+                                                          value=mode),)))
+
+    def use_preset(self, profile: Any) -> None:
+        """Switch the model preset; the next request uses it, no restart."""
+        self.kernel.profile = profile
+
+    def cancel(self) -> None:
+        """Interrupt generation or cancel the running plan (between or during steps)."""
+        if self._cancel is not None:
+            self._cancel.cancel()
+
+    # -- one request ----------------------------------------------------------------------
+
+    async def handle(self, prompt: str, *, thread_id: str | None = None) -> RunOutcome:
+        import anyio
+
+        self._last_user = self._clock()
+        run_id, thread_id = uuid.uuid4().hex, thread_id or "default"
+        publish = self._publisher(run_id, thread_id)
+        mode = await self.mode()
+        publish(RunStarted(input={"prompt": prompt}))
+        publish(StateSnapshot(snapshot={"mode": mode, "cwd": self.cwd,
+                                        "preset": self.kernel.profile.name,
+                                        "grants": sorted(self.grants)}))
+        await self.log.record("prompt", run_id, text=prompt, mode=mode, thread_id=thread_id)
+        outcome = RunOutcome(run_id, "failed")
+        with anyio.CancelScope() as scope:
+            self._cancel = scope
+            try:
+                outcome = await self._run(prompt, run_id, mode, publish)
+            except Exception as exc:  # a dead backend, a bug: say so, keep the log
+                outcome = RunOutcome(run_id, "failed", error=f"{type(exc).__name__}: {exc}")
+        self._cancel = None
+        if scope.cancelled_caught:
+            outcome = RunOutcome(run_id, "cancelled", results=outcome.results,
+                                 error="cancelled by the user")
+        await self.log.record("outcome", run_id, status=outcome.status, error=outcome.error)
+        if outcome.status in ("failed", "aborted", "cancelled") and outcome.error:
+            publish(RunError(message=outcome.error, code=outcome.status))
+        else:
+            publish(RunFinished(result={"status": outcome.status, "text": outcome.text}))
+        return outcome
+
+    def _publisher(self, run_id: str, thread_id: str) -> Callable[[Any], None]:
+        def publish(event: Any) -> None:
+            self.kernel.bus.publish(event, run_id=run_id, thread_id=thread_id)
+        return publish
+
+    async def _run(self, prompt: str, run_id: str, mode: str,
+                   publish: Callable[[Any], None]) -> RunOutcome:
+        if mode in ("off", "listen-only"):
+            return RunOutcome(run_id, "ignored", text=f"the operator is {mode}")
+        bulletin = await self._bulletin()
+        publish(ActivitySnapshot(message_id=f"{run_id}-context", activity_type="context",
+                                 content=to_builtins(bulletin)))
+        await self.log.record("context", run_id, bulletin=to_builtins(bulletin))
+        reply, error = None, ""
+        for attempt in range(1, self.max_attempts + 1):
+            simplified = attempt > 1
+            text = await self._generate(self._prompt(prompt, bulletin, simplified, error),
+                                        run_id, attempt, publish)
+            try:
+                reply = parse_reply(text)
+            except ContractError as exc:
+                error = str(exc)
+                await self.log.record("attempt", run_id, attempt=attempt, ok=False,
+                                      simplified=simplified, error=error, output=text[:4096])
+                publish(ActivitySnapshot(message_id=f"{run_id}-attempt-{attempt}",
+                                         activity_type="malformed-plan",
+                                         content={"attempt": attempt, "error": error}))
+                continue
+            await self.log.record("attempt", run_id, attempt=attempt, ok=True,
+                                  simplified=simplified)
+            break
+        if reply is None:
+            return RunOutcome(run_id, "failed", error=f"the model gave no valid plan in "
+                              f"{self.max_attempts} attempts; last error: {error}")
+        if isinstance(reply, Response):
+            await self.log.record("response", run_id, text=reply.text)
+            return RunOutcome(run_id, "answered", text=reply.text)
+        await self.log.record("plan", run_id, steps=[to_builtins(s) for s in reply.steps])
+        return await self._carry_out(reply, run_id, await self.mode(), publish)
+
+    async def _bulletin(self) -> ContextBulletin:
+        fields: dict[str, Any] = {}
+        enabled = self.kernel.profile.context_providers
+        for name, provider in self.kernel.context_providers.items():
+            if enabled.get(name, True):
+                fields.update(await provider.gather(self.cwd))
+        return convert({**msgspec.to_builtins(fields), "cwd": self.cwd}, ContextBulletin)
+
+    def _prompt(self, prompt: str, bulletin: ContextBulletin, simplified: bool,
+                error: str) -> str:
+        profile = self.kernel.profile
+        tools = [(n, t.declaration) for n, t in self.kernel.tools.items()
+                 if any(re.fullmatch(_glob(p), n) for p in profile.tools)]
+        if simplified:  # a smaller menu: the tools whose words appear in the request
+            words = set(re.findall(r"[a-z]+", prompt.lower()))
+            tools = [(n, d) for n, d in tools if words & set(re.findall(r"[a-z]+", n))] or tools[:5]
+        menu = "\n".join(
+            f"- {n} ({d.safety.level}): {d.description}"
+            + ("" if simplified else f" args: {msgspec.json.encode(d.args_schema).decode()}")
+            for n, d in tools)
+        context = ({"cwd": bulletin.cwd} if simplified else to_builtins(bulletin))
+        parts = [profile.system_prompt, f"Tools:\n{menu or '(none)'}",
+                 f"Context: {msgspec.json.encode(context).decode()}", f"Request: {prompt}"]
+        if error:
+            parts.append(f"Your previous answer was refused: {error}. Answer with one JSON "
+                         "object only, a plan with fewer steps if in doubt.")
+        return "\n\n".join(parts) + "\n\nAnswer:"
+
+    async def _generate(self, text: str, run_id: str, attempt: int,
+                        publish: Callable[[Any], None]) -> str:
+        preset = self.kernel.profile.model
+        provider = self.kernel.providers[preset.provider]
+        request = CompletionRequest(prompt=text, model=preset.model, grammar=preset.grammar,
+                                    stop=preset.stop, temperature=preset.temperature,
+                                    max_tokens=preset.max_tokens)
+        message_id = f"{run_id}-model-{attempt}"
+        publish(TextMessageStart(message_id=message_id))
+        pieces = []
+        try:
+            async for chunk in provider.complete(request):
+                if chunk.text:
+                    pieces.append(chunk.text)
+                    publish(TextMessageContent(message_id=message_id, delta=chunk.text))
+        finally:
+            publish(TextMessageEnd(message_id=message_id))
+        return "".join(pieces)
+
+    # -- consent and execution ------------------------------------------------------------
+
+    def _ctx(self, run_id: str) -> ToolContext:
+        home = self.kernel.home
+        cages = []
+        for cage in self.kernel.profile.path_cages:
+            cages.append(cage.replace("{workspace}", self.cwd)
+                         .replace("{scratch}", str(home / "scratch")))
+        cages += [g.split(":", 1)[1] for g in self.grants if g.startswith("cage:")]
+        return ToolContext(cwd=self.cwd, cages=tuple(cages), run_id=run_id)
+
+    def _packet(self, run_id: str, step: CheckedStep) -> StepPacket:
+        return StepPacket(run_id, step.index, step.call.tool, dict(step.call.args),
+                          step.call.explain, step.preview.dry_run_diff if step.preview else None,
+                          step.declaration.safety.level if step.declaration else "?",
+                          tuple(f"{v.policy}: {v.reason}" for v in step.verdicts
+                                if v.decision != "allow"))
+
+    async def _carry_out(self, plan: Plan, run_id: str, mode: str,
+                         publish: Callable[[Any], None]) -> RunOutcome:
+        ctx, grants = self._ctx(run_id), tuple(sorted(self.grants))
+        checked = [await self.pipeline.check(i, call, ctx=ctx, mode=mode, grants=grants,
+                                             run_id=run_id, history=plan.steps[:i])
+                   for i, call in enumerate(plan.steps)]
+        publish(ActivitySnapshot(message_id=f"{run_id}-plan", activity_type="plan", content={
+            "steps": [attrs.asdict(self._packet(run_id, s)) for s in checked],
+            "verdicts": [s.verdict.decision for s in checked]}))
+        if mode == "propose-only":
+            return RunOutcome(run_id, "proposed", plan=plan)
+        writes = any(s.declaration is not None and s.needs_approval for s in checked)
+        tokens: dict[int, str] = {}
+        step_by_step = True
+        if len(checked) > 1 and writes:
+            answer = await self.approver.approve_plan(
+                PlanPacket(run_id, tuple(self._packet(run_id, s) for s in checked)))
+            await self.log.record("approval", run_id, scope="plan", answer=answer)
+            if answer == "deny":
+                return RunOutcome(run_id, "proposed", plan=plan, error="plan denied")
+            if answer == "execute":  # consent to every preview shown, bound to each hash
+                step_by_step = False
+                tokens = {s.index: self.pipeline.approvals.issue(run_id, s.index, s.digest)
+                          for s in checked if s.digest}
+        outcome = RunOutcome(run_id, "executed", plan=plan)
+        history: list[ToolCall] = []
+        errors = 0
+        for index, call in enumerate(plan.steps):
+            if index >= self.max_steps:
+                outcome.status = "paused"
+                outcome.error = f"stopped at the step limit ({self.max_steps})"
+                break
+            if sum(1 for h in history if h.tool == call.tool and h.args == call.args) >= 2:
+                outcome.status = "paused"
+                outcome.error = (f"I seem to be stuck: {call.tool} was called three times "
+                                 "with the same arguments")
+                break
+            result = await self._one_step(index, call, ctx, mode, grants, history, run_id,
+                                          tokens, step_by_step, publish)
+            history.append(call)
+            outcome.results.append(result)
+            errors += result.status != "ok"
+            if len(outcome.results) >= 2 and errors / len(outcome.results) > 0.5:
+                outcome.status = "aborted"
+                outcome.error = (f"aborted: {errors} of {len(outcome.results)} steps failed: "
+                                 + "; ".join(f"{r.tool}: {r.status} {r.stderr[:80]}"
+                                             for r in outcome.results if r.status != "ok"))
+                break
+        return outcome
+
+    async def _one_step(self, index: int, call: ToolCall, ctx: ToolContext, mode: str,
+                        grants: tuple[str, ...], history: list[ToolCall], run_id: str,
+                        tokens: dict[int, str], step_by_step: bool,
+                        publish: Callable[[Any], None]) -> ExecutionResult:
+        for _ in range(3):  # a changed preview or an edit is asked again, a few times at most
+            step = await self.pipeline.check(index, call, ctx=ctx, mode=mode, grants=grants,
+                                             history=tuple(history), run_id=run_id)
+            if step.denied:
+                return ExecutionResult(tool=call.tool, args=call.args, status="denied",
+                                       stderr=f"{step.verdict.policy}: {step.verdict.reason}")
+            token = tokens.get(index)
+            if step.needs_approval and not self.pipeline.approvals.valid(
+                    token, run_id, index, step.digest or ""):
+                decision = await self.approver.approve_step(self._packet(run_id, step))
+                await self.log.record("approval", run_id, scope="step", step=index,
+                                      action=decision.action, digest=step.digest,
+                                      args=decision.args)
+                if decision.action == "deny":
+                    return ExecutionResult(tool=call.tool, args=call.args, status="denied",
+                                           stderr="denied by the user")
+                if decision.action == "edit":
+                    call = ToolCall(tool=call.tool, args=decision.args or {},
+                                    explain=call.explain)
+                    tokens.pop(index, None)
+                    continue
+                token = self.pipeline.approvals.issue(run_id, index, step.digest or "")
+            tool_call_id = f"{run_id}-step-{index}"
+            publish(ToolCallStart(tool_call_id=tool_call_id, tool_call_name=call.tool))
+            publish(ToolCallArgs(tool_call_id=tool_call_id,
+                                 delta=msgspec.json.encode(call.args).decode()))
+            publish(ToolCallEnd(tool_call_id=tool_call_id))
+            try:
+                result = await self.pipeline.execute(step, ctx=ctx, mode=mode, run_id=run_id,
+                                                     token=token)
+            except StepChangedError:
+                tokens.pop(index, None)
+                continue
+            except PermissionError as exc:
+                result = ExecutionResult(tool=call.tool, args=call.args, status="denied",
+                                         stderr=str(exc))
+            publish(ToolCallResult(message_id=f"{tool_call_id}-result", tool_call_id=tool_call_id,
+                                   content=result.stdout or result.stderr or result.status,
+                                   role="tool"))
+            return result
+        return ExecutionResult(tool=call.tool, args=call.args, status="denied",
+                               stderr="not run: the step kept changing after approval")
+
+
+def _glob(pattern: str) -> str:
+    return ".*".join(re.escape(part) for part in pattern.split("*"))
+

@@ -1,0 +1,263 @@
+"""The safety pipeline: seven steps for every tool call, failing closed.
+
+1. arguments validated against the tool's JSON schema;
+2. the mode gate;
+3. the policy chain (registered policies and ``pre_tool_use`` hooks);
+4. the write gate: a step with write intent needs an explicit approval in every mode;
+5. the dry-run, whose preview is hashed; an approval is bound to that hash;
+6. execution, after a fresh dry-run shows the same preview and the runtime
+   pre-tool check passes again;
+7. a record of every decision, approval and effect in the action log.
+
+Deny beats ask beats allow; the first deny ends the step and the log says who and why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import msgspec
+
+from adjutant_hookspecs import (
+    ExecutionResult,
+    PolicyRequest,
+    ToolCall,
+    ToolContext,
+    ToolDeclaration,
+    Verdict,
+    to_builtins,
+)
+
+from ._actionlog import ActionLog
+
+__all__ = ["Approvals", "CheckedStep", "Pipeline", "StepChangedError", "combine", "is_write"]
+
+MAX_ARGS_BYTES = 64 * 1024
+_canonical = msgspec.json.Encoder(order="sorted")
+
+
+def is_write(declaration: ToolDeclaration) -> bool:
+    return declaration.safety.writes or declaration.safety.level != "read"
+
+
+def combine(verdicts: Sequence[Verdict]) -> Verdict:
+    """The strongest verdict (deny > ask > allow); the first of equals wins."""
+    if not verdicts:
+        return Verdict(decision="ask", policy="kernel",
+                       reason="no safety policy is installed, so every step asks")
+    best = verdicts[0]
+    for verdict in verdicts[1:]:
+        if verdict.rank > best.rank:
+            best = verdict
+    return best
+
+
+def preview_hash(preview: ExecutionResult) -> str:
+    """What an approval is bound to: the call and its exact previewed effect."""
+    fields = {"tool": preview.tool, "args": preview.args, "status": preview.status,
+              "dry_run_diff": preview.dry_run_diff}
+    return hashlib.sha256(_canonical.encode(fields)).hexdigest()
+
+
+class StepChangedError(RuntimeError):
+    """The effect changed between approval and execution: ask again, never run."""
+
+
+class Approvals:
+    """Approval tokens: an HMAC over (run, step, preview hash) with a per-kernel key,
+    so a token authorises exactly the preview the user saw, nothing else."""
+
+    def __init__(self) -> None:
+        self._key = secrets.token_bytes(32)
+
+    def issue(self, run_id: str, step: int, digest: str) -> str:
+        msg = f"{run_id}\x00{step}\x00{digest}".encode()
+        return hmac.new(self._key, msg, hashlib.sha256).hexdigest()
+
+    def valid(self, token: str | None, run_id: str, step: int, digest: str) -> bool:
+        return token is not None and hmac.compare_digest(token, self.issue(run_id, step, digest))
+
+
+@attrs.frozen
+class CheckedStep:
+    """A call that went through steps 1-5: its verdict and (unless denied) preview."""
+
+    index: int
+    call: ToolCall
+    declaration: ToolDeclaration | None
+    verdict: Verdict
+    verdicts: tuple[Verdict, ...]
+    preview: ExecutionResult | None = None
+    digest: str | None = None
+
+    @property
+    def needs_approval(self) -> bool:
+        return self.verdict.decision == "ask"
+
+    @property
+    def denied(self) -> bool:
+        return self.verdict.decision == "deny"
+
+
+class Pipeline:
+    """Runs the pipeline for one kernel; the operator drives it step by step."""
+
+    def __init__(self, kernel: Any, log: ActionLog) -> None:
+        self.kernel = kernel
+        self.log = log
+        self.approvals = Approvals()
+
+    # -- steps 1-5 ----------------------------------------------------------------------
+
+    async def check(
+        self, index: int, call: ToolCall, *, ctx: ToolContext, mode: str,
+        grants: tuple[str, ...] = (), history: tuple[ToolCall, ...] = (), run_id: str,
+    ) -> CheckedStep:
+        declaration, refusal = self._validate(call)
+        if refusal is not None:
+            step = CheckedStep(index, call, declaration, refusal, (refusal,))
+        else:
+            assert declaration is not None
+            verdicts = [self._mode_gate(declaration, mode)]
+            verdicts += await self._policies(call, declaration, ctx, mode, grants, history)
+            if is_write(declaration):
+                verdicts.append(Verdict(decision="ask", policy="write-gate",
+                                        reason=f"{call.tool} writes: it needs your approval"))
+            verdict = combine(verdicts)
+            step = CheckedStep(index, call, declaration, verdict, tuple(verdicts))
+            if not step.denied:
+                step = await self._dry_run(step, ctx)
+        await self.log.record(
+            "decision", run_id, step=index, tool=call.tool, args=call.args,
+            decision=step.verdict.decision, policy=step.verdict.policy,
+            reason=step.verdict.reason, verdicts=[to_builtins(v) for v in step.verdicts],
+            preview=step.preview.dry_run_diff if step.preview else None, digest=step.digest,
+        )
+        return step
+
+    def _validate(self, call: ToolCall) -> tuple[ToolDeclaration | None, Verdict | None]:
+        def refuse(reason: str) -> tuple[ToolDeclaration | None, Verdict]:
+            return declaration, Verdict(decision="deny", policy="schema", reason=reason)
+
+        tool = self.kernel.tools.get(call.tool)
+        declaration = tool.declaration if tool is not None else None
+        if tool is None:
+            return refuse(f"unknown tool {call.tool!r}")
+        if len(_canonical.encode(call.args)) > MAX_ARGS_BYTES:
+            return refuse(f"arguments are larger than {MAX_ARGS_BYTES} bytes")
+        from jsonschema import Draft202012Validator
+
+        errors = sorted(Draft202012Validator(tool.declaration.args_schema).iter_errors(call.args),
+                        key=lambda e: list(e.absolute_path))
+        if errors:
+            first = errors[0]
+            where = "$" + "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}"
+                                  for p in first.absolute_path)
+            return refuse(f"invalid arguments for {call.tool}: {first.message} @ {where}")
+        return declaration, None
+
+    @staticmethod
+    def _mode_gate(declaration: ToolDeclaration, mode: str) -> Verdict:
+        def v(decision: str, reason: str) -> Verdict:
+            return Verdict(decision=decision, reason=reason, policy="mode")  # type: ignore[arg-type]
+
+        if mode in ("off", "listen-only"):
+            return v("deny", f"the operator is {mode}: it never plans or runs anything")
+        if mode == "propose-only":
+            return v("deny", "propose-only: steps are shown, never run")
+        if mode == "execute-auto":
+            return v("allow", "execute-auto")
+        if mode == "execute-with-confirmation":
+            if is_write(declaration) or declaration.safety.network:
+                return v("ask", f"{declaration.name} has effects: confirm it")
+            return v("allow", "read-only steps run without a prompt")
+        return v("deny", f"unknown mode {mode!r}")
+
+    async def _policies(
+        self, call: ToolCall, declaration: ToolDeclaration, ctx: ToolContext, mode: str,
+        grants: tuple[str, ...], history: tuple[ToolCall, ...],
+    ) -> list[Verdict]:
+        request = PolicyRequest(
+            call=call, declaration=declaration, mode=mode, cwd=ctx.cwd,  # type: ignore[arg-type]
+            cages=ctx.cages, grants=grants, history=history,
+            home=self.kernel.env.get("HOME", ""), data_home=str(self.kernel.home),
+        )
+        verdicts: list[Verdict] = []
+        for name, policy in self.kernel.policies.items():
+            try:
+                verdict = await policy.evaluate(request)
+                if not isinstance(verdict, Verdict):
+                    raise TypeError(f"returned {type(verdict).__name__}, not Verdict")
+            except Exception as exc:  # an unreadable policy denies
+                verdict = Verdict(decision="deny", policy=name,
+                                  reason=f"policy failed: {type(exc).__name__}: {exc}")
+            verdicts.append(verdict if verdict.policy else Verdict(
+                decision=verdict.decision, reason=verdict.reason, policy=name))
+        hooks: list[Verdict] = self.kernel.pre_tool_use(call, declaration, mode)
+        if not verdicts and not hooks:
+            return [combine(())]  # no policy at all: ask
+        return verdicts + hooks
+
+    async def _dry_run(self, step: CheckedStep, ctx: ToolContext) -> CheckedStep:
+        tool = self.kernel.tools[step.call.tool]
+        try:
+            preview = await tool.dry_run(step.call, ctx)
+        except Exception as exc:
+            deny = Verdict(decision="deny", policy="dry-run",
+                           reason=f"dry-run failed: {type(exc).__name__}: {exc}")
+            return attrs.evolve(step, verdict=deny, verdicts=(*step.verdicts, deny))
+        if preview.status not in ("dry_run", "ok"):
+            deny = Verdict(decision="deny", policy="dry-run",
+                           reason=f"dry-run refused: {preview.stderr or preview.status}")
+            return attrs.evolve(step, verdict=deny, verdicts=(*step.verdicts, deny),
+                                preview=preview)
+        return attrs.evolve(step, preview=preview, digest=preview_hash(preview))
+
+    # -- step 6-7 -------------------------------------------------------------------------
+
+    async def execute(
+        self, step: CheckedStep, *, ctx: ToolContext, mode: str, run_id: str,
+        token: str | None = None,
+    ) -> ExecutionResult:
+        """Run a checked step. Raises `StepChangedError` when the preview moved on."""
+        if step.denied or step.declaration is None or step.digest is None:
+            raise PermissionError(f"step {step.index} was denied: {step.verdict.reason}")
+        tool = self.kernel.tools[step.call.tool]
+        fresh = await tool.dry_run(step.call, ctx)
+        if preview_hash(fresh) != step.digest:
+            await self.log.record("changed", run_id, step=step.index, tool=step.call.tool,
+                                  was=step.preview.dry_run_diff if step.preview else None,
+                                  now=fresh.dry_run_diff)
+            raise StepChangedError(f"the effect of step {step.index} ({step.call.tool}) "
+                                   "changed since it was previewed; it must be approved again")
+        # The runtime pre-tool check: no frontend shortcut can skip it.
+        runtime = combine([step.verdict,
+                           *self.kernel.pre_tool_use(step.call, step.declaration, mode)])
+        approved = self.approvals.valid(token, run_id, step.index, step.digest)
+        if runtime.decision == "deny" or (runtime.decision == "ask" and not approved):
+            reason = runtime.reason if runtime.decision == "deny" else "no valid approval"
+            await self.log.record("refused", run_id, step=step.index, tool=step.call.tool,
+                                  reason=reason, policy=runtime.policy)
+            raise PermissionError(f"step {step.index} ({step.call.tool}) not run: {reason}")
+        call = ToolCall(tool=step.call.tool, args=step.call.args, dry_run=False,
+                        explain=step.call.explain)
+        await self.log.record("tool_call", run_id, step=step.index, tool=call.tool,
+                              args=call.args, cwd=ctx.cwd, digest=step.digest,
+                              approved=approved)
+        started = time.perf_counter()
+        try:
+            result: ExecutionResult = await tool.execute(call, ctx)
+        except Exception as exc:
+            result = ExecutionResult(tool=call.tool, args=call.args, status="error",
+                                     stderr=f"{type(exc).__name__}: {exc}")
+        elapsed = int((time.perf_counter() - started) * 1000)
+        if not result.duration_ms:
+            result = msgspec.structs.replace(result, duration_ms=elapsed)
+        await self.log.record("result", run_id, step=step.index, **to_builtins(result))
+        return result

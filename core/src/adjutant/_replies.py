@@ -1,0 +1,59 @@
+"""Strict decoding of what a model says: a plan or a response, nothing else.
+
+Model output is untrusted. It must be exactly one JSON object in one of the seed's
+two forms, with no duplicate keys (``{"tool": "a", "tool": "b"}`` is an attack on
+parsers that keep the last), no NaN/Infinity, nothing trailing, and bounded size.
+Anything else is refused with a reason that can be shown to the user and fed back
+to the model in the retry.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from adjutant_hookspecs import ContractError, Plan, Reply, Response, convert
+
+__all__ = ["MAX_REPLY_BYTES", "parse_reply"]
+
+MAX_REPLY_BYTES = 256 * 1024
+MAX_STEPS = 64
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ContractError(f"duplicate key {key!r} in model output")
+        seen[key] = value
+    return seen
+
+
+def _no_constants(name: str) -> Any:
+    raise ContractError(f"{name} is not valid JSON")
+
+
+def parse_reply(text: str) -> Plan | Response:
+    """Decode one reply; raise `ContractError` saying exactly what is wrong."""
+    if len(text.encode()) > MAX_REPLY_BYTES:
+        raise ContractError(f"model output is larger than {MAX_REPLY_BYTES} bytes")
+    stripped = text.strip()
+    if not stripped:
+        raise ContractError("model output is empty; expected a JSON object")
+    try:
+        data = json.loads(stripped, object_pairs_hook=_no_duplicates,
+                          parse_constant=_no_constants)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        if exc.msg == "Extra data":
+            raise ContractError(f"trailing text after the JSON object at {where}") from None
+        raise ContractError(f"not valid JSON ({exc.msg} at {where})") from None
+    if not isinstance(data, dict):
+        raise ContractError(f"expected a JSON object, got {type(data).__name__}")
+    reply: Plan | Response = convert(data, Reply)  # type: ignore[arg-type]
+    if isinstance(reply, Plan):
+        if not reply.steps:
+            raise ContractError("a plan needs at least one step")
+        if len(reply.steps) > MAX_STEPS:
+            raise ContractError(f"a plan may have at most {MAX_STEPS} steps")
+    return reply

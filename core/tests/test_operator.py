@@ -1,0 +1,349 @@
+"""The operator end to end through the harness: modes, consent, the pipeline, the log."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from adjutant import Copilot, ModelPreset, Profile, StepDecision
+from adjutant.testing import Harness, MemoryKeyValueStore, MemoryLogStore, ScriptedApprover
+from adjutant_hookspecs import (
+    ExecutionResult,
+    Plan,
+    Response,
+    ToolCall,
+    ToolContext,
+    ToolDeclaration,
+    ToolSafety,
+    Verdict,
+    hookimpl,
+)
+
+pytestmark = pytest.mark.anyio
+PATH = {"type": "string", "minLength": 1, "x-adjutant-role": "path"}
+
+
+class ReadNote:
+    declaration = ToolDeclaration(
+        name="notes.read", version="1", description="Read a note.",
+        args_schema={"type": "object", "properties": {"path": PATH}, "required": ["path"],
+                     "additionalProperties": False})
+
+    async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
+        return ExecutionResult(tool=call.tool, args=call.args, status="dry_run",
+                               dry_run_diff=f"read {call.args['path']}")
+
+    async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
+        text = (Path(ctx.cwd) / call.args["path"]).read_text()
+        return ExecutionResult(tool=call.tool, args=call.args, status="ok", stdout=text)
+
+
+class WriteNote:
+    declaration = ToolDeclaration(
+        name="notes.write", version="1", description="Write a note.",
+        args_schema={"type": "object", "properties": {"path": PATH, "text": {"type": "string"}},
+                     "required": ["path", "text"], "additionalProperties": False},
+        safety=ToolSafety(writes=True, level="write"))
+
+    async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
+        target = Path(ctx.cwd) / call.args["path"]
+        old = target.read_text() if target.exists() else ""
+        diff = "".join(difflib.unified_diff(old.splitlines(True),
+                                            call.args["text"].splitlines(True),
+                                            f"a/{call.args['path']}", f"b/{call.args['path']}"))
+        return ExecutionResult(tool=call.tool, args=call.args, status="dry_run",
+                               dry_run_diff=diff)
+
+    async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
+        target = Path(ctx.cwd) / call.args["path"]
+        target.write_text(call.args["text"])
+        return ExecutionResult(tool=call.tool, args=call.args, status="ok",
+                               artifacts=(str(target),))
+
+
+class Notes:
+    name = "notes"
+
+    @hookimpl
+    def register_tools(self, register: Any) -> None:
+        register(ReadNote())
+        register(WriteNote())
+
+
+class AllowReads:
+    """Stands in for the guard: reads allowed, writes asked."""
+
+    name = "allow-reads"
+
+    async def evaluate(self, request: Any) -> Verdict:
+        if request.declaration.safety.level == "read":
+            return Verdict(decision="allow", reason="reads are fine")
+        return Verdict(decision="ask", reason="writes ask")
+
+    @hookimpl
+    def register_policies(self, register: Any) -> None:
+        register(self)
+
+
+def plan(*steps: tuple[str, dict[str, Any]]) -> Plan:
+    return Plan(steps=tuple(ToolCall(tool=t, args=a, explain="because") for t, a in steps))
+
+
+async def records(copilot: Copilot, kind: str | None = None) -> list[dict[str, Any]]:
+    return [r for r in await copilot.log.records() if kind is None or r["kind"] == kind]
+
+
+async def test_mode_persists_across_a_restart_and_only_the_user_changes_it() -> None:
+    kv, log = MemoryKeyValueStore(), MemoryLogStore()
+    async with Harness(Notes(), kv=kv, log=log) as h:
+        copilot = Copilot(h.kernel)
+        assert await copilot.mode() == "propose-only"  # read-only by default
+        assert await copilot.set_mode("execute-with-confirmation", channel="user")
+        assert not await copilot.set_mode("execute-auto", channel="model")
+        assert await copilot.mode() == "execute-with-confirmation"
+        assert [r["channel"] for r in await records(copilot, "mode_change_ignored")] == ["model"]
+    async with Harness(Notes(), kv=kv, log=log) as h:
+        assert await Copilot(h.kernel).mode() == "execute-with-confirmation"
+
+
+async def test_read_only_step_runs_without_asking_in_execute_with_confirmation() -> None:
+    approver = ScriptedApprover()
+    async with Harness(Notes(), AllowReads()) as h:
+        (h.workspace / "todo.txt").write_text("buy milk\n")
+        h.provider.queue(plan(("notes.read", {"path": "todo.txt"})))
+        copilot = Copilot(h.kernel, approver=approver)
+        await copilot.set_mode("execute-with-confirmation", channel="user")
+        h.events.clear()
+        outcome = await copilot.handle("what is on my todo list?")
+        assert outcome.status == "executed"
+        assert [r.stdout for r in outcome.results] == ["buy milk\n"]
+        assert approver.asked == []
+        assert approver.plans == []
+        names = h.events.names()
+        assert names[0] == "RUN_STARTED"
+        assert names[-1] == "RUN_FINISHED"
+        assert "TOOL_CALL_RESULT" in names
+        assert "TEXT_MESSAGE_CONTENT" in names
+
+
+async def test_write_is_previewed_runs_only_after_approval_and_is_logged() -> None:
+    async with Harness(Notes(), AllowReads()) as h:
+        copilot = Copilot(h.kernel, approver=ScriptedApprover(steps=["deny"]))
+        await copilot.set_mode("execute-with-confirmation", channel="user")
+        h.provider.queue(plan(("notes.write", {"path": "a.txt", "text": "hello\n"})))
+        denied = await copilot.handle("write hello to a.txt")
+        assert not (h.workspace / "a.txt").exists()
+        assert denied.results[0].status == "denied"
+
+        approver = ScriptedApprover(steps=["grant"])
+        copilot.approver = approver
+        h.provider.queue(plan(("notes.write", {"path": "a.txt", "text": "hello\n"})))
+        outcome = await copilot.handle("write hello to a.txt")
+        assert (h.workspace / "a.txt").read_text() == "hello\n"
+        assert "+hello" in approver.asked[0].preview
+        assert approver.asked[0].intent == "because"
+        kinds = [r["kind"] for r in await records(copilot) if r["run_id"] == outcome.run_id]
+        assert kinds == ["prompt", "context", "attempt", "plan", "decision", "decision",
+                         "approval", "tool_call", "result", "outcome"]
+        result = (await records(copilot, "result"))[-1]
+        assert result["artifacts"] == [str(h.workspace / "a.txt")]
+
+
+async def test_malformed_plan_is_retried_simplified_and_every_attempt_logged() -> None:
+    async with Harness(Notes(), AllowReads()) as h:
+        (h.workspace / "n.txt").write_text("x")
+        h.provider.queue('{"type":"plan","steps":[{"tool":"notes.read","tool":"x"}]}',
+                         "Sure! Here is the plan:",
+                         plan(("notes.read", {"path": "n.txt"})))
+        copilot = Copilot(h.kernel)
+        await copilot.set_mode("execute-with-confirmation", channel="user")
+        outcome = await copilot.handle("read n.txt")
+        assert outcome.status == "executed"
+        attempts = await records(copilot, "attempt")
+        assert [(a["ok"], a["simplified"]) for a in attempts] == [
+            (False, False), (False, True), (True, True)]
+        assert "duplicate key 'tool'" in attempts[0]["error"]
+        assert "not valid JSON" in attempts[1]["error"]
+        second = h.provider.requests[1].prompt
+        assert "duplicate key 'tool'" in second
+        assert "args:" not in second
+        assert len(h.events.of_type(__import__("adjutant_hookspecs").ActivitySnapshot)) >= 3
+
+
+async def test_a_model_that_never_plans_fails_clearly() -> None:
+    async with Harness(Notes()) as h:
+        h.provider.queue("no", "still no", '{"type": "shell", "cmd": "rm -rf /"}')
+        outcome = await Copilot(h.kernel).handle("hi")
+        assert outcome.status == "failed"
+        assert "no valid plan in 3 attempts" in outcome.error
+        assert "Invalid value 'shell'" in outcome.error
+        assert h.events.names()[-1] == "RUN_ERROR"
+
+
+async def test_write_gate_holds_in_execute_auto() -> None:
+    approver = ScriptedApprover(steps=["deny"])
+    async with Harness(Notes()) as h:
+        copilot = Copilot(h.kernel, approver=approver)
+        await copilot.set_mode("execute-auto", channel="user")
+        h.provider.queue(plan(("notes.write", {"path": "b.txt", "text": "x"})))
+        outcome = await copilot.handle("write b")
+        assert approver.asked
+        assert not (h.workspace / "b.txt").exists()
+        assert outcome.results[0].status == "denied"
+
+
+async def test_an_approval_does_not_authorise_a_changed_preview() -> None:
+    class Racing(WriteNote):
+        """The file changes between approval and execution (another process wrote it)."""
+
+        calls = 0
+
+        async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
+            Racing.calls += 1
+            if Racing.calls == 3:  # after the user approved the second preview
+                (Path(ctx.cwd) / "c.txt").write_text("changed behind our back\n")
+            return await super().dry_run(call, ctx)
+
+    class RacingPlugin:
+        @hookimpl
+        def register_tools(self, register: Any) -> None:
+            register(Racing())
+
+    approver = ScriptedApprover(steps=["grant", "deny"])
+    async with Harness(RacingPlugin()) as h:
+        copilot = Copilot(h.kernel, approver=approver)
+        await copilot.set_mode("execute-with-confirmation", channel="user")
+        h.provider.queue(plan(("notes.write", {"path": "c.txt", "text": "mine\n"})))
+        outcome = await copilot.handle("write c")
+        assert (h.workspace / "c.txt").read_text() == "changed behind our back\n"
+        assert len(approver.asked) == 2  # asked again with the new preview, then denied
+        assert "-changed behind our back" in approver.asked[1].preview
+        assert outcome.results[0].status == "denied"
+        assert await records(copilot, "changed")
+
+
+async def test_tokens_are_bound_to_run_step_and_preview() -> None:
+    async with Harness(Notes()) as h:
+        approvals = Copilot(h.kernel).pipeline.approvals
+        token = approvals.issue("run", 0, "digest")
+        assert approvals.valid(token, "run", 0, "digest")
+        assert not approvals.valid(token, "run", 0, "other")
+        assert not approvals.valid(token, "run", 1, "digest")
+        assert not approvals.valid(token, "other-run", 0, "digest")
+        assert not approvals.valid(None, "run", 0, "digest")
+
+
+async def test_edited_arguments_are_previewed_again() -> None:
+    edit = StepDecision("edit", {"path": "d.txt", "text": "edited\n"})
+    approver = ScriptedApprover(steps=[edit, "grant"])
+    async with Harness(Notes(), AllowReads()) as h:
+        copilot = Copilot(h.kernel, approver=approver)
+        await copilot.set_mode("execute-with-confirmation", channel="user")
+        h.provider.queue(plan(("notes.write", {"path": "d.txt", "text": "original\n"})))
+        await copilot.handle("write d")
+        assert (h.workspace / "d.txt").read_text() == "edited\n"
+        assert "+edited" in approver.asked[1].preview
+
+
+async def test_schema_and_unknown_tools_are_refused_before_anything_runs() -> None:
+    async with Harness(Notes(), AllowReads()) as h:
+        copilot = Copilot(h.kernel)
+        await copilot.set_mode("execute-with-confirmation", channel="user")
+        h.provider.queue(plan(("notes.read", {"path": 3}), ("rm.everything", {})))
+        outcome = await copilot.handle("go")
+        assert [r.status for r in outcome.results] == ["denied", "denied"]
+        assert outcome.status == "aborted"  # more than half the steps failed
+        decisions = await records(copilot, "decision")
+        assert "3 is not of type 'string' @ $.path" in decisions[0]["reason"]
+        assert decisions[1]["reason"] == "unknown tool 'rm.everything'"
+
+
+async def test_multi_step_write_plan_needs_plan_approval_and_execute_binds_each_preview() -> None:
+    approver = ScriptedApprover(plan="execute")
+    async with Harness(Notes(), AllowReads()) as h:
+        copilot = Copilot(h.kernel, approver=approver)
+        await copilot.set_mode("execute-with-confirmation", channel="user")
+        h.provider.queue(plan(("notes.write", {"path": "e.txt", "text": "1\n"}),
+                              ("notes.write", {"path": "f.txt", "text": "2\n"})))
+        outcome = await copilot.handle("write two notes")
+        assert [r.status for r in outcome.results] == ["ok", "ok"]
+        assert len(approver.plans) == 1
+        assert approver.asked == []
+
+
+async def test_stuck_and_error_rate_guardrails() -> None:
+    async with Harness(Notes(), AllowReads()) as h:
+        (h.workspace / "s.txt").write_text("s")
+        copilot = Copilot(h.kernel)
+        await copilot.set_mode("execute-with-confirmation", channel="user")
+        same = ("notes.read", {"path": "s.txt"})
+        h.provider.queue(plan(same, same, same, same))
+        stuck = await copilot.handle("loop")
+        assert stuck.status == "paused"
+        assert "I seem to be stuck" in stuck.error
+        assert len(stuck.results) == 2
+        h.provider.queue(plan(("notes.read", {"path": "missing1"}),
+                              ("notes.read", {"path": "missing2"}),
+                              ("notes.read", {"path": "s.txt"})))
+        failing = await copilot.handle("read missing files")
+        assert failing.status == "aborted"
+        assert "2 of 2 steps failed" in failing.error
+
+
+async def test_propose_only_never_executes_and_off_never_plans() -> None:
+    async with Harness(Notes(), AllowReads()) as h:
+        copilot = Copilot(h.kernel)
+        h.provider.queue(plan(("notes.write", {"path": "g.txt", "text": "x"})))
+        proposed = await copilot.handle("write g")  # default mode: propose-only
+        assert proposed.status == "proposed"
+        assert not (h.workspace / "g.txt").exists()
+        await copilot.set_mode("off", channel="user")
+        assert (await copilot.handle("anything")).status == "ignored"
+        assert len(h.provider.requests) == 1  # off asked the model nothing
+
+
+async def test_preset_switch_takes_effect_without_restart() -> None:
+    async with Harness(Notes()) as h:
+        copilot = Copilot(h.kernel)
+        h.provider.queue(Response(text="one"), Response(text="two"))
+        assert (await copilot.handle("a")).text == "one"
+        copilot.use_preset(Profile(name="precise", model=ModelPreset(
+            provider="scripted", temperature=0.0, stop=("\n\n",))))
+        assert (await copilot.handle("b")).text == "two"
+        assert [r.temperature for r in h.provider.requests] == [0.2, 0.0]
+        assert h.provider.requests[1].stop == ("\n\n",)
+
+
+async def test_idle_execute_auto_downgrades_to_propose_only() -> None:
+    now = [0.0]
+    async with Harness(Notes()) as h:
+        copilot = Copilot(h.kernel, idle_downgrade_s=60, clock=lambda: now[0])
+        await copilot.set_mode("execute-auto", channel="user")
+        now[0] = 61
+        assert await copilot.mode() == "propose-only"
+        assert (await records(copilot, "mode"))[-1]["why"] == "idle: execute-auto expired"
+
+
+async def test_cancel_interrupts_generation() -> None:
+    import anyio
+
+    from adjutant.testing import ScriptedProvider
+
+    provider = ScriptedProvider(delay=0.05)
+    async with Harness(Notes(), provider=provider) as h:
+        provider.queue(" ".join(["word"] * 200))
+        copilot = Copilot(h.kernel)
+        async with anyio.create_task_group() as tg:
+            async def cancel_soon() -> None:
+                await anyio.sleep(0.2)
+                copilot.cancel()
+            tg.start_soon(cancel_soon)
+            outcome = await copilot.handle("talk a lot")
+        assert outcome.status == "cancelled"
+        assert h.events.names()[-1] == "RUN_ERROR"
+        assert msgspec.json.encode([r["kind"] for r in await records(copilot)]).count(
+            b"outcome") == 1
