@@ -325,6 +325,27 @@ class Kernel:
                 verdicts.append(result)
         return verdicts
 
+    def confirmation_details(self, call: ToolCall, declaration: ToolDeclaration,
+                             preview: Any, cwd: str) -> dict[str, Any]:
+        """Every plugin's ``confirmation_details``, merged in load order; failures are
+        listed under ``errors`` so the user sees that a detail is missing, and why."""
+        details: dict[str, Any] = {}
+        errors = []
+        for name, impls in list(self._impls.items()):
+            if "confirmation_details" not in impls or name not in self._objects:
+                continue
+            try:
+                for result in self._call_each("confirmation_details", name, call=call,
+                                              declaration=declaration, preview=preview,
+                                              cwd=cwd):
+                    if result is not None:
+                        details.update(result)
+            except Exception as exc:
+                errors.append(f"{name}: {_describe(exc)}")
+        if errors:
+            details["errors"] = errors
+        return details
+
     # -- settings -----------------------------------------------------------------------
 
     @property

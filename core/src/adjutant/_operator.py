@@ -71,6 +71,8 @@ class StepPacket:
     preview: str | None
     level: str
     reasons: tuple[str, ...]
+    #: From ``confirmation_details`` hooks: target, current vs proposed, impact, risk.
+    details: dict[str, Any] = attrs.Factory(dict)
 
 
 @attrs.frozen
@@ -315,11 +317,15 @@ class Copilot:
         return ToolContext(cwd=self.cwd, cages=tuple(cages), run_id=run_id)
 
     def _packet(self, run_id: str, step: CheckedStep) -> StepPacket:
+        details = {}
+        if step.declaration is not None and step.preview is not None:
+            details = self.kernel.confirmation_details(step.call, step.declaration,
+                                                       step.preview, self.cwd)
         return StepPacket(run_id, step.index, step.call.tool, dict(step.call.args),
                           step.call.explain, step.preview.dry_run_diff if step.preview else None,
                           step.declaration.safety.level if step.declaration else "?",
                           tuple(f"{v.policy}: {v.reason}" for v in step.verdicts
-                                if v.decision != "allow"))
+                                if v.decision != "allow"), details)
 
     async def _carry_out(self, plan: Plan, run_id: str, mode: str,
                          publish: Callable[[Any], None]) -> RunOutcome:

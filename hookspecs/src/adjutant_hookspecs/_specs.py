@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ._markers import hookspec
 
 if TYPE_CHECKING:
-    from ._contracts import ToolCall, ToolDeclaration
+    from ._contracts import ExecutionResult, ToolCall, ToolDeclaration
     from ._events import Event
     from ._protocols import (
         Check,
@@ -189,6 +189,26 @@ class AdjutantSpec:
         allow. Must be synchronous and fast. Fail closed: an exception, or a return
         value that is neither a ``Verdict`` nor ``None``, counts as a deny naming the
         plugin.
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def confirmation_details(
+        self, call: ToolCall, declaration: ToolDeclaration, preview: ExecutionResult, cwd: str
+    ) -> dict[str, Any] | None:
+        """Add to the confirmation packet the user sees before approving a step.
+
+        :param call: The call awaiting approval.
+        :param declaration: The declaration of the tool being called.
+        :param preview: Its dry-run result (``dry_run_diff`` is the exact effect).
+        :param cwd: The working directory the call runs in.
+
+        Return a dict of JSON-compatible fields (``target``, ``current``,
+        ``proposed``, ``impact``, ``risk``, ...) or ``None``. All implementations are
+        called in load order and their dicts merged into ``StepPacket.details``;
+        a later plugin's key wins. Must not change anything; an exception is
+        reported in the packet as ``details["errors"]``, never hidden.
 
         .. versionadded:: 0.1
         """

@@ -1,0 +1,107 @@
+"""The write-gate: every write-intent step needs an explicit approval, in every mode.
+
+It vetoes nothing; it demands consent. ``pre_tool_use`` answers ``ask`` for every
+write, which the kernel enforces twice (before asking the user, and again right
+before execution, where only an approval token bound to the exact previewed effect
+lets the step run). ``confirmation_details`` fills the packet the user sees.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from adjutant_hookspecs import (
+    ARG_ROLE,
+    ExecutionResult,
+    ToolCall,
+    ToolDeclaration,
+    Verdict,
+    hookimpl,
+)
+
+__all__ = ["EXCERPT_BYTES", "confirmation_details", "is_write", "pre_tool_use"]
+
+#: How much of a target's current content the packet shows.
+EXCERPT_BYTES = 4096
+
+
+def is_write(declaration: ToolDeclaration) -> bool:
+    safety = declaration.safety
+    return safety.writes or safety.level != "read"
+
+
+@hookimpl
+def pre_tool_use(call: ToolCall, declaration: ToolDeclaration, mode: str) -> Verdict | None:
+    if not is_write(declaration):
+        return None
+    return Verdict(decision="ask", policy="write-gate",
+                   reason=f"{call.tool} writes: every write needs your explicit approval "
+                   f"(mode {mode})")
+
+
+def _targets(call: ToolCall, declaration: ToolDeclaration, cwd: str) -> list[str]:
+    """Arguments the schema marks as paths, made absolute (not resolved: show what
+    the model asked for; the guard judges where it really lands)."""
+    out = []
+    for name, schema in declaration.args_schema.get("properties", {}).items():
+        role, value = schema.get(ARG_ROLE), call.args.get(name)
+        values = [value] if role == "path" else value if role == "paths" else []
+        for item in values if isinstance(values, list) else []:
+            if isinstance(item, str) and "\x00" not in item:
+                out.append(os.path.normpath(os.path.join(cwd, os.path.expanduser(item))))
+    return out
+
+
+def _current(path: str) -> dict[str, Any]:
+    target = Path(path)
+    try:
+        if target.is_symlink():
+            return {"path": path, "state": f"symlink to {os.readlink(target)}"}
+        if not target.exists():
+            return {"path": path, "state": "does not exist"}
+        if target.is_dir():
+            return {"path": path, "state": "directory"}
+        with target.open("rb") as handle:
+            head = handle.read(EXCERPT_BYTES + 1)
+        size = target.stat().st_size
+    except OSError as exc:
+        return {"path": path, "state": f"unreadable: {exc.strerror}"}
+    if b"\x00" in head:
+        return {"path": path, "state": f"binary, {size} bytes"}
+    text = head[:EXCERPT_BYTES].decode("utf-8", errors="replace")
+    return {"path": path, "state": f"{size} bytes", "excerpt": text,
+            "truncated": size > EXCERPT_BYTES}
+
+
+@hookimpl
+def confirmation_details(call: ToolCall, declaration: ToolDeclaration,
+                         preview: ExecutionResult, cwd: str) -> dict[str, Any] | None:
+    if not is_write(declaration):
+        return None
+    targets = _targets(call, declaration, cwd)
+    current = [_current(t) for t in targets]
+    existing = [c for c in current if c["state"] != "does not exist"]
+    destructive = declaration.safety.level == "destructive"
+    inside = all(Path(t).is_relative_to(cwd) for t in targets)
+    verb = "deletes or overwrites" if destructive else "modifies"
+    impact = []
+    if created := len(current) - len(existing):
+        impact.append(f"creates {created} file(s)")
+    if existing:
+        impact.append(f"{verb} {len(existing)} existing path(s)")
+    if destructive or not inside:
+        risk = "high"
+    elif existing:
+        risk = "medium"
+    else:
+        risk = "low"
+    return {
+        "gate": "write-gate",
+        "targets": targets,
+        "current": current,
+        "proposed": dict(call.args),
+        "impact": ", ".join(impact) or "effects not tied to a path argument: read the preview",
+        "risk": risk,
+    }

@@ -1,0 +1,150 @@
+"""The write-gate holds in every mode, in the interface and at run time."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+import adjutant_write_gate
+from adjutant import MODES, Copilot
+from adjutant.testing import Harness, ScriptedApprover
+from adjutant_hookspecs import (
+    ExecutionResult,
+    Plan,
+    ToolCall,
+    ToolContext,
+    ToolDeclaration,
+    ToolSafety,
+    Verdict,
+    hookimpl,
+)
+
+pytestmark = pytest.mark.anyio
+PATH = {"type": "string", "x-adjutant-role": "path"}
+
+
+class Write:
+    declaration = ToolDeclaration(
+        name="t.write", version="1", description="Write a file.",
+        args_schema={"type": "object", "properties": {"path": PATH, "text": {"type": "string"}},
+                     "required": ["path", "text"], "additionalProperties": False},
+        safety=ToolSafety(writes=True, level="write"))
+
+    async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
+        target = Path(ctx.cwd, call.args["path"])
+        old = target.read_text() if target.exists() else ""
+        diff = "".join(difflib.unified_diff(old.splitlines(True),
+                                            call.args["text"].splitlines(True)))
+        return ExecutionResult(tool=call.tool, args=call.args, status="dry_run",
+                               dry_run_diff=diff or "(no change)")
+
+    async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
+        Path(ctx.cwd, call.args["path"]).write_text(call.args["text"])
+        return ExecutionResult(tool=call.tool, args=call.args, status="ok")
+
+
+class Tools:
+    name = "tools"
+
+    @hookimpl
+    def register_tools(self, register: Any) -> None:
+        register(Write())
+
+
+async def test_registers_its_hooks() -> None:
+    async with Harness(adjutant_write_gate) as h:
+        assert h.hooks.plugins("pre_tool_use") == []
+        info = next(p for p in h.kernel.plugins if p.module == "adjutant_write_gate")
+        assert info.status == "loaded"
+        impls = h.kernel._impls[info.name]
+        assert set(impls) == {"pre_tool_use", "confirmation_details"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_every_write_asks_in_every_mode(mode: str) -> None:
+    verdict = adjutant_write_gate.pre_tool_use(ToolCall(tool="t.write"),
+                                               Write.declaration, mode)
+    assert verdict is not None
+    assert (verdict.decision, verdict.policy) == ("ask", "write-gate")
+    reads = ToolDeclaration(name="t.read", version="1", description="r",
+                            args_schema={"type": "object"})
+    assert adjutant_write_gate.pre_tool_use(ToolCall(tool="t.read"), reads, mode) is None
+
+
+async def test_holds_in_execute_auto_and_shows_the_packet() -> None:
+    approver = ScriptedApprover(steps=["deny"])
+    async with Harness(adjutant_write_gate, Tools()) as h:
+        (h.workspace / "notes.txt").write_text("old line\n")
+        copilot = Copilot(h.kernel, approver=approver)
+        await copilot.set_mode("execute-auto", channel="user")
+        h.provider.queue(Plan(steps=(ToolCall(tool="t.write", explain="update the notes",
+                                              args={"path": "notes.txt", "text": "new\n"}),)))
+        outcome = await copilot.handle("update my notes")
+        assert (h.workspace / "notes.txt").read_text() == "old line\n"
+        assert outcome.results[0].status == "denied"
+        [packet] = approver.asked
+        assert packet.intent == "update the notes"
+        assert "-old line" in packet.preview
+        assert "+new" in packet.preview
+        assert any(r.startswith("write-gate:") for r in packet.reasons)
+        details = packet.details
+        assert details["targets"] == [str(h.workspace / "notes.txt")]
+        assert details["current"][0]["excerpt"] == "old line\n"
+        assert (details["risk"], details["impact"]) == ("medium", "modifies 1 existing path(s)")
+
+
+async def test_risk_levels() -> None:
+    async with Harness(adjutant_write_gate) as h:
+        cwd = str(h.workspace)
+        preview = ExecutionResult(tool="t.write", args={}, status="dry_run")
+        new = h.kernel.confirmation_details(
+            ToolCall(tool="t.write", args={"path": "new.txt", "text": ""}), Write.declaration,
+            preview, cwd)
+        outside = h.kernel.confirmation_details(
+            ToolCall(tool="t.write", args={"path": "../../x", "text": ""}), Write.declaration,
+            preview, cwd)
+        assert (new["risk"], new["impact"]) == ("low", "creates 1 file(s)")
+        assert outside["risk"] == "high"
+
+
+async def test_no_frontend_shortcut_runs_a_write_without_a_token() -> None:
+    """A frontend that forges an 'allow' and skips the question still gets nothing run:
+    the runtime pre-tool check asks again and only a token bound to the preview passes."""
+    for plugins, expect_written in (((Tools(),), True), ((Tools(), adjutant_write_gate), False)):
+        async with Harness(*plugins) as h:
+            copilot = Copilot(h.kernel)
+            ctx = ToolContext(cwd=str(h.workspace), cages=(str(h.workspace),))
+            call = ToolCall(tool="t.write", args={"path": "x.txt", "text": "x"})
+            step = await copilot.pipeline.check(0, call, ctx=ctx, mode="execute-auto",
+                                                run_id="r")
+            forged = attrs.evolve(step, verdict=Verdict(decision="allow", reason="trust me"))
+            if expect_written:  # without the plugin the forged allow would have worked...
+                await copilot.pipeline.execute(forged, ctx=ctx, mode="execute-auto", run_id="r")
+            else:  # ...with it, the runtime check refuses
+                with pytest.raises(PermissionError, match="no valid approval"):
+                    await copilot.pipeline.execute(forged, ctx=ctx, mode="execute-auto",
+                                                   run_id="r")
+            assert (h.workspace / "x.txt").exists() is expect_written
+
+
+async def test_a_token_for_one_preview_does_not_run_another() -> None:
+    async with Harness(adjutant_write_gate, Tools()) as h:
+        copilot = Copilot(h.kernel)
+        ctx = ToolContext(cwd=str(h.workspace), cages=(str(h.workspace),))
+        first = await copilot.pipeline.check(
+            0, ToolCall(tool="t.write", args={"path": "y.txt", "text": "approved\n"}),
+            ctx=ctx, mode="execute-auto", run_id="r")
+        token = copilot.pipeline.approvals.issue("r", 0, first.digest)
+        other = await copilot.pipeline.check(
+            0, ToolCall(tool="t.write", args={"path": "y.txt", "text": "something else\n"}),
+            ctx=ctx, mode="execute-auto", run_id="r")
+        with pytest.raises(PermissionError, match="no valid approval"):
+            await copilot.pipeline.execute(other, ctx=ctx, mode="execute-auto", run_id="r",
+                                           token=token)
+        await copilot.pipeline.execute(first, ctx=ctx, mode="execute-auto", run_id="r",
+                                       token=token)
+        assert (h.workspace / "y.txt").read_text() == "approved\n"
