@@ -1,0 +1,133 @@
+"""Property tests: the plan parser and the policy chain never let the unparseable through."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from adjutant import Copilot, parse_reply
+from adjutant._pipeline import combine
+from adjutant.testing import Harness
+from adjutant_hookspecs import ContractError, Plan, Response, ToolCall, ToolContext, Verdict
+
+json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=4)
+                           | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                           max_leaves=16)
+steps = st.lists(st.fixed_dictionaries(
+    {"tool": st.text(max_size=12)},
+    optional={"args": st.dictionaries(st.text(max_size=6), json_values, max_size=3),
+              "explain": st.text(max_size=20), "dry_run": st.booleans()}), max_size=3)
+replies = st.one_of(
+    st.fixed_dictionaries({"type": st.just("plan"), "steps": steps}),
+    st.fixed_dictionaries({"type": st.just("response"), "text": st.text()}),
+    st.dictionaries(st.text(max_size=8), json_values, max_size=4),
+)
+
+
+@given(st.text(max_size=300))
+def test_any_text_parses_or_is_refused_with_a_reason(text: str) -> None:
+    try:
+        reply = parse_reply(text)
+    except ContractError as exc:
+        reason = str(exc)
+    else:
+        assert isinstance(reply, Plan | Response)
+        return
+    assert reason  # refused, and it says why
+
+
+@given(replies, st.sampled_from(["", " trailing", "}", "\n{}", ""]))
+def test_structured_replies(data: dict[str, Any], suffix: str) -> None:
+    text = json.dumps(data) + suffix
+    try:
+        reply = parse_reply(text)
+    except ContractError:
+        return
+    # whatever was accepted is exactly what was sent, and well-formed
+    assert suffix.strip() == ""
+    assert data["type"] in ("plan", "response")
+    if isinstance(reply, Plan):
+        assert reply.steps
+        assert [s.tool for s in reply.steps] == [s["tool"] for s in data["steps"]]
+        assert all(isinstance(s.args, dict) for s in reply.steps)
+
+
+@pytest.mark.parametrize("text", [
+    '{"type":"plan","steps":[{"tool":"a","args":{"x":1,"x":2}}]}',
+    '{"type":"response","text":"a","text":"b"}',
+    '{"type":"plan","steps":[]}',
+    '{"type":"plan","steps":[{"tool":"a","args":{"n":NaN}}]}',
+    '[{"type":"response","text":"a"}]',
+    "```json\n{\"type\":\"response\",\"text\":\"a\"}\n```",
+])
+def test_known_bad_replies(text: str) -> None:
+    with pytest.raises(ContractError):
+        parse_reply(text)
+
+
+decisions = st.sampled_from(["allow", "ask", "deny"])
+
+
+@given(st.lists(decisions, max_size=6))
+def test_deny_beats_ask_beats_allow(chosen: list[str]) -> None:
+    verdict = combine([Verdict(decision=d, reason=f"r{i}", policy=f"p{i}")  # type: ignore[arg-type]
+                       for i, d in enumerate(chosen)])
+    if "deny" in chosen:
+        assert verdict.decision == "deny"
+        assert verdict.policy == f"p{chosen.index('deny')}"
+    elif "ask" in chosen or not chosen:
+        assert verdict.decision == "ask"
+    else:
+        assert verdict.decision == "allow"
+
+
+class Strict:
+    from adjutant_hookspecs import ToolDeclaration
+
+    declaration = ToolDeclaration(
+        name="t.strict", version="1", description="strict",
+        args_schema={"type": "object", "additionalProperties": False, "required": ["n"],
+                     "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 9}}})
+
+    async def dry_run(self, call: ToolCall, ctx: ToolContext) -> Any:
+        from adjutant_hookspecs import ExecutionResult
+
+        return ExecutionResult(tool=call.tool, args=call.args, status="dry_run",
+                               dry_run_diff="n")
+
+    async def execute(self, call: ToolCall, ctx: ToolContext) -> Any:
+        raise AssertionError("never executed here")
+
+
+class Plugin:
+    from adjutant_hookspecs import hookimpl
+
+    @hookimpl
+    def register_tools(self, register: Any) -> None:
+        register(Strict())
+
+
+@pytest.mark.anyio
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(args=st.dictionaries(st.text(max_size=4), json_values, max_size=3))
+async def test_arguments_that_break_the_schema_are_always_denied(args: dict[str, Any]) -> None:
+    n = args.get("n")
+    # JSON Schema: 3.0 is an integer, True is not
+    integral = type(n) is int or (type(n) is float and math.isfinite(n) and n.is_integer())
+    valid = set(args) == {"n"} and integral and 0 <= n <= 9  # type: ignore[operator]
+    async with Harness(Plugin()) as h:
+        pipeline = Copilot(h.kernel).pipeline
+        ctx = ToolContext(cwd=str(h.workspace))
+        step = await pipeline.check(0, ToolCall(tool="t.strict", args=args), ctx=ctx,
+                                    mode="execute-auto", run_id="r")
+    if not valid:
+        assert (step.verdict.decision, step.verdict.policy) == ("deny", "schema")
+    else:
+        assert step.verdict.decision == "ask"  # no policy installed: everything asks
