@@ -148,7 +148,7 @@ async def test_write_is_previewed_runs_only_after_approval_and_is_logged() -> No
         assert approver.asked[0].intent == "because"
         kinds = [r["kind"] for r in await records(copilot) if r["run_id"] == outcome.run_id]
         assert kinds == ["prompt", "context", "attempt", "plan", "decision", "decision",
-                         "approval", "tool_call", "result", "outcome"]
+                         "approval", "tool_call", "result", "artifact", "outcome"]
         result = (await records(copilot, "result"))[-1]
         assert result["artifacts"] == [str(h.workspace / "a.txt")]
 
@@ -311,7 +311,7 @@ async def test_preset_switch_takes_effect_without_restart() -> None:
         copilot = Copilot(h.kernel)
         h.provider.queue(Response(text="one"), Response(text="two"))
         assert (await copilot.handle("a")).text == "one"
-        copilot.use_preset(Profile(name="precise", model=ModelPreset(
+        await copilot.use_preset(Profile(name="precise", model=ModelPreset(
             provider="scripted", temperature=0.0, stop=("\n\n",))))
         assert (await copilot.handle("b")).text == "two"
         assert [r.temperature for r in h.provider.requests] == [0.2, 0.0]

@@ -47,8 +47,10 @@ from adjutant_hookspecs import (
 )
 
 from ._actionlog import ActionLog
+from ._artifacts import write_artifact, write_bundle
 from ._pipeline import CheckedStep, Pipeline, StepChangedError
 from ._replies import parse_reply
+from ._sessions import SessionStore
 
 __all__ = ["MODES", "Approver", "Copilot", "PlanPacket", "RunOutcome", "StepDecision",
            "StepPacket"]
@@ -57,6 +59,9 @@ Mode = Literal["off", "listen-only", "propose-only", "execute-with-confirmation"
 MODES: tuple[str, ...] = ("off", "listen-only", "propose-only", "execute-with-confirmation",
                           "execute-auto")
 MODE_KEY = "operator/mode"
+GRANTS_KEY = "operator/grants"
+PRESET_KEY = "operator/preset"
+GRANT = re.compile(r"^(write|network:[a-z0-9_.]+|cage:/.*)$")
 
 
 @attrs.frozen
@@ -120,7 +125,7 @@ class Copilot:
     def __init__(
         self, kernel: Any, *, approver: Approver | None = None, cwd: str | None = None,
         max_steps: int = 20, max_attempts: int = 3, idle_downgrade_s: float = 900.0,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time,
     ) -> None:
         self.kernel = kernel
         self.approver = approver or Approver()
@@ -128,10 +133,12 @@ class Copilot:
         self.max_steps = max_steps
         self.max_attempts = max_attempts
         self.idle_downgrade_s = idle_downgrade_s
-        self.grants: set[str] = set()
+        self._grants: dict[str, float] = {}  # grant -> expiry (wall clock)
         self.log = ActionLog(kernel.stores)
         self.pipeline = Pipeline(kernel, self.log)
         self._clock = clock
+        self._wall = wall
+        self._thread = "default"
         self._last_user = clock()
         self._mode: str | None = None
         self._cancel: Any = None
@@ -143,12 +150,29 @@ class Copilot:
         durable = [obj for obj in kvs if obj.name != "memory"]
         return (durable or kvs or [None])[0]
 
+    async def _load_state(self) -> None:
+        """Mode, grants and preset as persisted (once; defaults: propose-only, none)."""
+        kv = self._kv()
+        raw = await kv.get(MODE_KEY) if kv is not None else None
+        self._mode = raw.decode() if raw and raw.decode() in MODES else "propose-only"
+        if kv is None:
+            return
+        if (grants := await kv.get(GRANTS_KEY)) is not None:
+            self._grants = {k: float(v) for k, v in msgspec.json.decode(grants).items()}
+        if (preset := await kv.get(PRESET_KEY)) is not None:
+            from ._settings import ProfileError, load_profile
+
+            try:
+                self.kernel.profile = load_profile(self.kernel.home, preset.decode())
+            except ProfileError as exc:  # keep going on the default, and say why
+                await self.log.record("preset_unavailable", name=preset.decode(),
+                                      error=str(exc))
+
     async def mode(self) -> str:
         """The current mode (read from the store on first use; default propose-only)."""
         if self._mode is None:
-            kv = self._kv()
-            raw = await kv.get(MODE_KEY) if kv is not None else None
-            self._mode = raw.decode() if raw and raw.decode() in MODES else "propose-only"
+            await self._load_state()
+        assert self._mode is not None
         if self._mode == "execute-auto" and self._clock() - self._last_user > self.idle_downgrade_s:
             await self._store_mode("propose-only", "idle: execute-auto expired")
         return self._mode
@@ -174,12 +198,65 @@ class Copilot:
         if kv is not None:
             await kv.put(MODE_KEY, mode.encode())
         await self.log.record("mode", mode=mode, previous=previous, why=why)
-        self.kernel.bus.publish(StateDelta(delta=(PatchOp(op="replace", path="/mode",
-                                                          value=mode),)))
+        await self._delta([{"op": "replace", "path": "/mode", "value": mode}])
 
-    def use_preset(self, profile: Any) -> None:
-        """Switch the model preset; the next request uses it, no restart."""
+    async def _delta(self, ops: list[dict[str, Any]], run_id: str | None = None) -> None:
+        """Publish a state change and keep the session in step with it."""
+        self.kernel.bus.publish(
+            StateDelta(delta=tuple(msgspec.convert(op, PatchOp, from_attributes=False)
+                                   for op in ops)), run_id=run_id, thread_id=self._thread)
+        kv = self._kv()
+        if kv is not None and await kv.get(f"session/{self._thread}/snapshot") is not None:
+            await SessionStore(kv).apply(self._thread, ops)
+
+    def state(self) -> dict[str, Any]:
+        """What frontends show: mode, preset, working directory, live grants."""
+        return {"mode": self._mode, "preset": self.kernel.profile.name, "cwd": self.cwd,
+                "grants": self.grants, "plan": None}
+
+    async def use_preset(self, profile: Any) -> None:
+        """Switch the model preset; the next request uses it, no restart. Persisted."""
         self.kernel.profile = profile
+        kv = self._kv()
+        if kv is not None:
+            await kv.put(PRESET_KEY, profile.name.encode())
+        await self.log.record("preset", name=profile.name)
+        await self._delta([{"op": "replace", "path": "/preset", "value": profile.name}])
+
+    # -- grants ---------------------------------------------------------------------------
+
+    @property
+    def grants(self) -> list[str]:
+        """Grants still in force (``write``, ``network:<tool>``, ``cage:<dir>``)."""
+        now = self._wall()
+        return sorted(g for g, expiry in self._grants.items() if expiry > now)
+
+    async def grant(self, grant: str, *, seconds: float, channel: str) -> bool:
+        """A time-boxed grant for this session, from the user only."""
+        if channel != "user":
+            await self.log.record("grant_ignored", grant=grant, channel=channel)
+            return False
+        if not GRANT.match(grant) or seconds <= 0:
+            raise ValueError(f"invalid grant {grant!r} (write, network:<tool>, cage:/abs/dir)")
+        await self.mode()
+        self._grants[grant] = self._wall() + seconds
+        await self._save_grants()
+        await self.log.record("grant", grant=grant, seconds=seconds)
+        await self._delta([{"op": "replace", "path": "/grants", "value": self.grants}])
+        return True
+
+    async def revoke(self, grant: str) -> None:
+        await self.mode()
+        self._grants.pop(grant, None)
+        await self._save_grants()
+        await self.log.record("revoke", grant=grant)
+        await self._delta([{"op": "replace", "path": "/grants", "value": self.grants}])
+
+    async def _save_grants(self) -> None:
+        kv = self._kv()
+        if kv is not None:
+            live = {g: e for g, e in self._grants.items() if e > self._wall()}
+            await kv.put(GRANTS_KEY, msgspec.json.encode(live))
 
     def cancel(self) -> None:
         """Interrupt generation or cancel the running plan (between or during steps)."""
@@ -189,22 +266,74 @@ class Copilot:
     # -- one request ----------------------------------------------------------------------
 
     async def handle(self, prompt: str, *, thread_id: str | None = None) -> RunOutcome:
+        """Answer one user request: a response, a proposal, or an executed plan."""
+
+        async def body(run_id: str, mode: str, publish: Callable[[Any], None]) -> RunOutcome:
+            await self.log.record("prompt", run_id, text=prompt, mode=mode,
+                                  thread_id=thread_id)
+            return await self._run(prompt, run_id, mode, publish)
+
+        return await self._in_run({"prompt": prompt}, thread_id, body)
+
+    async def replay(self, run_id: str, step: int, *, dry_run: bool = True,
+                     thread_id: str | None = None) -> RunOutcome:
+        """Run a logged step again (as a new run, through the whole pipeline), or only
+        dry-run it to see what it would do now."""
+        source = [r for r in await self.log.records(run_id=run_id)
+                  if r["kind"] in ("tool_call", "decision") and r.get("step") == step]
+        if not source:
+            raise LookupError(f"run {run_id} has no step {step} in the action log")
+        call = ToolCall(tool=source[-1]["tool"], args=source[-1]["args"],
+                        explain=f"replay of run {run_id} step {step}")
+
+        async def body(new_id: str, mode: str, publish: Callable[[Any], None]) -> RunOutcome:
+            await self.log.record("replay", new_id, source_run=run_id, source_step=step,
+                                  dry_run=dry_run, tool=call.tool, args=call.args)
+            if dry_run:
+                checked = await self.pipeline.check(0, call, ctx=self._ctx(new_id), mode=mode,
+                                                    grants=tuple(self.grants), run_id=new_id)
+                text = checked.preview.dry_run_diff if checked.preview else checked.verdict.reason
+                return RunOutcome(new_id, "proposed", text=text or "",
+                                  plan=Plan(steps=(call,)))
+            return await self._carry_out(Plan(steps=(call,)), new_id, mode, publish)
+
+        return await self._in_run({"replay": run_id, "step": step}, thread_id, body)
+
+    async def export_bundle(self, dest: Any, *, run_id: str | None = None) -> Any:
+        """Write a bug bundle (log slice, settings, versions, artifacts; secrets
+        redacted) to ``dest`` (a .tar.gz path) and return the path."""
+        from pathlib import Path
+
+        records = await self.log.records(run_id=run_id)
+        run_ids = {run_id} if run_id else {r["run_id"] for r in records if r.get("run_id")}
+        versions = {p.distribution or p.name: p.version or "?" for p in self.kernel.plugins
+                    if p.status == "loaded"}
+        path = write_bundle(Path(dest), home=self.kernel.home, records=records,
+                            profile=attrs.asdict(self.kernel.profile), versions=versions,
+                            run_ids=run_ids)
+        await self.log.record("bundle", run_id, path=str(path))
+        return path
+
+    async def _in_run(self, run_input: dict[str, Any], thread_id: str | None,
+                      body: Callable[..., Any]) -> RunOutcome:
+        """The frame of every run: lifecycle events, session, cancellation, outcome."""
         import anyio
 
         self._last_user = self._clock()
         run_id, thread_id = uuid.uuid4().hex, thread_id or "default"
+        self._thread = thread_id
         publish = self._publisher(run_id, thread_id)
         mode = await self.mode()
-        publish(RunStarted(input={"prompt": prompt}))
-        publish(StateSnapshot(snapshot={"mode": mode, "cwd": self.cwd,
-                                        "preset": self.kernel.profile.name,
-                                        "grants": sorted(self.grants)}))
-        await self.log.record("prompt", run_id, text=prompt, mode=mode, thread_id=thread_id)
+        publish(RunStarted(input=run_input))
+        snapshot = self.state()
+        publish(StateSnapshot(snapshot=snapshot))
+        if (kv := self._kv()) is not None:
+            await SessionStore(kv).start(thread_id, snapshot)
         outcome = RunOutcome(run_id, "failed")
         with anyio.CancelScope() as scope:
             self._cancel = scope
             try:
-                outcome = await self._run(prompt, run_id, mode, publish)
+                outcome = await body(run_id, mode, publish)
             except Exception as exc:  # a dead backend, a bug: say so, keep the log
                 outcome = RunOutcome(run_id, "failed", error=f"{type(exc).__name__}: {exc}")
         self._cancel = None
@@ -255,7 +384,9 @@ class Copilot:
         if isinstance(reply, Response):
             await self.log.record("response", run_id, text=reply.text)
             return RunOutcome(run_id, "answered", text=reply.text)
-        await self.log.record("plan", run_id, steps=[to_builtins(s) for s in reply.steps])
+        plan_file = write_artifact(self.kernel.home, run_id, "plan.json", to_builtins(reply))
+        await self.log.record("plan", run_id, steps=[to_builtins(s) for s in reply.steps],
+                              artifact=str(plan_file))
         return await self._carry_out(reply, run_id, await self.mode(), publish)
 
     async def _bulletin(self) -> ContextBulletin:
@@ -329,13 +460,14 @@ class Copilot:
 
     async def _carry_out(self, plan: Plan, run_id: str, mode: str,
                          publish: Callable[[Any], None]) -> RunOutcome:
-        ctx, grants = self._ctx(run_id), tuple(sorted(self.grants))
+        ctx, grants = self._ctx(run_id), tuple(self.grants)
         checked = [await self.pipeline.check(i, call, ctx=ctx, mode=mode, grants=grants,
                                              run_id=run_id, history=plan.steps[:i])
                    for i, call in enumerate(plan.steps)]
+        packets = [attrs.asdict(self._packet(run_id, s)) for s in checked]
         publish(ActivitySnapshot(message_id=f"{run_id}-plan", activity_type="plan", content={
-            "steps": [attrs.asdict(self._packet(run_id, s)) for s in checked],
-            "verdicts": [s.verdict.decision for s in checked]}))
+            "steps": packets, "verdicts": [s.verdict.decision for s in checked]}))
+        await self._delta([{"op": "replace", "path": "/plan", "value": packets}], run_id)
         if mode == "propose-only":
             return RunOutcome(run_id, "proposed", plan=plan)
         writes = any(s.declaration is not None and s.needs_approval for s in checked)
@@ -420,6 +552,10 @@ class Copilot:
             publish(ToolCallResult(message_id=f"{tool_call_id}-result", tool_call_id=tool_call_id,
                                    content=result.stdout or result.stderr or result.status,
                                    role="tool"))
+            path = write_artifact(self.kernel.home, run_id, f"step-{index}.json", {
+                "call": to_builtins(call), "preview": step.preview.dry_run_diff
+                if step.preview else None, "result": to_builtins(result)})
+            await self.log.record("artifact", run_id, step=index, path=str(path))
             return result
         return ExecutionResult(tool=call.tool, args=call.args, status="denied",
                                stderr="not run: the step kept changing after approval")

@@ -1,0 +1,92 @@
+"""Run artifacts on disk, and bug bundles with secrets redacted.
+
+Every run keeps its files under ``<home>/runs/YYYY-MM-DD/copilot/<run-id>/``: the
+plan, and one JSON file per executed step (result, stdout, stderr, preview). A bug
+bundle is a tar.gz of a log slice, the active settings, versions and those
+artifacts, with anything that looks like a secret replaced by ``[REDACTED]``.
+"""
+
+from __future__ import annotations
+
+import io
+import platform
+import re
+import tarfile
+import time
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+__all__ = ["redact", "run_dir", "write_artifact", "write_bundle"]
+
+_SECRET_KEYS = re.compile(r"(?i)(api[_-]?key|token|secret|passw(or)?d|authorization|cookie|"
+                          r"credential|private[_-]?key|session)")
+_SECRET_TEXT = [
+    re.compile(r"(?i)\b(bearer|token|api[_-]?key|secret|password)(\s*[:=]\s*|\s+)([^\s'\"]{6,})"),
+    re.compile(r"\b(sk|pk|rk|ghp|gho|ghs|github_pat|xox[bpas]|AKIA)[-_A-Za-z0-9]{12,}\b"),
+    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----",
+               re.DOTALL),
+]
+REDACTED = "[REDACTED]"
+
+
+def redact(value: Any) -> Any:
+    """A copy of JSON-like data with secret-looking keys and values redacted."""
+    if isinstance(value, dict):
+        return {k: REDACTED if isinstance(k, str) and _SECRET_KEYS.search(k)
+                and isinstance(v, str | int | float) and v != "" else redact(v)
+                for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact(v) for v in value]
+    if isinstance(value, str):
+        keyed, *bare = _SECRET_TEXT
+        text = keyed.sub(lambda m: m.group(1) + m.group(2) + REDACTED, value)
+        for pattern in bare:
+            text = pattern.sub(REDACTED, text)
+        return text
+    return value
+
+
+def run_dir(home: Path, run_id: str, when: float | None = None) -> Path:
+    day = time.strftime("%Y-%m-%d", time.gmtime(when if when is not None else time.time()))
+    return home / "runs" / day / "copilot" / run_id
+
+
+def write_artifact(home: Path, run_id: str, name: str, data: Any) -> Path:
+    """Write one JSON artifact of a run; returns its path."""
+    directory = run_dir(home, run_id)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_bytes(msgspec.json.format(msgspec.json.encode(data)))
+    return path
+
+
+def write_bundle(dest: Path, *, home: Path, records: list[dict[str, Any]], profile: Any,
+                 versions: dict[str, str], run_ids: set[str]) -> Path:
+    """A tar.gz for a bug report; nothing in it is left unredacted."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+
+    def add(tar: tarfile.TarFile, name: str, payload: bytes) -> None:
+        info = tarfile.TarInfo(name)
+        info.size, info.mtime = len(payload), int(time.time())
+        tar.addfile(info, io.BytesIO(payload))
+
+    with tarfile.open(dest, "w:gz") as tar:
+        log = b"".join(msgspec.json.encode(redact(r)) + b"\n" for r in records)
+        add(tar, "bundle/log.jsonl", log)
+        add(tar, "bundle/profile.json", msgspec.json.encode(redact(profile)))
+        add(tar, "bundle/versions.json", msgspec.json.encode(
+            {**versions, "python": platform.python_version(), "platform": platform.platform()}))
+        for run_id in sorted(run_ids):
+            for directory in sorted((home / "runs").glob(f"*/copilot/{run_id}")):
+                for file in sorted(directory.iterdir()):
+                    if not file.is_file() or file.is_symlink():
+                        continue
+                    try:
+                        data = redact(msgspec.json.decode(file.read_bytes()))
+                        payload = msgspec.json.encode(data)
+                    except msgspec.DecodeError:
+                        payload = redact(file.read_text(errors="replace")).encode()
+                    add(tar, f"bundle/runs/{run_id}/{file.name}", payload)
+    return dest
