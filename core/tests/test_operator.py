@@ -347,3 +347,36 @@ async def test_cancel_interrupts_generation() -> None:
         assert h.events.names()[-1] == "RUN_ERROR"
         assert msgspec.json.encode([r["kind"] for r in await records(copilot)]).count(
             b"outcome") == 1
+
+
+async def test_cancel_during_a_step_stops_the_plan() -> None:
+    import anyio
+
+    running = anyio.Event()
+
+    class Slow(ReadNote):
+        async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
+            running.set()
+            await anyio.sleep(30)
+            raise AssertionError("not reached")
+
+    class SlowPlugin:
+        @hookimpl
+        def register_tools(self, register: Any) -> None:
+            register(Slow())
+
+    async with Harness(SlowPlugin(), AllowReads()) as h:
+        copilot = Copilot(h.kernel)
+        await copilot.set_mode("execute-with-confirmation", channel="user")
+        h.provider.queue(plan(("notes.read", {"path": "a"}), ("notes.read", {"path": "b"})))
+        async with anyio.create_task_group() as tg:
+            async def cancel_when_running() -> None:
+                await running.wait()
+                copilot.cancel()
+            tg.start_soon(cancel_when_running)
+            with anyio.fail_after(10):
+                outcome = await copilot.handle("read two")
+        assert outcome.status == "cancelled"
+        kinds = [r["kind"] for r in await records(copilot)]
+        assert kinds.count("tool_call") == 1 and "result" not in kinds
+        assert kinds[-1] == "outcome"
