@@ -1,0 +1,81 @@
+"""LMDB stores for Adjutant: ``kv:lmdb`` (settings, mode, session state) and
+``log:lmdb`` (the action log: append-only, hash-chained, checkpointed, verifiable,
+exported daily as JSONL), both in one LMDB environment under ``<home>/lmdb/``.
+
+Importing this module is cheap: ``lmdb`` is imported when a store is opened (in
+``startup``), ``anyio`` on the first call that needs a worker thread.
+
+Settings, from the kernel's environment:
+
+- ``ADJUTANT_LMDB_CHECKPOINT_EVERY`` (default 1): checkpoint after every N-th record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from adjutant_hookspecs import Check, Command, KeyValueStore, LogStore, hookimpl
+
+from ._chain import Problem, Record, VerifyReport
+from ._env import NotOpenError
+from ._export import ExportError
+from ._kv import LmdbKeyValueStore
+from ._log import LmdbLogStore
+
+__all__ = [
+    "ExportError",
+    "LmdbKeyValueStore",
+    "LmdbLogStore",
+    "NotOpenError",
+    "Problem",
+    "Record",
+    "VerifyReport",
+    "register_checks",
+    "register_commands",
+    "register_stores",
+    "startup",
+]
+
+CHECKPOINT_EVERY_ENV = "ADJUTANT_LMDB_CHECKPOINT_EVERY"
+
+
+@hookimpl
+def register_stores(register: Callable[[KeyValueStore | LogStore], None]) -> None:
+    """A fresh pair per kernel; they are opened in `startup` (they need the home)."""
+    register(LmdbKeyValueStore())
+    register(LmdbLogStore())
+
+
+@hookimpl
+def startup(kernel: Any) -> None:
+    """Open this kernel's stores under ``<home>/lmdb`` (exports in ``<home>/logs``)."""
+    raw = kernel.env.get(CHECKPOINT_EVERY_ENV, "1")
+    try:
+        every = int(raw)
+        if every < 1:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"{CHECKPOINT_EVERY_ENV} must be a whole number >= 1, got {raw!r}")\
+            from None
+    for store in kernel.stores.values():
+        if isinstance(store, LmdbKeyValueStore) and not store.opened:
+            store.open(kernel.home / "lmdb")
+        elif isinstance(store, LmdbLogStore) and not store.opened:
+            store.open(kernel.home / "lmdb", exports=kernel.home / "logs",
+                       checkpoint_every=every)
+
+
+@hookimpl
+def register_commands(register: Callable[[Command], None]) -> None:
+    from ._cli import configure, run
+
+    register(Command(name="log", help="the action log: verify it, export a day, show the tail",
+                     run=run, configure=configure))
+
+
+@hookimpl
+def register_checks(register: Callable[[Check], None]) -> None:
+    from ._cli import check_lmdb
+
+    register(Check(name="lmdb", run=check_lmdb))
