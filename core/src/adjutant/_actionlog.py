@@ -27,6 +27,7 @@ class ActionLog:
         self._stores = stores
         self._name = name
         self._encoder = msgspec.json.Encoder()
+        self._pending: list[bytes] = []
 
     @property
     def store(self) -> Any:
@@ -53,13 +54,42 @@ class ActionLog:
             return False
         return True
 
+    def _encode(self, kind: str, run_id: str | None, fields: dict[str, Any]) -> bytes:
+        return self._encoder.encode({"kind": kind, "time": time.time(), "run_id": run_id,
+                                     **fields})
+
+    def defer(self, kind: str, run_id: str | None = None, **fields: Any) -> None:
+        """Queue a record for the next durable write (`record` or `flush`).
+
+        For records that need not be durable before anything else happens (a
+        decision before the user is asked, a result before its artifact record):
+        they then share one commit with the next record instead of paying their own.
+        """
+        self._pending.append(self._encode(kind, run_id, fields))
+
     async def record(self, kind: str, run_id: str | None = None, **fields: Any) -> int:
-        """Append one record durably; returns its index in the log."""
-        body = {"kind": kind, "time": time.time(), "run_id": run_id, **fields}
-        return int(await self.store.append(self._encoder.encode(body)))
+        """Append one record, and any deferred ones before it, durably in one commit
+        where the store can (``append_many``); returns this record's index."""
+        self._pending.append(self._encode(kind, run_id, fields))
+        return (await self.flush())[-1]
+
+    async def flush(self) -> list[int]:
+        """Write the deferred records durably; returns their indexes."""
+        batch, self._pending = self._pending, []
+        if not batch:
+            return []
+        store = self.store
+        try:
+            if len(batch) > 1 and hasattr(store, "append_many"):
+                return [int(i) for i in await store.append_many(batch)]
+            return [int(await store.append(body)) for body in batch]
+        except BaseException:
+            self._pending = batch + self._pending  # not written: keep them, fail loudly
+            raise
 
     async def records(self, *, run_id: str | None = None) -> list[dict[str, Any]]:
         """Decoded records (of one run, if given), oldest first."""
+        await self.flush()
         out = []
         async for _, raw in self.store.read(0):
             try:

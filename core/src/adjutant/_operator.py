@@ -523,7 +523,7 @@ class Copilot:
             if step.needs_approval and not self.pipeline.approvals.valid(
                     token, run_id, index, step.digest or ""):
                 decision = await self.approver.approve_step(self._packet(run_id, step))
-                await self.log.record("approval", run_id, scope="step", step=index,
+                self.log.defer("approval", run_id, scope="step", step=index,
                                       action=decision.action, digest=step.digest,
                                       args=decision.args)
                 if decision.action == "deny":

@@ -133,7 +133,7 @@ class Pipeline:
             step = CheckedStep(index, call, declaration, verdict, tuple(verdicts))
             if not step.denied:
                 step = await self._dry_run(step, ctx)
-        await self.log.record(
+        self.log.defer(  # written with the step's intent, before anything runs
             "decision", run_id, step=index, tool=call.tool, args=call.args,
             decision=step.verdict.decision, policy=step.verdict.policy,
             reason=step.verdict.reason, verdicts=[to_builtins(v) for v in step.verdicts],
@@ -259,5 +259,5 @@ class Pipeline:
         elapsed = int((time.perf_counter() - started) * 1000)
         if not result.duration_ms:
             result = msgspec.structs.replace(result, duration_ms=elapsed)
-        await self.log.record("result", run_id, step=step.index, **to_builtins(result))
+        self.log.defer("result", run_id, step=step.index, **to_builtins(result))
         return result

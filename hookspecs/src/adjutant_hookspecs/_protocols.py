@@ -196,7 +196,12 @@ class LogStore(Protocol):
     kind: Literal["log"]
 
     async def append(self, record: bytes) -> int:
-        """Store one record durably and return its index (0, 1, 2, ...)."""
+        """Store one record durably and return its index (0, 1, 2, ...).
+
+        A store may also offer ``async append_many(records) -> list[int]``: several
+        records in one durable commit, all or none. The kernel uses it to log a step's
+        intent in one commit before the step runs, and its outcome in one after.
+        """
         ...
 
     def read(self, start: int = 0) -> AsyncIterator[tuple[int, bytes]]: ...

@@ -51,6 +51,17 @@ class MemoryLogStore:
         self.records.append(bytes(record))
         return len(self.records) - 1
 
+    async def append_many(self, records: list[bytes]) -> list[int]:
+        """Several records at once (all land or none), as durable stores do in one commit."""
+        bodies = []
+        for record in records:
+            if not isinstance(record, bytes | bytearray | memoryview):
+                raise TypeError(f"record must be bytes, got {type(record).__name__}")
+            bodies.append(bytes(record))
+        start = len(self.records)
+        self.records.extend(bodies)
+        return list(range(start, len(self.records)))
+
     async def read(self, start: int = 0) -> AsyncIterator[tuple[int, bytes]]:
         for index in range(max(start, 0), len(self.records)):
             yield index, self.records[index]

@@ -209,6 +209,18 @@ class LogStoreConformance:
         assert [await store.append(b"r%d" % i) for i in range(5)] == [0, 1, 2, 3, 4]
 
     @pytest.mark.anyio
+    async def test_append_many_is_one_ordered_batch(self, store: Any) -> None:
+        """Optional (``append_many``): several records in one durable commit."""
+        if not hasattr(store, "append_many"):
+            pytest.skip("this store has no append_many")
+        await store.append(b"first")
+        assert await store.append_many([b"a", b"b", b"c"]) == [1, 2, 3]
+        assert await store.append_many([]) == []
+        with pytest.raises(TypeError):
+            await store.append_many([b"ok", "not bytes"])
+        assert [r async for _, r in store.read()] == [b"first", b"a", b"b", b"c"]
+
+    @pytest.mark.anyio
     async def test_read_back_exact_from_any_start(self, store: Any) -> None:
         records = [b"", b"\x00\xff binary", "ünïcode".encode(), b"x" * 100_000]
         for record in records:

@@ -16,7 +16,7 @@ import base64
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Generator
+from collections.abc import AsyncIterator, Generator, Sequence
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -144,10 +144,24 @@ class LmdbLogStore:
         body = bytes(record)
         return await in_thread(self._append, body)
 
+    async def append_many(self, records: Sequence[bytes]) -> list[int]:
+        """Store several records in one durable commit (one LMDB sync, at most one
+        checkpoint) and return their indexes: all of them land, or none."""
+        bodies = []
+        for record in records:
+            if not isinstance(record, bytes | bytearray | memoryview):
+                raise TypeError(f"record must be bytes, got {type(record).__name__}")
+            bodies.append(bytes(record))
+        return await in_thread(self._append_many, bodies) if bodies else []
+
     def _append(self, body: bytes) -> int:
+        return self._append_many([body])[0]
+
+    def _append_many(self, bodies: list[bytes]) -> list[int]:
         shared = self._env("append")
         checkpoints = self._checkpoints
         assert checkpoints is not None
+        indexes: list[int] = []
         with self._lock, locked(checkpoints.fd), shared.use("append") as env:
             with env.begin(write=True, db=self._db) as txn:
                 last, head = _head(txn)
@@ -155,14 +169,17 @@ class LmdbLogStore:
                     # Nothing can be chained to a head that is not a record (fail closed).
                     raise RuntimeError(f"the last record of the log (#{last}) is malformed; "
                                        "run `adjutant log verify`")
-                index = last + 1
-                record = make_record(index, time.time_ns(),
-                                     GENESIS if head is None else head.hash, body)
-                txn.put(index_key(index), record.pack(), append=True, overwrite=False)
+                prev = GENESIS if head is None else head.hash
+                for body in bodies:
+                    index = last + 1 + len(indexes)
+                    record = make_record(index, time.time_ns(), prev, body)
+                    txn.put(index_key(index), record.pack(), append=True, overwrite=False)
+                    prev = record.hash
+                    indexes.append(index)
             # committed: LMDB has fsync'd the data and the meta page
-            if (index + 1) % self.checkpoint_every == 0:
-                checkpoints.append(checkpoint_line(index, record.hash))
-        return index
+            if any((i + 1) % self.checkpoint_every == 0 for i in indexes):
+                checkpoints.append(checkpoint_line(indexes[-1], record.hash))
+        return indexes
 
     def _checkpoint_head(self, shared: SharedEnv) -> None:
         """Checkpoint the head if the file does not cover it yet (caller holds _lock).
