@@ -9,6 +9,7 @@ approval and effect).
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import time
@@ -129,7 +130,8 @@ class Copilot:
     ) -> None:
         self.kernel = kernel
         self.approver = approver or Approver()
-        self.cwd = cwd or str(kernel.home / "workspace")
+        # The active project: given, or $ADJUTANT_WORKSPACE, or where Adjutant was started.
+        self.cwd = cwd or kernel.env.get("ADJUTANT_WORKSPACE") or os.getcwd()
         self.max_steps = max_steps
         self.max_attempts = max_attempts
         self.idle_downgrade_s = idle_downgrade_s
@@ -438,12 +440,20 @@ class Copilot:
 
     # -- consent and execution ------------------------------------------------------------
 
+    @property
+    def scratch(self) -> str:
+        """The per-user scratch directory (a default cage), outside the protected data
+        home: ``$XDG_CACHE_HOME/adjutant/scratch``."""
+        env = self.kernel.env
+        cache = env.get("XDG_CACHE_HOME") or os.path.join(
+            env.get("HOME") or os.path.expanduser("~"), ".cache")
+        return os.path.join(cache, "adjutant", "scratch")
+
     def _ctx(self, run_id: str) -> ToolContext:
-        home = self.kernel.home
         cages = []
         for cage in self.kernel.profile.path_cages:
             cages.append(cage.replace("{workspace}", self.cwd)
-                         .replace("{scratch}", str(home / "scratch")))
+                         .replace("{scratch}", self.scratch))
         cages += [g.split(":", 1)[1] for g in self.grants if g.startswith("cage:")]
         return ToolContext(cwd=self.cwd, cages=tuple(cages), run_id=run_id)
 

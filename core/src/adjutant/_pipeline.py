@@ -19,6 +19,7 @@ import hmac
 import secrets
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -186,7 +187,8 @@ class Pipeline:
         request = PolicyRequest(
             call=call, declaration=declaration, mode=mode, cwd=ctx.cwd,  # type: ignore[arg-type]
             cages=ctx.cages, grants=grants, history=history,
-            home=self.kernel.env.get("HOME", ""), data_home=str(self.kernel.home),
+            home=self.kernel.env.get("HOME") or str(Path.home()),
+            data_home=str(self.kernel.home),
         )
         verdicts: list[Verdict] = []
         for name, policy in self.kernel.policies.items():

@@ -45,7 +45,9 @@ class Harness:
 
     Installed plugins never leak in (entry points are not read), the environment is
     empty except ``ADJUTANT_HOME`` (a temporary directory unless ``home`` is given),
-    and a broken plugin raises `PluginLoadError` unless ``strict=False``.
+    ``ADJUTANT_WORKSPACE`` (`workspace`, a temporary project directory) and
+    ``XDG_CACHE_HOME``, and a broken plugin raises `PluginLoadError` unless
+    ``strict=False``.
 
     :param plugins: Plugin modules or objects to load, in order.
     :param provider: The provider to register (default: an empty `ScriptedProvider`).
@@ -96,14 +98,20 @@ class Harness:
 
     @property
     def workspace(self) -> Path:
-        """A directory under the harness home that tool calls use as cwd and cage."""
-        return self.kernel.home / "workspace"
+        """The active project directory: cwd and cage of tool calls (outside the data
+        home, which policies protect)."""
+        if self._tmp is None:
+            raise RuntimeError("the harness is not started")
+        return Path(self._tmp.name) / "workspace"
 
     async def __aenter__(self) -> Harness:
+        self._tmp = tempfile.TemporaryDirectory(prefix="adjutant-harness-")
+        root = Path(self._tmp.name)
         if self._home is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="adjutant-harness-")
-            self._home = Path(self._tmp.name)
-        env = {"ADJUTANT_HOME": str(self._home), **self._env}
+            self._home = root / "home"
+        (root / "workspace").mkdir()
+        env = {"ADJUTANT_HOME": str(self._home), "ADJUTANT_WORKSPACE": str(root / "workspace"),
+               "XDG_CACHE_HOME": str(root / "cache"), **self._env}
         kernel = Kernel(
             plugins=[_HarnessPlugin(self), *self._plugins],
             load_installed=False,
@@ -119,7 +127,7 @@ class Harness:
         except BaseException:
             self._cleanup()
             raise
-        (self._home / "workspace").mkdir(exist_ok=True)
+        self._home.mkdir(parents=True, exist_ok=True)
         self._kernel = kernel
         self._events = EventRecorder(kernel.bus)
         try:
