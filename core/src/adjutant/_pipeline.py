@@ -113,6 +113,7 @@ class Pipeline:
         self.kernel = kernel
         self.log = log
         self.approvals = Approvals()
+        self._validators: dict[int, Any] = {}  # id(declaration) -> compiled validator
 
     # -- steps 1-5 ----------------------------------------------------------------------
 
@@ -152,10 +153,13 @@ class Pipeline:
             return refuse(f"unknown tool {call.tool!r}")
         if len(_canonical.encode(call.args)) > MAX_ARGS_BYTES:
             return refuse(f"arguments are larger than {MAX_ARGS_BYTES} bytes")
-        from jsonschema import Draft202012Validator
+        validator = self._validators.get(id(tool.declaration))
+        if validator is None:
+            from jsonschema import Draft202012Validator
 
-        errors = sorted(Draft202012Validator(tool.declaration.args_schema).iter_errors(call.args),
-                        key=lambda e: list(e.absolute_path))
+            validator = Draft202012Validator(tool.declaration.args_schema)
+            self._validators[id(tool.declaration)] = validator
+        errors = sorted(validator.iter_errors(call.args), key=lambda e: list(e.absolute_path))
         if errors:
             first = errors[0]
             where = "$" + "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}"
