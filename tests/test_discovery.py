@@ -108,3 +108,25 @@ def test_cli_lists_plugins_as_json_and_keeps_going(make_dist, site_dir) -> None:
     assert doctor.returncode == 1
     assert "ADJUTANT_DISABLE_PLUGINS=boom" in doctor.stdout
     assert _cli(site_dir, "doctor", ADJUTANT_DISABLE_PLUGINS="boom").stdout.count("FAIL") == 0
+
+
+def test_discovery_matches_importlib_metadata_and_reads_attr_values(make_dist, site_dir) -> None:
+    """Our entry-point scan (which skips importlib.metadata for start-up time) finds what
+    importlib.metadata finds, and `module:attr` values load the attribute."""
+    from importlib.metadata import entry_points
+
+    from adjutant._plugins import discover
+
+    make_dist("adjutant-held", "adj_held", "class Holder:\n    plugin = object()\n",
+              entry="held")
+    info = site_dir / "adjutant_held-1.0.dist-info" / "entry_points.txt"
+    info.write_text("# comment\n[console_scripts]\nx = y\n\n[adjutant]\n"
+                    "held = adj_held:Holder.plugin\n")
+    ours = {(ep.name, ep.value) for ep in discover()}
+    theirs = {(ep.name, ep.value) for ep in entry_points(group="adjutant")}
+    assert ours == theirs
+    held = next(ep for ep in discover() if ep.name == "held")
+    import adj_held
+
+    assert held.load() is adj_held.Holder.plugin
+    assert (held.distribution, held.version) == ("adjutant-held", "1.0")

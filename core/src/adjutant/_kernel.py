@@ -36,7 +36,7 @@ from adjutant_hookspecs import (
 
 from ._bus import DEFAULT_CAPACITY, EventBus
 from ._paths import data_home
-from ._plugins import PluginInfo, discover, selection
+from ._plugins import EntryPoint, PluginInfo, discover, selection
 from ._registry import KINDS, RegistrationError, Registry, validate
 
 if TYPE_CHECKING:
@@ -155,15 +155,14 @@ class Kernel:
                 self._add_entry_point(ep)
         return self
 
-    def _add_entry_point(self, ep: Any) -> PluginInfo:
-        dist = getattr(ep, "dist", None)
+    def _add_entry_point(self, ep: EntryPoint) -> PluginInfo:
         info = PluginInfo(
             name=ep.name,
             status="disabled",
             source="entry-point",
             module=ep.value,
-            distribution=dist.name if dist else None,
-            version=dist.version if dist else None,
+            distribution=ep.distribution,
+            version=ep.version,
         )
         if reason := selection(self.env, ep.name, info.distribution):
             info.error = reason

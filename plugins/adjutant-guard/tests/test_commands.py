@@ -240,14 +240,14 @@ async def test_hard_link_to_a_non_setuid_escalation_program_is_denied(
     world: Any, guard: Any, tmp_path: Path
 ) -> None:
     """systemd-run is not set-user-ID; a hard link to it is caught by its inode."""
-    from adjutant_guard import Guard
+    from adjutant_guard._policy import Rules  # the rules behind the Guard facade
 
     fake_bin = tmp_path / "bin"
     fake_bin.mkdir()
     (fake_bin / "systemd-run").write_text("#!/bin/sh\n")
     (fake_bin / "systemd-run").chmod(0o755)
     os.link(fake_bin / "systemd-run", world.cage / "runner")
-    g = Guard()
+    g = Rules()
     g._escalation_inodes = frozenset(  # as if tmp_path/bin were /usr/bin
         {(os.stat(fake_bin / "systemd-run").st_dev, os.stat(fake_bin / "systemd-run").st_ino)}
     )

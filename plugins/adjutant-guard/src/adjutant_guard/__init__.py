@@ -15,14 +15,50 @@ import typing as _typing
 
 from adjutant_hookspecs import hookimpl as _hookimpl
 
-from ._policy import DEFAULT_MAX_STEPS, Guard
+from ._limits import DEFAULT_MAX_STEPS
 
 if _typing.TYPE_CHECKING:  # keep the public names exactly __all__
     from collections.abc import Callable
 
-    from adjutant_hookspecs import Policy
+    from adjutant_hookspecs import Policy, PolicyRequest, Verdict
+
+    from ._policy import Rules
 
 __all__ = ["DEFAULT_MAX_STEPS", "Guard", "register_policies"]
+
+
+class Guard:
+    """The ``guard`` policy. The rules (patterns, resolution, inode tables) load on
+    the first call, not when the kernel loads the plugin: start-up stays cheap.
+
+    :param max_steps: Tool calls one run may make; the next one is refused.
+    """
+
+    name = "guard"
+
+    def __init__(self, *, max_steps: int = DEFAULT_MAX_STEPS) -> None:
+        if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
+            raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
+        self.max_steps = max_steps
+        self._rules: Rules | None = None
+
+    def __repr__(self) -> str:
+        return f"Guard(max_steps={self.max_steps})"
+
+    def _loaded(self) -> Rules:
+        if self._rules is None:
+            from ._policy import Rules
+
+            self._rules = Rules(max_steps=self.max_steps)
+        return self._rules
+
+    async def evaluate(self, request: PolicyRequest) -> Verdict:
+        """The guard's verdict on one call (see `judge`)."""
+        return self._loaded().judge(request)
+
+    def judge(self, request: PolicyRequest) -> Verdict:
+        """The verdict, synchronously: ``evaluate`` without the coroutine."""
+        return self._loaded().judge(request)
 
 
 @_hookimpl

@@ -1,4 +1,4 @@
-"""`Guard`: the default policy. Every rule yields findings; the strongest decides.
+"""`Rules`: the default policy's rules, loaded by `adjutant_guard.Guard` on first use.
 
 Rules, in the order their findings rank among equals (deny beats ask beats allow;
 between two findings of the same strength the earlier rule names the reason):
@@ -11,7 +11,7 @@ between two findings of the same strength the earlier rule names the reason):
 5. the network: ``safety.network`` or any ``url`` role;
 6. the baseline: reads allow, writes ask.
 
-`Guard.judge` is synchronous, pure (``lstat``/``readlink``/``stat`` only) and fast
+`Rules.judge` is synchronous, pure (``lstat``/``readlink``/``stat`` only) and fast
 enough to run inline; ``evaluate`` just calls it. Any error while judging is a deny
 that names it: the guard fails closed.
 """
@@ -30,18 +30,18 @@ from adjutant_hookspecs import PolicyRequest, ToolCall, Verdict
 from ._commands import ESCALATION, check_argv, escalation_name
 from ._globs import Glob
 from ._inodes import ProtectedFile, protected_inodes
+from ._limits import DEFAULT_MAX_STEPS
 from ._network import check_url
 from ._paths import PathProblem, ResolvedPath, resolve, within
 from ._patterns import Protection, allowed_globs, protection
 from ._roles import RoleProblem, RoleValue, role_values
 
-__all__ = ["DEFAULT_MAX_STEPS", "STUCK_AFTER", "Guard"]
+__all__ = ["DEFAULT_MAX_STEPS", "STUCK_AFTER", "Rules"]
 
 Decision = Literal["allow", "ask", "deny"]
 _RANK: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
 
 #: Tool calls one run may make before the guard refuses more.
-DEFAULT_MAX_STEPS = 25
 #: Identical calls (tool and canonical arguments) that make the guard ask.
 STUCK_AFTER = 3
 #: Where escalation programs live; their inodes catch hard links under other names.
@@ -84,7 +84,7 @@ class _Context:
         return self._inodes.get((st.st_dev, st.st_ino))
 
 
-class Guard:
+class Rules:
     """Path cages, deny patterns, no privilege escalation, no unasked network, guardrails.
 
     :param max_steps: Tool calls one run may make; the next one is refused.
@@ -99,7 +99,7 @@ class Guard:
         self._escalation_inodes: frozenset[tuple[int, int]] | None = None
 
     def __repr__(self) -> str:
-        return f"Guard(max_steps={self.max_steps})"
+        return f"Rules(max_steps={self.max_steps})"
 
     async def evaluate(self, request: PolicyRequest) -> Verdict:
         """The guard's verdict on one call (see `judge`)."""
@@ -384,4 +384,4 @@ def _deny(reason: str) -> _Finding:
 
 
 def _verdict(decision: Decision, reason: str) -> Verdict:
-    return Verdict(decision=decision, reason=reason, policy=Guard.name)
+    return Verdict(decision=decision, reason=reason, policy=Rules.name)

@@ -18,7 +18,6 @@ apart, see `_checkpoints`) pin the head so a dropped tail shows too.
 
 from __future__ import annotations
 
-import hashlib
 import struct
 import time
 from collections.abc import Iterable, Iterator
@@ -60,6 +59,8 @@ def iso_time(time_ns: int) -> str:
 
 
 def _digest(index: int, time_ns: int, prev: bytes, body: bytes) -> bytes:
+    import hashlib  # here, not at plugin import: OpenSSL's start-up is ~5 ms
+
     h = hashlib.sha256(bytes((VERSION,)))
     h.update(prev)
     h.update(_HASHED.pack(index, time_ns))
