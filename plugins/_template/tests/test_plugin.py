@@ -38,7 +38,7 @@ def test_entry_point_is_found_and_loads(tmp_path: Path, monkeypatch: pytest.Monk
     install would write from it, then let the kernel discover the plugin as
     `adjutant plugins` does. Catches a stale name after copying the template."""
     project = tomllib.loads(PYPROJECT.read_text())["project"]
-    dist_info = tmp_path / "adjutant_template_probe-0.dist-info"
+    dist_info = tmp_path / f"{project['name'].replace('-', '_')}-0.dist-info"
     dist_info.mkdir()
     (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n")
     entries = project["entry-points"]["adjutant"]
