@@ -380,3 +380,17 @@ async def test_cancel_during_a_step_stops_the_plan() -> None:
         kinds = [r["kind"] for r in await records(copilot)]
         assert kinds.count("tool_call") == 1 and "result" not in kinds
         assert kinds[-1] == "outcome"
+
+
+async def test_system_events_are_recorded_and_tasks_follow_the_mode() -> None:
+    async with Harness(Notes()) as h:
+        copilot = Copilot(h.kernel)
+        await copilot.set_mode("listen-only", channel="user")
+        await copilot.notice("build failed: exit 2", source="ci")
+        outcome = await copilot.assign("fix the build", assigned_by="scheduler")
+        assert outcome.status == "ignored"  # listen-only: heard, never planned
+        assert h.provider.requests == []
+        kinds = [(r["kind"], r.get("source") or r.get("assigned_by")) for r in
+                 await records(copilot) if r["kind"] in ("event", "assignment")]
+        assert kinds == [("event", "ci"), ("assignment", "scheduler")]
+        assert "CUSTOM" in h.events.names()

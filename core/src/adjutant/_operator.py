@@ -25,6 +25,7 @@ from adjutant_hookspecs import (
     CompletionRequest,
     ContextBulletin,
     ContractError,
+    Custom,
     ExecutionResult,
     PatchOp,
     Plan,
@@ -276,6 +277,21 @@ class Copilot:
             return await self._run(prompt, run_id, mode, publish)
 
         return await self._in_run({"prompt": prompt}, thread_id, body)
+
+    async def notice(self, text: str, *, source: str = "system") -> None:
+        """A system event (a failed build, a finished download): recorded and shown in
+        every mode, including listen-only. It is context, never an instruction."""
+        await self.log.record("event", source=source, text=text)
+        self.kernel.bus.publish(Custom(name="copilot.event", value={"source": source,
+                                                                    "text": text}),
+                                thread_id=self._thread)
+
+    async def assign(self, task: str, *, assigned_by: str,
+                     thread_id: str | None = None) -> RunOutcome:
+        """A task handed over by another agent or a schedule: handled like a prompt,
+        under the same mode and approvals, with who assigned it in the log."""
+        await self.log.record("assignment", assigned_by=assigned_by, text=task)
+        return await self.handle(task, thread_id=thread_id)
 
     async def replay(self, run_id: str, step: int, *, dry_run: bool = True,
                      thread_id: str | None = None) -> RunOutcome:
