@@ -72,9 +72,9 @@ __all__ = [
 
 _LAZY = {
     "ActionLog": "_actionlog", "NoActionLogError": "_actionlog",
-    "MODES": "_operator", "Approver": "_operator", "Copilot": "_operator",
-    "PlanPacket": "_operator", "RunOutcome": "_operator", "StepDecision": "_operator",
-    "StepPacket": "_operator",
+    "MODES": "_operator", "Approver": "_consent", "Copilot": "_operator",
+    "PlanPacket": "_consent", "RunOutcome": "_operator", "StepDecision": "_consent",
+    "StepPacket": "_consent",
     "Pipeline": "_pipeline", "parse_reply": "_replies",
     "encode_sse": "_agui", "to_ag_ui": "_agui",
     "BusClosedError": "_bus", "EventBus": "_bus", "Subscription": "_bus",

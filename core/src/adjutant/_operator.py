@@ -50,6 +50,7 @@ from adjutant_hookspecs import (
 
 from ._actionlog import ActionLog
 from ._artifacts import write_artifact, write_bundle
+from ._consent import Approver, PlanPacket, StepDecision, StepPacket
 from ._pipeline import CheckedStep, Pipeline, StepChangedError
 from ._replies import parse_reply
 from ._sessions import SessionStore
@@ -64,46 +65,6 @@ MODE_KEY = "operator/mode"
 GRANTS_KEY = "operator/grants"
 PRESET_KEY = "operator/preset"
 GRANT = re.compile(r"^(write|network:[a-z0-9_.]+|cage:/.*)$")
-
-
-@attrs.frozen
-class StepPacket:
-    """What the user is asked to confirm for one step (the confirmation packet)."""
-
-    run_id: str
-    index: int
-    tool: str
-    args: dict[str, Any]
-    intent: str
-    preview: str | None
-    level: str
-    reasons: tuple[str, ...]
-    #: From ``confirmation_details`` hooks: target, current vs proposed, impact, risk.
-    details: dict[str, Any] = attrs.Factory(dict)
-
-
-@attrs.frozen
-class PlanPacket:
-    run_id: str
-    steps: tuple[StepPacket, ...]
-
-
-@attrs.frozen
-class StepDecision:
-    """``grant``, ``deny``, or ``edit`` with new ``args`` (then asked again)."""
-
-    action: Literal["grant", "deny", "edit"]
-    args: dict[str, Any] | None = None
-
-
-class Approver:
-    """The user's side of consent; frontends implement it. The default refuses."""
-
-    async def approve_plan(self, packet: PlanPacket) -> Literal["execute", "step", "deny"]:
-        return "deny"
-
-    async def approve_step(self, packet: StepPacket) -> StepDecision:
-        return StepDecision("deny")
 
 
 @attrs.define
