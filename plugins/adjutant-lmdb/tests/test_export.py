@@ -77,3 +77,18 @@ async def test_export_refuses_bad_days_and_foreign_files(
     (tmp_path / "logs" / "2023-11-22.jsonl").write_text("# my notes\n")
     with pytest.raises(ExportError, match="the last line is not an exported record"):
         await store.export_jsonl("2023-11-22")
+
+
+@pytest.mark.anyio
+async def test_shutdown_brings_todays_export_up_to_date(tmp_path: Path) -> None:
+    import datetime
+
+    import adjutant_lmdb
+    from adjutant import Kernel
+
+    async with Kernel(plugins=[adjutant_lmdb], load_installed=False, env={},
+                      home=tmp_path) as kernel:
+        await kernel.stores["log:lmdb"].append(b'{"kind": "test"}')
+    day = datetime.datetime.now(datetime.UTC).date().isoformat()
+    lines = (tmp_path / "logs" / f"{day}.jsonl").read_text().splitlines()
+    assert any('"kind":"test"' in line.replace(" ", "") for line in lines)

@@ -34,6 +34,7 @@ __all__ = [
     "register_checks",
     "register_commands",
     "register_stores",
+    "shutdown",
     "startup",
 ]
 
@@ -64,6 +65,19 @@ def startup(kernel: Any) -> None:
         elif isinstance(store, LmdbLogStore) and not store.opened:
             store.open(kernel.home / "lmdb", exports=kernel.home / "logs",
                        checkpoint_every=every)
+
+
+async def _export_today(kernel: Any) -> None:
+    for store in kernel.stores.values():
+        if isinstance(store, LmdbLogStore) and store.opened:
+            await store.export_jsonl()
+
+
+@hookimpl
+def shutdown(kernel: Any) -> Any:
+    """Bring today's JSONL export up to date (incremental) before the stores close,
+    so the daily file never lags the log by more than one kernel lifetime."""
+    return _export_today(kernel)
 
 
 @hookimpl
