@@ -1,0 +1,250 @@
+"""Run a subprocess under bubblewrap: what a tool's command may touch is decided by the
+kernel, not by string checks.
+
+Every child runs with a read-only root, a fresh ``/tmp``, only the given
+directories writable, no network (its own empty network namespace) unless asked,
+its own pid/ipc/uts namespaces, no new privileges, all capabilities dropped, a
+clean allow-listed environment, resource limits, a pids limit where cgroups allow
+one, output capped with a visible marker, binary output and terminal escapes
+neutralised, and the whole sandbox killed at the timeout (the pid namespace dies
+with its first process, so nothing survives: not ``setsid``, not a double fork).
+
+`preview` gives the exact effect description a tool's dry-run should show.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+__all__ = ["SandboxResult", "SandboxUnavailableError", "available", "clean_text", "preview",
+           "run"]
+
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+MAX_OUTPUT = 1 << 20
+TRUNCATED = "\n[... output truncated by Adjutant at {limit} bytes ...]\n"
+#: Never passed to a child, whatever the caller asks.
+_DENY_ENV = re.compile(r"^(LD_|DYLD_|PYTHON|PERL5?LIB|RUBYLIB|NODE_OPTIONS|BASH_ENV$|ENV$|"
+                       r"GIT_|SSH_|GPG_|AWS_|.*(TOKEN|SECRET|PASSWORD|API_?KEY|CREDENTIAL))")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+class SandboxUnavailableError(RuntimeError):
+    """bubblewrap is missing or cannot create namespaces here."""
+
+
+@attrs.frozen
+class SandboxResult:
+    argv: tuple[str, ...]
+    cwd: str
+    returncode: int | None
+    stdout: str
+    stderr: str
+    duration_ms: int
+    timed_out: bool = False
+    truncated: bool = False
+    binary: bool = False
+
+
+def available() -> str | None:
+    """None when sandboxed runs work here, else why not (and what to do)."""
+    if shutil.which("bwrap") is None:
+        return "bubblewrap is not installed (apt-get install bubblewrap)"
+    return None
+
+
+def preview(argv: Sequence[str], *, cwd: str, writable: Sequence[str] = (),
+            network: bool = False, timeout: float = 30.0) -> str:
+    """The exact description of a sandboxed run, for a dry-run (approvals bind to it)."""
+    import shlex
+
+    lines = [f"run: {shlex.join(argv)}", f"cwd: {cwd}",
+             f"writable: {', '.join(writable) if writable else 'nothing'}",
+             f"network: {'yes' if network else 'no'}", f"timeout: {timeout:g}s"]
+    return "\n".join(lines)
+
+
+def clean_text(data: bytes) -> tuple[str, bool]:
+    """Text safe to show: escapes and control characters removed; binary summarised."""
+    if b"\x00" in data[:8192]:
+        return f"<binary output, {len(data)} bytes>", True
+    text = data.decode("utf-8", errors="replace")
+    return _CONTROL.sub("", _ESCAPES.sub("", text)), False
+
+
+def _environment(extra: Mapping[str, str] | None, home: str) -> dict[str, str]:
+    env = {"PATH": DEFAULT_PATH, "HOME": home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+           "TERM": "dumb", "NO_COLOR": "1"}
+    for name, value in (extra or {}).items():
+        if not _ENV_NAME.match(name) or _DENY_ENV.match(name.upper()):
+            raise ValueError(f"environment variable {name!r} may not be passed to a sandbox")
+        env[name] = value
+    return env
+
+
+def _bwrap_argv(argv: Sequence[str], cwd: str, writable: Sequence[str], network: bool,
+                env: Mapping[str, str]) -> list[str]:
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise SandboxUnavailableError(available() or "bubblewrap is unavailable")
+    cmd = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+           "--tmpfs", "/tmp", "--tmpfs", "/run"]
+    real_cwd = os.path.realpath(cwd)
+    if not os.path.isdir(real_cwd):
+        raise ValueError(f"cwd {cwd!r} is not an existing directory")
+    # The cwd first (visible even under the fresh /tmp), then the writable cages, so a
+    # cage inside the cwd is mounted over it and not hidden by it.
+    cmd += ["--ro-bind", real_cwd, real_cwd]
+    for path in writable:
+        real = os.path.realpath(path)
+        if not os.path.isdir(real):
+            raise ValueError(f"writable path {path!r} is not an existing directory")
+        cmd += ["--bind", real, real]
+    cmd += ["--unshare-user-try", "--unshare-ipc", "--unshare-pid", "--unshare-uts",
+            "--unshare-cgroup-try"]
+    if not network:
+        cmd.append("--unshare-net")
+    cmd += ["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
+    for name, value in env.items():
+        cmd += ["--setenv", name, value]
+    cmd += ["--chdir", real_cwd, "--", *argv]
+    return cmd
+
+
+def _limits(cpu_s: int, file_bytes: int, processes: int) -> list[str]:
+    """``prlimit`` in front of bubblewrap: CPU time, file size, processes (for
+    ordinary users; uid 0 is exempt from RLIMIT_NPROC, see `_PidsCgroup`), no cores."""
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        return []
+    return [prlimit, f"--cpu={cpu_s}", f"--fsize={file_bytes}", f"--nproc={processes}",
+            "--core=0", "--"]
+
+
+class _PidsCgroup:
+    """A pids cgroup capping how many processes the sandbox may have, where the host
+    lets us make one (root, or a delegated cgroup). RLIMIT_NPROC does the same for
+    ordinary users but is ignored for uid 0, hence this."""
+
+    ROOTS = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")
+
+    def __init__(self, limit: int) -> None:
+        self.path: str | None = None
+        for root in self.ROOTS:
+            candidate = os.path.join(root, f"adjutant-{os.getpid()}-{time.monotonic_ns()}")
+            try:
+                os.mkdir(candidate)
+                with open(os.path.join(candidate, "pids.max"), "w") as handle:
+                    handle.write(str(limit))
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.rmdir(candidate)
+                continue
+            self.path = candidate
+            return
+
+    def wrap(self, cmd: list[str]) -> list[str]:
+        """Join the cgroup *before* exec, so every descendant is born inside it."""
+        if self.path is None:
+            return cmd
+        return ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', self.path, *cmd]
+
+    def close(self) -> None:
+        """Kill whatever is still in the cgroup, then remove it."""
+        if self.path is None:
+            return
+        procs = os.path.join(self.path, "cgroup.procs")
+        for _ in range(200):
+            try:
+                with open(procs) as handle:
+                    pids = [int(line) for line in handle if line.strip()]
+            except OSError:
+                pids = []
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            try:
+                os.rmdir(self.path)
+                return
+            except OSError:
+                time.sleep(0.01)
+
+
+async def run(
+    argv: Sequence[str], *, cwd: str, writable: Sequence[str] = (),
+    env: Mapping[str, str] | None = None, timeout: float = 30.0,  # noqa: ASYNC109 - the child's
+    max_output: int = MAX_OUTPUT, network: bool = False, stdin: bytes | None = None,
+    max_processes: int = 64, max_file_bytes: int = 1 << 30,
+) -> SandboxResult:
+    """Run ``argv`` in the sandbox and return its (cleaned, capped) output.
+
+    :raises SandboxUnavailableError: bubblewrap is missing.
+    :raises ValueError: a forbidden environment variable or a bad writable path.
+    """
+    import anyio
+
+    if not argv or not all(isinstance(a, str) and "\x00" not in a for a in argv):
+        raise ValueError("argv must be a non-empty list of strings without NUL bytes")
+    cmd = _limits(max(1, int(timeout) + 1), max_file_bytes, max_processes) + _bwrap_argv(
+        argv, cwd, writable, network, _environment(env, "/tmp"))
+    cgroup = _PidsCgroup(max_processes)
+    started = time.perf_counter()
+    out, err = bytearray(), bytearray()
+    truncated = timed_out = False
+
+    process = await anyio.open_process(
+        cgroup.wrap(cmd), stdin=None if stdin is None else -1, stdout=-1, stderr=-1,
+        start_new_session=True,
+    )
+
+    async def pump(stream: Any, buffer: bytearray) -> None:
+        nonlocal truncated
+        async for chunk in stream:
+            room = max_output - len(buffer)
+            if room > 0:
+                buffer.extend(chunk[:room])
+            if len(chunk) > room:
+                truncated = True  # keep draining so the child never blocks on a full pipe
+
+    try:
+        with anyio.move_on_after(timeout) as scope:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(pump, process.stdout, out)
+                tg.start_soon(pump, process.stderr, err)
+                if stdin is not None and process.stdin is not None:
+                    await process.stdin.send(stdin)
+                    await process.stdin.aclose()
+                await process.wait()
+        timed_out = scope.cancelled_caught
+    finally:
+        if process.returncode is None:
+            # the session leader is bwrap: killing the group ends the pid namespace
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            with anyio.CancelScope(shield=True):
+                await process.wait()
+        with anyio.CancelScope(shield=True):
+            await process.aclose()  # close the pipes
+        cgroup.close()
+    stdout, binary_out = clean_text(bytes(out))
+    stderr, binary_err = clean_text(bytes(err))
+    marker = TRUNCATED.format(limit=max_output)
+    if truncated:
+        stdout += marker
+    if timed_out:
+        stderr += f"\n[killed by Adjutant after {timeout:g}s]\n"
+    return SandboxResult(
+        argv=tuple(argv), cwd=cwd, returncode=None if timed_out else process.returncode,
+        stdout=stdout, stderr=stderr, duration_ms=int((time.perf_counter() - started) * 1000),
+        timed_out=timed_out, truncated=truncated, binary=binary_out or binary_err,
+    )
