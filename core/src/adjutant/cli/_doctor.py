@@ -79,30 +79,34 @@ def check_plugins(kernel: Any) -> CheckResult:
 
 
 def check_sandbox(kernel: Any) -> CheckResult:
-    import shutil
-    import subprocess
+    """A real sandboxed run, with the exact settings tools get."""
+    import tempfile
 
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
+    import anyio
+
+    from .. import sandbox
+
+    if (missing := sandbox.available()) is not None:
         return CheckResult(
             status="warn",
-            message="bubblewrap not found: subprocess tools cannot be sandboxed, so "
-            "execute-auto will be refused",
+            message=f"{missing}: subprocess tools cannot be sandboxed, so execute-auto "
+            "will be refused",
             fix="apt-get install bubblewrap (Debian/Ubuntu) or dnf install bubblewrap",
         )
-    argv = [bwrap, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid",
-            "--die-with-parent", "--new-session", "true"]
-    try:
-        done = subprocess.run(argv, capture_output=True, timeout=10, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        done_err = str(exc)
-    else:
-        if done.returncode == 0:
-            return ok(f"bubblewrap sandbox works ({bwrap})")
-        done_err = done.stderr.decode(errors="replace").strip()
+    with tempfile.TemporaryDirectory(prefix="adjutant-doctor-") as cage:
+        try:
+            result = anyio.run(lambda: sandbox.run(
+                ["sh", "-c", "touch ok && ! touch /usr/adjutant-probe 2>/dev/null"],
+                cwd=cage, writable=[cage], timeout=10))
+            error = result.stderr.strip() or f"exit status {result.returncode}"
+            if result.returncode == 0:
+                return ok("bubblewrap sandbox works: the cage is writable, the root "
+                          "read-only")
+        except Exception as exc:
+            error = str(exc)
     return CheckResult(
         status="fail",
-        message=f"bubblewrap cannot create a sandbox: {done_err}",
+        message=f"bubblewrap cannot create a sandbox: {error}",
         fix="enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 "
         "or the AppArmor bwrap profile), or run where namespaces are allowed",
     )
