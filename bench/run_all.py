@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ("startup", "bus", "hooks", "step", "log", "sandbox")
+BENCHMARKS = ("startup", "bus", "hooks", "step", "log", "sandbox", "tools")
 
 
 def main() -> int:
