@@ -82,18 +82,23 @@ def clean_text(data: bytes) -> tuple[str, bool]:
     return _CONTROL.sub("", _ESCAPES.sub("", text)), False
 
 
-def _environment(extra: Mapping[str, str] | None, home: str) -> dict[str, str]:
+def _environment(extra: Mapping[str, str] | None, home: str,
+                 unchecked: Mapping[str, str] | None = None) -> dict[str, str]:
     env = {"PATH": DEFAULT_PATH, "HOME": home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
            "TERM": "dumb", "NO_COLOR": "1"}
     for name, value in (extra or {}).items():
         if not _ENV_NAME.match(name) or _DENY_ENV.match(name.upper()):
             raise ValueError(f"environment variable {name!r} may not be passed to a sandbox")
         env[name] = value
+    for name, value in (unchecked or {}).items():
+        if not _ENV_NAME.match(name) or "\x00" in value:
+            raise ValueError(f"environment variable {name!r} is malformed")
+        env[name] = value
     return env
 
 
 def _bwrap_argv(argv: Sequence[str], cwd: str, writable: Sequence[str], network: bool,
-                env: Mapping[str, str]) -> list[str]:
+                env: Mapping[str, str], readable: Sequence[str] = ()) -> list[str]:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxUnavailableError(available() or "bubblewrap is unavailable")
@@ -105,6 +110,10 @@ def _bwrap_argv(argv: Sequence[str], cwd: str, writable: Sequence[str], network:
     # The cwd first (visible even under the fresh /tmp), then the writable cages, so a
     # cage inside the cwd is mounted over it and not hidden by it.
     cmd += ["--ro-bind", real_cwd, real_cwd]
+    for path in readable:  # visible even under the fresh /tmp (a repository above the cwd)
+        real = os.path.realpath(path)
+        if os.path.exists(real):
+            cmd += ["--ro-bind", real, real]
     for path in writable:
         real = os.path.realpath(path)
         if not os.path.isdir(real):
@@ -185,8 +194,14 @@ async def run(
     env: Mapping[str, str] | None = None, timeout: float = 30.0,  # noqa: ASYNC109 - the child's
     max_output: int = MAX_OUTPUT, network: bool = False, stdin: bytes | None = None,
     max_processes: int = 64, max_file_bytes: int = 1 << 30,
+    unchecked_env: Mapping[str, str] | None = None, readable: Sequence[str] = (),
 ) -> SandboxResult:
     """Run ``argv`` in the sandbox and return its (cleaned, capped) output.
+
+    ``env`` is filtered (no ``LD_*``, ``GIT_*``, secrets...). ``unchecked_env`` is not:
+    it is for values a tool's own code sets (the git tools' ``GIT_CONFIG_NOSYSTEM``),
+    never for anything taken from a call's arguments. ``readable`` directories are
+    bound read-only (the root is read-only anyway; this matters under ``/tmp``).
 
     :raises SandboxUnavailableError: bubblewrap is missing.
     :raises ValueError: a forbidden environment variable or a bad writable path.
@@ -196,7 +211,7 @@ async def run(
     if not argv or not all(isinstance(a, str) and "\x00" not in a for a in argv):
         raise ValueError("argv must be a non-empty list of strings without NUL bytes")
     cmd = _limits(max(1, int(timeout) + 1), max_file_bytes, max_processes) + _bwrap_argv(
-        argv, cwd, writable, network, _environment(env, "/tmp"))
+        argv, cwd, writable, network, _environment(env, "/tmp", unchecked_env), readable)
     cgroup = _PidsCgroup(max_processes)
     started = time.perf_counter()
     out, err = bytearray(), bytearray()

@@ -1,0 +1,31 @@
+"""Git tools for Adjutant, safe on any repository.
+
+- ``git.status``, ``git.diff``, ``git.log``: reads;
+- ``git.commit`` (message only: no amend, no push, no hooks), ``git.branch`` (create and
+  switch), ``git.switch``: writes, previewed exactly (the tree to commit, the refs).
+
+Git runs in the OS sandbox with no system or user configuration, every
+program-running key overridden or refused, and user text behind ``--end-of-options``
+(see `adjutant_git._git`). Cheap to import: the sandbox loads on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from adjutant_hookspecs import Tool, hookimpl
+
+from ._tools import GitBranch, GitCommit, GitDiff, GitLog, GitStatus, GitSwitch
+
+__all__ = ["TOOLS", "GitBranch", "GitCommit", "GitDiff", "GitLog", "GitStatus", "GitSwitch",
+           "register_tools"]
+
+#: Every tool class of the plugin, in registration order.
+TOOLS: tuple[type, ...] = (GitStatus, GitDiff, GitLog, GitCommit, GitBranch, GitSwitch)
+
+
+@hookimpl
+def register_tools(register: Callable[[Tool], None]) -> None:
+    """Hand the kernel one instance of each tool."""
+    for cls in TOOLS:
+        register(cls())
