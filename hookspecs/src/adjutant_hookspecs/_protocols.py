@@ -26,11 +26,15 @@ __all__ = [
     "Frontend",
     "KeyValueStore",
     "LogStore",
+    "ModelInfo",
     "Policy",
     "PolicyRequest",
     "Provider",
+    "ProviderCapabilities",
+    "ProviderError",
     "Tool",
     "ToolContext",
+    "Usage",
     "Verdict",
 ]
 
@@ -61,23 +65,88 @@ class CompletionRequest(msgspec.Struct, **_frozen):
     stop: tuple[str, ...] = ()
     temperature: float = 0.2
     max_tokens: int = 512
+    #: The context window to ask for (tokens), where the backend takes one per request.
+    context_size: int | None = None
+
+
+class Usage(msgspec.Struct, **_frozen):
+    """Token counts a backend reported (None: not reported)."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
 
 
 class CompletionChunk(msgspec.Struct, **_frozen):
-    """One piece of streamed output; the last one carries ``finish_reason``."""
+    """One piece of streamed output; the last one carries ``finish_reason`` (and
+    ``usage`` where the backend reports it)."""
 
     text: str = ""
     finish_reason: Literal["stop", "length", "cancelled", "error"] | None = None
+    usage: Usage | None = None
+    #: Things the user should know about this answer (e.g. the prompt was truncated).
+    warnings: tuple[str, ...] = ()
+
+
+class ProviderCapabilities(msgspec.Struct, **_frozen):
+    """What a provider can do; the planner picks its output constraint from this.
+
+    ``json_schema`` means the backend *claims* to enforce a schema: outputs are
+    validated anyway, since several backends silently do not."""
+
+    streaming: bool = True
+    #: Accepts a GBNF grammar (`CompletionRequest.grammar`).
+    grammar: bool = False
+    #: Accepts a JSON schema (`CompletionRequest.json_schema`).
+    json_schema: bool = False
+    native_tools: bool = False
+    audio_input: bool = False
+    list_models: bool = False
+    #: Can load or switch models through its own mechanism (`Provider.load_model`).
+    load_models: bool = False
+    #: The context window in tokens, when known.
+    context_size: int | None = None
+
+
+class ModelInfo(msgspec.Struct, **_frozen):
+    """One model a provider can serve."""
+
+    name: str
+    loaded: bool | None = None
+    context_size: int | None = None
+    capabilities: tuple[str, ...] = ()
+
+
+class ProviderError(Exception):
+    """A backend failure told the way a user can act on it.
+
+    :param message: What happened (``"Ollama at http://127.0.0.1:11434 refused the
+        connection"``).
+    :param hint: What to do (``"start it with `ollama serve`"``).
+    :param status: The HTTP status, when there was one.
+    :param retryable: Whether trying again later may work (429, 503, a dropped stream).
+    """
+
+    def __init__(self, message: str, *, hint: str = "", status: int | None = None,
+                 retryable: bool = False) -> None:
+        super().__init__(f"{message}; {hint}" if hint else message)
+        self.message, self.hint, self.status, self.retryable = message, hint, status, retryable
 
 
 @runtime_checkable
 class Provider(Protocol):
-    """A model backend (llama.cpp, Ollama, OpenRouter, ...)."""
+    """A model backend (llama.cpp, Ollama, OpenRouter, ...).
+
+    Optional members, used when present: ``capabilities`` (a `ProviderCapabilities`;
+    absent means plain streaming text), ``async list_models() -> list[ModelInfo]``
+    and ``async load_model(name) -> None`` (switch through the backend's own
+    mechanism). Failures raise `ProviderError`.
+    """
 
     name: str
 
     def complete(self, request: CompletionRequest) -> AsyncIterator[CompletionChunk]:
-        """Stream the completion; cancelling the iteration interrupts generation."""
+        """Stream the completion; cancelling the iteration interrupts generation and
+        frees the backend (the connection is closed, a stop endpoint called)."""
         ...
 
     async def aclose(self) -> None: ...

@@ -32,3 +32,19 @@ __all__ = [
 def anyio_backend(request: pytest.FixtureRequest) -> str:
     """Run each anyio test on asyncio and on trio."""
     return str(request.param)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # httpx iterates a response through nested async generators; when a stream is
+    # abandoned early (a cancelled generation, an error event) only the outer one can
+    # be closed, and on trio the inner ones are finalised by the garbage collector with
+    # a ResourceWarning. The connection itself is closed by `Response.aclose()`, so
+    # nothing leaks: the warning is noise in suites that run with `-W error`.
+    config.addinivalue_line(
+        "filterwarnings",
+        "ignore:Exception ignored in. <async_generator object "
+        "(Response\\.aiter_|BoundAsyncStream|AsyncResponseStream|PoolByteStream|"
+        "HTTP11ConnectionByteStream):pytest.PytestUnraisableExceptionWarning")
+    config.addinivalue_line(
+        "filterwarnings",
+        "ignore:Async generator 'httpx.*was garbage collected:ResourceWarning")

@@ -139,7 +139,10 @@ class ProviderConformance:
     async def test_streams_text_then_finishes(
         self, provider: Any, completion_request: CompletionRequest
     ) -> None:
-        chunks = [chunk async for chunk in provider.complete(completion_request)]
+        try:
+            chunks = [chunk async for chunk in provider.complete(completion_request)]
+        finally:
+            await provider.aclose()
         assert chunks
         assert all(isinstance(c, CompletionChunk) for c in chunks)
         assert chunks[-1].finish_reason is not None
@@ -150,9 +153,24 @@ class ProviderConformance:
         self, provider: Any, completion_request: CompletionRequest
     ) -> None:
         stream = provider.complete(completion_request)
-        async for _ in stream:
-            break
-        await stream.aclose()  # interrupting generation must not raise
+        try:
+            async for _ in stream:
+                break
+            await stream.aclose()  # interrupting generation must not raise
+        finally:
+            await provider.aclose()
+
+    @pytest.mark.anyio
+    async def test_usable_again_after_aclose(
+        self, provider: Any, completion_request: CompletionRequest
+    ) -> None:
+        """aclose frees resources; a later request opens them again (presets switch)."""
+        await provider.aclose()
+        try:
+            chunks = [chunk async for chunk in provider.complete(completion_request)]
+        finally:
+            await provider.aclose()
+        assert chunks[-1].finish_reason is not None
 
     @pytest.mark.anyio
     async def test_aclose_is_idempotent(self, provider: Any) -> None:

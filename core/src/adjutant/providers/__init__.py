@@ -1,0 +1,36 @@
+"""Building blocks for model-provider plugins: one shared HTTP client for the
+OpenAI-compatible backends, stream parsers (SSE, NDJSON) that know every backend's
+quirks, retries that honour ``Retry-After``, and errors that say what to do.
+
+Plugins subclass `OpenAICompatible` (text-generation-webui, mlx-lm, OpenRouter,
+llama.cpp's servers) or use `HttpBackend` with `ndjson_lines` (Ollama's native API).
+Needs ``httpx`` (``adjutant-core[http]``), imported on first request only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._streams import ndjson_lines, sse_data
+
+__all__ = ["HttpBackend", "OpenAICompatible", "capabilities_of", "ndjson_lines", "sse_data"]
+
+
+def capabilities_of(provider: Any) -> Any:
+    """The provider's declared `ProviderCapabilities`, or the plain-text default."""
+    from adjutant_hookspecs import ProviderCapabilities
+
+    found = getattr(provider, "capabilities", None)
+    return found if isinstance(found, ProviderCapabilities) else ProviderCapabilities()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "HttpBackend":
+        from ._http import HttpBackend
+
+        return HttpBackend
+    if name == "OpenAICompatible":
+        from .openai import OpenAICompatible
+
+        return OpenAICompatible
+    raise AttributeError(name)
