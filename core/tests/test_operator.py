@@ -315,7 +315,7 @@ async def test_preset_switch_takes_effect_without_restart() -> None:
             provider="scripted", temperature=0.0, stop=("\n\n",))))
         assert (await copilot.handle("b")).text == "two"
         assert [r.temperature for r in h.provider.requests] == [0.2, 0.0]
-        assert h.provider.requests[1].stop == ("\n\n",)
+        assert h.provider.requests[1].stop == ("\n\n", "<END>")
 
 
 async def test_idle_execute_auto_downgrades_to_propose_only() -> None:

@@ -10,7 +10,7 @@ import types
 import pytest
 
 #: Public names a module must have that are not API (pytest fixtures of the plugin).
-NOT_API = {"adjutant.testing": {"anyio_backend"}}
+NOT_API = {"adjutant.testing": {"anyio_backend", "pytest_configure"}}  # pytest hooks
 
 
 @pytest.mark.parametrize("module", ["adjutant", "adjutant_hookspecs", "adjutant.testing",

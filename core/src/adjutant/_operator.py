@@ -15,6 +15,7 @@ import shutil
 import time
 import uuid
 from collections.abc import Callable
+from contextlib import aclosing
 from typing import Any, Literal
 
 import attrs
@@ -29,6 +30,7 @@ from adjutant_hookspecs import (
     ExecutionResult,
     PatchOp,
     Plan,
+    ProviderError,
     Response,
     RunError,
     RunFinished,
@@ -54,6 +56,8 @@ from ._consent import Approver, PlanPacket, StepDecision, StepPacket
 from ._pipeline import CheckedStep, Pipeline, StepChangedError
 from ._replies import parse_reply
 from ._sessions import SessionStore
+from .planner import END, Planner
+from .providers import capabilities_of
 
 __all__ = ["MODES", "Approver", "Copilot", "PlanPacket", "RunOutcome", "StepDecision",
            "StepPacket"]
@@ -342,20 +346,26 @@ class Copilot:
         reply, error = None, ""
         for attempt in range(1, self.max_attempts + 1):
             simplified = attempt > 1
-            text = await self._generate(self._prompt(prompt, bulletin, simplified, error),
-                                        run_id, attempt, publish)
+            request, menu = self._request(prompt, bulletin, simplified, error)
+            try:
+                text = await self._generate(request, run_id, attempt, publish)
+            except ProviderError as exc:
+                await self.log.record("attempt", run_id, attempt=attempt, ok=False,
+                                      simplified=simplified, error=str(exc), menu=menu)
+                return RunOutcome(run_id, "failed", error=f"the model provider failed: {exc}")
             try:
                 reply = parse_reply(text)
             except ContractError as exc:
                 error = str(exc)
                 await self.log.record("attempt", run_id, attempt=attempt, ok=False,
-                                      simplified=simplified, error=error, output=text[:4096])
+                                      simplified=simplified, error=error, output=text[:4096],
+                                      menu=menu)
                 publish(ActivitySnapshot(message_id=f"{run_id}-attempt-{attempt}",
                                          activity_type="malformed-plan",
                                          content={"attempt": attempt, "error": error}))
                 continue
             await self.log.record("attempt", run_id, attempt=attempt, ok=True,
-                                  simplified=simplified)
+                                  simplified=simplified, menu=menu)
             break
         if reply is None:
             return RunOutcome(run_id, "failed", error=f"the model gave no valid plan in "
@@ -376,44 +386,58 @@ class Copilot:
                 fields.update(await provider.gather(self.cwd))
         return convert({**msgspec.to_builtins(fields), "cwd": self.cwd}, ContextBulletin)
 
-    def _prompt(self, prompt: str, bulletin: ContextBulletin, simplified: bool,
-                error: str) -> str:
+    def _planner(self) -> Planner:
         profile = self.kernel.profile
-        tools = [(n, t.declaration) for n, t in self.kernel.tools.items()
-                 if any(re.fullmatch(_glob(p), n) for p in profile.tools)]
-        if simplified:  # a smaller menu: the tools whose words appear in the request
-            words = set(re.findall(r"[a-z]+", prompt.lower()))
-            tools = [(n, d) for n, d in tools if words & set(re.findall(r"[a-z]+", n))] or tools[:5]
-        menu = "\n".join(
-            f"- {n} ({d.safety.level}): {d.description}"
-            + ("" if simplified else f" args: {msgspec.json.encode(d.args_schema).decode()}")
-            for n, d in tools)
-        context = ({"cwd": bulletin.cwd} if simplified else to_builtins(bulletin))
-        parts = [profile.system_prompt, f"Tools:\n{menu or '(none)'}",
-                 f"Context: {msgspec.json.encode(context).decode()}", f"Request: {prompt}"]
-        if error:
-            parts.append(f"Your previous answer was refused: {error}. Answer with one JSON "
-                         "object only, a plan with fewer steps if in doubt.")
-        return "\n\n".join(parts) + "\n\nAnswer:"
+        return Planner({n: t.declaration for n, t in self.kernel.tools.items()
+                        if any(re.fullmatch(_glob(p), n) for p in profile.tools)})
 
-    async def _generate(self, text: str, run_id: str, attempt: int,
+    def _request(self, prompt: str, bulletin: ContextBulletin, simplified: bool,
+                 error: str) -> tuple[CompletionRequest, list[str]]:
+        """The completion request for one attempt, and the tools it offers.
+
+        The planner narrows the menu to the tools relevant to the request (fewer, and
+        without schemas, on a retry), and constrains the reply to those tools with a
+        grammar or a JSON schema where the provider takes one."""
+        profile, preset = self.kernel.profile, self.kernel.profile.model
+        planner = self._planner()
+        size = profile.tool_menu or len(planner.tools)
+        names = planner.menu(prompt, max(1, size // 2) if simplified else size)
+        context = {"cwd": bulletin.cwd} if simplified else to_builtins(bulletin)
+        text = planner.prompt(prompt, names, system=profile.system_prompt, context=context,
+                              error=error, schemas=not simplified)
+        capabilities = capabilities_of(self.kernel.providers[preset.provider])
+        grammar = preset.grammar
+        if grammar is None and capabilities.grammar:
+            grammar = planner.grammar(names)
+        schema = planner.json_schema(names) if capabilities.json_schema and not grammar \
+            else None
+        stop = preset.stop if END in preset.stop else (*preset.stop, END)
+        return CompletionRequest(prompt=text, model=preset.model, grammar=grammar,
+                                 json_schema=schema, stop=stop,
+                                 temperature=preset.temperature,
+                                 max_tokens=preset.max_tokens,
+                                 context_size=preset.context_size), names
+
+    async def _generate(self, request: CompletionRequest, run_id: str, attempt: int,
                         publish: Callable[[Any], None]) -> str:
-        preset = self.kernel.profile.model
-        provider = self.kernel.providers[preset.provider]
-        request = CompletionRequest(prompt=text, model=preset.model, grammar=preset.grammar,
-                                    stop=preset.stop, temperature=preset.temperature,
-                                    max_tokens=preset.max_tokens)
+        provider = self.kernel.providers[self.kernel.profile.model.provider]
         message_id = f"{run_id}-model-{attempt}"
         publish(TextMessageStart(message_id=message_id))
         pieces = []
         try:
-            async for chunk in provider.complete(request):
-                if chunk.text:
-                    pieces.append(chunk.text)
-                    publish(TextMessageContent(message_id=message_id, delta=chunk.text))
+            async with aclosing(provider.complete(request)) as stream:
+                async for chunk in stream:
+                    if chunk.text:
+                        pieces.append(chunk.text)
+                        publish(TextMessageContent(message_id=message_id, delta=chunk.text))
+                    for warning in chunk.warnings:
+                        await self.log.record("provider_warning", run_id, text=warning)
+                        publish(ActivitySnapshot(message_id=f"{message_id}-warning",
+                                                 activity_type="warning",
+                                                 content={"text": warning}))
         finally:
             publish(TextMessageEnd(message_id=message_id))
-        return "".join(pieces)
+        return "".join(pieces).split(END, 1)[0]
 
     # -- consent and execution ------------------------------------------------------------
 

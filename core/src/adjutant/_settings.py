@@ -52,6 +52,9 @@ class ModelPreset:
     grammar: str | None = None
     stop: tuple[str, ...] = ()
     max_tokens: int = attrs.field(default=512, validator=[v.gt(0), v.le(1_000_000)])
+    #: The context window to ask the backend for (tokens); None keeps its default.
+    context_size: int | None = attrs.field(
+        default=None, validator=v.optional([v.gt(0), v.le(10_000_000)]))
 
 
 @attrs.frozen
@@ -70,6 +73,8 @@ class Profile:
     auto_speech: bool = False
     verbosity: Verbosity = "normal"
     token_budget: int = attrs.field(default=4096, validator=[v.gt(0), v.le(10_000_000)])
+    #: How many tools the planner offers per request, the most relevant first (0: all).
+    tool_menu: int = attrs.field(default=4, validator=[v.ge(0), v.le(1000)])
 
 
 def _strict_converter() -> Any:
