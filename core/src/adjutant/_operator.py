@@ -346,8 +346,9 @@ class Copilot:
         reply, error = None, ""
         for attempt in range(1, self.max_attempts + 1):
             simplified = attempt > 1
-            request, menu = self._request(prompt, bulletin, simplified, error)
+            menu: list[str] = []
             try:
+                request, menu = self._request(prompt, bulletin, simplified, error)
                 text = await self._generate(request, run_id, attempt, publish)
             except ProviderError as exc:
                 await self.log.record("attempt", run_id, attempt=attempt, ok=False,
@@ -405,7 +406,7 @@ class Copilot:
         context = {"cwd": bulletin.cwd} if simplified else to_builtins(bulletin)
         text = planner.prompt(prompt, names, system=profile.system_prompt, context=context,
                               error=error, schemas=not simplified)
-        capabilities = capabilities_of(self.kernel.providers[preset.provider])
+        capabilities = capabilities_of(self._provider())
         grammar = preset.grammar
         if grammar is None and capabilities.grammar:
             grammar = planner.grammar(names)
@@ -418,9 +419,18 @@ class Copilot:
                                  max_tokens=preset.max_tokens,
                                  context_size=preset.context_size), names
 
+    def _provider(self) -> Any:
+        name = self.kernel.profile.model.provider
+        if name not in self.kernel.providers:
+            installed = ", ".join(self.kernel.providers) or "none"
+            raise ProviderError(f"no model provider named {name!r} is installed (installed: "
+                                f"{installed})", hint="install its plugin (the embedded one "
+                                "is adjutant-llamacpp) or choose a preset that uses one")
+        return self.kernel.providers[name]
+
     async def _generate(self, request: CompletionRequest, run_id: str, attempt: int,
                         publish: Callable[[Any], None]) -> str:
-        provider = self.kernel.providers[self.kernel.profile.model.provider]
+        provider = self._provider()
         message_id = f"{run_id}-model-{attempt}"
         publish(TextMessageStart(message_id=message_id))
         pieces = []

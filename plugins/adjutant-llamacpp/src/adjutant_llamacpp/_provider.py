@@ -119,16 +119,26 @@ class LlamaCpp:
         return [ModelInfo(name=n, loaded=os.path.basename(n) in loaded,
                           context_size=self.context_size) for n in names]
 
-    def _grammar(self, text: str) -> Any:
+    def _grammar(self, llama: Any, text: str) -> Any:
         if text not in self._grammars:
+            import llama_cpp
             from llama_cpp.llama_grammar import LlamaGrammar
 
-            try:
-                self._grammars[text] = LlamaGrammar.from_string(text, verbose=False)
-            except ValueError as exc:
-                raise ProviderError(f"llama.cpp refused the grammar: {exc}",
-                                    hint="this is a bug in the grammar's builder") from exc
+            # llama-cpp-python does not check grammars: llama.cpp's parser returns no
+            # sampler for a bad one, which would then be used as a null pointer.
+            sampler = llama_cpp.llama_sampler_init_grammar(
+                llama._model.vocab, text.encode(), b"root")
+            if not sampler:
+                raise ProviderError("llama.cpp refused the grammar (see its parse error "
+                                    "on stderr)", hint="a grammar builder produced invalid "
+                                    "GBNF; this is a bug worth reporting")
+            llama_cpp.llama_sampler_free(sampler)
+            self._grammars[text] = LlamaGrammar.from_string(text, verbose=False)
         return self._grammars[text]
+
+    def check_grammar(self, text: str, model: str | None = None) -> None:
+        """Raise `ProviderError` unless llama.cpp accepts the GBNF ``text``."""
+        self._grammar(self._llama(model), text)
 
     # -- generation -----------------------------------------------------------------------
 
@@ -136,7 +146,7 @@ class LlamaCpp:
         import anyio
 
         llama = await anyio.to_thread.run_sync(self._llama, request.model)
-        grammar = self._grammar(request.grammar) if request.grammar else None
+        grammar = self._grammar(llama, request.grammar) if request.grammar else None
         prompt = (f"{request.system}\n\n" if request.system else "") + request.prompt
         tokens: queue.SimpleQueue[Any] = queue.SimpleQueue()
         stop = threading.Event()
