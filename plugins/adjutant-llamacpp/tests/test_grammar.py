@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-import pytest
 
 from adjutant.planner import reply_grammar
 from adjutant_hookspecs import ProviderError, ToolDeclaration, ToolSafety
