@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ("startup", "bus", "hooks", "step", "log", "sandbox", "tools")
+BENCHMARKS = ("startup", "bus", "hooks", "step", "log", "sandbox", "tools", "stream",
+              "planning")
 
 
 def main() -> int:

@@ -10,7 +10,7 @@ from typing import Any
 
 from adjutant_hookspecs import AG_UI_EVENTS, BusGap, Check, Command, hookimpl
 
-from .cli import _commands, _doctor
+from .cli import _commands, _doctor, _operate
 
 
 @hookimpl
@@ -27,6 +27,17 @@ def register_commands(register: Callable[[Command], None]) -> None:
                      run=_commands.plugins, configure=_commands.configure_plugins))
     register(Command(name="doctor", help="check this machine and the installed plugins",
                      run=_doctor.doctor, configure=_doctor.configure))
+    register(Command(name="run", help="ask the operator to do something: context, plan, "
+                     "previews, your approval per step", run=_operate.run,
+                     configure=_operate.configure_run))
+    register(Command(name="mode", help="show or switch the operator's mode",
+                     run=_operate.mode, configure=_operate.configure_mode))
+    register(Command(name="status", help="mode, preset, policies, memory",
+                     run=_operate.status, configure=_operate.configure_json))
+    register(Command(name="tools", help="list the tools or show one's declaration",
+                     run=_operate.tools, configure=_operate.configure_tools))
+    register(Command(name="presets", help="list model presets or switch to one",
+                     run=_operate.presets, configure=_operate.configure_presets))
 
 
 @hookimpl

@@ -58,6 +58,20 @@ def default_model_path() -> Path:
     return target
 
 
+_LOG_CALLBACK: Any = None
+
+
+def _quiet_llama_cpp() -> None:
+    """Route llama.cpp's own log lines (model and cache details) away from the
+    user's terminal; errors still reach us as exceptions or refusals."""
+    global _LOG_CALLBACK
+    if _LOG_CALLBACK is None:
+        import llama_cpp
+
+        _LOG_CALLBACK = llama_cpp.llama_log_callback(lambda level, text, data: None)
+        llama_cpp.llama_log_set(_LOG_CALLBACK, None)
+
+
 class LlamaCpp:
     """A `Provider` running a GGUF model in process.
 
@@ -94,6 +108,8 @@ class LlamaCpp:
             if path not in self._models:
                 try:
                     from llama_cpp import Llama
+
+                    _quiet_llama_cpp()
                 except ImportError as exc:
                     raise ProviderError("llama-cpp-python is not installed",
                                         hint="pip install llama-cpp-python") from exc

@@ -1,0 +1,269 @@
+"""The operator's subcommands: ``run``, ``mode``, ``status``, ``tools``, ``presets``.
+
+Exit codes (documented in README, relied on by scripts):
+0 done (answered, proposed, executed); 1 error; 2 bad usage; 3 the model or its
+provider failed; 4 something was denied, paused or aborted; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Literal
+
+from .._consent import Approver, StepDecision
+
+__all__ = ["EXIT", "configure_run", "run"]
+
+EXIT = {"answered": 0, "proposed": 0, "executed": 0, "ignored": 0, "failed": 3,
+        "paused": 4, "aborted": 4, "cancelled": 130}
+MODES = ("off", "listen-only", "propose-only", "execute-with-confirmation", "execute-auto")
+#: The mode's colour: off grey, propose blue, confirm amber, auto green.
+COLOURS = {"off": "90", "listen-only": "90", "propose-only": "34",
+           "execute-with-confirmation": "33", "execute-auto": "32"}
+
+
+def _colour(text: str, code: str, stream: Any = sys.stdout) -> str:
+    if os.environ.get("NO_COLOR") or not getattr(stream, "isatty", lambda: False)():
+        return text
+    return f"\x1b[{code}m{text}\x1b[0m"
+
+
+def mode_chip(mode: str) -> str:
+    return _colour(f"[{mode}]", COLOURS.get(mode, "0"))
+
+
+class TerminalApprover(Approver):
+    """Asks on the terminal; with ``interactive=False`` refuses everything it is asked
+    (scripts never get more than the mode and the write-gate allow without asking)."""
+
+    def __init__(self, interactive: bool) -> None:
+        self.interactive = interactive
+
+    async def _ask(self, question: str) -> str:
+        import anyio
+
+        if not self.interactive:
+            print(f"{question} -> denied (non-interactive)", file=sys.stderr)
+            return ""
+        def read() -> str:
+            try:
+                return input(question).strip().lower()
+            except EOFError:
+                return ""
+        return await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
+
+    async def approve_plan(self, packet: Any) -> Literal["execute", "step", "deny"]:
+        print(f"\nThe plan has {len(packet.steps)} steps.", file=sys.stderr)
+        answer = await self._ask("[x] execute the plan, [s] step by step, [d] deny: ")
+        return {"x": "execute", "s": "step"}.get(answer[:1], "deny")  # type: ignore[return-value]
+
+    async def approve_step(self, packet: Any) -> StepDecision:
+        _show_step(packet)
+        while True:
+            answer = await self._ask("[g] grant, [d] deny, [e] edit arguments: ")
+            if answer[:1] == "g":
+                return StepDecision("grant")
+            if answer[:1] != "e":
+                return StepDecision("deny")
+            edited = await self._ask("new arguments (JSON): ")
+            try:
+                args = json.loads(edited)
+            except ValueError as exc:
+                print(f"not JSON ({exc}); asked again", file=sys.stderr)
+                continue
+            if isinstance(args, dict):
+                return StepDecision("edit", args)
+            print("arguments must be a JSON object; asked again", file=sys.stderr)
+
+
+def _show_step(packet: Any) -> None:
+    print(f"\nstep {packet.index + 1}: {packet.tool} ({packet.level})", file=sys.stderr)
+    print(f"  args: {json.dumps(packet.args, ensure_ascii=False)}", file=sys.stderr)
+    if packet.intent:
+        print(f"  why: {packet.intent}", file=sys.stderr)
+    for reason in packet.reasons:
+        print(f"  note: {reason}", file=sys.stderr)
+    if packet.preview:
+        print("  preview:", file=sys.stderr)
+        for line in packet.preview.splitlines()[:60]:
+            print(f"    {line}", file=sys.stderr)
+
+
+def configure_run(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("request", help="what you want done, in your own words")
+    parser.add_argument("--non-interactive", action="store_true",
+                        help="never ask: anything that needs approval is denied")
+    parser.add_argument("--json", action="store_true",
+                        help="print the outcome as JSON on stdout")
+
+
+async def run(kernel: Any, args: argparse.Namespace) -> int:
+    """One request: context, the model's answer streamed, the plan with previews, and
+    per-step consent as the mode requires."""
+    import anyio
+
+    from adjutant_hookspecs import ActivitySnapshot, TextMessageContent, to_builtins
+
+    from .._operator import Copilot
+
+    interactive = not args.non_interactive and sys.stdin.isatty()
+    copilot = Copilot(kernel, approver=TerminalApprover(interactive))
+    mode = await copilot.mode()
+    print(f"{mode_chip(mode)} {kernel.profile.name} preset, "
+          f"{kernel.profile.model.provider}:{kernel.profile.model.model}", file=sys.stderr)
+    subscription = kernel.bus.subscribe()
+
+    async def show() -> None:
+        async for envelope in subscription:
+            event = envelope.event
+            if isinstance(event, TextMessageContent):
+                print(_colour(event.delta, "2", sys.stderr), end="", file=sys.stderr,
+                      flush=True)
+            elif isinstance(event, ActivitySnapshot) and event.activity_type == "context":
+                fields = ", ".join(f"{k}" for k, v in event.content.items() if v)
+                print(f"context: {fields} (cwd {event.content.get('cwd')})", file=sys.stderr)
+                print("model: ", end="", file=sys.stderr, flush=True)
+            elif isinstance(event, ActivitySnapshot) and event.activity_type == "plan":
+                print(file=sys.stderr)
+                for step in event.content.get("steps", []):
+                    print(f"plan step {step['index'] + 1}: {step['tool']} "
+                          f"{json.dumps(step['args'], ensure_ascii=False)}", file=sys.stderr)
+                    for line in (step.get("preview") or "").splitlines()[:20]:
+                        print(f"    {line}", file=sys.stderr)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(show)
+        outcome = await copilot.handle(args.request)
+        await anyio.sleep(0.05)  # let the last events print
+        tg.cancel_scope.cancel()
+    print(file=sys.stderr)
+    if args.json:
+        print(json.dumps({"run_id": outcome.run_id, "status": outcome.status,
+                          "text": outcome.text, "error": outcome.error,
+                          "plan": to_builtins(outcome.plan) if outcome.plan else None,
+                          "results": [to_builtins(r) for r in outcome.results]}))
+    else:
+        if outcome.text:
+            print(outcome.text)
+        for result in outcome.results:
+            print(f"{result.tool}: {result.status}")
+            if result.stdout:
+                print(result.stdout.rstrip())
+            if result.stderr:
+                print(result.stderr.rstrip(), file=sys.stderr)
+        if outcome.status == "proposed":
+            print(f"proposed only ({mode}); `adjutant mode execute-with-confirmation` lets "
+                  "you approve and run steps", file=sys.stderr)
+    if outcome.error:
+        print(f"{outcome.status}: {outcome.error}", file=sys.stderr)
+    denied = any(r.status == "denied" for r in outcome.results)
+    return 4 if denied and outcome.status == "executed" else EXIT.get(outcome.status, 1)
+
+
+def configure_mode(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("mode", nargs="?", choices=MODES, help="switch to this mode")
+    parser.add_argument("--json", action="store_true")
+
+
+async def mode(kernel: Any, args: argparse.Namespace) -> int:
+    from .._operator import Copilot
+
+    copilot = Copilot(kernel)
+    if args.mode is not None and not await copilot.set_mode(args.mode, channel="user"):
+        print(f"could not switch to {args.mode} (see `adjutant doctor`)", file=sys.stderr)
+        return 1
+    current = await copilot.mode()
+    print(json.dumps({"mode": current}) if args.json else mode_chip(current))
+    return 0
+
+
+def configure_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true")
+
+
+async def status(kernel: Any, args: argparse.Namespace) -> int:
+    import resource
+
+    from .._operator import Copilot
+
+    copilot = Copilot(kernel)
+    await copilot.mode()  # loads what was persisted
+    state = copilot.state()
+    profile = kernel.profile
+    chips = ["project-cage" if "{workspace}" in profile.path_cages else "custom-cages",
+             "no-sudo" if "guard" in kernel.policies or any(
+                 "guard" in name for name in kernel.policies) else "no-guard-policy"]
+    if state["mode"] in ("off", "listen-only", "propose-only"):
+        chips.append("read-only")
+    info = {**state, "provider": profile.model.provider, "model": profile.model.model,
+            "policies": chips, "tools": len(kernel.tools),
+            "memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+    if args.json:
+        print(json.dumps(info, default=str))
+        return 0
+    print(f"{mode_chip(info['mode'])} preset {info['preset']} "
+          f"({info['provider']}:{info['model']})")
+    print(f"cwd {info['cwd']}; {info['tools']} tools; policies: {', '.join(chips)}; "
+          f"memory {info['memory_mb']} MB")
+    return 0
+
+
+def configure_tools(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", nargs="?", choices=["list", "show"], default="list")
+    parser.add_argument("name", nargs="?", help="the tool to show")
+    parser.add_argument("--json", action="store_true")
+
+
+def tools(kernel: Any, args: argparse.Namespace) -> int:
+    from adjutant_hookspecs import to_builtins
+
+    if args.action == "show":
+        if args.name not in kernel.tools:
+            print(f"no tool named {args.name!r}; `adjutant tools` lists them", file=sys.stderr)
+            return 1
+        declaration = to_builtins(kernel.tools[args.name].declaration)
+        print(json.dumps(declaration, indent=None if args.json else 2))
+        return 0
+    rows = [{"name": n, "level": t.declaration.safety.level, "plugin": kernel.tools.owner(n),
+             "description": t.declaration.description} for n, t in kernel.tools.items()]
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    for row in rows:
+        print(f"{row['name']:<18} {row['level']:<12} {row['description'][:70]}")
+    return 0
+
+
+def configure_presets(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", nargs="?", choices=["list", "use"], default="list")
+    parser.add_argument("name", nargs="?", help="the preset to use")
+    parser.add_argument("--json", action="store_true")
+
+
+async def presets(kernel: Any, args: argparse.Namespace) -> int:
+    from .._operator import Copilot
+    from .._settings import load_profile
+
+    names = _preset_names(os.path.join(kernel.home, "profiles"))
+    if args.action == "use":
+        if not args.name:
+            print("name the preset to use", file=sys.stderr)
+            return 2
+        profile = load_profile(kernel.home, args.name)
+        await Copilot(kernel).use_preset(profile)
+        print(f"using preset {profile.name} ({profile.model.provider}:{profile.model.model})")
+        return 0
+    if args.json:
+        print(json.dumps({"presets": names, "active": kernel.profile.name}))
+        return 0
+    for name in names:
+        print(("* " if name == kernel.profile.name else "  ") + name)
+    return 0
+
+
+def _preset_names(folder: str) -> list[str]:
+    found = os.listdir(folder) if os.path.isdir(folder) else []
+    return sorted({"default"} | {f.removesuffix(".json") for f in found if f.endswith(".json")})
