@@ -67,10 +67,9 @@ async def run(entries: list[dict[str, Any]], menu: int) -> dict[str, Any]:
     import adjutant_files
     import adjutant_git
     import adjutant_system
-    from adjutant_llamacpp import LlamaCpp
-
     from adjutant import Copilot, ModelPreset, Profile
     from adjutant.testing import Harness
+    from adjutant_llamacpp import LlamaCpp
 
     provider = LlamaCpp()
     profile = Profile(model=ModelPreset(provider="llama-cpp", temperature=0.0, max_tokens=160),

@@ -23,6 +23,7 @@ from contextlib import aclosing
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 
 from adjutant import Copilot
 from adjutant.testing import Harness
@@ -45,7 +46,7 @@ class Stamping:
             token = f"t{i} "
             self.sent[token] = time.perf_counter_ns()
             yield CompletionChunk(text=token)
-            await anyio.sleep(0)  # a real backend waits for its next token
+            await anyio.lowlevel.checkpoint()  # a real backend waits for its next token
         yield CompletionChunk(text='{"type":"response","text":"done"}', finish_reason="stop")
 
     async def aclose(self) -> None:
@@ -134,7 +135,8 @@ async def first_token(rounds: int) -> None:
 
 async def main(quick: bool) -> None:
     n = 2_000 if quick else 20_000
-    for backend_note, run in (("direct (baseline)", direct), ("operator + bus", through_the_operator)):
+    runs = (("direct (baseline)", direct), ("operator + bus", through_the_operator))
+    for backend_note, run in runs:
         samples = await run(n)
         p50, p99, worst = percentiles(samples)
         print(f"{backend_note:>20}: {len(samples)} tokens, per-token latency p50 {p50:.3f} ms, "
