@@ -383,7 +383,8 @@ class Copilot:
         fields: dict[str, Any] = {}
         enabled = self.kernel.profile.context_providers
         for name, provider in self.kernel.context_providers.items():
-            if enabled.get(name, True):
+            # a provider may be off unless asked for (``default_enabled = False``)
+            if enabled.get(name, getattr(provider, "default_enabled", True)):
                 fields.update(await provider.gather(self.cwd))
         return convert({**msgspec.to_builtins(fields), "cwd": self.cwd}, ContextBulletin)
 

@@ -115,6 +115,10 @@ class ContextBulletin(_Struct, **_common):
     selected_files: tuple[str, ...] = ()
     recent_shell: tuple[str, ...] = ()
     logs: tuple[str, ...] = ()
+    #: The clipboard's text (off unless the profile switches its provider on).
+    clipboard: str | None = None
+    #: Project metadata: name, version, language, build files found in the cwd.
+    project: dict[str, Any] | None = None
 
 
 class Plan(_Struct, tag_field="type", tag="plan", **_common):
