@@ -30,6 +30,8 @@ def register_commands(register: Callable[[Command], None]) -> None:
     register(Command(name="run", help="ask the operator to do something: context, plan, "
                      "previews, your approval per step", run=_operate.run,
                      configure=_operate.configure_run))
+    register(Command(name="chat", help="a session: requests, quick actions, interrupts",
+                     run=_operate.chat, configure=_operate.configure_chat))
     register(Command(name="mode", help="show or switch the operator's mode",
                      run=_operate.mode, configure=_operate.configure_mode))
     register(Command(name="status", help="mode, preset, policies, memory",

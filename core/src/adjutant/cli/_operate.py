@@ -8,6 +8,7 @@ provider failed; 4 something was denied, paused or aborted; 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -105,7 +106,7 @@ async def run(kernel: Any, args: argparse.Namespace) -> int:
     per-step consent as the mode requires."""
     import anyio
 
-    from adjutant_hookspecs import ActivitySnapshot, TextMessageContent, to_builtins
+    from adjutant_hookspecs import to_builtins
 
     from .._operator import Copilot
 
@@ -114,28 +115,8 @@ async def run(kernel: Any, args: argparse.Namespace) -> int:
     mode = await copilot.mode()
     print(f"{mode_chip(mode)} {kernel.profile.name} preset, "
           f"{kernel.profile.model.provider}:{kernel.profile.model.model}", file=sys.stderr)
-    subscription = kernel.bus.subscribe()
-
-    async def show() -> None:
-        async for envelope in subscription:
-            event = envelope.event
-            if isinstance(event, TextMessageContent):
-                print(_colour(event.delta, "2", sys.stderr), end="", file=sys.stderr,
-                      flush=True)
-            elif isinstance(event, ActivitySnapshot) and event.activity_type == "context":
-                fields = ", ".join(f"{k}" for k, v in event.content.items() if v)
-                print(f"context: {fields} (cwd {event.content.get('cwd')})", file=sys.stderr)
-                print("model: ", end="", file=sys.stderr, flush=True)
-            elif isinstance(event, ActivitySnapshot) and event.activity_type == "plan":
-                print(file=sys.stderr)
-                for step in event.content.get("steps", []):
-                    print(f"plan step {step['index'] + 1}: {step['tool']} "
-                          f"{json.dumps(step['args'], ensure_ascii=False)}", file=sys.stderr)
-                    for line in (step.get("preview") or "").splitlines()[:20]:
-                        print(f"    {line}", file=sys.stderr)
-
     async with anyio.create_task_group() as tg:
-        tg.start_soon(show)
+        tg.start_soon(show_events, kernel.bus.subscribe())
         outcome = await copilot.handle(args.request)
         await anyio.sleep(0.05)  # let the last events print
         tg.cancel_scope.cancel()
@@ -161,6 +142,30 @@ async def run(kernel: Any, args: argparse.Namespace) -> int:
         print(f"{outcome.status}: {outcome.error}", file=sys.stderr)
     denied = any(r.status == "denied" for r in outcome.results)
     return 4 if denied and outcome.status == "executed" else EXIT.get(outcome.status, 1)
+
+
+async def show_events(subscription: Any) -> None:
+    """What the user watches while the operator works: the context used, the model's
+    tokens as they stream, the plan with each step's preview (all on stderr)."""
+    from adjutant_hookspecs import ActivitySnapshot, TextMessageContent
+
+    async for envelope in subscription:
+        event = envelope.event
+        if isinstance(event, TextMessageContent):
+            print(_colour(event.delta, "2", sys.stderr), end="", file=sys.stderr, flush=True)
+        elif isinstance(event, ActivitySnapshot) and event.activity_type == "context":
+            fields = ", ".join(k for k, v in event.content.items() if v)
+            print(f"context: {fields} (cwd {event.content.get('cwd')})", file=sys.stderr)
+            print("model: ", end="", file=sys.stderr, flush=True)
+        elif isinstance(event, ActivitySnapshot) and event.activity_type == "plan":
+            print(file=sys.stderr)
+            for step in event.content.get("steps", []):
+                print(f"plan step {step['index'] + 1}: {step['tool']} "
+                      f"{json.dumps(step['args'], ensure_ascii=False)}", file=sys.stderr)
+                for line in (step.get("preview") or "").splitlines()[:20]:
+                    print(f"    {line}", file=sys.stderr)
+        elif isinstance(event, ActivitySnapshot) and event.activity_type == "warning":
+            print(f"\nwarning: {event.content.get('text')}", file=sys.stderr)
 
 
 def configure_mode(parser: argparse.ArgumentParser) -> None:
@@ -267,3 +272,132 @@ async def presets(kernel: Any, args: argparse.Namespace) -> int:
 def _preset_names(folder: str) -> list[str]:
     found = os.listdir(folder) if os.path.isdir(folder) else []
     return sorted({"default"} | {f.removesuffix(".json") for f in found if f.endswith(".json")})
+
+
+#: Quick actions of the chat palette: a slash command and the request it sends.
+QUICK_ACTIONS = {
+    "/summarize": "Summarize the current folder: what is here and what it is for.",
+    "/explain": "Explain the last error in my recent shell commands and how to fix it.",
+    "/commit-msg": "Draft a commit message for the changes in this repository.",
+}
+CHAT_HELP = """commands: /summarize, /explain, /commit-msg (quick actions); /plan (show the
+last plan); /mode [MODE]; /status; /help; /quit. Ctrl-C stops the model or the running
+step and keeps the session; Ctrl-D or /quit leaves."""
+
+
+def configure_chat(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--non-interactive", action="store_true",
+                        help="never ask for approval: anything that needs it is denied")
+
+
+async def chat(kernel: Any, args: argparse.Namespace) -> int:
+    """A session: requests one after another, with history, quick actions and
+    interrupts (Ctrl-C stops generation or the step, not the session)."""
+    import signal
+
+    import anyio
+
+    from .._operator import Copilot
+
+    _history()
+    copilot = Copilot(kernel, approver=TerminalApprover(not args.non_interactive))
+    last: dict[str, Any] = {}
+    busy = anyio.Event()
+    busy.set()  # set: idle
+
+    async def interrupts() -> None:
+        with anyio.open_signal_receiver(signal.SIGINT) as signals:
+            async for _ in signals:
+                if not busy.is_set():
+                    copilot.cancel()
+                    print("\n(interrupted; the session goes on)", file=sys.stderr)
+                else:
+                    print("\n(Ctrl-D or /quit to leave)", file=sys.stderr)
+
+    async def ask(prompt: str) -> str | None:
+        def read() -> str | None:
+            try:
+                return input(prompt)
+            except EOFError:
+                return None
+        return await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
+
+    print(f"{mode_chip(await copilot.mode())} Adjutant chat; /help for commands",
+          file=sys.stderr)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(interrupts)
+        tg.start_soon(show_events, kernel.bus.subscribe())
+        while True:
+            line = await ask(f"{await copilot.mode()}> ")
+            if line is None or line.strip() in ("/quit", "/exit"):
+                break
+            line = line.strip()
+            if not line:
+                continue
+            if line == "/help":
+                print(CHAT_HELP)
+                continue
+            if line == "/plan":
+                plan = last.get("plan")
+                print(json.dumps(plan, indent=2) if plan else "no plan yet")
+                continue
+            if line.startswith("/mode"):
+                wanted = line.split()[1:] or [""]
+                if wanted[0] and not await copilot.set_mode(wanted[0], channel="user"):
+                    print(f"unknown or refused mode {wanted[0]!r}; modes: {', '.join(MODES)}")
+                print(mode_chip(await copilot.mode()))
+                continue
+            if line == "/status":
+                print(json.dumps(copilot.state(), default=str))
+                continue
+            request = QUICK_ACTIONS.get(line, line)
+            if request.startswith("/"):
+                print(f"unknown command {line!r}; /help lists them")
+                continue
+            busy = anyio.Event()
+            try:
+                outcome = await copilot.handle(request)
+            finally:
+                busy.set()
+            from adjutant_hookspecs import to_builtins
+
+            last["plan"] = to_builtins(outcome.plan) if outcome.plan else last.get("plan")
+            _print_outcome(outcome)
+        tg.cancel_scope.cancel()
+    return 0
+
+
+def _print_outcome(outcome: Any) -> None:
+    if outcome.text:
+        print(outcome.text)
+    if outcome.plan is not None and outcome.status == "proposed":
+        for index, step in enumerate(outcome.plan.steps, 1):
+            print(f"  {index}. {step.tool} {json.dumps(step.args, ensure_ascii=False)}")
+    for result in outcome.results:
+        print(f"{result.tool}: {result.status}")
+        if result.stdout:
+            print(result.stdout.rstrip())
+    if outcome.error:
+        print(f"{outcome.status}: {outcome.error}", file=sys.stderr)
+
+
+def _history() -> None:
+    """Line editing and a persistent history where readline exists."""
+    try:
+        import atexit
+        import readline
+    except ImportError:
+        return
+    from .._paths import data_home
+
+    path = os.path.join(str(data_home()), "chat_history")
+    with contextlib.suppress(OSError):
+        readline.read_history_file(path)
+    readline.set_history_length(1000)
+    atexit.register(_save_history, readline, path)
+
+
+def _save_history(readline: Any, path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        readline.write_history_file(path)

@@ -1,0 +1,176 @@
+"""The `adjutant` command as a user drives it: a real pseudo-terminal (pexpect), the
+real installed plugins (files pack, guard, write-gate, LMDB log), and a scripted model
+whose replies come from a file (`adjutant.testing.scriptfile`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect")
+pytest.importorskip("adjutant_files")
+ADJUTANT = str(Path(sys.executable).with_name("adjutant"))
+
+
+@pytest.fixture
+def user(tmp_path: Path) -> dict[str, Any]:
+    """A home, a project workspace, a script file and a plugin dir exposing the
+    scripted provider through a real entry point."""
+    home, work, plugins = tmp_path / "home", tmp_path / "work", tmp_path / "plugins"
+    for d in (home / "profiles", work, plugins / "scripted_cli-0.dist-info"):
+        d.mkdir(parents=True)
+    (plugins / "scripted_cli-0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: scripted-cli\nVersion: 0\n")
+    (plugins / "scripted_cli-0.dist-info" / "entry_points.txt").write_text(
+        "[adjutant]\nscripted = adjutant.testing.scriptfile\n")
+    (home / "profiles" / "default.json").write_text(json.dumps(
+        {"model": {"provider": "script-file", "model": "script"}}))
+    script = tmp_path / "script.json"
+    env = {**os.environ, "ADJUTANT_HOME": str(home), "ADJUTANT_WORKSPACE": str(work),
+           "ADJUTANT_SCRIPT": str(script), "PYTHONPATH": str(plugins), "NO_COLOR": "1",
+           "XDG_CACHE_HOME": str(tmp_path / "cache"), "TERM": "dumb"}
+    return {"env": env, "work": work, "script": script}
+
+
+def script(user: dict[str, Any], *replies: Any) -> None:
+    user["script"].write_text(json.dumps(list(replies)))
+    Path(f"{user['script']}.pos").unlink(missing_ok=True)
+
+
+def plan(*steps: tuple[str, dict[str, Any]]) -> str:
+    return json.dumps({"type": "plan", "steps": [{"tool": t, "args": a} for t, a in steps]})
+
+
+def adjutant(user: dict[str, Any], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ADJUTANT, *args], env=user["env"], cwd=user["work"],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def spawn(user: dict[str, Any], *args: str) -> Any:
+    return pexpect.spawn(ADJUTANT, list(args), env=user["env"], cwd=str(user["work"]),
+                         encoding="utf-8", timeout=60)
+
+
+def test_approval_flow_with_an_edited_argument_and_a_denied_step(user: dict[str, Any]) -> None:
+    assert adjutant(user, "mode", "execute-with-confirmation").returncode == 0
+    script(user, plan(("fs.write", {"path": "a.txt", "content": "draft\n"}),
+                      ("fs.write", {"path": "b.txt", "content": "no\n"})))
+    child = spawn(user, "run", "write two files")
+    child.expect(r"\[x\] execute the plan, \[s\] step by step, \[d\] deny: ")
+    child.sendline("s")
+    child.expect("step 1: fs.write")
+    child.expect(r"\+draft")  # the dry-run preview is a unified diff
+    child.expect(r"\[g\] grant, \[d\] deny, \[e\] edit arguments: ")
+    child.sendline("e")
+    child.expect("new arguments")
+    child.sendline('{"path": "a.txt", "content": "final\\n"}')
+    child.expect(r"\+final")  # the edit is previewed again before it is granted
+    child.expect("edit arguments: ")
+    child.sendline("g")
+    child.expect("step 2: fs.write")
+    child.expect("edit arguments: ")
+    child.sendline("d")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert (user["work"] / "a.txt").read_text() == "final\n"
+    assert not (user["work"] / "b.txt").exists()
+    assert child.exitstatus == 4  # a step was denied
+
+
+def test_a_bad_edit_is_asked_again(user: dict[str, Any]) -> None:
+    assert adjutant(user, "mode", "execute-with-confirmation").returncode == 0
+    script(user, plan(("fs.write", {"path": "a.txt", "content": "x\n"})))
+    child = spawn(user, "run", "write a file")
+    child.expect("edit arguments: ")
+    child.sendline("e")
+    child.expect("new arguments")
+    child.sendline("{not json")
+    child.expect("not JSON")
+    child.expect("edit arguments: ")
+    child.sendline("d")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 4 and not (user["work"] / "a.txt").exists()
+
+
+def test_ctrl_c_interrupts_generation_and_the_session_goes_on(user: dict[str, Any]) -> None:
+    slow = {"text": " ".join(["word"] * 200), "delay": 0.05}
+    script(user, slow, json.dumps({"type": "response", "text": "still here"}))
+    child = spawn(user, "chat")
+    child.expect("> ")
+    child.sendline("tell me a long story")
+    child.expect("word")
+    child.sendintr()
+    child.expect("interrupted; the session goes on")
+    child.expect("> ")
+    child.sendline("are you there?")
+    child.expect("still here")
+    child.expect("> ")
+    child.sendline("/quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_chat_quick_actions_plan_and_mode(user: dict[str, Any]) -> None:
+    script(user, plan(("fs.read", {"path": "notes.txt"})))
+    (user["work"] / "notes.txt").write_text("hello\n")
+    child = spawn(user, "chat")
+    child.expect("> ")
+    child.sendline("/summarize")
+    child.expect(r"1\. fs.read")
+    child.expect("> ")
+    child.sendline("/plan")
+    child.expect('"tool": "fs.read"')
+    child.expect("> ")
+    child.sendline("/mode execute-auto")
+    child.expect(r"\[execute-auto\]")
+    child.expect("> ")
+    child.sendeof()
+    child.expect(pexpect.EOF)
+
+
+@pytest.mark.parametrize("args", [["run"], ["mode", "bogus"], ["tools", "frobnicate"],
+                                  ["no-such-command"]])
+def test_bad_usage_exits_2(user: dict[str, Any], args: list[str]) -> None:
+    done = adjutant(user, *args)
+    assert done.returncode == 2, done.stderr
+    assert "usage:" in done.stderr
+
+
+def test_a_model_that_never_plans_exits_3(user: dict[str, Any]) -> None:
+    script(user, "no", "still no", "nope")
+    done = adjutant(user, "run", "--non-interactive", "do it")
+    assert done.returncode == 3
+    assert "no valid plan" in done.stderr
+
+
+def test_json_outputs_parse(user: dict[str, Any]) -> None:
+    script(user, plan(("fs.read", {"path": "notes.txt"})))
+    (user["work"] / "notes.txt").write_text("hello\n")
+    run = json.loads(adjutant(user, "run", "--json", "--non-interactive", "read notes").stdout)
+    assert run["status"] == "proposed" and run["plan"]["steps"][0]["tool"] == "fs.read"
+    tools = json.loads(adjutant(user, "tools", "--json").stdout)
+    assert {"fs.read", "fs.write"} <= {t["name"] for t in tools}
+    shown = json.loads(adjutant(user, "tools", "show", "fs.read", "--json").stdout)
+    assert shown["name"] == "fs.read" and "args_schema" in shown
+    assert json.loads(adjutant(user, "mode", "--json").stdout) == {"mode": "propose-only"}
+    status = json.loads(adjutant(user, "status", "--json").stdout)
+    assert status["mode"] == "propose-only" and status["provider"] == "script-file"
+    presets = json.loads(adjutant(user, "presets", "--json").stdout)
+    assert presets["active"] == "default"
+
+
+def test_non_interactive_never_widens_the_mode(user: dict[str, Any]) -> None:
+    assert adjutant(user, "mode", "execute-with-confirmation").returncode == 0
+    script(user, plan(("fs.write", {"path": "a.txt", "content": "x\n"})))
+    done = adjutant(user, "run", "--non-interactive", "write it")
+    assert done.returncode == 4, done.stderr
+    assert "denied (non-interactive)" in done.stderr
+    assert not (user["work"] / "a.txt").exists()
