@@ -26,19 +26,7 @@ class ScriptFileProvider:
     async def complete(self, request: CompletionRequest) -> AsyncIterator[CompletionChunk]:
         import anyio
 
-        path = os.environ.get("ADJUTANT_SCRIPT", "")
-        try:
-            with open(path) as handle:
-                script = json.load(handle)
-            position = int(open(f"{path}.pos").read()) if os.path.exists(f"{path}.pos") else 0
-        except (OSError, ValueError) as exc:
-            raise ProviderError(f"cannot read the script {path!r}: {exc}",
-                                hint="set ADJUTANT_SCRIPT to a JSON list of replies") from exc
-        if position >= len(script):
-            raise ProviderError("the script has no reply left", hint="add replies")
-        with open(f"{path}.pos", "w") as handle:
-            handle.write(str(position + 1))
-        entry: Any = script[position]
+        entry: Any = _next_reply(os.environ.get("ADJUTANT_SCRIPT", ""))
         text, delay = (entry, 0.0) if isinstance(entry, str) else (entry["text"],
                                                                     entry.get("delay", 0.0))
         words = text.split(" ")
@@ -50,6 +38,25 @@ class ScriptFileProvider:
 
     async def aclose(self) -> None:
         pass
+
+
+def _next_reply(path: str) -> Any:
+    """The next entry of the script (tiny files: read synchronously)."""
+    try:
+        with open(path) as handle:
+            script = json.load(handle)
+        position = 0
+        if os.path.exists(f"{path}.pos"):
+            with open(f"{path}.pos") as handle:
+                position = int(handle.read())
+    except (OSError, ValueError) as exc:
+        raise ProviderError(f"cannot read the script {path!r}: {exc}",
+                            hint="set ADJUTANT_SCRIPT to a JSON list of replies") from exc
+    if position >= len(script):
+        raise ProviderError("the script has no reply left", hint="add replies")
+    with open(f"{path}.pos", "w") as handle:
+        handle.write(str(position + 1))
+    return script[position]
 
 
 @hookimpl
