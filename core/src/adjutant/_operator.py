@@ -9,6 +9,7 @@ approval and effect).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -462,6 +463,10 @@ class Copilot:
         return os.path.join(cache, "adjutant", "scratch")
 
     def _ctx(self, run_id: str) -> ToolContext:
+        # The scratch cage exists before any tool is told it may write there (the
+        # sandbox binds only existing directories).
+        with contextlib.suppress(OSError):
+            os.makedirs(self.scratch, mode=0o700, exist_ok=True)
         cages = []
         for cage in self.kernel.profile.path_cages:
             cages.append(cage.replace("{workspace}", self.cwd)
