@@ -64,11 +64,10 @@ async def record(slug: str, title: str, setup: Any, requests: list[str]) -> str:
     import adjutant_lmdb
     import adjutant_system
     import adjutant_write_gate
-    from adjutant_llamacpp import LlamaCpp
-
     from adjutant import Copilot, ModelPreset, Profile
     from adjutant.testing import Harness, ScriptedApprover
     from adjutant_hookspecs import ActivitySnapshot, TextMessageContent, to_builtins
+    from adjutant_llamacpp import LlamaCpp
 
     provider = LlamaCpp()
     profile = Profile(model=ModelPreset(provider="llama-cpp", temperature=0.0, max_tokens=200))
