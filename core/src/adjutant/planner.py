@@ -282,8 +282,10 @@ class _Gbnf:
         if kind == "array":
             item = self.rule(f"{name}-item", schema.get("items", {}))
             return f'"[" ws ( {item} ( "," ws {item} ){{0,31}} )? ws "]"'
-        return {"string": "string", "integer": "integer", "number": "number",
-                "boolean": "boolean", "null": "null"}.get(str(kind), "value")
+        if kind == "integer":
+            return _integer(schema)
+        return {"string": "string", "number": "number", "boolean": "boolean",
+                "null": "null"}.get(str(kind), "value")
 
     def _object(self, name: str, schema: dict[str, Any]) -> str:
         props: dict[str, Any] = schema.get("properties", {})
@@ -305,6 +307,18 @@ class _Gbnf:
             else:
                 parts.append(f"( {choice} {more} )?")
         return '"{" ws ' + " ws ".join(parts) + ' ws "}"'
+
+
+def _integer(schema: dict[str, Any]) -> str:
+    """An integer of no more digits than its bounds allow (small models like to write
+    huge numbers), and never negative when the minimum is not."""
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if not isinstance(high, int) or isinstance(high, bool) or high < 0:
+        return "integer"
+    digits = len(str(high))
+    body = f"[0-9]{{1,{digits}}}" if digits > 1 else "[0-9]"
+    negative = not (isinstance(low, int) and low >= 0)
+    return f'"-"? {body}' if negative else body
 
 
 def _safe(name: str) -> str:

@@ -33,6 +33,8 @@ _leaf = st.one_of(
     st.lists(st.one_of(st.text(max_size=6), st.integers(-5, 5), st.booleans()), min_size=1,
              max_size=4, unique_by=repr).map(lambda values: {"enum": values}),
     st.text(max_size=8).map(lambda value: {"const": value}),
+    st.tuples(st.integers(-5, 5), st.integers(0, 10**9)).map(
+        lambda b: {"type": "integer", "minimum": b[0], "maximum": b[1]}),
     st.just({}),
 )
 _schema = st.recursive(_leaf, lambda inner: st.one_of(
