@@ -76,9 +76,35 @@ def golden_workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(root), "GIT_CONFIG_NOSYSTEM": "1"}
     for argv in (["init", "-q", "-b", "main"], ["config", "user.name", "Golden"],
                  ["config", "user.email", "golden@example.com"], ["add", "."],
-                 ["commit", "-q", "-m", "golden workspace"]):
+                 ["commit", "-q", "-m", "golden workspace"], ["branch", "develop"],
+                 ["branch", "release/1.0"], ["switch", "-q", "-c", "work"]):
         subprocess.run(["git", *argv], cwd=target, env=env, check=True, capture_output=True)
+    # uncommitted changes, so that the commit requests have something to commit
+    (target / "notes.txt").write_text("buy milk\ncall the plumber\nwater the plants\n")
+    (target / "README.md").write_text("# inventory\n\nA tiny inventory service.\n")
     return target
+
+
+#: Calls whose dry-run depends on a state the fixture cannot have (a pid to stop).
+UNPREVIEWABLE = {"proc.kill"}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e["steps"]],
+                         ids=[e["id"] for e in ENTRIES if e["steps"]])
+async def test_the_first_step_previews_in_the_workspace(entry: dict[str, Any],
+                                                        golden_workspace: Path) -> None:
+    """The expected calls are real calls: their dry-runs succeed on the fixture."""
+    from adjutant_hookspecs import ToolCall, ToolContext
+
+    step = entry["steps"][0]
+    if step["tool"] in UNPREVIEWABLE:
+        pytest.skip("needs a live process")
+    tool = next(cls() for pack in packs for cls in pack.TOOLS
+                if cls.declaration.name == step["tool"])
+    ctx = ToolContext(cwd=str(golden_workspace), cages=(str(golden_workspace),))
+    result = await tool.dry_run(ToolCall(tool=step["tool"], args=step["args"]), ctx)
+    assert result.status == "dry_run", result.stderr
 
 
 @pytest.mark.anyio
