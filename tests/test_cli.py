@@ -174,3 +174,19 @@ def test_non_interactive_never_widens_the_mode(user: dict[str, Any]) -> None:
     assert done.returncode == 4, done.stderr
     assert "denied (non-interactive)" in done.stderr
     assert not (user["work"] / "a.txt").exists()
+
+
+def test_replay_bundle_and_context(user: dict[str, Any]) -> None:
+    (user["work"] / "notes.txt").write_text("hello\n")
+    assert adjutant(user, "mode", "execute-auto").returncode == 0
+    script(user, plan(("fs.read", {"path": "notes.txt"})))
+    run = json.loads(adjutant(user, "run", "--json", "--non-interactive", "read notes").stdout)
+    assert run["status"] == "executed" and run["results"][0]["stdout"] == "hello\n"
+    again = adjutant(user, "replay", run["run_id"], "--dry-run", "--json")
+    replayed = json.loads(again.stdout)
+    assert again.returncode == 0 and replayed["status"] == "proposed" and replayed["text"]
+    assert adjutant(user, "replay", "no-such-run").returncode == 1
+    out = user["work"] / "bundle.tar.gz"
+    assert adjutant(user, "bundle", "-o", str(out)).returncode == 0 and out.stat().st_size
+    shown = json.loads(adjutant(user, "context", "--json").stdout)
+    assert shown["cwd"] == str(user["work"])

@@ -38,6 +38,12 @@ def register_commands(register: Callable[[Command], None]) -> None:
                      run=_operate.status, configure=_operate.configure_json))
     register(Command(name="tools", help="list the tools or show one's declaration",
                      run=_operate.tools, configure=_operate.configure_tools))
+    register(Command(name="replay", help="run a logged step again (or only preview it)",
+                     run=_operate.replay, configure=_operate.configure_replay))
+    register(Command(name="bundle", help="write a bug bundle (secrets redacted)",
+                     run=_operate.bundle, configure=_operate.configure_bundle))
+    register(Command(name="context", help="show the context bulletin a request would use",
+                     run=_operate.context, configure=_operate.configure_json))
     register(Command(name="presets", help="list model presets or switch to one",
                      run=_operate.presets, configure=_operate.configure_presets))
 

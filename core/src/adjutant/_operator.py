@@ -380,13 +380,24 @@ class Copilot:
                               artifact=str(plan_file))
         return await self._carry_out(reply, run_id, await self.mode(), publish)
 
+    async def bulletin(self) -> ContextBulletin:
+        """The context bulletin a request would use now (what ``adjutant context`` shows)."""
+        return await self._bulletin()
+
     async def _bulletin(self) -> ContextBulletin:
         fields: dict[str, Any] = {}
         enabled = self.kernel.profile.context_providers
         for name, provider in self.kernel.context_providers.items():
             # a provider may be off unless asked for (``default_enabled = False``)
-            if enabled.get(name, getattr(provider, "default_enabled", True)):
-                fields.update(await provider.gather(self.cwd))
+            if not enabled.get(name, getattr(provider, "default_enabled", True)):
+                continue
+            try:
+                found = await provider.gather(self.cwd)
+                convert({**msgspec.to_builtins(found), "cwd": self.cwd}, ContextBulletin)
+            except Exception as exc:  # a broken source costs its fields, not the request
+                await self.log.record("context_error", provider=name, error=repr(exc)[:500])
+                continue
+            fields.update(found)
         return convert({**msgspec.to_builtins(fields), "cwd": self.cwd}, ContextBulletin)
 
     def _planner(self) -> Planner:

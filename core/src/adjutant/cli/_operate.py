@@ -401,3 +401,67 @@ def _save_history(readline: Any, path: str) -> None:
     with contextlib.suppress(OSError):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         readline.write_history_file(path)
+
+
+def configure_replay(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_id", help="the run (see `adjutant log tail`)")
+    parser.add_argument("--step", type=int, default=0, help="which step (default 0)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="only preview what the step would do now")
+    parser.add_argument("--json", action="store_true")
+
+
+async def replay(kernel: Any, args: argparse.Namespace) -> int:
+    """Run a logged step again as a new run, through the whole pipeline."""
+    from .._operator import Copilot
+
+    copilot = Copilot(kernel, approver=TerminalApprover(sys.stdin.isatty()))
+    try:
+        outcome = await copilot.replay(args.run_id, args.step, dry_run=args.dry_run)
+    except LookupError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    if args.json:
+        from adjutant_hookspecs import to_builtins
+
+        print(json.dumps({"run_id": outcome.run_id, "status": outcome.status,
+                          "text": outcome.text, "error": outcome.error,
+                          "results": [to_builtins(r) for r in outcome.results]}))
+    else:
+        _print_outcome(outcome)
+    return EXIT.get(outcome.status, 1)
+
+
+def configure_bundle(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--run", dest="run_id", help="only this run (default: all)")
+    parser.add_argument("-o", "--output", default="adjutant-bundle.tar.gz",
+                        help="where to write the bundle (default: %(default)s)")
+
+
+async def bundle(kernel: Any, args: argparse.Namespace) -> int:
+    """A bug bundle: log slice, settings, versions, artifacts; secrets redacted."""
+    from .._operator import Copilot
+
+    path = await Copilot(kernel).export_bundle(args.output, run_id=args.run_id)
+    print(path)
+    return 0
+
+
+async def context(kernel: Any, args: argparse.Namespace) -> int:
+    """The context bulletin a request would use now, as the operator will show it."""
+    from adjutant_hookspecs import to_builtins
+
+    from .._operator import Copilot
+
+    bulletin = to_builtins(await Copilot(kernel).bulletin())
+    if args.json:
+        print(json.dumps(bulletin))
+        return 0
+    enabled = kernel.profile.context_providers
+    for name, provider in kernel.context_providers.items():
+        on = enabled.get(name, getattr(provider, "default_enabled", True))
+        print(f"source {name}: {'on' if on else 'off (switch on in the profile)'}")
+    for key, value in bulletin.items():
+        if value:
+            print(f"{key}: {json.dumps(value, ensure_ascii=False)[:300]}")
+    return 0
