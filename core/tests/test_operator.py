@@ -394,3 +394,53 @@ async def test_system_events_are_recorded_and_tasks_follow_the_mode() -> None:
                  await records(copilot) if r["kind"] in ("event", "assignment")]
         assert kinds == [("event", "ci"), ("assignment", "scheduler")]
         assert "CUSTOM" in h.events.names()
+
+
+class Sources:
+    """Two context sources: one that works, one that breaks; and one off by default."""
+
+    class Good:
+        name = "good"
+
+        async def gather(self, cwd: str) -> dict[str, Any]:
+            return {"recent_shell": ["make test"]}
+
+    class Broken:
+        name = "broken"
+
+        async def gather(self, cwd: str) -> dict[str, Any]:
+            raise OSError("history file vanished")
+
+    class Clipboard:
+        name = "clipboard"
+        default_enabled = False
+
+        async def gather(self, cwd: str) -> dict[str, Any]:
+            return {"clipboard": "secret-ish text"}
+
+    from adjutant import hookimpl
+
+    @hookimpl
+    def register_context_providers(self, register: Any) -> None:
+        for cls in (self.Good, self.Broken, self.Clipboard):
+            register(cls())
+
+
+async def test_a_broken_context_source_costs_its_fields_not_the_request() -> None:
+    async with Harness(Sources()) as h:
+        h.provider.queue(Response(text="ok"))
+        copilot = Copilot(h.kernel)
+        outcome = await copilot.handle("hi")
+        (context,) = await records(copilot, "context")
+        (error,) = await records(copilot, "context_error")
+    assert outcome.status == "answered"
+    assert context["bulletin"]["recent_shell"] == ["make test"]
+    assert context["bulletin"]["clipboard"] is None, "off unless switched on"
+    assert error["provider"] == "broken" and "vanished" in error["error"]
+
+
+async def test_a_default_off_source_needs_the_profile() -> None:
+    profile = Profile(model=ModelPreset(provider="scripted"),
+                      context_providers={"clipboard": True})
+    async with Harness(Sources(), profile=profile) as h:
+        assert (await Copilot(h.kernel).bulletin()).clipboard == "secret-ish text"
