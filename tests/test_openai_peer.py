@@ -94,8 +94,12 @@ async def test_an_unknown_route_is_a_clear_error(server: str) -> None:
     provider.prefix = "/v9"
     try:
         with pytest.raises(ProviderError, match="HTTP 404"):
-            async with aclosing(provider.complete(CompletionRequest(prompt="x"))) as stream:
-                async for _ in stream:
-                    pass
+            await drain(provider, CompletionRequest(prompt="x"))
     finally:
         await provider.aclose()
+
+
+async def drain(provider: OpenAICompatible, request: CompletionRequest) -> None:
+    async with aclosing(provider.complete(request)) as stream:
+        async for _ in stream:
+            pass
