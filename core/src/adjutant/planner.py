@@ -145,12 +145,13 @@ class Planner:
                                  f"{spec.get('type', 'any')}" for p, spec in props.items())
                 line += f" Arguments: {{{args}}}"
             parts.append(line)
+        # Worked examples, the most relevant last: small models lean on the nearest one.
         parts.append("Examples:")
-        for name in names:
-            parts.extend(self._example(name))
         parts.append('Request: what is a unified diff?\nAnswer: {"type":"response","text":'
                      '"A text format that shows the lines removed (-) and added (+) '
                      f'between two versions of a file."}}{END}')
+        for name in reversed(names):
+            parts.extend(self._example(name))
         if context:
             parts.append("Context: " + json.dumps(context, separators=(",", ":"),
                                                   sort_keys=True)[:2000])

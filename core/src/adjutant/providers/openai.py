@@ -6,7 +6,7 @@ model calls; the streaming, errors-in-200-streams, retries and cancellation live
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing, suppress
 from typing import Any
 
@@ -70,7 +70,7 @@ class OpenAICompatible(HttpBackend):
 
     # -- streaming -------------------------------------------------------------------
 
-    async def complete(self, request: CompletionRequest) -> AsyncIterator[CompletionChunk]:
+    async def complete(self, request: CompletionRequest) -> AsyncGenerator[CompletionChunk, None]:
         finish: str | None = None
         usage: Usage | None = None
         done = False

@@ -44,7 +44,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "filterwarnings",
         "ignore:Exception ignored in. <async_generator object "
         "(Response\\.aiter_|BoundAsyncStream|AsyncResponseStream|PoolByteStream|"
-        "HTTP11ConnectionByteStream):pytest.PytestUnraisableExceptionWarning")
+        "HTTP11ConnectionByteStream|AsyncHTTP11Connection):pytest.PytestUnraisableExceptionWarning")
     config.addinivalue_line(
         "filterwarnings",
         "ignore:Async generator 'httpx.*was garbage collected:ResourceWarning")

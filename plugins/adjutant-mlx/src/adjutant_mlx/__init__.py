@@ -1,0 +1,21 @@
+"""The mlx-lm server (Apple silicon) for Adjutant, over its OpenAI-compatible API.
+
+Provider ``mlx``: chat completions; no structured output (the server ignores it and
+answers with nothing), so the planner validates and retries; the model is chosen per
+request. ``ADJUTANT_MLX_URL`` (default ``http://127.0.0.1:8080``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from adjutant_hookspecs import Provider, hookimpl
+
+from ._provider import MlxLm
+
+__all__ = ["MlxLm", "register_providers"]
+
+
+@hookimpl
+def register_providers(register: Callable[[Provider], None]) -> None:
+    register(MlxLm.from_environment())

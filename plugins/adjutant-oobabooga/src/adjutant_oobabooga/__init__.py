@@ -1,0 +1,23 @@
+"""text-generation-webui ("oobabooga") for Adjutant, over its OpenAI-compatible API.
+
+Provider ``oobabooga``: ``/v1/completions`` with the planner's grammar as
+``grammar_string``, ``stop`` (never the silently dropped ``stopping_strings``), model
+listing and loading through the internal endpoints, and ``stop-generation`` when a
+stream is abandoned. ``ADJUTANT_OOBABOOGA_URL`` (default ``http://127.0.0.1:5000``)
+and ``ADJUTANT_OOBABOOGA_API_KEY``. Cheap to import: httpx loads on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from adjutant_hookspecs import Provider, hookimpl
+
+from ._provider import TextGenerationWebUI
+
+__all__ = ["TextGenerationWebUI", "register_providers"]
+
+
+@hookimpl
+def register_providers(register: Callable[[Provider], None]) -> None:
+    register(TextGenerationWebUI.from_environment())
