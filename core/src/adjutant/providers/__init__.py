@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._http import HttpBackend, error_message
 from ._streams import ndjson_lines, sse_data
+from .openai import OpenAICompatible
 
-__all__ = ["HttpBackend", "OpenAICompatible", "capabilities_of", "ndjson_lines", "sse_data"]
+__all__ = ["HttpBackend", "OpenAICompatible", "capabilities_of", "error_message",
+           "ndjson_lines", "sse_data"]
 
 
 def capabilities_of(provider: Any) -> Any:
@@ -22,15 +25,3 @@ def capabilities_of(provider: Any) -> Any:
 
     found = getattr(provider, "capabilities", None)
     return found if isinstance(found, ProviderCapabilities) else ProviderCapabilities()
-
-
-def __getattr__(name: str) -> Any:
-    if name == "HttpBackend":
-        from ._http import HttpBackend
-
-        return HttpBackend
-    if name == "OpenAICompatible":
-        from .openai import OpenAICompatible
-
-        return OpenAICompatible
-    raise AttributeError(name)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import contextlib
-import email.utils
 import json
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -170,6 +169,8 @@ def _retry_after(value: str | None) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # an HTTP date: rare, and the email package is slow to import
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

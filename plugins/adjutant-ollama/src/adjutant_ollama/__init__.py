@@ -1,0 +1,22 @@
+"""Ollama for Adjutant, over its native API (``/api/chat``, NDJSON).
+
+Provider ``ollama``: JSON-schema ``format``, ``keep_alive``, ``num_ctx`` per request,
+model listing (``/api/tags``, ``/api/ps``), capabilities (``/api/show``), preload and
+unload, and a warning when Ollama silently cut the prompt to its context size.
+``ADJUTANT_OLLAMA_URL`` or ``OLLAMA_HOST`` (default ``http://127.0.0.1:11434``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from adjutant_hookspecs import Provider, hookimpl
+
+from ._provider import Ollama
+
+__all__ = ["Ollama", "register_providers"]
+
+
+@hookimpl
+def register_providers(register: Callable[[Provider], None]) -> None:
+    register(Ollama.from_environment())
