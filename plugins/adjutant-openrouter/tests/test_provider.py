@@ -110,14 +110,17 @@ async def test_audio_input_is_raw_base64_and_refused_for_text_only_models() -> N
             chunks = [c async for c in stream]
         content = server.requests[-1].json()["messages"][-1]["content"]
         with pytest.raises(ProviderError, match="does not take audio"):
-            async with aclosing(p.complete_audio(CompletionRequest(prompt="x", model=MODEL),
-                                                 audio)) as stream:
-                async for _ in stream:
-                    pass
+            await drain(p.complete_audio(CompletionRequest(prompt="x", model=MODEL), audio))
         await p.aclose()
     assert chunks[-1].finish_reason == "stop"
     assert content[1] == {"type": "input_audio", "input_audio": {
         "data": base64.b64encode(audio).decode(), "format": "wav"}}
+
+
+async def drain(stream: Any) -> None:
+    async with aclosing(stream) as chunks:
+        async for _ in chunks:
+            pass
 
 
 async def test_cancelling_closes_the_connection() -> None:
