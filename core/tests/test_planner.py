@@ -164,3 +164,27 @@ async def test_a_missing_provider_is_a_clear_failure() -> None:
         outcome = await Copilot(h.kernel).handle("hello")
     assert outcome.status == "failed"
     assert "no model provider named 'ollama'" in outcome.error
+
+
+def test_a_confident_ranking_fixes_the_first_tool() -> None:
+    planner = Planner(TOOLS)
+    names = planner.menu("is port 8080 listening?", 3)
+    assert planner.first_choices("is port 8080 listening?", names) == ["net.check_port"]
+    assert planner.first_choices("zzz qqq", names) == names  # no signal: the model chooses
+    schema = planner.json_schema(names, ["net.check_port"])
+    validator = jsonschema.Draft202012Validator(schema)
+    port = {"tool": "net.check_port", "args": {"port": 1}}
+    read = {"tool": "fs.read", "args": {"path": "a"}}
+    assert validator.is_valid({"type": "plan", "steps": [port, read]} if "fs.read" in names
+                              else {"type": "plan", "steps": [port]})
+    assert not validator.is_valid({"type": "plan", "steps": [read, port]})
+    grammar = planner.grammar(names, ["net.check_port"])
+    first = next(line for line in grammar.splitlines() if line.startswith("first ::="))
+    assert first.count("step") == 1
+
+
+def test_optional_keys_appear_at_most_once_in_the_grammar() -> None:
+    grammar = reply_grammar({"git.commit": TOOLS["git.commit"]})
+    body = next(line for line in grammar.splitlines() if line.startswith("args0 ::="))
+    assert "{0," not in body  # no repetition: each optional key is its own `( ... )?`
+    assert body.count('"," ws') == 2  # message, then all? and paths? once each

@@ -420,11 +420,12 @@ class Copilot:
         text = planner.prompt(prompt, names, system=profile.system_prompt, context=context,
                               error=error, schemas=not simplified)
         capabilities = capabilities_of(self._provider())
+        first = planner.first_choices(prompt, names)
         grammar = preset.grammar
         if grammar is None and capabilities.grammar:
-            grammar = planner.grammar(names)
-        schema = planner.json_schema(names) if capabilities.json_schema and not grammar \
-            else None
+            grammar = planner.grammar(names, first)
+        schema = planner.json_schema(names, first) \
+            if capabilities.json_schema and not grammar else None
         stop = preset.stop if END in preset.stop else (*preset.stop, END)
         return CompletionRequest(prompt=text, model=preset.model, grammar=grammar,
                                  json_schema=schema, stop=stop,

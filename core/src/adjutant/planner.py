@@ -30,6 +30,8 @@ __all__ = ["END", "Planner", "reply_grammar", "reply_schema"]
 
 #: The sentinel a reply ends with (and the stop sequence sent with it).
 END = "<END>"
+#: The longest string the reply grammar lets a model write (unless a schema says less).
+MAX_STRING = 400
 _WORD = re.compile(r"[a-z0-9]+")
 _STOPWORDS = frozenset([  # words that say nothing about which tool is wanted
     "a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "with", "at", "by", "from",
@@ -127,6 +129,19 @@ class Planner:
             return [name for name, _ in ranked]
         return [name for name, _ in ranked[:k]]
 
+    def first_choices(self, request: str, names: Sequence[str],
+                      confidence: float = 1.4) -> list[str]:
+        """The tools a plan may start with: the best-ranked one alone when it outscores
+        the next by ``confidence`` times, else the best two; all of ``names`` when the
+        request shares no word with any of them. The model still writes the arguments,
+        the later steps and whether to answer in words instead."""
+        ranked = [(n, s) for n, s in self.rank(request) if n in names]
+        if len(ranked) < 2 or ranked[0][1] <= 0:
+            return list(names)
+        if ranked[0][1] >= confidence * ranked[1][1]:
+            return [ranked[0][0]]
+        return [ranked[0][0], ranked[1][0]]
+
     # -- the prompt ----------------------------------------------------------------------
 
     def prompt(self, request: str, names: Sequence[str], *, system: str,
@@ -172,26 +187,32 @@ class Planner:
 
     # -- constraints ---------------------------------------------------------------------
 
-    def grammar(self, names: Iterable[str]) -> str:
-        return reply_grammar({n: self.tools[n] for n in names})
+    def grammar(self, names: Iterable[str], first: Iterable[str] | None = None) -> str:
+        return reply_grammar({n: self.tools[n] for n in names}, first)
 
-    def json_schema(self, names: Iterable[str]) -> dict[str, Any]:
-        return reply_schema({n: self.tools[n] for n in names})
+    def json_schema(self, names: Iterable[str],
+                    first: Iterable[str] | None = None) -> dict[str, Any]:
+        return reply_schema({n: self.tools[n] for n in names}, first)
 
 
 # -- JSON schema of a reply ----------------------------------------------------------------
 
 
-def reply_schema(tools: Mapping[str, ToolDeclaration]) -> dict[str, Any]:
-    """A JSON schema accepting exactly a response or a plan over ``tools``."""
-    steps = [{"type": "object", "additionalProperties": False, "required": ["tool", "args"],
-              "properties": {"tool": {"const": name}, "args": _plain(d.args_schema),
-                             "explain": {"type": "string"}}}
-             for name, d in tools.items()]
+def reply_schema(tools: Mapping[str, ToolDeclaration],
+                 first: Iterable[str] | None = None) -> dict[str, Any]:
+    """A JSON schema accepting exactly a response or a plan over ``tools`` (whose first
+    step uses one of ``first``, when given)."""
+    steps = {name: {"type": "object", "additionalProperties": False,
+                    "required": ["tool", "args"],
+                    "properties": {"tool": {"const": name}, "args": _plain(d.args_schema),
+                                   "explain": {"type": "string"}}}
+             for name, d in tools.items()}
+    array: dict[str, Any] = {"type": "array", "minItems": 1, "maxItems": 8,
+                             "items": {"anyOf": list(steps.values())} if steps else {}}
+    if first is not None and steps:
+        array["prefixItems"] = [{"anyOf": [steps[n] for n in first if n in steps]}]
     plan = {"type": "object", "additionalProperties": False, "required": ["type", "steps"],
-            "properties": {"type": {"const": "plan"},
-                           "steps": {"type": "array", "minItems": 1, "maxItems": 8,
-                                     "items": {"anyOf": steps} if steps else {}}}}
+            "properties": {"type": {"const": "plan"}, "steps": array}}
     response = {"type": "object", "additionalProperties": False, "required": ["type", "text"],
                 "properties": {"type": {"const": "response"}, "text": {"type": "string"}}}
     return {"anyOf": [plan, response] if steps else [response]}
@@ -221,11 +242,15 @@ array ::= "[" ws ( value ( "," ws value ){0,15} )? ws "]"
 """
 
 
-def reply_grammar(tools: Mapping[str, ToolDeclaration]) -> str:
+def reply_grammar(tools: Mapping[str, ToolDeclaration],
+                  first: Iterable[str] | None = None) -> str:
     """A GBNF grammar (llama.cpp dialect) for a response or a plan over ``tools``:
-    tool names are exactly the offered ones, arguments follow each tool's schema."""
+    tool names are exactly the offered ones, arguments follow each tool's schema, and
+    the first step uses one of ``first`` when given."""
     builder = _Gbnf()
     steps = []
+    allowed_first = set(tools if first is None else first)
+    first_steps = []
     for index, (name, declaration) in enumerate(tools.items()):
         args = builder.rule(f"args{index}", declaration.args_schema)
         rule = f"step{index}"
@@ -233,13 +258,16 @@ def reply_grammar(tools: Mapping[str, ToolDeclaration]) -> str:
             f'"{{" ws "\\"tool\\"" ws ":" ws {_literal(name)} ws "," ws '
             f'"\\"args\\"" ws ":" ws {args} ws "}}"')
         steps.append(rule)
+        if name in allowed_first:
+            first_steps.append(rule)
     response = '"{" ws "\\"type\\"" ws ":" ws "\\"response\\"" ws "," ws "\\"text\\"" ws ":" ' \
                'ws string ws "}"'
     root = ["response"]
     if steps:
         builder.rules["step"] = " | ".join(steps)
+        builder.rules["first"] = " | ".join(first_steps or steps)
         builder.rules["plan"] = ('"{" ws "\\"type\\"" ws ":" ws "\\"plan\\"" ws "," ws '
-                                 '"\\"steps\\"" ws ":" ws "[" ws step ( "," ws step ){0,7} '
+                                 '"\\"steps\\"" ws ":" ws "[" ws first ( "," ws step ){0,7} '
                                  'ws "]" ws "}"')
         root.insert(0, "plan")
     builder.rules["response"] = response
@@ -285,7 +313,13 @@ class _Gbnf:
             return f'"[" ws ( {item} ( "," ws {item} ){{0,31}} )? ws "]"'
         if kind == "integer":
             return _integer(schema)
-        return {"string": "string", "number": "number", "boolean": "boolean",
+        if kind == "string":
+            # bounded: a small model that loops inside a string must still end the reply
+            limit = min(int(schema.get("maxLength") or MAX_STRING), MAX_STRING)
+            rule = f"string-{limit}"
+            self.rules.setdefault(rule, f'"\\"" char{{0,{limit}}} "\\""')
+            return rule
+        return {"number": "number", "boolean": "boolean",
                 "null": "null"}.get(str(kind), "value")
 
     def _object(self, name: str, schema: dict[str, Any]) -> str:
@@ -296,17 +330,20 @@ class _Gbnf:
         optional = [p for p in props if p not in required]
         pairs = {p: f'{_literal(p)} ws ":" ws {self.rule(f"{name}-{_safe(p)}", props[p])}'
                  for p in props}
+        # Each key at most once, in the declared order (a strict decoder refuses repeats).
         parts = []
         for index, prop in enumerate(required):
             parts.append(("" if index == 0 else '"," ws ') + pairs[prop])
-        if optional:
-            choice = self.rule(f"{name}-opt", None)
-            self.rules[choice] = " | ".join(pairs[p] for p in optional)
-            more = f'( "," ws {choice} ){{0,{len(optional)}}}'
-            if required:
-                parts.append(more)
-            else:
-                parts.append(f"( {choice} {more} )?")
+        if required:
+            parts += [f'( "," ws {pairs[p]} )?' for p in optional]
+        elif optional:  # whichever optional key comes first has no comma before it
+            starts = []
+            for index, prop in enumerate(optional):
+                rest = " ".join(f'( "," ws {pairs[p]} )?' for p in optional[index + 1:])
+                starts.append(f"{pairs[prop]} {rest}".strip())
+            alternatives = self.rule(f"{name}-opt", None)
+            self.rules[alternatives] = " | ".join(f"( {a} )" for a in starts)
+            parts.append(f"{alternatives}?")
         return '"{" ws ' + " ws ".join(parts) + ' ws "}"'
 
 
