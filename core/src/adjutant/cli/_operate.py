@@ -115,9 +115,12 @@ async def run(kernel: Any, args: argparse.Namespace) -> int:
     mode = await copilot.mode()
     print(f"{mode_chip(mode)} {kernel.profile.name} preset, "
           f"{kernel.profile.model.provider}:{kernel.profile.model.model}", file=sys.stderr)
+    progress = Progress()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(show_events, kernel.bus.subscribe())
+        tg.start_soon(show_events, kernel.bus.subscribe(), progress)
+        tg.start_soon(progress.run)
         outcome = await copilot.handle(args.request)
+        progress.stop()
         await anyio.sleep(0.05)  # let the last events print
         tg.cancel_scope.cancel()
     print(file=sys.stderr)
@@ -144,14 +147,67 @@ async def run(kernel: Any, args: argparse.Namespace) -> int:
     return 4 if denied and outcome.status == "executed" else EXIT.get(outcome.status, 1)
 
 
-async def show_events(subscription: Any) -> None:
+class Progress:
+    """A one-line activity indicator on stderr while something slow runs (the model
+    loading or thinking, a long command); only on a terminal, never in logs or pipes."""
+
+    FRAMES = "|/-\\"
+
+    def __init__(self) -> None:
+        self.label: str | None = None
+        self.since = 0.0
+        self.shown = False
+        self.live = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+
+    def start(self, label: str) -> None:
+        import time
+
+        self.label, self.since = label, time.monotonic()
+
+    def stop(self) -> None:
+        if self.shown:
+            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
+        self.label, self.shown = None, False
+
+    async def run(self) -> None:
+        import time
+
+        import anyio
+
+        frame = 0
+        while True:
+            await anyio.sleep(0.2)
+            if self.live and self.label and time.monotonic() - self.since > 0.6:
+                frame = (frame + 1) % len(self.FRAMES)
+                print(f"\r\x1b[K{self.FRAMES[frame]} {self.label} "
+                      f"({time.monotonic() - self.since:.0f} s)", end="", file=sys.stderr,
+                      flush=True)
+                self.shown = True
+
+
+async def show_events(subscription: Any, progress: Progress | None = None) -> None:
     """What the user watches while the operator works: the context used, the model's
     tokens as they stream, the plan with each step's preview (all on stderr)."""
-    from adjutant_hookspecs import ActivitySnapshot, TextMessageContent
+    from adjutant_hookspecs import (
+        ActivitySnapshot,
+        TextMessageContent,
+        TextMessageEnd,
+        TextMessageStart,
+        ToolCallResult,
+        ToolCallStart,
+    )
 
+    progress = progress or Progress()
     async for envelope in subscription:
         event = envelope.event
+        if isinstance(event, TextMessageStart):
+            progress.start("waiting for the model")
+        elif isinstance(event, ToolCallStart):
+            progress.start(f"running {event.tool_call_name}")
+        elif isinstance(event, ToolCallResult | TextMessageEnd):
+            progress.stop()
         if isinstance(event, TextMessageContent):
+            progress.stop()
             print(_colour(event.delta, "2", sys.stderr), end="", file=sys.stderr, flush=True)
         elif isinstance(event, ActivitySnapshot) and event.activity_type == "context":
             fields = ", ".join(k for k, v in event.content.items() if v)
@@ -325,8 +381,10 @@ async def chat(kernel: Any, args: argparse.Namespace) -> int:
     print(f"{mode_chip(await copilot.mode())} Adjutant chat; /help for commands",
           file=sys.stderr)
     async with anyio.create_task_group() as tg:
+        progress = Progress()
         tg.start_soon(interrupts)
-        tg.start_soon(show_events, kernel.bus.subscribe())
+        tg.start_soon(show_events, kernel.bus.subscribe(), progress)
+        tg.start_soon(progress.run)
         while True:
             line = await ask(f"{await copilot.mode()}> ")
             if line is None or line.strip() in ("/quit", "/exit"):
@@ -359,6 +417,7 @@ async def chat(kernel: Any, args: argparse.Namespace) -> int:
                 outcome = await copilot.handle(request)
             finally:
                 busy.set()
+                progress.stop()
             from adjutant_hookspecs import to_builtins
 
             last["plan"] = to_builtins(outcome.plan) if outcome.plan else last.get("plan")

@@ -4,6 +4,7 @@ Provider ``ollama``: JSON-schema ``format``, ``keep_alive``, ``num_ctx`` per req
 model listing (``/api/tags``, ``/api/ps``), capabilities (``/api/show``), preload and
 unload, and a warning when Ollama silently cut the prompt to its context size.
 ``ADJUTANT_OLLAMA_URL`` or ``OLLAMA_HOST`` (default ``http://127.0.0.1:11434``).
+Cheap to import: httpx and anyio load on first request.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from collections.abc import Callable
 
 from adjutant_hookspecs import Provider, hookimpl
 
-from ._provider import Ollama
+from ._provider import Ollama, truncation_warning
 
-__all__ = ["Ollama", "register_providers"]
+__all__ = ["Ollama", "register_providers", "truncation_warning"]
 
 
 @hookimpl
 def register_providers(register: Callable[[Provider], None]) -> None:
-    register(Ollama.from_environment())
+    """Hand the kernel one Ollama provider, configured from the environment."""
+    register(Ollama())

@@ -4,7 +4,7 @@ Provider ``oobabooga``: ``/v1/completions`` with the planner's grammar as
 ``grammar_string``, ``stop`` (never the silently dropped ``stopping_strings``), model
 listing and loading through the internal endpoints, and ``stop-generation`` when a
 stream is abandoned. ``ADJUTANT_OOBABOOGA_URL`` (default ``http://127.0.0.1:5000``)
-and ``ADJUTANT_OOBABOOGA_API_KEY``. Cheap to import: httpx loads on first use.
+and ``ADJUTANT_OOBABOOGA_API_KEY``. Cheap to import: httpx and anyio load on first use.
 """
 
 from __future__ import annotations
@@ -20,4 +20,5 @@ __all__ = ["TextGenerationWebUI", "register_providers"]
 
 @hookimpl
 def register_providers(register: Callable[[Provider], None]) -> None:
-    register(TextGenerationWebUI.from_environment())
+    """Hand the kernel one text-generation-webui provider, configured from the environment."""
+    register(TextGenerationWebUI())
