@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 MakeDist = Callable[..., Path]
+#: The golden set's workspace is a fixture project (with its own tests), not ours.
+collect_ignore_glob = ["golden/workspace/*"]
 
 
 @pytest.fixture
