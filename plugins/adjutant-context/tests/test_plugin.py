@@ -1,0 +1,112 @@
+"""The plugin registers what it says (by itself, and found by its entry point), and the
+operator's bulletin carries what its providers gather."""
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+import adjutant_context
+from adjutant import Copilot, Kernel, ModelPreset, Profile, sandbox
+from adjutant.testing import Harness
+from adjutant_hookspecs import ActivitySnapshot, Response
+
+from .helpers import fake_program, make_repo
+
+#: What this plugin registers, by kind; update it along with the plugin.
+REGISTERS = {"context_providers": ["git", "shell-history", "focus", "clipboard",
+                                   "selected-files", "service-logs", "project"]}
+PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
+needs_sandbox = pytest.mark.skipif(sandbox.available() is not None,
+                                   reason="bubblewrap is not installed")
+
+
+@pytest.mark.anyio
+async def test_registers_what_it_says() -> None:
+    async with Harness(adjutant_context) as h:
+        (info,) = [p for p in h.kernel.plugins if p.module == adjutant_context.__name__]
+        assert (info.status, info.registered) == ("loaded", REGISTERS)
+        for kind, names in REGISTERS.items():
+            registry = getattr(h.kernel, kind)
+            assert [registry.owner(name) for name in names] == [info.name] * len(names)
+
+
+def test_entry_point_is_found_and_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Install-free check of the pyproject's entry point (as in the template)."""
+    project = tomllib.loads(PYPROJECT.read_text())["project"]
+    dist_info = tmp_path / f"{project['name'].replace('-', '_')}-0.dist-info"
+    dist_info.mkdir()
+    (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n")
+    entries = project["entry-points"]["adjutant"]
+    assert entries == {"context": "adjutant_context"}
+    lines = "".join(f"{name} = {value}\n" for name, value in entries.items())
+    (dist_info / "entry_points.txt").write_text(f"[adjutant]\n{lines}")
+    monkeypatch.syspath_prepend(tmp_path)
+
+    env = {"ADJUTANT_HOME": str(tmp_path), "ADJUTANT_LOAD_PLUGINS": project["name"]}
+    kernel = Kernel(env=env).load()
+    (info,) = [p for p in kernel.plugins if p.distribution == project["name"]]
+    assert info.status == "loaded", info.error
+    assert (info.module, info.registered) == (adjutant_context.__name__, REGISTERS)
+
+
+async def _bulletin(h: Harness) -> dict[str, Any]:
+    """Ask the operator something; return the bulletin it logged (checked against the
+    event it published)."""
+    h.provider.queue(Response(text="ok"))
+    outcome = await Copilot(h.kernel).handle("hi")
+    assert outcome.status != "failed", outcome
+    (snapshot,) = [e for e in h.events.of_type(ActivitySnapshot) if e.activity_type == "context"]
+    records = [r for r in await Copilot(h.kernel).log.records() if r["kind"] == "context"]
+    content: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(snapshot.content))
+    assert records[-1]["bulletin"] == content
+    return content
+
+
+def _clipboard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_program(tmp_path / "bin", "xclip", "printf 'from the clipboard'\n")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    monkeypatch.setenv("DISPLAY", ":99")
+
+
+@pytest.mark.anyio
+@needs_sandbox
+async def test_bulletin_has_git_state_and_recent_shell_not_the_clipboard(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (Path.home() / ".bash_history").write_text("ls\nexport API_KEY=abc123\nmake test\n")
+    _clipboard(tmp_path, monkeypatch)
+    async with Harness(adjutant_context) as h:
+        head = make_repo(h.workspace, branch="feature")
+        (h.workspace / "draft.txt").write_text("x")
+        bulletin = await _bulletin(h)
+        workspace = h.workspace
+    assert bulletin["cwd"] == str(workspace)
+    assert bulletin["git"] == {"root": str(workspace.resolve()), "branch": "feature",
+                               "head": head, "dirty": True, "changed": ["draft.txt"]}
+    assert bulletin["recent_shell"] == ["ls", "export API_KEY=[REDACTED]", "make test"]
+    assert bulletin["clipboard"] is None  # off by default, though readable
+
+
+@pytest.mark.anyio
+async def test_bulletin_has_the_clipboard_when_the_profile_enables_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _clipboard(tmp_path, monkeypatch)
+    profile = Profile(model=ModelPreset(provider="scripted"), context_providers={"clipboard": True})
+    async with Harness(adjutant_context, profile=profile) as h:
+        bulletin = await _bulletin(h)
+    assert bulletin["clipboard"] == "from the clipboard"
+
+
+@pytest.mark.anyio
+async def test_a_provider_switched_off_contributes_nothing(tmp_path: Path) -> None:
+    (Path.home() / ".bash_history").write_text("ls\n")
+    profile = Profile(model=ModelPreset(provider="scripted"),
+                      context_providers={"shell-history": False})
+    async with Harness(adjutant_context, profile=profile) as h:
+        (h.workspace / "package.json").write_text('{"name": "web", "version": "2.0.0"}')
+        bulletin = await _bulletin(h)
+    assert bulletin["recent_shell"] == []
+    assert bulletin["project"] == {"name": "web", "version": "2.0.0", "language": "javascript",
+                                   "files": ["package.json"]}
