@@ -190,3 +190,6 @@ def test_replay_bundle_and_context(user: dict[str, Any]) -> None:
     assert adjutant(user, "bundle", "-o", str(out)).returncode == 0 and out.stat().st_size
     shown = json.loads(adjutant(user, "context", "--json").stdout)
     assert shown["cwd"] == str(user["work"])
+    status = json.loads(adjutant(user, "status", "--json").stdout)
+    assert [t["request"] for t in status["last_tasks"]][-1] == "read notes"
+    assert status["last_tasks"][-1]["outcome"] == "executed"

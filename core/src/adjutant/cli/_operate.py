@@ -261,7 +261,8 @@ async def status(kernel: Any, args: argparse.Namespace) -> int:
         chips.append("read-only")
     info = {**state, "provider": profile.model.provider, "model": profile.model.model,
             "policies": chips, "tools": len(kernel.tools),
-            "memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+            "memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "last_tasks": await _last_tasks(copilot) if copilot.log.available else []}
     if args.json:
         print(json.dumps(info, default=str))
         return 0
@@ -269,7 +270,31 @@ async def status(kernel: Any, args: argparse.Namespace) -> int:
           f"({info['provider']}:{info['model']})")
     print(f"cwd {info['cwd']}; {info['tools']} tools; policies: {', '.join(chips)}; "
           f"memory {info['memory_mb']} MB")
+    for task in info["last_tasks"]:
+        print(f"  {task['outcome']:<10} {task['seconds']:>6.1f} s  {task['request'][:60]}")
     return 0
+
+
+async def _last_tasks(copilot: Any, count: int = 5) -> list[dict[str, Any]]:
+    """The last requests from the action log: what was asked, how it ended, how long
+    it took (first to last record of the run)."""
+    runs: dict[str, dict[str, Any]] = {}
+    for record in await copilot.log.records():
+        run = record.get("run_id")
+        if not run:
+            continue
+        if record["kind"] == "prompt":
+            runs[run] = {"run_id": run, "request": record.get("text", ""),
+                         "start": record["time"], "end": record["time"], "outcome": "?"}
+        elif run in runs:
+            runs[run]["end"] = record["time"]
+            if record["kind"] in ("response", "plan", "result", "attempt", "summary"):
+                runs[run]["outcome"] = {"response": "answered", "plan": "planned",
+                                        "result": "executed"}.get(record["kind"],
+                                                                  runs[run]["outcome"])
+    tasks = list(runs.values())[-count:]
+    return [{"run_id": t["run_id"], "request": t["request"], "outcome": t["outcome"],
+             "seconds": round(t["end"] - t["start"], 2)} for t in tasks]
 
 
 def configure_tools(parser: argparse.ArgumentParser) -> None:
