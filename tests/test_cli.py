@@ -193,3 +193,17 @@ def test_replay_bundle_and_context(user: dict[str, Any]) -> None:
     status = json.loads(adjutant(user, "status", "--json").stdout)
     assert [t["request"] for t in status["last_tasks"]][-1] == "read notes"
     assert status["last_tasks"][-1]["outcome"] == "executed"
+
+
+def test_files_the_request_names_are_offered_for_the_context(user: dict[str, Any]) -> None:
+    (user["work"] / "notes.txt").write_text("hello\n")
+    (user["work"].parent / "secret.txt").write_text("no\n")
+    script(user, json.dumps({"type": "response", "text": "it says hello"}))
+    child = spawn(user, "run", "summarize notes.txt and ../secret.txt and missing.txt")
+    child.expect(r"Include this file in the context \(notes.txt\)\? \[y/N\] ")
+    child.sendline("y")
+    child.expect("context: .*selected_files")
+    child.expect("it says hello")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

@@ -444,3 +444,17 @@ async def test_a_default_off_source_needs_the_profile() -> None:
                       context_providers={"clipboard": True})
     async with Harness(Sources(), profile=profile) as h:
         assert (await Copilot(h.kernel).bulletin()).clipboard == "secret-ish text"
+
+
+async def test_included_files_join_the_context_and_only_real_inner_files_are_offered(
+        ) -> None:
+    async with Harness(Notes()) as h:
+        (h.workspace / "a.txt").write_text("x")
+        (h.workspace.parent / "outside.txt").write_text("x")
+        copilot = Copilot(h.kernel)
+        offered = copilot.mentioned_files("look at a.txt, ../outside.txt, b.txt and a.txt")
+        h.provider.queue(Response(text="ok"))
+        await copilot.handle("look at a.txt", include=["a.txt"])
+        (context,) = await records(copilot, "context")
+    assert offered == ["a.txt"]
+    assert context["bulletin"]["selected_files"] == ["a.txt"]

@@ -15,7 +15,7 @@ import re
 import shutil
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import aclosing
 from typing import Any, Literal
 
@@ -234,13 +234,17 @@ class Copilot:
 
     # -- one request ----------------------------------------------------------------------
 
-    async def handle(self, prompt: str, *, thread_id: str | None = None) -> RunOutcome:
-        """Answer one user request: a response, a proposal, or an executed plan."""
+    async def handle(self, prompt: str, *, thread_id: str | None = None,
+                     include: Sequence[str] = ()) -> RunOutcome:
+        """Answer one user request: a response, a proposal, or an executed plan.
+
+        ``include``: files the user agreed to add to this request's context (see
+        `mentioned_files`); they join the bulletin's ``selected_files``."""
 
         async def body(run_id: str, mode: str, publish: Callable[[Any], None]) -> RunOutcome:
             await self.log.record("prompt", run_id, text=prompt, mode=mode,
-                                  thread_id=thread_id)
-            return await self._run(prompt, run_id, mode, publish)
+                                  thread_id=thread_id, include=list(include))
+            return await self._run(prompt, run_id, mode, publish, include)
 
         return await self._in_run({"prompt": prompt}, thread_id, body)
 
@@ -337,10 +341,13 @@ class Copilot:
         return publish
 
     async def _run(self, prompt: str, run_id: str, mode: str,
-                   publish: Callable[[Any], None]) -> RunOutcome:
+                   publish: Callable[[Any], None], include: Sequence[str] = ()) -> RunOutcome:
         if mode in ("off", "listen-only"):
             return RunOutcome(run_id, "ignored", text=f"the operator is {mode}")
         bulletin = await self._bulletin()
+        if include:
+            chosen = tuple(dict.fromkeys((*bulletin.selected_files, *include)))
+            bulletin = msgspec.structs.replace(bulletin, selected_files=chosen)
         publish(ActivitySnapshot(message_id=f"{run_id}-context", activity_type="context",
                                  content=to_builtins(bulletin)))
         await self.log.record("context", run_id, bulletin=to_builtins(bulletin))
@@ -379,6 +386,19 @@ class Copilot:
         await self.log.record("plan", run_id, steps=[to_builtins(s) for s in reply.steps],
                               artifact=str(plan_file))
         return await self._carry_out(reply, run_id, await self.mode(), publish)
+
+    def mentioned_files(self, prompt: str, bulletin: ContextBulletin | None = None,
+                        limit: int = 5) -> list[str]:
+        """Files the request names that exist under the working directory and are not
+        in the context yet: what a frontend offers to include ("Include these 2 files?")."""
+        known = set(bulletin.selected_files) if bulletin else set()
+        found: list[str] = []
+        for word in re.findall(r"[\w./-]+\.\w+", prompt):
+            path = os.path.normpath(os.path.join(self.cwd, word))
+            inside = path.startswith(os.path.realpath(self.cwd) + os.sep)
+            if inside and word not in known and word not in found and os.path.isfile(path):
+                found.append(word)
+        return found[:limit]
 
     async def bulletin(self) -> ContextBulletin:
         """The context bulletin a request would use now (what ``adjutant context`` shows)."""

@@ -80,6 +80,26 @@ class TerminalApprover(Approver):
             print("arguments must be a JSON object; asked again", file=sys.stderr)
 
 
+async def _offer_files(copilot: Any, request: str, interactive: bool) -> list[str]:
+    """Files the request names that the context does not hold yet: asked, never assumed."""
+    import anyio
+
+    files = copilot.mentioned_files(request, await copilot.bulletin())
+    if not files or not interactive:
+        return []
+
+    what = "this file" if len(files) == 1 else f"these {len(files)} files"
+
+    def ask() -> str:
+        try:
+            return input(f"Include {what} in the context ({', '.join(files)})? [y/N] "
+                         ).strip().lower()
+        except EOFError:
+            return ""
+    answer = await anyio.to_thread.run_sync(ask, abandon_on_cancel=True)
+    return files if answer[:1] == "y" else []
+
+
 def _show_step(packet: Any) -> None:
     print(f"\nstep {packet.index + 1}: {packet.tool} ({packet.level})", file=sys.stderr)
     print(f"  args: {json.dumps(packet.args, ensure_ascii=False)}", file=sys.stderr)
@@ -115,11 +135,12 @@ async def run(kernel: Any, args: argparse.Namespace) -> int:
     mode = await copilot.mode()
     print(f"{mode_chip(mode)} {kernel.profile.name} preset, "
           f"{kernel.profile.model.provider}:{kernel.profile.model.model}", file=sys.stderr)
+    include = await _offer_files(copilot, args.request, interactive)
     progress = Progress()
     async with anyio.create_task_group() as tg:
         tg.start_soon(show_events, kernel.bus.subscribe(), progress)
         tg.start_soon(progress.run)
-        outcome = await copilot.handle(args.request)
+        outcome = await copilot.handle(args.request, include=include)
         progress.stop()
         await anyio.sleep(0.05)  # let the last events print
         tg.cancel_scope.cancel()
@@ -437,9 +458,10 @@ async def chat(kernel: Any, args: argparse.Namespace) -> int:
             if request.startswith("/"):
                 print(f"unknown command {line!r}; /help lists them")
                 continue
+            include = await _offer_files(copilot, request, not args.non_interactive)
             busy = anyio.Event()
             try:
-                outcome = await copilot.handle(request)
+                outcome = await copilot.handle(request, include=include)
             finally:
                 busy.set()
                 progress.stop()
