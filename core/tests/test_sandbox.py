@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 from pathlib import Path
@@ -127,3 +128,23 @@ async def test_bad_arguments_are_refused(tmp_path: Path) -> None:
         await sandbox.run(["echo", "a\x00b"], cwd=str(tmp_path))
     with pytest.raises(ValueError, match="not an existing directory"):
         await sandbox.run(["true"], cwd=str(tmp_path / "missing"))
+
+
+def test_repository_dirs_are_found_by_reading_never_running(tmp_path: Path) -> None:
+    import subprocess
+
+    from adjutant.sandbox import repository_dirs
+
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    for argv in (["init", "-q", "-b", "main"], ["-c", "user.name=a", "-c", "user.email=a@b",
+                                                 "commit", "-q", "--allow-empty", "-m", "x"],
+                 ["worktree", "add", "-q", "-b", "side", str(tmp_path / "linked")]):
+        subprocess.run(["git", *argv], cwd=repo, env=env, check=True, capture_output=True)
+    real = os.path.realpath
+    assert repository_dirs(str(repo / "src")) == [real(repo)]
+    linked = repository_dirs(str(tmp_path / "linked"))
+    assert linked[0] == real(tmp_path / "linked")
+    assert real(linked[2]) == real(repo / ".git")  # the common directory
+    assert repository_dirs(str(tmp_path)) == []

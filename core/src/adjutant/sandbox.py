@@ -26,7 +26,7 @@ from typing import Any
 import attrs
 
 __all__ = ["SandboxResult", "SandboxUnavailableError", "available", "clean_text", "preview",
-           "run"]
+           "repository_dirs", "run"]
 
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 MAX_OUTPUT = 1 << 20
@@ -72,6 +72,35 @@ def preview(argv: Sequence[str], *, cwd: str, writable: Sequence[str] = (),
              f"writable: {', '.join(writable) if writable else 'nothing'}",
              f"network: {'yes' if network else 'no'}", f"timeout: {timeout:g}s"]
     return "\n".join(lines)
+
+
+def repository_dirs(cwd: str) -> list[str]:
+    """The work tree (and a linked worktree's git and common directories) above ``cwd``,
+    found by reading ``.git``, never by running anything; empty outside a repository.
+
+    Pass them as ``readable=`` so a sandboxed git sees its repository even where the
+    sandbox hides the host (a fresh ``/tmp``)."""
+    here = os.path.realpath(cwd)
+    while True:
+        dot = os.path.join(here, ".git")
+        if os.path.isdir(dot):
+            return [here]
+        if os.path.isfile(dot):
+            found = [here]
+            with open(dot, errors="replace") as handle:
+                line = handle.readline().strip()
+            if line.startswith("gitdir:"):
+                git_dir = os.path.join(here, line.removeprefix("gitdir:").strip())
+                found.append(git_dir)
+                common = os.path.join(git_dir, "commondir")
+                if os.path.isfile(common):
+                    with open(common, errors="replace") as handle:
+                        found.append(os.path.join(git_dir, handle.readline().strip()))
+            return found
+        parent = os.path.dirname(here)
+        if parent == here:
+            return []
+        here = parent
 
 
 def clean_text(data: bytes) -> tuple[str, bool]:

@@ -1,7 +1,6 @@
 """The plugin registers what it says (by itself, and found by its entry point), and the
 operator's bulletin carries what its providers gather."""
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -9,8 +8,9 @@ import msgspec
 import pytest
 
 import adjutant_context
-from adjutant import Copilot, Kernel, ModelPreset, Profile, sandbox
+from adjutant import Copilot, ModelPreset, Profile, sandbox
 from adjutant.testing import Harness
+from adjutant.testing.plugin_checks import assert_entry_point, assert_registers
 from adjutant_hookspecs import ActivitySnapshot, Response
 
 from .helpers import fake_program, make_repo
@@ -25,31 +25,11 @@ needs_sandbox = pytest.mark.skipif(sandbox.available() is not None,
 
 @pytest.mark.anyio
 async def test_registers_what_it_says() -> None:
-    async with Harness(adjutant_context) as h:
-        (info,) = [p for p in h.kernel.plugins if p.module == adjutant_context.__name__]
-        assert (info.status, info.registered) == ("loaded", REGISTERS)
-        for kind, names in REGISTERS.items():
-            registry = getattr(h.kernel, kind)
-            assert [registry.owner(name) for name in names] == [info.name] * len(names)
+    await assert_registers(adjutant_context, REGISTERS)
 
 
 def test_entry_point_is_found_and_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Install-free check of the pyproject's entry point (as in the template)."""
-    project = tomllib.loads(PYPROJECT.read_text())["project"]
-    dist_info = tmp_path / f"{project['name'].replace('-', '_')}-0.dist-info"
-    dist_info.mkdir()
-    (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n")
-    entries = project["entry-points"]["adjutant"]
-    assert entries == {"context": "adjutant_context"}
-    lines = "".join(f"{name} = {value}\n" for name, value in entries.items())
-    (dist_info / "entry_points.txt").write_text(f"[adjutant]\n{lines}")
-    monkeypatch.syspath_prepend(tmp_path)
-
-    env = {"ADJUTANT_HOME": str(tmp_path), "ADJUTANT_LOAD_PLUGINS": project["name"]}
-    kernel = Kernel(env=env).load()
-    (info,) = [p for p in kernel.plugins if p.distribution == project["name"]]
-    assert info.status == "loaded", info.error
-    assert (info.module, info.registered) == (adjutant_context.__name__, REGISTERS)
+    assert_entry_point(PYPROJECT, adjutant_context, REGISTERS, tmp_path, monkeypatch)
 
 
 async def _bulletin(h: Harness) -> dict[str, Any]:

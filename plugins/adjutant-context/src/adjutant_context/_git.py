@@ -10,14 +10,13 @@ bubblewrap the provider contributes nothing.
 from __future__ import annotations
 
 import codecs
-import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ._common import Source
 
-__all__ = ["MAX_CHANGED", "GitProvider", "parse_status", "repository_dirs"]
+__all__ = ["MAX_CHANGED", "GitProvider", "parse_status"]
 
 #: At most this many changed paths in the bulletin.
 MAX_CHANGED = 50
@@ -36,32 +35,6 @@ def argv(args: Sequence[str]) -> list[str]:
     for override in OVERRIDES:
         line += ["-c", override]
     return line + list(args)
-
-
-def repository_dirs(cwd: str) -> list[str]:
-    """The work tree (and a linked worktree's git and common directories) above ``cwd``,
-    found by reading ``.git``, never by running anything; empty outside a repository."""
-    here = os.path.realpath(cwd)
-    while True:
-        dot = os.path.join(here, ".git")
-        if os.path.isdir(dot):
-            return [here]
-        if os.path.isfile(dot):
-            found = [here]
-            with open(dot, errors="replace") as handle:
-                line = handle.readline().strip()
-            if line.startswith("gitdir:"):
-                git_dir = os.path.join(here, line.removeprefix("gitdir:").strip())
-                found.append(git_dir)
-                common = os.path.join(git_dir, "commondir")
-                if os.path.isfile(common):
-                    with open(common, errors="replace") as handle:
-                        found.append(os.path.join(git_dir, handle.readline().strip()))
-            return found
-        parent = os.path.dirname(here)
-        if parent == here:
-            return []
-        here = parent
 
 
 def _unquote(path: str) -> str:
@@ -112,7 +85,7 @@ class GitProvider(Source):
     async def collect(self, cwd: str) -> Mapping[str, Any]:
         from adjutant import sandbox
 
-        dirs = repository_dirs(cwd)
+        dirs = sandbox.repository_dirs(cwd)
         if not dirs or sandbox.available() is not None:
             return {}  # never run git on a repository unsandboxed
         status = await self._git(["status", "--porcelain=v1", "--branch"], cwd, dirs)

@@ -82,40 +82,13 @@ async def git(args: Sequence[str], *, cwd: str, writable: Sequence[str] = (),
         raise GitRefusal("sandbox-required", f"the OS sandbox is unavailable ({why}); git "
                          "never runs unsandboxed")
     result = await sandbox.run(argv(args), cwd=cwd, writable=writable, timeout=timeout,
-                               readable=_repository_dirs(cwd),
+                               readable=sandbox.repository_dirs(cwd),
                                unchecked_env={**BASE_ENV, **(env or {})}, stdin=stdin,
                                max_output=max_output)
     if check and result.returncode != 0:
         message = (result.stderr.strip() or result.stdout.strip() or "no output")
         raise GitRefusal("git", f"`git {args[0]}` failed: {message.splitlines()[-1]}")
     return result
-
-
-def _repository_dirs(cwd: str) -> list[str]:
-    """The work tree, git directory and common directory above ``cwd``, found by reading
-    (never running) ``.git`` and a linked worktree's ``gitdir:`` / ``commondir`` files,
-    so the sandbox can show them even where it hides the host (``/tmp``)."""
-    here = os.path.realpath(cwd)
-    while True:
-        dot = os.path.join(here, ".git")
-        if os.path.isdir(dot):
-            return [here]
-        if os.path.isfile(dot):
-            found = [here]
-            with open(dot, errors="replace") as handle:
-                line = handle.readline().strip()
-            if line.startswith("gitdir:"):
-                git_dir = os.path.join(here, line.removeprefix("gitdir:").strip())
-                found.append(git_dir)
-                common = os.path.join(git_dir, "commondir")
-                if os.path.isfile(common):
-                    with open(common, errors="replace") as handle:
-                        found.append(os.path.join(git_dir, handle.readline().strip()))
-            return found
-        parent = os.path.dirname(here)
-        if parent == here:
-            return []
-        here = parent
 
 
 @attrs.frozen
