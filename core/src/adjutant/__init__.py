@@ -33,6 +33,7 @@ if _typing.TYPE_CHECKING:
     from ._registry import RegistrationError, Registry
     from ._replies import parse_reply
     from ._settings import ModelPreset, Profile, ProfileError, load_profile, parse_profile
+    from .cli._operate import TerminalApprover
 
 __all__ = [
     "MODES",
@@ -57,6 +58,7 @@ __all__ = [
     "StepDecision",
     "StepPacket",
     "Subscription",
+    "TerminalApprover",
     "UndeclaredEventError",
     "__version__",
     "configure_logging",
@@ -86,6 +88,7 @@ _LAZY = {
     "Registry": "_registry", "RegistrationError": "_registry",
     "ModelPreset": "_settings", "Profile": "_settings", "ProfileError": "_settings",
     "load_profile": "_settings", "parse_profile": "_settings",
+    "TerminalApprover": "cli._operate",
 }  # fmt: skip
 
 

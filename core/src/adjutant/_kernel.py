@@ -37,7 +37,7 @@ from adjutant_hookspecs import (
 from ._bus import DEFAULT_CAPACITY, EventBus
 from ._paths import data_home
 from ._plugins import EntryPoint, PluginInfo, discover, selection
-from ._registry import KINDS, RegistrationError, Registry, validate
+from ._registry import KINDS, TOOL_NAME, RegistrationError, Registry, validate
 
 if TYPE_CHECKING:
     from ._settings import Profile
@@ -263,6 +263,44 @@ class Kernel:
         if self.strict:
             raise PluginLoadError(f"plugin {info.name!r}: {error}") from exc
         return info
+
+    def plugin_name(self, plugin: object) -> str:
+        """The name a loaded plugin object was registered under."""
+        for name, obj in self._objects.items():
+            if obj is plugin:
+                return name
+        raise LookupError(f"{plugin!r} is not a loaded plugin")
+
+    def mount_tools(self, plugin: str, prefix: str, tools: Iterable[Tool]) -> dict[str, str]:
+        """Replace the tools ``plugin`` mounted under ``prefix`` with ``tools``, at run time.
+
+        For tools discovered after start-up (an MCP server's list, which can change).
+        Each tool is validated like a registered one; every name must start with
+        ``prefix``, a namespace ``plugin`` alone may use. Returns the tools refused,
+        name -> reason; the others are in `tools` when this returns."""
+        if not prefix.endswith(".") or not TOOL_NAME.match(prefix[:-1]):
+            raise ValueError(f"mount prefix {prefix!r} must be a tool name plus '.'")
+        if plugin not in self._objects:
+            raise ValueError(f"no loaded plugin named {plugin!r}")
+        for name in list(self.tools):
+            if name.startswith(prefix):
+                if self.tools.owner(name) != plugin:
+                    raise ValueError(f"{prefix}* belongs to plugin {self.tools.owner(name)!r}")
+                self.tools._remove(name)
+        refused: dict[str, str] = {}
+        for tool in tools:
+            name = getattr(getattr(tool, "declaration", None), "name", "?")
+            try:
+                name = validate("tools", tool)
+                if not name.startswith(prefix):
+                    raise RegistrationError(f"not under {prefix}")
+                if name in self.tools:
+                    raise RegistrationError("mounted twice")
+            except RegistrationError as exc:
+                refused[name] = str(exc)
+                continue
+            self.tools._add(name, tool, plugin)
+        return refused
 
     # -- hook dispatch ------------------------------------------------------------------
 

@@ -263,6 +263,19 @@ class Copilot:
         await self.log.record("assignment", assigned_by=assigned_by, text=task)
         return await self.handle(task, thread_id=thread_id)
 
+    async def call(self, call: ToolCall, *, caller: str,
+                   thread_id: str | None = None) -> RunOutcome:
+        """One tool call asked for directly (an MCP client, an embedding app), not
+        planned by the model: a one-step run through the whole pipeline, under the
+        mode, with the approvals it needs and who asked in the log."""
+
+        async def body(run_id: str, mode: str, publish: Callable[[Any], None]) -> RunOutcome:
+            await self.log.record("direct_call", run_id, caller=caller, tool=call.tool,
+                                  args=call.args, mode=mode)
+            return await self._carry_out(Plan(steps=(call,)), run_id, mode, publish)
+
+        return await self._in_run({"call": call.tool, "caller": caller}, thread_id, body)
+
     async def replay(self, run_id: str, step: int, *, dry_run: bool = True,
                      thread_id: str | None = None) -> RunOutcome:
         """Run a logged step again (as a new run, through the whole pipeline), or only

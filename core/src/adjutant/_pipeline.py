@@ -113,7 +113,7 @@ class Pipeline:
         self.kernel = kernel
         self.log = log
         self.approvals = Approvals()
-        self._validators: dict[int, Any] = {}  # id(declaration) -> compiled validator
+        self._validators: dict[int, tuple[ToolDeclaration, Any]] = {}  # id -> (decl, validator)
 
     # -- steps 1-5 ----------------------------------------------------------------------
 
@@ -153,12 +153,16 @@ class Pipeline:
             return refuse(f"unknown tool {call.tool!r}")
         if len(_canonical.encode(call.args)) > MAX_ARGS_BYTES:
             return refuse(f"arguments are larger than {MAX_ARGS_BYTES} bytes")
-        validator = self._validators.get(id(tool.declaration))
-        if validator is None:
+        # keyed by identity, checked by identity: tools mounted at run time come and go,
+        # and a freed declaration's id can be reused by a different one
+        cached = self._validators.get(id(tool.declaration))
+        if cached is not None and cached[0] is tool.declaration:
+            validator = cached[1]
+        else:
             from jsonschema import Draft202012Validator
 
             validator = Draft202012Validator(tool.declaration.args_schema)
-            self._validators[id(tool.declaration)] = validator
+            self._validators[id(tool.declaration)] = (tool.declaration, validator)
         errors = sorted(validator.iter_errors(call.args), key=lambda e: list(e.absolute_path))
         if errors:
             first = errors[0]

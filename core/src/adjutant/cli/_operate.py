@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from .._consent import Approver, StepDecision
 
-__all__ = ["EXIT", "configure_run", "run"]
+__all__ = ["EXIT", "TerminalApprover", "configure_run", "run"]
 
 EXIT = {"answered": 0, "proposed": 0, "executed": 0, "ignored": 0, "failed": 3,
         "paused": 4, "aborted": 4, "cancelled": 130}
@@ -38,18 +38,28 @@ def mode_chip(mode: str) -> str:
 
 class TerminalApprover(Approver):
     """Asks on the terminal; with ``interactive=False`` refuses everything it is asked
-    (scripts never get more than the mode and the write-gate allow without asking)."""
+    (scripts never get more than the mode and the write-gate allow without asking).
 
-    def __init__(self, interactive: bool) -> None:
+    ``tty``: a terminal opened for reading and writing (``/dev/tty``) to ask on instead
+    of stdin and stderr, for when those carry something else (``adjutant mcp serve``)."""
+
+    def __init__(self, interactive: bool, tty: Any = None) -> None:
         self.interactive = interactive
+        self.tty = tty
+        self.out = tty or sys.stderr
 
     async def _ask(self, question: str) -> str:
         import anyio
 
         if not self.interactive:
-            print(f"{question} -> denied (non-interactive)", file=sys.stderr)
+            print(f"{question} -> denied (non-interactive)", file=self.out)
             return ""
+
         def read() -> str:
+            if self.tty is not None:
+                self.tty.write(question)
+                self.tty.flush()
+                return str(self.tty.readline()).strip().lower()
             try:
                 return input(question).strip().lower()
             except EOFError:
@@ -57,12 +67,12 @@ class TerminalApprover(Approver):
         return await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
 
     async def approve_plan(self, packet: Any) -> Literal["execute", "step", "deny"]:
-        print(f"\nThe plan has {len(packet.steps)} steps.", file=sys.stderr)
+        print(f"\nThe plan has {len(packet.steps)} steps.", file=self.out)
         answer = await self._ask("[x] execute the plan, [s] step by step, [d] deny: ")
         return {"x": "execute", "s": "step"}.get(answer[:1], "deny")  # type: ignore[return-value]
 
     async def approve_step(self, packet: Any) -> StepDecision:
-        _show_step(packet)
+        _show_step(packet, self.out)
         while True:
             answer = await self._ask("[g] grant, [d] deny, [e] edit arguments: ")
             if answer[:1] == "g":
@@ -73,11 +83,11 @@ class TerminalApprover(Approver):
             try:
                 args = json.loads(edited)
             except ValueError as exc:
-                print(f"not JSON ({exc}); asked again", file=sys.stderr)
+                print(f"not JSON ({exc}); asked again", file=self.out)
                 continue
             if isinstance(args, dict):
                 return StepDecision("edit", args)
-            print("arguments must be a JSON object; asked again", file=sys.stderr)
+            print("arguments must be a JSON object; asked again", file=self.out)
 
 
 async def _offer_files(copilot: Any, request: str, interactive: bool) -> list[str]:
@@ -100,17 +110,19 @@ async def _offer_files(copilot: Any, request: str, interactive: bool) -> list[st
     return files if answer[:1] == "y" else []
 
 
-def _show_step(packet: Any) -> None:
-    print(f"\nstep {packet.index + 1}: {packet.tool} ({packet.level})", file=sys.stderr)
-    print(f"  args: {json.dumps(packet.args, ensure_ascii=False)}", file=sys.stderr)
+def _show_step(packet: Any, out: Any = None) -> None:
+    out = out or sys.stderr
+    print(f"\nstep {packet.index + 1}: {packet.tool} ({packet.level})", file=out)
+    print(f"  args: {json.dumps(packet.args, ensure_ascii=False)}", file=out)
     if packet.intent:
-        print(f"  why: {packet.intent}", file=sys.stderr)
+        print(f"  why: {packet.intent}", file=out)
     for reason in packet.reasons:
-        print(f"  note: {reason}", file=sys.stderr)
+        print(f"  note: {reason}", file=out)
     if packet.preview:
-        print("  preview:", file=sys.stderr)
+        print("  preview:", file=out)
         for line in packet.preview.splitlines()[:60]:
-            print(f"    {line}", file=sys.stderr)
+            print(f"    {line}", file=out)
+    out.flush()
 
 
 def configure_run(parser: argparse.ArgumentParser) -> None:

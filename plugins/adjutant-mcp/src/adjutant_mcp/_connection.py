@@ -1,0 +1,280 @@
+"""One connection per configured server: lifecycle, shared start, calls with deadlines.
+
+A connection lives in a supervisor task (the SDK's ``Client`` must be entered and
+left in one task) in the bridge's task group. States: ``stopped`` → ``starting`` →
+``running``; any failure is ``error`` with a reason a person can act on, and the next
+use reconnects (at most every `RETRY_S` seconds after a failure). Concurrent first
+calls wait for the same start. Importing this module does not import ``mcp``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+
+from ._children import OWNER, owner_mark, wrap
+from ._config import ServerSpec
+
+__all__ = ["Connection", "ServerUnavailable"]
+
+State = Literal["stopped", "starting", "running", "error"]
+CONNECT_TIMEOUT_S = 30.0
+RETRY_S = 2.0
+LIST_PAGES = 50
+
+
+class ServerUnavailable(RuntimeError):
+    """The server could not be reached; the message says why and what to do."""
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(_describe(e) for e in exc.exceptions)
+    text = str(exc) or type(exc).__name__
+    return text if type(exc).__name__ in text else f"{type(exc).__name__}: {text}"
+
+
+class Connection:
+    """The live side of one `ServerSpec`."""
+
+    def __init__(self, spec: ServerSpec, *, spawn: Callable[..., Any], logdir: Path,
+                 on_tools_changed: Callable[[], Awaitable[None]] | None = None) -> None:
+        self.spec = spec
+        self.state: State = "stopped"
+        self.reason = ""
+        self.client: Any = None
+        self._spawn = spawn  # starts a supervisor task in the bridge's task group
+        self._logdir = logdir
+        self._on_tools_changed = on_tools_changed
+        self._lock = anyio.Lock()
+        self._ready = anyio.Event()
+        self._stop = anyio.Event()
+        self._done = anyio.Event()
+        self._done.set()
+        self._failed_at = 0.0
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    @property
+    def log_path(self) -> Path:
+        """Where the server's stderr goes (its own words when it fails)."""
+        return self._logdir / f"{self.spec.key}.log"
+
+    async def ensure(self) -> Any:
+        """The connected client, starting the server if needed. Concurrent callers
+        share one start; raises `ServerUnavailable` with the reason."""
+        if self.state == "running" and self.client is not None:
+            return self.client
+        async with self._lock:
+            if self.state == "running" and self.client is not None:
+                return self.client
+            if not self.spec.enabled:
+                raise ServerUnavailable(f"MCP server {self.spec.name!r} is off: "
+                                        f"{self.spec.error or self.spec.note}")
+            wait = RETRY_S - (time.monotonic() - self._failed_at)
+            if self.state == "error" and wait > 0:
+                await anyio.sleep(wait)
+            await self._done.wait()  # a previous supervisor has fully let go
+            self.state, self.reason = "starting", ""
+            self._ready, self._stop, self._done = anyio.Event(), anyio.Event(), anyio.Event()
+            self._spawn(self._supervise)
+            with anyio.move_on_after(CONNECT_TIMEOUT_S):
+                await self._ready.wait()
+            if not self._ready.is_set():
+                self._fail(f"no answer to the MCP handshake within {CONNECT_TIMEOUT_S:.0f} s")
+                self._stop.set()
+            if self.state != "running":
+                raise ServerUnavailable(self.describe())
+            return self.client
+
+    async def stop(self) -> None:
+        """Close the session; a stdio server is asked to exit, then its group killed."""
+        self._stop.set()
+        with anyio.move_on_after(10):
+            await self._done.wait()
+        if self.state != "error":
+            self.state = "stopped"
+
+    def describe(self) -> str:
+        """State and reason, with the tail of the server's own stderr when it failed."""
+        text = f"MCP server {self.spec.name!r} ({self.spec.target}): {self.state}"
+        if self.reason:
+            text += f": {self.reason}"
+        if self.state == "error" and self.spec.transport == "stdio":
+            tail = _tail(self.log_path)
+            if tail:
+                text += f"\n  its last words ({self.log_path}):\n    " + "\n    ".join(tail)
+        return text
+
+    def _fail(self, reason: str) -> None:
+        self.state, self.reason, self._failed_at = "error", reason, time.monotonic()
+
+    def lost(self, reason: str) -> None:
+        """The connection died under a call: say so and let the supervisor clean up."""
+        if self.state == "running":
+            self._fail(reason)
+        self.client = None
+        self._stop.set()
+
+    def _target(self, errlog: Any) -> Any:
+        if self.spec.transport == "http":
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            http = httpx2.AsyncClient(headers=dict(self.spec.headers),
+                                      timeout=httpx2.Timeout(30, read=300))
+            return streamable_http_client(self.spec.url, http_client=http)
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        import shutil
+
+        if shutil.which(self.spec.command, path=self.spec.env.get("PATH")) is None:
+            raise FileNotFoundError(self.spec.command)
+        command, args = wrap(self.spec.command, self.spec.args)
+        env = {**self.spec.env, OWNER: owner_mark()}
+        params = StdioServerParameters(command=command, args=args, env=env,
+                                       cwd=self.spec.cwd or os.getcwd())
+        return stdio_client(params, errlog=errlog)
+
+    async def _supervise(self) -> None:
+        """Owns the client for its whole life; never raises (it runs in a shared group)."""
+        from importlib.metadata import version
+
+        from mcp import Client, Implementation
+
+        errlog = None
+        try:
+            self._logdir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            errlog = open(self.log_path, "a", encoding="utf-8")  # noqa: SIM115, ASYNC230 - tiny, lives with the task
+            errlog.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting "
+                         f"{self.spec.target}\n")
+            errlog.flush()
+            me = Implementation(name="adjutant", version=version("adjutant-mcp"))
+            async with Client(self._target(errlog), message_handler=self._on_message,
+                              client_info=me) as client:
+                self.client, self.state = client, "running"
+                self._ready.set()
+                async with anyio.create_task_group() as tg:
+                    if self._can_listen(client):
+                        tg.start_soon(self._listen, client)
+                    await self._stop.wait()
+                    tg.cancel_scope.cancel()
+        except Exception as exc:
+            if self.state in ("starting", "running"):
+                self._fail(_start_error(self.spec, exc))
+        finally:
+            self.client = None
+            if self.state in ("starting", "running"):
+                self.state = "stopped"
+            if errlog is not None:
+                errlog.close()
+            self._ready.set()
+            self._done.set()
+
+    # -- tool list changes ---------------------------------------------------------------
+
+    async def _on_message(self, message: Any) -> None:
+        """Handshake-era servers notify list changes as plain notifications."""
+        from mcp.types import ToolListChangedNotification
+
+        if isinstance(message, ToolListChangedNotification) and self._on_tools_changed:
+            await self._on_tools_changed()
+
+    @staticmethod
+    def _can_listen(client: Any) -> bool:
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        tools = client.server_capabilities.tools
+        return (client.protocol_version in MODERN_PROTOCOL_VERSIONS and tools is not None
+                and bool(tools.list_changed))
+
+    async def _listen(self, client: Any) -> None:
+        """2026-era servers notify on a ``subscriptions/listen`` stream."""
+        try:
+            async with client.listen(tools_list_changed=True) as events:
+                async for _ in events:
+                    if self._on_tools_changed:
+                        await self._on_tools_changed()
+        except Exception as exc:  # the listing is also checked at every call
+            from adjutant import get_logger
+
+            get_logger(plugin="mcp").info("tool list subscription ended",
+                                          server=self.spec.name, error=_describe(exc))
+
+    # -- requests ------------------------------------------------------------------------
+
+    async def list_tools(self) -> list[Any]:
+        """The server's tools now (every page, never from a cache)."""
+        client = await self.ensure()
+        tools: list[Any] = []
+        cursor = None
+        try:
+            with anyio.fail_after(self.spec.timeout):
+                for _ in range(LIST_PAGES):
+                    page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+                    tools += page.tools
+                    cursor = page.next_cursor
+                    if not cursor:
+                        break
+        except TimeoutError:
+            self.lost(f"tools/list got no answer within {self.spec.timeout:g} s")
+            raise ServerUnavailable(self.describe()) from None
+        except Exception as exc:
+            self._check_closed(exc)
+            raise ServerUnavailable(f"MCP server {self.spec.name!r}: tools/list failed: "
+                                    f"{_describe(exc)}") from None
+        return tools
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """Call ``tool``; a call that outlives the server's timeout is cancelled (the
+        SDK tells the server) and reported as such."""
+        client = await self.ensure()
+        try:
+            with anyio.fail_after(self.spec.timeout):
+                return await client.call_tool(tool, arguments)
+        except TimeoutError:
+            raise TimeoutError(f"{self.spec.name}/{tool} did not answer within "
+                               f"{self.spec.timeout:g} s; the call was cancelled") from None
+        except Exception as exc:
+            self._check_closed(exc)
+            raise
+
+    def _check_closed(self, exc: BaseException) -> None:
+        from mcp import MCPError
+        from mcp_types.jsonrpc import CONNECTION_CLOSED
+
+        if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
+            self.lost("the server closed the connection (it exited or crashed)")
+            raise ServerUnavailable(self.describe()) from None
+
+
+def _start_error(spec: ServerSpec, exc: BaseException) -> str:
+    from mcp import MCPError
+    from mcp_types.jsonrpc import CONNECTION_CLOSED
+
+    text = _describe(exc)
+    if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
+        return "the server closed the connection during the MCP handshake (it exited)"
+    if isinstance(exc, FileNotFoundError):
+        return f"cannot start {spec.command!r}: not found on PATH (install it, or fix " \
+               f"'command' in {spec.source})"
+    if spec.transport == "http" and ("connect" in text.lower() or "refused" in text.lower()):
+        return f"nothing answers at {spec.url} ({text}); is the server running?"
+    return text
+
+
+def _tail(path: Path, lines: int = 5) -> list[str]:
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, os.fstat(f.fileno()).st_size - 4096))
+            text = f.read().decode(errors="replace")
+    except OSError:
+        return []
+    body = text.rsplit("\n--- ", 1)[-1].splitlines()[1:]
+    return [line[:200] for line in body if line.strip()][-lines:]

@@ -1,0 +1,131 @@
+"""``adjutant mcp serve``: the kernel's tools for any MCP client, under the same pipeline.
+
+Every ``tools/call`` is a one-step run of the operator (`Copilot.call`): schema,
+mode, policies, write gate, dry-run, approval, execution, action log. Reads follow
+the mode; a step that needs approval is asked on the terminal Adjutant was started
+from (``/dev/tty``, since stdio carries the protocol) and, with nobody there to
+answer, is refused. Refusals are JSON-RPC errors with code `DENIED` whose message
+says why and what to do; a tool that ran and failed is a result with ``isError``.
+
+MCP tools Adjutant itself mounts (``mcp.*``) are not served: no proxy loops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+__all__ = ["DENIED", "build_server", "serve"]
+
+#: JSON-RPC error code of a call Adjutant refused (in the server-defined range).
+DENIED = -32050
+
+
+def exposed(kernel: Any) -> dict[str, Any]:
+    return {name: tool for name, tool in kernel.tools.items() if not name.startswith("mcp.")}
+
+
+def build_server(kernel: Any, copilot: Any) -> Any:
+    """A low-level MCP server over the kernel's tools."""
+    from mcp import MCPError
+    from mcp.server import Server
+    from mcp.types import (
+        CallToolResult,
+        ListToolsResult,
+        TextContent,
+        Tool,
+        ToolAnnotations,
+    )
+    from mcp_types.jsonrpc import INVALID_PARAMS
+
+    from adjutant_hookspecs import ToolCall
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        tools = []
+        for name, tool in sorted(exposed(kernel).items()):
+            d = tool.declaration
+            tools.append(Tool(
+                name=name, description=d.description, input_schema=d.args_schema,
+                annotations=ToolAnnotations(read_only_hint=d.safety.level == "read",
+                                            destructive_hint=d.safety.level == "destructive",
+                                            open_world_hint=d.safety.network)))
+        return ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        if params.name not in exposed(kernel):
+            raise MCPError(INVALID_PARAMS, f"Adjutant has no tool {params.name!r}")
+        client = _client_name(ctx)
+        call = ToolCall(tool=params.name, args=dict(params.arguments or {}),
+                        explain=f"asked for by the MCP client {client}")
+        outcome = await copilot.call(call, caller=f"mcp:{client}")
+        result = outcome.results[0] if outcome.results else None
+        if result is None:
+            mode = await copilot.mode()
+            why = outcome.error or (
+                f"Adjutant is {mode}: steps are proposed, never run "
+                "(`adjutant mode execute-with-confirmation` lets them run)")
+            raise MCPError(DENIED, f"not run: {why}", {"run_id": outcome.run_id, "mode": mode})
+        if result.status == "denied":
+            raise MCPError(DENIED, f"{params.name} was not run: {result.stderr}",
+                           {"run_id": outcome.run_id})
+        if result.status != "ok":
+            return CallToolResult(content=[TextContent(
+                type="text", text=result.stderr or result.status)], is_error=True)
+        return CallToolResult(content=[TextContent(type="text",
+                                                   text=result.stdout or "(no output)")])
+
+    from importlib.metadata import version
+
+    return Server("adjutant", version=version("adjutant-mcp"),
+                  instructions="Adjutant's tools. Every call goes through Adjutant's safety "
+                  "pipeline: writes need its user's approval.",
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _client_name(ctx: Any) -> str:
+    with contextlib.suppress(Exception):
+        info = ctx.session.client_params.client_info
+        return f"{info.name} {info.version}".strip()
+    return "unknown"
+
+
+def open_tty() -> Any:
+    """The controlling terminal, for asking approvals; None when there is none."""
+    try:
+        return open("/dev/tty", "r+", encoding="utf-8", buffering=1)
+    except OSError:
+        return None
+
+
+async def serve(kernel: Any, *, http: bool, host: str, port: int, path: str = "/mcp") -> int:
+    import sys
+
+    from adjutant import Copilot, TerminalApprover
+
+    tty = open_tty()
+    approver = TerminalApprover(tty is not None, tty=tty)
+    copilot = Copilot(kernel, approver=approver)
+    server = build_server(kernel, copilot)
+    mode = await copilot.mode()
+    who = "on this terminal" if tty else "nowhere (no terminal): steps that need it are refused"
+    print(f"adjutant mcp serve: {len(exposed(kernel))} tools, mode {mode}; approvals {who}",
+          file=sys.stderr)
+    try:
+        if http:
+            import uvicorn
+
+            if host not in ("127.0.0.1", "localhost", "::1"):
+                raise ValueError(f"refusing to serve on {host}: loopback only")
+            app = server.streamable_http_app(streamable_http_path=path, host=host)
+            config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+            print(f"adjutant mcp serve: http://{host}:{port}{path}", file=sys.stderr)
+            await uvicorn.Server(config).serve()
+        else:
+            from mcp.server.stdio import stdio_server
+
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+    finally:
+        if tty is not None:
+            tty.close()
+    return 0
