@@ -120,10 +120,15 @@ async def _add(bridge: Any, args: argparse.Namespace) -> int:
     from ._config import ConfigError, Overlay, parse_server
 
     rest = list(args.rest)
-    cut = rest.index("--") if "--" in rest else len(rest)
+    if "--" in rest:
+        cut = rest.index("--")
+    elif rest and not rest[0].startswith("-"):
+        cut = -1  # argparse drops a `--` that comes right after NAME
+    else:
+        cut = len(rest)
     options = argparse.ArgumentParser(prog=f"adjutant mcp add {args.name}")
     _add_options(options)
-    options.parse_args(rest[:cut], namespace=args)
+    options.parse_args(rest[:max(cut, 0)], namespace=args)
     argv = rest[cut + 1:]
     if bool(args.url) == bool(argv):
         _err("give either --url URL or -- COMMAND ARGS... (one of them)")

@@ -258,6 +258,8 @@ def _start_error(spec: ServerSpec, exc: BaseException) -> str:
     from mcp import MCPError
     from mcp_types.jsonrpc import CONNECTION_CLOSED
 
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
     text = _describe(exc)
     if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
         return "the server closed the connection during the MCP handshake (it exited)"

@@ -66,7 +66,11 @@ def build_server(kernel: Any, copilot: Any) -> Any:
                 "(`adjutant mode execute-with-confirmation` lets them run)")
             raise MCPError(DENIED, f"not run: {why}", {"run_id": outcome.run_id, "mode": mode})
         if result.status == "denied":
-            raise MCPError(DENIED, f"{params.name} was not run: {result.stderr}",
+            why = result.stderr
+            if why == "denied by the user" and not getattr(copilot.approver, "interactive", True):
+                why = ("it needs approval and nobody can give it: this `adjutant mcp serve` has "
+                       "no terminal to ask on (start it from a terminal to approve there)")
+            raise MCPError(DENIED, f"{params.name} was not run: {why}",
                            {"run_id": outcome.run_id})
         if result.status != "ok":
             return CallToolResult(content=[TextContent(
@@ -91,10 +95,16 @@ def _client_name(ctx: Any) -> str:
 
 def open_tty() -> Any:
     """The controlling terminal, for asking approvals; None when there is none."""
+    import io
+
     try:
-        return open("/dev/tty", "r+", encoding="utf-8", buffering=1)
+        raw = io.FileIO("/dev/tty", "r+")
     except OSError:
         return None
+    # not open(..., "r+"): that buffers for random access, which a terminal refuses
+    # ("not seekable"), so the terminal was never found
+    return io.TextIOWrapper(io.BufferedRWPair(raw, raw), encoding="utf-8",
+                            line_buffering=True)
 
 
 async def serve(kernel: Any, *, http: bool, host: str, port: int, path: str = "/mcp") -> int:
