@@ -94,9 +94,14 @@ async def test_children_left_behind_after_a_normal_exit_die_too(tmp_path: Path) 
 async def test_fork_bomb_is_contained(tmp_path: Path) -> None:
     result = await sh("b(){ b|b& }; b; sleep 30", tmp_path, timeout=3, max_processes=32)
     assert result.timed_out
-    await anyio.sleep(1)
-    ps = (await anyio.run_process(["ps", "-eo", "args"])).stdout.decode()
-    assert [line for line in ps.splitlines() if line.startswith("sh -c b()")] == []
+    left: list[str] = []
+    for _ in range(50):  # the kill is immediate; reaping a loaded machine can lag a little
+        await anyio.sleep(0.2)
+        ps = (await anyio.run_process(["ps", "-eo", "args"])).stdout.decode()
+        left = [line for line in ps.splitlines() if line.startswith("sh -c b()")]
+        if not left:
+            break
+    assert left == []
 
 
 async def test_runaway_output_is_capped_with_a_visible_marker(tmp_path: Path) -> None:
