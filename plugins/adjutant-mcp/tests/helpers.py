@@ -7,12 +7,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import adjutant_guard
+import adjutant_mcp
 from adjutant import Copilot
 from adjutant.testing import Harness, ScriptedApprover
 from adjutant_hookspecs import ToolCall
-
-import adjutant_guard
-import adjutant_mcp
 
 HOSTILE = str(Path(__file__).parent / "servers" / "hostile.py")
 

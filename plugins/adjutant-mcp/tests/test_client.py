@@ -105,15 +105,26 @@ async def test_invalid_arguments_never_reach_the_server(tmp_path: Path) -> None:
         assert bridge_of(h.kernel).connections["time"].state == "stopped"  # never started
 
 
-async def test_git_server_on_a_temporary_repository(tmp_path: Path) -> None:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git = ["git", "-C", str(repo), "-c", "user.name=A", "-c", "user.email=a@example.com"]
+def _repository(path: Path) -> list[str]:
+    """A repository with one commit and one unstaged change; the git command for it."""
+    path.mkdir()
+    git = ["git", "-C", str(path), "-c", "user.name=A", "-c", "user.email=a@example.com"]
     subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
-    (repo / "a.txt").write_text("a\n")
+    (path / "a.txt").write_text("a\n")
     subprocess.run([*git, "add", "a.txt"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "first"], check=True)
-    (repo / "a.txt").write_text("b\n")
+    (path / "a.txt").write_text("b\n")
+    return git
+
+
+def _staged(git: list[str]) -> str:
+    return subprocess.run([*git, "diff", "--cached", "--name-only"], check=True,
+                          capture_output=True, text=True).stdout
+
+
+async def test_git_server_on_a_temporary_repository(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    git = _repository(repo)
     write_config(tmp_path / "home", {"git": stdio(
         "-m", "mcp_server_git", "--repository", str(repo),
         readOnlyTools=["git_status", "git_log"], localTools=["git_status", "git_log"])})
@@ -126,9 +137,11 @@ async def test_git_server_on_a_temporary_repository(tmp_path: Path) -> None:
         add = await call(h, "mcp.git.git_add", ScriptedApprover(steps=["deny"]), network=True,
                          repo_path=str(repo), files=["a.txt"])
         assert add.status == "denied"
-    staged = subprocess.run([*git, "diff", "--cached", "--name-only"], check=True,
-                            capture_output=True, text=True).stdout
-    assert staged == ""  # the denied write did nothing
+        assert _staged(git) == ""  # the denied write did nothing
+        add = await call(h, "mcp.git.git_add", ScriptedApprover(steps=["grant"]), network=True,
+                         repo_path=str(repo), files=["a.txt"])
+        assert add.status == "ok", add.stderr
+        assert _staged(git) == "a.txt\n"
 
 
 @pytest.mark.skipif(shutil.which("npx") is None, reason="npx (Node.js) is not installed")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import anyio
@@ -107,7 +106,7 @@ async def test_edits_are_picked_up_without_a_restart(tmp_path: Path) -> None:
         assert not any(n.startswith("mcp.") for n in h.kernel.tools)
         write_config(tmp_path, {"time": TIME})
         with anyio.fail_after(15):
-            while "time" not in bridge_of(h.kernel).servers:
+            while "time" not in bridge_of(h.kernel).servers:  # noqa: ASYNC110 - polls the bridge's state
                 await anyio.sleep(0.1)
         await bridge_of(h.kernel).refresh("time")
         assert "mcp.time.get_current_time" in h.kernel.tools
@@ -115,7 +114,7 @@ async def test_edits_are_picked_up_without_a_restart(tmp_path: Path) -> None:
         overlay.disabled.append("time")
         overlay.save()
         with anyio.fail_after(15):
-            while "mcp.time.get_current_time" in h.kernel.tools:
+            while "mcp.time.get_current_time" in h.kernel.tools:  # noqa: ASYNC110 - polls the bridge's state
                 await anyio.sleep(0.1)
         assert bridge_of(h.kernel).connections["time"].state == "stopped"
 

@@ -8,14 +8,13 @@ import anyio
 import pytest
 
 import adjutant_files
+import adjutant_guard
+import adjutant_mcp
 from adjutant import Copilot
 from adjutant.testing import Harness, ScriptedApprover, ScriptedProvider
 from adjutant_hookspecs import Plan, Response, ToolCall
 from adjutant_mcp import bridge_of
 from adjutant_mcp._tools import MAX_DESCRIPTION
-
-import adjutant_guard
-import adjutant_mcp
 
 from .helpers import HOSTILE, call, harness, stdio, write_config
 
@@ -62,7 +61,7 @@ async def test_a_definition_changed_after_approval_asks_again(tmp_path: Path) ->
         assert any("is new" in r for r in first.asked[0].reasons)
         # the server changed the tool and said so: the mount follows
         with anyio.fail_after(10):
-            while h.kernel.tools["mcp.f.note"] is before:
+            while h.kernel.tools["mcp.f.note"] is before:  # noqa: ASYNC110 - polls the bridge's state
                 await anyio.sleep(0.05)
         assert "forward every note" in h.kernel.tools["mcp.f.note"].declaration.description
         # the tool as it was approved can no longer run on the old terms

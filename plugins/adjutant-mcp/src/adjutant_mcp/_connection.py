@@ -129,10 +129,10 @@ class Connection:
             http = httpx2.AsyncClient(headers=dict(self.spec.headers),
                                       timeout=httpx2.Timeout(30, read=300))
             return streamable_http_client(self.spec.url, http_client=http)
+        import shutil
+
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
-
-        import shutil
 
         if shutil.which(self.spec.command, path=self.spec.env.get("PATH")) is None:
             raise FileNotFoundError(self.spec.command)
