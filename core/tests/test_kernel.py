@@ -243,3 +243,25 @@ async def test_hook_recorder_attributes_calls() -> None:
         assert h.hooks.plugins("register_tools") == ["tools"]
         assert h.kernel.tools.owner("t.x") == "tools"
         assert "adjutant" in h.hooks.plugins("register_events")
+
+
+def test_tools_mounted_at_run_time_replace_their_prefix_and_are_validated() -> None:
+    owner, other = ToolPlugin("remote"), ToolPlugin("other", Tool(decl("other.x")))
+    kernel = new_kernel(owner, other)
+    refused = kernel.mount_tools("remote", "remote.a.", [
+        Tool(decl("remote.a.one")), Tool(decl("remote.a.two")),
+        Tool(decl("elsewhere.three")), Tool(decl("remote.a.Bad"))])
+    assert sorted(n for n in kernel.tools if n.startswith("remote.")) == ["remote.a.one",
+                                                                         "remote.a.two"]
+    assert kernel.tools.owner("remote.a.one") == "remote"
+    assert refused["elsewhere.three"] == "not under remote.a."
+    assert "must match" in refused["remote.a.Bad"]
+    # a second mount replaces the first, under that prefix only
+    kernel.mount_tools("remote", "remote.a.", [Tool(decl("remote.a.three"))])
+    assert [n for n in kernel.tools if n.startswith("remote.")] == ["remote.a.three"]
+    assert "other.x" in kernel.tools
+    with pytest.raises(ValueError, match="belongs to plugin 'other'"):
+        kernel.mount_tools("remote", "other.", [])
+    with pytest.raises(ValueError, match="no loaded plugin"):
+        kernel.mount_tools("ghost", "ghost.", [])
+    assert kernel.plugin_name(owner) == "remote"
