@@ -464,14 +464,15 @@ async def test_included_files_join_the_context_and_only_real_inner_files_are_off
 async def test_a_direct_call_is_a_logged_one_step_run_under_the_mode() -> None:
     async with Harness(Notes(), AllowReads()) as h:
         (h.workspace / "n.txt").write_text("hello")
+        read_call = ToolCall(tool="notes.read", args={"path": "n.txt"})
         copilot = Copilot(h.kernel, approver=ScriptedApprover(steps=["deny"]))
-        proposed = await copilot.call(ToolCall(tool="notes.read", args={"path": "n.txt"}), caller="mcp:x")
+        proposed = await copilot.call(read_call, caller="mcp:x")
         assert proposed.status == "proposed" and proposed.results == []
         await copilot.set_mode("execute-with-confirmation", channel="user")
-        read = await copilot.call(ToolCall(tool="notes.read", args={"path": "n.txt"}), caller="mcp:x")
+        read = await copilot.call(read_call, caller="mcp:x")
         assert [r.status for r in read.results] == ["ok"]
-        write = await copilot.call(ToolCall(tool="notes.write", args={"path": "n.txt", "text": "x"}),
-                                   caller="mcp:x")
+        write_call = ToolCall(tool="notes.write", args={"path": "n.txt", "text": "x"})
+        write = await copilot.call(write_call, caller="mcp:x")
         assert [r.status for r in write.results] == ["denied"]
         assert (h.workspace / "n.txt").read_text() == "hello"
         calls = [r for r in await copilot.log.records() if r["kind"] == "direct_call"]
