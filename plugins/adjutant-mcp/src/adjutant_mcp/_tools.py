@@ -119,7 +119,8 @@ class Pins:
         return "pinned" if entry.get("digest") == digest(defn) else "changed"
 
     def pin(self, server: str, tool: str, defn: dict[str, Any]) -> None:
-        self._load()
+        if self.state(server, tool, defn) == "pinned":
+            return
         self._pins[f"{server}/{tool}"] = {"digest": digest(defn), "definition": defn}
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         tmp = self.path.with_suffix(".tmp")
