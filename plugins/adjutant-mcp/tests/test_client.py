@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -259,3 +261,20 @@ def _running(pid: int) -> bool:
 
 def test_hostile_server_script_is_valid_python() -> None:
     subprocess.run([sys.executable, "-m", "py_compile", HOSTILE], check=True)
+
+
+async def test_a_server_that_died_while_idle_is_restarted_on_next_use(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    write_config(tmp_path / "home", {"h": stdio(HOSTILE, "hang", str(state))})
+    async with harness(tmp_path / "home") as h:
+        await bridge_of(h.kernel).connections["h"].ensure()
+        pid = int((state / "starts").read_text().split()[-1])
+        os.kill(pid, signal.SIGKILL)
+        with anyio.fail_after(10):
+            while _running(pid):  # noqa: ASYNC110 - polls /proc
+                await anyio.sleep(0.05)
+        echo = await call(h, "mcp.h.echo", ScriptedApprover(steps=["grant"]), network=True,
+                          text="again")
+        assert echo.status == "ok", echo.stderr
+        assert len((state / "starts").read_text().split()) == 2

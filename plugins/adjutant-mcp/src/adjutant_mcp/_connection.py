@@ -20,7 +20,7 @@ import anyio
 from ._children import OWNER, owner_mark, wrap
 from ._config import ServerSpec
 
-__all__ = ["Connection", "ServerUnavailable"]
+__all__ = ["Connection", "ConnectionLost", "ServerUnavailable"]
 
 State = Literal["stopped", "starting", "running", "error"]
 CONNECT_TIMEOUT_S = 30.0
@@ -30,6 +30,10 @@ LIST_PAGES = 50
 
 class ServerUnavailable(RuntimeError):
     """The server could not be reached; the message says why and what to do."""
+
+
+class ConnectionLost(ServerUnavailable):
+    """A running server's connection closed (it exited or crashed)."""
 
 
 def _describe(exc: BaseException) -> str:
@@ -210,7 +214,14 @@ class Connection:
     # -- requests ------------------------------------------------------------------------
 
     async def list_tools(self) -> list[Any]:
-        """The server's tools now (every page, never from a cache)."""
+        """The server's tools now (every page, never from a cache). A server that died
+        while idle is restarted once: listing is safe to repeat."""
+        try:
+            return await self._list_tools()
+        except ConnectionLost:
+            return await self._list_tools()
+
+    async def _list_tools(self) -> list[Any]:
         client = await self.ensure()
         tools: list[Any] = []
         cursor = None
@@ -251,7 +262,7 @@ class Connection:
 
         if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
             self.lost("the server closed the connection (it exited or crashed)")
-            raise ServerUnavailable(self.describe()) from None
+            raise ConnectionLost(self.describe()) from None
 
 
 def _start_error(spec: ServerSpec, exc: BaseException) -> str:
