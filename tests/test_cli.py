@@ -207,3 +207,27 @@ def test_files_the_request_names_are_offered_for_the_context(user: dict[str, Any
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_a_tool_from_an_mcp_server_is_planned_previewed_and_approved(
+        user: dict[str, Any]) -> None:
+    """The user's whole path: add a real MCP server, then a request the model answers
+    with one of its tools; the preview binds the call to the server's definition."""
+    pytest.importorskip("adjutant_mcp")
+    pytest.importorskip("mcp_server_time")
+    added = adjutant(user, "mcp", "add", "time", "--local", "get_current_time", "--",
+                     sys.executable, "-m", "mcp_server_time")
+    assert added.returncode == 0, added.stderr
+    assert adjutant(user, "mode", "execute-with-confirmation").returncode == 0
+    script(user, plan(("mcp.time.get_current_time", {"timezone": "Asia/Tokyo"})))
+    child = spawn(user, "run", "what time is it in Tokyo?")
+    child.expect("step 1: mcp.time.get_current_time")
+    child.expect("is new: approve it once")
+    child.expect("definition sha256:[0-9a-f]{16}, NEW")
+    child.expect("edit arguments: ")
+    child.sendline("g")
+    child.expect("mcp.time.get_current_time: ok")
+    child.expect("Asia/Tokyo")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
