@@ -278,3 +278,80 @@ async def test_a_server_that_died_while_idle_is_restarted_on_next_use(tmp_path: 
                           text="again")
         assert echo.status == "ok", echo.stderr
         assert len((state / "starts").read_text().split()) == 2
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def test_streamable_http_server_with_headers(tmp_path: Path) -> None:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    write_config(tmp_path, {"web": {"type": "http", "url": url,
+                                    "headers": {"Authorization": "Bearer s3cret"}}},
+                 shape="servers")
+    async with await anyio.open_process([sys.executable, HOSTILE, "http", str(port)],
+                                        stderr=subprocess.DEVNULL) as server:
+        try:
+            await _wait_for_port(port)
+            async with harness(tmp_path) as h:
+                connection = bridge_of(h.kernel).connections["web"]
+                assert connection.spec.transport == "http"
+                assert {"mcp.web.echo", "mcp.web.whoami"} <= set(h.kernel.tools)
+                echo = await call(h, "mcp.web.echo", ScriptedApprover(steps=["grant"]),
+                                  network=True, text="over http")
+                assert echo.status == "ok" and "echo: over http" in echo.stdout
+                who = await call(h, "mcp.web.whoami", ScriptedApprover(steps=["grant"]),
+                                 network=True)
+                assert who.stdout == "Bearer s3cret"
+        finally:
+            server.kill()
+
+
+async def test_an_http_server_that_is_down_says_so(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{_free_port()}/mcp"
+    write_config(tmp_path, {"web": {"url": url}})
+    async with harness(tmp_path) as h:
+        connection = bridge_of(h.kernel).connections["web"]
+        assert connection.state == "error"
+        assert f"nothing answers at {url}" in connection.reason
+
+
+async def _wait_for_port(port: int) -> None:
+    with anyio.fail_after(30):
+        while True:
+            try:
+                await (await anyio.connect_tcp("127.0.0.1", port)).aclose()
+                return
+            except OSError:
+                await anyio.sleep(0.1)
+
+
+async def test_the_user_cancelling_a_run_cancels_the_call(tmp_path: Path) -> None:
+    write_config(tmp_path, {"h": stdio(HOSTILE, "hang", localTools=["wait", "echo"])})
+    async with harness(tmp_path) as h:
+        from adjutant import Copilot
+        from adjutant_hookspecs import ToolCall
+
+        copilot = Copilot(h.kernel, approver=ScriptedApprover(default="grant"))
+        await copilot.set_mode("execute-with-confirmation", channel="user")
+        outcomes = []
+
+        async def run() -> None:
+            outcomes.append(await copilot.call(ToolCall(tool="mcp.h.wait", args={"text": "x"}),
+                                               caller="test"))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            with anyio.fail_after(20):
+                while bridge_of(h.kernel).connections["h"].state != "running":  # noqa: ASYNC110
+                    await anyio.sleep(0.05)
+            await anyio.sleep(0.5)  # the call is in flight
+            copilot.cancel()
+        assert outcomes[0].status == "cancelled"
+        echo = await call(h, "mcp.h.echo", ScriptedApprover(steps=["grant"]), text="next")
+        assert echo.status == "ok"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any, Literal
 
@@ -125,13 +126,14 @@ class Connection:
         self.client = None
         self._stop.set()
 
-    def _target(self, errlog: Any) -> Any:
+    async def _target(self, errlog: Any, stack: AsyncExitStack) -> Any:
         if self.spec.transport == "http":
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
-            http = httpx2.AsyncClient(headers=dict(self.spec.headers),
-                                      timeout=httpx2.Timeout(30, read=300))
+            # ours to close: the SDK leaves a client it was given open
+            http = await stack.enter_async_context(httpx2.AsyncClient(
+                headers=dict(self.spec.headers), timeout=httpx2.Timeout(30, read=300)))
             return streamable_http_client(self.spec.url, http_client=http)
         import shutil
 
@@ -160,8 +162,10 @@ class Connection:
                          f"{self.spec.target}\n")
             errlog.flush()
             me = Implementation(name="adjutant", version=version("adjutant-mcp"))
-            async with Client(self._target(errlog), message_handler=self._on_message,
-                              client_info=me) as client:
+            async with AsyncExitStack() as stack:
+                target = await self._target(errlog, stack)
+                client = await stack.enter_async_context(Client(
+                    target, message_handler=self._on_message, client_info=me))
                 self.client, self.state = client, "running"
                 self._ready.set()
                 async with anyio.create_task_group() as tg:

@@ -5,7 +5,9 @@
 - ``flip``: ``note`` changes its own description after its first call and notifies;
 - ``crash``: ``boom`` kills the server in the middle of the call;
 - ``hang``: ``wait`` never answers;
-- ``spawn``: ``ping`` answers; the server leaves a grandchild that ignores stdin EOF.
+- ``spawn``: ``echo`` answers; the server leaves a grandchild that ignores stdin EOF;
+- ``http PORT``: ``echo`` (and ``whoami``, the ``Authorization`` header it got) over
+  streamable HTTP on 127.0.0.1:PORT.
 
 Each start appends the server's pid to ``STATE_DIR/starts`` (when given), so tests
 can count connections.
@@ -24,7 +26,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 
 mode = sys.argv[1]
-state = sys.argv[2] if len(sys.argv) > 2 else None
+state = sys.argv[2] if len(sys.argv) > 2 and mode != "http" else None
 if state:
     with open(os.path.join(state, "starts"), "a") as f:
         f.write(f"{os.getpid()}\n")
@@ -90,6 +92,17 @@ elif mode == "spawn":
         return text
 
     server.add_tool(wait, name="wait", description="Blocks.")
+
+elif mode == "http":
+    server.add_tool(echo, name="echo", description="Echo text.")
+
+    def whoami(ctx: Context) -> str:
+        request = ctx.request_context.request
+        return str(request.headers.get("authorization") if request is not None else None)
+
+    server.add_tool(whoami, name="whoami", description="The Authorization header seen.")
+    server.run(transport="streamable-http", port=int(sys.argv[2]))
+    sys.exit(0)
 
 else:
     sys.exit(f"unknown mode {mode!r}")
