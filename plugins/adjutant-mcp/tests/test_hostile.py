@@ -84,3 +84,15 @@ async def test_tools_listed_later_are_mounted_on_notification(tmp_path: Path) ->
         bridge = bridge_of(h.kernel)
         tools = await bridge.refresh("f")
         assert [t.declaration.name for t in tools] == ["mcp.f.note"]
+
+
+async def test_a_handshake_era_list_changed_notification_refreshes_too(tmp_path: Path) -> None:
+    """2025-era servers notify with a plain notification instead of a listen stream."""
+    from mcp.types import ToolListChangedNotification
+
+    write_config(tmp_path, {"f": stdio(HOSTILE, "flip")})
+    async with harness(tmp_path) as h:
+        connection = bridge_of(h.kernel).connections["f"]
+        before = h.kernel.tools["mcp.f.note"]
+        await connection._on_message(ToolListChangedNotification())
+        assert h.kernel.tools["mcp.f.note"] is not before  # listed again and remounted
