@@ -215,11 +215,17 @@ def test_a_tool_from_an_mcp_server_is_planned_previewed_and_approved(
     with one of its tools; the preview binds the call to the server's definition."""
     pytest.importorskip("adjutant_mcp")
     pytest.importorskip("mcp_server_time")
-    added = adjutant(user, "mcp", "add", "time", "--local", "get_current_time", "--",
-                     sys.executable, "-m", "mcp_server_time")
+    added = adjutant(user, "mcp", "add", "time", "--", sys.executable, "-m", "mcp_server_time")
     assert added.returncode == 0, added.stderr
     assert adjutant(user, "mode", "execute-with-confirmation").returncode == 0
-    script(user, plan(("mcp.time.get_current_time", {"timezone": "Asia/Tokyo"})))
+    step = plan(("mcp.time.get_current_time", {"timezone": "Asia/Tokyo"}))
+    script(user, step, step)
+    # a server's tools are open-world until you say otherwise: no network, no call
+    offline = adjutant(user, "run", "what time is it in Tokyo?")
+    assert offline.returncode == 4
+    assert "grant 'network:mcp.time.get_current_time'" in offline.stderr
+    granted = adjutant(user, "grant", "network:mcp.time.*", "--minutes", "5")
+    assert granted.stdout.strip() == "network:mcp.time.*"
     child = spawn(user, "run", "what time is it in Tokyo?")
     child.expect("step 1: mcp.time.get_current_time")
     child.expect("is new: approve it once")
@@ -231,3 +237,6 @@ def test_a_tool_from_an_mcp_server_is_planned_previewed_and_approved(
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+    revoked = adjutant(user, "grant", "--revoke", "network:mcp.time.*")
+    assert revoked.stdout.strip() == "no grants in force"
+    assert adjutant(user, "grant", "network:*").returncode == 2  # no blanket grant

@@ -34,6 +34,9 @@ def register_commands(register: Callable[[Command], None]) -> None:
                      run=_operate.chat, configure=_operate.configure_chat))
     register(Command(name="mode", help="show or switch the operator's mode",
                      run=_operate.mode, configure=_operate.configure_mode))
+    register(Command(name="grant", help="list, give or revoke time-boxed grants (write, "
+                     "network:<tool>, cage:<dir>)", run=_operate.grant,
+                     configure=_operate.configure_grant))
     register(Command(name="status", help="mode, preset, policies, memory",
                      run=_operate.status, configure=_operate.configure_json))
     register(Command(name="tools", help="list the tools or show one's declaration",

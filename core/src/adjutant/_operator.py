@@ -69,7 +69,8 @@ MODES: tuple[str, ...] = ("off", "listen-only", "propose-only", "execute-with-co
 MODE_KEY = "operator/mode"
 GRANTS_KEY = "operator/grants"
 PRESET_KEY = "operator/preset"
-GRANT = re.compile(r"^(write|network:[a-z0-9_.]+|cage:/.*)$")
+#: ``network:<tool>``, or ``network:<prefix>.*`` for every tool under a prefix.
+GRANT = re.compile(r"^(write|network:[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?|cage:/.*)$")
 
 
 @attrs.define
@@ -206,7 +207,8 @@ class Copilot:
             await self.log.record("grant_ignored", grant=grant, channel=channel)
             return False
         if not GRANT.match(grant) or seconds <= 0:
-            raise ValueError(f"invalid grant {grant!r} (write, network:<tool>, cage:/abs/dir)")
+            raise ValueError(f"invalid grant {grant!r} (write, network:<tool>, "
+                             "network:<prefix>.*, cage:/abs/dir)")
         await self.mode()
         self._grants[grant] = self._wall() + seconds
         await self._save_grants()

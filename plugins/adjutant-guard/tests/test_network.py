@@ -40,6 +40,15 @@ async def test_network_with_a_grant_asks_then_allows_in_auto(world: Any, guard: 
     assert await decision(guard, auto) == "allow"
 
 
+async def test_a_family_grant_covers_its_prefix_only(world: Any, guard: Guard) -> None:
+    grants = ["network:mcp.time.*"]
+    covered = world.request("mcp.time.get_current_time", network=True, grants=grants)
+    assert await decision(guard, covered) == "ask"
+    for tool in ("mcp.timex.get", "mcp.get_time", "web.fetch"):
+        outside = world.request(tool, network=True, grants=grants)
+        assert await decision(guard, outside) == "deny", tool
+
+
 @pytest.mark.parametrize(
     "url",
     ["file:///etc/passwd", "gopher://x", "ftp://example.com", "//example.com", "https://",

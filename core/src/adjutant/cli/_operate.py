@@ -274,6 +274,38 @@ async def mode(kernel: Any, args: argparse.Namespace) -> int:
     return 0
 
 
+def configure_grant(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("grant", nargs="?", help="write, network:<tool> (or network:<prefix>.* "
+                        "for a family, e.g. network:mcp.time.*), cage:/abs/dir")
+    parser.add_argument("--minutes", type=float, default=60.0,
+                        help="how long it lasts (default 60)")
+    parser.add_argument("--revoke", action="store_true", help="take the grant back")
+    parser.add_argument("--json", action="store_true")
+
+
+async def grant(kernel: Any, args: argparse.Namespace) -> int:
+    """Time-boxed grants from the user: list, give, revoke (persisted, logged)."""
+    from .._operator import Copilot
+
+    copilot = Copilot(kernel)
+    await copilot.mode()
+    if args.grant is not None:
+        if args.revoke:
+            await copilot.revoke(args.grant)
+        else:
+            try:
+                await copilot.grant(args.grant, seconds=args.minutes * 60, channel="user")
+            except ValueError as exc:
+                print(str(exc), file=sys.stderr)
+                return 2
+    live = copilot.grants
+    if args.json:
+        print(json.dumps({"grants": live}))
+    else:
+        print("\n".join(live) if live else "no grants in force")
+    return 0
+
+
 def configure_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true")
 

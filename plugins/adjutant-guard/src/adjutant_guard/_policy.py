@@ -284,14 +284,17 @@ class Rules:
         if not (request.declaration.safety.network or urls):
             return findings
         grant = f"network:{tool}"
-        if grant not in request.grants:
+        family = [g for g in request.grants if g.startswith("network:") and g.endswith(".*")
+                  and tool.startswith(g[len("network:"):-1])]
+        if grant not in request.grants and not family:
             findings.append(_deny(
                 f"{tool} needs the network, which is off: grant {grant!r} for this session "
                 "to let it connect"
             ))
         elif request.mode != "execute-auto":
             findings.append(_Finding(
-                "ask", f"{tool} connects to the network ({grant} granted): confirm this call"
+                "ask", f"{tool} connects to the network ({(family or [grant])[0]} granted): "
+                "confirm this call"
             ))
         return findings
 
