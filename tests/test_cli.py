@@ -237,6 +237,9 @@ def test_a_tool_from_an_mcp_server_is_planned_previewed_and_approved(
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+    listed = json.loads(adjutant(user, "tools", "--json").stdout)
+    assert {"name": "mcp.time.convert_time", "level": "destructive", "plugin": "mcp"} \
+        .items() <= next(t for t in listed if t["name"] == "mcp.time.convert_time").items()
     revoked = adjutant(user, "grant", "--revoke", "network:mcp.time.*")
     assert revoked.stdout.strip() == "no grants in force"
     assert adjutant(user, "grant", "network:*").returncode == 2  # no blanket grant

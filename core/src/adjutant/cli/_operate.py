@@ -368,7 +368,8 @@ def configure_tools(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true")
 
 
-def tools(kernel: Any, args: argparse.Namespace) -> int:
+async def tools(kernel: Any, args: argparse.Namespace) -> int:
+    """With the kernel started: tools mounted at run time (an MCP server's) are listed."""
     from adjutant_hookspecs import to_builtins
 
     if args.action == "show":
@@ -383,8 +384,9 @@ def tools(kernel: Any, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows))
         return 0
+    width = max((len(row["name"]) for row in rows), default=0)
     for row in rows:
-        print(f"{row['name']:<18} {row['level']:<12} {row['description'][:70]}")
+        print(f"{row['name']:<{width}}  {row['level']:<12} {row['description'][:70]}")
     return 0
 
 
