@@ -28,12 +28,11 @@ from typing import Any
 
 import anyio
 
+import adjutant_guard
+import adjutant_mcp
 from adjutant import Copilot
 from adjutant.testing import Harness, ScriptedApprover
 from adjutant_hookspecs import ToolCall
-
-import adjutant_guard
-import adjutant_mcp
 from adjutant_mcp import bridge_of
 
 TOOL = "mcp.time.get_current_time"
