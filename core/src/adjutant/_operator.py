@@ -435,10 +435,15 @@ class Copilot:
             fields.update(found)
         return convert({**msgspec.to_builtins(fields), "cwd": self.cwd}, ContextBulletin)
 
+    def offered_tools(self) -> dict[str, Any]:
+        """The tools the profile's ``tools`` globs allow: what the planner may use and
+        what ``adjutant mcp serve`` offers."""
+        globs = [_glob(p) for p in self.kernel.profile.tools]
+        return {n: t for n, t in self.kernel.tools.items()
+                if any(re.fullmatch(g, n) for g in globs)}
+
     def _planner(self) -> Planner:
-        profile = self.kernel.profile
-        return Planner({n: t.declaration for n, t in self.kernel.tools.items()
-                        if any(re.fullmatch(_glob(p), n) for p in profile.tools)})
+        return Planner({n: t.declaration for n, t in self.offered_tools().items()})
 
     def _request(self, prompt: str, bulletin: ContextBulletin, simplified: bool,
                  error: str) -> tuple[CompletionRequest, list[str]]:

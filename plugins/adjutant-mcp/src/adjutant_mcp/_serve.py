@@ -7,7 +7,8 @@ from (``/dev/tty``, since stdio carries the protocol) and, with nobody there to
 answer, is refused. Refusals are JSON-RPC errors with code `DENIED` whose message
 says why and what to do; a tool that ran and failed is a result with ``isError``.
 
-MCP tools Adjutant itself mounts (``mcp.*``) are not served: no proxy loops.
+Served: the tools the profile offers (its ``tools`` globs), minus the MCP tools Adjutant
+itself mounts (``mcp.*``): no proxy loops.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ __all__ = ["DENIED", "build_server", "serve"]
 DENIED = -32050
 
 
-def exposed(kernel: Any) -> dict[str, Any]:
-    return {name: tool for name, tool in kernel.tools.items() if not name.startswith("mcp.")}
+def exposed(copilot: Any) -> dict[str, Any]:
+    """What is served: the tools the profile offers, minus mounted MCP ones."""
+    return {name: tool for name, tool in copilot.offered_tools().items()
+            if not name.startswith("mcp.")}
 
 
 def build_server(kernel: Any, copilot: Any) -> Any:
@@ -42,7 +45,7 @@ def build_server(kernel: Any, copilot: Any) -> Any:
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         tools = []
-        for name, tool in sorted(exposed(kernel).items()):
+        for name, tool in sorted(exposed(copilot).items()):
             d = tool.declaration
             tools.append(Tool(
                 name=name, description=d.description, input_schema=d.args_schema,
@@ -52,7 +55,7 @@ def build_server(kernel: Any, copilot: Any) -> Any:
         return ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: Any) -> Any:
-        if params.name not in exposed(kernel):
+        if params.name not in exposed(copilot):
             raise MCPError(INVALID_PARAMS, f"Adjutant has no tool {params.name!r}")
         client = _client_name(ctx)
         call = ToolCall(tool=params.name, args=dict(params.arguments or {}),
@@ -118,7 +121,7 @@ async def serve(kernel: Any, *, http: bool, host: str, port: int, path: str = "/
     server = build_server(kernel, copilot)
     mode = await copilot.mode()
     who = "on this terminal" if tty else "nowhere (no terminal): steps that need it are refused"
-    print(f"adjutant mcp serve: {len(exposed(kernel))} tools, mode {mode}; approvals {who}",
+    print(f"adjutant mcp serve: {len(exposed(copilot))} tools, mode {mode}; approvals {who}",
           file=sys.stderr)
     try:
         if http:
