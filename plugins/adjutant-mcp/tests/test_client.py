@@ -355,3 +355,18 @@ async def test_the_user_cancelling_a_run_cancels_the_call(tmp_path: Path) -> Non
         assert outcomes[0].status == "cancelled"
         echo = await call(h, "mcp.h.echo", ScriptedApprover(steps=["grant"]), text="next")
         assert echo.status == "ok"
+
+
+async def test_the_users_worked_examples_reach_the_planner(tmp_path: Path) -> None:
+    from adjutant import Copilot
+
+    write_config(tmp_path, {"time": {**TIME, "adjutant": {"examples": {"get_current_time": {
+        "request": "what time is it in Paris?", "args": {"timezone": "Europe/Paris"}}}}}})
+    async with harness(tmp_path) as h:
+        declaration = h.kernel.tools["mcp.time.get_current_time"].declaration
+        assert declaration.examples == ({"timezone": "Europe/Paris"},)
+        request, _ = Copilot(h.kernel)._request("what time is it in Lima?", await Copilot(
+            h.kernel).bulletin(), False, "")
+        assert ('Request: what time is it in Paris?\nAnswer: {"type":"plan","steps":[{"tool":'
+                '"mcp.time.get_current_time","args":{"timezone":"Europe/Paris"}}]}'
+                in request.prompt)

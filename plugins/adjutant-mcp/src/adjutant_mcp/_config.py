@@ -55,6 +55,9 @@ class ServerSpec:
     #: Tools the *user* says only read / stay on this machine (server hints are ignored).
     read_only: frozenset[str] = frozenset()
     local: frozenset[str] = frozenset()
+    #: tool -> (a request in words, the arguments it takes): a worked example for the
+    #: planner, from the user (servers' own examples are not trusted)
+    examples: Mapping[str, tuple[str, dict[str, Any]]] = attrs.field(factory=dict)
     timeout: float = DEFAULT_TIMEOUT
     enabled: bool = True
     #: Why it is off, or what is wrong with its entry (then it never starts).
@@ -139,6 +142,14 @@ def parse_server(name: str, entry: Any, *, source: str, workspace: str,
     if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
         raise ConfigError(f"{where}: adjutant.timeout must be a positive number of seconds")
 
+    examples: dict[str, tuple[str, dict[str, Any]]] = {}
+    for tool, example in (ours.get("examples") or {}).items():
+        if not (isinstance(example, dict) and isinstance(example.get("request"), str)
+                and isinstance(example.get("args"), dict)):
+            raise ConfigError(f"{where}: adjutant.examples.{tool} must be "
+                              '{"request": "...", "args": {...}}')
+        examples[tool] = (example["request"], example["args"])
+
     def x(value: str, key: str) -> str:
         return _expand(value, f"{where}.{key}", variables, env)
 
@@ -153,6 +164,7 @@ def parse_server(name: str, entry: Any, *, source: str, workspace: str,
                  _mapping(entry.get("headers"), f"{where}.headers").items()},
         read_only=frozenset(_strings(ours.get("readOnlyTools"), f"{where}.adjutant.readOnlyTools")),
         local=frozenset(_strings(ours.get("localTools"), f"{where}.adjutant.localTools")),
+        examples=examples,
         timeout=float(timeout),
         enabled=not entry.get("disabled", False),
         note="disabled in its file" if entry.get("disabled") else "",

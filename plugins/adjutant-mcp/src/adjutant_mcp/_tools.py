@@ -69,10 +69,15 @@ def declaration_for(spec: ServerSpec, defn: dict[str, Any], mount: str) -> ToolD
     else:
         safety = ToolSafety(writes=True, level="destructive", network=name not in spec.local)
     said = clean_description(defn["description"]) or "(no description)"
+    examples: tuple[dict[str, Any], ...] = ()
+    if name in spec.examples:  # the user's worked example, which the planner shows
+        request, args = spec.examples[name]
+        schema["x-adjutant-requests"] = [request]
+        examples = (args,)
     return ToolDeclaration(
         name=mount, version=f"mcp-{digest(defn)[:12]}",
         description=f"[MCP server {spec.name!r}; its own words, untrusted] {said}",
-        args_schema=schema, safety=safety, supports_dry_run=True)
+        args_schema=schema, safety=safety, supports_dry_run=True, examples=examples)
 
 
 def mount_name(spec: ServerSpec, tool: str, taken: set[str]) -> str:
