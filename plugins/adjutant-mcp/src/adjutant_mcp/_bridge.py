@@ -20,7 +20,7 @@ import anyio
 
 from ._children import reap_orphans
 from ._config import ServerSpec, load_servers, sources
-from ._connection import Connection, _describe
+from ._connection import Connection, describe_error
 from ._tools import McpTool, Pins, definition, mount_name
 
 __all__ = ["Bridge"]
@@ -157,7 +157,7 @@ class Bridge:
             await self.refresh(name)
         except Exception as exc:  # the state and reason stay on the connection
             get_logger(plugin="mcp").warning("could not list MCP tools", server=name,
-                                             error=_describe(exc))
+                                             error=describe_error(exc))
 
     def _mount(self, spec: ServerSpec, tools: list[dict[str, Any]],
                connection: Connection) -> list[McpTool]:
@@ -185,5 +185,5 @@ class Bridge:
     def tools_of(self, name: str) -> list[McpTool]:
         spec = self.servers[name]
         prefix = f"mcp.{spec.key}."
-        return [t for n, t in self.kernel.tools.items()  # type: ignore[misc]
+        return [t for n, t in self.kernel.tools.items()
                 if n.startswith(prefix) and isinstance(t, McpTool)]

@@ -37,9 +37,9 @@ class ConnectionLost(ServerUnavailable):
     """A running server's connection closed (it exited or crashed)."""
 
 
-def _describe(exc: BaseException) -> str:
+def describe_error(exc: BaseException) -> str:
     if isinstance(exc, BaseExceptionGroup):
-        return "; ".join(_describe(e) for e in exc.exceptions)
+        return "; ".join(describe_error(e) for e in exc.exceptions)
     text = str(exc) or type(exc).__name__
     return text if type(exc).__name__ in text else f"{type(exc).__name__}: {text}"
 
@@ -157,7 +157,8 @@ class Connection:
         errlog = None
         try:
             self._logdir.mkdir(parents=True, exist_ok=True, mode=0o700)
-            errlog = open(self.log_path, "a", encoding="utf-8")  # noqa: SIM115, ASYNC230 - tiny, lives with the task
+            # a small blocking open, and the file lives as long as this task
+            errlog = open(self.log_path, "a", encoding="utf-8")  # noqa: SIM115, ASYNC230
             errlog.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting "
                          f"{self.spec.target}\n")
             errlog.flush()
@@ -213,7 +214,7 @@ class Connection:
             from adjutant import get_logger
 
             get_logger(plugin="mcp").info("tool list subscription ended",
-                                          server=self.spec.name, error=_describe(exc))
+                                          server=self.spec.name, error=describe_error(exc))
 
     # -- requests ------------------------------------------------------------------------
 
@@ -243,7 +244,7 @@ class Connection:
         except Exception as exc:
             self._check_closed(exc)
             raise ServerUnavailable(f"MCP server {self.spec.name!r}: tools/list failed: "
-                                    f"{_describe(exc)}") from None
+                                    f"{describe_error(exc)}") from None
         return tools
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
@@ -275,7 +276,7 @@ def _start_error(spec: ServerSpec, exc: BaseException) -> str:
 
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         exc = exc.exceptions[0]
-    text = _describe(exc)
+    text = describe_error(exc)
     if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
         return "the server closed the connection during the MCP handshake (it exited)"
     if isinstance(exc, FileNotFoundError):

@@ -214,10 +214,10 @@ class McpTool:
             return ExecutionResult(tool=call.tool, args=call.args, status="cancelled",
                                    stderr=str(exc))
         except Exception as exc:
-            from ._connection import _describe
+            from ._connection import describe_error
 
             return ExecutionResult(tool=call.tool, args=call.args, status="error",
-                                   stderr=f"MCP call failed: {_describe(exc)}")
+                                   stderr=f"MCP call failed: {describe_error(exc)}")
         text = render(result)
         if result.is_error:
             return ExecutionResult(tool=call.tool, args=call.args, status="error",
