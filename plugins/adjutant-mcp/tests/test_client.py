@@ -370,3 +370,21 @@ async def test_the_users_worked_examples_reach_the_planner(tmp_path: Path) -> No
         assert ('Request: what time is it in Paris?\nAnswer: {"type":"plan","steps":[{"tool":'
                 '"mcp.time.get_current_time","args":{"timezone":"Europe/Paris"}}]}'
                 in request.prompt)
+
+
+async def test_a_server_that_never_answers_the_handshake_is_ended(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    write_config(tmp_path / "home", {"m": stdio(HOSTILE, "mute", str(state), timeout=1)})
+    async with harness(tmp_path / "home") as h:
+        connection = bridge_of(h.kernel).connections["m"]
+        assert connection.state == "error"
+        assert "no answer to the MCP handshake within 1 s" in connection.reason
+        first = int((state / "starts").read_text().split()[0])
+        with anyio.fail_after(10):
+            while _running(first):  # noqa: ASYNC110 - polls /proc
+                await anyio.sleep(0.05)
+        # the next use tries again, and fails the same clear way, without hanging
+        with anyio.fail_after(15), pytest.raises(Exception, match="handshake within 1 s"):
+            await connection.ensure()
+        assert len((state / "starts").read_text().split()) == 2

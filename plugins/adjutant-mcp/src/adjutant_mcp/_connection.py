@@ -61,6 +61,7 @@ class Connection:
         self._stop = anyio.Event()
         self._done = anyio.Event()
         self._done.set()
+        self._scope = anyio.CancelScope()
         self._failed_at = 0.0
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -81,18 +82,21 @@ class Connection:
             if not self.spec.enabled:
                 raise ServerUnavailable(f"MCP server {self.spec.name!r} is off: "
                                         f"{self.spec.error or self.spec.note}")
-            wait = RETRY_S - (time.monotonic() - self._failed_at)
-            if self.state == "error" and wait > 0:
-                await anyio.sleep(wait)
-            await self._done.wait()  # a previous supervisor has fully let go
-            self.state, self.reason = "starting", ""
-            self._ready, self._stop, self._done = anyio.Event(), anyio.Event(), anyio.Event()
-            self._spawn(self._supervise)
-            with anyio.move_on_after(CONNECT_TIMEOUT_S):
+            if self.state != "starting":  # else a start is in flight: wait for it
+                wait = RETRY_S - (time.monotonic() - self._failed_at)
+                if self.state == "error" and wait > 0:
+                    await anyio.sleep(wait)
+                await self._done.wait()  # a previous supervisor has fully let go
+                self.state, self.reason = "starting", ""
+                self._ready, self._stop, self._done = (anyio.Event(), anyio.Event(),
+                                                       anyio.Event())
+                self._scope = anyio.CancelScope()
+                self._spawn(self._supervise, self._scope)
+            with anyio.move_on_after(self.spec.timeout):
                 await self._ready.wait()
             if not self._ready.is_set():
-                self._fail(f"no answer to the MCP handshake within {CONNECT_TIMEOUT_S:.0f} s")
-                self._stop.set()
+                self._fail(f"no answer to the MCP handshake within {self.spec.timeout:g} s")
+                self._scope.cancel()  # a server stuck in the handshake is ended, not awaited
             if self.state != "running":
                 raise ServerUnavailable(self.describe())
             return self.client
@@ -100,8 +104,11 @@ class Connection:
     async def stop(self) -> None:
         """Close the session; a stdio server is asked to exit, then its group killed."""
         self._stop.set()
+        if self.state != "running":
+            self._scope.cancel()
         with anyio.move_on_after(10):
             await self._done.wait()
+        self._scope.cancel()
         if self.state != "error":
             self.state = "stopped"
 
@@ -148,12 +155,27 @@ class Connection:
                                        cwd=self.spec.cwd or os.getcwd())
         return stdio_client(params, errlog=errlog)
 
-    async def _supervise(self) -> None:
+    async def _supervise(self, scope: anyio.CancelScope) -> None:
         """Owns the client for its whole life; never raises (it runs in a shared group)."""
         from importlib.metadata import version
 
         from mcp import Client, Implementation
 
+        me = Implementation(name="adjutant", version=version("adjutant-mcp"))
+        with scope:  # cancelled by `stop` or a handshake that never ends
+            try:
+                await self._session(Client, me)
+            except Exception as exc:
+                if self.state in ("starting", "running"):
+                    self._fail(_start_error(self.spec, exc))
+        self.client = None
+        if self.state in ("starting", "running"):
+            self.state = "stopped"
+        self._ready.set()
+        self._done.set()
+
+    async def _session(self, client_class: Any, me: Any) -> None:
+        """Start the server, hold the session until asked to stop."""
         errlog = None
         try:
             self._logdir.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -162,10 +184,9 @@ class Connection:
             errlog.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting "
                          f"{self.spec.target}\n")
             errlog.flush()
-            me = Implementation(name="adjutant", version=version("adjutant-mcp"))
             async with AsyncExitStack() as stack:
                 target = await self._target(errlog, stack)
-                client = await stack.enter_async_context(Client(
+                client = await stack.enter_async_context(client_class(
                     target, message_handler=self._on_message, client_info=me))
                 self.client, self.state = client, "running"
                 self._ready.set()
@@ -174,17 +195,9 @@ class Connection:
                         tg.start_soon(self._listen, client)
                     await self._stop.wait()
                     tg.cancel_scope.cancel()
-        except Exception as exc:
-            if self.state in ("starting", "running"):
-                self._fail(_start_error(self.spec, exc))
         finally:
-            self.client = None
-            if self.state in ("starting", "running"):
-                self.state = "stopped"
             if errlog is not None:
                 errlog.close()
-            self._ready.set()
-            self._done.set()
 
     # -- tool list changes ---------------------------------------------------------------
 

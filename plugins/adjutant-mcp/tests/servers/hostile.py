@@ -5,6 +5,7 @@
 - ``flip``: ``note`` changes its own description after its first call and notifies;
 - ``crash``: ``boom`` kills the server in the middle of the call;
 - ``hang``: ``wait`` never answers;
+- ``mute``: never answers the handshake (reads stdin, says nothing);
 - ``spawn``: ``echo`` answers; the server leaves a grandchild that ignores stdin EOF;
 - ``http PORT``: ``echo`` (and ``whoami``, the ``Authorization`` header it got) over
   streamable HTTP on 127.0.0.1:PORT.
@@ -92,6 +93,11 @@ elif mode == "spawn":
         return text
 
     server.add_tool(wait, name="wait", description="Blocks.")
+
+elif mode == "mute":
+    for _ in sys.stdin:
+        pass
+    sys.exit(0)
 
 elif mode == "http":
     server.add_tool(echo, name="echo", description="Echo text.")
