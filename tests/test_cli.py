@@ -99,6 +99,21 @@ def test_a_bad_edit_is_asked_again(user: dict[str, Any]) -> None:
     assert child.exitstatus == 4 and not (user["work"] / "a.txt").exists()
 
 
+def test_a_denied_plan_runs_nothing_and_the_log_says_denied(user: dict[str, Any]) -> None:
+    assert adjutant(user, "mode", "execute-with-confirmation").returncode == 0
+    script(user, plan(("fs.write", {"path": "a.txt", "content": "x\n"}),
+                      ("fs.write", {"path": "b.txt", "content": "y\n"})))
+    child = spawn(user, "run", "write two files")
+    child.expect(r"\[x\] execute the plan, \[s\] step by step, \[d\] deny: ")
+    child.sendline("d")
+    child.expect("denied: plan denied")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 4 and not (user["work"] / "a.txt").exists()
+    status = json.loads(adjutant(user, "status", "--json").stdout)
+    assert status["last_tasks"][-1]["outcome"] == "denied"
+
+
 def test_ctrl_c_interrupts_generation_and_the_session_goes_on(user: dict[str, Any]) -> None:
     slow = {"text": " ".join(["word"] * 200), "delay": 0.05}
     script(user, slow, json.dumps({"type": "response", "text": "still here"}))

@@ -249,6 +249,42 @@ async def test_edited_arguments_are_previewed_again() -> None:
         assert "+edited" in approver.asked[1].preview
 
 
+async def test_a_run_where_nothing_ran_says_denied_and_who_did_not_answer() -> None:
+    async with Harness(Notes(), AllowReads()) as h:
+        write = plan(("notes.write", {"path": "n.txt", "text": "x\n"}))
+        said_no = Copilot(h.kernel, approver=ScriptedApprover(steps=["deny"]))
+        await said_no.set_mode("execute-with-confirmation", channel="user")
+        h.provider.queue(write)
+        outcome = await said_no.handle("write n")
+        assert (outcome.status, outcome.error) == ("denied", "denied by the user")
+        nobody = Copilot(h.kernel)  # the default approver can ask no one
+        h.provider.queue(write)
+        unanswered = await nobody.handle("write n")
+        assert unanswered.status == "denied" and "nobody could give it" in unanswered.error
+        approvals = await records(nobody, "approval")
+        assert [a["unanswered"] for a in approvals] == [
+            None, "this frontend has no way to ask the user"]
+        outcomes = [r["status"] for r in await records(nobody, "outcome")]
+        assert outcomes == ["denied", "denied"] and not (h.workspace / "n.txt").exists()
+        two = plan(("notes.write", {"path": "a", "text": ""}), ("notes.write",
+                                                                  {"path": "b", "text": ""}))
+        h.provider.queue(two)
+        refused = await Copilot(h.kernel, approver=ScriptedApprover(plan="deny")).handle("ab")
+        assert (refused.status, refused.error, refused.results) == ("denied", "plan denied", [])
+
+
+async def test_the_kernel_asks_for_writes_even_with_no_write_gate_plugin() -> None:
+    approver = ScriptedApprover(steps=["deny"])
+    async with Harness(Notes()) as h:  # no policy plugin at all
+        copilot = Copilot(h.kernel, approver=approver)
+        await copilot.set_mode("execute-auto", channel="user")
+        h.provider.queue(plan(("notes.write", {"path": "w.txt", "text": "x"})))
+        outcome = await copilot.handle("write w")
+        assert outcome.status == "denied" and not (h.workspace / "w.txt").exists()
+        assert approver.asked[0].reasons[-1] == ("write-gate: notes.write writes: it needs "
+                                                 "your approval")
+
+
 async def test_schema_and_unknown_tools_are_refused_before_anything_runs() -> None:
     async with Harness(Notes(), AllowReads()) as h:
         copilot = Copilot(h.kernel)

@@ -37,10 +37,14 @@ class PlanPacket:
 
 @attrs.frozen
 class StepDecision:
-    """``grant``, ``deny``, or ``edit`` with new ``args`` (then asked again)."""
+    """``grant``, ``deny``, or ``edit`` with new ``args`` (then asked again).
+
+    ``unanswered``: why a ``deny`` came from nobody (no terminal, no approver) rather
+    than from the user; the log and the caller keep the two apart."""
 
     action: Literal["grant", "deny", "edit"]
     args: dict[str, Any] | None = None
+    unanswered: str | None = None
 
 
 class Approver:
@@ -50,4 +54,4 @@ class Approver:
         return "deny"
 
     async def approve_step(self, packet: StepPacket) -> StepDecision:
-        return StepDecision("deny")
+        return StepDecision("deny", unanswered="this frontend has no way to ask the user")

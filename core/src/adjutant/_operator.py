@@ -75,9 +75,12 @@ GRANT = re.compile(r"^(write|network:[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?|cage:/.*)$
 
 @attrs.define
 class RunOutcome:
+    """How a run ended. ``executed``: at least one step ran (each result says how it
+    went); ``denied``: none ran, each refused by a policy or not approved."""
+
     run_id: str
-    status: Literal["answered", "proposed", "executed", "paused", "aborted", "failed",
-                    "ignored", "cancelled"]
+    status: Literal["answered", "proposed", "executed", "denied", "paused", "aborted",
+                    "failed", "ignored", "cancelled"]
     text: str = ""
     plan: Plan | None = None
     results: list[ExecutionResult] = attrs.Factory(list)
@@ -557,7 +560,7 @@ class Copilot:
                 PlanPacket(run_id, tuple(self._packet(run_id, s) for s in checked)))
             await self.log.record("approval", run_id, scope="plan", answer=answer)
             if answer == "deny":
-                return RunOutcome(run_id, "proposed", plan=plan, error="plan denied")
+                return RunOutcome(run_id, "denied", plan=plan, error="plan denied")
             if answer == "execute":  # consent to every preview shown, bound to each hash
                 step_by_step = False
                 tokens = {s.index: self.pipeline.approvals.issue(run_id, s.index, s.digest)
@@ -586,6 +589,10 @@ class Copilot:
                                  + "; ".join(f"{r.tool}: {r.status} {r.stderr[:80]}"
                                              for r in outcome.results if r.status != "ok"))
                 break
+        if outcome.status == "executed" and outcome.results and all(
+                r.status == "denied" for r in outcome.results):
+            outcome.status = "denied"  # nothing ran: the log must not say "executed"
+            outcome.error = outcome.error or outcome.results[0].stderr
         return outcome
 
     async def _one_step(self, index: int, call: ToolCall, ctx: ToolContext, mode: str,
@@ -603,11 +610,13 @@ class Copilot:
                     token, run_id, index, step.digest or ""):
                 decision = await self.approver.approve_step(self._packet(run_id, step))
                 self.log.defer("approval", run_id, scope="step", step=index,
-                                      action=decision.action, digest=step.digest,
-                                      args=decision.args)
+                               action=decision.action, digest=step.digest,
+                               args=decision.args, unanswered=decision.unanswered)
                 if decision.action == "deny":
+                    why = (f"needs approval and nobody could give it ({decision.unanswered})"
+                           if decision.unanswered else "denied by the user")
                     return ExecutionResult(tool=call.tool, args=call.args, status="denied",
-                                           stderr="denied by the user")
+                                           stderr=why)
                 if decision.action == "edit":
                     call = ToolCall(tool=call.tool, args=decision.args or {},
                                     explain=call.explain)

@@ -128,7 +128,8 @@ class Pipeline:
             assert declaration is not None
             verdicts = [self._mode_gate(declaration, mode)]
             verdicts += await self._policies(call, declaration, ctx, mode, grants, history)
-            if is_write(declaration):
+            gated = any(v.policy == "write-gate" and v.decision != "allow" for v in verdicts)
+            if is_write(declaration) and not gated:  # the kernel's own backstop
                 verdicts.append(Verdict(decision="ask", policy="write-gate",
                                         reason=f"{call.tool} writes: it needs your approval"))
             verdict = combine(verdicts)

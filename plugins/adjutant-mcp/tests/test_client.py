@@ -173,6 +173,37 @@ async def test_filesystem_server_from_npm(tmp_path: Path) -> None:
         assert target.read_text() == "approved\n"
 
 
+@pytest.mark.skipif(shutil.which("npx") is None, reason="npx (Node.js) is not installed")
+async def test_a_handshake_era_server_announces_list_changes_on_the_session(
+        tmp_path: Path) -> None:
+    """server-everything (the TypeScript SDK, handshake-era protocol, no listen stream)
+    registers more tools once the client has initialised and says so with a plain
+    ``notifications/tools/list_changed``: it must reach the bridge's refresh."""
+    from adjutant_mcp._config import ServerSpec
+    from adjutant_mcp._connection import Connection
+
+    changed = anyio.Event()
+
+    async def on_changed() -> None:
+        changed.set()
+
+    spec = ServerSpec(name="everything", key="everything", transport="stdio", source="test",
+                      command="npx", args=("-y", "@modelcontextprotocol/server-everything"),
+                      timeout=120)
+    async with anyio.create_task_group() as tg:
+        connection = Connection(spec, spawn=tg.start_soon, logdir=tmp_path,
+                                on_tools_changed=on_changed)
+        try:
+            await connection.ensure()
+            assert not Connection._can_listen(connection.client)  # the handshake-era path
+            with anyio.fail_after(30):
+                await changed.wait()
+            names = {tool.name for tool in await connection.list_tools()}
+            assert {"echo", "simulate-research-query"} <= names, names
+        finally:
+            await connection.stop()
+
+
 async def test_concurrent_first_calls_share_one_connection(tmp_path: Path) -> None:
     state = tmp_path / "state"
     state.mkdir()

@@ -90,7 +90,8 @@ async def test_holds_in_execute_auto_and_shows_the_packet() -> None:
         assert packet.intent == "update the notes"
         assert "-old line" in packet.preview
         assert "+new" in packet.preview
-        assert any(r.startswith("write-gate:") for r in packet.reasons)
+        gate = [r for r in packet.reasons if r.startswith("write-gate:")]
+        assert len(gate) == 1 and "explicit approval" in gate[0]  # said once, by the plugin
         details = packet.details
         assert details["targets"] == [str(h.workspace / "notes.txt")]
         assert details["current"][0]["excerpt"] == "old line\n"

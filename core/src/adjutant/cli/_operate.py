@@ -19,7 +19,7 @@ from .._consent import Approver, StepDecision
 __all__ = ["EXIT", "TerminalApprover", "configure_run", "run"]
 
 EXIT = {"answered": 0, "proposed": 0, "executed": 0, "ignored": 0, "failed": 3,
-        "paused": 4, "aborted": 4, "cancelled": 130}
+        "denied": 4, "paused": 4, "aborted": 4, "cancelled": 130}
 MODES = ("off", "listen-only", "propose-only", "execute-with-confirmation", "execute-auto")
 #: The mode's colour: off grey, propose blue, confirm amber, auto green.
 COLOURS = {"off": "90", "listen-only": "90", "propose-only": "34",
@@ -43,10 +43,12 @@ class TerminalApprover(Approver):
     ``tty``: a terminal opened for reading and writing (``/dev/tty``) to ask on instead
     of stdin and stderr, for when those carry something else (``adjutant mcp serve``)."""
 
-    def __init__(self, interactive: bool, tty: Any = None) -> None:
+    def __init__(self, interactive: bool, tty: Any = None,
+                 unanswered: str = "non-interactive: nobody was asked") -> None:
         self.interactive = interactive
         self.tty = tty
         self.out = tty or sys.stderr
+        self.unanswered = unanswered  # why a step is refused when nobody can answer
 
     async def _ask(self, question: str) -> str:
         import anyio
@@ -73,6 +75,9 @@ class TerminalApprover(Approver):
 
     async def approve_step(self, packet: Any) -> StepDecision:
         _show_step(packet, self.out)
+        if not self.interactive:
+            await self._ask("[g] grant, [d] deny, [e] edit arguments: ")
+            return StepDecision("deny", unanswered=self.unanswered)
         while True:
             answer = await self._ask("[g] grant, [d] deny, [e] edit arguments: ")
             if answer[:1] == "g":
@@ -353,10 +358,8 @@ async def _last_tasks(copilot: Any, count: int = 5) -> list[dict[str, Any]]:
                          "start": record["time"], "end": record["time"], "outcome": "?"}
         elif run in runs:
             runs[run]["end"] = record["time"]
-            if record["kind"] in ("response", "plan", "result", "attempt", "summary"):
-                runs[run]["outcome"] = {"response": "answered", "plan": "planned",
-                                        "result": "executed"}.get(record["kind"],
-                                                                  runs[run]["outcome"])
+            if record["kind"] == "outcome":  # how the run ended, as the operator said
+                runs[run]["outcome"] = record.get("status", "?")
     tasks = list(runs.values())[-count:]
     return [{"run_id": t["run_id"], "request": t["request"], "outcome": t["outcome"],
              "seconds": round(t["end"] - t["start"], 2)} for t in tasks]

@@ -147,7 +147,9 @@ class FakeServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        # shutdown() waits for the next poll; the default 0.5 s cost every test that much
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
+                         daemon=True).start()
         return self
 
     def __exit__(self, *exc: object) -> None:

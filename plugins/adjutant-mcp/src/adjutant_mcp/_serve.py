@@ -69,11 +69,7 @@ def build_server(kernel: Any, copilot: Any) -> Any:
                 "(`adjutant mode execute-with-confirmation` lets them run)")
             raise MCPError(DENIED, f"not run: {why}", {"run_id": outcome.run_id, "mode": mode})
         if result.status == "denied":
-            why = result.stderr
-            if why == "denied by the user" and not getattr(copilot.approver, "interactive", True):
-                why = ("it needs approval and nobody can give it: this `adjutant mcp serve` has "
-                       "no terminal to ask on (start it from a terminal to approve there)")
-            raise MCPError(DENIED, f"{params.name} was not run: {why}",
+            raise MCPError(DENIED, f"{params.name} was not run: {result.stderr}",
                            {"run_id": outcome.run_id})
         if result.status != "ok":
             return CallToolResult(content=[TextContent(
@@ -116,7 +112,9 @@ async def serve(kernel: Any, *, http: bool, host: str, port: int, path: str = "/
     from adjutant import Copilot, TerminalApprover
 
     tty = open_tty()
-    approver = TerminalApprover(tty is not None, tty=tty)
+    approver = TerminalApprover(tty is not None, tty=tty, unanswered=(
+        "this `adjutant mcp serve` has no terminal to ask on; start it from a terminal "
+        "to approve there"))
     copilot = Copilot(kernel, approver=approver)
     server = build_server(kernel, copilot)
     mode = await copilot.mode()
