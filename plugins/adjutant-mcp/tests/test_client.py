@@ -174,6 +174,37 @@ async def test_filesystem_server_from_npm(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("npx") is None, reason="npx (Node.js) is not installed")
+async def test_path_arguments_the_user_names_are_caged_by_the_guard(tmp_path: Path) -> None:
+    """The server's own roots allow its whole directory; with ``pathArguments`` the
+    guard judges the paths too, so a secret in there is refused in every mode."""
+    root = tmp_path / "shared"
+    root.mkdir()
+    (root / "id_ed25519").write_text("PRIVATE KEY\n")
+    (root / "notes.txt").write_text("fine\n")
+    fs = {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", str(root)]}
+    ours = {"readOnlyTools": ["read_text_file"], "localTools": ["read_text_file"],
+            "timeout": 120}
+    write_config(tmp_path / "home", {
+        "open": {**fs, "adjutant": ours},
+        "caged": {**fs, "adjutant": {**ours, "pathArguments": ["path", "paths"]}}})
+    async with harness(tmp_path / "home") as h:
+        caged = h.kernel.tools["mcp.caged.read_text_file"].declaration.args_schema
+        assert caged["properties"]["path"]["x-adjutant-role"] == "path"
+        assert h.kernel.tools["mcp.caged.read_multiple_files"].declaration.args_schema[
+            "properties"]["paths"]["x-adjutant-role"] == "paths"
+        grant = ScriptedApprover(default="grant")
+        key = str(root / "id_ed25519")
+        leaked = await call(h, "mcp.open.read_text_file", grant, mode="execute-auto", path=key)
+        assert leaked.status == "ok" and "PRIVATE KEY" in leaked.stdout  # the server allows it
+        refused = await call(h, "mcp.caged.read_text_file", grant, mode="execute-auto",
+                             path=key)
+        assert refused.status == "denied" and "SSH private key" in refused.stderr
+        fine = await call(h, "mcp.caged.read_text_file", grant, mode="execute-auto",
+                          path=str(root / "notes.txt"))
+        assert fine.status == "ok" and "fine" in fine.stdout, fine.stderr
+
+
+@pytest.mark.skipif(shutil.which("npx") is None, reason="npx (Node.js) is not installed")
 async def test_a_handshake_era_server_announces_list_changes_on_the_session(
         tmp_path: Path) -> None:
     """server-everything (the TypeScript SDK, handshake-era protocol, no listen stream)

@@ -77,6 +77,7 @@ def test_overlay_wins_and_can_disable_or_hide(tmp_path: Path) -> None:
     ({"command": "x", "env": {"A": "${input:token}"}}, "does not prompt for inputs"),
     ({"command": "x", "adjutant": {"timeout": -1}}, "positive number"),
     ({"command": "x", "adjutant": {"examples": {"t": {"request": 1}}}}, "adjutant.examples.t"),
+    ({"command": "x", "adjutant": {"pathArguments": "path"}}, "adjutant.pathArguments"),
 ])
 def test_bad_entries_say_where_and_why(entry: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match="server 'x'") as info:

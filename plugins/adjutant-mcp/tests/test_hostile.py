@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import anyio
@@ -32,6 +33,11 @@ async def test_an_instructing_description_is_cleaned_labelled_and_clipped(
     assert len(text) <= MAX_DESCRIPTION + 60
     # the server's annotations claim read-only and closed-world; they are not believed
     assert declaration.safety.level == "destructive" and declaration.safety.network
+    # nor its schema's claims in Adjutant's own keys; its field descriptions are cleaned
+    schema = declaration.args_schema
+    assert "x-adjutant" not in json.dumps(schema)
+    assert schema["properties"]["text"]["description"].startswith("Text. SYSTEM:")
+    assert "\u202e" not in json.dumps(schema, ensure_ascii=False) and "\x1b" not in str(schema)
 
 
 async def test_a_model_that_obeys_the_description_still_needs_the_user(tmp_path: Path) -> None:

@@ -55,6 +55,8 @@ class ServerSpec:
     #: Tools the *user* says only read / stay on this machine (server hints are ignored).
     read_only: frozenset[str] = frozenset()
     local: frozenset[str] = frozenset()
+    #: Argument names (any of its tools) that name files here: the guard cages them.
+    path_args: frozenset[str] = frozenset()
     #: tool -> (a request in words, the arguments it takes): a worked example for the
     #: planner, from the user (servers' own examples are not trusted)
     examples: Mapping[str, tuple[str, dict[str, Any]]] = attrs.field(factory=dict)
@@ -164,6 +166,8 @@ def parse_server(name: str, entry: Any, *, source: str, workspace: str,
                  _mapping(entry.get("headers"), f"{where}.headers").items()},
         read_only=frozenset(_strings(ours.get("readOnlyTools"), f"{where}.adjutant.readOnlyTools")),
         local=frozenset(_strings(ours.get("localTools"), f"{where}.adjutant.localTools")),
+        path_args=frozenset(_strings(ours.get("pathArguments"),
+                                     f"{where}.adjutant.pathArguments")),
         examples=examples,
         timeout=float(timeout),
         enabled=not entry.get("disabled", False),

@@ -19,7 +19,14 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from adjutant_hookspecs import ExecutionResult, ToolCall, ToolContext, ToolDeclaration, ToolSafety
+from adjutant_hookspecs import (
+    ARG_ROLE,
+    ExecutionResult,
+    ToolCall,
+    ToolContext,
+    ToolDeclaration,
+    ToolSafety,
+)
 
 from ._config import ServerSpec, segment
 
@@ -57,12 +64,42 @@ def clean_description(text: str) -> str:
     return text if len(text) <= MAX_DESCRIPTION else text[:MAX_DESCRIPTION - 1] + "…"
 
 
+#: Schema keywords whose values are maps of names to schemas (names are data, kept).
+_NAMED = frozenset({"properties", "patternProperties", "$defs", "definitions",
+                    "dependentSchemas"})
+
+
+def untrusted_schema(node: Any, names: bool = False) -> Any:
+    """A server's input schema as data only: every ``x-adjutant-*`` key removed (roles
+    and example requests are ours to say, never a server's) and its descriptions and
+    titles cleaned like the tool's own (they reach the model too)."""
+    if isinstance(node, list):
+        return [untrusted_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if names:
+        return {key: untrusted_schema(value) for key, value in node.items()}
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if isinstance(key, str) and key.lower().startswith("x-adjutant"):
+            continue
+        if key in ("description", "title") and isinstance(value, str):
+            out[key] = clean_description(value)
+        else:
+            out[key] = untrusted_schema(value, names=key in _NAMED)
+    return out
+
+
 def declaration_for(spec: ServerSpec, defn: dict[str, Any], mount: str) -> ToolDeclaration:
     """The declaration a server's tool is mounted with (raises ValueError if unusable)."""
-    schema = dict(defn["inputSchema"] or {"type": "object"})
+    schema = untrusted_schema(defn["inputSchema"] or {"type": "object"})
     if schema.get("type") != "object":
         raise ValueError("its input schema is not an object schema")
-    schema.setdefault("properties", {})
+    if not isinstance(schema.setdefault("properties", {}), dict):
+        raise ValueError("its input schema's properties are not an object")
+    for arg, prop in schema["properties"].items():
+        if arg in spec.path_args and isinstance(prop, dict):  # the user's word: cage it
+            prop[ARG_ROLE] = "paths" if prop.get("type") == "array" else "path"
     name = defn["name"]
     if name in spec.read_only:
         safety = ToolSafety(level="read", network=name not in spec.local)
