@@ -83,7 +83,7 @@ class Bridge:
     # -- configuration -------------------------------------------------------------------
 
     def _stamp(self) -> tuple[Any, ...]:
-        stamps = []
+        stamps: list[tuple[int, int, int] | None] = []
         files = [p for p, _ in sources(self.home, self.workspace)]
         for path in (*files, self.home / "mcp" / "overlay.json"):
             try:

@@ -97,9 +97,13 @@ class Connection:
             if not self._ready.is_set():
                 self._fail(f"no answer to the MCP handshake within {self.spec.timeout:g} s")
                 self._scope.cancel()  # a server stuck in the handshake is ended, not awaited
-            if self.state != "running":
+            if not self.running:  # the supervisor may have failed meanwhile
                 raise ServerUnavailable(self.describe())
             return self.client
+
+    @property
+    def running(self) -> bool:
+        return self.state == "running"
 
     async def stop(self) -> None:
         """Close the session; a stdio server is asked to exit, then its group killed."""
