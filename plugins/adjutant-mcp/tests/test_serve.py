@@ -280,7 +280,22 @@ async def test_http_write_is_asked_on_the_servers_terminal(setup: Setup) -> None
     target = setup.workspace / "b.txt"
     child, url = await anyio.to_thread.run_sync(start_http_server, setup)
     try:
-        async with Client(url) as client:
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        token_file = setup.home / "mcp" / "serve-token"
+        assert token_file.stat().st_mode & 0o777 == 0o600
+        token = token_file.read_text().strip()
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        async with httpx2.AsyncClient() as raw:  # loopback is no boundary: no token, no tools
+            for headers in ({}, {"Authorization": "Bearer wrong"},
+                            {"Authorization": token}):
+                refused = await raw.post(url, json=hello, headers={
+                    **headers, "Accept": "application/json, text/event-stream"})
+                assert refused.status_code == 401, (headers, refused.text)
+                assert "serve-token" in refused.text
+        bearer = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+        async with bearer, Client(streamable_http_client(url, http_client=bearer)) as client:
             names = {t.name for t in (await client.list_tools()).tools}
             assert "fs.write" in names and not [n for n in names if n.startswith("mcp.")]
 
@@ -344,3 +359,16 @@ def test_http_refuses_a_non_loopback_host(setup: Setup) -> None:
     assert done.returncode != 0
     assert "loopback only" in done.stderr
 
+
+
+def test_the_http_token_is_made_private_once_and_refused_when_others_can_read_it(
+        tmp_path: Path) -> None:
+    from adjutant_mcp._serve import serve_token
+
+    path = serve_token(tmp_path)
+    token = path.read_text()
+    assert path.stat().st_mode & 0o777 == 0o600 and len(token.strip()) >= 40
+    assert serve_token(tmp_path).read_text() == token  # kept: clients are configured with it
+    path.chmod(0o644)
+    with pytest.raises(PermissionError, match="can be read by others"):
+        serve_token(tmp_path)

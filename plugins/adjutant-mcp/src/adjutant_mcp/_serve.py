@@ -9,14 +9,22 @@ says why and what to do; a tool that ran and failed is a result with ``isError``
 
 Served: the tools the profile offers (its ``tools`` globs), minus the MCP tools Adjutant
 itself mounts (``mcp.*``): no proxy loops.
+
+Over HTTP, loopback is not a boundary (every local user and process can connect), so
+each request must carry ``Authorization: Bearer <token>``, the token in
+``$ADJUTANT_HOME/mcp/serve-token`` (made once, readable by its owner only).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hmac
+import os
+import secrets
+from pathlib import Path
 from typing import Any
 
-__all__ = ["DENIED", "build_server", "serve"]
+__all__ = ["DENIED", "build_server", "serve", "serve_token"]
 
 #: JSON-RPC error code of a call Adjutant refused (in the server-defined range).
 DENIED = -32050
@@ -106,6 +114,43 @@ def open_tty() -> Any:
                             line_buffering=True)
 
 
+def serve_token(home: Path) -> Path:
+    """The file holding the HTTP bearer token, made on first use (owner-only)."""
+    path = home / "mcp" / "serve-token"
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_urlsafe(32) + "\n")
+        return path
+    if st.st_mode & 0o077 or st.st_uid != os.getuid():
+        raise PermissionError(f"{path} can be read by others, so its token is no secret: "
+                              "remove it and a new one is made")
+    return path
+
+
+def require_token(app: Any, token: str) -> Any:
+    """The ASGI app, answering 401 to any HTTP request without the bearer token."""
+    expected = f"Bearer {token}".encode()
+
+    async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = [v for k, v in scope["headers"] if k.lower() == b"authorization"]
+            if len(given) != 1 or not hmac.compare_digest(given[0], expected):
+                await send({"type": "http.response.start", "status": 401, "headers": [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"www-authenticate", b'Bearer realm="adjutant"')]})
+                await send({"type": "http.response.body", "body": (
+                    b"adjutant mcp serve: send Authorization: Bearer <the token in "
+                    b"$ADJUTANT_HOME/mcp/serve-token>\n")})
+                return
+        await app(scope, receive, send)
+
+    return guarded
+
+
 async def serve(kernel: Any, *, http: bool, host: str, port: int, path: str = "/mcp") -> int:
     import sys
 
@@ -127,8 +172,13 @@ async def serve(kernel: Any, *, http: bool, host: str, port: int, path: str = "/
 
             if host not in ("127.0.0.1", "localhost", "::1"):
                 raise ValueError(f"refusing to serve on {host}: loopback only")
-            app = server.streamable_http_app(streamable_http_path=path, host=host)
+            token_file = serve_token(Path(kernel.home))
+            app = require_token(server.streamable_http_app(streamable_http_path=path,
+                                                           host=host),
+                                token_file.read_text(encoding="utf-8").strip())
             config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+            print(f"adjutant mcp serve: clients send 'Authorization: Bearer <token>', the "
+                  f"token in {token_file}", file=sys.stderr)
             print(f"adjutant mcp serve: http://{host}:{port}{path}", file=sys.stderr)
             await uvicorn.Server(config).serve()
         else:
