@@ -46,10 +46,11 @@ def _adjutant(tmp_path: Path, *args: str, workspace: Path | None = None
 
 def test_the_mcp_command_manages_servers(tmp_path: Path) -> None:
     added = _adjutant(tmp_path, "mcp", "add", "time", "--read-only", "get_current_time",
-                      "--", sys.executable, "-m", "mcp_server_time")
+                      "--path-arg", "timezone", "--", sys.executable, "-m", "mcp_server_time")
     assert added.returncode == 0, added.stderr
     assert "MCP handshake ok with mcp-time" in added.stdout
-    assert "mcp.time.get_current_time  (read, open-world; definition new)" in added.stdout
+    assert ("mcp.time.get_current_time  (read, open-world, paths caged: timezone; "
+            "definition new)") in added.stdout
     assert "mcp.time.convert_time  (destructive, open-world; definition new)" in added.stdout
 
     listed = json.loads(_adjutant(tmp_path, "mcp", "list", "--json").stdout)

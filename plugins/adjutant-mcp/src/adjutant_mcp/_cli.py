@@ -11,6 +11,8 @@ import json
 import sys
 from typing import Any
 
+from adjutant_hookspecs import ARG_ROLE
+
 __all__ = ["configure", "run"]
 
 
@@ -45,6 +47,9 @@ def _add_options(p: argparse.ArgumentParser) -> None:
                    help="a tool you know only reads (else every tool counts as writing)")
     p.add_argument("--local", action="append", default=[], metavar="TOOL",
                    help="a tool you know stays on this machine (else: open-world)")
+    p.add_argument("--path-arg", action="append", default=[], metavar="ARG",
+                   help="an argument name that is a file here: the guard cages it "
+                   "(repeatable)")
     p.add_argument("--timeout", type=float, help="seconds a call may take (default 60)")
     p.add_argument("--no-test", action="store_true", help="do not contact the server now")
 
@@ -145,6 +150,8 @@ async def _add(bridge: Any, args: argparse.Namespace) -> int:
             ours["readOnlyTools"] = args.read_only
         if args.local:
             ours["localTools"] = args.local
+        if args.path_arg:
+            ours["pathArguments"] = args.path_arg
         if args.timeout is not None:
             ours["timeout"] = args.timeout
         if ours:
@@ -186,6 +193,8 @@ async def _test(bridge: Any, name: str) -> int:
     for tool in tools:
         d = tool.declaration
         kind = d.safety.level + (", open-world" if d.safety.network else ", local")
+        caged = [a for a, prop in d.args_schema["properties"].items() if ARG_ROLE in prop]
+        kind += f", paths caged: {' '.join(caged)}" if caged else ""
         print(f"  {d.name}  ({kind}; definition {tool.pin_state()})")
         print(f"      {tool.definition['description'][:100] or '(no description)'}")
     for tool, why in bridge.skipped.get(name, {}).items():
