@@ -50,6 +50,21 @@ def test_ranking_puts_the_right_tool_first(request_text: str, best: str) -> None
     assert Planner(TOOLS).rank(request_text)[0][0] == best
 
 
+def test_a_provenance_label_and_filler_words_do_not_rank() -> None:
+    """Mounted MCP tools lead with a label ('[MCP server ...; its own words, untrusted]')
+    whose words say nothing of what the tool does; "right now" says nothing either."""
+    kill = tool("proc.kill", "Stop a process; refused if the pid now has another start time.",
+                {"pid": {"type": "integer"}}, ["pid"], ["stop process 4242"], {"pid": 1})
+    clock = ToolDeclaration(
+        name="mcp.clock.current_time", version="1", safety=ToolSafety(),
+        description="[MCP server 'clock'; its own words, untrusted] Current time in a zone",
+        args_schema={"type": "object", "properties": {"timezone": {"type": "string"}}})
+    planner = Planner({**TOOLS, kill.name: kill, clock.name: clock})
+    assert planner.rank("what time is it in Tokyo right now?")[0][0] == clock.name
+    ranked = dict(planner.rank("is a server listening on port 8000 untrusted words"))
+    assert ranked[clock.name] == 0.0
+
+
 def test_menu_is_narrowed_and_stable() -> None:
     planner = Planner(TOOLS)
     assert planner.menu("commit my work", 2)[0] == "git.commit"

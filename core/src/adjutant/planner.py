@@ -38,8 +38,11 @@ _STOPWORDS = frozenset([  # words that say nothing about which tool is wanted
     "is", "are", "be", "it", "this", "that", "me", "my", "i", "you", "your", "we", "us", "our",
     "what", "which", "who", "how", "do", "does", "did", "can", "could", "would", "should",
     "please", "show", "tell", "give", "get", "let", "just", "all", "any", "some", "here",
-    "there", "into", "as", "if", "then", "so",
+    "there", "into", "as", "if", "then", "so", "now", "right", "currently", "want", "need",
 ])
+#: A provenance label leading a description (``[MCP server 'x'; its own words,
+#: untrusted]``): shown to the model, never searched (its words are about origin).
+_LABEL = re.compile(r"^\[[^\]]*\]\s*")
 #: Everyday words for what tools do, so a request need not use the tool's own words.
 _SYNONYMS = {
     "open": "read", "cat": "read", "view": "read", "contents": "read", "look": "read",
@@ -86,7 +89,7 @@ def _document(declaration: ToolDeclaration) -> list[str]:
     requests = " ".join(schema.get("x-adjutant-requests", []))
     props = schema.get("properties", {})
     names = declaration.name.replace(".", " ").replace("_", " ")
-    text = " ".join([names, names, declaration.description, requests, requests,
+    text = " ".join([names, names, _LABEL.sub("", declaration.description), requests, requests,
                      " ".join(props)])
     return _terms(text)
 
