@@ -372,3 +372,13 @@ def test_the_http_token_is_made_private_once_and_refused_when_others_can_read_it
     path.chmod(0o644)
     with pytest.raises(PermissionError, match="can be read by others"):
         serve_token(tmp_path)
+
+
+def test_http_under_trio_says_it_needs_asyncio(setup: Setup) -> None:
+    done = subprocess.run([ADJUTANT, "mcp", "serve", "--http", "--port", str(free_port())],
+                          env={**setup.full_env, "ADJUTANT_ASYNC_BACKEND": "trio"},
+                          cwd=setup.workspace, capture_output=True, text=True,
+                          timeout=CLI_TIMEOUT_S, stdin=subprocess.DEVNULL,
+                          start_new_session=True)
+    assert done.returncode == 1
+    assert "needs the asyncio backend" in done.stderr and "Traceback" not in done.stderr

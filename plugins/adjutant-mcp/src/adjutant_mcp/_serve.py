@@ -168,10 +168,17 @@ async def serve(kernel: Any, *, http: bool, host: str, port: int, path: str = "/
           file=sys.stderr)
     try:
         if http:
+            import asyncio
+
             import uvicorn
 
             if host not in ("127.0.0.1", "localhost", "::1"):
                 raise ValueError(f"refusing to serve on {host}: loopback only")
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:  # trio: uvicorn cannot run here
+                raise RuntimeError("serving over HTTP needs the asyncio backend (uvicorn): "
+                                   "unset ADJUTANT_ASYNC_BACKEND, or serve over stdio") from None
             token_file = serve_token(Path(kernel.home))
             app = require_token(server.streamable_http_app(streamable_http_path=path,
                                                            host=host),
