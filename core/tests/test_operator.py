@@ -257,6 +257,8 @@ async def test_a_run_where_nothing_ran_says_denied_and_who_did_not_answer() -> N
         h.provider.queue(write)
         outcome = await said_no.handle("write n")
         assert (outcome.status, outcome.error) == ("denied", "denied by the user")
+        # checked when the plan is previewed and again right before it may run
+        assert [d["stage"] for d in await records(said_no, "decision")] == ["plan", "step"]
         nobody = Copilot(h.kernel)  # the default approver can ask no one
         h.provider.queue(write)
         unanswered = await nobody.handle("write n")

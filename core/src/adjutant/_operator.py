@@ -297,7 +297,8 @@ class Copilot:
                                   dry_run=dry_run, tool=call.tool, args=call.args)
             if dry_run:
                 checked = await self.pipeline.check(0, call, ctx=self._ctx(new_id), mode=mode,
-                                                    grants=tuple(self.grants), run_id=new_id)
+                                                    grants=tuple(self.grants), run_id=new_id,
+                                                    stage="plan")
                 text = checked.preview.dry_run_diff if checked.preview else checked.verdict.reason
                 return RunOutcome(new_id, "proposed", text=text or "",
                                   plan=Plan(steps=(call,)))
@@ -544,7 +545,8 @@ class Copilot:
                          publish: Callable[[Any], None]) -> RunOutcome:
         ctx, grants = self._ctx(run_id), tuple(self.grants)
         checked = [await self.pipeline.check(i, call, ctx=ctx, mode=mode, grants=grants,
-                                             run_id=run_id, history=plan.steps[:i])
+                                             run_id=run_id, history=plan.steps[:i],
+                                             stage="plan")
                    for i, call in enumerate(plan.steps)]
         packets = [attrs.asdict(self._packet(run_id, s)) for s in checked]
         publish(ActivitySnapshot(message_id=f"{run_id}-plan", activity_type="plan", content={

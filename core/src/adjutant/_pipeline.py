@@ -120,7 +120,10 @@ class Pipeline:
     async def check(
         self, index: int, call: ToolCall, *, ctx: ToolContext, mode: str,
         grants: tuple[str, ...] = (), history: tuple[ToolCall, ...] = (), run_id: str,
+        stage: str = "step",
     ) -> CheckedStep:
+        """Steps 1-5 for one call. ``stage``: ``plan`` when the whole plan is previewed,
+        ``step`` for the check right before a step may run (both are logged)."""
         declaration, refusal = self._validate(call)
         if refusal is not None:
             step = CheckedStep(index, call, declaration, refusal, (refusal,))
@@ -137,7 +140,7 @@ class Pipeline:
             if not step.denied:
                 step = await self._dry_run(step, ctx)
         self.log.defer(  # written with the step's intent, before anything runs
-            "decision", run_id, step=index, tool=call.tool, args=call.args,
+            "decision", run_id, step=index, stage=stage, tool=call.tool, args=call.args,
             decision=step.verdict.decision, policy=step.verdict.policy,
             reason=step.verdict.reason, verdicts=[to_builtins(v) for v in step.verdicts],
             preview=step.preview.dry_run_diff if step.preview else None, digest=step.digest,
