@@ -157,7 +157,10 @@ async def test_timeout_leaves_no_survivors_setsid_or_double_fork(tmp_path: Path)
 async def test_fork_bomb_is_contained(tmp_path: Path) -> None:
     tool = ShellExec(max_processes=32)
     result = await run(tmp_path, ["sh", "-c", "b(){ b|b& }; b; sleep 30"], tool=tool, timeout=3)
-    assert result.status == "error" and "killed at the timeout" in result.stderr
+    # either the timeout ends it, or the process limit already stops the shell itself
+    # from forking its `sleep` (a loaded machine decides which): contained both ways
+    assert result.status == "error", result
+    assert "killed at the timeout" in result.stderr or "Cannot fork" in result.stderr
     await anyio.sleep(1)
     ps = (await anyio.run_process(["ps", "-eo", "args"])).stdout.decode()
     assert [line for line in ps.splitlines() if line.startswith("sh -c b()")] == []
