@@ -1,13 +1,12 @@
 """The plugin registers what it says: by itself, and when found by its entry point."""
 
-import tomllib
 from pathlib import Path
 
 import pytest
 
 import adjutant_template
-from adjutant import Kernel
 from adjutant.testing import Harness
+from adjutant.testing.plugin_checks import assert_entry_point, assert_registers
 
 #: What this plugin registers, by kind; update it along with the plugin.
 REGISTERS = {"tools": ["template.echo"]}
@@ -16,12 +15,7 @@ PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
 
 @pytest.mark.anyio
 async def test_registers_what_it_says() -> None:
-    async with Harness(adjutant_template) as h:
-        (info,) = [p for p in h.kernel.plugins if p.module == adjutant_template.__name__]
-        assert (info.status, info.registered) == ("loaded", REGISTERS)
-        for kind, names in REGISTERS.items():  # h.kernel.tools, h.kernel.providers, ...
-            registry = getattr(h.kernel, kind)
-            assert [registry.owner(name) for name in names] == [info.name] * len(names)
+    await assert_registers(adjutant_template, REGISTERS)
 
 
 @pytest.mark.anyio
@@ -34,20 +28,5 @@ async def test_echo_previews_then_echoes() -> None:
 
 
 def test_entry_point_is_found_and_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Install-free check of the pyproject's entry point: write the dist-info that an
-    install would write from it, then let the kernel discover the plugin as
-    `adjutant plugins` does. Catches a stale name after copying the template."""
-    project = tomllib.loads(PYPROJECT.read_text())["project"]
-    dist_info = tmp_path / f"{project['name'].replace('-', '_')}-0.dist-info"
-    dist_info.mkdir()
-    (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n")
-    entries = project["entry-points"]["adjutant"]
-    lines = "".join(f"{name} = {value}\n" for name, value in entries.items())
-    (dist_info / "entry_points.txt").write_text(f"[adjutant]\n{lines}")
-    monkeypatch.syspath_prepend(tmp_path)
-
-    env = {"ADJUTANT_HOME": str(tmp_path), "ADJUTANT_LOAD_PLUGINS": project["name"]}
-    kernel = Kernel(env=env).load()
-    (info,) = [p for p in kernel.plugins if p.distribution == project["name"]]
-    assert info.status == "loaded", info.error
-    assert (info.module, info.registered) == (adjutant_template.__name__, REGISTERS)
+    """Catches a stale name in pyproject.toml after copying the template."""
+    assert_entry_point(PYPROJECT, adjutant_template, REGISTERS, tmp_path, monkeypatch)

@@ -1,11 +1,7 @@
 """Importing the plugin stays cheap: the kernel imports every installed plugin at start-up."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import adjutant_lmdb
+from adjutant.testing.plugin_checks import assert_cheap_import
 
 #: Imported on first use only, never at plugin import: lmdb when a store is opened,
 #: anyio on the first call that needs a worker thread.
@@ -13,19 +9,7 @@ HEAVY = {"anyio", "httpx", "lmdb", "numpy", "trio"}
 
 
 def test_import_does_not_load_heavy_modules() -> None:
-    # A fresh interpreter: this one has pytest, anyio and trio loaded already.
-    src = str(Path(adjutant_lmdb.__file__).parents[1])
-    path = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)
-    code = "import sys, adjutant_lmdb; print(*sorted({m.split('.')[0] for m in sys.modules}))"
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        env={**os.environ, "PYTHONPATH": path},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert HEAVY.isdisjoint(proc.stdout.split()), HEAVY & set(proc.stdout.split())
+    assert_cheap_import(adjutant_lmdb, HEAVY)
 
 
 def test_public_names_resolve() -> None:
