@@ -249,6 +249,24 @@ async def test_edited_arguments_are_previewed_again() -> None:
         assert "+edited" in approver.asked[1].preview
 
 
+async def test_mode_and_grants_changed_elsewhere_hold_at_the_next_run() -> None:
+    """Two operators on one store, as a long `mcp serve` and the user's `adjutant mode`
+    / `adjutant grant` in another terminal: a downgrade or revocation is never stale."""
+    async with Harness(Notes(), AllowReads()) as h:
+        serving, user = Copilot(h.kernel), Copilot(h.kernel)
+        await user.set_mode("execute-with-confirmation", channel="user")
+        read = ToolCall(tool="notes.read", args={"path": "n.txt"})
+        (h.workspace / "n.txt").write_text("note\n")
+        assert (await serving.call(read, caller="mcp:x")).status == "executed"
+        await user.set_mode("propose-only", channel="user")
+        assert (await serving.call(read, caller="mcp:x")).status == "proposed"
+        await serving.grant("network:a", seconds=60, channel="user")
+        await user.grant("network:b", seconds=60, channel="user")  # merged, not clobbered
+        await user.revoke("network:a")
+        await serving.mode()
+        assert serving.grants == ["network:b"]
+
+
 async def test_a_run_where_nothing_ran_says_denied_and_who_did_not_answer() -> None:
     async with Harness(Notes(), AllowReads()) as h:
         write = plan(("notes.write", {"path": "n.txt", "text": "x\n"}))

@@ -141,10 +141,26 @@ class Copilot:
                 await self.log.record("preset_unavailable", name=preset.decode(),
                                       error=str(exc))
 
+    async def _sync(self) -> None:
+        """Mode and grants as stored now: the user may have changed them from another
+        process (`adjutant mode` or `adjutant grant` beside a long `chat` or `mcp serve`),
+        and a downgrade or a revocation must hold at once."""
+        kv = self._kv()
+        if kv is None:
+            return
+        raw = await kv.get(MODE_KEY)
+        if raw is not None and raw.decode() in MODES:
+            self._mode = raw.decode()
+        grants = await kv.get(GRANTS_KEY)
+        self._grants = ({k: float(v) for k, v in msgspec.json.decode(grants).items()}
+                        if grants is not None else {})
+
     async def mode(self) -> str:
-        """The current mode (read from the store on first use; default propose-only)."""
+        """The current mode, as stored (default propose-only)."""
         if self._mode is None:
             await self._load_state()
+        else:
+            await self._sync()
         assert self._mode is not None
         if self._mode == "execute-auto" and self._clock() - self._last_user > self.idle_downgrade_s:
             await self._store_mode("propose-only", "idle: execute-auto expired")

@@ -240,6 +240,19 @@ async def test_sdk_stdio_propose_only_runs_nothing_and_logs_the_call(setup: Setu
         assert not [r for r in run if r["kind"] == "result"]
 
 
+@pytest.mark.anyio
+async def test_a_mode_switched_in_another_terminal_holds_for_a_running_server(
+        setup: Setup) -> None:
+    setup.set_mode("execute-with-confirmation")
+    async with Client(stdio_server(setup)) as client:
+        read = await client.call_tool("fs.read", {"path": "a.txt"})
+        assert not read.is_error
+        await anyio.to_thread.run_sync(setup.set_mode, "propose-only")  # the user, elsewhere
+        with pytest.raises(MCPError) as refused:
+            await client.call_tool("fs.read", {"path": "a.txt"})
+    assert refused.value.code == DENIED and "propose-only" in refused.value.message
+
+
 # -- 3. streamable HTTP, approvals on the server's terminal ---------------------------------
 
 def free_port() -> int:
