@@ -384,6 +384,25 @@ async def test_idle_execute_auto_downgrades_to_propose_only() -> None:
         assert (await records(copilot, "mode"))[-1]["why"] == "idle: execute-auto expired"
 
 
+async def test_calls_from_another_program_do_not_keep_execute_auto_alive() -> None:
+    now = [0.0]
+    async with Harness(Notes(), AllowReads()) as h:
+        (h.workspace / "n.txt").write_text("note\n")
+        copilot = Copilot(h.kernel, idle_downgrade_s=60, clock=lambda: now[0])
+        await copilot.set_mode("execute-auto", channel="user")
+        read = ToolCall(tool="notes.read", args={"path": "n.txt"})
+        for minute in range(1, 4):  # an agent over MCP calling every 30 s
+            now[0] = minute * 30
+            outcome = await copilot.call(read, caller="mcp:agent", by_user=False)
+        assert outcome.status == "proposed" and await copilot.mode() == "propose-only"
+        now[0] = 200
+        await copilot.set_mode("execute-auto", channel="user")
+        now[0] = 250
+        assert (await copilot.call(read, caller="app")).status == "executed"  # by the user
+        now[0] = 300
+        assert await copilot.mode() == "execute-auto"
+
+
 async def test_cancel_interrupts_generation() -> None:
     import anyio
 

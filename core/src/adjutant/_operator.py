@@ -284,18 +284,22 @@ class Copilot:
         await self.log.record("assignment", assigned_by=assigned_by, text=task)
         return await self.handle(task, thread_id=thread_id)
 
-    async def call(self, call: ToolCall, *, caller: str,
-                   thread_id: str | None = None) -> RunOutcome:
+    async def call(self, call: ToolCall, *, caller: str, thread_id: str | None = None,
+                   by_user: bool = True) -> RunOutcome:
         """One tool call asked for directly (an MCP client, an embedding app), not
         planned by the model: a one-step run through the whole pipeline, under the
-        mode, with the approvals it needs and who asked in the log."""
+        mode, with the approvals it needs and who asked in the log.
+
+        ``by_user=False`` for callers that are not the user at a keyboard (another
+        agent over MCP): their calls do not keep ``execute-auto`` from expiring."""
 
         async def body(run_id: str, mode: str, publish: Callable[[Any], None]) -> RunOutcome:
             await self.log.record("direct_call", run_id, caller=caller, tool=call.tool,
                                   args=call.args, mode=mode)
             return await self._carry_out(Plan(steps=(call,)), run_id, mode, publish)
 
-        return await self._in_run({"call": call.tool, "caller": caller}, thread_id, body)
+        return await self._in_run({"call": call.tool, "caller": caller}, thread_id, body,
+                                  by_user=by_user)
 
     async def replay(self, run_id: str, step: int, *, dry_run: bool = True,
                      thread_id: str | None = None) -> RunOutcome:
@@ -338,11 +342,12 @@ class Copilot:
         return path
 
     async def _in_run(self, run_input: dict[str, Any], thread_id: str | None,
-                      body: Callable[..., Any]) -> RunOutcome:
+                      body: Callable[..., Any], *, by_user: bool = True) -> RunOutcome:
         """The frame of every run: lifecycle events, session, cancellation, outcome."""
         import anyio
 
-        self._last_user = self._clock()
+        if by_user:  # the user is here: execute-auto's idle clock starts again
+            self._last_user = self._clock()
         run_id, thread_id = uuid.uuid4().hex, thread_id or "default"
         self._thread = thread_id
         publish = self._publisher(run_id, thread_id)

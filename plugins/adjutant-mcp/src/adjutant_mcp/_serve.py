@@ -68,7 +68,8 @@ def build_server(kernel: Any, copilot: Any) -> Any:
         client = _client_name(ctx)
         call = ToolCall(tool=params.name, args=dict(params.arguments or {}),
                         explain=f"asked for by the MCP client {client}")
-        outcome = await copilot.call(call, caller=f"mcp:{client}")
+        # another program asking is not the user being here (execute-auto still expires)
+        outcome = await copilot.call(call, caller=f"mcp:{client}", by_user=False)
         result = outcome.results[0] if outcome.results else None
         if result is None:
             mode = await copilot.mode()
