@@ -57,12 +57,18 @@ def spawn(user: dict[str, Any], *args: str) -> Any:
                          encoding="utf-8", timeout=60)
 
 
-def test_approval_flow_with_an_edited_argument_and_a_denied_step(user: dict[str, Any]) -> None:
+def two_writes_at_the_plan_question(user: dict[str, Any], a: str, b: str) -> Any:
+    """`run` of a plan writing a.txt and b.txt, in confirm mode, at the plan question."""
     assert adjutant(user, "mode", "execute-with-confirmation").returncode == 0
-    script(user, plan(("fs.write", {"path": "a.txt", "content": "draft\n"}),
-                      ("fs.write", {"path": "b.txt", "content": "no\n"})))
+    script(user, plan(("fs.write", {"path": "a.txt", "content": a}),
+                      ("fs.write", {"path": "b.txt", "content": b})))
     child = spawn(user, "run", "write two files")
     child.expect(r"\[x\] execute the plan, \[s\] step by step, \[d\] deny: ")
+    return child
+
+
+def test_approval_flow_with_an_edited_argument_and_a_denied_step(user: dict[str, Any]) -> None:
+    child = two_writes_at_the_plan_question(user, "draft\n", "no\n")
     child.sendline("s")
     child.expect("step 1: fs.write")
     child.expect(r"\+draft")  # the dry-run preview is a unified diff
@@ -100,11 +106,7 @@ def test_a_bad_edit_is_asked_again(user: dict[str, Any]) -> None:
 
 
 def test_a_denied_plan_runs_nothing_and_the_log_says_denied(user: dict[str, Any]) -> None:
-    assert adjutant(user, "mode", "execute-with-confirmation").returncode == 0
-    script(user, plan(("fs.write", {"path": "a.txt", "content": "x\n"}),
-                      ("fs.write", {"path": "b.txt", "content": "y\n"})))
-    child = spawn(user, "run", "write two files")
-    child.expect(r"\[x\] execute the plan, \[s\] step by step, \[d\] deny: ")
+    child = two_writes_at_the_plan_question(user, "x\n", "y\n")
     child.sendline("d")
     child.expect("denied: plan denied")
     child.expect(pexpect.EOF)
