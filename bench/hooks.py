@@ -5,12 +5,12 @@ one small valid tool, ``register_commands`` does nothing (so its calls measure
 pure dispatch). Per call, in ns:
 
 - direct: ``plugin.register_commands(register=noop)``, the floor;
-- kernel, one plugin: ``kernel._call_each("register_commands", name, register=noop)``,
-  which is how the kernel runs every registration hook while loading a plugin;
-- kernel, all plugins: ``kernel._call_each("register_commands", register=noop)``
-  (load order, attributed per plugin), given per implementation called;
-- pluggy: ``kernel.pm.hook.register_commands(register=noop)``, given per
-  implementation called.
+- kernel, one plugin: ``kernel._call_plugin("register_commands", name, register=noop)``,
+  which is how the kernel runs every registration hook while loading a plugin (pluggy's
+  ``subset_hook_caller``, through the kernel's per-implementation guard);
+- pluggy, all plugins: ``kernel.pm.hook.register_commands(register=noop)``, given per
+  implementation called (how the kernel calls ``pre_tool_use`` and
+  ``confirmation_details``: every hook goes through pluggy).
 
 Then ``kernel.pre_tool_use(...)`` (run for every tool step) with P plugins loaded
 of which 1 or all P implement the hook (abstaining), against pluggy's own call of
@@ -133,16 +133,13 @@ def dispatch(count: int, calls: int, repeat: int) -> dict[str, float]:
     impls = len(kernel.pm.hook.register_commands.get_hookimpls())
     if impls != count:
         raise SystemExit(f"expected {count} register_commands implementations, got {impls}")
-    call_each = kernel._call_each
+    call_plugin = kernel._call_plugin
     hook = kernel.pm.hook.register_commands
     per_impl_calls = max(calls // count, 100)
     return {
         "direct": ns_per_call(lambda: plugin.register_commands(register=noop), calls, repeat),
         "kernel, one plugin": ns_per_call(
-            lambda: call_each("register_commands", name, register=noop), calls, repeat),
-        "kernel, all, per impl": ns_per_call(
-            lambda: call_each("register_commands", register=noop), per_impl_calls, repeat)
-        / count,
+            lambda: call_plugin("register_commands", name, register=noop), calls, repeat),
         "pluggy, all, per impl": ns_per_call(
             lambda: hook(register=noop), per_impl_calls, repeat) / count,
     }
@@ -174,7 +171,7 @@ def main() -> None:
     dispatch(counts[0], calls, repeat)  # warm-up: imports, caches, the CPU's clock
     print(f"hooks: ns per call, best of {repeat} runs of {calls:,} calls "
           "(calls over all plugins: runs of calls/P)\n")
-    names = ["direct", "kernel, one plugin", "kernel, all, per impl", "pluggy, all, per impl"]
+    names = ["direct", "kernel, one plugin", "pluggy, all, per impl"]
     print(f"{'P':>4}  " + "".join(f"{n:>23}" for n in names) + f"{'one plugin / direct':>21}")
     for count in counts:
         row = dispatch(count, calls, repeat)

@@ -1,31 +1,48 @@
-"""Planning quality with the embedded model on the golden set (tests/golden/).
+"""Planning quality of the embedded models on the golden sets (tests/golden/).
 
-Each golden request goes through the real operator in propose-only mode: the
-planner narrows the tool menu, builds the prompt and the GBNF grammar, the embedded
-llama.cpp model (Gemma 3 270M, temperature 0) answers, the reply is decoded and
-every step checked by the pipeline (schema, policies, dry-run), with the operator's
-retries. Figures, per configuration:
+Every request goes through the real operator in propose-only mode: the planner builds
+the prompt and the reply grammar, the embedded llama.cpp model answers at temperature
+0, the reply is decoded and each step checked by the pipeline (schema, policies,
+dry-run), with the operator's retries. Two sets: ``requests.jsonl`` (the TUNING set,
+what the planner was tuned on) and ``heldout.jsonl`` (the HELD-OUT set, written blind,
+never tuned on): only the held-out figures say how the planner generalises.
 
-- valid replies: a plan or response that decoded (goal 100%);
-- right tool, single-step requests: the plan's first tool is the expected one
-  (goal at least 85%; unaided the model gets about one in four);
-- exact sequence, multi-step requests: the tools in the expected order;
-- seconds per request.
+Figures, per model and planner:
 
-Configurations: the planner as shipped (menu of 4), and the same with narrowing off
-(every tool offered), so the gain is visible in one run.
+- valid: a plan or a response decoded (goal 100%);
+- first tool: the plan's first tool is the expected one (single and multi-step);
+- tool+values: single-step requests with the right tool whose arguments hold every
+  value the request states (quoted strings, file names, numbers, branch names, ...)
+  and the expected path of a path argument;
+- response: a plain answer where no tool is needed (goal at least 90%);
+- multi exact: the tools of multi-step requests in the expected order;
+- median seconds per whole plan: ``warm`` in one long-lived session (the chat case;
+  the first request of the session is left out), ``cold`` as a fresh
+  ``adjutant run --json`` process (``--cold N`` requests);
+- a confusion table (expected first tool -> what was planned) for the misses.
 
-Run: ``.venv/bin/python bench/planning.py [--quick] [--limit N]``.
+Planners: ``now`` (this checkout) and ``c3400f2`` (the planner and operator request
+of commit c3400f2, before issue 14: BM25 menu of 4, a first step forced by a confident
+ranking, raw completion prompts), so the gain is visible in one run.
+
+Run: ``.venv/bin/python bench/planning.py [--quick] [--sets tuning,heldout]
+[--models gemma3-270m,qwen2.5-coder-0.5b] [--planners now,c3400f2] [--cold 3]
+[--limit N] [--misses]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
+import os
 import shutil
+import statistics
 import subprocess
+import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +50,12 @@ import anyio
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden"
+SETS = {"tuning": "requests.jsonl", "heldout": "heldout.jsonl"}
+BASELINE = "c3400f2"
 
 
-def load(limit: int | None) -> list[dict[str, Any]]:
-    entries = [json.loads(line) for line in (GOLDEN / "requests.jsonl").read_text().splitlines()
+def load(name: str, limit: int | None) -> list[dict[str, Any]]:
+    entries = [json.loads(line) for line in (GOLDEN / SETS[name]).read_text().splitlines()
                if line.strip()]
     if limit is None:
         return entries
@@ -53,17 +72,153 @@ def load(limit: int | None) -> list[dict[str, Any]]:
 
 
 def workspace(into: Path) -> Path:
+    """The golden workspace as tests/test_golden.py builds it: a repository on branch
+    ``work`` with ``develop`` and ``release/1.0`` beside it and two uncommitted edits."""
     target = into / "workspace"
     shutil.copytree(GOLDEN / "workspace", target)
     env = {"PATH": "/usr/bin:/bin", "HOME": str(into), "GIT_CONFIG_NOSYSTEM": "1"}
     for argv in (["init", "-q", "-b", "main"], ["config", "user.name", "Bench"],
                  ["config", "user.email", "bench@example.com"], ["add", "."],
-                 ["commit", "-q", "-m", "golden workspace"]):
+                 ["commit", "-q", "-m", "golden workspace"], ["branch", "develop"],
+                 ["branch", "release/1.0"], ["switch", "-q", "-c", "work"]):
         subprocess.run(["git", *argv], cwd=target, env=env, check=True, capture_output=True)
+    (target / "notes.txt").write_text("buy milk\ncall the plumber\nwater the plants\n")
+    (target / "README.md").write_text("# inventory\n\nA tiny inventory service.\n")
     return target
 
 
-async def run(entries: list[dict[str, Any]], menu: int) -> dict[str, Any]:
+# -- scoring -------------------------------------------------------------------------------
+
+PATH_KEYS = {"path", "paths", "a", "b", "output"}
+
+
+def _leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items() for leaf in _leaves(v, k)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v, key)]
+    return [(key, value)]
+
+
+def _norm(value: Any) -> str:
+    text = str(value).strip().lower()
+    return text[2:] if text.startswith("./") else text.rstrip("/")
+
+
+def values_ok(request: str, expected: dict[str, Any], got: dict[str, Any]) -> bool:
+    """Every value the request states (and every expected path) is in the arguments."""
+    have = {_norm(v) for _, v in _leaves(got)}
+    text = request.lower()
+    for key, value in _leaves(expected):
+        if isinstance(value, bool) or value is None:
+            continue
+        stated = _norm(value) in text
+        if (stated or key in PATH_KEYS) and _norm(value) not in have:
+            return False
+    return True
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.n = self.valid = self.with_tool = self.first_ok = 0
+        self.single = self.single_values_ok = 0
+        self.responses = self.response_ok = self.multi = self.multi_ok = 0
+        self.seconds: list[float] = []
+        self.confusion: Counter[tuple[str, str]] = Counter()
+        self.misses: list[str] = []
+
+    def add(self, entry: dict[str, Any], outcome: Any, seconds: float) -> None:
+        self.n += 1
+        self.seconds.append(seconds)
+        plan = outcome.plan
+        steps = list(plan.steps) if plan is not None else []
+        tools = [s.tool for s in steps]
+        valid = plan is not None or outcome.status == "answered"
+        self.valid += valid
+        expected = [s["tool"] for s in entry["steps"]]
+        got_first = tools[0] if tools else ("response" if outcome.status == "answered"
+                                            else "invalid")
+        want_first = expected[0] if expected else "response"
+        self.confusion[(want_first, got_first)] += 1
+        ok = got_first == want_first
+        if entry["kind"] == "response":
+            self.responses += 1
+            self.response_ok += ok
+        else:
+            self.with_tool += 1
+            self.first_ok += ok
+        if entry["kind"] == "single":
+            self.single += 1
+            good = ok and values_ok(entry["request"], entry["steps"][0]["args"],
+                                    dict(steps[0].args))
+            self.single_values_ok += good
+            ok = good
+        elif entry["kind"] == "multi":
+            self.multi += 1
+            self.multi_ok += tools == expected
+            ok = tools == expected
+        if not ok:
+            got = ([{"tool": s.tool, "args": s.args} for s in steps] if steps else
+                   (outcome.text[:60] if outcome.status == "answered" else outcome.error))
+            self.misses.append(f"{entry['id']}: {entry['request'][:70]!r} -> "
+                               f"{json.dumps(got, default=str)[:160]}")
+
+    def warm_median(self) -> float:
+        rest = self.seconds[1:] or self.seconds
+        return statistics.median(rest) if rest else 0.0
+
+
+def pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:3.0f}% ({part}/{whole})" if whole else "n/a"
+
+
+# -- planners ------------------------------------------------------------------------------
+
+
+def baseline_copilot() -> type:
+    """A Copilot whose requests are built as at commit c3400f2 (its planner.py, loaded
+    from git; its operator's ``_request``)."""
+    from adjutant import Copilot
+    from adjutant.providers import capabilities_of
+    from adjutant_hookspecs import CompletionRequest, to_builtins
+
+    source = subprocess.run(["git", "show", f"{BASELINE}:core/src/adjutant/planner.py"],
+                            cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    folder = Path(tempfile.mkdtemp(prefix="adjutant-bench-"))
+    (folder / "old_planner.py").write_text(source)
+    spec = importlib.util.spec_from_file_location("old_planner", folder / "old_planner.py")
+    assert spec is not None and spec.loader is not None
+    old = importlib.util.module_from_spec(spec)
+    sys.modules["old_planner"] = old
+    spec.loader.exec_module(old)
+
+    class Baseline(Copilot):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.first_choice = "free"  # c3400f2 had no scoring of the first step
+
+        def _request(self, prompt: str, bulletin: Any, simplified: bool,
+                     error: str) -> tuple[Any, list[str]]:
+            profile, preset = self.kernel.profile, self.kernel.profile.model
+            planner = old.Planner({n: t.declaration for n, t in self.offered_tools().items()})
+            size = 4
+            names = planner.menu(prompt, max(1, size // 2) if simplified else size)
+            context = {"cwd": bulletin.cwd} if simplified else to_builtins(bulletin)
+            text = planner.prompt(prompt, names, system=profile.system_prompt,
+                                  context=context, error=error, schemas=not simplified)
+            first = planner.first_choices(prompt, names)
+            grammar = None
+            if capabilities_of(self._provider()).grammar:
+                grammar = planner.grammar(names, first)
+            return CompletionRequest(prompt=text, model=preset.model, grammar=grammar,
+                                     stop=(old.END,), temperature=preset.temperature,
+                                     max_tokens=preset.max_tokens,
+                                     context_size=preset.context_size), names
+    return Baseline
+
+
+async def run(entries: list[dict[str, Any]], model: str, planner: str,
+              show: bool, choice: str = "calibrated") -> Tally:
     import adjutant_files
     import adjutant_git
     import adjutant_system
@@ -71,58 +226,119 @@ async def run(entries: list[dict[str, Any]], menu: int) -> dict[str, Any]:
     from adjutant.testing import Harness
     from adjutant_llamacpp import LlamaCpp
 
-    provider = LlamaCpp()
-    profile = Profile(model=ModelPreset(provider="llama-cpp", temperature=0.0, max_tokens=160),
-                      tool_menu=menu)
-    tally = {"valid": 0, "single": 0, "single_ok": 0, "multi": 0, "multi_ok": 0,
-             "seconds": 0.0, "n": len(entries)}
+    provider = LlamaCpp(raw=planner == BASELINE)
+    profile = Profile(model=ModelPreset(provider="llama-cpp", model=model, temperature=0.0,
+                                        max_tokens=200))
+    kind = baseline_copilot() if planner == BASELINE else Copilot
+    tally = Tally()
     with tempfile.TemporaryDirectory() as tmp:
         async with Harness(adjutant_files, adjutant_system, adjutant_git,
                            provider=provider, profile=profile) as h:  # type: ignore[arg-type]
             space = workspace(Path(tmp))
-            copilot = Copilot(h.kernel, cwd=str(space))
-            for entry in entries:
+            copilot = kind(h.kernel, cwd=str(space))
+            if planner != BASELINE:
+                copilot.first_choice = choice
+            for number, entry in enumerate(entries, 1):
                 start = time.perf_counter()
                 outcome = await copilot.handle(entry["request"])
-                tally["seconds"] += time.perf_counter() - start
-                tools = [s.tool for s in outcome.plan.steps] if outcome.plan else []
-                tally["valid"] += outcome.status in ("proposed", "answered")
-                expected = [s["tool"] for s in entry["steps"]]
-                if entry["kind"] == "single":
-                    tally["single"] += 1
-                    tally["single_ok"] += bool(tools) and tools[0] == expected[0]
-                elif entry["kind"] == "multi":
-                    tally["multi"] += 1
-                    tally["multi_ok"] += tools == expected
+                tally.add(entry, outcome, time.perf_counter() - start)
+                if number % 20 == 0:
+                    print(f"    ... {number}/{len(entries)}", file=sys.stderr, flush=True)
+                if show:
+                    print("   ", tally.misses[-1] if tally.misses and tally.misses[-1]
+                          .startswith(entry["id"] + ":") else f"{entry['id']}: ok", flush=True)
         await provider.aclose()
     return tally
 
 
-def pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.0f}% ({part}/{whole})" if whole else "n/a"
+def cold(entries: list[dict[str, Any]], model: str, count: int) -> list[float]:
+    """Seconds for whole plans from fresh ``adjutant run --json`` processes."""
+    times = []
+    picked = [e for e in entries if e["kind"] == "single"][:count]
+    with tempfile.TemporaryDirectory() as tmp:
+        space = workspace(Path(tmp))
+        home = Path(tmp) / "home"
+        profiles = home / "profiles"
+        profiles.mkdir(parents=True)
+        (profiles / "bench.json").write_text(json.dumps(
+            {"name": "bench", "model": {"provider": "llama-cpp", "model": model,
+                                        "temperature": 0.0, "max_tokens": 200}}))
+        env = {**os.environ, "ADJUTANT_HOME": str(home)}
+        adjutant = str(ROOT / ".venv" / "bin" / "adjutant")
+        subprocess.run([adjutant, "presets", "bench"], env=env, cwd=space,
+                       capture_output=True, check=False)
+        for entry in picked:
+            start = time.perf_counter()
+            subprocess.run([adjutant, "run", "--json", entry["request"]], env=env, cwd=space,
+                           capture_output=True, check=False, timeout=600)
+            times.append(time.perf_counter() - start)
+    return times
 
 
-async def main(limit: int | None, configs: list[int]) -> None:
+def report(label: str, tally: Tally, cold_times: list[float], misses: bool) -> None:
+    cold_text = f"{statistics.median(cold_times):5.1f}" if cold_times else "    -"
+    print(f"{label:<34} {pct(tally.valid, tally.n):>14} {pct(tally.first_ok, tally.with_tool):>14}"
+          f" {pct(tally.single_values_ok, tally.single):>14}"
+          f" {pct(tally.response_ok, tally.responses):>13} {pct(tally.multi_ok, tally.multi):>12}"
+          f" {tally.warm_median():5.1f} {cold_text}", flush=True)
+    wrong = {k: n for k, n in tally.confusion.items() if k[0] != k[1]}
+    if wrong:
+        rows: dict[str, list[str]] = {}
+        for (want, got), n in sorted(wrong.items(), key=lambda kv: (kv[0][0], -kv[1])):
+            rows.setdefault(want, []).append(f"{got} x{n}")
+        right = Counter(w for (w, g), n in tally.confusion.items() for _ in range(n) if w == g)
+        total = Counter(w for (w, _), n in tally.confusion.items() for _ in range(n))
+        print("    confusion (expected: right/total, then what was planned instead):")
+        for want in sorted(total):
+            if want in rows:
+                print(f"      {want:<15} {right[want]}/{total[want]}  {', '.join(rows[want])}")
+    if misses:
+        for line in tally.misses:
+            print("      miss", line)
+
+
+async def main(opts: argparse.Namespace) -> None:
     try:
         import adjutant_llamacpp  # noqa: F401
     except ImportError:
         print("skipped: adjutant-llamacpp is not installed")
         return
-    entries = load(limit)
-    print(f"golden requests: {len(entries)}")
-    for menu in configs:
-        tally = await run(entries, menu)
-        label = f"narrowed to {menu} tools" if menu else "every tool offered"
-        print(f"{label:>24}: valid {pct(tally['valid'], tally['n'])}, right tool (single) "
-              f"{pct(tally['single_ok'], tally['single'])}, exact sequence (multi) "
-              f"{pct(tally['multi_ok'], tally['multi'])}, "
-              f"{tally['seconds'] / max(1, tally['n']):.1f} s/request", flush=True)
-    print("goals: valid 100%, right tool at least 85%")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    header = (f"{'set / model / planner':<34} {'valid':>14} {'first tool':>14}"
+              f" {'tool+values':>14} {'response':>13} {'multi exact':>12}  warm  cold")
+    for name in opts.sets.split(","):
+        entries = load(name, opts.limit)
+        print(f"\n{name} set: {len(entries)} requests")
+        print(header)
+        for model in opts.models.split(","):
+            for planner in opts.planners.split(","):
+                tally = await run(entries, model, planner, opts.verbose, opts.choice)
+                cold_times = cold(entries, model, opts.cold) if (
+                    opts.cold and planner == "now") else []
+                label = planner if planner == BASELINE else f"{planner}/{opts.choice}"
+                report(f"{name} {model} {label}", tally, cold_times, opts.misses)
+    print("\ngoals (held-out, default model): valid 100%, first tool >= 90%, tool+values "
+          ">= 75%, response >= 90%, multi exact >= 50%, median <= 1.5 s warm, <= 3 s cold")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="6 requests, shipped planner only")
+    parser.add_argument("--quick", action="store_true",
+                        help="8 tuning requests, the default model, this planner")
+    parser.add_argument("--sets", default="tuning,heldout")
+    parser.add_argument("--models", default="gemma3-270m,qwen2.5-coder-0.5b")
+    parser.add_argument("--planners", default=f"now,{BASELINE}")
+    parser.add_argument("--choice", default="calibrated",
+                        choices=["calibrated", "scored", "free"],
+                        help="how this planner chooses the first step (Copilot.first_choice)")
+    parser.add_argument("--cold", type=int, default=0,
+                        help="also time N fresh `adjutant run --json` processes")
     parser.add_argument("--limit", type=int, default=None)
-    opts = parser.parse_args()
-    anyio.run(main, 6 if opts.quick else opts.limit, [4] if opts.quick else [4, 0])
+    parser.add_argument("--misses", action="store_true", help="list every miss")
+    parser.add_argument("--verbose", action="store_true", help="each request as it goes")
+    options = parser.parse_args()
+    if options.quick:
+        options.sets, options.limit, options.planners = "tuning", 8, "now"
+        from adjutant_llamacpp import DEFAULT_MODEL
+        options.models = DEFAULT_MODEL
+    anyio.run(main, options)

@@ -2,17 +2,29 @@
 
 One step through the operator is: JSON-schema validation, the mode gate, the policy
 chain (every installed policy plugin), the write gate, the dry-run and its hash, the
-runtime pre-tool check, three action-log records and the tool-call events. The tool
-itself does nothing, so what is measured is the kernel's own cost. It runs once with
-the in-memory log (the kernel alone) and once with the LMDB log when
-``adjutant-lmdb`` is installed (durable: every record is a synced commit), and
-prints the disk's own write+fsync time in the same directory beside it.
+runtime pre-tool check, four action-log records (decision, tool_call, result,
+artifact) and the tool-call events. The tool itself does nothing, so what is
+measured is the kernel's own cost. It runs with the in-memory log (the kernel
+alone) and, when ``adjutant-lmdb`` is installed, with the LMDB log:
+
+- durable, as the kernel writes it (group commit: one LMDB commit a step, the
+  step's intent with its decision and the previous step's result; LMDB's commit is
+  two fsyncs, data then meta page), on asyncio and trio;
+- durable, the way it was before group commit (``before``: a second commit after
+  each step for its result, and every checkpoint line fsync'd: two commits of three
+  fsyncs a step), for comparison in the same run;
+- on tmpfs (``/dev/shm``) where there is one: fsync is free there, so that row is
+  the CPU cost of the log alone (not durable; the figure a fast disk approaches).
+
+It prints the disk's own write+fsync time in the same directory beside them: a
+durable step costs about the tmpfs row plus two of those.
 
 Goal: the whole per-step overhead, durable logging included, under 1 ms median.
 For reference, pydantic-ai's agent loop takes about 3.3 ms per model→tool step here
 with no policy and no logging.
 
-Run: ``.venv/bin/python bench/step.py [--quick] [--steps N]``.
+Run: ``.venv/bin/python bench/step.py [--quick] [--steps N] [--dir DIR]`` (the default
+directory is under ``.cache/`` in the checkout, on the same disk as the code).
 """
 
 from __future__ import annotations
@@ -27,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from log import filesystem  # bench/log.py: this directory is the script's sys.path[0]
 
 from adjutant import Copilot, Kernel
 from adjutant.testing import MemoryKeyValueStore, MemoryLogStore, ScriptedApprover
@@ -39,6 +52,8 @@ from adjutant_hookspecs import (
 )
 
 GOAL_MS = 1.0
+ROOT = Path(__file__).resolve().parents[1]
+SHM = Path("/dev/shm")
 
 
 class Noop:
@@ -89,7 +104,9 @@ def _installed_policies() -> list[object]:
     return plugins
 
 
-async def measure(steps: int, durable: bool, home: Path) -> list[float]:
+async def measure(steps: int, durable: bool, home: Path, before: bool = False) -> list[float]:
+    """Per-step milliseconds. ``before``: the commit pattern before group commit (the
+    step's result committed after it, each checkpoint line fsync'd)."""
     plugins: list[object] = [Plugin(memory=not durable), *_installed_policies()]
     if durable:
         import adjutant_lmdb
@@ -104,13 +121,23 @@ async def measure(steps: int, durable: bool, home: Path) -> list[float]:
         copilot = Copilot(kernel, max_steps=steps + 10,
                           approver=ScriptedApprover(default="grant"))
         await copilot.set_mode("execute-auto", channel="user")
+        if before:
+            for store in kernel.stores.values():
+                if hasattr(store, "checkpoint_sync_s"):
+                    store.checkpoint_sync_s = 0.0
         ctx = copilot._ctx("bench")
+
+        def publish(event: Any) -> None:
+            kernel.bus.publish(event)
+
         samples = []
         for i in range(steps):
             call = ToolCall(tool="bench.noop", args={"i": i})
             start = time.perf_counter()
             result = await copilot._one_step(i, call, ctx, "execute-auto", (), [], "bench", {},
-                                             True, lambda event: kernel.bus.publish(event))
+                                             True, publish)
+            if before:
+                await copilot.log.flush()
             samples.append((time.perf_counter() - start) * 1000)
             if result.status != "ok":
                 raise SystemExit(f"step {i} did not run: {result.stderr}")
@@ -131,11 +158,11 @@ def fsync_ms(directory: Path, runs: int) -> float:
     return statistics.median(samples)
 
 
-def report(label: str, samples: list[float]) -> None:
+def report(label: str, samples: list[float], goal: bool = True) -> None:
     ordered = sorted(samples)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
     median = statistics.median(samples)
-    verdict = "met" if median < GOAL_MS else "MISSED"
+    verdict = ("met" if median < GOAL_MS else "MISSED") if goal else "(not durable)"
     print(f"{label:34} {median:8.3f} {p99:8.3f} {len(samples):7}  {verdict}")
 
 
@@ -143,6 +170,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--steps", type=int)
+    parser.add_argument("--dir", type=Path, help="where to write (default: under .cache/)")
     opts = parser.parse_args()
     steps = opts.steps or (200 if opts.quick else 2000)
     policies = [getattr(p, "__name__", "?") for p in _installed_policies()]
@@ -150,7 +178,9 @@ def main() -> int:
           f"policies: {', '.join(policies) or 'none (every step asks: auto-approved here)'}")
     print(f"goal: under {GOAL_MS} ms median, durable logging included\n")
     print(f"{'configuration':34} {'median':>8} {'p99':>8} {'steps':>7}  goal")
-    with tempfile.TemporaryDirectory(prefix="adjutant-bench-") as tmp:
+    parent = opts.dir or ROOT / ".cache"
+    parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="adjutant-bench-", dir=parent) as tmp:
         home = Path(tmp)
         for backend in ("asyncio", "trio"):
             (home / f"mem-{backend}").mkdir()
@@ -161,14 +191,21 @@ def main() -> int:
         except ImportError:
             print("adjutant-lmdb not installed: no durable figure")
         else:
-            (home / "lmdb").mkdir()
-            report("LMDB log (durable), asyncio",
-                   anyio.run(measure, steps, True, home / "lmdb"))
-            (home / "lmdb-trio").mkdir()
-            report("LMDB log (durable), trio",
-                   anyio.run(measure, steps, True, home / "lmdb-trio", backend="trio"))
+            for label, name, backend, before in (
+                    ("LMDB log (durable), asyncio", "lmdb", "asyncio", False),
+                    ("LMDB log (durable), trio", "lmdb-trio", "trio", False),
+                    ("LMDB, before group commit", "lmdb-before", "asyncio", True)):
+                (home / name).mkdir()
+                report(label, anyio.run(measure, steps, True, home / name, before,
+                                        backend=backend))
+            if SHM.is_dir():
+                with tempfile.TemporaryDirectory(prefix="adjutant-bench-", dir=SHM) as shm:
+                    report("LMDB on tmpfs (CPU only)",
+                           anyio.run(measure, steps, True, Path(shm)), goal=False)
         print(f"\ndisk: write+fsync of 200 bytes in the same directory: "
-              f"{fsync_ms(home, 50 if opts.quick else 200):.3f} ms median")
+              f"{fsync_ms(home, 50 if opts.quick else 200):.3f} ms median "
+              f"({filesystem(home)}, {os.cpu_count()} cores, load average "
+              f"{os.getloadavg()[0]:.1f})")
     return 0
 
 

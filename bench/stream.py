@@ -97,7 +97,7 @@ async def direct(n: int) -> list[float]:
 
 async def first_token(rounds: int) -> None:
     try:
-        from adjutant_llamacpp import LlamaCpp
+        from adjutant_llamacpp import DEFAULT_MODEL, LlamaCpp
     except ImportError:
         print("embedded model: skipped (adjutant-llamacpp not installed)")
         return
@@ -112,7 +112,7 @@ async def first_token(rounds: int) -> None:
     planner = Planner({"fs.read": read})
     provider = LlamaCpp()
     start = time.perf_counter()
-    await provider.load_model("gemma3-270m")
+    await provider.load_model(DEFAULT_MODEL)  # the shipped default
     print(f"embedded model load: {(time.perf_counter() - start) * 1000:.0f} ms")
     firsts, wholes = [], []
     for _ in range(rounds):

@@ -12,16 +12,15 @@ from typing import Any
 
 import pytest
 
-from adjutant import Copilot, sandbox
-from adjutant.testing import Harness, ScriptedApprover
+from adjutant import Copilot
+from adjutant.testing import Harness, ScriptedApprover, needs_sandbox
 from adjutant_hookspecs import Plan, Response, ToolCall
 
 packs = [pytest.importorskip(m) for m in ("adjutant_files", "adjutant_system", "adjutant_git",
                                           "adjutant_guard", "adjutant_write_gate",
                                           "adjutant_lmdb")]
 pytestmark = [pytest.mark.anyio,
-              pytest.mark.skipif(sandbox.available() is not None,
-                                 reason="bubblewrap is not installed")]
+              needs_sandbox]
 GIT_ENV = {"PATH": "/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1"}
 
 

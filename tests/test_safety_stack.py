@@ -3,7 +3,6 @@ operator, as a user would meet it."""
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import Any
 
@@ -13,54 +12,14 @@ import adjutant_guard
 import adjutant_lmdb
 import adjutant_write_gate
 from adjutant import Copilot
-from adjutant.testing import Harness, ScriptedApprover
+from adjutant.testing import FakeRead, FakeWrite, Harness, ScriptedApprover
 from adjutant_hookspecs import (
-    ExecutionResult,
     Plan,
     ToolCall,
-    ToolContext,
-    ToolDeclaration,
-    ToolSafety,
     hookimpl,
 )
 
 pytestmark = pytest.mark.anyio
-PATH = {"type": "string", "minLength": 1, "x-adjutant-role": "path"}
-
-
-class Read:
-    declaration = ToolDeclaration(
-        name="fs.read", version="1", description="Read a file.",
-        args_schema={"type": "object", "properties": {"path": PATH}, "required": ["path"],
-                     "additionalProperties": False})
-
-    async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
-        return ExecutionResult(tool=call.tool, args=call.args, status="dry_run",
-                               dry_run_diff=f"read {call.args['path']}")
-
-    async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
-        return ExecutionResult(tool=call.tool, args=call.args, status="ok",
-                               stdout=Path(ctx.cwd, call.args["path"]).read_text())
-
-
-class Write:
-    declaration = ToolDeclaration(
-        name="fs.write", version="1", description="Write a file.",
-        args_schema={"type": "object", "properties": {"path": PATH, "text": {"type": "string"}},
-                     "required": ["path", "text"], "additionalProperties": False},
-        safety=ToolSafety(writes=True, level="write"))
-
-    async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
-        target = Path(ctx.cwd, call.args["path"])
-        old = target.read_text() if target.is_file() else ""
-        diff = "".join(difflib.unified_diff(old.splitlines(True),
-                                            call.args["text"].splitlines(True)))
-        return ExecutionResult(tool=call.tool, args=call.args, status="dry_run",
-                               dry_run_diff=diff or "(unchanged)")
-
-    async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
-        Path(ctx.cwd, call.args["path"]).write_text(call.args["text"])
-        return ExecutionResult(tool=call.tool, args=call.args, status="ok")
 
 
 class Tools:
@@ -68,8 +27,8 @@ class Tools:
 
     @hookimpl
     def register_tools(self, register: Any) -> None:
-        register(Read())
-        register(Write())
+        register(FakeRead("fs.read"))
+        register(FakeWrite("fs.write"))
 
 
 STACK = (adjutant_guard, adjutant_write_gate, adjutant_lmdb, Tools())

@@ -231,9 +231,11 @@ def test_pre_tool_use_fails_closed() -> None:
 
     k = new_kernel(Asks(), Abstains(), Crashes(), Garbage())
     verdicts = k.pre_tool_use(ToolCall(tool="x.y"), decl("x.y"), "execute-auto")
+    # pluggy's order: the plugin loaded last is called first
     assert [(v.decision, v.policy) for v in verdicts] == [
-        ("ask", "Asks"), ("deny", "Crashes"), ("deny", "Garbage")]
+        ("deny", "Garbage"), ("deny", "Crashes"), ("ask", "Asks")]
     assert "ValueError: bug" in verdicts[1].reason
+    assert verdicts[0].reason == "pre_tool_use returned str"
     assert max(v.rank for v in verdicts) == 2
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import Any
 
@@ -10,68 +9,31 @@ import msgspec
 import pytest
 
 from adjutant import Copilot, ModelPreset, Profile, StepDecision
-from adjutant.testing import Harness, MemoryKeyValueStore, MemoryLogStore, ScriptedApprover
+from adjutant.testing import (
+    FakeRead,
+    FakeWrite,
+    Harness,
+    MemoryKeyValueStore,
+    MemoryLogStore,
+    ScriptedApprover,
+    fake_tools,
+)
 from adjutant_hookspecs import (
     ExecutionResult,
     Plan,
     Response,
     ToolCall,
     ToolContext,
-    ToolDeclaration,
-    ToolSafety,
     Verdict,
     hookimpl,
 )
 
 pytestmark = pytest.mark.anyio
-PATH = {"type": "string", "minLength": 1, "x-adjutant-role": "path"}
 
 
-class ReadNote:
-    declaration = ToolDeclaration(
-        name="notes.read", version="1", description="Read a note.",
-        args_schema={"type": "object", "properties": {"path": PATH}, "required": ["path"],
-                     "additionalProperties": False})
-
-    async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
-        return ExecutionResult(tool=call.tool, args=call.args, status="dry_run",
-                               dry_run_diff=f"read {call.args['path']}")
-
-    async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
-        text = (Path(ctx.cwd) / call.args["path"]).read_text()
-        return ExecutionResult(tool=call.tool, args=call.args, status="ok", stdout=text)
-
-
-class WriteNote:
-    declaration = ToolDeclaration(
-        name="notes.write", version="1", description="Write a note.",
-        args_schema={"type": "object", "properties": {"path": PATH, "text": {"type": "string"}},
-                     "required": ["path", "text"], "additionalProperties": False},
-        safety=ToolSafety(writes=True, level="write"))
-
-    async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
-        target = Path(ctx.cwd) / call.args["path"]
-        old = target.read_text() if target.exists() else ""
-        diff = "".join(difflib.unified_diff(old.splitlines(True),
-                                            call.args["text"].splitlines(True),
-                                            f"a/{call.args['path']}", f"b/{call.args['path']}"))
-        return ExecutionResult(tool=call.tool, args=call.args, status="dry_run",
-                               dry_run_diff=diff)
-
-    async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
-        target = Path(ctx.cwd) / call.args["path"]
-        target.write_text(call.args["text"])
-        return ExecutionResult(tool=call.tool, args=call.args, status="ok",
-                               artifacts=(str(target),))
-
-
-class Notes:
-    name = "notes"
-
-    @hookimpl
-    def register_tools(self, register: Any) -> None:
-        register(ReadNote())
-        register(WriteNote())
+def notes() -> Any:
+    """The operator tests' plugin: ``notes.read`` and ``notes.write``."""
+    return fake_tools(FakeRead("notes.read"), FakeWrite("notes.write"), name="notes")
 
 
 class AllowReads:
@@ -99,20 +61,20 @@ async def records(copilot: Copilot, kind: str | None = None) -> list[dict[str, A
 
 async def test_mode_persists_across_a_restart_and_only_the_user_changes_it() -> None:
     kv, log = MemoryKeyValueStore(), MemoryLogStore()
-    async with Harness(Notes(), kv=kv, log=log) as h:
+    async with Harness(notes(), kv=kv, log=log) as h:
         copilot = Copilot(h.kernel)
         assert await copilot.mode() == "propose-only"  # read-only by default
         assert await copilot.set_mode("execute-with-confirmation", channel="user")
         assert not await copilot.set_mode("execute-auto", channel="model")
         assert await copilot.mode() == "execute-with-confirmation"
         assert [r["channel"] for r in await records(copilot, "mode_change_ignored")] == ["model"]
-    async with Harness(Notes(), kv=kv, log=log) as h:
+    async with Harness(notes(), kv=kv, log=log) as h:
         assert await Copilot(h.kernel).mode() == "execute-with-confirmation"
 
 
 async def test_read_only_step_runs_without_asking_in_execute_with_confirmation() -> None:
     approver = ScriptedApprover()
-    async with Harness(Notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads()) as h:
         (h.workspace / "todo.txt").write_text("buy milk\n")
         h.provider.queue(plan(("notes.read", {"path": "todo.txt"})))
         copilot = Copilot(h.kernel, approver=approver)
@@ -131,7 +93,7 @@ async def test_read_only_step_runs_without_asking_in_execute_with_confirmation()
 
 
 async def test_write_is_previewed_runs_only_after_approval_and_is_logged() -> None:
-    async with Harness(Notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads()) as h:
         copilot = Copilot(h.kernel, approver=ScriptedApprover(steps=["deny"]))
         await copilot.set_mode("execute-with-confirmation", channel="user")
         h.provider.queue(plan(("notes.write", {"path": "a.txt", "text": "hello\n"})))
@@ -154,7 +116,7 @@ async def test_write_is_previewed_runs_only_after_approval_and_is_logged() -> No
 
 
 async def test_malformed_plan_is_retried_simplified_and_every_attempt_logged() -> None:
-    async with Harness(Notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads()) as h:
         (h.workspace / "n.txt").write_text("x")
         h.provider.queue('{"type":"plan","steps":[{"tool":"notes.read","tool":"x"}]}',
                          "Sure! Here is the plan:",
@@ -175,7 +137,7 @@ async def test_malformed_plan_is_retried_simplified_and_every_attempt_logged() -
 
 
 async def test_a_model_that_never_plans_fails_clearly() -> None:
-    async with Harness(Notes()) as h:
+    async with Harness(notes()) as h:
         h.provider.queue("no", "still no", '{"type": "shell", "cmd": "rm -rf /"}')
         outcome = await Copilot(h.kernel).handle("hi")
         assert outcome.status == "failed"
@@ -186,7 +148,7 @@ async def test_a_model_that_never_plans_fails_clearly() -> None:
 
 async def test_write_gate_holds_in_execute_auto() -> None:
     approver = ScriptedApprover(steps=["deny"])
-    async with Harness(Notes()) as h:
+    async with Harness(notes()) as h:
         copilot = Copilot(h.kernel, approver=approver)
         await copilot.set_mode("execute-auto", channel="user")
         h.provider.queue(plan(("notes.write", {"path": "b.txt", "text": "x"})))
@@ -197,7 +159,7 @@ async def test_write_gate_holds_in_execute_auto() -> None:
 
 
 async def test_an_approval_does_not_authorise_a_changed_preview() -> None:
-    class Racing(WriteNote):
+    class Racing(FakeWrite):
         """The file changes between approval and execution (another process wrote it)."""
 
         calls = 0
@@ -211,7 +173,7 @@ async def test_an_approval_does_not_authorise_a_changed_preview() -> None:
     class RacingPlugin:
         @hookimpl
         def register_tools(self, register: Any) -> None:
-            register(Racing())
+            register(Racing("notes.write"))
 
     approver = ScriptedApprover(steps=["grant", "deny"])
     async with Harness(RacingPlugin()) as h:
@@ -227,7 +189,7 @@ async def test_an_approval_does_not_authorise_a_changed_preview() -> None:
 
 
 async def test_tokens_are_bound_to_run_step_and_preview() -> None:
-    async with Harness(Notes()) as h:
+    async with Harness(notes()) as h:
         approvals = Copilot(h.kernel).pipeline.approvals
         token = approvals.issue("run", 0, "digest")
         assert approvals.valid(token, "run", 0, "digest")
@@ -240,7 +202,7 @@ async def test_tokens_are_bound_to_run_step_and_preview() -> None:
 async def test_edited_arguments_are_previewed_again() -> None:
     edit = StepDecision("edit", {"path": "d.txt", "text": "edited\n"})
     approver = ScriptedApprover(steps=[edit, "grant"])
-    async with Harness(Notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads()) as h:
         copilot = Copilot(h.kernel, approver=approver)
         await copilot.set_mode("execute-with-confirmation", channel="user")
         h.provider.queue(plan(("notes.write", {"path": "d.txt", "text": "original\n"})))
@@ -252,7 +214,7 @@ async def test_edited_arguments_are_previewed_again() -> None:
 async def test_mode_and_grants_changed_elsewhere_hold_at_the_next_run() -> None:
     """Two operators on one store, as a long `mcp serve` and the user's `adjutant mode`
     / `adjutant grant` in another terminal: a downgrade or revocation is never stale."""
-    async with Harness(Notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads()) as h:
         serving, user = Copilot(h.kernel), Copilot(h.kernel)
         await user.set_mode("execute-with-confirmation", channel="user")
         read = ToolCall(tool="notes.read", args={"path": "n.txt"})
@@ -268,7 +230,7 @@ async def test_mode_and_grants_changed_elsewhere_hold_at_the_next_run() -> None:
 
 
 async def test_a_run_where_nothing_ran_says_denied_and_who_did_not_answer() -> None:
-    async with Harness(Notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads()) as h:
         write = plan(("notes.write", {"path": "n.txt", "text": "x\n"}))
         said_no = Copilot(h.kernel, approver=ScriptedApprover(steps=["deny"]))
         await said_no.set_mode("execute-with-confirmation", channel="user")
@@ -295,7 +257,7 @@ async def test_a_run_where_nothing_ran_says_denied_and_who_did_not_answer() -> N
 
 async def test_the_kernel_asks_for_writes_even_with_no_write_gate_plugin() -> None:
     approver = ScriptedApprover(steps=["deny"])
-    async with Harness(Notes()) as h:  # no policy plugin at all
+    async with Harness(notes()) as h:  # no policy plugin at all
         copilot = Copilot(h.kernel, approver=approver)
         await copilot.set_mode("execute-auto", channel="user")
         h.provider.queue(plan(("notes.write", {"path": "w.txt", "text": "x"})))
@@ -306,7 +268,7 @@ async def test_the_kernel_asks_for_writes_even_with_no_write_gate_plugin() -> No
 
 
 async def test_schema_and_unknown_tools_are_refused_before_anything_runs() -> None:
-    async with Harness(Notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads()) as h:
         copilot = Copilot(h.kernel)
         await copilot.set_mode("execute-with-confirmation", channel="user")
         h.provider.queue(plan(("notes.read", {"path": 3}), ("rm.everything", {})))
@@ -320,7 +282,7 @@ async def test_schema_and_unknown_tools_are_refused_before_anything_runs() -> No
 
 async def test_multi_step_write_plan_needs_plan_approval_and_execute_binds_each_preview() -> None:
     approver = ScriptedApprover(plan="execute")
-    async with Harness(Notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads()) as h:
         copilot = Copilot(h.kernel, approver=approver)
         await copilot.set_mode("execute-with-confirmation", channel="user")
         h.provider.queue(plan(("notes.write", {"path": "e.txt", "text": "1\n"}),
@@ -332,7 +294,7 @@ async def test_multi_step_write_plan_needs_plan_approval_and_execute_binds_each_
 
 
 async def test_stuck_and_error_rate_guardrails() -> None:
-    async with Harness(Notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads()) as h:
         (h.workspace / "s.txt").write_text("s")
         copilot = Copilot(h.kernel)
         await copilot.set_mode("execute-with-confirmation", channel="user")
@@ -351,7 +313,7 @@ async def test_stuck_and_error_rate_guardrails() -> None:
 
 
 async def test_propose_only_never_executes_and_off_never_plans() -> None:
-    async with Harness(Notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads()) as h:
         copilot = Copilot(h.kernel)
         h.provider.queue(plan(("notes.write", {"path": "g.txt", "text": "x"})))
         proposed = await copilot.handle("write g")  # default mode: propose-only
@@ -363,7 +325,7 @@ async def test_propose_only_never_executes_and_off_never_plans() -> None:
 
 
 async def test_preset_switch_takes_effect_without_restart() -> None:
-    async with Harness(Notes()) as h:
+    async with Harness(notes()) as h:
         copilot = Copilot(h.kernel)
         h.provider.queue(Response(text="one"), Response(text="two"))
         assert (await copilot.handle("a")).text == "one"
@@ -376,7 +338,7 @@ async def test_preset_switch_takes_effect_without_restart() -> None:
 
 async def test_idle_execute_auto_downgrades_to_propose_only() -> None:
     now = [0.0]
-    async with Harness(Notes()) as h:
+    async with Harness(notes()) as h:
         copilot = Copilot(h.kernel, idle_downgrade_s=60, clock=lambda: now[0])
         await copilot.set_mode("execute-auto", channel="user")
         now[0] = 61
@@ -386,7 +348,7 @@ async def test_idle_execute_auto_downgrades_to_propose_only() -> None:
 
 async def test_calls_from_another_program_do_not_keep_execute_auto_alive() -> None:
     now = [0.0]
-    async with Harness(Notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads()) as h:
         (h.workspace / "n.txt").write_text("note\n")
         copilot = Copilot(h.kernel, idle_downgrade_s=60, clock=lambda: now[0])
         await copilot.set_mode("execute-auto", channel="user")
@@ -409,7 +371,7 @@ async def test_cancel_interrupts_generation() -> None:
     from adjutant.testing import ScriptedProvider
 
     provider = ScriptedProvider(delay=0.05)
-    async with Harness(Notes(), provider=provider) as h:
+    async with Harness(notes(), provider=provider) as h:
         provider.queue(" ".join(["word"] * 200))
         copilot = Copilot(h.kernel)
         async with anyio.create_task_group() as tg:
@@ -429,7 +391,7 @@ async def test_cancel_during_a_step_stops_the_plan() -> None:
 
     running = anyio.Event()
 
-    class Slow(ReadNote):
+    class Slow(FakeRead):
         async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
             running.set()
             await anyio.sleep(30)
@@ -438,7 +400,7 @@ async def test_cancel_during_a_step_stops_the_plan() -> None:
     class SlowPlugin:
         @hookimpl
         def register_tools(self, register: Any) -> None:
-            register(Slow())
+            register(Slow("notes.read"))
 
     async with Harness(SlowPlugin(), AllowReads()) as h:
         copilot = Copilot(h.kernel)
@@ -458,7 +420,7 @@ async def test_cancel_during_a_step_stops_the_plan() -> None:
 
 
 async def test_system_events_are_recorded_and_tasks_follow_the_mode() -> None:
-    async with Harness(Notes()) as h:
+    async with Harness(notes()) as h:
         copilot = Copilot(h.kernel)
         await copilot.set_mode("listen-only", channel="user")
         await copilot.notice("build failed: exit 2", source="ci")
@@ -523,7 +485,7 @@ async def test_a_default_off_source_needs_the_profile() -> None:
 
 async def test_included_files_join_the_context_and_only_real_inner_files_are_offered(
         ) -> None:
-    async with Harness(Notes()) as h:
+    async with Harness(notes()) as h:
         (h.workspace / "a.txt").write_text("x")
         (h.workspace.parent / "outside.txt").write_text("x")
         copilot = Copilot(h.kernel)
@@ -537,7 +499,7 @@ async def test_included_files_join_the_context_and_only_real_inner_files_are_off
 
 @pytest.mark.anyio
 async def test_a_direct_call_is_a_logged_one_step_run_under_the_mode() -> None:
-    async with Harness(Notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads()) as h:
         (h.workspace / "n.txt").write_text("hello")
         read_call = ToolCall(tool="notes.read", args={"path": "n.txt"})
         copilot = Copilot(h.kernel, approver=ScriptedApprover(steps=["deny"]))

@@ -17,14 +17,14 @@ from adjutant._artifacts import redact
 from adjutant._sessions import SessionError, SessionStore
 from adjutant.testing import Harness, MemoryKeyValueStore, MemoryLogStore, ScriptedApprover
 
-from .test_operator import AllowReads, Notes, plan
+from .test_operator import AllowReads, notes, plan
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_session_rehydrates_to_the_live_state() -> None:
     kv, log = MemoryKeyValueStore(), MemoryLogStore()
-    async with Harness(Notes(), AllowReads(), kv=kv, log=log) as h:
+    async with Harness(notes(), AllowReads(), kv=kv, log=log) as h:
         copilot = Copilot(h.kernel, approver=ScriptedApprover(steps=["grant"]))
         h.provider.queue(plan(("notes.write", {"path": "a.txt", "text": "x"})))
         await copilot.set_mode("execute-with-confirmation", channel="user")
@@ -69,7 +69,7 @@ def test_snapshot_plus_deltas_equals_applying_them_live(changes: list[tuple[str,
 
 async def test_grants_are_time_boxed_user_only_and_widen_the_cage() -> None:
     now = [1000.0]
-    async with Harness(Notes()) as h:
+    async with Harness(notes()) as h:
         copilot = Copilot(h.kernel, wall=lambda: now[0])
         assert not await copilot.grant("cage:/tmp/elsewhere", seconds=60, channel="model")
         assert await copilot.grant("cage:/tmp/elsewhere", seconds=60, channel="user")
@@ -87,13 +87,13 @@ async def test_grants_and_preset_persist_across_a_restart(tmp_path: Path) -> Non
     (tmp_path / "profiles").mkdir()
     (tmp_path / "profiles" / "careful.json").write_text(
         json.dumps({"model": {"provider": "scripted", "temperature": 0.0}}))
-    async with Harness(Notes(), kv=kv, log=log, home=tmp_path) as h:
+    async with Harness(notes(), kv=kv, log=log, home=tmp_path) as h:
         copilot = Copilot(h.kernel)
         await copilot.grant("write", seconds=3600, channel="user")
         from adjutant import load_profile
 
         await copilot.use_preset(load_profile(tmp_path, "careful"))
-    async with Harness(Notes(), kv=kv, log=log, home=tmp_path) as h:
+    async with Harness(notes(), kv=kv, log=log, home=tmp_path) as h:
         copilot = Copilot(h.kernel)
         await copilot.mode()
         assert copilot.grants == ["write"]
@@ -102,7 +102,7 @@ async def test_grants_and_preset_persist_across_a_restart(tmp_path: Path) -> Non
 
 
 async def test_artifacts_land_under_runs_by_day_and_are_logged() -> None:
-    async with Harness(Notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads()) as h:
         copilot = Copilot(h.kernel, approver=ScriptedApprover(steps=["grant"]))
         await copilot.set_mode("execute-with-confirmation", channel="user")
         h.provider.queue(plan(("notes.write", {"path": "b.txt", "text": "hi\n"})))
@@ -119,7 +119,7 @@ async def test_artifacts_land_under_runs_by_day_and_are_logged() -> None:
 
 async def test_replay_dry_runs_again_and_reruns_through_the_pipeline() -> None:
     approver = ScriptedApprover(steps=["grant", "grant"])
-    async with Harness(Notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads()) as h:
         copilot = Copilot(h.kernel, approver=approver)
         await copilot.set_mode("execute-with-confirmation", channel="user")
         h.provider.queue(plan(("notes.write", {"path": "c.txt", "text": "v1\n"})))
@@ -138,7 +138,7 @@ async def test_replay_dry_runs_again_and_reruns_through_the_pipeline() -> None:
 
 
 async def test_bug_bundle_redacts_secrets(tmp_path: Path) -> None:
-    async with Harness(Notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads()) as h:
         copilot = Copilot(h.kernel, approver=ScriptedApprover(steps=["grant"]))
         await copilot.set_mode("execute-with-confirmation", channel="user")
         secret = "sk-abcdefghijklmnopqrstuvwx"

@@ -77,8 +77,11 @@ def test_prompt_offers_only_the_menu_with_worked_examples() -> None:
                                  context={"cwd": "/w"}, error="bad json")
     assert text.startswith("SYS\n") and text.endswith("Request: commit it\nAnswer:")
     assert "git.commit" in text and "fs.read" not in text
-    assert 'Request: commit my changes\nAnswer: {"type":"plan","steps":[{"tool":' \
-           '"git.commit","args":{"message":"m"}}]}' + END in text
+    # its declared call {"message": "m"} states a value no declared request gives: not shown
+    assert '"message":"m"' not in text
+    assert "Request: commit setup.py with the message 'bump version'\nAnswer: " \
+           '{"type":"plan","steps":[{"tool":"git.commit","args":{"message":"bump version",' \
+           '"paths":["setup.py"]}}]}' + END in text
     assert "refused: bad json" in text and '"cwd":"/w"' in text
 
 
@@ -166,8 +169,10 @@ async def test_the_operator_constrains_by_capability(caps: ProviderCapabilities,
     assert (sent.grammar is not None, sent.json_schema is not None) == {
         "grammar": (True, False), "schema": (False, True), "none": (False, False)}[expect]
     assert END in sent.stop
-    offered = re.findall(r"^- ([a-z.]+_?[a-z]*):", sent.prompt, re.M)
-    assert len(offered) == 2 and offered[0] == "net.check_port"
+    # the static part (tools, examples) is the system text, the request's own the prompt
+    offered = re.findall(r"^- ([a-z.]+_?[a-z]*):", sent.system, re.M)
+    assert len(offered) == 3 and offered[0] == "net.check_port" and offered[-1] == "response"
+    assert sent.prompt.endswith("Request: is port 8080 listening?\nAnswer:")
 
 
 @pytest.mark.anyio
@@ -178,7 +183,7 @@ async def test_a_missing_provider_is_a_clear_failure() -> None:
     async with Harness(Tools(), profile=profile) as h:
         outcome = await Copilot(h.kernel).handle("hello")
     assert outcome.status == "failed"
-    assert "no model provider named 'ollama'" in outcome.error
+    assert "no model provider named 'ollama'" in (outcome.error or "")
 
 
 def test_a_confident_ranking_fixes_the_first_tool() -> None:
@@ -203,3 +208,126 @@ def test_optional_keys_appear_at_most_once_in_the_grammar() -> None:
     body = next(line for line in grammar.splitlines() if line.startswith("args0 ::="))
     assert "{0," not in body  # no repetition: each optional key is its own `( ... )?`
     assert body.count('"," ws') == 2  # message, then all? and paths? once each
+
+
+def test_the_static_part_is_the_same_for_every_request() -> None:
+    """What a provider keeps evaluated (llama.cpp's prefix cache) never depends on the
+    request: every tool is offered, in a stable order, and the request's words, context
+    and files go in the user text only."""
+    planner = Planner(TOOLS)
+    assert planner.offered("commit it") == planner.offered("zzz") == sorted(TOOLS)
+    first = planner.system_text(planner.offered("commit it"), system="SYS")
+    assert first == planner.system_text(planner.offered("what is in notes.txt"), system="SYS")
+    user = planner.user_text("commit it", context={"git": {"branch": "main"}},
+                             paths=["a.txt", "src"])
+    assert "commit it" not in first and "Files here: a.txt, src" in user
+    assert user.endswith("Request: commit it\nAnswer:")
+
+
+def test_worked_examples_never_teach_a_value_the_request_did_not_state() -> None:
+    """A declared call is shown only beside a declared request that states its values
+    (git.commit's {"message": "m"} fits neither of its requests)."""
+    planner = Planner(TOOLS)
+    assert ("show me notes.txt", {"path": "notes.txt"}) in planner.examples("fs.read")
+    assert all(args.get("message") != "m" for _, args in planner.examples("git.commit"))
+    for name in TOOLS:
+        for request, args in planner.examples(name):
+            for value in args.values():
+                if isinstance(value, str) and "\n" not in value:
+                    assert value.lower() in request.lower(), (name, request, args)
+
+
+def test_read_paths_are_limited_to_existing_or_named_ones() -> None:
+    read = ToolDeclaration(
+        name="fs.read", version="1", description="Read a text file.",
+        args_schema={"type": "object", "required": ["path"], "properties": {
+            "path": {"type": "string", "x-adjutant-role": "path"}}},
+        safety=ToolSafety(writes=False, level="read"))
+    planner = Planner({**TOOLS, "fs.read": read})
+    grammar = planner.grammar(["fs.read", "git.commit"], paths=["notes.txt", "src/app.py"])
+    rules = dict(line.split(" ::= ", 1) for line in grammar.splitlines() if " ::= " in line)
+    read_path = next(body for name, body in rules.items() if name.startswith("args0-path"))
+    assert '"\\"notes.txt\\""' in read_path and '"\\"src/app.py\\""' in read_path
+    # git.commit writes: its paths may name a file that does not exist yet
+    assert not any("notes.txt" in body for name, body in rules.items()
+                   if name.startswith("args1"))
+
+
+def test_workspace_paths_and_named_paths(tmp_path: Any) -> None:
+    from adjutant.planner import named_paths, workspace_paths
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("")
+    (tmp_path / ".env").write_text("SECRET=1")
+    (tmp_path / "notes.txt").write_text("")
+    assert workspace_paths(str(tmp_path)) == ["notes.txt", "src", "src/app.py"]
+    assert named_paths("read ./src/app.py and docs/guide.md, then /etc/passwd.") == [
+        "src/app.py", "docs/guide.md", "/etc/passwd"]  # named: the pipeline refuses it
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("text", "says"), [
+    ("", "The request is empty"), ("   \n", "The request is empty"),
+    ("x" * 100_000, "The request is 100,000 characters long"),
+])
+async def test_an_empty_or_huge_request_gets_a_clear_answer_and_no_model(
+        text: str, says: str) -> None:
+    async with Harness(Tools()) as h:
+        outcome = await Copilot(h.kernel).handle(text)
+        assert outcome.status == "answered" and outcome.text.startswith(says)
+        assert h.provider.requests == []  # the model was never asked
+
+
+@pytest.mark.anyio
+async def test_a_path_outside_the_cage_is_named_in_the_grammar_and_refused(
+        tmp_path: Any) -> None:
+    """The read tools' grammar admits the path the request names, so the plan says what
+    was asked (not some file of the workspace instead) and the pipeline refuses it."""
+    # a real read tool: run where adjutant-files is installed (the whole suite), not in
+    # core's own environment
+    adjutant_files = pytest.importorskip("adjutant_files")
+    from adjutant_hookspecs import Plan, ToolCall
+
+    provider = ScriptedProvider(Plan(steps=(ToolCall(tool="fs.read",
+                                                      args={"path": "/etc/passwd"}),)))
+    provider.capabilities = ProviderCapabilities(grammar=True)  # type: ignore[attr-defined]
+    async with Harness(adjutant_files, provider=provider) as h:
+        outcome = await Copilot(h.kernel, cwd=str(tmp_path)).handle("show me /etc/passwd")
+        grammar = provider.requests[0].grammar
+    assert grammar is not None and '"\\"/etc/passwd\\""' in grammar
+    assert outcome.status not in ("executed", "failed"), outcome
+    assert not outcome.results or all(r.status != "ok" for r in outcome.results)
+
+
+@pytest.mark.anyio
+async def test_the_model_chooses_the_first_step_calibrated_against_no_request() -> None:
+    """Each head (a plan starting with each tool, or a response) is scored after the
+    prompt and after a content-free one; the difference picks the head, and the reply's
+    grammar is fixed to it."""
+    from adjutant_hookspecs import CompletionRequest
+
+    planner = Planner(TOOLS)
+    names = planner.offered("is port 8080 listening?")
+    heads = planner.heads(names)
+    assert heads[-1] == '{"type":"response"' and len(heads) == len(names) + 1
+    asked: list[str] = []
+
+    async def scorer(request: CompletionRequest, options: list[str]) -> list[float]:
+        asked.append(request.prompt)
+        if "N/A" in request.prompt:  # the model's bias: it likes answering in words
+            return [-5.0] * len(names) + [-0.5]
+        return [-4.0 if n == "net.check_port" else -6.0 for n in names] + [-1.0]
+
+    request = CompletionRequest(prompt=planner.user_text("is port 8080 listening?"),
+                                system="S", grammar=planner.grammar(names))
+    priors: dict[Any, list[float]] = {}
+    chosen, choice = await planner.choose(scorer, request, names, priors)
+    assert choice == "net.check_port"  # uncalibrated, "response" (-1.0) would win
+    grammar = chosen.grammar or ""
+    assert grammar.splitlines()[0].startswith("root ::= (plan)")
+    first = next(line for line in grammar.splitlines() if line.startswith("first ::="))
+    assert first.count("step") == 1
+    await planner.choose(scorer, request, names, priors)
+    assert sum("N/A" in p for p in asked) == 1  # the prior is kept
+    _, plain = await planner.choose(scorer, request, names, {}, calibrate=False)
+    assert plain == "response"

@@ -10,11 +10,12 @@ import types
 import pytest
 
 #: Public names a module must have that are not API (pytest fixtures of the plugin).
-NOT_API = {"adjutant.testing": {"anyio_backend", "pytest_configure"}}  # pytest hooks
+NOT_API = {"adjutant.testing": {"anyio_backend", "pytest_configure",
+                                   "pytest_terminal_summary"}}  # pytest hooks
 
 
 @pytest.mark.parametrize("module", ["adjutant", "adjutant_hookspecs", "adjutant.testing",
-                                    "adjutant.testing.conformance"])
+                                    "adjutant.testing.conformance", "adjutant.scripted"])
 def test_public_names_are_exactly_all(module: str) -> None:
     mod = importlib.import_module(module)
     for name in mod.__all__:
@@ -22,7 +23,7 @@ def test_public_names_are_exactly_all(module: str) -> None:
     public = {n for n, v in vars(mod).items() if not n.startswith("_")
               and not isinstance(v, types.ModuleType) and n != "annotations"}
     public -= NOT_API.get(module, set())
-    if module == "adjutant.testing.conformance":  # its imports are typed helpers
+    if module in ("adjutant.testing.conformance", "adjutant.scripted"):  # typed imports
         public = {n for n in public if getattr(vars(mod)[n], "__module__", "") == module}
     assert public == set(mod.__all__) - {"__version__"}
 
@@ -51,3 +52,19 @@ def test_cli_load_does_not_import_anyio_cattrs_or_structlog() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_scripted_stand_ins_need_no_pytest() -> None:
+    """An app uses the scripted provider and the memory stores without pytest installed;
+    `adjutant.testing` re-exports the very same classes."""
+    code = ("import sys; import adjutant.scripted as s; "
+            "s.plugin(s.ScriptedProvider('hi')); print('pytest' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "False"
+    import adjutant.scripted as scripted
+    import adjutant.testing as testing
+
+    for name in scripted.__all__:
+        if name != "plugin":
+            assert getattr(testing, name) is getattr(scripted, name)

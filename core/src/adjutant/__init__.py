@@ -13,9 +13,10 @@ from adjutant_hookspecs import hookimpl
 from ._version import __version__
 
 if _typing.TYPE_CHECKING:
-    from ._actionlog import ActionLog, NoActionLogError
+    from ._actionlog import ActionLog, ActionLogError, NoActionLogError
     from ._agui import encode_sse, to_ag_ui
     from ._bus import BusClosedError, EventBus, Subscription, UndeclaredEventError
+    from ._consent import Requester
     from ._kernel import HookCall, Kernel, PluginLoadError
     from ._logging import configure_logging, get_logger
     from ._operator import (
@@ -38,6 +39,7 @@ if _typing.TYPE_CHECKING:
 __all__ = [
     "MODES",
     "ActionLog",
+    "ActionLogError",
     "Approver",
     "BusClosedError",
     "Copilot",
@@ -54,6 +56,7 @@ __all__ = [
     "ProfileError",
     "RegistrationError",
     "Registry",
+    "Requester",
     "RunOutcome",
     "StepDecision",
     "StepPacket",
@@ -73,10 +76,11 @@ __all__ = [
 ]
 
 _LAZY = {
-    "ActionLog": "_actionlog", "NoActionLogError": "_actionlog",
+    "ActionLog": "_actionlog", "ActionLogError": "_actionlog",
+    "NoActionLogError": "_actionlog",
     "MODES": "_operator", "Approver": "_consent", "Copilot": "_operator",
     "PlanPacket": "_consent", "RunOutcome": "_operator", "StepDecision": "_consent",
-    "StepPacket": "_consent",
+    "StepPacket": "_consent", "Requester": "_consent",
     "Pipeline": "_pipeline", "parse_reply": "_replies",
     "encode_sse": "_agui", "to_ag_ui": "_agui",
     "BusClosedError": "_bus", "EventBus": "_bus", "Subscription": "_bus",

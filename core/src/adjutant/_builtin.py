@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from adjutant_hookspecs import AG_UI_EVENTS, BusGap, Check, Command, hookimpl
+from adjutant_hookspecs import AG_UI_EVENTS, CONSENT_EVENTS, BusGap, Check, Command, hookimpl
 
-from .cli import _commands, _doctor, _operate
+from .cli import _commands, _doctor, _new, _operate, _workspace
 
 
 @hookimpl
 def register_events(register: Callable[[Any], None]) -> None:
-    for cls in (*AG_UI_EVENTS, BusGap):
+    for cls in (*AG_UI_EVENTS, BusGap, *CONSENT_EVENTS):
         register(cls)
 
 
@@ -37,6 +37,9 @@ def register_commands(register: Callable[[Command], None]) -> None:
     register(Command(name="grant", help="list, give or revoke time-boxed grants (write, "
                      "network:<tool>, cage:<dir>)", run=_operate.grant,
                      configure=_operate.configure_grant))
+    register(Command(name="workspace", help="show the pinned workspace and cages, or "
+                     "trust one again after it changed", run=_workspace.workspace,
+                     configure=_workspace.configure_workspace))
     register(Command(name="status", help="mode, preset, policies, memory",
                      run=_operate.status, configure=_operate.configure_json))
     register(Command(name="tools", help="list the tools or show one's declaration",
@@ -47,6 +50,9 @@ def register_commands(register: Callable[[Command], None]) -> None:
                      run=_operate.bundle, configure=_operate.configure_bundle))
     register(Command(name="context", help="show the context bulletin a request would use",
                      run=_operate.context, configure=_operate.configure_json))
+    register(Command(name="new", help="create a plugin package whose tests pass at once: "
+                     "new plugin NAME [--kind tool|policy|provider|context]",
+                     run=_new.new, configure=_new.configure))
     register(Command(name="presets", help="list model presets or switch to one",
                      run=_operate.presets, configure=_operate.configure_presets))
 

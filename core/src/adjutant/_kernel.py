@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import traceback
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import ModuleType, TracebackType
@@ -34,7 +33,10 @@ from adjutant_hookspecs import (
     Verdict,
 )
 
+from . import _hooks
 from ._bus import DEFAULT_CAPACITY, EventBus
+from ._hooks import HookCall, culprit, wrapper_plugins
+from ._hooks import describe as _describe
 from ._paths import data_home
 from ._plugins import EntryPoint, PluginInfo, discover, selection
 from ._registry import KINDS, TOOL_NAME, RegistrationError, Registry, validate
@@ -60,22 +62,6 @@ class _PluginManager(pluggy.PluginManager):
 
 class PluginLoadError(RuntimeError):
     """Raised by a strict kernel (the test harness) when a plugin cannot be loaded."""
-
-
-class HookCall:
-    """One hook implementation call, as hook observers see it."""
-
-    __slots__ = ("error", "hook", "kwargs", "plugin", "result")
-
-    def __init__(self, hook: str, plugin: str, kwargs: dict[str, Any]) -> None:
-        self.hook = hook
-        self.plugin = plugin
-        self.kwargs = kwargs
-        self.result: Any = None
-        self.error: BaseException | None = None
-
-    def __repr__(self) -> str:
-        return f"HookCall({self.hook!r}, plugin={self.plugin!r})"
 
 
 class Kernel:
@@ -107,8 +93,7 @@ class Kernel:
         self.pm: pluggy.PluginManager = _PluginManager(PROJECT_NAME)
         self.pm.add_hookspecs(AdjutantSpec)
         if self.env.get("ADJUTANT_TRACE_HOOKS"):
-            self.pm.trace.root.setwriter(_stderr_writer)
-            self.pm.enable_tracing()
+            _hooks.trace_hooks(self.pm, _stderr_writer)
 
         self.providers: Registry[Provider] = Registry("provider")
         self.tools: Registry[Tool] = Registry("tool")
@@ -205,6 +190,12 @@ class Kernel:
         impls: dict[str, list[Any]] = {}
         for caller in self.pm.get_hookcallers(plugin) or ():
             impls[caller.name] = [i for i in caller.get_hookimpls() if i.plugin is plugin]
+        if refused := _hooks.refused_wrapper(impls):
+            self.pm.unregister(plugin)
+            return self._fail(info, refused)
+        for hook, found in impls.items():
+            for impl in found:
+                _hooks.guard(impl, hook, self._observers)
         self._impls[name] = impls
 
         staged: list[tuple[str, str, Any]] = []  # (kind, key, obj)
@@ -217,7 +208,7 @@ class Kernel:
                 staged.append((_kind, key, obj))
 
             try:
-                self._call_each(hook, name, register=register)
+                self._call_plugin(hook, name, register=register)
             except RegistrationError as exc:
                 self.pm.unregister(plugin)
                 return self._fail(info, f"{hook}: {exc}")
@@ -304,30 +295,30 @@ class Kernel:
 
     # -- hook dispatch ------------------------------------------------------------------
 
-    def _call_each(self, hook: str, plugin: str | None = None, **kwargs: Any) -> list[Any]:
-        """Call ``hook`` on the plugin named ``plugin`` (or on every loaded plugin, in
-        load order) and return the results, each call attributed for observers."""
-        if plugin is not None:
-            impls = self._impls[plugin].get(hook, ())
-        else:
-            impls = [i for name in self._objects for i in self._impls[name].get(hook, ())]
-        results = []
-        for impl in impls:
-            args = {a: kwargs[a] for a in impl.argnames}
-            if not self._observers:
-                results.append(impl.function(**args))
-                continue
-            call = HookCall(hook, impl.plugin_name, args)
-            try:
-                call.result = impl.function(**args)
-            except BaseException as exc:
-                call.error = exc
-                raise
-            finally:
-                for observer in self._observers:
-                    observer(call)
-            results.append(call.result)
+    def _call_plugin(self, hook: str, plugin: str, **kwargs: Any) -> list[Any]:
+        """Call ``hook`` on the plugin named ``plugin`` only, through pluggy (so its
+        order, options and hook-call monitoring apply), and return the results."""
+        impls = self._impls.get(plugin, {}).get(hook)
+        if not impls:
+            return []
+        # what pluggy's own historic replay does for one plugin: its implementations,
+        # in pluggy's order, through the manager's hook execution (so monitoring sees
+        # it). ``subset_hook_caller`` would do the same at a cost growing with the
+        # number of plugins, on every registration hook of every plugin loaded.
+        results = self.pm._hookexec(hook, impls, kwargs, False)
+        assert isinstance(results, list)
         return results
+
+    def _lifecycle_order(self, hook: str, names: Iterable[str]) -> list[str]:
+        """``names`` with pluggy's ordering options of their ``hook`` applied: the
+        ``tryfirst`` ones first, the ``trylast`` ones last, the rest in the given order."""
+        rank = {i.plugin_name: 0 if i.tryfirst else 2 if i.trylast else 1
+                for i in getattr(self.pm.hook, hook).get_hookimpls()}
+        return sorted(names, key=lambda name: rank.get(name, 1))
+
+    def implementers(self, hook: str) -> list[str]:
+        """The loaded plugins that implement ``hook``, in load order."""
+        return [name for name in self._objects if self._impls.get(name, {}).get(hook)]
 
     def observe_hooks(self, observer: Callable[[HookCall], None]) -> Callable[[], None]:
         """Call ``observer`` after every hook implementation call; returns an undo."""
@@ -337,48 +328,52 @@ class Kernel:
     def pre_tool_use(
         self, call: ToolCall, declaration: ToolDeclaration, mode: str
     ) -> list[Verdict]:
-        """Every plugin's ``pre_tool_use`` verdict; a plugin that raises or returns
-        something else is counted as a deny naming it (fail closed)."""
+        """Every ``pre_tool_use`` verdict, in pluggy's call order, wrappers applied.
+
+        Fail closed: an implementation that raises or returns something else is a
+        deny naming its plugin (other implementations still run); a wrapper that
+        raises, or hands back anything but a list of verdicts, is a deny naming it."""
+        caller = self.pm.hook.pre_tool_use
+        try:
+            results = caller(call=call, declaration=declaration, mode=mode)
+        except Exception as exc:
+            return [Verdict(decision="deny", policy=culprit(exc, caller),
+                            reason=f"pre_tool_use raised {_describe(exc)}")]
+        if not isinstance(results, list):
+            return [Verdict(decision="deny", policy=_wrappers(caller), reason=(
+                f"pre_tool_use wrapper returned {type(results).__name__}, not a list"))]
         verdicts = []
-        for plugin_name, impls in list(self._impls.items()):
-            if "pre_tool_use" not in impls or plugin_name not in self._objects:
-                continue
-            try:
-                results = self._call_each("pre_tool_use", plugin_name, call=call,
-                                          declaration=declaration, mode=mode)
-            except Exception as exc:
-                verdicts.append(Verdict(decision="deny", policy=plugin_name,
-                                        reason=f"pre_tool_use raised {_describe(exc)}"))
-                continue
-            for result in results:
-                if result is None:
-                    continue
-                if not isinstance(result, Verdict):
-                    result = Verdict(decision="deny", policy=plugin_name,
-                                     reason=f"pre_tool_use returned {type(result).__name__}")
-                elif not result.policy:
-                    result = Verdict(decision=result.decision, reason=result.reason,
-                                     policy=plugin_name)
+        for result in results:
+            if isinstance(result, Verdict) and result.policy:
                 verdicts.append(result)
+            elif result is not None:  # put there by a wrapper: plain ones are coerced
+                verdicts.append(_hooks.COERCE["pre_tool_use"](_wrappers(caller), result, None))
         return verdicts
 
     def confirmation_details(self, call: ToolCall, declaration: ToolDeclaration,
                              preview: Any, cwd: str) -> dict[str, Any]:
-        """Every plugin's ``confirmation_details``, merged in load order; failures are
-        listed under ``errors`` so the user sees that a detail is missing, and why."""
+        """Every plugin's ``confirmation_details``, merged so that the implementation
+        pluggy calls first wins a key (by default the plugin loaded last). Failures are
+        listed under ``errors``, each naming its plugin, so the user sees that a detail
+        is missing, and why."""
+        caller = self.pm.hook.confirmation_details
+        try:
+            results = caller(call=call, declaration=declaration, preview=preview, cwd=cwd)
+            if not isinstance(results, list):
+                raise TypeError(f"a wrapper returned {type(results).__name__}, not a list")
+        except Exception as exc:
+            return {"errors": [f"{culprit(exc, caller)}: {_describe(exc)}"]}
+        wrappers = _wrappers(caller)
         details: dict[str, Any] = {}
-        errors = []
-        for name, impls in list(self._impls.items()):
-            if "confirmation_details" not in impls or name not in self._objects:
+        errors: list[Any] = []
+        for result in results:
+            result = _hooks.COERCE["confirmation_details"](wrappers, result, None)
+            if result is None:
                 continue
-            try:
-                for result in self._call_each("confirmation_details", name, call=call,
-                                              declaration=declaration, preview=preview,
-                                              cwd=cwd):
-                    if result is not None:
-                        details.update(result)
-            except Exception as exc:
-                errors.append(f"{name}: {_describe(exc)}")
+            result = dict(result)
+            found = result.pop("errors", [])
+            errors += found if isinstance(found, list) else [found]
+            details = {**result, **details}
         if errors:
             details["errors"] = errors
         return details
@@ -408,9 +403,9 @@ class Kernel:
 
     async def __aenter__(self) -> Kernel:
         self.load()
-        for name in list(self._objects):
+        for name in self._lifecycle_order("startup", list(self._objects)):
             try:
-                for result in self._call_each("startup", name, kernel=self):
+                for result in self._call_plugin("startup", name, kernel=self):
                     if inspect.isawaitable(result):
                         await result
             except Exception as exc:
@@ -429,9 +424,9 @@ class Kernel:
         from ._logging import get_logger
 
         log = get_logger()
-        for name in reversed(self._started):
+        for name in self._lifecycle_order("shutdown", reversed(self._started)):
             try:
-                for result in self._call_each("shutdown", name, kernel=self):
+                for result in self._call_plugin("shutdown", name, kernel=self):
                     if inspect.isawaitable(result):
                         await result
             except Exception as exc:
@@ -453,11 +448,9 @@ def _plugin_name(plugin: object) -> str:
     return getattr(plugin, "name", None) or type(plugin).__name__
 
 
-def _describe(exc: BaseException) -> str:
-    """``Type: message (file:line)`` — where in the plugin it went wrong."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = f" ({frames[-1].filename}:{frames[-1].lineno})" if frames else ""
-    return f"{type(exc).__name__}: {exc}{where}"
+def _wrappers(caller: Any) -> str:
+    """Who answers for what a hook call returned besides its plain implementations."""
+    return ", ".join(wrapper_plugins(caller)) or "kernel"
 
 
 def _stderr_writer(text: str) -> None:

@@ -51,13 +51,15 @@ from adjutant_hookspecs import (
     to_builtins,
 )
 
-from ._actionlog import ActionLog
+from ._actionlog import ActionLog, ActionLogError, disk_full
+from ._approval_events import approval_decided, approval_requested, step_denied, tool_call_id
 from ._artifacts import write_artifact, write_bundle
+from ._cages import CageChangedError, check_roots
 from ._consent import Approver, PlanPacket, StepDecision, StepPacket
-from ._pipeline import CheckedStep, Pipeline, StepChangedError
+from ._pipeline import CheckedStep, Pipeline, StepChangedError, shown
 from ._replies import parse_reply
 from ._sessions import SessionStore
-from .planner import END, Planner
+from .planner import END, Planner, bad_request, named_paths, workspace_paths
 from .providers import capabilities_of
 
 __all__ = ["MODES", "Approver", "Copilot", "PlanPacket", "RunOutcome", "StepDecision",
@@ -85,6 +87,9 @@ class RunOutcome:
     plan: Plan | None = None
     results: list[ExecutionResult] = attrs.Factory(list)
     error: str | None = None
+    #: A proposed plan's steps as shown: each packet (arguments, preview) and what the
+    #: pipeline would decide outside propose-only (``would``: decision and reason).
+    proposal: list[dict[str, Any]] = attrs.Factory(list)
 
 
 class Copilot:
@@ -115,6 +120,11 @@ class Copilot:
         self._last_user = clock()
         self._mode: str | None = None
         self._cancel: Any = None
+        #: How a plan's first step is chosen where the provider can score continuations:
+        #: "calibrated" (its likelihood against a content-free request's), "scored"
+        #: (its likelihood alone) or "free" (the constrained decoding alone).
+        self.first_choice = "calibrated"
+        self._priors: dict[Any, list[float]] = {}
 
     # -- mode -----------------------------------------------------------------------------
 
@@ -356,13 +366,30 @@ class Copilot:
         snapshot = self.state()
         publish(StateSnapshot(snapshot=snapshot))
         if (kv := self._kv()) is not None:
-            await SessionStore(kv).start(thread_id, snapshot)
+            try:
+                await SessionStore(kv).start(thread_id, snapshot)
+            except Exception as exc:  # a full disk: nothing has run yet
+                raise ActionLogError.wrap(exc, what="the data home") from exc
         outcome = RunOutcome(run_id, "failed")
         with anyio.CancelScope() as scope:
             self._cancel = scope
             try:
+                await self.check_cages()
                 outcome = await body(run_id, mode, publish)
+            except CageChangedError as exc:  # nothing is read or run in a swapped cage
+                await self.log.record("cage_changed", run_id, path=exc.path, error=str(exc),
+                                      input=run_input)
+                outcome = RunOutcome(run_id, "denied", error=str(exc))
+            except ActionLogError as exc:  # the log is unwritable: stop and say so; with no
+                self._cancel = None  # outcome record, the next start closes it as interrupted
+                publish(RunError(message=str(exc), code="log"))
+                raise
             except Exception as exc:  # a dead backend, a bug: say so, keep the log
+                if disk_full(exc):  # the data home is full (a pin, the plan's artifact),
+                    self._cancel = None  # before any step ran: stop there, say so
+                    error = ActionLogError.wrap(exc, what="the data home")
+                    publish(RunError(message=str(error), code="log"))
+                    raise error from exc
                 outcome = RunOutcome(run_id, "failed", error=f"{type(exc).__name__}: {exc}")
         self._cancel = None
         if scope.cancelled_caught:
@@ -384,6 +411,9 @@ class Copilot:
                    publish: Callable[[Any], None], include: Sequence[str] = ()) -> RunOutcome:
         if mode in ("off", "listen-only"):
             return RunOutcome(run_id, "ignored", text=f"the operator is {mode}")
+        if refusal := bad_request(prompt):  # before any model: empty, or far too long
+            await self.log.record("response", run_id, text=refusal)
+            return RunOutcome(run_id, "answered", text=refusal)
         bulletin = await self._bulletin()
         if include:
             chosen = tuple(dict.fromkeys((*bulletin.selected_files, *include)))
@@ -397,6 +427,8 @@ class Copilot:
             menu: list[str] = []
             try:
                 request, menu = self._request(prompt, bulletin, simplified, error)
+                if not simplified:
+                    request = await self._choose(request, menu, prompt)
                 text = await self._generate(request, run_id, attempt, publish)
             except ProviderError as exc:
                 await self.log.record("attempt", run_id, attempt=attempt, ok=False,
@@ -441,8 +473,27 @@ class Copilot:
         return found[:limit]
 
     async def bulletin(self) -> ContextBulletin:
-        """The context bulletin a request would use now (what ``adjutant context`` shows)."""
+        """The context bulletin a request would use now (what ``adjutant context`` shows).
+        Raises `CageChangedError` when a cage root is not the directory pinned."""
+        await self.check_cages()
         return await self._bulletin()
+
+    async def check_cages(self) -> None:
+        """Refuse (`CageChangedError`) when the workspace or another cage root no longer
+        resolves to the device and inode pinned the first time; pin new ones."""
+        kv = self._kv()
+        if kv is None:  # nowhere to keep pins (no store installed)
+            return
+        roots, renew = self._cage_roots()
+        for pin in await check_roots(kv, roots, renew=renew):
+            await self.log.record("cage_pinned", path=pin.path, target=pin.target,
+                                  device=pin.device, inode=pin.inode)
+
+    def _cage_roots(self) -> tuple[list[tuple[str, str]], set[str]]:
+        """The roots to check, and the scratch directory if it was just made (its own)."""
+        made = not os.path.lexists(self.scratch)
+        roots = [("workspace", self.cwd), *(("cage", c) for c in self._ctx("").cages)]
+        return roots, {self.scratch} if made else set()
 
     async def _bulletin(self) -> ContextBulletin:
         fields: dict[str, Any] = {}
@@ -463,9 +514,8 @@ class Copilot:
     def offered_tools(self) -> dict[str, Any]:
         """The tools the profile's ``tools`` globs allow: what the planner may use and
         what ``adjutant mcp serve`` offers."""
-        globs = [_glob(p) for p in self.kernel.profile.tools]
-        return {n: t for n, t in self.kernel.tools.items()
-                if any(re.fullmatch(g, n) for g in globs)}
+        profile = self.kernel.profile
+        return {n: t for n, t in self.kernel.tools.items() if profile.allows(n)}
 
     def _planner(self) -> Planner:
         return Planner({n: t.declaration for n, t in self.offered_tools().items()})
@@ -474,29 +524,55 @@ class Copilot:
                  error: str) -> tuple[CompletionRequest, list[str]]:
         """The completion request for one attempt, and the tools it offers.
 
-        The planner narrows the menu to the tools relevant to the request (fewer, and
-        without schemas, on a retry), and constrains the reply to those tools with a
-        grammar or a JSON schema where the provider takes one."""
+        Every allowed tool is offered (a ranking narrows very long lists, and a retry
+        offers half as many), the model choosing among them and ``response``; the static
+        part of the prompt goes in ``system`` so a provider can keep it evaluated. The
+        reply is constrained by a grammar or a JSON schema where the provider takes one,
+        with the read tools' paths limited to those that exist or that the request
+        names."""
         profile, preset = self.kernel.profile, self.kernel.profile.model
         planner = self._planner()
-        size = profile.tool_menu or len(planner.tools)
-        names = planner.menu(prompt, max(1, size // 2) if simplified else size)
+        names = planner.offered(prompt, profile.tool_menu)
+        if simplified:
+            names = planner.menu(prompt, max(1, len(names) // 2))
         context = {"cwd": bulletin.cwd} if simplified else to_builtins(bulletin)
-        text = planner.prompt(prompt, names, system=profile.system_prompt, context=context,
-                              error=error, schemas=not simplified)
+        context.pop("cwd", None)
+        grounded = self._grounded(prompt)
+        system = planner.system_text(names, system=profile.system_prompt,
+                                     schemas=not simplified)
+        # the files are not listed in the prompt (measured: a list made the model answer
+        # about files in words); the grammar limits the read tools' paths to them
+        text = planner.user_text(prompt, names, context=context, error=error)
         capabilities = capabilities_of(self._provider())
-        first = planner.first_choices(prompt, names)
         grammar = preset.grammar
         if grammar is None and capabilities.grammar:
-            grammar = planner.grammar(names, first)
-        schema = planner.json_schema(names, first) \
+            grammar = planner.grammar(names, paths=grounded)
+        schema = planner.json_schema(names, paths=grounded) \
             if capabilities.json_schema and not grammar else None
         stop = preset.stop if END in preset.stop else (*preset.stop, END)
-        return CompletionRequest(prompt=text, model=preset.model, grammar=grammar,
+        return CompletionRequest(prompt=text, system=system, model=preset.model,
+                                 grammar=grammar,
                                  json_schema=schema, stop=stop,
                                  temperature=preset.temperature,
                                  max_tokens=preset.max_tokens,
                                  context_size=preset.context_size), names
+
+    def _grounded(self, prompt: str) -> list[str]:
+        """The paths the read tools may name: those here and those the request names."""
+        return list(dict.fromkeys([*workspace_paths(self.cwd), *named_paths(prompt), "."]))
+
+    async def _choose(self, request: CompletionRequest, names: list[str],
+                      prompt: str) -> CompletionRequest:
+        """The model's own choice of first step (a tool or a response), where the
+        provider can score continuations and the reply has a planner grammar."""
+        scorer = getattr(self._provider(), "score", None)
+        if scorer is None or self.first_choice == "free" or request.grammar is None \
+                or self.kernel.profile.model.grammar is not None or len(names) < 2:
+            return request
+        request, _ = await self._planner().choose(
+            scorer, request, names, self._priors, paths=self._grounded(prompt),
+            calibrate=self.first_choice == "calibrated")
+        return request
 
     def _provider(self) -> Any:
         name = self.kernel.profile.model.provider
@@ -549,7 +625,9 @@ class Copilot:
             cages.append(cage.replace("{workspace}", self.cwd)
                          .replace("{scratch}", self.scratch))
         cages += [g.split(":", 1)[1] for g in self.grants if g.startswith("cage:")]
-        return ToolContext(cwd=self.cwd, cages=tuple(cages), run_id=run_id)
+        return ToolContext(cwd=self.cwd, cages=tuple(cages), run_id=run_id,
+                           home=self.kernel.env.get("HOME") or os.path.expanduser("~"),
+                           data_home=str(self.kernel.home))
 
     def _packet(self, run_id: str, step: CheckedStep) -> StepPacket:
         details = {}
@@ -559,8 +637,8 @@ class Copilot:
         return StepPacket(run_id, step.index, step.call.tool, dict(step.call.args),
                           step.call.explain, step.preview.dry_run_diff if step.preview else None,
                           step.declaration.safety.level if step.declaration else "?",
-                          tuple(f"{v.policy}: {v.reason}" for v in step.verdicts
-                                if v.decision != "allow"), details)
+                          tuple(shown(v) for v in step.verdicts
+                                if v.decision not in ("allow", "abstain")), details)
 
     async def _carry_out(self, plan: Plan, run_id: str, mode: str,
                          publish: Callable[[Any], None]) -> RunOutcome:
@@ -570,18 +648,24 @@ class Copilot:
                                              stage="plan")
                    for i, call in enumerate(plan.steps)]
         packets = [attrs.asdict(self._packet(run_id, s)) for s in checked]
+        for entry, step in zip(packets, checked, strict=True):
+            if step.would is not None:  # propose-only: what would happen one mode up
+                entry["would"] = {"decision": step.would.decision, "reason": shown(step.would)}
         publish(ActivitySnapshot(message_id=f"{run_id}-plan", activity_type="plan", content={
             "steps": packets, "verdicts": [s.verdict.decision for s in checked]}))
         await self._delta([{"op": "replace", "path": "/plan", "value": packets}], run_id)
         if mode == "propose-only":
-            return RunOutcome(run_id, "proposed", plan=plan)
+            return RunOutcome(run_id, "proposed", plan=plan, proposal=packets)
         writes = any(s.declaration is not None and s.needs_approval for s in checked)
         tokens: dict[int, str] = {}
         step_by_step = True
         if len(checked) > 1 and writes:
-            answer = await self.approver.approve_plan(
-                PlanPacket(run_id, tuple(self._packet(run_id, s) for s in checked)))
+            packet = PlanPacket(run_id, tuple(self._packet(run_id, s) for s in checked))
+            publish(asked := approval_requested(packet))
+            await self.log.flush()  # nothing waits on a person with records unwritten
+            answer = await self.approver.approve_plan(packet)
             await self.log.record("approval", run_id, scope="plan", answer=answer)
+            publish(approval_decided(asked, answer))
             if answer == "deny":
                 return RunOutcome(run_id, "denied", plan=plan, error="plan denied")
             if answer == "execute":  # consent to every preview shown, bound to each hash
@@ -626,18 +710,27 @@ class Copilot:
             step = await self.pipeline.check(index, call, ctx=ctx, mode=mode, grants=grants,
                                              history=tuple(history), run_id=run_id)
             if step.denied:
+                publish(step_denied(run_id, index, call.tool, by="policy",
+                                    reason=step.verdict.reason, policy=step.verdict.policy))
                 return ExecutionResult(tool=call.tool, args=call.args, status="denied",
-                                       stderr=f"{step.verdict.policy}: {step.verdict.reason}")
+                                       stderr=shown(step.verdict))
             token = tokens.get(index)
             if step.needs_approval and not self.pipeline.approvals.valid(
                     token, run_id, index, step.digest or ""):
-                decision = await self.approver.approve_step(self._packet(run_id, step))
+                packet = self._packet(run_id, step)
+                publish(asked := approval_requested(packet))
+                await self.log.flush()  # nothing waits on a person with records unwritten
+                decision = await self.approver.approve_step(packet)
                 self.log.defer("approval", run_id, scope="step", step=index,
                                action=decision.action, digest=step.digest,
                                args=decision.args, unanswered=decision.unanswered)
+                publish(approval_decided(asked, decision.action, args=decision.args,
+                                         unanswered=decision.unanswered))
                 if decision.action == "deny":
                     why = (f"needs approval and nobody could give it ({decision.unanswered})"
                            if decision.unanswered else "denied by the user")
+                    publish(step_denied(run_id, index, call.tool, reason=why,
+                                        by="nobody" if decision.unanswered else "user"))
                     return ExecutionResult(tool=call.tool, args=call.args, status="denied",
                                            stderr=why)
                 if decision.action == "edit":
@@ -646,11 +739,11 @@ class Copilot:
                     tokens.pop(index, None)
                     continue
                 token = self.pipeline.approvals.issue(run_id, index, step.digest or "")
-            tool_call_id = f"{run_id}-step-{index}"
-            publish(ToolCallStart(tool_call_id=tool_call_id, tool_call_name=call.tool))
-            publish(ToolCallArgs(tool_call_id=tool_call_id,
+            call_id = tool_call_id(run_id, index)
+            publish(ToolCallStart(tool_call_id=call_id, tool_call_name=call.tool))
+            publish(ToolCallArgs(tool_call_id=call_id,
                                  delta=msgspec.json.encode(call.args).decode()))
-            publish(ToolCallEnd(tool_call_id=tool_call_id))
+            publish(ToolCallEnd(tool_call_id=call_id))
             try:
                 result = await self.pipeline.execute(step, ctx=ctx, mode=mode, run_id=run_id,
                                                      token=token)
@@ -658,20 +751,24 @@ class Copilot:
                 tokens.pop(index, None)
                 continue
             except PermissionError as exc:
+                publish(step_denied(run_id, index, call.tool, by="policy", reason=str(exc),
+                                    policy="runtime-check"))
                 result = ExecutionResult(tool=call.tool, args=call.args, status="denied",
                                          stderr=str(exc))
-            publish(ToolCallResult(message_id=f"{tool_call_id}-result", tool_call_id=tool_call_id,
+            publish(ToolCallResult(message_id=f"{call_id}-result", tool_call_id=call_id,
                                    content=result.stdout or result.stderr or result.status,
                                    role="tool"))
-            path = write_artifact(self.kernel.home, run_id, f"step-{index}.json", {
-                "call": to_builtins(call), "preview": step.preview.dry_run_diff
-                if step.preview else None, "result": to_builtins(result)})
-            await self.log.record("artifact", run_id, step=index, path=str(path))
+            artifact: dict[str, Any] = {}
+            try:
+                artifact["path"] = str(write_artifact(
+                    self.kernel.home, run_id, f"step-{index}.json", {
+                        "call": to_builtins(call), "preview": step.preview.dry_run_diff
+                        if step.preview else None, "result": to_builtins(result)}))
+            except OSError as exc:  # a full disk: the result must still reach the log
+                artifact = {"path": None, "error": f"not written: {exc.strerror or exc}"}
+            # with the step's result, in the next step's intent or the run's outcome
+            self.log.defer("artifact", run_id, step=index, **artifact)
             return result
-        return ExecutionResult(tool=call.tool, args=call.args, status="denied",
-                               stderr="not run: the step kept changing after approval")
-
-
-def _glob(pattern: str) -> str:
-    return ".*".join(re.escape(part) for part in pattern.split("*"))
-
+        why = "not run: the step kept changing after approval"
+        publish(step_denied(run_id, index, call.tool, by="policy", reason=why, policy="kernel"))
+        return ExecutionResult(tool=call.tool, args=call.args, status="denied", stderr=why)

@@ -1,4 +1,5 @@
-"""Where Adjutant keeps its data: ``$ADJUTANT_HOME`` or the XDG data home."""
+"""Where Adjutant keeps its data (``$ADJUTANT_HOME`` or the XDG data home) and what it
+can rebuild (the XDG cache home)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["data_home"]
+__all__ = ["cache_home", "data_home"]
 
 
 def data_home(env: Mapping[str, str] | None = None) -> Path:
@@ -21,4 +22,14 @@ def data_home(env: Mapping[str, str] | None = None) -> Path:
         return Path(home).expanduser().absolute()
     xdg = env.get("XDG_DATA_HOME", "")
     base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "share"
+    return base / "adjutant"
+
+
+def cache_home(env: Mapping[str, str] | None = None) -> Path:
+    """Adjutant's cache directory, ``$XDG_CACHE_HOME/adjutant`` (else
+    ``~/.cache/adjutant``): what can be rebuilt at any time (not created here)."""
+    env = os.environ if env is None else env
+    xdg = env.get("XDG_CACHE_HOME", "")
+    home = env.get("HOME") or os.path.expanduser("~")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path(home) / ".cache"
     return base / "adjutant"

@@ -1,8 +1,10 @@
 """The safety pipeline: seven steps for every tool call, failing closed.
 
-1. arguments validated against the tool's JSON schema;
+1. the tool must exist and be in the profile's ``tools`` allow-list (an empty list
+   allows none); its arguments are validated against its JSON schema;
 2. the mode gate;
-3. the policy chain (registered policies and ``pre_tool_use`` hooks);
+3. the policy chain (registered policies and ``pre_tool_use`` hooks); a policy may
+   abstain, and when none has an opinion the step asks;
 4. the write gate: a step with write intent needs an explicit approval in every mode;
 5. the dry-run, whose preview is hashed; an approval is bound to that hash;
 6. execution, after a fresh dry-run shows the same preview and the runtime
@@ -37,7 +39,8 @@ from adjutant_hookspecs import (
 
 from ._actionlog import ActionLog
 
-__all__ = ["Approvals", "CheckedStep", "Pipeline", "StepChangedError", "combine", "is_write"]
+__all__ = ["Approvals", "CheckedStep", "Pipeline", "StepChangedError", "combine", "is_write",
+           "shown"]
 
 MAX_ARGS_BYTES = 64 * 1024
 _canonical = msgspec.json.Encoder(order="sorted")
@@ -47,16 +50,37 @@ def is_write(declaration: ToolDeclaration) -> bool:
     return declaration.safety.writes or declaration.safety.level != "read"
 
 
+#: The verdict when no policy is installed, or none has an opinion on a step.
+NO_POLICY = "no safety policy is installed, so every step asks"
+NO_OPINION = "no safety policy has an opinion on this step ({abstained}), so it asks"
+
+
 def combine(verdicts: Sequence[Verdict]) -> Verdict:
-    """The strongest verdict (deny > ask > allow); the first of equals wins."""
-    if not verdicts:
+    """The strongest opinion (deny > ask > allow); the first of equals wins.
+
+    Abstentions are not opinions: when every verdict abstains, or there is none, the
+    answer is ``ask`` (the kernel's fallback), never ``allow``."""
+    opinions = [v for v in verdicts if v.decision != "abstain"]
+    if not opinions:
+        if not verdicts:
+            return Verdict(decision="ask", policy="kernel", reason=NO_POLICY)
+        who = ", ".join(dict.fromkeys(v.policy or "?" for v in verdicts))
         return Verdict(decision="ask", policy="kernel",
-                       reason="no safety policy is installed, so every step asks")
-    best = verdicts[0]
-    for verdict in verdicts[1:]:
+                       reason=NO_OPINION.format(abstained=f"{who} abstained"))
+    best = opinions[0]
+    for verdict in opinions[1:]:
         if verdict.rank > best.rank:
             best = verdict
     return best
+
+
+def shown(verdict: Verdict) -> str:
+    """``policy: reason`` as frontends show it, the name given once even when the
+    reason already starts with it (``rmguard: rmguard: ...`` never appears)."""
+    reason, policy = verdict.reason.strip(), verdict.policy
+    if not policy or reason.lower().startswith(f"{policy.lower()}:"):
+        return reason
+    return f"{policy}: {reason}"
 
 
 def preview_hash(preview: ExecutionResult) -> str:
@@ -96,6 +120,9 @@ class CheckedStep:
     verdicts: tuple[Verdict, ...]
     preview: ExecutionResult | None = None
     digest: str | None = None
+    #: In propose-only (which runs nothing): what the pipeline would decide in
+    #: execute-with-confirmation, the failed preview included; None otherwise.
+    would: Verdict | None = None
 
     @property
     def needs_approval(self) -> bool:
@@ -131,7 +158,8 @@ class Pipeline:
             assert declaration is not None
             verdicts = [self._mode_gate(declaration, mode)]
             verdicts += await self._policies(call, declaration, ctx, mode, grants, history)
-            gated = any(v.policy == "write-gate" and v.decision != "allow" for v in verdicts)
+            gated = any(v.policy == "write-gate" and v.decision in ("ask", "deny")
+                        for v in verdicts)
             if is_write(declaration) and not gated:  # the kernel's own backstop
                 verdicts.append(Verdict(decision="ask", policy="write-gate",
                                         reason=f"{call.tool} writes: it needs your approval"))
@@ -139,11 +167,14 @@ class Pipeline:
             step = CheckedStep(index, call, declaration, verdict, tuple(verdicts))
             if not step.denied:
                 step = await self._dry_run(step, ctx)
+            elif mode == "propose-only":
+                step = await self._proposed(step, ctx)
         self.log.defer(  # written with the step's intent, before anything runs
             "decision", run_id, step=index, stage=stage, tool=call.tool, args=call.args,
             decision=step.verdict.decision, policy=step.verdict.policy,
             reason=step.verdict.reason, verdicts=[to_builtins(v) for v in step.verdicts],
             preview=step.preview.dry_run_diff if step.preview else None, digest=step.digest,
+            **({"would": to_builtins(step.would)} if step.would is not None else {}),
         )
         return step
 
@@ -153,6 +184,8 @@ class Pipeline:
 
         tool = self.kernel.tools.get(call.tool)
         declaration = tool.declaration if tool is not None else None
+        if (listed := self._allow_list(call.tool)) is not None:
+            return declaration, listed
         if tool is None:
             return refuse(f"unknown tool {call.tool!r}")
         if len(_canonical.encode(call.args)) > MAX_ARGS_BYTES:
@@ -174,6 +207,15 @@ class Pipeline:
                                   for p in first.absolute_path)
             return refuse(f"invalid arguments for {call.tool}: {first.message} @ {where}")
         return declaration, None
+
+    def _allow_list(self, tool: str) -> Verdict | None:
+        """A deny when the profile's ``tools`` allow-list does not name ``tool``."""
+        profile = self.kernel.profile
+        if profile.allows(tool):
+            return None
+        return Verdict(decision="deny", policy="allow-list", reason=(
+            f"{tool} is not in the tool allow-list of profile {profile.name!r} "
+            f"({profile.describe_tools()}); only the profile can allow it"))
 
     @staticmethod
     def _mode_gate(declaration: ToolDeclaration, mode: str) -> Verdict:
@@ -199,8 +241,8 @@ class Pipeline:
         request = PolicyRequest(
             call=call, declaration=declaration, mode=mode, cwd=ctx.cwd,  # type: ignore[arg-type]
             cages=ctx.cages, grants=grants, history=history,
-            home=self.kernel.env.get("HOME") or str(Path.home()),
-            data_home=str(self.kernel.home),
+            home=ctx.home or self.kernel.env.get("HOME") or str(Path.home()),
+            data_home=ctx.data_home or str(self.kernel.home),
         )
         verdicts: list[Verdict] = []
         for name, policy in self.kernel.policies.items():
@@ -213,10 +255,28 @@ class Pipeline:
                                   reason=f"policy failed: {type(exc).__name__}: {exc}")
             verdicts.append(verdict if verdict.policy else Verdict(
                 decision=verdict.decision, reason=verdict.reason, policy=name))
-        hooks: list[Verdict] = self.kernel.pre_tool_use(call, declaration, mode)
-        if not verdicts and not hooks:
-            return [combine(())]  # no policy at all: ask
-        return verdicts + hooks
+        verdicts += self.kernel.pre_tool_use(call, declaration, mode)
+        if all(v.decision == "abstain" for v in verdicts):
+            # no policy at all, or none with an opinion: ask (abstentions stay in the log)
+            return [*verdicts, combine(verdicts)]
+        return verdicts
+
+    async def _proposed(self, step: CheckedStep, ctx: ToolContext) -> CheckedStep:
+        """Propose-only runs nothing, but a dry-run has no effect: show what the step
+        would do and what the pipeline would decide one mode up (the policies' own
+        verdicts, the write gate, the preview itself). The step stays denied."""
+        assert step.declaration is not None
+        gate = self._mode_gate(step.declaration, "execute-with-confirmation")
+        would = combine([gate, *(v for v in step.verdicts if v.policy != "mode")])
+        if would.decision == "deny":
+            return attrs.evolve(step, would=would)
+        tried = await self._dry_run(attrs.evolve(step, verdict=would), ctx)
+        if tried.denied:  # the preview itself failed: say what, once
+            failed = tried.preview.stderr.strip() if tried.preview else tried.verdict.reason
+            would = Verdict(decision="deny", policy="dry-run",
+                            reason=f"its preview fails: {failed or 'no reason given'}")
+            return attrs.evolve(step, preview=tried.preview, would=would)
+        return attrs.evolve(step, preview=tried.preview, digest=tried.digest, would=would)
 
     async def _dry_run(self, step: CheckedStep, ctx: ToolContext) -> CheckedStep:
         tool = self.kernel.tools[step.call.tool]
@@ -251,7 +311,9 @@ class Pipeline:
             raise StepChangedError(f"the effect of step {step.index} ({step.call.tool}) "
                                    "changed since it was previewed; it must be approved again")
         # The runtime pre-tool check: no frontend shortcut can skip it.
-        runtime = combine([step.verdict,
+        # (the allow-list again: the profile may have been switched since the check)
+        listed = self._allow_list(step.call.tool)
+        runtime = combine([step.verdict, *([listed] if listed else []),
                            *self.kernel.pre_tool_use(step.call, step.declaration, mode)])
         approved = self.approvals.valid(token, run_id, step.index, step.digest)
         if runtime.decision == "deny" or (runtime.decision == "ask" and not approved):

@@ -9,9 +9,11 @@ another plugin owns. A plugin is thus loaded whole or not at all.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import msgspec
@@ -35,7 +37,10 @@ from adjutant_hookspecs import (
 )
 from adjutant_hookspecs._events import CUSTOM_NAME
 
-__all__ = ["KINDS", "RegistrationError", "Registry", "validate"]
+from ._paths import cache_home
+
+__all__ = ["KINDS", "RegistrationError", "Registry", "check_examples", "schema_errors",
+           "validate"]
 
 T = TypeVar("T")
 
@@ -162,7 +167,92 @@ def validate_declaration(declaration: Any) -> ToolDeclaration:
     validate_schema(checked.args_schema, where)
     if checked.safety.level != "read" and not checked.supports_dry_run:
         raise RegistrationError(f"{where}: a tool with effects must support dry-run")
+    if checked.examples:
+        check_examples(checked.args_schema, checked.examples, where)
     return checked
+
+
+def schema_errors(schema: dict[str, Any], args: Any) -> list[str]:
+    """Every way ``args`` breaks the JSON Schema ``schema`` (draft 2020-12, the
+    validator the pipeline uses), each as ``message @ $.path``; empty when it fits."""
+    from jsonschema import Draft202012Validator
+
+    errors = sorted(Draft202012Validator(schema).iter_errors(args),
+                    key=lambda e: list(map(str, e.absolute_path)))
+    return [f"{e.message} @ $" + "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}"
+                                          for p in e.absolute_path) for e in errors]
+
+
+def check_examples(schema: dict[str, Any], examples: Any, where: str) -> None:
+    """The schema is a valid JSON Schema and every example fits it, in full (types,
+    enums, patterns, bounds: what the pipeline will check of a planned call).
+
+    A schema and examples that passed once are remembered by digest (in the process
+    and in the cache home), so a command's start-up neither imports the validator nor
+    re-checks unchanged tools (measured: 65 ms of every ``adjutant`` command)."""
+    digest = _digest(schema, examples)
+    if digest in _passed():
+        return
+    _check_examples(schema, examples, where)
+    _remember(digest)
+
+
+def _check_examples(schema: dict[str, Any], examples: Any, where: str) -> None:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        raise RegistrationError(f"{where}: args_schema is not a valid JSON Schema: "
+                                f"{exc.message}") from None
+    for number, example in enumerate(examples, 1):
+        if errors := schema_errors(schema, example):
+            raise RegistrationError(
+                f"{where}: example {number} {_short(example)} does not fit args_schema: "
+                + "; ".join(errors[:3]))
+
+
+#: Digests of (schema, examples) pairs that passed `check_examples`, lazily loaded.
+_PASSED: set[str] | None = None
+#: Bump when what `_check_examples` checks changes: old digests stop counting.
+_CHECKS_VERSION = "1"
+
+
+def _digest(schema: Any, examples: Any) -> str:
+    import hashlib
+
+    blob = msgspec.json.encode([_CHECKS_VERSION, schema, examples], order="deterministic")
+    return hashlib.sha256(blob).hexdigest()
+
+
+def _passed_file() -> Path:
+    return cache_home() / "checked-examples"
+
+
+def _passed() -> set[str]:
+    global _PASSED
+    if _PASSED is None:
+        try:
+            _PASSED = set(_passed_file().read_text(encoding="ascii").split())
+        except (OSError, ValueError):
+            _PASSED = set()
+    return _PASSED
+
+
+def _remember(digest: str) -> None:
+    """Add to the memo; a cache that cannot be written only costs the next start-up."""
+    _passed().add(digest)
+    path = _passed_file()
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with open(path, "a", encoding="ascii") as handle:
+            handle.write(digest + "\n")
+
+
+def _short(value: Any) -> str:
+    text = msgspec.json.encode(value).decode()
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _validate_tool(obj: Any) -> str:

@@ -10,6 +10,7 @@ profile raises `ProfileError` listing every problem as ``reason @ $.field.path``
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,6 +24,10 @@ __all__ = ["ModelPreset", "Profile", "ProfileError", "list_profiles", "load_prof
 
 Verbosity = Literal["quiet", "normal", "verbose", "debug"]
 PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+#: An entry of a profile's ``tools`` allow-list: a tool name, where ``*`` stands for any
+#: run of characters (``fs.read``, ``fs.*``, ``mcp.*.get``, ``*``). Anything else is
+#: refused when the profile is loaded, so a typo never widens or silently empties it.
+TOOL_GLOB = re.compile(r"[a-z0-9_*]+(\.[a-z0-9_*]+)*")
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are Adjutant, an operator on the user's own machine. Answer with JSON only: "
@@ -46,7 +51,7 @@ class ModelPreset:
 
     #: Name of a registered provider (``llama-cpp``, ``ollama``, ``openrouter``, ...).
     provider: str = "llama-cpp"
-    model: str = "gemma3-270m"
+    model: str = "qwen2.5-coder-0.5b"
     temperature: float = attrs.field(default=0.2, validator=[v.ge(0.0), v.le(2.0)])
     #: A GBNF grammar constraining output; None lets the operator use its plan grammar.
     grammar: str | None = None
@@ -57,6 +62,27 @@ class ModelPreset:
         default=None, validator=v.optional([v.gt(0), v.le(10_000_000)]))
 
 
+def _bad_tool_globs(value: Any) -> list[tuple[int, str]]:
+    """``(index, reason)`` for each entry of a ``tools`` list that is no tool glob."""
+    return [(index, f"{entry!r} is not a tool name or glob (lower-case letters, digits, "
+                    "_ and * between dots, e.g. fs.*)")
+            for index, entry in enumerate(value)
+            if isinstance(entry, str) and not TOOL_GLOB.fullmatch(entry)]
+
+
+def _tool_globs(instance: Any, attribute: Any, value: tuple[str, ...]) -> None:
+    for index, reason in _bad_tool_globs(value):
+        raise ValueError(f"'tools'[{index}] {reason}")
+
+
+@functools.lru_cache(maxsize=64)
+def _allow_list(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One regular expression for an allow-list; None for the empty list (no tool)."""
+    parts = [".*".join(re.escape(piece) for piece in p.split("*"))
+             for p in patterns if TOOL_GLOB.fullmatch(p)]  # malformed: matches nothing
+    return re.compile("|".join(f"(?:{part})" for part in parts)) if parts else None
+
+
 @attrs.frozen
 class Profile:
     """A named preset. Fail closed: an empty tool allow-list allows no tool."""
@@ -64,8 +90,10 @@ class Profile:
     name: str = attrs.field(default="default", validator=v.matches_re(PROFILE_NAME))
     model: ModelPreset = ModelPreset()
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
-    #: Tool names or globs (``files.*``) the operator may plan with.
-    tools: tuple[str, ...] = ("*",)
+    #: Tool names or globs (``fs.*``) the operator may plan with, and the only tools
+    #: that run, whoever asks (the safety pipeline refuses the others). Absent: all
+    #: tools (``["*"]``); empty: none.
+    tools: tuple[str, ...] = attrs.field(default=("*",), validator=_tool_globs)
     #: Directories writes may touch; ``{workspace}`` and ``{scratch}`` are expanded.
     path_cages: tuple[str, ...] = ("{workspace}", "{scratch}")
     #: Context providers switched on (True) or off (False) by name; unlisted ones are on.
@@ -73,8 +101,20 @@ class Profile:
     auto_speech: bool = False
     verbosity: Verbosity = "normal"
     token_budget: int = attrs.field(default=4096, validator=[v.gt(0), v.le(10_000_000)])
-    #: How many tools the planner offers per request, the most relevant first (0: all).
-    tool_menu: int = attrs.field(default=4, validator=[v.ge(0), v.le(1000)])
+    #: How many tools the planner offers per request, the most relevant first (0: every
+    #: allowed tool, up to 32: the model chooses; issue 14 measured this against 4).
+    tool_menu: int = attrs.field(default=0, validator=[v.ge(0), v.le(1000)])
+
+    def allows(self, tool: str) -> bool:
+        """Whether the ``tools`` allow-list lets ``tool`` run (or be offered at all)."""
+        pattern = _allow_list(self.tools)
+        return pattern is not None and pattern.fullmatch(tool) is not None
+
+    def describe_tools(self) -> str:
+        """The allow-list as the profile file spells it, for refusals and status."""
+        import json
+
+        return f'"tools": {json.dumps(list(self.tools))}'
 
 
 def _strict_converter() -> Any:
@@ -143,12 +183,18 @@ def parse_profile(data: Mapping[str, Any], *, source: str = "<profile>") -> Prof
         _converter = _strict_converter()
     if not isinstance(data, Mapping):
         raise ProfileError(source, [f"expected a JSON object, got {type(data).__name__} @ $"])
+    # named with their index here: the class's own check can only say "@ $"
+    tools = data.get("tools")
+    listed = [f"{reason} @ $.tools[{index}]" for index, reason in
+              (_bad_tool_globs(tools) if isinstance(tools, list | tuple) else [])]
     try:
         return _converter.structure(dict(data), Profile)  # type: ignore[no-any-return]
     except cattrs.BaseValidationError as exc:
-        raise ProfileError(source, cattrs.transform_error(exc, "$", _describe)) from None
+        problems = cattrs.transform_error(exc, "$", _describe)
     except (TypeError, ValueError) as exc:
-        raise ProfileError(source, [f"{exc} @ $"]) from None
+        problems = [f"{exc} @ $"]
+    problems = listed + [p for p in problems if not (listed and p.startswith("'tools'["))]
+    raise ProfileError(source, problems) from None
 
 
 def profile_path(home: Path, name: str) -> Path:

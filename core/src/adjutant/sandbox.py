@@ -7,7 +7,16 @@ its own pid/ipc/uts namespaces, no new privileges, all capabilities dropped, a
 clean allow-listed environment, resource limits, a pids limit where cgroups allow
 one, output capped with a visible marker, binary output and terminal escapes
 neutralised, and the whole sandbox killed at the timeout (the pid namespace dies
-with its first process, so nothing survives: not ``setsid``, not a double fork).
+with its first process, so nothing survives: not ``setsid``, not a double fork). It
+also dies with Adjutant, whenever Adjutant is killed: PR_SET_PDEATHSIG is set in the
+child before anything else runs, with a check that Adjutant had not died already
+(`_guarded`), and pids cgroups left by a killed Adjutant are emptied and removed before
+the next process's first sandboxed run (`remove_stale_cgroups`).
+
+A writable cage does not make what protects the user writable: the deny rules
+(`adjutant.protection`) become mounts after the cage binds (`sandbox_layout`, in
+``_sandbox_layout``): secrets and Adjutant's data home hidden from every command,
+git's hooks and config, shell start-up files, MCP configs and the like read-only.
 
 `preview` gives the exact effect description a tool's dry-run should show.
 """
@@ -21,12 +30,17 @@ import shutil
 import signal
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-__all__ = ["SandboxResult", "SandboxUnavailableError", "available", "clean_text", "preview",
-           "repository_dirs", "run"]
+from ._sandbox_layout import Layout, sandbox_layout
+
+if TYPE_CHECKING:
+    from .protection import Shield
+
+__all__ = ["Layout", "SandboxResult", "SandboxUnavailableError", "available", "clean_text",
+           "preview", "remove_stale_cgroups", "repository_dirs", "run", "sandbox_layout"]
 
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 MAX_OUTPUT = 1 << 20
@@ -127,7 +141,11 @@ def _environment(extra: Mapping[str, str] | None, home: str,
 
 
 def _bwrap_argv(argv: Sequence[str], cwd: str, writable: Sequence[str], network: bool,
-                env: Mapping[str, str], readable: Sequence[str] = ()) -> list[str]:
+                env: Mapping[str, str], readable: Sequence[str] = (),
+                layout: Layout | None = None, shield: Shield | None = None) -> list[str]:
+    """The bubblewrap command line. With ``layout``, the protected paths' mounts
+    (`sandbox_layout` for ``shield``, else the process's home) follow the cage binds,
+    and ``layout`` keeps what `Layout.close` undoes once the sandbox is gone."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxUnavailableError(available() or "bubblewrap is unavailable")
@@ -143,11 +161,22 @@ def _bwrap_argv(argv: Sequence[str], cwd: str, writable: Sequence[str], network:
         real = os.path.realpath(path)
         if os.path.exists(real):
             cmd += ["--ro-bind", real, real]
+    cages = []
     for path in writable:
         real = os.path.realpath(path)
         if not os.path.isdir(real):
             raise ValueError(f"writable path {path!r} is not an existing directory")
         cmd += ["--bind", real, real]
+        cages.append(real)
+    if layout is not None:
+        if shield is None:  # the process's own home and data home
+            from ._paths import data_home
+            from .protection import Shield
+
+            shield = Shield(data_home=str(data_home()))
+        planned = sandbox_layout(shield, cages, [real_cwd, *readable])
+        layout.absorb(planned)
+        cmd += planned.args
     cmd += ["--unshare-user-try", "--unshare-ipc", "--unshare-pid", "--unshare-uts",
             "--unshare-cgroup-try"]
     if not network:
@@ -172,14 +201,18 @@ def _limits(cpu_s: int, file_bytes: int, processes: int) -> list[str]:
 class _PidsCgroup:
     """A pids cgroup capping how many processes the sandbox may have, where the host
     lets us make one (root, or a delegated cgroup). RLIMIT_NPROC does the same for
-    ordinary users but is ignored for uid 0, hence this."""
+    ordinary users but is ignored for uid 0, hence this.
+
+    Named ``adjutant-<pid>-<n>-s<start>`` (this process's pid and start time): one
+    left behind by a process that was killed is found by `remove_stale_cgroups`."""
 
     ROOTS = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")
 
     def __init__(self, limit: int) -> None:
         self.path: str | None = None
+        owner = f"adjutant-{os.getpid()}-{time.monotonic_ns()}-s{_started(os.getpid()) or 0}"
         for root in self.ROOTS:
-            candidate = os.path.join(root, f"adjutant-{os.getpid()}-{time.monotonic_ns()}")
+            candidate = os.path.join(root, owner)
             try:
                 os.mkdir(candidate)
                 with open(os.path.join(candidate, "pids.max"), "w") as handle:
@@ -191,31 +224,105 @@ class _PidsCgroup:
             self.path = candidate
             return
 
-    def wrap(self, cmd: list[str]) -> list[str]:
-        """Join the cgroup *before* exec, so every descendant is born inside it."""
-        if self.path is None:
-            return cmd
-        return ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', self.path, *cmd]
-
     def close(self) -> None:
         """Kill whatever is still in the cgroup, then remove it."""
-        if self.path is None:
-            return
-        procs = os.path.join(self.path, "cgroup.procs")
-        for _ in range(200):
-            try:
-                with open(procs) as handle:
-                    pids = [int(line) for line in handle if line.strip()]
-            except OSError:
-                pids = []
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            try:
-                os.rmdir(self.path)
-                return
-            except OSError:
-                time.sleep(0.01)
+        if self.path is not None:
+            _empty_and_remove(self.path)
+
+
+def _empty_and_remove(path: str) -> bool:
+    """Kill every process in the cgroup ``path`` and remove it; False if it stays."""
+    procs = os.path.join(path, "cgroup.procs")
+    kill = os.path.join(path, "cgroup.kill")  # cgroup v2 (Linux 5.14): all at once
+    for _ in range(200):
+        if os.path.exists(kill):
+            with contextlib.suppress(OSError), open(kill, "w") as handle:
+                handle.write("1")
+        try:
+            with open(procs) as handle:
+                pids = [int(line) for line in handle if line.strip()]
+        except OSError:
+            pids = []
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        try:
+            os.rmdir(path)
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            time.sleep(0.01)
+    return False
+
+
+def _started(pid: int) -> int | None:
+    """When ``pid`` started (clock ticks since boot); None: it does not run (or no /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+        return int(stat[stat.rindex(b")") + 2:].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+_CGROUP_NAME = re.compile(r"^adjutant-(\d+)-\d+(?:-s(\d+))?$")
+_stale_checked = False
+
+
+def remove_stale_cgroups() -> list[str]:
+    """Remove the pids cgroups left by Adjutant processes that no longer run (killed
+    before they could remove their own), killing anything still in them; returns the
+    paths removed. Called once per process, before its first sandboxed run; cheap
+    (one directory listing per cgroup root)."""
+    removed = []
+    for root in _PidsCgroup.ROOTS:
+        try:
+            names = os.listdir(root)
+        except OSError:
+            continue
+        for name in names:
+            match = _CGROUP_NAME.match(name)
+            if match is None:
+                continue
+            pid, start = int(match[1]), int(match[2]) if match[2] else None
+            now = _started(pid)
+            if now is not None and (not start or now == start):
+                continue  # its owner still runs (a reused pid with the old naming: kept)
+            path = os.path.join(root, name)
+            if os.path.isdir(path) and _empty_and_remove(path):
+                removed.append(path)
+    return removed
+
+
+#: Runs first in the sandbox's process (setpriv has just set PR_SET_PDEATHSIG): if
+#: Adjutant died before that, no signal will ever come, so the parent is checked
+#: *after* setting it; then the process joins the cgroup (every descendant is born
+#: in it) and becomes prlimit and bubblewrap (one process all along).
+_GUARD = ('[ "$PPID" = "$1" ] || exit 125; '
+          '[ -z "$2" ] || echo $$ > "$2/cgroup.procs" || exit 125; shift 2; exec "$@"')
+#: The same where setpriv is missing (slower: a Python start).
+_GUARD_PY = ("import ctypes,os,sys\n"
+             "ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)\n"  # PR_SET_PDEATHSIG
+             "os.getppid() == int(sys.argv[1]) or os._exit(125)\n"
+             "os.execv('/bin/sh', ['/bin/sh', '-c', sys.argv[3], 'adjutant-sandbox', "
+             "sys.argv[1], *sys.argv[2:3], *sys.argv[4:]])\n")
+
+
+def _guarded(cmd: list[str], cgroup: str | None) -> list[str]:
+    """``cmd`` started so that it dies with this process, always: PR_SET_PDEATHSIG
+    (SIGKILL) set in the child before anything else runs, then a check that the
+    parent is still this process (a kill landing between fork and that call would
+    otherwise leave the child reparented to init, running on past its timeout;
+    bubblewrap's own ``--die-with-parent`` comes too late for that window)."""
+    parent, where = str(os.getpid()), cgroup or ""
+    setpriv = shutil.which("setpriv")
+    if setpriv is not None:
+        return [setpriv, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", _GUARD,
+                "adjutant-sandbox", parent, where, *cmd]
+    import sys
+
+    return [sys.executable, "-S", "-c", _GUARD_PY, parent, where, _GUARD, *cmd]
 
 
 async def run(
@@ -224,6 +331,7 @@ async def run(
     max_output: int = MAX_OUTPUT, network: bool = False, stdin: bytes | None = None,
     max_processes: int = 64, max_file_bytes: int = 1 << 30,
     unchecked_env: Mapping[str, str] | None = None, readable: Sequence[str] = (),
+    shield: Shield | None = None,
 ) -> SandboxResult:
     """Run ``argv`` in the sandbox and return its (cleaned, capped) output.
 
@@ -231,6 +339,8 @@ async def run(
     it is for values a tool's own code sets (the git tools' ``GIT_CONFIG_NOSYSTEM``),
     never for anything taken from a call's arguments. ``readable`` directories are
     bound read-only (the root is read-only anyway; this matters under ``/tmp``).
+    ``shield`` carries the deny rules of the call (`Shield.for_context`): the
+    protected paths it names stay read-only or hidden inside the sandbox.
 
     :raises SandboxUnavailableError: bubblewrap is missing.
     :raises ValueError: a forbidden environment variable or a bad writable path.
@@ -239,15 +349,21 @@ async def run(
 
     if not argv or not all(isinstance(a, str) and "\x00" not in a for a in argv):
         raise ValueError("argv must be a non-empty list of strings without NUL bytes")
+    layout = Layout()  # the protected paths' mounts; closed (placeholders gone) at the end
     cmd = _limits(max(1, int(timeout) + 1), max_file_bytes, max_processes) + _bwrap_argv(
-        argv, cwd, writable, network, _environment(env, "/tmp", unchecked_env), readable)
+        argv, cwd, writable, network, _environment(env, "/tmp", unchecked_env), readable,
+        layout, shield)
+    global _stale_checked
+    if not _stale_checked:
+        _stale_checked = True
+        remove_stale_cgroups()
     cgroup = _PidsCgroup(max_processes)
     started = time.perf_counter()
     out, err = bytearray(), bytearray()
     truncated = timed_out = False
 
     process = await anyio.open_process(
-        cgroup.wrap(cmd), stdin=None if stdin is None else -1, stdout=-1, stderr=-1,
+        _guarded(cmd, cgroup.path), stdin=None if stdin is None else -1, stdout=-1, stderr=-1,
         start_new_session=True,
     )
 
@@ -280,6 +396,7 @@ async def run(
         with anyio.CancelScope(shield=True):
             await process.aclose()  # close the pipes
         cgroup.close()
+        layout.close()
     stdout, binary_out = clean_text(bytes(out))
     stderr, binary_err = clean_text(bytes(err))
     marker = TRUNCATED.format(limit=max_output)

@@ -19,13 +19,17 @@ import msgspec
 
 __all__ = [
     "AG_UI_EVENTS",
+    "CONSENT_EVENTS",
     "ActivityDelta",
     "ActivitySnapshot",
+    "ApprovalDecided",
+    "ApprovalRequested",
     "BusGap",
     "Custom",
     "CustomEvent",
     "Envelope",
     "Event",
+    "Interrupt",
     "MessagesSnapshot",
     "PatchOp",
     "Raw",
@@ -36,11 +40,13 @@ __all__ = [
     "ReasoningMessageEnd",
     "ReasoningMessageStart",
     "ReasoningStart",
+    "ResumeEntry",
     "RunError",
     "RunFinished",
     "RunStarted",
     "StateDelta",
     "StateSnapshot",
+    "StepDenied",
     "StepFinished",
     "StepStarted",
     "SubagentError",
@@ -300,6 +306,94 @@ class BusGap(CustomEvent, frozen=True, tag="adjutant.bus.gap"):
 
     first_missed: int
     last_missed: int
+
+
+# -- consent: approvals and refusals ---------------------------------------------------
+
+
+class Interrupt(msgspec.Struct, frozen=True, kw_only=True, rename="camel", omit_defaults=True):
+    """AG-UI's ``Interrupt``: something a run waits for from outside (here, consent).
+
+    A client that speaks AG-UI interrupts ends its view of the run with
+    ``RUN_FINISHED {"outcome": {"type": "interrupt", "interrupts": [<this>]}}`` and
+    answers with a `ResumeEntry` carrying the same ``id``."""
+
+    id: str
+    #: ``tool_approval`` (one step) or ``plan_approval`` (a whole plan).
+    reason: str
+    #: A one-line question for whoever answers.
+    message: str | None = None
+    #: The step's tool call id (``<run>-step-<n>``), for a step approval.
+    tool_call_id: str | None = None
+    #: JSON Schema of the answer (see `ApprovalRequested`).
+    response_schema: dict[str, Any] | None = None
+    #: What the user must see to decide: the confirmation packet(s).
+    metadata: dict[str, Any] | None = None
+
+
+class ResumeEntry(msgspec.Struct, frozen=True, kw_only=True, rename="camel",
+                  omit_defaults=True):
+    """AG-UI's ``ResumeEntry``: the answer to one `Interrupt`.
+
+    ``status`` is ``resolved`` when someone answered, ``cancelled`` when nobody could
+    (no terminal, no approver); ``payload`` is the answer itself."""
+
+    interrupt_id: str
+    status: Literal["resolved", "cancelled"]
+    payload: Any = None
+    metadata: dict[str, Any] | None = None
+
+
+class ApprovalRequested(CustomEvent, frozen=True, omit_defaults=True,
+                        tag="adjutant.approval.requested"):
+    """The operator is waiting for consent: the plan (``scope="plan"``) or one step.
+
+    ``interrupt`` is an AG-UI `Interrupt`; its ``metadata`` holds what the user must
+    see (``{"packet": ...}`` for a step: tool, args, preview, level, reasons, details;
+    ``{"steps": [...]}`` for a plan), and ``response_schema`` the shape of the answer.
+    ``requester`` names who asked for the run when it is not the user (an MCP client).
+    """
+
+    scope: Literal["plan", "step"]
+    interrupt: Interrupt
+    step: int | None = None
+    requester: str | None = None
+
+
+class ApprovalDecided(CustomEvent, frozen=True, omit_defaults=True,
+                      tag="adjutant.approval.decided"):
+    """Consent was given or refused: ``resume`` answers the `ApprovalRequested`
+    interrupt with the same id.
+
+    ``decision``: for a plan ``execute``, ``step`` or ``deny``; for a step ``grant``,
+    ``deny`` or ``edit``. ``unanswered`` says why a deny came from nobody (then
+    ``resume.status`` is ``cancelled``)."""
+
+    scope: Literal["plan", "step"]
+    decision: str
+    resume: ResumeEntry
+    step: int | None = None
+    unanswered: str | None = None
+
+
+class StepDenied(CustomEvent, frozen=True, omit_defaults=True, tag="adjutant.step.denied"):
+    """A step was not run: refused by a policy (``by="policy"``, ``policy`` names it),
+    by the user (``by="user"``), or because nobody could approve it (``by="nobody"``).
+
+    A step refused when it is checked has no ``TOOL_CALL_*`` events; one refused by the
+    runtime check right before execution (``policy="runtime-check"``) has them, with
+    the refusal as its ``TOOL_CALL_RESULT``."""
+
+    step: int
+    tool: str
+    tool_call_id: str
+    by: Literal["policy", "user", "nobody"]
+    reason: str
+    policy: str | None = None
+
+
+#: The kernel's own consent events (declared by the built-in plugin, sent as ``CUSTOM``).
+CONSENT_EVENTS: tuple[type[Event], ...] = (ApprovalRequested, ApprovalDecided, StepDenied)
 
 
 #: Every standard event class, one per AG-UI event type.

@@ -47,7 +47,7 @@ _frozen: dict[str, Any] = {"frozen": True, "kw_only": True, "forbid_unknown_fiel
 ARG_ROLE = "x-adjutant-role"
 
 Mode = Literal["off", "listen-only", "propose-only", "execute-with-confirmation", "execute-auto"]
-Decision = Literal["allow", "ask", "deny"]
+Decision = Literal["allow", "ask", "deny", "abstain"]
 
 
 # -- providers -------------------------------------------------------------------------
@@ -156,11 +156,18 @@ class Provider(Protocol):
 
 
 class ToolContext(msgspec.Struct, **_frozen):
-    """Where a tool call runs: the working directory and the writable cages."""
+    """Where a tool call runs: the working directory and the writable cages.
+
+    ``home`` and ``data_home`` anchor the deny rules a tool applies to files it reaches
+    by itself (`adjutant.protection.Shield.for_context`).
+    """
 
     cwd: str
     cages: tuple[str, ...] = ()
     run_id: str | None = None
+    #: The user's home directory and Adjutant's data directory (always protected).
+    home: str = ""
+    data_home: str = ""
 
 
 @runtime_checkable
@@ -215,25 +222,68 @@ class PolicyRequest(msgspec.Struct, **_frozen):
     data_home: str = ""
 
 
-class Verdict(msgspec.Struct, **_frozen):
-    """A policy's answer. Deny beats ask beats allow; ``policy`` names who decided."""
+class Verdict(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A policy's answer: ``Verdict("deny", "rm is not allowed here")``.
+
+    ``decision`` is ``allow``, ``ask``, ``deny`` or ``abstain`` ("no opinion on this
+    step": `Verdict.abstain`). Deny beats ask beats allow; abstentions do not count, and
+    when no policy has an opinion the step asks, exactly as when no policy is installed.
+    ``policy`` names who decided; leave it empty and the kernel fills in the registered
+    name. Do not repeat that name in ``reason``: frontends show ``policy: reason``.
+    """
 
     decision: Decision
-    reason: str
+    reason: str = ""
     policy: str = ""
+
+    def __post_init__(self) -> None:
+        if self.decision not in _RANKS:
+            raise ValueError(f"Verdict decision must be one of {', '.join(_RANKS)}, "
+                             f"got {self.decision!r}")
+        if self.decision != "abstain" and not self.reason.strip():
+            raise ValueError(f"a {self.decision!r} Verdict needs a reason the user can read")
+
+    @classmethod
+    def abstain(cls, reason: str = "no opinion on this step", *, policy: str = "") -> Verdict:
+        """No opinion: the step is judged by the other policies (or asks, if none has one).
+
+        Return this for every call your policy does not care about, rather than
+        ``allow``: an ``allow`` is an opinion, and it turns off the kernel's "no policy
+        has an opinion, so ask" fallback for that step."""
+        return cls("abstain", reason, policy)
+
+    @property
+    def abstains(self) -> bool:
+        return self.decision == "abstain"
 
     @property
     def rank(self) -> int:
-        """0 for allow, 1 for ask, 2 for deny: combine verdicts with ``max``."""
+        """-1 for abstain, 0 for allow, 1 for ask, 2 for deny: combine opinions with ``max``."""
         return _RANKS[self.decision]
 
 
-_RANKS = {"allow": 0, "ask": 1, "deny": 2}
+_RANKS = {"abstain": -1, "allow": 0, "ask": 1, "deny": 2}
 
 
 @runtime_checkable
 class Policy(Protocol):
-    """A link of the policy chain (path cages, deny patterns, guardrails...)."""
+    """A link of the policy chain (path cages, deny patterns, guardrails...).
+
+    ``evaluate`` sees every step of every run and answers with a `Verdict`:
+    ``Verdict.abstain()`` for steps it has no opinion on, ``allow``/``ask``/``deny``
+    otherwise. It may be async and slow (resolve paths, read files); an exception, or
+    an answer that is not a `Verdict`, counts as a deny naming the policy.
+
+    A Policy or a ``pre_tool_use`` hook? Write a Policy when the judgement needs the
+    situation (cwd, cages, grants, the run's history, the mode) or I/O, and when it
+    should be tested with `PolicyConformance`. Write a ``pre_tool_use`` hook for a
+    quick, synchronous veto or "ask" from the call and declaration alone; it is also
+    re-checked right before execution.
+
+    Optional: ``description``, one line saying what the policy enforces, shown by
+    ``adjutant status`` and ``adjutant doctor`` (default: the class docstring's first
+    line).
+    """
 
     name: str
 
@@ -268,8 +318,12 @@ class LogStore(Protocol):
         """Store one record durably and return its index (0, 1, 2, ...).
 
         A store may also offer ``async append_many(records) -> list[int]``: several
-        records in one durable commit, all or none. The kernel uses it to log a step's
-        intent in one commit before the step runs, and its outcome in one after.
+        records in one durable commit, all or none, indexes in order (checked with
+        ``hasattr``; a store without it gets one ``append`` per record). The kernel's
+        action log writes at barriers only: a step's intent before the step runs, a
+        run's outcome before it is reported, and before a person is asked. Each hands
+        the store what was queued since the last one, so with ``append_many`` a step
+        is one commit (its intent with its decision, and the previous step's result).
         """
         ...
 

@@ -8,6 +8,12 @@ the kernel awaits (startup in load order, shutdown in reverse). No hook is
 ``historic``: the kernel calls a plugin's registration hooks itself when that plugin
 is added, so a late plugin registers like an early one.
 
+Hooks are called by pluggy, so its options mean what pluggy documents: the plugin
+loaded last is called first, ``tryfirst``/``trylast`` move an implementation, and
+``wrapper=True`` (or old-style ``hookwrapper=True``) wraps ``pre_tool_use`` and
+``confirmation_details``. Registration and lifecycle hooks are called one plugin at
+a time, so there is no call to wrap: a wrapper on them is refused at load.
+
 The hook reference in ``docs/hooks.md`` is generated from these docstrings
 (``python -m adjutant.docs``); a test fails when a hook or one of its arguments is
 undocumented.
@@ -92,10 +98,15 @@ class AdjutantSpec:
         """Register safety policies for the policy chain (step 3 of the pipeline).
 
         :param register: Call once per policy with an object satisfying
-            :class:`~adjutant_hookspecs.Policy`. Every policy sees every step; deny
-            beats ask beats allow, and the verdict records which policy decided.
+            :class:`~adjutant_hookspecs.Policy`. Every policy sees every step and
+            answers a :class:`~adjutant_hookspecs.Verdict`; deny beats ask beats
+            allow, and the verdict records which policy decided. A policy with no
+            opinion on a step returns ``Verdict.abstain()``, never ``allow``.
 
-        Returns nothing. With no policy registered at all, every step asks.
+        Returns nothing. With no policy registered at all, or when every policy and
+        ``pre_tool_use`` hook abstains, the step asks. Write a Policy when the
+        judgement needs the situation (cwd, cages, grants, history) or I/O; write a
+        ``pre_tool_use`` hook for a quick synchronous veto from the call alone.
 
         .. versionadded:: 0.1
         """
@@ -184,11 +195,18 @@ class AdjutantSpec:
             ``execute-with-confirmation`` or ``execute-auto``.
 
         Return a :class:`~adjutant_hookspecs.Verdict` (``deny`` vetoes, ``ask``
-        demands an explicit approval) or ``None`` to abstain. All implementations
-        are called; their verdicts join the policy chain, so deny beats ask beats
-        allow. Must be synchronous and fast. Fail closed: an exception, or a return
-        value that is neither a ``Verdict`` nor ``None``, counts as a deny naming the
-        plugin.
+        demands an explicit approval) or ``None`` (or ``Verdict.abstain()``) to
+        abstain. All implementations are called, once when the step is checked and
+        again right before it runs, in pluggy's order (the plugin loaded last first;
+        ``tryfirst``/``trylast`` move one); their verdicts join the policy chain, so
+        deny beats ask beats allow, and of equal verdicts the first is the one shown.
+        Must be synchronous and fast. Fail closed: an exception, or a return value
+        that is neither a ``Verdict`` nor ``None``, counts as a deny naming the
+        plugin, and the other implementations still run. A ``wrapper=True`` (or
+        ``hookwrapper=True``) implementation receives the list of verdicts from its
+        ``yield`` (failures already turned into denies) and returns the list that
+        counts; a wrapper that raises or returns anything but a list of verdicts is
+        a deny naming it.
 
         .. versionadded:: 0.1
         """
@@ -206,9 +224,12 @@ class AdjutantSpec:
 
         Return a dict of JSON-compatible fields (``target``, ``current``,
         ``proposed``, ``impact``, ``risk``, ...) or ``None``. All implementations are
-        called in load order and their dicts merged into ``StepPacket.details``;
-        a later plugin's key wins. Must not change anything; an exception is
-        reported in the packet as ``details["errors"]``, never hidden.
+        called in pluggy's order (the plugin loaded last first; ``tryfirst`` and
+        ``trylast`` move one) and their dicts merged into ``StepPacket.details``;
+        the implementation called first wins a key. Must not change anything; an
+        exception or a value that is not a dict is reported in the packet as an
+        entry of ``details["errors"]`` naming the plugin, never hidden. A wrapper
+        receives the list of dicts from its ``yield`` and returns the list merged.
 
         .. versionadded:: 0.1
         """
@@ -221,10 +242,12 @@ class AdjutantSpec:
 
         :param kernel: The :class:`adjutant.Kernel`; its registries and bus are ready.
 
-        Return ``None`` or an awaitable, which the kernel awaits (plugins in load
-        order). If one raises, the plugins already started are shut down and the
-        kernel raises ``RuntimeError("plugin 'x' failed to start: ...")`` with the
-        original as its cause: a kernel that cannot start does not pretend to.
+        Return ``None`` or an awaitable, which the kernel awaits before the next
+        plugin starts (plugins in load order; ``tryfirst``/``trylast`` move one to
+        the front or the back; a wrapper is refused at load). If one raises, the
+        plugins already started are shut down and the kernel raises
+        ``RuntimeError("plugin 'x' failed to start: ...")`` with the original as its
+        cause: a kernel that cannot start does not pretend to.
         Plugins added to a running kernel do not get this hook.
 
         .. versionadded:: 0.1
@@ -236,7 +259,8 @@ class AdjutantSpec:
 
         :param kernel: The :class:`adjutant.Kernel` being stopped.
 
-        Return ``None`` or an awaitable. Called in reverse load order, for every
+        Return ``None`` or an awaitable. Called in the reverse of start-up order
+        (``tryfirst``/``trylast`` move one to the front or the back), for every
         plugin even when another one's shutdown failed (failures are logged).
 
         .. versionadded:: 0.1

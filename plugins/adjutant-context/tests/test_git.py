@@ -6,14 +6,13 @@ from pathlib import Path
 import pytest
 
 from adjutant import sandbox
+from adjutant.testing import needs_sandbox
 from adjutant_context import GitProvider
 from adjutant_context._git import MAX_CHANGED, parse_status
 
 from .helpers import git, make_repo
 
 pytestmark = pytest.mark.anyio
-needs_sandbox = pytest.mark.skipif(sandbox.available() is not None,
-                                   reason="bubblewrap is not installed")
 
 
 @needs_sandbox

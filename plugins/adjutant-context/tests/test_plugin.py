@@ -8,8 +8,8 @@ import msgspec
 import pytest
 
 import adjutant_context
-from adjutant import Copilot, ModelPreset, Profile, sandbox
-from adjutant.testing import Harness
+from adjutant import Copilot, ModelPreset, Profile
+from adjutant.testing import Harness, needs_sandbox
 from adjutant.testing.plugin_checks import assert_entry_point, assert_registers
 from adjutant_hookspecs import ActivitySnapshot, Response
 
@@ -19,8 +19,6 @@ from .helpers import fake_program, make_repo
 REGISTERS = {"context_providers": ["git", "shell-history", "focus", "clipboard",
                                    "selected-files", "service-logs", "project"]}
 PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
-needs_sandbox = pytest.mark.skipif(sandbox.available() is not None,
-                                   reason="bubblewrap is not installed")
 
 
 @pytest.mark.anyio

@@ -1,20 +1,19 @@
 """What each tool does when the call is fine."""
 
 import io
-import shutil
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from adjutant.testing import needs_sandbox
 from adjutant_files import CompressZip, EditorPatch, FsAppend, FsDiff, FsRead, FsWrite, SearchGrep
 from adjutant_hookspecs import ToolContext
 
 from .helpers import make_cage, run
 
 pytestmark = pytest.mark.anyio
-needs_rg = pytest.mark.skipif(shutil.which("rg") is None or shutil.which("bwrap") is None,
-                              reason="ripgrep or bubblewrap missing")
+needs_rg = needs_sandbox
 
 
 @pytest.fixture
@@ -95,7 +94,8 @@ async def test_zip(ctx: ToolContext) -> None:
     (cage(ctx) / "src" / "link").symlink_to("/etc/passwd")
     preview = await run(CompressZip(), ctx, dry=True, paths=["src", "notes.txt"], output="a.zip")
     assert preview.dry_run_diff == ("create a.zip with 2 file(s):\n  src/app.py\n  notes.txt\n"
-                                    "  skipped link: src/link\n")
+                                    "  skipped link: src/link\n"
+                                    "  withheld (protected): src/.env: .env is protected\n")
     assert (await run(CompressZip(), ctx, paths=["src", "notes.txt"], output="a.zip")).status \
         == "ok"
     with zipfile.ZipFile(io.BytesIO((cage(ctx) / "a.zip").read_bytes())) as archive:

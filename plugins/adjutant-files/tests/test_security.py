@@ -2,20 +2,19 @@
 error result naming its rule, and leaves the file system exactly as it was."""
 
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from adjutant.testing import needs_sandbox
 from adjutant_files import CompressZip, EditorPatch, FsAppend, FsRead, FsWrite, SearchGrep
 from adjutant_hookspecs import ToolContext
 
 from .helpers import make_cage, run, snapshot
 
 pytestmark = pytest.mark.anyio
-needs_rg = pytest.mark.skipif(shutil.which("rg") is None or shutil.which("bwrap") is None,
-                              reason="ripgrep or bubblewrap missing")
+needs_rg = needs_sandbox
 
 
 @pytest.fixture
@@ -209,3 +208,165 @@ async def test_grep_does_not_follow_links_out(ctx: ToolContext, tmp_path: Path) 
     (Path(ctx.cwd) / "leak.txt").symlink_to(tmp_path / "proj-evil" / "secret.txt")
     result = await run(SearchGrep(), ctx, pattern="secret")
     assert (result.status, result.stdout) == ("ok", "")
+
+
+# -- indirect reads (issue 13, section 1): every file a tool finds by itself passes the
+# -- deny rules of fs.read, whatever route reached it ---------------------------------
+
+MARKER = "SECRET-MARKER-7f3a"
+
+
+def secrets_bench(tmp_path: Path) -> tuple[ToolContext, Path]:
+    """A fake home with ~/.ssh/id_rsa and ~/.aws/credentials, and a cage holding a hard
+    link to the key, a copy under keys/, environment files and a `.ignore` that
+    re-includes `.env`: each carries MARKER. Only `ok.txt` may come back."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".aws").mkdir()
+    (home / ".ssh" / "id_rsa").write_text(f"-----BEGIN OPENSSH PRIVATE KEY-----\n{MARKER}\n")
+    (home / ".aws" / "credentials").write_text(f"aws_secret_access_key = {MARKER}\n")
+    cage = tmp_path / "work"
+    (cage / "keys").mkdir(parents=True)
+    os.link(home / ".ssh" / "id_rsa", cage / "h")
+    (cage / "keys" / "id_rsa").write_text(f"{MARKER}\n")
+    (cage / ".env").write_text(f"TOKEN={MARKER}\n")
+    (cage / ".env.local").write_text(f"TOKEN={MARKER}\n")
+    (cage / ".ignore").write_text("!.env\n!.env.local\n")
+    (cage / "ok.txt").write_text(f"not a {MARKER[:6]} here\n")
+    ctx = ToolContext(cwd=str(cage), cages=(str(cage),), home=str(home),
+                      data_home=str(tmp_path / "data"))
+    return ctx, home
+
+
+@needs_rg
+@pytest.mark.parametrize("args", [
+    {"pattern": "SECRET"}, {"pattern": "SECRET", "glob": ".env"},
+    {"pattern": "SECRET", "glob": ".env.*"}, {"pattern": "SECRET", "glob": "*"},
+    {"pattern": "SECRET", "glob": "h"}, {"pattern": "SECRET", "paths": ["keys", "."]},
+    {"pattern": "SECRET", "paths": ["h"]}, {"pattern": "MARKER-7f3a", "fixed_strings": True},
+    {"pattern": ".", "glob": "!ok.txt"},
+])
+async def test_grep_withholds_protected_files_it_finds(tmp_path: Path,
+                                                       args: dict[str, Any]) -> None:
+    ctx, _ = secrets_bench(tmp_path)
+    result = await run(SearchGrep(), ctx, **args)
+    assert result.status == "ok", result.stderr
+    assert MARKER not in result.stdout
+    if "paths" in args or args.get("glob") in ("*", "h") or args["pattern"] != "SECRET":
+        # the hard link has no protected name: only the shield's inode check stops it
+        assert "h is a hard link to" in result.stdout and "withheld" in result.stdout
+
+
+@needs_rg
+async def test_grep_names_what_it_withheld_and_keeps_the_rest(tmp_path: Path) -> None:
+    ctx, _ = secrets_bench(tmp_path)
+    result = await run(SearchGrep(), ctx, pattern="SECRET|not a", glob="*")
+    lines = result.stdout.splitlines()
+    assert lines[0] == "./ok.txt:1:not a SECRET here"
+    assert "withheld the matches of 2 file(s)" in lines[1]  # h and .env.local
+    assert any(".env.local matches **/.env.*" in line for line in lines)
+
+
+@needs_rg
+async def test_grep_with_the_home_as_workspace(tmp_path: Path) -> None:
+    _, home = secrets_bench(tmp_path)
+    ctx = ToolContext(cwd=str(home), cages=(str(home),), home=str(home))
+    shown = ""
+    for args in ({"pattern": "SECRET", "glob": "*"}, {"pattern": "aws_secret", "glob": "*"},
+                 {"pattern": "SECRET", "glob": ".ssh/*"}, {"pattern": "SECRET", "glob": ".*"}):
+        result = await run(SearchGrep(), ctx, **args)
+        assert result.status == "ok" and MARKER not in result.stdout, result.stdout
+        shown += result.stdout
+    # (the sandbox hides ~/.ssh and ~/.aws from rg too; the filter is the second layer)
+
+
+@needs_rg
+async def test_grep_data_home_in_the_cage_is_withheld(tmp_path: Path) -> None:
+    ctx, _ = secrets_bench(tmp_path)
+    data = Path(ctx.cwd) / "state"
+    data.mkdir()
+    (data / "log.txt").write_text(f"{MARKER}\n")
+    ctx = ToolContext(cwd=ctx.cwd, cages=ctx.cages, home=ctx.home, data_home=str(data))
+    result = await run(SearchGrep(), ctx, pattern="SECRET", paths=["state"])
+    assert result.status == "ok" and MARKER not in result.stdout  # hidden by the sandbox
+
+
+def test_grep_filter_withholds_what_rg_reports(tmp_path: Path) -> None:
+    """The filter on its own, fed what rg would report (the sandbox also hides the data
+    home and ~/.ssh, so a real run cannot show this layer alone)."""
+    import base64
+    import json
+
+    from adjutant.protection import Shield
+    from adjutant_files._grep import render
+
+    ctx, home = secrets_bench(tmp_path)
+    data = Path(ctx.cwd) / "state"
+    data.mkdir()
+    (data / "log.txt").write_text(f"{MARKER}\n")
+
+    def hit(path: str | bytes, text: str) -> str:
+        name = ({"text": path} if isinstance(path, str)
+                else {"bytes": base64.b64encode(path).decode()})
+        return json.dumps({"type": "match", "data": {"path": name, "lines": {"text": text},
+                                                      "line_number": 1}})
+
+    odd = b"./caf\xe9/.env"  # not UTF-8: rg sends it as bytes
+    lines = [hit("./ok.txt", "fine\n"), hit("./state/log.txt", MARKER),
+             hit(f"{home}/.ssh/id_rsa", MARKER), hit("./h", MARKER), hit(odd, MARKER),
+             '{"type":"match","data":{"path":{"text":"./cut', "not json"]
+    shield = Shield(str(home), str(data))
+    shown = render("\n".join(lines), ctx.cwd, shield)
+    assert MARKER not in shown
+    assert shown.startswith("./ok.txt:1:fine\n[search.grep withheld the matches of 4 file(s)")
+    assert "protected as Adjutant's own" in shown and "h is a hard link to" in shown
+
+
+@needs_rg
+async def test_grep_output_is_cleaned_of_escapes(ctx: ToolContext) -> None:
+    (Path(ctx.cwd) / "esc.txt").write_text("hit \x1b]52;c;cHduZWQ=\x07\x1b[2J done\n")
+    result = await run(SearchGrep(), ctx, pattern="hit")
+    assert result.stdout == "./esc.txt:1:hit  done\n"
+
+
+async def test_zip_leaves_protected_files_out_and_says_so(tmp_path: Path) -> None:
+    import io
+    import zipfile
+
+    ctx, _ = secrets_bench(tmp_path)
+    preview = await run(CompressZip(), ctx, dry=True, paths=["."], output="all.zip")
+    result = await run(CompressZip(), ctx, paths=["."], output="all.zip")
+    assert result.status == "ok", result.stderr
+    # the approval saw exactly what the run did: the same members, the same withheld
+    assert preview.dry_run_diff is not None
+    assert preview.dry_run_diff.removeprefix("create ") == result.stdout.removeprefix("created ")
+    for name in ("h: ", "keys/id_rsa: ", ".env: ", ".env.local: "):
+        assert f"withheld (protected): {name}" in result.stdout
+    data = (Path(ctx.cwd) / "all.zip").read_bytes()
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert sorted(archive.namelist()) == [".ignore", "ok.txt"]
+        assert all(MARKER not in archive.read(n).decode() for n in archive.namelist())
+
+
+@pytest.mark.parametrize("path", ["h", "keys/id_rsa", "keys/../h"])
+async def test_zip_refuses_a_protected_file_it_is_given(tmp_path: Path, path: str) -> None:
+    ctx, _ = secrets_bench(tmp_path)
+    result = await run(CompressZip(), ctx, paths=["ok.txt", path], output="o.zip")
+    assert result.status == "error" and "[rule:" in result.stderr
+    assert not (Path(ctx.cwd) / "o.zip").exists()
+
+
+async def test_zip_of_the_home_leaves_every_secret_out(tmp_path: Path) -> None:
+    import zipfile
+
+    _, home = secrets_bench(tmp_path)
+    (home / ".config" / "gcloud").mkdir(parents=True)  # protected by the shield's rules only
+    (home / ".config" / "gcloud" / "credentials.db").write_text(f"{MARKER}\n")
+    (home / "notes.txt").write_text("mine\n")
+    ctx = ToolContext(cwd=str(home), cages=(str(home),), home=str(home))
+    result = await run(CompressZip(), ctx, paths=["."], output="home.zip")
+    assert result.status == "ok", result.stderr
+    for name in (".ssh: ", ".aws: ", ".config/gcloud/: "):
+        assert f"withheld (protected): {name}" in result.stdout
+    with zipfile.ZipFile(home / "home.zip") as archive:
+        assert archive.namelist() == ["notes.txt"]

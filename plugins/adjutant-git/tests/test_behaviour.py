@@ -6,13 +6,14 @@ from typing import Any
 import pytest
 
 from adjutant import sandbox
+from adjutant.testing import needs_sandbox
 from adjutant_git import GitBranch, GitCommit, GitDiff, GitLog, GitStatus, GitSwitch
 from adjutant_hookspecs import ExecutionResult, ToolCall, ToolContext
 
 from .helpers import ctx_for, make_repo, sh
 
 pytestmark = [pytest.mark.anyio,
-              pytest.mark.skipif(sandbox.available() is not None, reason="no bubblewrap")]
+              needs_sandbox]
 
 
 async def run(tool: Any, ctx: ToolContext, *, dry: bool = False, **args: Any) -> ExecutionResult:
@@ -51,8 +52,9 @@ async def test_diff_preview_is_the_command(repo: Path) -> None:
     preview = await run(GitDiff(), ctx_for(repo), dry=True, staged=True, paths=["a b.txt"])
     assert preview.status == "dry_run"
     assert preview.dry_run_diff == sandbox.preview(
-        ["git", "diff", "--no-ext-diff", "--no-textconv", "--no-color", "--cached", "--",
-         "a b.txt"], cwd=str(repo))
+        ["git", f"--git-dir={repo / '.git'}", f"--work-tree={repo}", "diff", "--no-ext-diff",
+         "--no-textconv", "--no-color", "--no-renames", "--no-relative", "--src-prefix=a/",
+         "--dst-prefix=b/", "--cached", "--", "a b.txt"], cwd=str(repo))
 
 
 async def test_log_lists_commits_and_refuses_an_unborn_branch(repo: Path, tmp_path: Path) -> None:

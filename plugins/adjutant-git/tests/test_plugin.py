@@ -5,8 +5,7 @@ from pathlib import Path
 import pytest
 
 import adjutant_git
-from adjutant import sandbox
-from adjutant.testing import Harness
+from adjutant.testing import Harness, needs_sandbox
 from adjutant.testing.plugin_checks import assert_entry_point, assert_registers
 
 from .helpers import sh
@@ -23,7 +22,7 @@ async def test_registers_what_it_says() -> None:
 
 
 @pytest.mark.anyio
-@pytest.mark.skipif(sandbox.available() is not None, reason="bubblewrap is not installed")
+@needs_sandbox
 async def test_branch_and_commit_through_the_harness() -> None:
     """The user's path: the harness workspace is a repository; branch, then commit."""
     async with Harness(adjutant_git) as h:

@@ -6,7 +6,10 @@ ran, not merely that the sandbox stopped its write.
 """
 
 import os
+import shutil
 import stat
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,15 +17,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adjutant import sandbox
+from adjutant.testing import needs_sandbox
 from adjutant_git import TOOLS, GitBranch, GitCommit, GitDiff, GitLog, GitStatus, GitSwitch
 from adjutant_git._git import git
 from adjutant_hookspecs import ExecutionResult, ToolCall, ToolContext
 
 from .helpers import ctx_for, make_repo, sh
 
+#: Where the attacks' homes and repositories live: outside /tmp, which the sandbox
+#: replaces with an empty one.
+VISIBLE = "/var/tmp"
+
 pytestmark = [pytest.mark.anyio,
-              pytest.mark.skipif(sandbox.available() is not None, reason="no bubblewrap")]
+              needs_sandbox]
 
 
 async def run(tool: Any, ctx: ToolContext, *, dry: bool = False, **args: Any) -> ExecutionResult:
@@ -234,3 +241,197 @@ async def test_any_arguments_are_refused_or_previewed(tmp_path: Path, tool: Any,
     assert result.status in ("dry_run", "error")
     if result.status == "error":
         assert "refused by rule `" in result.stderr
+
+
+# -- indirect reads (issue 13, section 1): git reads nothing outside the cage, and a
+# -- diff never shows what fs.read would refuse -----------------------------------------
+
+MARKER = "SECRET-MARKER-7f3a"
+
+
+@pytest.fixture
+def root() -> Iterator[Path]:
+    """A directory the sandbox sees (it mounts a fresh /tmp): a home or a repository
+    outside the cage must be really there for git, or the attacks prove nothing."""
+    root = Path(tempfile.mkdtemp(prefix="adjutant-git-test-", dir=VISIBLE))
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def fake_home(root: Path) -> Path:
+    home = root / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text(f"-----BEGIN OPENSSH PRIVATE KEY-----\n{MARKER}\n")
+    return home
+
+
+def caged(repo: Path, home: Path, *cages: Path) -> ToolContext:
+    return ToolContext(cwd=str(repo), cages=tuple(map(str, cages or (repo,))), home=str(home))
+
+
+def name_in_index(repo: Path, name: str) -> None:
+    """An index entry for ``name`` holding the empty blob: a diff shows the file's
+    content as added lines, without the set-up ever reading the file."""
+    empty = sh(repo, "hash-object", "-w", "--stdin").strip()
+    sh(repo, "update-index", "--add", "--cacheinfo", f"100644,{empty},{name}")
+
+
+async def every_read(ctx: ToolContext) -> list[ExecutionResult]:
+    return [await run(GitStatus(), ctx), await run(GitDiff(), ctx),
+            await run(GitDiff(), ctx, staged=True), await run(GitDiff(), ctx, ref="HEAD"),
+            await run(GitLog(), ctx), await run(GitDiff(), ctx, dry=True),
+            await run(GitCommit(), ctx, dry=True, message="m", all=True),
+            await run(GitBranch(), ctx, dry=True, name="b")]
+
+
+def assert_refused(results: list[ExecutionResult], *words: str) -> None:
+    for result in results:
+        assert result.status == "error" and "`cage`" in result.stderr, result
+        assert all(word in result.stderr for word in words), result.stderr
+        assert MARKER not in result.stdout + result.stderr + (result.dry_run_diff or "")
+
+
+async def test_a_work_tree_outside_the_cage_is_refused(root: Path) -> None:
+    """The reproduction: `core.worktree = $HOME`, an index naming `.ssh/id_rsa`."""
+    home = fake_home(root)
+    repo = make_repo(root)
+    sh(repo, "config", "core.worktree", str(home))
+    name_in_index(repo, ".ssh/id_rsa")
+    assert_refused(await every_read(caged(repo, home)), "work tree", str(home))
+
+
+async def test_a_work_tree_inside_the_cage_is_used(root: Path) -> None:
+    home = fake_home(root)
+    repo = make_repo(root)
+    (repo / "tree").mkdir()
+    sh(repo, "config", "core.worktree", str(repo / "tree"))
+    (repo / "tree" / "new.txt").write_text("x\n")
+    status = await run(GitStatus(), caged(repo, home))
+    assert status.status == "ok" and "new.txt" in status.stdout, status
+
+
+async def test_a_git_file_or_commondir_pointing_out_is_refused(root: Path) -> None:
+    home = fake_home(root)
+    outside = make_repo(root)
+    work = root / "work"
+    work.mkdir()
+    (work / ".git").write_text(f"gitdir: {outside / '.git'}\n")
+    assert_refused(await every_read(caged(work, home)), "git directory")
+    # a git directory inside the cage whose commondir is the repository outside
+    inner = root / "work2"
+    (inner / ".git").mkdir(parents=True)
+    for name in ("HEAD", "commondir"):
+        (inner / ".git" / name).write_text(
+            {"HEAD": "ref: refs/heads/main\n", "commondir": f"{outside / '.git'}\n"}[name])
+    assert_refused(await every_read(caged(inner, home)), "common directory")
+
+
+async def test_alternates_outside_the_cage_are_refused(root: Path) -> None:
+    home = fake_home(root)
+    (root / "other").mkdir()
+    other = make_repo(root / "other")
+    repo = make_repo(root)
+    info = repo / ".git" / "objects" / "info"
+    info.mkdir(exist_ok=True)
+    (info / "alternates").write_text(f"# a comment\n{other / '.git' / 'objects'}\n")
+    assert_refused(await every_read(caged(repo, home)), "alternate object directory")
+    # the same repository with both in the cage is fine
+    ok = await run(GitLog(), caged(repo, home, root))
+    assert ok.status == "ok", ok.stderr
+    # a link in place of the alternates file is never followed
+    (info / "alternates").unlink()
+    (info / "alternates").symlink_to(home / ".ssh" / "id_rsa")
+    assert_refused(await every_read(caged(repo, home, root)))
+
+
+async def test_a_config_include_outside_the_cage_is_refused(root: Path) -> None:
+    home = fake_home(root)
+    (home / "shared.gitconfig").write_text(f"[user]\n\tname = {MARKER}\n")
+    repo = make_repo(root)
+    sh(repo, "config", "include.path", str(home / "shared.gitconfig"))
+    assert_refused(await every_read(caged(repo, home)), "configuration file")
+
+
+async def test_a_config_include_of_a_secret_never_shows_it(root: Path) -> None:
+    # The sandbox hides the call's home secrets from git, so the include reads nothing
+    # (and the audit has nothing to refuse): either way no byte of the secret comes back.
+    home = fake_home(root)
+    (home / ".aws").mkdir()
+    (home / ".aws" / "credentials").write_text(f"[user]\n\tname = {MARKER}\n")
+    repo = make_repo(root)
+    sh(repo, "config", "include.path", str(home / ".aws" / "credentials"))
+    for result in await every_read(caged(repo, home)):
+        assert MARKER not in result.stdout + result.stderr + (result.dry_run_diff or "")
+
+
+def secrets_in_repo(root: Path) -> tuple[Path, Path]:
+    """A repository whose files include a hard link to the home's key, a copy of a key
+    under keys/ and an environment file, each showing MARKER in a diff."""
+    home = fake_home(root)
+    repo = make_repo(root)
+    (repo / "keys").mkdir()
+    (repo / "keys" / "id_rsa").write_text("old\n")
+    (repo / "sub dir").mkdir()
+    (repo / "sub dir" / ".env").write_text("old\n")
+    (repo / 'we"ird').mkdir()
+    (repo / 'we"ird' / ".env.local").write_text("old\n")
+    sh(repo, "add", ".")
+    sh(repo, "commit", "-q", "-m", "files")
+    for path in ("keys/id_rsa", "sub dir/.env", 'we"ird/.env.local'):
+        (repo / path).write_text(f"{MARKER}\n")
+    os.link(home / ".ssh" / "id_rsa", repo / "h")
+    name_in_index(repo, "h")
+    (repo / "notes.txt").write_text("two\n")
+    return repo, home
+
+
+async def test_a_diff_withholds_protected_files(root: Path) -> None:
+    repo, home = secrets_in_repo(root)
+    ctx = caged(repo, home)
+    diff = await run(GitDiff(), ctx)
+    assert diff.status == "ok", diff.stderr
+    assert MARKER not in diff.stdout
+    assert "-one\n+two\n" in diff.stdout  # the rest is still shown
+    assert diff.stdout.count("[withheld by Adjutant:") == 4
+    assert "h is a hard link to" in diff.stdout
+    sh(repo, "add", "keys/id_rsa", "sub dir/.env", 'we"ird/.env.local', "notes.txt")
+    for args in ({"staged": True}, {"ref": "HEAD"}, {"paths": ["keys", "h"]},
+                 {"ref": "HEAD", "paths": ["sub dir/.env"]}):
+        result = await run(GitDiff(), ctx, **args)
+        assert result.status == "ok" and MARKER not in result.stdout, (args, result)
+
+
+@pytest.mark.parametrize("name", ["a b.txt", "x b/y.txt", "b a/ b/c.txt", 'q"uote.txt',
+                                  "tab\there.txt", "ünï code.txt", " lead.txt", "-n.txt"])
+async def test_a_diff_of_unprotected_odd_names_is_shown(root: Path, name: str) -> None:
+    home = fake_home(root)
+    repo = make_repo(root)
+    (repo / name).parent.mkdir(parents=True, exist_ok=True)
+    (repo / name).write_text("one\n")
+    sh(repo, "add", ".")
+    sh(repo, "commit", "-q", "-m", "odd")
+    (repo / name).write_text("two\n")
+    diff = await run(GitDiff(), caged(repo, home))
+    assert "-one\n+two\n" in diff.stdout and "withheld" not in diff.stdout, diff.stdout
+    (repo / name).unlink()
+    os.link(home / ".ssh" / "id_rsa", repo / name)  # the same name, now the key
+    diff = await run(GitDiff(), caged(repo, home))
+    assert MARKER not in diff.stdout and "[withheld by Adjutant:" in diff.stdout, diff.stdout
+
+
+async def test_a_commit_never_copies_a_protected_file_into_the_repository(root: Path) -> None:
+    repo, home = secrets_in_repo(root)
+    ctx = caged(repo, home)
+    before = sh(repo, "rev-parse", "HEAD")
+    for args in ({"paths": ["keys/id_rsa"]}, {"paths": ["h"]}, {"all": True},
+                 {"paths": ["sub dir/.env", "notes.txt"]}):
+        for dry in (True, False):
+            result = await run(GitCommit(), ctx, dry=dry, message="m", **args)
+            assert result.status == "error" and "`protected`" in result.stderr, (args, result)
+            assert MARKER not in result.stderr + (result.dry_run_diff or "")
+    assert sh(repo, "rev-parse", "HEAD") == before
+    sh(repo, "update-index", "--force-remove", "h")  # the planted entry, else committed too
+    ok = await run(GitCommit(), ctx, message="notes only", paths=["notes.txt"])
+    assert ok.status == "ok", ok.stderr

@@ -35,9 +35,9 @@ def test_public_names_are_exactly_all() -> None:
     assert public - modules == set(adjutant_guard.__all__)
 
 
-def test_runtime_dependencies_are_contracts_only() -> None:
+def test_runtime_dependencies_are_contracts_and_the_kernels_deny_rules() -> None:
     project = tomllib.loads(PYPROJECT.read_text())["project"]
-    assert project["dependencies"] == ["adjutant-hookspecs>=0.1"]
+    assert project["dependencies"] == ["adjutant-hookspecs>=0.1", "adjutant-core>=0.1"]
 
 
 def test_max_steps_must_be_positive() -> None:

@@ -2,36 +2,14 @@
 in a subprocess, with ``ADJUTANT_HOME`` pointing at a temporary directory."""
 
 import json
-import os
-import subprocess
-import sys
-from importlib.metadata import entry_points
 from pathlib import Path
 
 import anyio
 import pytest
 
-import adjutant_lmdb
 from adjutant_lmdb import LmdbLogStore
 
-
-def _env(home: Path, tmp_path: Path) -> dict[str, str]:
-    env = {**os.environ, "ADJUTANT_HOME": str(home), "ADJUTANT_LOAD_PLUGINS": "lmdb"}
-    if not any(ep.value == "adjutant_lmdb" for ep in entry_points(group="adjutant")):
-        # Not installed (tests run from a source tree): give the child the entry point.
-        dist = tmp_path / "ep" / "adjutant_lmdb_probe-0.dist-info"
-        dist.mkdir(parents=True)
-        (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: adjutant-lmdb\n")
-        (dist / "entry_points.txt").write_text("[adjutant]\nlmdb = adjutant_lmdb\n")
-        src = str(Path(adjutant_lmdb.__file__).parents[1])
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(dist.parent), src, os.environ.get("PYTHONPATH")) if p)
-    return env
-
-
-def adjutant(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "adjutant.cli", *args], env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+from .helpers import adjutant, cli_env
 
 
 async def _append(home: Path, n: int) -> None:
@@ -52,7 +30,7 @@ def home(tmp_path: Path) -> Path:
 
 
 def test_verify_export_and_tail(home: Path, tmp_path: Path) -> None:
-    env = _env(home, tmp_path)
+    env = cli_env(home, tmp_path)
     done = adjutant(env, "log", "verify")
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.startswith("log OK: 6 record(s), head #5 sha256:")
@@ -89,7 +67,7 @@ def test_verify_names_the_tampered_record(home: Path, tmp_path: Path) -> None:
         txn.put(key, bytes(value))
     lmdb_env.close()
 
-    env = _env(home, tmp_path)
+    env = cli_env(home, tmp_path)
     done = adjutant(env, "log", "verify")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "log TAMPERED: 1 problem(s)" in done.stdout
@@ -100,6 +78,6 @@ def test_verify_names_the_tampered_record(home: Path, tmp_path: Path) -> None:
 
 
 def test_log_needs_an_action(home: Path, tmp_path: Path) -> None:
-    done = adjutant(_env(home, tmp_path), "log")
+    done = adjutant(cli_env(home, tmp_path), "log")
     assert done.returncode == 2
     assert "verify" in done.stderr

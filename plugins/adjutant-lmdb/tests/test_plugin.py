@@ -140,6 +140,23 @@ async def test_a_bad_checkpoint_setting_stops_start_up(tmp_path: Path) -> None:
 
 
 @pytest.mark.anyio
+async def test_the_checkpoint_fsync_interval_is_configurable(tmp_path: Path) -> None:
+    env = {"ADJUTANT_LMDB_CHECKPOINT_SYNC_S": "0"}
+    async with Kernel(plugins=[adjutant_lmdb], load_installed=False, home=tmp_path,
+                      env=env) as kernel:
+        assert kernel.stores["log:lmdb"].checkpoint_sync_s == 0
+    async with Kernel(plugins=[adjutant_lmdb], load_installed=False, home=tmp_path,
+                      env={}) as kernel:
+        assert kernel.stores["log:lmdb"].checkpoint_sync_s == 1.0
+    for bad in ("-1", "soon", "nan"):
+        kernel = Kernel(plugins=[adjutant_lmdb], load_installed=False, home=tmp_path,
+                        env={"ADJUTANT_LMDB_CHECKPOINT_SYNC_S": bad})
+        with pytest.raises(RuntimeError, match="ADJUTANT_LMDB_CHECKPOINT_SYNC_S must be"):
+            async with kernel:
+                pass
+
+
+@pytest.mark.anyio
 async def test_keys_are_checked(tmp_path: Path) -> None:
     kv = LmdbKeyValueStore()
     kv.open(tmp_path / "lmdb")

@@ -422,16 +422,25 @@ async def test_the_user_cancelling_a_run_cancels_the_call(tmp_path: Path) -> Non
 async def test_the_users_worked_examples_reach_the_planner(tmp_path: Path) -> None:
     from adjutant import Copilot
 
-    write_config(tmp_path, {"time": {**TIME, "adjutant": {"examples": {"get_current_time": {
-        "request": "what time is it in Paris?", "args": {"timezone": "Europe/Paris"}}}}}})
+    write_config(tmp_path, {"time": {**TIME, "adjutant": {"examples": {
+        "get_current_time": {"request": "what time is it in Europe/Paris?",
+                             "args": {"timezone": "Europe/Paris"}},
+        "convert_time": {"request": "convert 9:00 to Tokyo time",  # "Asia/Tokyo" unstated
+                         "args": {"source_timezone": "UTC", "time": "09:00",
+                                  "target_timezone": "Asia/Tokyo"}}}}}})
     async with harness(tmp_path) as h:
         declaration = h.kernel.tools["mcp.time.get_current_time"].declaration
         assert declaration.examples == ({"timezone": "Europe/Paris"},)
-        request, _ = Copilot(h.kernel)._request("what time is it in Lima?", await Copilot(
-            h.kernel).bulletin(), False, "")
-        assert ('Request: what time is it in Paris?\nAnswer: {"type":"plan","steps":[{"tool":'
-                '"mcp.time.get_current_time","args":{"timezone":"Europe/Paris"}}]}'
-                in request.prompt)
+        copilot = Copilot(h.kernel)
+        request, _ = copilot._request("what time is it in Lima?", await copilot.bulletin(),
+                                      False, "")
+        prompt = (request.system or "") + request.prompt
+        assert ('Request: what time is it in Europe/Paris?\nAnswer: {"type":"plan","steps":'
+                '[{"tool":"mcp.time.get_current_time","args":{"timezone":"Europe/Paris"}}]}'
+                in prompt)
+        # an example whose request does not state its values would teach the model to
+        # invent them: the planner leaves it out (issue 14 §4)
+        assert "Asia/Tokyo" not in prompt
 
 
 async def test_a_server_that_never_answers_the_handshake_is_ended(tmp_path: Path) -> None:

@@ -43,10 +43,28 @@ INSPECTORS = {
 #: the first `npx -y` downloads the Inspector: be generous
 NPX_TIMEOUT_S = 300
 CLI_TIMEOUT_S = 60
-#: the JSON-RPC error code of a call Adjutant refused
-DENIED = -32050
+#: a tool name Adjutant does not serve: a protocol error, JSON-RPC "invalid params"
+INVALID_PARAMS = -32602
 #: the question `TerminalApprover` asks for each step that needs approval
 PROMPT = "[g] grant, [d] deny, [e] edit arguments: "
+
+
+def refusal(result: Any) -> str:
+    """Why Adjutant refused a call: the MCP way, a ``tools/call`` result with ``isError``
+    whose text says why (the calling model reads it), marked ``adjutant/refused`` in its
+    ``_meta`` (a tool that ran and failed is never marked). ``result``: the SDK's
+    ``CallToolResult`` or the result's JSON."""
+    if isinstance(result, dict):
+        error, meta, content = result.get("isError"), result.get("_meta") or {}, [
+            (c.get("type"), c.get("text")) for c in result.get("content", [])]
+    else:
+        error, meta, content = result.is_error, result.meta or {}, [
+            (c.type, getattr(c, "text", None)) for c in result.content]
+    assert error is True, result
+    assert meta.get("adjutant/refused") is True, result
+    ((kind, text),) = content
+    assert kind == "text" and isinstance(text, str), result
+    return text
 
 
 # -- an isolated Adjutant -----------------------------------------------------------------
@@ -138,11 +156,10 @@ class Inspector:
             start_new_session=True)
 
     def refused(self, done: subprocess.CompletedProcess[str]) -> str:
-        """The error a refused call printed (0.x shows the JSON-RPC code; 2.x does not)."""
-        assert done.returncode != 0
-        if not self.modern:
-            assert str(DENIED) in done.stderr, done.stderr
-        return done.stderr
+        """Why a refused call was refused: the tool result the Inspector printed, with
+        ``isError`` and Adjutant's refusal mark (a refusal is no protocol error)."""
+        assert done.stdout.strip(), (done.returncode, done.stderr)
+        return refusal(json.loads(done.stdout))
 
 
 @pytest.fixture(params=list(INSPECTORS))
@@ -218,17 +235,20 @@ async def test_sdk_stdio_propose_only_runs_nothing_and_logs_the_call(setup: Setu
     async with Client(stdio_server(setup)) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         assert {"fs.read", "fs.write"} <= names
-        with pytest.raises(MCPError) as read:
-            await client.call_tool("fs.read", {"path": "a.txt"})
-        with pytest.raises(MCPError) as write:
-            await client.call_tool("fs.write", {"path": "b.txt", "content": "no"})
-    for refused in (read.value, write.value):
-        assert refused.code == DENIED
-        assert "propose-only" in refused.message
-        assert "execute-with-confirmation" in refused.message  # what to do about it
+        read = await client.call_tool("fs.read", {"path": "a.txt"})
+        write = await client.call_tool("fs.write", {"path": "b.txt", "content": "no"})
+        with pytest.raises(MCPError) as unknown:  # a protocol error, and nothing logged
+            await client.call_tool("fs.nothing", {})
+    assert unknown.value.code == INVALID_PARAMS
+    for result in (read, write):
+        reason = refusal(result)
+        assert "propose-only" in reason
+        assert "execute-with-confirmation" in reason  # what to do about it
+        assert (result.meta or {})["adjutant/mode"] == "propose-only"
     assert not (setup.workspace / "b.txt").exists()
 
     records = setup.log()
+    assert not [r for r in records if r.get("tool") == "fs.nothing"]
     for tool, args in (("fs.read", {"path": "a.txt"}), ("fs.write",
                                                         {"path": "b.txt", "content": "no"})):
         (run,) = run_log(records, tool)
@@ -248,9 +268,8 @@ async def test_a_mode_switched_in_another_terminal_holds_for_a_running_server(
         read = await client.call_tool("fs.read", {"path": "a.txt"})
         assert not read.is_error
         await anyio.to_thread.run_sync(setup.set_mode, "propose-only")  # the user, elsewhere
-        with pytest.raises(MCPError) as refused:
-            await client.call_tool("fs.read", {"path": "a.txt"})
-    assert refused.value.code == DENIED and "propose-only" in refused.value.message
+        refused = await client.call_tool("fs.read", {"path": "a.txt"})
+    assert "propose-only" in refusal(refused)
 
 
 # -- 3. streamable HTTP, approvals on the server's terminal ---------------------------------
@@ -374,10 +393,8 @@ async def test_http_write_is_asked_on_the_servers_terminal(setup: Setup) -> None
                 tg.start_soon(write, "denied\n")
                 await answer(child, "d")
             denied = results["denied\n"]
-            assert isinstance(denied, MCPError), denied
-            assert denied.code == DENIED
-            assert "fs.write was not run" in denied.message
-            assert "denied by the user" in denied.message
+            assert "fs.write was not run" in refusal(denied)
+            assert "denied by the user" in refusal(denied)
             assert target.read_text(encoding="utf-8") == "granted\n"
     finally:
         graceful = await anyio.to_thread.run_sync(stop, child)

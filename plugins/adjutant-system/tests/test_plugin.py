@@ -8,7 +8,7 @@ import pytest
 
 import adjutant_system
 from adjutant import sandbox
-from adjutant.testing import Harness
+from adjutant.testing import Harness, needs_sandbox
 from adjutant.testing.plugin_checks import assert_entry_point, assert_registers
 
 #: What this plugin registers, by kind; update it along with the plugin.
@@ -22,7 +22,7 @@ async def test_registers_what_it_says() -> None:
 
 
 @pytest.mark.anyio
-@pytest.mark.skipif(sandbox.available() is not None, reason="bubblewrap is not installed")
+@needs_sandbox
 async def test_shell_exec_through_the_harness() -> None:
     async with Harness(adjutant_system) as h:
         (h.workspace / "notes.txt").write_text("a\nb\n")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pwd
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -13,6 +16,7 @@ import pytest
 
 from adjutant_hookspecs import ExecutionResult, ToolCall, ToolContext
 from adjutant_system import ProcKill, ProcList
+from adjutant_system._procfs import audit_ids, read_proc
 
 pytestmark = pytest.mark.anyio
 
@@ -69,6 +73,91 @@ async def test_kill_sends_sigterm_after_a_dry_run(ctx: ToolContext,
     assert "command: sleep 30" in (preview.dry_run_diff or "")
     assert result.status == "ok", result.stderr
     assert sleeper.wait(timeout=5) == -15
+
+
+@pytest.fixture
+def long_sleeper() -> Iterator[subprocess.Popen[bytes]]:
+    child = subprocess.Popen(["sleep", "30", *["0"] * 300])  # GNU sleep adds its operands
+    yield child
+    child.kill()
+    child.wait()
+
+
+async def test_kill_preview_shows_owner_session_and_the_full_command_line(
+        ctx: ToolContext, long_sleeper: subprocess.Popen[bytes]) -> None:
+    """Long command lines are not cut at 400 characters any more; the owner is named."""
+    preview = await ProcKill().dry_run(kill(long_sleeper.pid), ctx)
+    diff = preview.dry_run_diff or ""
+    assert preview.status == "dry_run", preview.stderr
+    assert f"command: sleep 30{' 0' * 300}\n" in diff + "\n"
+    name = pwd.getpwuid(os.getuid()).pw_name
+    assert f"owner: {name} (uid {os.getuid()})" in diff
+    assert f"in your session: yes, started by Adjutant (pid {os.getpid()})" in diff
+
+
+@pytest.fixture
+def daemon(tmp_path: Path) -> Iterator[int]:
+    """A `sleep` of our own uid that init adopted, in a session of its own: a daemon."""
+    if audit_ids(os.getpid())[0] is not None:
+        pytest.skip("this login has an audit login uid: an orphan of ours shares it and "
+                    "is in our session by design (see _session)")
+    if shutil.which("setsid") is None:
+        pytest.skip("needs setsid(1)")
+    pidfile = tmp_path / "daemon.pid"
+    subprocess.run(["setsid", "-f", "sh", "-c", f'echo $$ > "{pidfile}"; exec sleep 30'],
+                   check=True)
+    pid = _wait_for_exec(pidfile)
+    yield pid
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _wait_for_exec(pidfile: Path) -> int:
+    for _ in range(500):
+        if pidfile.exists() and pidfile.read_text().strip():
+            pid = int(pidfile.read_text())
+            if Path(f"/proc/{pid}/comm").read_text() == "sleep\n":
+                return pid
+        time.sleep(0.01)
+    raise AssertionError("the daemon did not start")
+
+
+async def test_kill_refuses_a_daemon_of_our_own_uid_outside_the_session(
+        ctx: ToolContext, daemon: int) -> None:
+    proc = read_proc(daemon)
+    assert proc is not None and proc.session == daemon and proc.uids[0] == os.getuid()
+    for result in await both(ProcKill(), daemon, ctx):
+        assert "refused by rule `never-system-daemons`" in result.stderr, result
+        assert "is outside your session" in result.stderr
+    assert (now := read_proc(daemon)) is not None and now.state != "Z"
+
+
+@pytest.fixture
+def orphan(tmp_path: Path) -> Iterator[int]:
+    """A `sleep` whose parent exited: init adopted it, but it is still in our session."""
+    pidfile = tmp_path / "orphan.pid"
+    subprocess.run(["sh", "-c", f'sh -c \'echo $$ > "{pidfile}"; exec sleep 30\' &'],
+                   check=True)
+    pid = _wait_for_exec(pidfile)
+    yield pid
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+async def test_kill_of_a_process_left_behind_in_our_terminal_session(
+        ctx: ToolContext, orphan: int) -> None:
+    proc = read_proc(orphan)
+    assert proc is not None and proc.session == os.getsid(0) and proc.ppid != os.getpid()
+    preview, result = await both(ProcKill(), orphan, ctx)
+    if os.getsid(0) <= 1:
+        # Session 0 or 1 (some containers and CI runners) names no terminal session:
+        # an orphan there is indistinguishable from a daemon, so it is refused.
+        assert "is outside your session" in result.stderr, result
+        assert (now := read_proc(orphan)) is not None and now.state != "Z"
+        return
+    assert f"same terminal session as Adjutant (session id {os.getsid(0)})" in (
+        preview.dry_run_diff or ""), preview
+    assert result.status == "ok", result.stderr
 
 
 async def test_kill_without_a_dry_run_in_this_run_is_refused(

@@ -13,12 +13,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from adjutant import sandbox
+from adjutant.testing import needs_sandbox
 from adjutant_hookspecs import ExecutionResult, ToolCall, ToolContext
 from adjutant_system import ShellExec
 
 pytestmark = pytest.mark.anyio
-needs_sandbox = pytest.mark.skipif(sandbox.available() is not None,
-                                   reason="bubblewrap is not installed")
 
 
 def call(**args: Any) -> ToolCall:

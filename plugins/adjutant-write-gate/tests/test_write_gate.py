@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-from pathlib import Path
 from typing import Any
 
 import attrs
@@ -11,40 +9,21 @@ import pytest
 
 import adjutant_write_gate
 from adjutant import MODES, Copilot
-from adjutant.testing import Harness, ScriptedApprover
+from adjutant.testing import FakeWrite, Harness, ScriptedApprover
 from adjutant_hookspecs import (
     ExecutionResult,
     Plan,
     ToolCall,
     ToolContext,
     ToolDeclaration,
-    ToolSafety,
     Verdict,
     hookimpl,
 )
 
 pytestmark = pytest.mark.anyio
-PATH = {"type": "string", "x-adjutant-role": "path"}
 
 
-class Write:
-    declaration = ToolDeclaration(
-        name="t.write", version="1", description="Write a file.",
-        args_schema={"type": "object", "properties": {"path": PATH, "text": {"type": "string"}},
-                     "required": ["path", "text"], "additionalProperties": False},
-        safety=ToolSafety(writes=True, level="write"))
-
-    async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
-        target = Path(ctx.cwd, call.args["path"])
-        old = target.read_text() if target.exists() else ""
-        diff = "".join(difflib.unified_diff(old.splitlines(True),
-                                            call.args["text"].splitlines(True)))
-        return ExecutionResult(tool=call.tool, args=call.args, status="dry_run",
-                               dry_run_diff=diff or "(no change)")
-
-    async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
-        Path(ctx.cwd, call.args["path"]).write_text(call.args["text"])
-        return ExecutionResult(tool=call.tool, args=call.args, status="ok")
+WRITE = FakeWrite("t.write")
 
 
 class Tools:
@@ -52,7 +31,7 @@ class Tools:
 
     @hookimpl
     def register_tools(self, register: Any) -> None:
-        register(Write())
+        register(WRITE)
 
 
 async def test_registers_its_hooks() -> None:
@@ -67,7 +46,7 @@ async def test_registers_its_hooks() -> None:
 @pytest.mark.parametrize("mode", MODES)
 def test_every_write_asks_in_every_mode(mode: str) -> None:
     verdict = adjutant_write_gate.pre_tool_use(ToolCall(tool="t.write"),
-                                               Write.declaration, mode)
+                                               WRITE.declaration, mode)
     assert verdict is not None
     assert (verdict.decision, verdict.policy) == ("ask", "write-gate")
     reads = ToolDeclaration(name="t.read", version="1", description="r",
@@ -103,10 +82,10 @@ async def test_risk_levels() -> None:
         cwd = str(h.workspace)
         preview = ExecutionResult(tool="t.write", args={}, status="dry_run")
         new = h.kernel.confirmation_details(
-            ToolCall(tool="t.write", args={"path": "new.txt", "text": ""}), Write.declaration,
+            ToolCall(tool="t.write", args={"path": "new.txt", "text": ""}), WRITE.declaration,
             preview, cwd)
         outside = h.kernel.confirmation_details(
-            ToolCall(tool="t.write", args={"path": "../../x", "text": ""}), Write.declaration,
+            ToolCall(tool="t.write", args={"path": "../../x", "text": ""}), WRITE.declaration,
             preview, cwd)
         assert (new["risk"], new["impact"]) == ("low", "creates 1 file(s)")
         assert outside["risk"] == "high"

@@ -8,6 +8,7 @@ import inspect
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["main"]
 
@@ -52,6 +53,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     command = kernel.commands[args.command]
+    from ..terminal import safe_streams
+
+    # Every command, a plugin's too, prints through the neutraliser: nothing a model,
+    # file, client or tool wrote reaches the terminal raw, errors included.
+    with safe_streams():
+        return _run_command(kernel, command, args)
+
+
+def _run_command(kernel: Any, command: Any, args: argparse.Namespace) -> int:
     try:
         result = command.run(kernel, args)
         if inspect.isawaitable(result):
@@ -59,11 +69,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(result or 0)
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:
+    except BaseException as exc:
+        from .._errors import cancelled_by_user, leaves
+
+        if not isinstance(exc, Exception | BaseExceptionGroup):
+            raise  # SystemExit and the like
+        if cancelled_by_user(exc):
+            return 130
         if args.verbose >= 2:
             raise
-        print(f"adjutant {args.command}: error: {exc}", file=sys.stderr)
+        if (unwritable := _log_error(exc)) is not None:  # one line, never a traceback
+            print(f"adjutant: {unwritable}", file=sys.stderr)
+            return 1
+        for cause in leaves(exc):  # the causes, never "unhandled errors in a TaskGroup"
+            print(f"adjutant {args.command}: error: {cause or type(cause).__name__}",
+                  file=sys.stderr)
         return 1
+
+
+def _log_error(exc: BaseException) -> BaseException | None:
+    """The `ActionLogError` in ``exc`` (raised through task groups: in a group), or
+    one for a write a full disk refused before any run began."""
+    from .._actionlog import ActionLogError, disk_full
+
+    if isinstance(exc, ActionLogError):
+        return exc
+    if disk_full(exc):
+        return ActionLogError.wrap(exc, what="the data home")
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := _log_error(inner)) is not None:
+                return found
+    return None
 
 
 def _run_async(kernel: object, awaitable: object) -> int:
@@ -72,8 +109,14 @@ def _run_async(kernel: object, awaitable: object) -> int:
     import anyio
 
     async def run() -> int:
-        async with kernel:  # type: ignore[attr-defined]
-            return await awaitable  # type: ignore[no-any-return,misc]
+        started = False
+        try:
+            async with kernel:  # type: ignore[attr-defined]
+                started = True
+                return await awaitable  # type: ignore[no-any-return,misc]
+        finally:
+            if not started and inspect.iscoroutine(awaitable):
+                awaitable.close()  # the kernel did not start: no "never awaited" warning
 
     backend = os.environ.get("ADJUTANT_ASYNC_BACKEND", "asyncio")
     return anyio.run(run, backend=backend)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 # subprocess and shutil are imported inside the checks: this module is imported for
 # every `adjutant` command (the built-in plugin registers the checks).
 
-__all__ = ["BUILTIN_CHECKS", "configure", "doctor", "run_checks"]
+__all__ = ["BUILTIN_CHECKS", "configure", "doctor", "run_checks", "safety_chain"]
 
 def ok(message: str) -> CheckResult:
     return CheckResult(status="ok", message=message)
@@ -78,6 +78,99 @@ def check_plugins(kernel: Any) -> CheckResult:
     return ok(f"{loaded} plugin(s) loaded, {disabled} disabled")
 
 
+def _first_line(text: str | None) -> str:
+    return (text or "").strip().splitlines()[0].strip() if (text or "").strip() else ""
+
+
+def safety_chain(kernel: Any) -> list[dict[str, str]]:
+    """What judges each step, as loaded: every registered policy and every plugin with
+    a ``pre_tool_use`` hook, each with its plugin and what it enforces: a policy's
+    ``description``, else the first line of its class's docstring or of its module's;
+    for a hook, the first line of the hook's docstring, else of its plugin's."""
+    import sys
+
+    out = []
+    for name, policy in kernel.policies.items():
+        owner = kernel.policies.owner(name)
+        text = getattr(policy, "description", None) or _first_line(type(policy).__doc__) \
+            or _first_line(getattr(sys.modules.get(type(policy).__module__), "__doc__", ""))
+        out.append({"name": name, "kind": "policy", "plugin": owner,
+                    "enforces": text or "(it does not say)"})
+    for plugin in kernel.implementers("pre_tool_use"):
+        obj = kernel._objects.get(plugin)
+        impls = kernel._impls.get(plugin, {}).get("pre_tool_use", [])
+        text = next((_first_line(i.function.__doc__) for i in impls
+                     if _first_line(i.function.__doc__)), "") \
+            or getattr(obj, "description", None) or _first_line(getattr(obj, "__doc__", ""))
+        out.append({"name": plugin, "kind": "pre_tool_use", "plugin": plugin,
+                    "enforces": text or "(it does not say)"})
+    return out
+
+
+def check_log_store(kernel: Any) -> CheckResult:
+    logs = [key.split(":", 1)[1] for key in kernel.stores if key.startswith("log:")]
+    kvs = [key.split(":", 1)[1] for key in kernel.stores if key.startswith("kv:")]
+    if not logs:
+        return CheckResult(
+            status="fail",
+            message="no action log store is installed: `adjutant run`, `chat` and `mcp "
+            "serve` refuse to run any step, because nothing may execute without a "
+            "durable record",
+            fix="install adjutant-lmdb (or another LogStore plugin); if it is installed, "
+            "take it out of ADJUTANT_DISABLE_PLUGINS / put it in ADJUTANT_LOAD_PLUGINS")
+    if not kvs:
+        return CheckResult(
+            status="warn",
+            message=f"action log: {', '.join(logs)}; no key/value store: the mode, grants "
+            "and pinned workspaces are not kept between commands (every start is "
+            "propose-only)",
+            fix="install adjutant-lmdb (it provides both)")
+    return ok(f"action log: {', '.join(logs)}; state: {', '.join(kvs)}")
+
+
+def check_provider(kernel: Any) -> CheckResult:
+    from .._settings import ProfileError
+
+    installed = ", ".join(kernel.providers) or "none"
+    try:
+        wanted = kernel.profile.model.provider
+        profile = kernel.profile.name
+    except ProfileError as exc:
+        return CheckResult(status="fail", message=f"no usable profile: {exc}",
+                           fix="fix the profile (see the profiles check)")
+    if wanted not in kernel.providers:
+        what = "no model provider is installed" if not len(kernel.providers) else \
+            f"profile {profile!r} uses provider {wanted!r}, which is not installed"
+        return CheckResult(
+            status="fail",
+            message=f"{what} (installed: {installed}): every request fails before the "
+            "model is asked",
+            fix="install the provider's plugin (the embedded one is adjutant-llamacpp), "
+            "or switch to a preset that uses an installed one (`adjutant presets`)")
+    return ok(f"profile {profile!r} uses provider {wanted!r} (installed: {installed})")
+
+
+def check_policies(kernel: Any) -> CheckResult:
+    chain = safety_chain(kernel)
+    if not chain:
+        return CheckResult(
+            status="warn",
+            message="no safety policy is installed: every step asks for your approval, "
+            "reads included, and nothing but the tools themselves cages paths, protects "
+            "secrets or refuses sudo",
+            fix="install adjutant-guard (path cages, secrets, no privilege escalation, "
+            "network grants) and adjutant-write-gate")
+    lines = [f"{c['name']} ({c['kind']}, plugin {c['plugin']}): {c['enforces']}"
+             for c in chain]
+    if not any(c["kind"] == "policy" for c in chain):
+        return CheckResult(
+            status="warn",
+            message="\n".join(["no Policy is registered, only pre_tool_use hooks: a step "
+                               "they all abstain on asks", *lines]),
+            fix="install adjutant-guard for path cages, secrets and privilege checks")
+    return ok("\n".join(lines))
+
+
 def check_sandbox(kernel: Any) -> CheckResult:
     """A real sandboxed run, with the exact settings tools get."""
     import tempfile
@@ -131,6 +224,9 @@ BUILTIN_CHECKS: list[tuple[str, Callable[[Any], CheckResult]]] = [
     ("data-home", check_data_home),
     ("profiles", check_profiles),
     ("plugins", check_plugins),
+    ("log-store", check_log_store),
+    ("provider", check_provider),
+    ("policies", check_policies),
     ("sandbox", check_sandbox),
     ("git", _tool("git", "git", "git", "the git tools and context are unavailable")),
     ("ripgrep", _tool("ripgrep", "rg", "ripgrep", "fast file search is unavailable")),
@@ -146,8 +242,11 @@ def run_checks(kernel: Any) -> list[tuple[str, CheckResult]]:
             if not isinstance(result, CheckResult):
                 raise TypeError(f"returned {type(result).__name__}, not CheckResult")
         except Exception as exc:
+            from .._errors import leaves
+
             owner = kernel.checks.owner(name)
-            result = CheckResult(status="fail", message=f"check crashed: {exc!r}",
+            crash = "; ".join(f"{type(e).__name__}: {e}" for e in leaves(exc))
+            result = CheckResult(status="fail", message=f"check crashed: {crash}",
                                  fix=f"report this to the maintainers of plugin {owner!r}")
         results.append((name, result))
     return results

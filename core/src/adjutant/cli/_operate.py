@@ -8,13 +8,18 @@ provider failed; 4 something was denied, paused or aborted; 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
+import functools
 import json
 import os
 import sys
+import threading
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
-from .._consent import Approver, StepDecision
+from .._consent import Approver, Requester, StepDecision, packet_id
+from ..terminal import SafeStream, printable, safe_streams
 
 __all__ = ["EXIT", "TerminalApprover", "configure_run", "run"]
 
@@ -26,14 +31,45 @@ COLOURS = {"off": "90", "listen-only": "90", "propose-only": "34",
            "execute-with-confirmation": "33", "execute-auto": "32"}
 
 
-def _colour(text: str, code: str, stream: Any = sys.stdout) -> str:
-    if os.environ.get("NO_COLOR") or not getattr(stream, "isatty", lambda: False)():
-        return text
-    return f"\x1b[{code}m{text}\x1b[0m"
+def _say_mode(mode: str, rest: str = "", stream: Any = None) -> None:
+    """The mode's chip (in its colour on a terminal), then ``rest``, on one line."""
+    out = SafeStream(stream or sys.stdout)
+    out.style(f"[{mode}]", COLOURS.get(mode, "0"))
+    out.write(f"{rest}\n")
+    out.flush()
 
 
 def mode_chip(mode: str) -> str:
-    return _colour(f"[{mode}]", COLOURS.get(mode, "0"))
+    """The mode's chip as plain text (styling is `_say_mode`'s, never part of a string)."""
+    return f"[{mode}]"
+
+
+def _terminal_safe(command: Callable[..., Awaitable[int]]) -> Callable[..., Awaitable[int]]:
+    """Everything ``command`` prints is neutralised (`adjutant.terminal`): the models,
+    files, tools and clients it shows cannot drive the terminal."""
+
+    @functools.wraps(command)
+    async def guarded(kernel: Any, args: argparse.Namespace) -> int:
+        with safe_streams():
+            return await command(kernel, args)
+    return guarded
+
+
+def _one_line(text: Any, limit: int = 0) -> str:
+    shown = printable(str(text), multiline=False)
+    return shown if not limit or len(shown) <= limit else shown[:limit - 3] + "..."
+
+
+def _target(packet: Any) -> str:
+    """What a step acts on, in a few words, for the question line."""
+    args = packet.args if isinstance(packet.args, dict) else {}
+    for key in ("path", "paths", "target", "argv", "command", "cmd", "url", "pid"):
+        if key in args:
+            value = args[key]
+            if isinstance(value, list):
+                value = " ".join(str(v) for v in value)
+            return _one_line(value, 60)
+    return ""
 
 
 class TerminalApprover(Approver):
@@ -41,45 +77,127 @@ class TerminalApprover(Approver):
     (scripts never get more than the mode and the write-gate allow without asking).
 
     ``tty``: a terminal opened for reading and writing (``/dev/tty``) to ask on instead
-    of stdin and stderr, for when those carry something else (``adjutant mcp serve``)."""
+    of stdin and stderr, for when those carry something else (``adjutant mcp serve``).
+
+    Questions are asked one at a time (several clients, or one client's concurrent
+    calls, wait their turn): the packet is shown and its answer read under one lock,
+    input typed before the question is discarded, and the question names the packet
+    (tool, target, `packet_id`), so an answer is only ever given for the packet shown
+    with it. A `requester` (an MCP client) gets its questions rationed and can be
+    denied everything at once (``D``): see `adjutant.Requester`."""
 
     def __init__(self, interactive: bool, tty: Any = None,
                  unanswered: str = "non-interactive: nobody was asked") -> None:
         self.interactive = interactive
         self.tty = tty
-        self.out = tty or sys.stderr
+        self.out = SafeStream(tty or sys.stderr)
         self.unanswered = unanswered  # why a step is refused when nobody can answer
+        self._lock: Any = None
+        self._reading: concurrent.futures.Future[str] | None = None
+        self._throttled: set[int] = set()  # requesters told about their flood
+
+    def _turn(self) -> Any:
+        import anyio
+
+        if self._lock is None:
+            self._lock = anyio.Lock()
+        return self._lock
+
+    def _discard_typeahead(self) -> None:
+        """Whatever was typed before the question is shown answers nothing."""
+        import termios
+
+        source = self.tty if self.tty is not None else sys.stdin
+        with contextlib.suppress(Exception):
+            if source.isatty():
+                termios.tcflush(source.fileno(), termios.TCIFLUSH)
+
+    def _read_line(self) -> str:
+        if self.tty is not None:
+            return str(self.tty.readline())
+        try:
+            return input()
+        except EOFError:
+            return ""
 
     async def _ask(self, question: str) -> str:
         import anyio
 
         if not self.interactive:
-            print(f"{question} -> denied (non-interactive)", file=self.out)
+            self.out.write(f"{question} -> denied (non-interactive)\n")
+            self.out.flush()
             return ""
+        # A line read for a question that was withdrawn (its caller cancelled) answered
+        # that question, not this one: dropped. A read still waiting is reused.
+        if self._reading is not None and self._reading.done():
+            self._reading = None
+        self._discard_typeahead()
+        self.out.write(question)
+        self.out.flush()
+        if self._reading is None:
+            reading: concurrent.futures.Future[str] = concurrent.futures.Future()
 
-        def read() -> str:
-            if self.tty is not None:
-                self.tty.write(question)
-                self.tty.flush()
-                return str(self.tty.readline()).strip().lower()
-            try:
-                return input(question).strip().lower()
-            except EOFError:
-                return ""
-        return await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
+            def read() -> None:
+                try:
+                    reading.set_result(self._read_line())
+                except BaseException as exc:  # handed to the asker
+                    reading.set_exception(exc)
+            threading.Thread(target=read, name="adjutant-approval", daemon=True).start()
+            self._reading = reading
+        reading = self._reading
+        try:
+            line = await anyio.to_thread.run_sync(reading.result, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            self.out.write("\n(question withdrawn: the caller went away)\n")
+            self.out.flush()
+            raise
+        self._reading = None
+        return line.strip()
 
     async def approve_plan(self, packet: Any) -> Literal["execute", "step", "deny"]:
-        print(f"\nThe plan has {len(packet.steps)} steps.", file=self.out)
-        answer = await self._ask("[x] execute the plan, [s] step by step, [d] deny: ")
+        async with self._turn():
+            self.out.write(f"\nThe plan has {len(packet.steps)} steps.\n")
+            answer = (await self._ask("[x] execute the plan, [s] step by step, [d] deny: "
+                                      )).lower()
         return {"x": "execute", "s": "step"}.get(answer[:1], "deny")  # type: ignore[return-value]
 
     async def approve_step(self, packet: Any) -> StepDecision:
-        _show_step(packet, self.out)
+        who = Requester.current()
+        if who is not None and who.denied:
+            return StepDecision("deny")  # the user denied everything from it
+        if who is not None and self.interactive and not who.take_question():
+            if id(who) not in self._throttled:
+                self._throttled.add(id(who))
+                self.out.write(f"\n(refusing questions from {_one_line(who.name, 80)}: more "
+                               f"than {who.questions} in {who.window_s:g} s)\n")
+                self.out.flush()
+            return StepDecision("deny", unanswered=(
+                f"{_one_line(who.name, 80)} asked more than {who.questions} questions in "
+                f"{who.window_s:g} s: refused without asking; try again later"))
+        async with self._turn():
+            if who is not None and who.denied:  # denied while this one waited its turn
+                return StepDecision("deny")
+            return await self._step_question(packet, who)
+
+    async def _step_question(self, packet: Any, who: Any) -> StepDecision:
+        ident = packet_id(packet)
+        _show_step(packet, self.out, who=who, ident=ident)
+        choices = "[g] grant, [d] deny, [e] edit arguments: "
+        if who is not None:
+            choices = f"[D] deny everything from this client, {choices}"
+        question = f"{_one_line(packet.tool, 40)} {_target(packet)} #{ident}: {choices}"
         if not self.interactive:
-            await self._ask("[g] grant, [d] deny, [e] edit arguments: ")
+            await self._ask(question)
             return StepDecision("deny", unanswered=self.unanswered)
         while True:
-            answer = await self._ask("[g] grant, [d] deny, [e] edit arguments: ")
+            answer = await self._ask(question)
+            if who is not None and (answer[:1] == "D" or answer.lower() == "deny all"):
+                await who.deny_all(packet.run_id)
+                self.out.write(f"(everything from {_one_line(who.name, 80)} is denied "
+                               "for this session)\n")
+                self.out.flush()
+                return StepDecision("deny")
+            answer = answer.lower()
             if answer[:1] == "g":
                 return StepDecision("grant")
             if answer[:1] != "e":
@@ -88,18 +206,24 @@ class TerminalApprover(Approver):
             try:
                 args = json.loads(edited)
             except ValueError as exc:
-                print(f"not JSON ({exc}); asked again", file=self.out)
+                self.out.write(f"not JSON ({exc}); asked again\n")
                 continue
             if isinstance(args, dict):
                 return StepDecision("edit", args)
-            print("arguments must be a JSON object; asked again", file=self.out)
+            self.out.write("arguments must be a JSON object; asked again\n")
 
 
 async def _offer_files(copilot: Any, request: str, interactive: bool) -> list[str]:
     """Files the request names that the context does not hold yet: asked, never assumed."""
     import anyio
 
-    files = copilot.mentioned_files(request, await copilot.bulletin())
+    from .._cages import CageChangedError
+
+    try:
+        bulletin = await copilot.bulletin()
+    except CageChangedError:  # nothing is looked at; the run itself refuses and says why
+        return []
+    files = copilot.mentioned_files(request, bulletin)
     if not files or not interactive:
         return []
 
@@ -107,7 +231,9 @@ async def _offer_files(copilot: Any, request: str, interactive: bool) -> list[st
 
     def ask() -> str:
         try:
-            return input(f"Include {what} in the context ({', '.join(files)})? [y/N] "
+            # input() writes its prompt past sys.stdout on a terminal: printable here
+            return input(f"Include {what} in the context "
+                         f"({_one_line(', '.join(files), 300)})? [y/N] "
                          ).strip().lower()
         except EOFError:
             return ""
@@ -115,18 +241,24 @@ async def _offer_files(copilot: Any, request: str, interactive: bool) -> list[st
     return files if answer[:1] == "y" else []
 
 
-def _show_step(packet: Any, out: Any = None) -> None:
-    out = out or sys.stderr
-    print(f"\nstep {packet.index + 1}: {packet.tool} ({packet.level})", file=out)
-    print(f"  args: {json.dumps(packet.args, ensure_ascii=False)}", file=out)
+def _show_step(packet: Any, out: Any = None, *, who: Any = None, ident: str = "") -> None:
+    """The confirmation packet. Every field from elsewhere (the model, a file, a client,
+    a policy's reason) is printable; one-line fields stay on their line."""
+    out = SafeStream(out or sys.stderr)
+    named = f", packet #{ident}" if ident else ""
+    out.write(f"\nstep {packet.index + 1}: {_one_line(packet.tool)} "
+              f"({_one_line(packet.level)}){named}\n")
+    if who is not None:
+        out.write(f"  asked by: {_one_line(who.name, 120)}\n")
+    out.write(f"  args: {_one_line(json.dumps(packet.args, ensure_ascii=False), 2000)}\n")
     if packet.intent:
-        print(f"  why: {packet.intent}", file=out)
+        out.write(f"  why: {_one_line(packet.intent, 500)}\n")
     for reason in packet.reasons:
-        print(f"  note: {reason}", file=out)
+        out.write(f"  note: {_one_line(reason, 500)}\n")
     if packet.preview:
-        print("  preview:", file=out)
-        for line in packet.preview.splitlines()[:60]:
-            print(f"    {line}", file=out)
+        out.write("  preview:\n")
+        for line in printable(packet.preview).splitlines()[:60]:
+            out.write(f"    {line}\n")
     out.flush()
 
 
@@ -138,6 +270,7 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
                         help="print the outcome as JSON on stdout")
 
 
+@_terminal_safe
 async def run(kernel: Any, args: argparse.Namespace) -> int:
     """One request: context, the model's answer streamed, the plan with previews, and
     per-step consent as the mode requires."""
@@ -150,8 +283,8 @@ async def run(kernel: Any, args: argparse.Namespace) -> int:
     interactive = not args.non_interactive and sys.stdin.isatty()
     copilot = Copilot(kernel, approver=TerminalApprover(interactive))
     mode = await copilot.mode()
-    print(f"{mode_chip(mode)} {kernel.profile.name} preset, "
-          f"{kernel.profile.model.provider}:{kernel.profile.model.model}", file=sys.stderr)
+    _say_mode(mode, f" {kernel.profile.name} preset, "
+              f"{kernel.profile.model.provider}:{kernel.profile.model.model}", sys.stderr)
     include = await _offer_files(copilot, args.request, interactive)
     progress = Progress()
     async with anyio.create_task_group() as tg:
@@ -166,6 +299,7 @@ async def run(kernel: Any, args: argparse.Namespace) -> int:
         print(json.dumps({"run_id": outcome.run_id, "status": outcome.status,
                           "text": outcome.text, "error": outcome.error,
                           "plan": to_builtins(outcome.plan) if outcome.plan else None,
+                          "proposal": outcome.proposal,
                           "results": [to_builtins(r) for r in outcome.results]}))
     else:
         if outcome.text:
@@ -195,7 +329,7 @@ class Progress:
         self.label: str | None = None
         self.since = 0.0
         self.shown = False
-        self.live = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+        self.live = SafeStream(sys.stderr).colour
 
     def start(self, label: str) -> None:
         import time
@@ -204,7 +338,9 @@ class Progress:
 
     def stop(self) -> None:
         if self.shown:
-            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
+            err = SafeStream(sys.stderr)
+            err.control("\r\x1b[K")
+            err.flush()
         self.label, self.shown = None, False
 
     async def run(self) -> None:
@@ -217,10 +353,17 @@ class Progress:
             await anyio.sleep(0.2)
             if self.live and self.label and time.monotonic() - self.since > 0.6:
                 frame = (frame + 1) % len(self.FRAMES)
-                print(f"\r\x1b[K{self.FRAMES[frame]} {self.label} "
-                      f"({time.monotonic() - self.since:.0f} s)", end="", file=sys.stderr,
-                      flush=True)
+                err = SafeStream(sys.stderr)
+                err.control("\r\x1b[K")
+                err.write(f"{self.FRAMES[frame]} {_one_line(self.label, 80)} "
+                          f"({time.monotonic() - self.since:.0f} s)")
+                err.flush()
                 self.shown = True
+
+
+#: How a proposed step's verdict one mode up (execute-with-confirmation) is told.
+WOULD = {"allow": "would run without asking", "ask": "would ask you first",
+         "deny": "would be refused"}
 
 
 async def show_events(subscription: Any, progress: Progress | None = None) -> None:
@@ -236,6 +379,7 @@ async def show_events(subscription: Any, progress: Progress | None = None) -> No
     )
 
     progress = progress or Progress()
+    err = SafeStream(sys.stderr)  # the model's, the files' and the tools' text: printable
     async for envelope in subscription:
         event = envelope.event
         if isinstance(event, TextMessageStart):
@@ -246,20 +390,29 @@ async def show_events(subscription: Any, progress: Progress | None = None) -> No
             progress.stop()
         if isinstance(event, TextMessageContent):
             progress.stop()
-            print(_colour(event.delta, "2", sys.stderr), end="", file=sys.stderr, flush=True)
+            err.style(event.delta, "2")  # chunk by chunk: each control shown as itself
+            err.flush()
         elif isinstance(event, ActivitySnapshot) and event.activity_type == "context":
-            fields = ", ".join(k for k, v in event.content.items() if v)
-            print(f"context: {fields} (cwd {event.content.get('cwd')})", file=sys.stderr)
-            print("model: ", end="", file=sys.stderr, flush=True)
+            fields = ", ".join(_one_line(k) for k, v in event.content.items() if v)
+            err.write(f"context: {fields} (cwd {_one_line(event.content.get('cwd'))})\n")
+            err.write("model: ")
+            err.flush()
         elif isinstance(event, ActivitySnapshot) and event.activity_type == "plan":
-            print(file=sys.stderr)
+            err.write("\n")
             for step in event.content.get("steps", []):
-                print(f"plan step {step['index'] + 1}: {step['tool']} "
-                      f"{json.dumps(step['args'], ensure_ascii=False)}", file=sys.stderr)
-                for line in (step.get("preview") or "").splitlines()[:20]:
-                    print(f"    {line}", file=sys.stderr)
+                err.write(f"plan step {step['index'] + 1}: {_one_line(step['tool'])} "
+                          f"{_one_line(json.dumps(step['args'], ensure_ascii=False))}\n")
+                if step.get("intent"):
+                    err.write(f"    why: {_one_line(step['intent'], 500)}\n")
+                for line in printable(step.get("preview") or "").splitlines()[:20]:
+                    err.write(f"    {line}\n")
+                if would := step.get("would"):  # propose-only: what would happen
+                    err.write(f"    {WOULD.get(would['decision'], would['decision'])}: "
+                              f"{_one_line(would['reason'], 300)}\n")
+            err.flush()
         elif isinstance(event, ActivitySnapshot) and event.activity_type == "warning":
-            print(f"\nwarning: {event.content.get('text')}", file=sys.stderr)
+            err.write(f"\nwarning: {event.content.get('text')}\n")
+            err.flush()
 
 
 def configure_mode(parser: argparse.ArgumentParser) -> None:
@@ -267,6 +420,7 @@ def configure_mode(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true")
 
 
+@_terminal_safe
 async def mode(kernel: Any, args: argparse.Namespace) -> int:
     from .._operator import Copilot
 
@@ -275,7 +429,10 @@ async def mode(kernel: Any, args: argparse.Namespace) -> int:
         print(f"could not switch to {args.mode} (see `adjutant doctor`)", file=sys.stderr)
         return 1
     current = await copilot.mode()
-    print(json.dumps({"mode": current}) if args.json else mode_chip(current))
+    if args.json:
+        print(json.dumps({"mode": current}))
+    else:
+        _say_mode(current)
     return 0
 
 
@@ -288,6 +445,7 @@ def configure_grant(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true")
 
 
+@_terminal_safe
 async def grant(kernel: Any, args: argparse.Namespace) -> int:
     """Time-boxed grants from the user: list, give, revoke (persisted, logged)."""
     from .._operator import Copilot
@@ -315,6 +473,7 @@ def configure_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true")
 
 
+@_terminal_safe
 async def status(kernel: Any, args: argparse.Namespace) -> int:
     import resource
 
@@ -324,25 +483,55 @@ async def status(kernel: Any, args: argparse.Namespace) -> int:
     await copilot.mode()  # loads what was persisted
     state = copilot.state()
     profile = kernel.profile
-    chips = ["project-cage" if "{workspace}" in profile.path_cages else "custom-cages",
-             "no-sudo" if "guard" in kernel.policies or any(
-                 "guard" in name for name in kernel.policies) else "no-guard-policy"]
+    chips = ["project-cage" if "{workspace}" in profile.path_cages else "custom-cages"]
     if state["mode"] in ("off", "listen-only", "propose-only"):
         chips.append("read-only")
+    from .._cages import describe
+    from ._doctor import safety_chain
+
+    chain = safety_chain(kernel)  # what is loaded, never guessed from names
+
     info = {**state, "provider": profile.model.provider, "model": profile.model.model,
-            "policies": chips, "tools": len(kernel.tools),
+            "chips": chips, "policies": chain, "tools": len(copilot.offered_tools()),
+            "workspace": await describe(copilot._kv(), copilot.cwd),
             "memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            "last_tasks": await _last_tasks(copilot) if copilot.log.available else []}
+            "last_tasks": await _last_tasks(copilot) if copilot.log.available else [],
+            "interrupted": await _interrupted(copilot)}
     if args.json:
         print(json.dumps(info, default=str))
         return 0
-    print(f"{mode_chip(info['mode'])} preset {info['preset']} "
-          f"({info['provider']}:{info['model']})")
-    print(f"cwd {info['cwd']}; {info['tools']} tools; policies: {', '.join(chips)}; "
+    _say_mode(info["mode"], f" preset {info['preset']} ({info['provider']}:{info['model']})")
+    print(f"cwd {info['cwd']}; {info['tools']} tools; {', '.join(chips)}; "
           f"memory {info['memory_mb']} MB")
+    if not chain:
+        print("policies: none installed: every step asks (install adjutant-guard)")
+    for link in chain:
+        print(f"policy {_one_line(link['name'])} ({link['kind']}): "
+              f"{_one_line(link['enforces'], 200)}")
+    print(f"workspace {info['workspace']['state']}")
     for task in info["last_tasks"]:
-        print(f"  {task['outcome']:<10} {task['seconds']:>6.1f} s  {task['request'][:60]}")
+        print(f"  {task['outcome']:<10} {task['seconds']:>6.1f} s  "
+              f"{_one_line(task['request'], 60)}")
+    if (cut := info["interrupted"])["runs"]:
+        print(f"interrupted runs: {cut['runs']} (killed or crashed mid-run), "
+              f"{len(cut['without_result'])} with a tool call without a result (its effect "
+              "may have happened unrecorded; `adjutant log verify` lists them)")
+        for run in cut["without_result"][-5:]:
+            print(f"  run {run['run_id']}: step {run['step']} {_one_line(str(run['tool']), 60)}")
     return 0
+
+
+async def _interrupted(copilot: Any) -> dict[str, Any]:
+    """How many runs were cut by a kill (closed as interrupted at a later start), and
+    the steps among them that had started executing without a result in the log."""
+    if not copilot.log.available:
+        return {"runs": 0, "without_result": []}
+    runs = await copilot.log.interrupted()
+    return {"runs": len(runs), "without_result": [
+        {"run_id": r["run_id"], "step": r["tool_call_without_result"].get("step"),
+         "tool": r["tool_call_without_result"].get("tool"),
+         "record": r["tool_call_without_result"].get("record")}
+        for r in runs if r.get("tool_call_without_result")]}
 
 
 async def _last_tasks(copilot: Any, count: int = 5) -> list[dict[str, Any]]:
@@ -371,6 +560,7 @@ def configure_tools(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true")
 
 
+@_terminal_safe
 async def tools(kernel: Any, args: argparse.Namespace) -> int:
     """With the kernel started: tools mounted at run time (an MCP server's) are listed."""
     from adjutant_hookspecs import to_builtins
@@ -389,7 +579,7 @@ async def tools(kernel: Any, args: argparse.Namespace) -> int:
         return 0
     width = max((len(row["name"]) for row in rows), default=0)
     for row in rows:
-        print(f"{row['name']:<{width}}  {row['level']:<12} {row['description'][:70]}")
+        print(f"{row['name']:<{width}}  {row['level']:<12} {_one_line(row['description'], 70)}")
     return 0
 
 
@@ -399,6 +589,7 @@ def configure_presets(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true")
 
 
+@_terminal_safe
 async def presets(kernel: Any, args: argparse.Namespace) -> int:
     from .._operator import Copilot
     from .._settings import load_profile
@@ -441,6 +632,7 @@ def configure_chat(parser: argparse.ArgumentParser) -> None:
                         help="never ask for approval: anything that needs it is denied")
 
 
+@_terminal_safe
 async def chat(kernel: Any, args: argparse.Namespace) -> int:
     """A session: requests one after another, with history, quick actions and
     interrupts (Ctrl-C stops generation or the step, not the session)."""
@@ -473,8 +665,7 @@ async def chat(kernel: Any, args: argparse.Namespace) -> int:
                 return None
         return await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
 
-    print(f"{mode_chip(await copilot.mode())} Adjutant chat; /help for commands",
-          file=sys.stderr)
+    _say_mode(await copilot.mode(), " Adjutant chat; /help for commands", sys.stderr)
     async with anyio.create_task_group() as tg:
         progress = Progress()
         tg.start_soon(interrupts)
@@ -497,15 +688,16 @@ async def chat(kernel: Any, args: argparse.Namespace) -> int:
             if line.startswith("/mode"):
                 wanted = line.split()[1:] or [""]
                 if wanted[0] and not await copilot.set_mode(wanted[0], channel="user"):
-                    print(f"unknown or refused mode {wanted[0]!r}; modes: {', '.join(MODES)}")
-                print(mode_chip(await copilot.mode()))
+                    print(f"unknown or refused mode {_one_line(wanted[0], 40)!r}; "
+                          f"modes: {', '.join(MODES)}")
+                _say_mode(await copilot.mode())
                 continue
             if line == "/status":
                 print(json.dumps(copilot.state(), default=str))
                 continue
             request = QUICK_ACTIONS.get(line, line)
             if request.startswith("/"):
-                print(f"unknown command {line!r}; /help lists them")
+                print(f"unknown command {_one_line(line, 40)!r}; /help lists them")
                 continue
             include = await _offer_files(copilot, request, not args.non_interactive)
             busy = anyio.Event()
@@ -527,7 +719,8 @@ def _print_outcome(outcome: Any) -> None:
         print(outcome.text)
     if outcome.plan is not None and outcome.status == "proposed":
         for index, step in enumerate(outcome.plan.steps, 1):
-            print(f"  {index}. {step.tool} {json.dumps(step.args, ensure_ascii=False)}")
+            print(f"  {index}. {_one_line(step.tool)} "
+                  f"{_one_line(json.dumps(step.args, ensure_ascii=False))}")
     for result in outcome.results:
         print(f"{result.tool}: {result.status}")
         if result.stdout:
@@ -566,6 +759,7 @@ def configure_replay(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true")
 
 
+@_terminal_safe
 async def replay(kernel: Any, args: argparse.Namespace) -> int:
     """Run a logged step again as a new run, through the whole pipeline."""
     from .._operator import Copilot
@@ -602,6 +796,7 @@ async def bundle(kernel: Any, args: argparse.Namespace) -> int:
     return 0
 
 
+@_terminal_safe
 async def context(kernel: Any, args: argparse.Namespace) -> int:
     """The context bulletin a request would use now, as the operator will show it."""
     from adjutant_hookspecs import to_builtins

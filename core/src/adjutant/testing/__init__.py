@@ -1,23 +1,34 @@
 """Test plugins headlessly: ``Harness``, a scripted provider, recorders, stores.
 
-Opt in from your tests with ``pytest_plugins = ["adjutant.testing"]`` in a
-``conftest.py`` (or ``-p adjutant.testing``). That also runs every
-``@pytest.mark.anyio`` test on both asyncio and trio. Conformance suites for each
-kind of plugin live in `adjutant.testing.conformance`.
+The scripted provider, the scripted approver and the in-memory stores live in
+`adjutant.scripted` (no pytest there: an app can use them for a demo or a dry mode);
+they are re-exported here. Opt in from your tests with
+``pytest_plugins = ["adjutant.testing"]`` in a ``conftest.py`` (or
+``-p adjutant.testing``). That also runs every ``@pytest.mark.anyio`` test on both
+asyncio and trio. Conformance suites for each kind of plugin live in
+`adjutant.testing.conformance`.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from ._approver import ScriptedApprover
+from ..scripted import (
+    MemoryKeyValueStore,
+    MemoryLogStore,
+    ScriptedApprover,
+    ScriptedProvider,
+    ScriptExhaustedError,
+)
+from ._fakes import FakeRead, FakeWrite, fake_tools
 from ._harness import Harness
-from ._provider import ScriptedProvider, ScriptExhaustedError
 from ._recorders import EventRecorder, HookRecorder
-from ._stores import MemoryKeyValueStore, MemoryLogStore
+from ._system import needs_sandbox
 
 __all__ = [
     "EventRecorder",
+    "FakeRead",
+    "FakeWrite",
     "Harness",
     "HookRecorder",
     "MemoryKeyValueStore",
@@ -25,6 +36,8 @@ __all__ = [
     "ScriptExhaustedError",
     "ScriptedApprover",
     "ScriptedProvider",
+    "fake_tools",
+    "needs_sandbox",
 ]
 
 
@@ -35,6 +48,9 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "needs_sandbox: the test runs a real sandboxed child (bubblewrap, ripgrep); "
+        "skipped, and counted at the end, where they are missing")
     # httpx iterates a response through nested async generators; when a stream is
     # abandoned early (a cancelled generation, an error event) only the outer one can
     # be closed, and on trio the inner ones are finalised by the garbage collector with
@@ -48,3 +64,16 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "filterwarnings",
         "ignore:Async generator 'httpx.*was garbage collected:ResourceWarning")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
+                            config: pytest.Config) -> None:
+    """Say, at the very end, how many tests could not run for want of the sandbox."""
+    from ._system import SKIP_REASON, missing
+
+    skipped = [r for r in terminalreporter.stats.get("skipped", [])
+               if SKIP_REASON in str(getattr(r, "longrepr", ""))]
+    if skipped:
+        terminalreporter.write_line(
+            f"adjutant.testing: {len(skipped)} tests needing the sandbox were skipped: "
+            f"{missing()}", yellow=True, bold=True)

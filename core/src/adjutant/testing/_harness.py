@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -12,9 +13,8 @@ from adjutant_hookspecs import ExecutionResult, Tool, ToolCall, ToolContext, hoo
 
 from .._kernel import Kernel
 from .._settings import ModelPreset, Profile
-from ._provider import ScriptedProvider
+from ..scripted import MemoryKeyValueStore, MemoryLogStore, ScriptedProvider
 from ._recorders import EventRecorder, HookRecorder
-from ._stores import MemoryKeyValueStore, MemoryLogStore
 
 __all__ = ["Harness"]
 
@@ -158,7 +158,9 @@ class Harness:
 
     def context(self) -> ToolContext:
         """A tool context whose cwd and only cage is `workspace`."""
-        return ToolContext(cwd=str(self.workspace), cages=(str(self.workspace),))
+        return ToolContext(cwd=str(self.workspace), cages=(str(self.workspace),),
+                           home=self.kernel.env.get("HOME") or os.path.expanduser("~"),
+                           data_home=str(self.kernel.home))
 
     async def dry_run(self, tool: str, /, **args: Any) -> ExecutionResult:
         """Call the tool's dry-run directly (no operator, no safety pipeline)."""

@@ -43,13 +43,18 @@ def data_home() -> Path:
     return base / "adjutant"
 
 
-def read_tail(path: str | os.PathLike[str], limit: int = TAIL_BYTES) -> str:
+def read_tail(path: str | os.PathLike[str], limit: int = TAIL_BYTES, shield: Any = None) -> str:
     """The last ``limit`` bytes of a file as text, starting at a whole line.
 
-    :raises OSError: the file cannot be read.
+    :param shield: an `adjutant.protection.Shield`: the file opened is judged again
+        (a hard link swapped in after the caller's check is refused).
+    :raises OSError: the file cannot be read, or the shield refuses it.
     """
     with open(path, "rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
+        st = os.fstat(handle.fileno())
+        if shield is not None and shield.read_refusal(os.fspath(path), st) is not None:
+            raise PermissionError(13, "a file the deny rules protect")
+        size = st.st_size
         start = max(0, size - limit)
         handle.seek(start)
         data = handle.read(limit)

@@ -122,15 +122,25 @@ class ServiceLogsProvider(Source):
         return {"logs": out} if out else {}
 
     def tails(self, cwd: str) -> list[str]:
-        """The prefixed last lines of every configured file (a line per unreadable one)."""
+        """The prefixed last lines of every configured file (a line per unreadable one).
+
+        A file the deny rules protect is withheld, whatever name reached it: a
+        configured ``app.log`` that a repository replaced by a link (or a hard link)
+        to ``~/.netrc`` is a secret, and redaction knows only some formats."""
+        from adjutant.protection import Shield
+
+        shield = Shield(data_home=str(_home(self.home)))
         out: list[str] = []
         for path in self.configured(cwd):
             name = os.path.basename(path)
             try:
                 if os.path.isdir(path):
                     raise IsADirectoryError(21, "Is a directory")
+                if shield.read_refusal(path) is not None:
+                    out.append(f"({name}: withheld: a file the deny rules protect)")
+                    continue
                 # redacted as a whole, so a secret spanning lines (a key block) is caught
-                text = redact_text(read_tail(path))
+                text = redact_text(read_tail(path, shield=shield))
             except OSError as exc:
                 out.append(f"({name}: unreadable: {exc.strerror or exc})")
                 continue

@@ -1,5 +1,5 @@
-"""Caged file tools for Adjutant: ``fs.read``, ``fs.write``, ``fs.append``, ``fs.diff``,
-``editor.patch``, ``search.grep`` and ``compress.zip``.
+"""Caged file tools for Adjutant: ``fs.list``, ``fs.read``, ``fs.write``, ``fs.append``,
+``fs.diff``, ``editor.patch``, ``search.grep`` and ``compress.zip``.
 
 The in-process tools enforce the cage themselves (fd-relative resolution, no symlink
 followed anywhere, see ``_cage``); ``search.grep`` runs ripgrep under
@@ -16,6 +16,7 @@ from ._cage import PROTECTED_NAMES, protected_reason
 from ._common import MAX_FILE_BYTES
 from ._fs import FsAppend, FsDiff, FsRead, FsWrite
 from ._grep import SearchGrep
+from ._list import FsList
 from ._patch import EditorPatch
 from ._zip import CompressZip
 
@@ -27,6 +28,7 @@ __all__ = [
     "EditorPatch",
     "FsAppend",
     "FsDiff",
+    "FsList",
     "FsRead",
     "FsWrite",
     "SearchGrep",
@@ -34,7 +36,7 @@ __all__ = [
     "register_tools",
 ]
 
-TOOLS = (FsRead, FsWrite, FsAppend, FsDiff, EditorPatch, SearchGrep, CompressZip)
+TOOLS = (FsList, FsRead, FsWrite, FsAppend, FsDiff, EditorPatch, SearchGrep, CompressZip)
 
 
 @hookimpl

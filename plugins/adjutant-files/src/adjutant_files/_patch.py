@@ -5,6 +5,13 @@ header lines are refused), every hunk must match the file exactly at its stated 
 (no offset, no fuzz), every target is resolved through the cage walk, and every new
 content is staged before any file is replaced. A refusal changes nothing; a failure
 while replacing restores what was already replaced.
+
+Before any of that, every path the patch names anywhere — ``---`` and ``+++``,
+``diff --git``, ``rename``/``copy from``/``to``, ``Binary files`` — is judged like a
+direct write (`named_paths`): inside the cage, and refused by the deny rules
+(`adjutant.protection.Shield.write_refusal`: ``.git/commondir``, ``.envrc``, a key
+file...), in the dry-run and in the execution alike. Mode lines, deletions and
+renames name no other path and are refused further on.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from adjutant_hookspecs import ToolCall, ToolContext, ToolDeclaration, ToolSafet
 from ._cage import Opened, current, discard, locate, same_file, stage, walk
 from ._common import MAX_FILE_BYTES, BaseTool, Refused, as_text, get_str, unified
 
-__all__ = ["EditorPatch", "FilePatch", "parse"]
+__all__ = ["EditorPatch", "FilePatch", "named_paths", "parse"]
 
 MAX_PATCH_CHARS = 1 << 20
 MAX_FILES = 100
@@ -55,6 +62,39 @@ def _name(raw: str, prefix: str) -> str | None:
     if name == "/dev/null":
         return None
     return name[len(prefix):] if name.startswith(prefix) else name
+
+
+def _git_pair(rest: str) -> list[str]:
+    """The paths of ``diff --git a/X b/Y``: X and Y when they can be told apart (same
+    length, or a single `` b/``), else every reading (all are checked: fail closed)."""
+    n = (len(rest) - 5) // 2
+    if rest.startswith("a/") and rest[2 + n:5 + n] == " b/" and len(rest) == 5 + 2 * n:
+        return [rest[2:2 + n], rest[5 + n:]]
+    out: list[str] = []
+    start = 0
+    while (cut := rest.find(" b/", start)) != -1:
+        out += [rest[:cut].removeprefix("a/"), rest[cut + 3:]]
+        start = cut + 1
+    return out or [rest]
+
+
+def named_paths(text: str) -> list[tuple[int, str]]:
+    """(line number, path) for every path the patch's headers name, whatever the
+    header (the ones `parse` refuses too): nothing the patch names escapes the check."""
+    found: list[tuple[int, str]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        names: list[str | None] = []
+        if line.startswith(("--- ", "+++ ")):
+            names.append(_name(line[4:], "a/" if line[0] == "-" else "b/"))
+        elif line.startswith("diff --git "):
+            names += _git_pair(line[len("diff --git "):].rstrip("\r"))
+        elif line.startswith(("rename from ", "rename to ", "copy from ", "copy to ")):
+            names.append(line.split(" ", 2)[2].rstrip("\r"))
+        elif line.startswith("Binary files ") and line.endswith(" differ"):
+            old, _, new = line[len("Binary files "):-len(" differ")].partition(" and ")
+            names += [_name(old, "a/"), _name(new, "b/")]
+        found += [(number, name) for name in names if name]
+    return found
 
 
 def parse(text: str) -> list[FilePatch]:
@@ -182,7 +222,9 @@ class EditorPatch(BaseTool):
         super().__init__(max_file_bytes=max_file_bytes)
 
     async def run(self, call: ToolCall, ctx: ToolContext, dry: bool) -> tuple[str, str]:
-        patches = parse(get_str(call.args, "patch", MAX_PATCH_CHARS))
+        text = get_str(call.args, "patch", MAX_PATCH_CHARS)
+        self.check_named(text, ctx)
+        patches = parse(text)
         with contextlib.ExitStack() as stack:
             work: list[tuple[Opened, str | None, str]] = []
             for patch in patches:
@@ -203,6 +245,28 @@ class EditorPatch(BaseTool):
                 return "", "".join(unified(o.located.shown, old, new) for o, old, new in work)
             _commit(work)
         return "".join(f"patched {o.located.shown}\n" for o, _, _ in work), ""
+
+
+    def check_named(self, text: str, ctx: ToolContext) -> None:
+        """Every path the patch names, judged like a direct write: in the cage, and not
+        protected by the deny rules. `Refused` naming the line, the path and the rule."""
+        from adjutant.protection import Shield
+
+        try:
+            shield = Shield.for_context(ctx, self.declaration)
+        except ValueError as exc:  # an unusable deny pattern: fail closed
+            raise Refused("protection", f"the deny rules cannot be applied: {exc}") from None
+        for number, name in named_paths(text):
+            try:
+                located = locate(ctx.cwd, ctx.cages, name, check_protected=False)
+                target = os.path.join(located.root, *located.parts)
+                if (why := shield.write_refusal(target)) is not None:
+                    raise Refused("protected", f"{why}; the patch may not write it, even "
+                                  "inside the cage")
+                locate(ctx.cwd, ctx.cages, name)  # the file tools' own protected names
+            except Refused as refused:
+                raise Refused(refused.rule, f"line {number} names {name!r}: "
+                              f"{refused.message}") from None
 
 
 def _commit(work: list[tuple[Opened, str | None, str]]) -> None:

@@ -4,12 +4,22 @@ Inputs are read through the cage walk (directories recursively, by file descript
 symbolic links are skipped, never followed, and listed in the output. The archive is
 built in a temporary file beside the target and linked into place with ``link``,
 which fails if the name exists: an existing file is never overwritten.
+
+Every member passes the deny rules of ``fs.read`` (`adjutant.protection.Shield`:
+protected names and patterns, and hard links to protected files, judged on the
+opened file's ``fstat``). A protected file met while walking a directory is left out
+and listed as *withheld* in the preview and the result, so the approval shows exactly
+what the archive will lack; a protected file named in ``paths`` refuses the call.
+Withholding is the clearer outcome for "zip this folder" (the user gets the folder,
+minus what never leaves, and is told), refusing the clearer one when the user asked
+for that very file (an archive silently without it would be a lie).
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from typing import Any
 
 from adjutant_hookspecs import ARG_ROLE, ToolCall, ToolContext, ToolDeclaration, ToolSafety
 
@@ -30,7 +40,8 @@ class CompressZip(BaseTool):
         description=(
             "Create a new zip archive inside the cage from files and directories of the "
             "cage. Never overwrites an existing file; links are skipped, never followed; "
-            "protected files are refused. Requests like: 'zip the src folder into "
+            "protected files are refused when named and left out of directories (listed "
+            "as withheld). Requests like: 'zip the src folder into "
             "src.zip', 'bundle notes.txt and todo.md into notes.zip'."),
         args_schema={
             "type": "object",
@@ -57,14 +68,22 @@ class CompressZip(BaseTool):
         output = locate(ctx.cwd, ctx.cages, get_str(call.args, "output", 4096))
         if not output.parts or not output.parts[-1].lower().endswith(".zip"):
             raise Refused("argument-value", "the output must be a file name ending in .zip")
+        from adjutant.protection import Shield
+
+        try:
+            shield = Shield.for_context(ctx, self.declaration)
+        except ValueError as exc:  # an unusable deny pattern: fail closed
+            raise Refused("protection", f"the deny rules cannot be applied: {exc}") from None
         members: list[tuple[str, bytes]] = []
         skipped: list[str] = []
+        withheld: list[tuple[str, str]] = []
         total = 0
         for raw in get_paths(call.args, "paths", 1000):
             located = locate(ctx.cwd, ctx.cages, raw)
             if located.root != output.root:
                 raise Refused("cage", "the inputs and the archive must be in the same cage")
-            for name, data in self._collect(located, skipped, read=not dry):
+            for name, data in self._collect(located, _Found(shield, skipped, withheld),
+                                            read=not dry):
                 if name == output.shown:
                     raise Refused("argument-value", "the archive cannot contain itself")
                 members.append((name, data))
@@ -78,7 +97,8 @@ class CompressZip(BaseTool):
             if opened.st is not None:
                 raise Refused("exists", f"{output.shown} exists; it is never overwritten")
             listing = "".join(f"  {name}\n" for name, _ in members) + "".join(
-                f"  skipped link: {name}\n" for name in skipped)
+                f"  skipped link: {name}\n" for name in skipped) + "".join(
+                f"  withheld (protected): {name}: {why}\n" for name, why in withheld)
             if dry:
                 return "", f"create {output.shown} with {len(members)} file(s):\n{listing}"
             tmp = _build(opened.dir_fd, members)
@@ -92,32 +112,42 @@ class CompressZip(BaseTool):
                 discard(opened.dir_fd, tmp)
         return f"created {output.shown} with {len(members)} file(s):\n{listing}", ""
 
-    def _collect(self, located: Located, skipped: list[str],
+    def _collect(self, located: Located, found: _Found,
                  read: bool) -> list[tuple[str, bytes]]:
         out: list[tuple[str, bytes]] = []
         with walk(located, want="any" if located.parts else "dir") as opened:
             if opened.st is not None and stat.S_ISREG(opened.st.st_mode):
+                path = os.path.join(located.root, located.shown)
+                if why := found.shield.read_refusal(path, opened.st):
+                    raise Refused("protected", f"{located.shown}: {why}")
                 out.append((located.shown, opened.read(self.max_file_bytes) if read else b""))
                 return out
             fd = opened.file_fd if opened.file_fd is not None else opened.dir_fd
-            self._walk_dir(fd, list(located.parts), opened.root_dev, skipped, out, read)
+            self._walk_dir(fd, located.root, list(located.parts), opened.root_dev, found, out,
+                           read)
         return out
 
-    def _walk_dir(self, fd: int, prefix: list[str], dev: int, skipped: list[str],
+    def _walk_dir(self, fd: int, root: str, prefix: list[str], dev: int, found: _Found,
                   out: list[tuple[str, bytes]], read: bool) -> None:
         for name in sorted(os.listdir(fd)):
             parts = [*prefix, name]
             shown = "/".join(parts)
-            if protected_reason(parts) or len(out) > MAX_ENTRIES:
-                continue  # protected files are left out of a directory, not refused
+            if len(out) > MAX_ENTRIES:
+                return
+            if why := protected_reason(parts):
+                found.withheld.append((shown, why))
+                continue  # protected files are left out of a directory, and listed
             st = os.stat(name, dir_fd=fd, follow_symlinks=False)
             if stat.S_ISLNK(st.st_mode):
-                skipped.append(shown)
+                found.skipped.append(shown)
             elif stat.S_ISDIR(st.st_mode):
+                if why := found.shield.read_refusal(os.path.join(root, shown), st):
+                    found.withheld.append((shown + "/", why))
+                    continue
                 sub = os.open(name, _DIR, dir_fd=fd)
                 try:
                     if os.fstat(sub).st_dev == dev:
-                        self._walk_dir(sub, parts, dev, skipped, out, read)
+                        self._walk_dir(sub, root, parts, dev, found, out, read)
                 finally:
                     os.close(sub)
             elif stat.S_ISREG(st.st_mode):
@@ -125,12 +155,25 @@ class CompressZip(BaseTool):
                 try:
                     fst = os.fstat(ffd)
                     check_file(fst, dev, shown, write=False)
+                    # the opened file itself: a hard link swapped in cannot slip past
+                    if why := found.shield.read_refusal(os.path.join(root, shown), fst):
+                        found.withheld.append((shown, why))
+                        continue
                     if fst.st_size > self.max_file_bytes:
                         raise Refused("too-large", f"{shown} is over {self.max_file_bytes} "
                                       "bytes")
                     out.append((shown, _read_all(ffd) if read else b""))
                 finally:
                     os.close(ffd)
+
+
+class _Found:
+    """What a walk met besides members: the shield judging each, links skipped, files
+    withheld (with the reason)."""
+
+    def __init__(self, shield: Any, skipped: list[str],
+                 withheld: list[tuple[str, str]]) -> None:
+        self.shield, self.skipped, self.withheld = shield, skipped, withheld
 
 
 def _read_all(fd: int) -> bytes:

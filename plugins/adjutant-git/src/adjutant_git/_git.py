@@ -12,10 +12,20 @@ Four layers, each enough on its own for the common cases:
   ``--literal-pathspecs``, and refs are resolved to object ids before use;
 - writes use plumbing (``commit-tree``, ``update-ref`` with the expected old value),
   so no hook, editor or signing program is ever involved.
+
+And a repository cannot make git read outside the cage: `open_repo` asks git (which
+only prints paths) where the work tree, the git directory and the common directory
+are, reads ``objects/info/alternates`` itself, lists the configuration files git
+reads (``include.path`` can name any file), and refuses the repository when any of
+them lies outside ``ToolContext.cages`` (``core.worktree = $HOME`` with an index
+naming ``.ssh/id_rsa`` would otherwise put the key in a diff). Every later git runs
+with ``--git-dir`` and ``--work-tree`` set to what was checked, so nothing in the
+repository can move them again.
 """
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -63,32 +73,65 @@ class GitRefusal(Exception):
         self.rule, self.detail = rule, detail
 
 
-def argv(args: Sequence[str]) -> list[str]:
-    """The full git command line for ``args``: every override first."""
+def argv(args: Sequence[str], repo: Repo | None = None) -> list[str]:
+    """The full git command line for ``args``: every override first, then (once the
+    repository is checked) its git directory and work tree, explicitly."""
     line = ["git", "--no-pager", "--literal-pathspecs"]
     for key, value in OVERRIDES:
         line += ["-c", f"{key}={value}"]
+    if repo is not None:
+        line += repo.location()
     return line + list(args)
 
 
 async def git(args: Sequence[str], *, cwd: str, writable: Sequence[str] = (),
               env: Mapping[str, str] | None = None, stdin: bytes | None = None,
               timeout: float = 30.0,  # noqa: ASYNC109 - the child's limit, enforced inside
-              check: bool = True, max_output: int = 1 << 20) -> Any:
-    """Run git in the sandbox; with ``check``, a failure is a `GitRefusal` quoting git."""
+              check: bool = True, max_output: int = 1 << 20, repo: Repo | None = None,
+              shield: Any = None) -> Any:
+    """Run git in the sandbox; with ``check``, a failure is a `GitRefusal` quoting git.
+
+    With ``repo`` (checked by `open_repo`), git is pinned to its directories and the
+    sandbox hides what the call's shield (``repo.shield`` unless given) protects."""
     from adjutant import sandbox
 
     if (why := sandbox.available()) is not None:
         raise GitRefusal("sandbox-required", f"the OS sandbox is unavailable ({why}); git "
                          "never runs unsandboxed")
-    result = await sandbox.run(argv(args), cwd=cwd, writable=writable, timeout=timeout,
-                               readable=sandbox.repository_dirs(cwd),
+    readable = repo.dirs() if repo is not None else sandbox.repository_dirs(cwd)
+    result = await sandbox.run(argv(args, repo), cwd=cwd, writable=writable, timeout=timeout,
+                               readable=readable,
                                unchecked_env={**BASE_ENV, **(env or {})}, stdin=stdin,
-                               max_output=max_output)
+                               max_output=max_output,
+                               shield=shield if shield is not None or repo is None else repo.shield)
+    judge = shield if shield is not None else repo.shield if repo is not None else None
+    if judge is not None and result.stderr:
+        result = attrs.evolve(result, stderr=withhold_quotes(result.stderr, cwd, judge))
     if check and result.returncode != 0:
         message = (result.stderr.strip() or result.stdout.strip() or "no output")
         raise GitRefusal("git", f"`git {args[0]}` failed: {message.splitlines()[-1]}")
     return result
+
+
+#: A git message about a line of a file it read (``"X" is not a valid attribute name:
+#: FILE:LINE``, ``[attr]X not allowed: FILE:LINE``): it quotes the line.
+_QUOTES_A_LINE = re.compile(r"^(?P<message>.*): (?P<file>[^\n]+?):(?P<line>[0-9]+)$")
+
+
+def withhold_quotes(stderr: str, cwd: str, shield: Any) -> str:
+    """``stderr`` without the messages that quote a line of a protected file: a
+    repository's ``core.attributesFile`` (or a ``.gitattributes`` linked to one) can
+    name ``.env``, and git's warning about each "attribute" shows its text."""
+    out = []
+    for line in stderr.splitlines(keepends=True):
+        found = _QUOTES_A_LINE.match(line.rstrip("\n"))
+        if found is not None:
+            path = os.path.normpath(os.path.join(cwd, found["file"]))
+            if why := shield.read_refusal(path):
+                line = (f"[withheld by Adjutant: a git message quoting line {found['line']} "
+                        f"of {found['file']}: {why}]\n")
+        out.append(line)
+    return "".join(out)
 
 
 @attrs.frozen
@@ -103,6 +146,9 @@ class Repo:
     ref: str | None
     #: The commit HEAD names, or None before the first commit.
     head: str | None
+    #: The call's deny rules (`adjutant.protection.Shield`): the sandbox hides and
+    #: seals what they protect (the call's own home and data home).
+    shield: Any = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def branch(self) -> str:
@@ -111,36 +157,125 @@ class Repo:
     def writable(self, cages: Sequence[str], *, worktree: bool = False) -> list[str]:
         """The directories a write may touch, each inside a cage, else a refusal."""
         needed = [self.common_dir, self.git_dir] + ([self.top] if worktree else [])
-        resolved = [os.path.realpath(c) for c in cages]
         for path in needed:
-            if not any(path == c or path.startswith(c.rstrip("/") + "/") for c in resolved):
+            if not inside(path, cages):
                 raise GitRefusal("cage", f"{path} is outside the writable directories "
                                  f"({', '.join(cages) or 'none'}); grant it to write")
         return list(dict.fromkeys(needed))
 
+    def location(self) -> list[str]:
+        """The global options that pin git to the checked directories."""
+        return [f"--git-dir={self.git_dir}", f"--work-tree={self.top}"]
 
-async def open_repo(cwd: str) -> Repo:
-    """Discover the repository at ``cwd`` and refuse one whose config could run code."""
-    found = await git(["rev-parse", "--show-toplevel", "--absolute-git-dir",
-                       "--git-common-dir"], cwd=cwd, check=False)
-    if found.returncode != 0:
+    def dirs(self) -> list[str]:
+        return list(dict.fromkeys((self.top, self.git_dir, self.common_dir)))
+
+
+def inside(path: str, cages: Sequence[str]) -> bool:
+    """``path`` (resolved) is a cage or below one (each cage resolved too)."""
+    real = os.path.realpath(path)
+    for cage in cages:
+        root = os.path.realpath(cage)
+        if real == root or real.startswith(root.rstrip("/") + "/"):
+            return True
+    return False
+
+
+#: How deep alternates may chain (git's own limit).
+MAX_ALTERNATE_DEPTH = 5
+
+
+async def open_repo(cwd: str, cages: Sequence[str], shield: Any = None) -> Repo:
+    """Discover the repository at ``cwd``; refuse one that reaches outside ``cages``
+    (work tree, git directory, common directory, alternates, configuration files) or
+    whose configuration could run code. The `Repo` pins every later git to it."""
+    found = await git(["rev-parse", "--path-format=absolute", "--show-toplevel",
+                       "--absolute-git-dir", "--git-common-dir"], cwd=cwd, check=False,
+                      shield=shield)
+    lines = found.stdout.splitlines()
+    if found.returncode != 0 or len(lines) < 3:
         raise GitRefusal("not-a-repository", f"{cwd} is not inside a git work tree "
                          f"({found.stderr.strip().splitlines()[-1] if found.stderr else ''})")
-    top, git_dir, common = _resolved(cwd, *found.stdout.splitlines()[:3])
-    await audit_config(cwd)
-    ref = await git(["symbolic-ref", "-q", "HEAD"], cwd=cwd, check=False)
-    head = await git(["rev-parse", "-q", "--verify", "HEAD^{commit}"], cwd=cwd, check=False)
-    return Repo(cwd=cwd, top=top, git_dir=git_dir, common_dir=common,
-                ref=ref.stdout.strip() or None, head=head.stdout.strip() or None)
+    top, git_dir, common = _checked(cwd, lines[:3], cages)
+    repo = Repo(cwd=cwd, top=top, git_dir=git_dir, common_dir=common, ref=None, head=None,
+                shield=shield)
+    await audit_config(repo, cages)
+    ref = await git(["symbolic-ref", "-q", "HEAD"], cwd=cwd, repo=repo, check=False)
+    head = await git(["rev-parse", "-q", "--verify", "HEAD^{commit}"], cwd=cwd, repo=repo,
+                     check=False)
+    return attrs.evolve(repo, ref=ref.stdout.strip() or None, head=head.stdout.strip() or None)
 
 
-def _resolved(cwd: str, *paths: str) -> list[str]:
-    return [os.path.realpath(os.path.join(cwd, path)) for path in paths]
+def _checked(cwd: str, found: Sequence[str], cages: Sequence[str]) -> list[str]:
+    """git's answer resolved, each directory (and every alternate) inside the cages."""
+    dirs = [os.path.realpath(os.path.join(cwd, path)) for path in found]
+    for what, path in zip(("work tree", "git directory", "common directory"), dirs,
+                          strict=True):
+        confine(what, path, cages)
+    for path in alternates(os.path.join(dirs[2], "objects"), cages):
+        confine("alternate object directory", path, cages)
+    return dirs
 
 
-async def audit_config(cwd: str) -> None:
-    """Refuse configuration that names a program we cannot neutralise (e.g. filters)."""
-    listing = await git(["config", "--list", "--show-scope"], cwd=cwd, check=False)
+def confine(what: str, path: str, cages: Sequence[str]) -> None:
+    """Refuse a repository whose ``what`` lies outside the cages."""
+    if not inside(path, cages):
+        raise GitRefusal("cage", f"the repository's {what} is {path}, outside the cage "
+                         f"({', '.join(cages) or 'none is set'}); git would read files there "
+                         "(`core.worktree`, a `.git` file, `commondir`, alternates or an "
+                         "included config can point anywhere), so Adjutant does not run it")
+
+
+def alternates(objects: str, cages: Sequence[str], depth: int = 0) -> list[str]:
+    """The object directories ``objects/info/alternates`` adds, recursively, resolved.
+
+    Read here, never by running git; the file's own text is never quoted (it could be
+    a hard link to anything), only the directories it resolves to."""
+    path = os.path.join(objects, "info", "alternates")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise GitRefusal("cage", f"{path} cannot be checked ({exc.strerror}); Adjutant "
+                         "does not run git on this repository") from None
+    with os.fdopen(fd, "rb") as handle:
+        raw = handle.read(1 << 20)
+    if depth >= MAX_ALTERNATE_DEPTH:
+        raise GitRefusal("cage", f"{path}: alternates chain deeper than "
+                         f"{MAX_ALTERNATE_DEPTH}")
+    found: list[str] = []
+    for line in raw.splitlines():
+        line = line.strip()
+        if not line or line.startswith(b"#"):
+            continue
+        if line.startswith(b'"'):
+            try:
+                line = bytes(codecs.escape_decode(line[1:-1])[0]) if line.endswith(b'"') \
+                    else b""
+            except ValueError:
+                line = b""
+            if not line:
+                raise GitRefusal("cage", f"{path} holds a line git would read that Adjutant "
+                                 "cannot; it does not run git on this repository")
+        target = os.path.realpath(os.path.join(objects, os.fsdecode(line)))
+        found.append(target)
+        if inside(target, cages):
+            found += alternates(target, cages, depth + 1)
+    return found
+
+
+async def audit_config(repo: Repo, cages: Sequence[str] = ()) -> None:
+    """Refuse configuration that names a program we cannot neutralise (e.g. filters),
+    or that git reads from a file outside the cages (``include.path``)."""
+    listing = await git(["config", "--list", "--show-scope", "--show-origin"],
+                        cwd=repo.cwd, repo=repo, check=False)
+    if listing.returncode != 0:
+        lines = (listing.stderr or "no output").strip().splitlines() or ["no output"]
+        raise GitRefusal("repository-config", "git cannot read the repository's "
+                         f"configuration ({lines[-1]}); Adjutant does not run git on it")
+    for origin in _origins(listing.stdout):
+        confine("configuration file", os.path.join(repo.cwd, origin), cages)
     for scope, key in _entries(listing.stdout):
         key = key.strip().lower()
         if scope == "command" or key in _OVERRIDDEN or _MOOT.match(key) \
@@ -151,15 +286,37 @@ async def audit_config(cwd: str) -> None:
                          "run git on it (remove the key to use the git tools here)")
 
 
-def _entries(raw: str) -> list[tuple[str, str]]:
-    """``git config --list --show-scope`` output as (scope, key) pairs. A value spanning
-    lines can only add pairs (checked too), never hide a real entry's line."""
-    pairs = []
+def _fields(raw: str) -> list[tuple[str, str, str]]:
+    """``git config --list --show-scope --show-origin`` as (scope, origin, key). A value
+    spanning lines can only add entries (checked too), never hide a real entry's line.
+    (``-z`` would be exact, but the sandbox reads output holding NUL as binary.)"""
+    entries = []
     for line in raw.splitlines():
-        scope, tab, rest = line.partition("\t")
-        if tab:
-            pairs.append((scope, rest.split("=", 1)[0]))
-    return pairs
+        fields = line.split("\t", 2)
+        if len(fields) == 3:
+            scope, origin, rest = fields
+            entries.append((scope, origin, rest.split("=", 1)[0]))
+    return entries
+
+
+def _entries(raw: str) -> list[tuple[str, str]]:
+    """(scope, key) pairs of ``git config --list --show-scope --show-origin``."""
+    return [(scope, key) for scope, _, key in _fields(raw)]
+
+
+def _origins(raw: str) -> list[str]:
+    """The configuration files the listing came from (the command line is ours)."""
+    found = []
+    for _, origin, _ in _fields(raw):
+        if origin.startswith("file:"):
+            path = origin.removeprefix("file:")
+            if path.startswith('"') and path.endswith('"') and len(path) > 1:
+                path = os.fsdecode(bytes(codecs.escape_decode(
+                    path[1:-1].encode("utf-8", "surrogateescape"))[0]))
+            found.append(path)
+        elif origin not in ("command line:", ""):
+            found.append(origin)  # an origin we do not know: judged as a path, refused
+    return list(dict.fromkeys(found))
 
 
 def _user_config() -> str | None:
@@ -172,7 +329,7 @@ async def identity(repo: Repo) -> dict[str, str]:
     ``~/.gitconfig`` (read, never executed); a refusal saying how to set one."""
     values: dict[str, str] = {}
     for key in ("user.name", "user.email"):
-        local = await git(["config", "--get", key], cwd=repo.cwd, check=False)
+        local = await git(["config", "--get", key], cwd=repo.cwd, repo=repo, check=False)
         value = local.stdout.strip()
         if not value and (user := _user_config()) is not None:
             found = await git(["config", "--file", user, "--get", key], cwd=repo.cwd,

@@ -16,6 +16,7 @@ from typing import Any
 from adjutant_hookspecs import ARG_ROLE, ExecutionResult, ToolCall, ToolContext, ToolDeclaration
 from adjutant_hookspecs import ToolSafety as Safety
 
+from ._diffs import DIFF_FORMAT, unquoted, withhold
 from ._git import EMPTY_TREE, ZERO, GitRefusal, Repo, git, identity, open_repo
 
 __all__ = ["GitBranch", "GitCommit", "GitDiff", "GitLog", "GitStatus", "GitSwitch"]
@@ -94,7 +95,7 @@ class _Args:
 async def _commit(repo: Repo, ref: str) -> str:
     """The commit id ``ref`` names (resolved once: later steps use only the id)."""
     found = await git(["rev-parse", "-q", "--verify", "--end-of-options", f"{ref}^{{commit}}"],
-                      cwd=repo.cwd, check=False)
+                      cwd=repo.cwd, repo=repo, check=False)
     if found.returncode != 0 or not found.stdout.strip():
         raise GitRefusal("unknown-ref", f"{ref!r} names no commit in this repository")
     return str(found.stdout.strip())
@@ -142,14 +143,14 @@ class _ReadTool(_GitTool):
         raise NotImplementedError
 
     async def _plan(self, call: ToolCall, ctx: ToolContext) -> tuple[Repo, Any, str]:
-        repo = await open_repo(ctx.cwd)
+        repo = await open_repo(ctx.cwd, ctx.cages, _shield(ctx, self.declaration))
         args = await self._args(call, repo)
         from adjutant import sandbox
 
-        return repo, args, sandbox.preview(["git", *args], cwd=repo.cwd)
+        return repo, args, sandbox.preview(["git", *repo.location(), *args], cwd=repo.cwd)
 
     async def _run(self, repo: Repo, plan: Any, ctx: ToolContext) -> tuple[str, str]:
-        result = await git(plan, cwd=repo.cwd)
+        result = await git(plan, cwd=repo.cwd, repo=repo)
         return result.stdout, result.stderr
 
 
@@ -193,12 +194,23 @@ class GitDiff(_ReadTool):
     async def _args(self, call: ToolCall, repo: Repo) -> list[str]:
         args = _Args(call, {"staged", "ref", "paths"})
         staged, ref, paths = args.flag("staged", False), args.word("ref"), args.paths("paths")
-        line = ["diff", "--no-ext-diff", "--no-textconv", "--no-color"]
+        line = ["diff", "--no-ext-diff", "--no-textconv", "--no-color", *DIFF_FORMAT]
         if staged:
             line.append("--cached")
         if ref is not None:
             line += ["--end-of-options", await _commit(repo, ref)]
         return [*line, "--", *paths]
+
+    async def _run(self, repo: Repo, plan: Any, ctx: ToolContext) -> tuple[str, str]:
+        """The diff, with every protected file's changes withheld (`withhold`)."""
+        from adjutant.protection import Shield
+
+        try:
+            shield = Shield.for_context(ctx, self.declaration)
+        except ValueError as exc:  # an unusable deny pattern: fail closed
+            raise GitRefusal("protection", f"the deny rules cannot be applied: {exc}") from None
+        stdout, stderr = await super()._run(repo, plan, ctx)
+        return withhold(stdout, repo.top, shield), stderr
 
 
 class GitLog(_ReadTool):
@@ -262,12 +274,13 @@ class GitCommit(_GitTool):
         args = _Args(call, {"message", "paths", "all"})
         message = args.text("message", required=True, limit=MAX_MESSAGE) or ""
         paths, every = args.paths("paths"), args.flag("all", False)
-        repo = await open_repo(ctx.cwd)
+        repo = await open_repo(ctx.cwd, ctx.cages, _shield(ctx, self.declaration))
         if repo.ref is None:
             raise GitRefusal("detached-head", "HEAD is detached; switch to a branch first")
         author = await identity(repo)
         with tempfile.TemporaryDirectory(prefix="adjutant-git-") as scratch:
             tree, changes = await _stage(repo, scratch, paths, every, quarantine=True)
+        _refuse_protected(repo, changes, ctx, self.declaration)
         parent = (f"parent {repo.head}" if repo.head else "the first commit of the branch")
         text = "\n".join([
             f"commit on {repo.ref}, {parent}", f"tree {tree}",
@@ -289,18 +302,41 @@ class GitCommit(_GitTool):
                 raise GitRefusal("changed-since-preview", "the files changed after the "
                                  "preview; preview the commit again")
             parents = ["-p", repo.head] if repo.head else []
-            made = await git(["commit-tree", tree, *parents, "-F", "-"], cwd=repo.cwd,
+            made = await git(["commit-tree", tree, *parents, "-F", "-"], cwd=repo.cwd, repo=repo,
                              writable=writable, env=author, stdin=message.encode())
             commit = made.stdout.strip()
             subject = message.splitlines()[0]
             await git(["update-ref", "-m", f"commit (adjutant): {subject}", "--end-of-options",
-                       repo.ref or "", commit, repo.head or ZERO], cwd=repo.cwd,
+                       repo.ref or "", commit, repo.head or ZERO], cwd=repo.cwd, repo=repo,
                       writable=writable)
             if _read(real_index) == before:  # else the user staged meanwhile: keep theirs
                 os.replace(os.path.join(scratch, "index"), real_index)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         return f"[{repo.branch} {commit[:7]}] {subject}\n{changes}", ""
+
+
+def _refuse_protected(repo: Repo, changes: str, ctx: ToolContext,
+                      declaration: ToolDeclaration) -> None:
+    """A commit reads every file it adds into the repository: one the deny rules refuse
+    to `fs.read` (a key, ``.env``, a hard link to a secret) is refused here too."""
+    from adjutant.protection import Shield
+
+    try:
+        shield = Shield.for_context(ctx, declaration)
+    except ValueError as exc:
+        raise GitRefusal("protection", f"the deny rules cannot be applied: {exc}") from None
+    for line in changes.splitlines():
+        status, tab, path = line.partition("\t")
+        if not tab or status.startswith("D"):
+            continue  # a deletion reads nothing
+        name = unquoted(path)
+        if name is None:
+            raise GitRefusal("protection", f"the changed path {path!r} cannot be read back "
+                             "to be checked")
+        if why := shield.read_refusal(os.path.join(repo.top, name)):
+            raise GitRefusal("protected", f"the commit would copy {name} into the "
+                             f"repository: {why}")
 
 
 def _read(path: str) -> bytes | None:
@@ -333,13 +369,15 @@ async def _stage(repo: Repo, scratch: str, paths: Sequence[str], every: bool, *,
                 "GIT_ALTERNATE_OBJECT_DIRECTORIES": os.path.join(repo.common_dir, "objects")}
     cage = [scratch, *writable]
     if every:
-        await git(["add", "--update", "--", repo.top], cwd=repo.cwd, writable=cage, env=env)
+        await git(["add", "--update", "--", repo.top], cwd=repo.cwd, repo=repo, writable=cage,
+                  env=env)
     if paths:
-        await git(["add", "--", *paths], cwd=repo.cwd, writable=cage, env=env)
-    tree = (await git(["write-tree"], cwd=repo.cwd, writable=cage, env=env)).stdout.strip()
+        await git(["add", "--", *paths], cwd=repo.cwd, repo=repo, writable=cage, env=env)
+    tree = (await git(["write-tree"], cwd=repo.cwd, repo=repo, writable=cage,
+                      env=env)).stdout.strip()
     changes = (await git(["diff-index", "--cached", "--name-status", "--no-renames",
                           "--end-of-options", repo.head or EMPTY_TREE, "--"],
-                         cwd=repo.cwd, writable=cage, env=env)).stdout.strip()
+                         cwd=repo.cwd, repo=repo, writable=cage, env=env)).stdout.strip()
     if not changes:
         raise GitRefusal("nothing-to-commit", "nothing is staged and no listed path "
                          "changed; name the files to commit or set `all`")
@@ -350,7 +388,7 @@ async def _check_branch_name(repo: Repo, name: str) -> str:
     ref = f"refs/heads/{name}"
     if "@{" in name or name == "@":
         raise GitRefusal("branch-name", f"{name!r} is not a valid branch name")
-    valid = await git(["check-ref-format", ref], cwd=repo.cwd, check=False)
+    valid = await git(["check-ref-format", ref], cwd=repo.cwd, repo=repo, check=False)
     if valid.returncode != 0:
         raise GitRefusal("branch-name", f"{name!r} is not a valid branch name "
                          "(see `git help check-ref-format`)")
@@ -363,18 +401,18 @@ async def _switch_preview(repo: Repo, ref: str, target: str) -> list[str]:
         return [*lines, "files that change: none (same commit)"]
     diff = await git(["diff", "--name-status", "--no-renames", "--no-ext-diff",
                       "--no-textconv", "--end-of-options", repo.head or EMPTY_TREE, target,
-                      "--"], cwd=repo.cwd)
+                      "--"], cwd=repo.cwd, repo=repo)
     changed = diff.stdout.strip().splitlines()
     return [*lines, "files that change:", *(f"  {line}" for line in changed)]
 
 
 async def _switch(repo: Repo, ctx: ToolContext, ref: str, target: str) -> None:
     if target == repo.head:  # same commit: only HEAD moves, no file is touched
-        await git(["symbolic-ref", "-m", "switch (adjutant)", "HEAD", ref], cwd=repo.cwd,
+        await git(["symbolic-ref", "-m", "switch (adjutant)", "HEAD", ref], cwd=repo.cwd, repo=repo,
                   writable=repo.writable(ctx.cages))
         return
     await git(["switch", "--no-guess", "--end-of-options", ref.removeprefix("refs/heads/")],
-              cwd=repo.cwd, writable=repo.writable(ctx.cages, worktree=True))
+              cwd=repo.cwd, repo=repo, writable=repo.writable(ctx.cages, worktree=True))
 
 
 class GitBranch(_GitTool):
@@ -400,10 +438,10 @@ class GitBranch(_GitTool):
         args = _Args(call, {"name", "start", "switch"})
         name, start = args.word("name", required=True) or "", args.word("start")
         switch = args.flag("switch", True)
-        repo = await open_repo(ctx.cwd)
+        repo = await open_repo(ctx.cwd, ctx.cages, _shield(ctx, self.declaration))
         ref = await _check_branch_name(repo, name)
         exists = await git(["rev-parse", "-q", "--verify", "--end-of-options", ref],
-                           cwd=repo.cwd, check=False)
+                           cwd=repo.cwd, repo=repo, check=False)
         if exists.returncode == 0:
             raise GitRefusal("branch-exists", f"branch {name!r} exists already; use "
                              "git.switch to switch to it")
@@ -421,7 +459,7 @@ class GitBranch(_GitTool):
     async def _run(self, repo: Repo, plan: Any, ctx: ToolContext) -> tuple[str, str]:
         ref, target, switch = plan
         await git(["update-ref", "-m", "branch (adjutant)", "--end-of-options", ref, target,
-                   ZERO], cwd=repo.cwd, writable=repo.writable(ctx.cages))
+                   ZERO], cwd=repo.cwd, repo=repo, writable=repo.writable(ctx.cages))
         if switch:
             await _switch(repo, ctx, ref, target)
         name = ref.removeprefix("refs/heads/")
@@ -445,12 +483,12 @@ class GitSwitch(_GitTool):
 
     async def _plan(self, call: ToolCall, ctx: ToolContext) -> tuple[Repo, Any, str]:
         name = _Args(call, {"branch"}).word("branch", required=True) or ""
-        repo = await open_repo(ctx.cwd)
+        repo = await open_repo(ctx.cwd, ctx.cages, _shield(ctx, self.declaration))
         ref = await _check_branch_name(repo, name)
         if ref == repo.ref:
             raise GitRefusal("already-there", f"already on branch {name!r}")
         found = await git(["rev-parse", "-q", "--verify", "--end-of-options", ref],
-                          cwd=repo.cwd, check=False)
+                          cwd=repo.cwd, repo=repo, check=False)
         if found.returncode != 0:
             raise GitRefusal("unknown-branch", f"there is no local branch {name!r}; "
                              "git.branch creates one")
@@ -463,3 +501,8 @@ class GitSwitch(_GitTool):
         return f"switched to {ref.removeprefix('refs/heads/')} at {target[:7]}\n", ""
 
 
+def _shield(ctx: ToolContext, declaration: ToolDeclaration) -> Any:
+    """The call's deny rules, for the sandbox git runs in."""
+    from adjutant.protection import Shield
+
+    return Shield.for_context(ctx, declaration)

@@ -35,6 +35,9 @@ class Guard:
     """
 
     name = "guard"
+    description = ("path cages on resolved paths, secrets and protected files refused, no "
+                   "privilege escalation (sudo, su, doas, pkexec, run0), no network without "
+                   "a grant, a step limit and a pause when a call repeats")
 
     def __init__(self, *, max_steps: int = DEFAULT_MAX_STEPS) -> None:
         if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:

@@ -18,7 +18,7 @@ import os
 import stat
 from dataclasses import dataclass
 
-from ._globs import Glob
+from adjutant.protection import Glob
 
 __all__ = ["PathProblem", "ResolvedPath", "lexical", "magic_link", "resolve", "within"]
 

@@ -25,16 +25,27 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from adjutant_hookspecs import PolicyRequest, ToolCall, Verdict
+from adjutant.protection import (
+    Glob,
+    ProtectedFile,
+    Protection,
+    allowed_globs,
+    protected_inodes,
+    protection,
+)
+from adjutant_hookspecs import (
+    PolicyRequest,
+    RoleProblem,
+    RoleValue,
+    ToolCall,
+    Verdict,
+    role_values,
+)
 
 from ._commands import ESCALATION, check_argv, escalation_name
-from ._globs import Glob
-from ._inodes import ProtectedFile, protected_inodes
 from ._limits import DEFAULT_MAX_STEPS
 from ._network import check_url
 from ._paths import PathProblem, ResolvedPath, resolve, within
-from ._patterns import Protection, allowed_globs, protection
-from ._roles import RoleProblem, RoleValue, role_values
 
 __all__ = ["DEFAULT_MAX_STEPS", "STUCK_AFTER", "Rules"]
 

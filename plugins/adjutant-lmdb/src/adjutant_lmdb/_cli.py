@@ -1,21 +1,19 @@
-"""``adjutant log verify|export|tail``, and the ``lmdb`` doctor check.
+"""``adjutant log verify|head|export|tail|reset``.
 
 The commands return a coroutine, so the CLI starts the kernel first and the
-plugin's ``startup`` opens the store (recovering a torn tail if there is one).
+plugin's ``startup`` opens the store (recovering a torn tail if there is one, and
+closing runs cut by a kill). ``reset`` does not: it is for when the store cannot
+open because its database was lost.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Coroutine
-from pathlib import Path
 from typing import Any
 
-from adjutant_hookspecs import CheckResult
-
-__all__ = ["check_lmdb", "configure", "run"]
+__all__ = ["configure", "run"]
 
 STORE_KEY = "log:lmdb"
 
@@ -27,17 +25,56 @@ def configure(parser: argparse.ArgumentParser) -> None:
         description="Exit 0 when the log is intact, 1 when it was tampered with (each "
         "problem is named, with the record's index).")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
+    verify.add_argument(
+        "--head", metavar="INDEX:SHA256", help="also check that record INDEX still has "
+        "this hash: a head you kept outside the data home (`adjutant log head`), which a "
+        "rewrite of the whole log with recomputed checkpoints cannot match")
+    head = sub.add_parser(
+        "head", help="print the head as INDEX:SHA256, to keep outside the data home",
+        description="Prints the last record's index and hash. Keep the line where "
+        "nothing running as you can change it; `adjutant log verify --head LINE` later "
+        "proves that every record up to it is unchanged.")
+    head.add_argument("--json", action="store_true", help="print index, hash and time as JSON")
     export = sub.add_parser(
         "export", help="append a day's records to <home>/logs/YYYY-MM-DD.jsonl",
         description="Incremental: records already in the file are not written again.")
     export.add_argument("--day", metavar="YYYY-MM-DD", help="the UTC day (default: today)")
+    reset = sub.add_parser(
+        "reset", help="acknowledge a lost log (data.mdb deleted) and start a new one",
+        description="Only when the log's data.mdb is gone although a log existed (Adjutant "
+        "then refuses to start): moves the old checkpoints and exports aside and lets the "
+        "next start begin a new log whose first record says the previous one was lost. "
+        "Never deletes a log that is there.")
+    reset.add_argument("--yes", action="store_true", help="do it (without: say what it does)")
     tail = sub.add_parser("tail", help="print the last records")
     tail.add_argument("-n", type=int, default=10, metavar="N", help="how many (default 10)")
     tail.add_argument("--json", action="store_true", help="print them as export lines")
 
 
-def run(kernel: Any, args: argparse.Namespace) -> Coroutine[Any, Any, int]:
+def run(kernel: Any, args: argparse.Namespace) -> Coroutine[Any, Any, int] | int:
+    if args.log_command == "reset":  # without starting the kernel: the log is missing
+        return _reset(kernel, args)
     return _ACTIONS[args.log_command](kernel, args)
+
+
+def _reset(kernel: Any, args: argparse.Namespace) -> int:
+    from ._lost import check_present, reset
+
+    where = kernel.home / "lmdb"
+    if not args.yes:
+        try:
+            check_present(where)
+        except Exception as exc:
+            print(f"{exc}\n\n`adjutant log reset --yes` acknowledges the loss.")
+            return 2
+        print(f"nothing to reset: the action log in {where} is there (or never existed)")
+        return 0
+    try:
+        print(reset(where, kernel.home / "logs"))
+    except (ValueError, OSError) as exc:
+        print(f"adjutant log reset: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _store(kernel: Any) -> Any:
@@ -50,14 +87,71 @@ def _store(kernel: Any) -> Any:
 
 
 async def _verify(kernel: Any, args: argparse.Namespace) -> int:
-    report = await _store(kernel).verify()
+    kept = None
+    if args.head is not None:
+        from ._anchor import parse_head
+
+        try:
+            kept = parse_head(args.head)
+        except ValueError as exc:
+            print(f"adjutant log verify: --head: {exc}", file=sys.stderr)
+            return 2
+    store = _store(kernel)
+    report = await store.verify()
+    extra = await _check_kept_head(store, report, kept)
     if args.json:
         import json
 
-        print(json.dumps(report.to_builtins(), indent=2))
+        print(json.dumps({**report.to_builtins(), **extra}, indent=2))
     else:
         print(report.summary())
+        if kept is not None and report.ok:
+            print(f"  kept head #{kept[0]} matches: records 0..{kept[0]} are those you kept")
     return 0 if report.ok else 1
+
+
+async def _check_kept_head(store: Any, report: Any,
+                           kept: tuple[int, bytes] | None) -> dict[str, Any]:
+    """Add a problem to ``report`` when the kept head does not match (JSON fields)."""
+    if kept is None:
+        return {}
+    from ._anchor import check_head
+    from ._chain import Problem
+
+    index, digest = kept
+    try:
+        problem = check_head(index, digest, await store.record(index))
+    except ValueError as exc:
+        problem = Problem(index, f"record {index}: {exc}")
+    if problem is not None:
+        report.problems.append(problem)
+    return {"kept_head": {"index": index, "hash": digest.hex(), "matches": problem is None}}
+
+
+async def _head(kernel: Any, args: argparse.Namespace) -> int:
+    from ._anchor import format_head
+
+    store = _store(kernel)
+    report = await store.verify()
+    if not report.ok:  # a head of a tampered log would vouch for the tampering
+        print(f"adjutant log head: not printed, the log does not verify:\n{report.summary()}",
+              file=sys.stderr)
+        return 1
+    records = await store.tail(1)
+    if not records:
+        print("adjutant log head: the log is empty", file=sys.stderr)
+        return 1
+    (record,) = records
+    if args.json:
+        import json
+
+        print(json.dumps({"index": record.index, "hash": record.hash.hex(),
+                          "time": record.time, "head": format_head(record)}))
+    else:
+        print(format_head(record))
+        print("keep this line outside the data home; check it later with "
+              "`adjutant log verify --head LINE`", file=sys.stderr)
+    return 0
 
 
 async def _export(kernel: Any, args: argparse.Namespace) -> int:
@@ -83,29 +177,4 @@ async def _tail(kernel: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-_ACTIONS = {"verify": _verify, "export": _export, "tail": _tail}
-
-
-def check_lmdb(kernel: Any) -> CheckResult:
-    """The lmdb module imports and the data directory is writable."""
-    try:
-        import lmdb
-    except ImportError as exc:
-        return CheckResult(status="fail", message=f"the lmdb module does not import: {exc}",
-                           fix="reinstall adjutant-lmdb with its dependencies "
-                           "(pip install --force-reinstall adjutant-lmdb), or pip install lmdb")
-    where: Path = kernel.home / "lmdb"
-    probe = where
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
-    files = [where / name for name in ("data.mdb", "lock.mdb", "checkpoints.jsonl")]
-    blocked = [p for p in (probe, *files) if p.exists() and not os.access(p, os.W_OK)]
-    if not probe.is_dir() or blocked:
-        target = ", ".join(str(p) for p in blocked) or str(probe)
-        return CheckResult(status="fail", message=f"the LMDB store cannot write to {target}",
-                           fix=f"make {target} writable by this user (chown/chmod), or set "
-                           "ADJUTANT_HOME to a writable directory")
-    state = "exists" if where.exists() else "will be created on first use"
-    return CheckResult(status="ok", message=(
-        f"lmdb {lmdb.__version__} (LMDB {'.'.join(map(str, lmdb.version()))}); data in "
-        f"{where} ({state})"))
+_ACTIONS = {"verify": _verify, "head": _head, "export": _export, "tail": _tail}

@@ -10,6 +10,8 @@ process-wide state of the plugin, and it mirrors a process-wide rule of LMDB.
 
 from __future__ import annotations
 
+import errno
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,8 +21,8 @@ from typing import TYPE_CHECKING, TypeVar
 if TYPE_CHECKING:
     import lmdb
 
-__all__ = ["DEFAULT_MAP_SIZE", "NotOpenError", "SharedEnv", "acquire", "close_in_thread",
-           "in_thread"]
+__all__ = ["DEFAULT_MAP_SIZE", "NotOpenError", "SharedEnv", "StoreFullError", "acquire",
+           "close_in_thread", "in_thread"]
 
 T = TypeVar("T")
 
@@ -36,6 +38,25 @@ _OPEN_LOCK = threading.Lock()
 
 class NotOpenError(RuntimeError):
     """A store was used before `open()` or after `aclose()`."""
+
+
+class StoreFullError(OSError):
+    """A write the disk (``ENOSPC``, ``EDQUOT``) or LMDB's map (``MDB_MAP_FULL``) had no
+    room for. An `OSError` with that errno, so callers treat it as the full disk it is
+    (LMDB's own exceptions carry no errno)."""
+
+
+def _full(exc: BaseException) -> StoreFullError | None:
+    import lmdb
+
+    if not isinstance(exc, lmdb.Error):
+        return None
+    if isinstance(exc, lmdb.MapFullError):
+        return StoreFullError(errno.ENOSPC, "the LMDB map is full (MDB_MAP_FULL)")
+    for code in (errno.ENOSPC, errno.EDQUOT):
+        if os.strerror(code) in str(exc):
+            return StoreFullError(code, os.strerror(code))
+    return None
 
 
 class SharedEnv:
@@ -59,6 +80,10 @@ class SharedEnv:
             self._busy += 1
         try:
             yield self.env
+        except Exception as exc:
+            if (full := _full(exc)) is not None:
+                raise full from exc
+            raise
         finally:
             with self._idle:
                 self._busy -= 1

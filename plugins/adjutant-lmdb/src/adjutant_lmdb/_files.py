@@ -1,14 +1,16 @@
 """Append-only line files: the checkpoint file and the JSONL exports.
 
 Each line is written with one ``write`` on an ``O_APPEND`` descriptor and then
-fsync'd, under an exclusive ``flock`` (so two processes never interleave, and a
-reader that takes the lock never sees a line being written). A crash can still
+fsync'd (a checkpoint line may be fsync'd later: see `LmdbLogStore`), under an
+exclusive ``flock`` (so two processes never interleave, and a reader that takes
+the lock never sees a line being written). A crash can still
 leave a torn last line (a power cut mid-write, or zeros where the data never
 reached the disk): `cut_torn_tail` removes whatever follows the last newline.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -71,11 +73,24 @@ class AppendFile:
         if self.created:
             fsync_dir(path.parent)
 
-    def append(self, data: bytes) -> None:
-        """Write whole lines and fsync them (call under `locked`)."""
+    def append(self, data: bytes, *, durable: bool = True) -> None:
+        """Write whole lines and fsync them (``durable=False``: leave that to a later
+        append or `sync`; call under `locked`). A write that fails part-way (a full
+        disk) is cut back, so no torn line is left for the next one to follow."""
+        size = os.lseek(self.fd, 0, os.SEEK_END)
         view = memoryview(data)
-        while view:
-            view = view[os.write(self.fd, view):]
+        try:
+            while view:
+                view = view[os.write(self.fd, view):]
+            if durable:
+                sync(self.fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self.fd, size)
+            raise
+
+    def sync(self) -> None:
+        """Make every line written so far durable."""
         sync(self.fd)
 
     def close(self) -> None:

@@ -2,25 +2,37 @@
 
 An append is one LMDB write transaction (the record under its index, chained to
 the head read in the same transaction) and, every ``checkpoint_every`` records,
-a checkpoint line ``{"index", "hash"}`` appended and fsync'd to
-``checkpoints.jsonl``, a file outside the LMDB environment. `verify` walks the
-chain against the checkpoints. LMDB commits are atomic (copy-on-write pages, the
-new root published by one meta page write after the data is fsync'd), so a crash
-leaves a record either whole or absent; only the line files can tear, and
-`open` cuts a torn line and appends a record saying so.
+a checkpoint line ``{"index", "hash"}`` appended to ``checkpoints.jsonl``, a file
+outside the LMDB environment. `verify` walks the chain against the checkpoints.
+LMDB commits are atomic (copy-on-write pages, the new root published by one meta
+page write after the data is fsync'd), so a crash leaves a record either whole or
+absent; only the line files can tear, and `open` cuts a torn line and appends a
+record saying so.
+
+A record is durable when `append` returns (LMDB's commit is fsync'd); its
+checkpoint line is written then too, and fsync'd at most every
+``checkpoint_sync_s`` seconds and at close. The order makes that safe: a line is
+written only after its record is on disk, so a lost line (a power cut; a killed
+process loses none, they are in the page cache) means a checkpoint missing, never
+one ahead of the log, and `open` checkpoints the head again. What it costs is
+narrow: after a power cut, the records of the last unsynced lines are pinned by
+the checkpoint the next open writes, not by their own.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import threading
 import time
 from collections.abc import AsyncIterator, Generator, Sequence
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from . import _lost, _runs
+from ._chain import _HEADER as _RECORD_HEADER
 from ._chain import GENESIS, Record, VerifyReport, index_key, make_record, parse_record
 from ._env import DEFAULT_MAP_SIZE, NotOpenError, SharedEnv, acquire, close_in_thread, in_thread
 from ._files import (
@@ -36,9 +48,11 @@ from ._files import (
 if TYPE_CHECKING:
     import lmdb
 
-__all__ = ["CHECKPOINTS", "LmdbLogStore"]
+__all__ = ["CHECKPOINTS", "DEFAULT_CHECKPOINT_SYNC_S", "LmdbLogStore"]
 
 CHECKPOINTS = "checkpoints.jsonl"
+#: Seconds between fsyncs of the checkpoint file (see the module's docstring).
+DEFAULT_CHECKPOINT_SYNC_S = 1.0
 _READ_BATCH = 256  # records per worker-thread hop in `read`
 _READ_BATCH_BYTES = 4 << 20
 
@@ -50,19 +64,28 @@ class LmdbLogStore:
         each). A tail of fewer than N records cut from the log (or an older copy of
         the database restored) goes unnoticed by `verify`; a clean close and every
         open checkpoint the head.
+    :param checkpoint_sync_s: fsync the checkpoint file with the first checkpoint at
+        least this many seconds after the last fsync, and at close (0: every
+        checkpoint line is fsync'd before `append` returns, one more fsync each).
     """
 
     kind: Literal["log"] = "log"
 
     def __init__(self, name: str = "lmdb", *, checkpoint_every: int = 1,
+                 checkpoint_sync_s: float = DEFAULT_CHECKPOINT_SYNC_S,
                  map_size: int = DEFAULT_MAP_SIZE) -> None:
         self.name = name
         self.checkpoint_every = checkpoint_every
+        self.checkpoint_sync_s = checkpoint_sync_s
+        self._synced_at: float | None = None  # monotonic time of the last checkpoint fsync
+        self._unsynced = False  # checkpoint lines written since then
         self.map_size = map_size
         self.path: Path | None = None
         self.exports: Path | None = None
         self._shared: SharedEnv | None = None
         self._db: lmdb._Database | None = None
+        self._runs: lmdb._Database | None = None  # the index of open runs (see `_runs`)
+        self._checkpoint_failed = False  # the last due checkpoint could not be written
         self._checkpoints: AppendFile | None = None
         # One appender at a time in this process (flock does not exclude threads
         # sharing a descriptor); across processes, flock on the checkpoint file.
@@ -75,7 +98,8 @@ class LmdbLogStore:
         return self._shared is not None
 
     def open(self, path: str | os.PathLike[str], *, exports: str | os.PathLike[str] | None = None,
-             checkpoint_every: int | None = None) -> None:
+             checkpoint_every: int | None = None, checkpoint_sync_s: float | None = None
+             ) -> None:
         """Open (creating) the log in directory ``path``; JSONL exports go to
         ``exports`` (default: ``<path>/../logs``). Blocking; call it at start-up.
 
@@ -88,14 +112,20 @@ class LmdbLogStore:
             raise RuntimeError(f"log store {self.name!r} is already open at {self.path}")
         if checkpoint_every is not None:
             self.checkpoint_every = checkpoint_every
+        if checkpoint_sync_s is not None:
+            self.checkpoint_sync_s = checkpoint_sync_s
+        if not self.checkpoint_sync_s >= 0:
+            raise ValueError(f"checkpoint_sync_s must be >= 0, got {self.checkpoint_sync_s}")
         if self.checkpoint_every < 1:
             raise ValueError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
         self.path = Path(path)
         self.exports = Path(exports) if exports is not None else self.path.parent / "logs"
+        _lost.check_present(self.path)  # a log that existed and is gone: refuse, say why
         self._shared = acquire(self.path, self.map_size)
         try:
             with self._shared.use("open") as env:
                 self._db = env.open_db(b"log")
+                self._runs = env.open_db(_runs.RUNS_DB)
             self._checkpoints = AppendFile(self.path / CHECKPOINTS)
             self._recover()
         except BaseException:
@@ -109,7 +139,12 @@ class LmdbLogStore:
             if self._shared is None:
                 return
             try:
-                self._checkpoint_head(self._shared)
+                with contextlib.suppress(OSError):  # a full disk: verify still holds
+                    self._checkpoint_head(self._shared)
+                    if self._unsynced and self._checkpoints is not None:
+                        self._checkpoints.sync()
+                        self._unsynced = False
+                self._mark()
             finally:
                 self._release()
 
@@ -161,25 +196,58 @@ class LmdbLogStore:
         shared = self._env("append")
         checkpoints = self._checkpoints
         assert checkpoints is not None
-        indexes: list[int] = []
         with self._lock, locked(checkpoints.fd), shared.use("append") as env:
             with env.begin(write=True, db=self._db) as txn:
-                last, head = _head(txn)
-                if last >= 0 and head is None:
-                    # Nothing can be chained to a head that is not a record (fail closed).
-                    raise RuntimeError(f"the last record of the log (#{last}) is malformed; "
-                                       "run `adjutant log verify`")
-                prev = GENESIS if head is None else head.hash
-                for body in bodies:
-                    index = last + 1 + len(indexes)
-                    record = make_record(index, time.time_ns(), prev, body)
-                    txn.put(index_key(index), record.pack(), append=True, overwrite=False)
-                    prev = record.hash
-                    indexes.append(index)
+                indexes, record = self._chain(txn, bodies)
             # committed: LMDB has fsync'd the data and the meta page
-            if any((i + 1) % self.checkpoint_every == 0 for i in indexes):
-                checkpoints.append(checkpoint_line(indexes[-1], record.hash))
+            if self._checkpoint_failed or any(
+                    (i + 1) % self.checkpoint_every == 0 for i in indexes):
+                self._checkpoint(indexes[-1], record.hash)
         return indexes
+
+    def _chain(self, txn: lmdb.Transaction[bytes], bodies: list[bytes]
+               ) -> tuple[list[int], Record]:
+        """Put ``bodies`` after the head in the write transaction ``txn``, chained, and
+        index the runs they open or close; the indexes and the last record."""
+        last, head = _head(txn)
+        if last >= 0 and head is None:
+            # Nothing can be chained to a head that is not a record (fail closed).
+            raise RuntimeError(f"the last record of the log (#{last}) is malformed; "
+                               "run `adjutant log verify`")
+        prev = GENESIS if head is None else head.hash
+        indexed = _runs.read_through(txn, self._runs) == last + 1
+        runs = _runs.Batch(txn, self._runs)
+        indexes: list[int] = []
+        for body in bodies:
+            index = last + 1 + len(indexes)
+            record = make_record(index, time.time_ns(), prev, body)
+            txn.put(index_key(index), record.pack(), append=True, overwrite=False)
+            if indexed:  # else the catch-up at the next open indexes it, once
+                runs.note(index, body)
+            prev = record.hash
+            indexes.append(index)
+        if indexed:
+            runs.write()
+            _runs.set_through(txn, self._runs, indexes[-1] + 1)
+        return indexes, record
+
+    def _checkpoint(self, index: int, digest: bytes) -> None:
+        """Append a checkpoint after a commit. The record is durable already, so a
+        checkpoint that cannot be written (a full disk) does not fail the append: the
+        next append writes one for its head instead (checkpoints may be sparse)."""
+        assert self._checkpoints is not None
+        now = time.monotonic()
+        durable = self._synced_at is None or now - self._synced_at >= self.checkpoint_sync_s
+        try:
+            self._checkpoints.append(checkpoint_line(index, digest), durable=durable)
+        except OSError:
+            self._checkpoint_failed = True
+        else:
+            self._checkpoint_failed = False
+            if durable:
+                self._synced_at, self._unsynced = now, False
+            else:
+                self._unsynced = True
 
     def _checkpoint_head(self, shared: SharedEnv) -> None:
         """Checkpoint the head if the file does not cover it yet (caller holds _lock).
@@ -217,10 +285,73 @@ class LmdbLogStore:
                                 notes.append(_cut(export, torn))
                     finally:
                         os.close(fd)
+        assert self.path is not None
+        notes += _lost.notes_on_open(self.path, self._count())
         for note in notes:
             self._append(_recovery_body(note))
-        with self._lock:
+        # On a full disk these wait for a later open: the log stays readable meanwhile
+        # (the runs stay open, the head is checkpointed by the next append or close).
+        with contextlib.suppress(OSError):
+            self._close_interrupted()
+        with self._lock, contextlib.suppress(OSError):
             self._checkpoint_head(shared)
+        self._mark()
+
+    def _mark(self) -> None:
+        """Record outside the database that this log exists, and its head (for
+        `_lost.check_present` at the next open)."""
+        with self._env("mark").use("mark") as env, env.begin(db=self._db) as txn:
+            _, head = _head(txn)
+        with contextlib.suppress(OSError):
+            assert self.path is not None
+            _lost.mark(self.path, head)
+
+    def _close_interrupted(self) -> None:
+        """Close every run whose writer is gone with an ``interrupted`` outcome record
+        (one transaction: two processes starting at once do not both close a run)."""
+        checkpoints, shared = self._checkpoints, self._env("open")
+        assert checkpoints is not None
+        with self._lock, locked(checkpoints.fd), shared.use("interrupted") as env:
+            with env.begin(write=True, db=self._db) as txn:
+                self._catch_up(txn)
+                bodies = [_runs.closing_body(run) for run in _runs.orphans(txn, self._runs)]
+                if not bodies:
+                    return
+                indexes, record = self._chain(txn, bodies)
+                for index, body in zip(indexes, bodies, strict=True):
+                    _runs.note_interrupted(txn, self._runs, index, body)
+            self._checkpoint(indexes[-1], record.hash)
+
+    def _catch_up(self, txn: lmdb.Transaction[bytes]) -> None:
+        """Index the records written before the run index existed (once per log)."""
+        through = _runs.read_through(txn, self._runs)
+        last, _ = _head(txn)
+        if through > last:
+            return
+        cursor, start = txn.cursor(db=self._db), _RECORD_HEADER.size
+        runs = _runs.Batch(txn, self._runs)
+        if cursor.set_range(index_key(through)):
+            for key, value in cursor:  # runs found this way have no live writer
+                runs.note(int.from_bytes(key, "big"), bytes(value[start:start + 2048]),
+                          owner=(0, None))
+        runs.write()
+        _runs.set_through(txn, self._runs, last + 1)
+
+    async def open_runs(self) -> list[dict[str, object]]:
+        """The runs started and not ended: ``run_id``, ``pid``, ``alive`` (in progress
+        in a live process), ``first``/``last`` record, ``steps`` executed, ``running``
+        (the step executing: ``step``, ``tool``, ``record``; None)."""
+        return await in_thread(self._read_runs, _runs.open_runs)
+
+    async def interrupted_runs(self) -> list[dict[str, object]]:
+        """The runs closed as interrupted at a start, oldest first: ``record`` (the
+        closing outcome record), ``run_id``, ``time``, ``tool_call_without_result``
+        (``{"step", "tool", "record"}`` when a step had started executing; else None)."""
+        return await in_thread(self._read_runs, _runs.interrupted)
+
+    def _read_runs(self, what: Any) -> list[dict[str, object]]:
+        with self._env("runs").use("runs") as env, env.begin(db=self._db) as txn:
+            return list(what(txn, self._runs))
 
     def _count(self) -> int:
         with self._env("count").use("count") as env, env.begin(db=self._db) as txn:
@@ -267,6 +398,18 @@ class LmdbLogStore:
                 out.append(_parsed(int.from_bytes(key, "big"), value))
                 more = cursor.prev()
         return out[::-1]
+
+    async def record(self, index: int) -> Record | None:
+        """The record stored under ``index`` (None: there is none); `ValueError` when
+        the stored value is not a record."""
+        return await in_thread(self._record, index)
+
+    def _record(self, index: int) -> Record | None:
+        if not 0 <= index < 2**64:
+            return None
+        with self._env("record").use("record") as env, env.begin(db=self._db) as txn:
+            value = txn.get(index_key(index))
+            return None if value is None else _parsed(index, value)
 
     # -- verification and export ------------------------------------------------------------
 

@@ -35,6 +35,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--http", action="store_true", help="streamable HTTP on loopback")
     p.add_argument("--host", default="127.0.0.1", help="loopback address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    p.add_argument("--questions-per-minute", type=int, default=10, metavar="N",
+                   help="approval questions one client may cause per minute (default 10); "
+                   "beyond that its calls are refused at once")
 
 
 def _add_options(p: argparse.ArgumentParser) -> None:
@@ -62,7 +65,8 @@ async def run(kernel: Any, args: argparse.Namespace) -> int:
     if action == "serve":
         from ._serve import serve
 
-        return await serve(kernel, http=args.http, host=args.host, port=args.port)
+        return await serve(kernel, http=args.http, host=args.host, port=args.port,
+                           questions=args.questions_per_minute)
     if action == "list":
         return _list(bridge, args.json)
     if action == "add":

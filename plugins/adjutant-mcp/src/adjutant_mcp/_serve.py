@@ -4,11 +4,28 @@ Every ``tools/call`` is a one-step run of the operator (`Copilot.call`): schema,
 mode, policies, write gate, dry-run, approval, execution, action log. Reads follow
 the mode; a step that needs approval is asked on the terminal Adjutant was started
 from (``/dev/tty``, since stdio carries the protocol) and, with nobody there to
-answer, is refused. Refusals are JSON-RPC errors with code `DENIED` whose message
-says why and what to do; a tool that ran and failed is a result with ``isError``.
+answer, is refused.
+
+Errors the MCP way: a call Adjutant refuses (denied by a policy or the schema, refused
+by the mode, not approved) is a tool execution error, as the MCP specification puts
+input validation and business logic errors: a ``tools/call`` result with ``isError:
+true`` whose text says why and what to do, so the calling model sees it and can adapt.
+Its ``_meta`` carries ``adjutant/refused: true`` and the run's id (``adjutant/run_id``;
+``adjutant/mode`` when the mode refused it), which tell a refusal from a tool that ran
+and failed (also ``isError``, with the tool's stderr). Protocol errors stay JSON-RPC
+errors: a tool name Adjutant does not serve is ``-32602`` (invalid params), and an
+action log that cannot be written (a full disk) is `LOG_UNWRITABLE`.
 
 Served: the tools the profile offers (its ``tools`` globs), minus the MCP tools Adjutant
-itself mounts (``mcp.*``): no proxy loops.
+itself mounts (``mcp.*``): no proxy loops. A call of a tool the allow-list leaves out
+is refused by the pipeline, with the reason in the log.
+
+Questions are asked one at a time, each naming the packet it is for. Each client
+session is a `Requester`: at most `QUESTIONS` questions per `WINDOW_S` seconds (beyond
+that its calls are refused at once, not queued), and at a question the user may answer
+``D``: everything from that client is refused for the rest of its session (logged as
+``deny_all``; its later calls as ``refused_call``). A client's name (its
+``clientInfo``) is shown printable: it cannot drive the terminal.
 
 Over HTTP, loopback is not a boundary (every local user and process can connect), so
 each request must carry ``Authorization: Bearer <token>``, the token in
@@ -24,10 +41,15 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DENIED", "build_server", "serve", "serve_token"]
+__all__ = ["LOG_UNWRITABLE", "QUESTIONS", "WINDOW_S", "build_server", "serve",
+           "serve_token"]
 
-#: JSON-RPC error code of a call Adjutant refused (in the server-defined range).
-DENIED = -32050
+#: JSON-RPC error code of a call refused because the action log cannot be written (a
+#: full disk): nothing ran, or (``data.ran``) it ran and its result may be unlogged.
+LOG_UNWRITABLE = -32051
+#: At most this many approval questions from one client session per `WINDOW_S` seconds.
+QUESTIONS = 10
+WINDOW_S = 60.0
 
 
 def exposed(copilot: Any) -> dict[str, Any]:
@@ -36,8 +58,13 @@ def exposed(copilot: Any) -> dict[str, Any]:
             if not name.startswith("mcp.")}
 
 
-def build_server(kernel: Any, copilot: Any) -> Any:
-    """A low-level MCP server over the kernel's tools."""
+def build_server(kernel: Any, copilot: Any, *, questions: int = QUESTIONS,
+                 one_client: bool = False) -> Any:
+    """A low-level MCP server over the kernel's tools.
+
+    :param questions: approval questions one client session may cause per `WINDOW_S`.
+    :param one_client: every call comes from the same client (stdio: the process at
+        the other end of the pipe, whatever names its requests give)."""
     from mcp import MCPError
     from mcp.server import Server
     from mcp.types import (
@@ -49,7 +76,27 @@ def build_server(kernel: Any, copilot: Any) -> Any:
     )
     from mcp_types.jsonrpc import INVALID_PARAMS
 
+    from adjutant import Requester
     from adjutant_hookspecs import ToolCall
+
+    clients: dict[str, Requester] = {}
+
+    def requester_of(ctx: Any) -> Requester:
+        """The client session's `Requester`, made on its first call. A session is the
+        stdio pipe, else the HTTP session (``Mcp-Session-Id``), else (stateless HTTP,
+        where each request stands alone) the client's name."""
+        name = _client_name(ctx)
+        key = "stdio" if one_client else (_session_id(ctx) or f"name:{name}")
+        if key in clients:
+            return clients[key]
+
+        async def denied_all(run_id: str) -> None:
+            await copilot.log.record("deny_all", run_id, caller=f"mcp:{name}",
+                                     scope="this client's session")
+        who = Requester(f"the MCP client \"{name}\"", questions=questions, window_s=WINDOW_S,
+                        on_deny_all=denied_all)
+        clients[key] = who
+        return who
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         tools = []
@@ -62,24 +109,44 @@ def build_server(kernel: Any, copilot: Any) -> Any:
                                             open_world_hint=d.safety.network)))
         return ListToolsResult(tools=tools)
 
+    def refusal(text: str, **meta: Any) -> Any:
+        return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True,
+                              _meta={"adjutant/refused": True, **{
+                                  f"adjutant/{k}": v for k, v in meta.items() if v}})
+
     async def call_tool(ctx: Any, params: Any) -> Any:
-        if params.name not in exposed(copilot):
+        if params.name not in kernel.tools or params.name.startswith("mcp."):
             raise MCPError(INVALID_PARAMS, f"Adjutant has no tool {params.name!r}")
+        # a tool outside the profile's allow-list is refused (and logged) by the pipeline
         client = _client_name(ctx)
+        who = requester_of(ctx)
+        if who.denied:
+            why = f"the user denied everything from {who.name} for this session"
+            await copilot.log.record("refused_call", caller=f"mcp:{client}", tool=params.name,
+                                     args=dict(params.arguments or {}), why=why)
+            return refusal(f"{params.name} was not run: {why}")
         call = ToolCall(tool=params.name, args=dict(params.arguments or {}),
                         explain=f"asked for by the MCP client {client}")
         # another program asking is not the user being here (execute-auto still expires)
-        outcome = await copilot.call(call, caller=f"mcp:{client}", by_user=False)
+        from adjutant import ActionLogError
+
+        try:
+            with who.asking():
+                outcome = await copilot.call(call, caller=f"mcp:{client}", by_user=False)
+        except ActionLogError as exc:  # a full disk: refused (or its result unlogged), said
+            raise MCPError(LOG_UNWRITABLE, str(exc), {"reason": exc.reason,
+                                                      "ran": exc.ran}) from None
         result = outcome.results[0] if outcome.results else None
         if result is None:
             mode = await copilot.mode()
             why = outcome.error or (
                 f"Adjutant is {mode}: steps are proposed, never run "
                 "(`adjutant mode execute-with-confirmation` lets them run)")
-            raise MCPError(DENIED, f"not run: {why}", {"run_id": outcome.run_id, "mode": mode})
+            return refusal(f"{params.name} was not run: {why}", run_id=outcome.run_id,
+                           mode=mode)
         if result.status == "denied":
-            raise MCPError(DENIED, f"{params.name} was not run: {result.stderr}",
-                           {"run_id": outcome.run_id})
+            return refusal(f"{params.name} was not run: {result.stderr}",
+                           run_id=outcome.run_id)
         if result.status != "ok":
             return CallToolResult(content=[TextContent(
                 type="text", text=result.stderr or result.status)], is_error=True)
@@ -94,10 +161,21 @@ def build_server(kernel: Any, copilot: Any) -> Any:
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 
+def _session_id(ctx: Any) -> str | None:
+    connection = getattr(getattr(ctx, "session", None), "_connection", None)
+    session = getattr(connection, "session_id", None)
+    return session if isinstance(session, str) and session else None
+
+
 def _client_name(ctx: Any) -> str:
+    """The client's name and version as it gave them (``clientInfo``), made printable on
+    one line and cut to 80 characters: it is shown on the terminal and logged."""
+    from adjutant.terminal import printable
+
     with contextlib.suppress(Exception):
         info = ctx.session.client_params.client_info
-        return f"{info.name} {info.version}".strip()
+        name = printable(f"{info.name} {info.version}".strip(), multiline=False)
+        return name if len(name) <= 80 else name[:77] + "..."
     return "unknown"
 
 
@@ -152,17 +230,20 @@ def require_token(app: Any, token: str) -> Any:
     return guarded
 
 
-async def serve(kernel: Any, *, http: bool, host: str, port: int, path: str = "/mcp") -> int:
+async def serve(kernel: Any, *, http: bool, host: str, port: int, path: str = "/mcp",
+                questions: int = QUESTIONS) -> int:
     import sys
 
     from adjutant import Copilot, TerminalApprover
 
+    if questions < 1:
+        raise ValueError("--questions-per-minute must be at least 1")
     tty = open_tty()
     approver = TerminalApprover(tty is not None, tty=tty, unanswered=(
         "this `adjutant mcp serve` has no terminal to ask on; start it from a terminal "
         "to approve there"))
     copilot = Copilot(kernel, approver=approver)
-    server = build_server(kernel, copilot)
+    server = build_server(kernel, copilot, questions=questions, one_client=not http)
     mode = await copilot.mode()
     who = "on this terminal" if tty else "nowhere (no terminal): steps that need it are refused"
     print(f"adjutant mcp serve: {len(exposed(copilot))} tools, mode {mode}; approvals {who}",

@@ -17,20 +17,21 @@ can count connections.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import time
-
-import anyio
-from mcp.server import MCPServer
-from mcp.server.mcpserver import Context
-from mcp.types import ToolAnnotations
 
 mode = sys.argv[1]
 state = sys.argv[2] if len(sys.argv) > 2 and mode != "http" else None
-if state:
+if state:  # before the slow imports: a start counts even if a loaded machine kills it
     with open(os.path.join(state, "starts"), "a") as f:
         f.write(f"{os.getpid()}\n")
+
+import subprocess  # noqa: E402
+import time  # noqa: E402
+
+import anyio  # noqa: E402
+from mcp.server import MCPServer  # noqa: E402
+from mcp.server.mcpserver import Context  # noqa: E402
+from mcp.types import ToolAnnotations  # noqa: E402
 
 server = MCPServer(f"hostile-{mode}")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import signal
 from collections import OrderedDict
 from typing import Any
@@ -11,12 +12,16 @@ from typing import Any
 from adjutant_hookspecs import ExecutionResult, ToolCall, ToolContext, ToolDeclaration
 from adjutant_hookspecs import ToolSafety as Safety
 
-from ._common import int_arg, object_schema, preview, refuse
+from ._common import clean, int_arg, object_schema, preview, refuse
 from ._procfs import CLK_TCK, Proc, ancestors, cmdline, list_pids, meminfo, read_proc, uptime_s
+from ._session import session_reason
 
 __all__ = ["ProcKill", "ProcList"]
 
 PID_MAX = 4194304
+#: How much of a command line the preview shows (``/proc/<pid>/cmdline`` may be far
+#: longer; the rest is replaced by "...", and the identity check compares this text).
+CMDLINE_SHOWN = 4096
 _SORTS = ("cpu", "mem", "pid")
 
 
@@ -106,19 +111,28 @@ class ProcList:
 
 
 class ProcKill:
-    """Send SIGTERM to one of the user's own processes, safe against pid reuse.
+    """Send SIGTERM to one of the user's own processes in the user's session, safe
+    against pid reuse.
 
-    The dry-run records the process's identity (start time, command line, owner) for
-    the run; execute re-reads it through a pidfd and refuses if anything changed."""
+    Refused, whatever the approval: pid 1, kernel threads, Adjutant and its parents,
+    processes of another uid (real, effective, saved or filesystem), and processes
+    outside the user's session (system daemons; see `_session`). No grant widens this:
+    a daemon is stopped by its service manager or from the user's own shell.
+
+    The dry-run shows and records the process's identity (start time, command line,
+    owner) for the run; execute re-reads it through a pidfd and refuses if anything
+    changed."""
 
     declaration = ToolDeclaration(
         name="proc.kill",
         version="0.1.0",
         description=(
             "Ask one of your own processes to stop (SIGTERM only, never SIGKILL). Refused "
-            "for pid 1, kernel threads, Adjutant itself and its parents, and other users' "
-            "processes. The preview names the process (start time and command line); if "
-            "the pid now belongs to another process, nothing is signalled."
+            "for pid 1, kernel threads, Adjutant itself and its parents, other users' "
+            "processes, and system daemons (processes outside your login or terminal "
+            "session, such as services started by init). The preview names the process "
+            "(owner, session, start time and full command line); if the pid now belongs "
+            "to another process, nothing is signalled."
         ),
         args_schema=object_schema(
             {"pid": {"type": "integer", "minimum": 2, "maximum": PID_MAX,
@@ -135,10 +149,11 @@ class ProcKill:
 
     def __init__(self) -> None:
         #: (run id, pid) -> identity seen by the latest dry-run
-        self.recorded: OrderedDict[tuple[str | None, int], tuple[int, str, tuple[int, int]]] = (
+        self.recorded: OrderedDict[tuple[str | None, int], tuple[int, str, tuple[int, ...]]] = (
             OrderedDict())
 
-    def _target(self, call: ToolCall) -> Proc | ExecutionResult:
+    def _target(self, call: ToolCall) -> tuple[Proc, str] | ExecutionResult:
+        """The process to signal and why it is in the user's session, or the refusal."""
         if unknown := sorted(set(call.args) - {"pid"}):
             return refuse(call, "schema", f"unknown argument(s) {unknown}")
         pid = int_arg(call, "pid", None, -(2**31), 2**31)
@@ -157,29 +172,41 @@ class ProcKill:
         if proc.kernel_thread:
             return refuse(call, "never-kernel-threads", f"pid {pid} is a kernel thread")
         uid = os.getuid()
-        if proc.uids != (uid, uid):
-            return refuse(call, "own-processes-only", f"pid {pid} belongs to uid "
-                          f"{proc.uids[0]} (effective {proc.uids[1]}), not to you (uid {uid})")
-        return proc
+        if proc.uids != (uid,) * 4:
+            real, effective, saved, fs = proc.uids
+            return refuse(call, "own-processes-only", f"pid {pid} ({proc.name}) belongs to "
+                          f"{_owner(real)} (effective uid {effective}, saved {saved}, "
+                          f"filesystem {fs}), not to you ({_owner(uid)})")
+        if (reason := session_reason(proc)) is None:
+            return refuse(call, "never-system-daemons", f"pid {pid} ({proc.name}, "
+                          f"{_owner(uid)}) is outside your session: not started by "
+                          "Adjutant, not in its terminal or login session, not below its "
+                          "session leader. A system daemon is stopped by its service "
+                          "manager (systemctl), or from your own shell if you mean it.")
+        return proc, reason
 
     async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
-        proc = self._target(call)
-        if isinstance(proc, ExecutionResult):
-            return proc
-        command = cmdline(proc.pid)
+        target = self._target(call)
+        if isinstance(target, ExecutionResult):
+            return target
+        proc, reason = target
+        command = cmdline(proc.pid, limit=CMDLINE_SHOWN)
         key = (ctx.run_id, proc.pid)
         self.recorded[key] = (proc.start_time, command, proc.uids)
         self.recorded.move_to_end(key)
         while len(self.recorded) > self.MAX_RECORDS:
             self.recorded.popitem(last=False)
         return preview(call, f"signal: SIGTERM\npid: {proc.pid}\nname: {proc.name}\n"
+                             f"owner: {_owner(proc.uids[0])}\n"
+                             f"in your session: yes, {reason}\n"
                              f"start time: {proc.start_time} ticks after boot\n"
-                             f"command: {command or '(none)'}")
+                             f"command: {command or '(none: no command line)'}")
 
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
-        proc = self._target(call)
-        if isinstance(proc, ExecutionResult):
-            return proc
+        target = self._target(call)
+        if isinstance(target, ExecutionResult):
+            return target
+        proc = target[0]
         recorded = self.recorded.get((ctx.run_id, proc.pid))
         if recorded is None:
             return refuse(call, "preview-first", f"pid {proc.pid} was not previewed in this "
@@ -190,7 +217,8 @@ class ProcKill:
             # Checked after the pidfd pins the process: if the pid was reused in between,
             # the identity read here is the new process's and differs.
             now = read_proc(proc.pid)
-            current = None if now is None else (now.start_time, cmdline(proc.pid), now.uids)
+            current = None if now is None else (
+                now.start_time, cmdline(proc.pid, limit=CMDLINE_SHOWN), now.uids)
             if current != recorded:
                 return refuse(call, "pid-reuse", f"pid {proc.pid} is no longer the process "
                               "that was previewed (start time, command line or owner "
@@ -212,6 +240,14 @@ class ProcKill:
         return ExecutionResult(tool=call.tool, args=dict(call.args), status="ok",
                                stdout=f"sent SIGTERM to pid {proc.pid} ({proc.name}) via "
                                       f"{how}\n")
+
+
+def _owner(uid: int) -> str:
+    """``name (uid N)``, or ``uid N`` when the user database does not know it."""
+    try:
+        return f"{clean(pwd.getpwuid(uid).pw_name, 64)} (uid {uid})"
+    except (KeyError, OverflowError):
+        return f"uid {uid}"
 
 
 def _pidfd_open(pid: int) -> int | None:

@@ -8,9 +8,13 @@ from dataclasses import dataclass
 
 from ._common import clean
 
-__all__ = ["Proc", "ancestors", "cmdline", "list_pids", "meminfo", "read_proc", "uptime_s"]
+__all__ = ["Proc", "ancestors", "audit_ids", "cmdline", "list_pids", "meminfo", "read_proc",
+           "uptime_s"]
 
 PF_KTHREAD = 0x00200000
+#: What /proc/<pid>/loginuid and sessionid hold for a process outside any login
+#: (a daemon started by init, or a host without audit login sessions).
+UNSET_AUDIT_ID = 4294967295
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -26,8 +30,10 @@ class Proc:
     #: Field 22 of /proc/<pid>/stat: clock ticks after boot; with the pid, an identity.
     start_time: int
     rss_bytes: int
-    #: Real and effective uid.
-    uids: tuple[int, int]
+    #: Real, effective, saved and filesystem uid.
+    uids: tuple[int, int, int, int]
+    #: Field 6 of /proc/<pid>/stat: the session id (the pid of the session's leader).
+    session: int
 
     @property
     def kernel_thread(self) -> bool:
@@ -49,25 +55,41 @@ def read_proc(pid: int, root: str = "/proc") -> Proc | None:
     # the name is in parentheses and may itself contain ") " : split at the last one
     name = stat[stat.index("(") + 1: stat.rindex(")")]
     rest = stat[stat.rindex(")") + 2:].split()
-    uids = (-1, -1)
+    uids = (-1, -1, -1, -1)
     for line in status.splitlines():
         if line.startswith("Uid:"):
             fields = line.split()
-            uids = (int(fields[1]), int(fields[2]))
+            uids = (int(fields[1]), int(fields[2]), int(fields[3]), int(fields[4]))
             break
     return Proc(pid=pid, name=clean(name, 64), state=rest[0], ppid=int(rest[1]),
                 flags=int(rest[6]), cpu_ticks=int(rest[11]) + int(rest[12]),
-                start_time=int(rest[19]), rss_bytes=int(rest[21]) * PAGE, uids=uids)
+                start_time=int(rest[19]), rss_bytes=int(rest[21]) * PAGE, uids=uids,
+                session=int(rest[3]))
 
 
-def cmdline(pid: int, root: str = "/proc") -> str:
-    """The command line as a shell-quoted string (control characters removed, capped)."""
+def audit_ids(pid: int, root: str = "/proc") -> tuple[int | None, int | None]:
+    """The process's audit login uid and login session id (``/proc/<pid>/loginuid``,
+    ``sessionid``), each None when unset or unknown: set by ``pam_loginuid`` at login and
+    inherited by everything started in that login, never by what init starts."""
+    out: list[int | None] = []
+    for name in ("loginuid", "sessionid"):
+        try:
+            value: int | None = int(_read(f"{root}/{pid}/{name}").strip() or UNSET_AUDIT_ID)
+        except (OSError, ValueError):
+            value = None
+        out.append(None if value in (None, UNSET_AUDIT_ID, -1) else value)
+    return out[0], out[1]
+
+
+def cmdline(pid: int, root: str = "/proc", limit: int = 400) -> str:
+    """The command line as a shell-quoted string (control characters removed, capped at
+    ``limit`` characters)."""
     try:
         raw = _read(f"{root}/{pid}/cmdline")
     except (FileNotFoundError, ProcessLookupError):
         return ""
     parts = [p.decode("utf-8", "replace") for p in raw.rstrip(b"\x00").split(b"\x00") if raw]
-    return clean(shlex.join(parts), 400) if parts else ""
+    return clean(shlex.join(parts), limit) if parts else ""
 
 
 def list_pids(root: str = "/proc") -> list[int]:

@@ -107,6 +107,7 @@ class ShellExec:
 
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
         from adjutant import sandbox
+        from adjutant.protection import Shield
 
         checked = self._check(call)
         if isinstance(checked, ExecutionResult):
@@ -119,7 +120,8 @@ class ShellExec:
             result = await sandbox.run(argv, cwd=ctx.cwd, writable=list(ctx.cages),
                                        network=False, timeout=timeout,
                                        max_output=self.max_output,
-                                       max_processes=self.max_processes)
+                                       max_processes=self.max_processes,
+                                       shield=Shield.for_context(ctx, self.declaration))
         except (ValueError, sandbox.SandboxUnavailableError) as exc:
             return refuse(call, "sandbox", str(exc))
         if result.timed_out:

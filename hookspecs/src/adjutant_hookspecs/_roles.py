@@ -1,12 +1,24 @@
 """Which argument values are paths, commands or URLs: read from the schema, never guessed.
 
-The tool's ``args_schema`` marks arguments with ``"x-adjutant-role"``
-(`adjutant_hookspecs.ARG_ROLE`). The schema and the call's arguments are walked
-together, so roles work at any depth: ``properties``, ``additionalProperties``,
+A tool's ``args_schema`` marks arguments with ``"x-adjutant-role"`` (`ARG_ROLE`):
+``path``, ``paths``, ``argv`` or ``url``. `role_values` walks the schema and a call's
+arguments together and returns every marked value, so a policy judges exactly what
+the tool declared::
+
+    from adjutant_hookspecs import RoleProblem, Verdict, role_values
+
+    try:
+        values = role_values(request.declaration.args_schema, request.call.args)
+    except RoleProblem as exc:
+        return Verdict("deny", str(exc))        # cannot tell: fail closed
+    paths = [v.value for v in values if v.role == "path"]
+
+Roles work at any depth: ``properties``, ``additionalProperties``,
 ``patternProperties``, ``items``/``prefixItems``, the ``allOf``/``anyOf``/``oneOf``/
 ``if``/``then``/``else`` branches (a role in any branch applies: fail closed) and
-local ``$ref`` (``#/$defs/...``). Anything the walk cannot follow is a problem, and
-a problem denies the call.
+local ``$ref`` (``#/$defs/...``). Anything the walk cannot follow raises
+`RoleProblem`; the guard denies such a call, and so should you. Values are returned
+as given (not type-checked, not resolved): a ``path`` may be relative to the cwd.
 """
 
 from __future__ import annotations
@@ -16,12 +28,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from adjutant_hookspecs import ARG_ROLE
+from ._protocols import ARG_ROLE
 
-__all__ = ["MAX_VALUES", "RoleProblem", "RoleValue", "role_values"]
+__all__ = ["MAX_ROLE_VALUES", "RoleProblem", "RoleValue", "role_values"]
 
 #: Role values judged per call; more is refused (each path costs syscalls).
-MAX_VALUES = 256
+MAX_ROLE_VALUES = 256
 _MAX_DEPTH = 32
 _BRANCHES = ("allOf", "anyOf", "oneOf")
 _SINGLE_BRANCHES = ("if", "then", "else")
@@ -42,12 +54,20 @@ class RoleValue:
 
 
 def role_values(schema: object, args: object) -> list[RoleValue]:
-    """Every marked value of a call, in a fixed order; raise `RoleProblem`."""
+    """Every value of ``args`` that ``schema`` marks with a role, in a fixed order.
+
+    :param schema: The tool's ``args_schema``.
+    :param args: The call's arguments (``request.call.args``).
+    :raises RoleProblem: the roles cannot be read with certainty (an unknown role, a
+        ``$ref`` that cannot be followed, a ``paths`` value that is not a list, more
+        than `MAX_ROLE_VALUES` values); deny the call.
+    """
     out: list[RoleValue] = []
     for value in _walk(schema, args, "", schema, 0):
         out.append(value)
-        if len(out) > MAX_VALUES:
-            raise RoleProblem(f"the call has more than {MAX_VALUES} paths, commands or URLs")
+        if len(out) > MAX_ROLE_VALUES:
+            raise RoleProblem(
+                f"the call has more than {MAX_ROLE_VALUES} paths, commands or URLs")
     return out
 
 
@@ -116,7 +136,7 @@ def _marked(role: Any, value: Any, where: str) -> Iterator[RoleValue]:
 
 def _ref(root: Any, ref: Any) -> Any:
     if not isinstance(ref, str) or not ref.startswith("#"):
-        raise RoleProblem(f"the tool's argument schema has a $ref the guard cannot follow: {ref!r}")
+        raise RoleProblem(f"the tool's argument schema has a $ref that cannot be followed: {ref!r}")
     node = root
     for token in ref[1:].split("/")[1:] if ref != "#" else []:
         token = token.replace("~1", "/").replace("~0", "~")

