@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from adjutant import Copilot
-from adjutant.testing import Harness, ScriptedApprover, needs_sandbox
-from adjutant_hookspecs import Plan, Response, ToolCall
+from adjutant.testing import Harness, RunResult, ScriptedApprover, needs_sandbox, plan
+from adjutant_hookspecs import Response
 
 packs = [pytest.importorskip(m) for m in ("adjutant_files", "adjutant_system", "adjutant_git",
                                           "adjutant_guard", "adjutant_write_gate",
@@ -29,15 +28,15 @@ def git(cwd: Path, *argv: str) -> str:
                           capture_output=True, text=True, check=True).stdout
 
 
-def plan(*steps: tuple[str, dict[str, Any]]) -> Plan:
-    return Plan(steps=tuple(ToolCall(tool=t, args=a) for t, a in steps))
+def harness(tmp_path: Path) -> Harness:
+    """Every pack and the safety stack; the user approves each step as it comes."""
+    return Harness(*packs, home=tmp_path / "home", mode="execute-with-confirmation",
+                   approver=ScriptedApprover(plan="step", default="grant"))
 
 
-async def operate(h: Harness, *replies: Any, request: str) -> Any:
+async def operate(h: Harness, *replies: Any, request: str) -> RunResult:
     h.provider.queue(*replies)
-    copilot = Copilot(h.kernel, approver=ScriptedApprover(plan="step", default="grant"))
-    await copilot.set_mode("execute-with-confirmation", channel="user")
-    return await copilot.handle(request)
+    return await h.run(request)
 
 
 APP = '''import sys
@@ -54,7 +53,7 @@ if __name__ == "__main__":
 
 async def test_fix_this_error(tmp_path: Path) -> None:
     """Read the log, grep for the failing code, patch it, rerun, see it healthy."""
-    async with Harness(*packs, home=tmp_path / "home") as h:
+    async with harness(tmp_path) as h:
         work = h.workspace
         (work / "app.py").write_text(APP)
         crashed = subprocess.run(  # noqa: ASYNC221 - set-up: produce the real crash log
@@ -80,7 +79,7 @@ async def test_fix_this_error(tmp_path: Path) -> None:
 
 
 async def test_create_a_feature_branch_and_commit(tmp_path: Path) -> None:
-    async with Harness(*packs, home=tmp_path / "home") as h:
+    async with harness(tmp_path) as h:
         work = h.workspace
         git(work, "init", "-q", "-b", "main")
         git(work, "config", "user.name", "Flow")
@@ -101,7 +100,7 @@ async def test_create_a_feature_branch_and_commit(tmp_path: Path) -> None:
 
 
 async def test_run_a_command_and_explain_its_output(tmp_path: Path) -> None:
-    async with Harness(*packs, home=tmp_path / "home") as h:
+    async with harness(tmp_path) as h:
         (h.workspace / "data.csv").write_text("a,b\n1,2\n")
         ran = await operate(h, plan(("shell.exec", {"argv": ["wc", "-l", "data.csv"]})),
                             request="how many lines does data.csv have? explain")
@@ -123,7 +122,7 @@ def python_process() -> Iterator[subprocess.Popen[bytes]]:
 
 async def test_list_python_processes(tmp_path: Path,
                                      python_process: subprocess.Popen[bytes]) -> None:
-    async with Harness(*packs, home=tmp_path / "home") as h:
+    async with harness(tmp_path) as h:
         outcome = await operate(h, plan(("proc.list", {"name": "python", "sort": "pid"})),
                                 request="list python processes")
     assert outcome.status == "executed", [r.stderr for r in outcome.results]

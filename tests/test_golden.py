@@ -111,7 +111,6 @@ async def test_the_first_step_previews_in_the_workspace(entry: dict[str, Any],
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e["id"] for e in ENTRIES])
 async def test_the_operator_proposes_the_expected_plan(entry: dict[str, Any],
                                                        golden_workspace: Path) -> None:
-    from adjutant import Copilot
     from adjutant.testing import Harness
     from adjutant_hookspecs import Plan, Response, ToolCall
 
@@ -120,9 +119,8 @@ async def test_the_operator_proposes_the_expected_plan(entry: dict[str, Any],
     else:
         reply = Plan(steps=tuple(ToolCall(tool=s["tool"], args=s["args"])
                                  for s in entry["steps"]))
-    async with Harness(*packs) as h:
-        h.provider.queue(reply)
-        outcome = await Copilot(h.kernel, cwd=str(golden_workspace)).handle(entry["request"])
+    async with Harness(*packs, script=[reply]) as h:
+        outcome = await h.observe(h.operator(cwd=str(golden_workspace)).handle(entry["request"]))
     if entry["kind"] == "response":
         assert outcome.status == "answered"
         return

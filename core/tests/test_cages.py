@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from adjutant import Copilot
 from adjutant._cages import CageChangedError, check_roots, describe, pin_of, trust
 from adjutant.testing import Harness, MemoryKeyValueStore, MemoryLogStore
 
@@ -76,28 +75,26 @@ async def test_renewed_roots_are_pinned_again(tmp_path: Path) -> None:
 
 async def test_a_run_in_a_swapped_workspace_reads_and_runs_nothing() -> None:
     kv, log = MemoryKeyValueStore(), MemoryLogStore()
-    async with Harness(notes(), AllowReads(), kv=kv, log=log) as h:
+    async with Harness(notes(), AllowReads(), kv=kv, log=log,
+                       mode="execute-with-confirmation") as h:
         (h.workspace / "n.txt").write_text("note")
-        copilot = Copilot(h.kernel)
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        h.provider.queue(plan(("notes.read", {"path": "n.txt"})))
-        assert (await copilot.handle("read n")).status == "executed"
-        pinned = [r for r in await copilot.log.records() if r["kind"] == "cage_pinned"]
+        assert (await h.run("read n", reply=plan(("notes.read", {"path": "n.txt"})))
+                ).status == "executed"
+        pinned = await h.records("cage_pinned")
         assert str(h.workspace) in {r["path"] for r in pinned}
 
         shutil.rmtree(h.workspace)
         h.workspace.symlink_to("/")
-        h.provider.queue(plan(("notes.read", {"path": "etc/hostname"})))
-        outcome = await copilot.handle("read the hostname")
+        outcome = await h.run("read the hostname",
+                              reply=plan(("notes.read", {"path": "etc/hostname"})))
         assert outcome.status == "denied" and outcome.results == []
         assert "is not the directory pinned" in (outcome.error or "")
         assert len(h.provider.requests) == 1  # the model was not even asked
-        direct = await copilot.call(plan(("notes.read", {"path": "etc/hostname"})).steps[0],
-                                    caller="test")
+        direct = await h.call("notes.read", caller="test", path="etc/hostname")
         assert direct.status == "denied" and direct.results == []
         with pytest.raises(CageChangedError):
-            await copilot.bulletin()
-        records = await copilot.log.records()
+            await h.copilot.bulletin()
+        records = await h.records()
         assert [r["kind"] for r in records].count("cage_changed") == 2
         assert not [r for r in records if r["kind"] == "tool_call"
                     and r["args"] == {"path": "etc/hostname"}]

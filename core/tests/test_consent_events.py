@@ -12,14 +12,9 @@ from ag_ui.core import Event as AgUiEvent
 from ag_ui.core import Interrupt, ResumeEntry, RunFinishedEvent
 from pydantic import TypeAdapter
 
-from adjutant import Copilot, StepDecision, to_ag_ui
-from adjutant.testing import FakeWrite, Harness, ScriptedApprover
-from adjutant_hookspecs import (
-    Plan,
-    ToolCall,
-    Verdict,
-    hookimpl,
-)
+from adjutant import StepDecision, to_ag_ui
+from adjutant.testing import FakeWrite, Harness, ScriptedApprover, plan
+from adjutant_hookspecs import Plan, Verdict, hookimpl
 
 pytestmark = pytest.mark.anyio
 AGUI = TypeAdapter(AgUiEvent)
@@ -47,19 +42,17 @@ class NoSecrets:
 
 
 def steps(*paths: str) -> Plan:
-    return Plan(steps=tuple(ToolCall(tool="t.write", args={"path": p}) for p in paths))
+    return plan(*(("t.write", {"path": p}) for p in paths))
 
 
-async def stream(plan: Plan, approver: ScriptedApprover) -> tuple[Any, list[dict[str, Any]]]:
-    """Run ``plan``; every event as an AG-UI client receives it (validated)."""
-    async with Harness(Plugin()) as h:
-        h.provider.queue(plan)
-        copilot = Copilot(h.kernel, approver=approver)
-        await copilot.set_mode("execute-with-confirmation", channel="user")
+async def stream(steps: Plan, approver: ScriptedApprover) -> tuple[Any, list[dict[str, Any]]]:
+    """Run ``steps``; every event as an AG-UI client receives it (validated)."""
+    async with Harness(Plugin(), mode="execute-with-confirmation", approver=approver) as h:
         h.events.clear()
-        outcome = await copilot.handle("write")
+        outcome = await h.run("write", reply=steps)
+        assert outcome.envelopes == tuple(h.events.envelopes)  # the run's, and all of them
         wire = [msgspec.json.decode(msgspec.json.encode(to_ag_ui(e)))
-                for e in h.events.envelopes]
+                for e in outcome.envelopes]
     for event in wire:
         parsed = AGUI.validate_python(event)
         assert parsed.model_dump(by_alias=True, exclude_none=True, mode="json") == event

@@ -10,7 +10,7 @@ from typing import Any
 import pluggy
 import pytest
 
-from adjutant import Copilot, Kernel, PluginLoadError
+from adjutant import Kernel, PluginLoadError
 from adjutant.testing import Harness, ScriptedApprover
 from adjutant_hookspecs import (
     ExecutionResult,
@@ -247,23 +247,20 @@ class Tools:
 @pytest.mark.anyio
 async def test_a_wrapper_decides_a_real_step_and_the_log_says_so() -> None:
     tools = Tools()
-    async with Harness(tools, Says("reads-ok"), Veto()) as h:
-        h.provider.queue(Plan(steps=(ToolCall(tool="t.read"),)))
-        copilot = Copilot(h.kernel, approver=ScriptedApprover())
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        outcome = await copilot.handle("read it")
+    read = Plan(steps=(ToolCall(tool="t.read"),))
+    async with Harness(tools, Says("reads-ok"), Veto(), mode="execute-with-confirmation",
+                       approver=ScriptedApprover()) as h:
+        outcome = await h.run("read it", reply=read)
         assert outcome.status == "denied"
         assert tools.read.ran == 0
         assert "veto: no allows today" in outcome.results[0].stderr
-        decisions = [r for r in await copilot.log.records() if r["kind"] == "decision"]
+        decisions = outcome.logged("decision")
         assert decisions and decisions[-1]["policy"] == "veto"
     # without the wrapper the same step runs
     tools = Tools()
-    async with Harness(tools, Says("reads-ok")) as h:
-        h.provider.queue(Plan(steps=(ToolCall(tool="t.read"),)))
-        copilot = Copilot(h.kernel, approver=ScriptedApprover())
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        assert (await copilot.handle("read it")).status == "executed"
+    async with Harness(tools, Says("reads-ok"), mode="execute-with-confirmation",
+                       approver=ScriptedApprover()) as h:
+        assert (await h.run("read it", reply=read)).status == "executed"
         assert tools.read.ran == 1
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from adjutant import Copilot, ModelPreset, Profile, StepDecision
+from adjutant import Approver, ModelPreset, Profile, StepDecision
 from adjutant.testing import (
     FakeRead,
     FakeWrite,
@@ -16,9 +16,12 @@ from adjutant.testing import (
     MemoryKeyValueStore,
     MemoryLogStore,
     ScriptedApprover,
+    ScriptedProvider,
     fake_tools,
 )
+from adjutant.testing import plan as steps
 from adjutant_hookspecs import (
+    ActivitySnapshot,
     ExecutionResult,
     Plan,
     Response,
@@ -51,41 +54,38 @@ class AllowReads:
         register(self)
 
 
-def plan(*steps: tuple[str, dict[str, Any]]) -> Plan:
-    return Plan(steps=tuple(ToolCall(tool=t, args=a, explain="because") for t, a in steps))
+def plan(*calls: tuple[str, dict[str, Any]]) -> Plan:
+    """The model's plan, each step explained "because"."""
+    return steps(*calls, explain="because")
 
 
-async def records(copilot: Copilot, kind: str | None = None) -> list[dict[str, Any]]:
-    return [r for r in await copilot.log.records() if kind is None or r["kind"] == kind]
+CONFIRM = "execute-with-confirmation"
 
 
 async def test_mode_persists_across_a_restart_and_only_the_user_changes_it() -> None:
     kv, log = MemoryKeyValueStore(), MemoryLogStore()
     async with Harness(notes(), kv=kv, log=log) as h:
-        copilot = Copilot(h.kernel)
+        copilot = h.copilot
         assert await copilot.mode() == "propose-only"  # read-only by default
-        assert await copilot.set_mode("execute-with-confirmation", channel="user")
+        assert await copilot.set_mode(CONFIRM, channel="user")
         assert not await copilot.set_mode("execute-auto", channel="model")
-        assert await copilot.mode() == "execute-with-confirmation"
-        assert [r["channel"] for r in await records(copilot, "mode_change_ignored")] == ["model"]
+        assert await copilot.mode() == CONFIRM
+        assert [r["channel"] for r in await h.records("mode_change_ignored")] == ["model"]
     async with Harness(notes(), kv=kv, log=log) as h:
-        assert await Copilot(h.kernel).mode() == "execute-with-confirmation"
+        assert await h.copilot.mode() == CONFIRM
 
 
 async def test_read_only_step_runs_without_asking_in_execute_with_confirmation() -> None:
     approver = ScriptedApprover()
-    async with Harness(notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads(), mode=CONFIRM, approver=approver) as h:
         (h.workspace / "todo.txt").write_text("buy milk\n")
-        h.provider.queue(plan(("notes.read", {"path": "todo.txt"})))
-        copilot = Copilot(h.kernel, approver=approver)
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        h.events.clear()
-        outcome = await copilot.handle("what is on my todo list?")
-        assert outcome.status == "executed"
-        assert [r.stdout for r in outcome.results] == ["buy milk\n"]
-        assert approver.asked == []
-        assert approver.plans == []
-        names = h.events.names()
+        run = await h.run("what is on my todo list?",
+                          reply=plan(("notes.read", {"path": "todo.txt"})))
+        assert run.status == "executed"
+        assert [r.stdout for r in run.results] == ["buy milk\n"]
+        assert approver.asked == [] and run.asked == ()
+        assert approver.plans == [] and run.plans == ()
+        names = run.names()
         assert names[0] == "RUN_STARTED"
         assert names[-1] == "RUN_FINISHED"
         assert "TOOL_CALL_RESULT" in names
@@ -93,39 +93,35 @@ async def test_read_only_step_runs_without_asking_in_execute_with_confirmation()
 
 
 async def test_write_is_previewed_runs_only_after_approval_and_is_logged() -> None:
-    async with Harness(notes(), AllowReads()) as h:
-        copilot = Copilot(h.kernel, approver=ScriptedApprover(steps=["deny"]))
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        h.provider.queue(plan(("notes.write", {"path": "a.txt", "text": "hello\n"})))
-        denied = await copilot.handle("write hello to a.txt")
+    write = plan(("notes.write", {"path": "a.txt", "text": "hello\n"}))
+    async with Harness(notes(), AllowReads(), mode=CONFIRM,
+                       approver=ScriptedApprover(steps=["deny"])) as h:
+        denied = await h.run("write hello to a.txt", reply=write)
         assert not (h.workspace / "a.txt").exists()
         assert denied.results[0].status == "denied"
+        assert [(d.by, d.reason) for d in denied.refused] == [("user", "denied by the user")]
 
         approver = ScriptedApprover(steps=["grant"])
-        copilot.approver = approver
-        h.provider.queue(plan(("notes.write", {"path": "a.txt", "text": "hello\n"})))
-        outcome = await copilot.handle("write hello to a.txt")
+        h.approver = approver
+        run = await h.run("write hello to a.txt", reply=write)
         assert (h.workspace / "a.txt").read_text() == "hello\n"
         assert "+hello" in approver.asked[0].preview
         assert approver.asked[0].intent == "because"
-        kinds = [r["kind"] for r in await records(copilot) if r["run_id"] == outcome.run_id]
-        assert kinds == ["prompt", "context", "attempt", "plan", "decision", "decision",
-                         "approval", "tool_call", "result", "artifact", "outcome"]
-        result = (await records(copilot, "result"))[-1]
-        assert result["artifacts"] == [str(h.workspace / "a.txt")]
+        assert run.asked == tuple(approver.asked)
+        assert run.kinds == ["prompt", "context", "attempt", "plan", "decision", "decision",
+                             "approval", "tool_call", "result", "artifact", "outcome"]
+        assert run.logged("result")[-1]["artifacts"] == [str(h.workspace / "a.txt")]
+        assert run.tools == ["notes.write"]
 
 
 async def test_malformed_plan_is_retried_simplified_and_every_attempt_logged() -> None:
-    async with Harness(notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads(), mode=CONFIRM, script=[
+            '{"type":"plan","steps":[{"tool":"notes.read","tool":"x"}]}',
+            "Sure! Here is the plan:", plan(("notes.read", {"path": "n.txt"}))]) as h:
         (h.workspace / "n.txt").write_text("x")
-        h.provider.queue('{"type":"plan","steps":[{"tool":"notes.read","tool":"x"}]}',
-                         "Sure! Here is the plan:",
-                         plan(("notes.read", {"path": "n.txt"})))
-        copilot = Copilot(h.kernel)
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        outcome = await copilot.handle("read n.txt")
-        assert outcome.status == "executed"
-        attempts = await records(copilot, "attempt")
+        run = await h.run("read n.txt")
+        assert run.status == "executed"
+        attempts = run.logged("attempt")
         assert [(a["ok"], a["simplified"]) for a in attempts] == [
             (False, False), (False, True), (True, True)]
         assert "duplicate key 'tool'" in attempts[0]["error"]
@@ -133,29 +129,27 @@ async def test_malformed_plan_is_retried_simplified_and_every_attempt_logged() -
         second = h.provider.requests[1].prompt
         assert "duplicate key 'tool'" in second
         assert "args:" not in second
-        assert len(h.events.of_type(__import__("adjutant_hookspecs").ActivitySnapshot)) >= 3
+        assert len(run.of_type(ActivitySnapshot)) >= 3
 
 
 async def test_a_model_that_never_plans_fails_clearly() -> None:
-    async with Harness(notes()) as h:
-        h.provider.queue("no", "still no", '{"type": "shell", "cmd": "rm -rf /"}')
-        outcome = await Copilot(h.kernel).handle("hi")
-        assert outcome.status == "failed"
-        assert "no valid plan in 3 attempts" in outcome.error
-        assert "Invalid value 'shell'" in outcome.error
+    async with Harness(notes(), script=[
+            "no", "still no", '{"type": "shell", "cmd": "rm -rf /"}']) as h:
+        run = await h.run("hi")
+        assert run.status == "failed"
+        assert "no valid plan in 3 attempts" in run.error
+        assert "Invalid value 'shell'" in run.error
+        assert run.names()[-1] == "RUN_ERROR"
         assert h.events.names()[-1] == "RUN_ERROR"
 
 
 async def test_write_gate_holds_in_execute_auto() -> None:
     approver = ScriptedApprover(steps=["deny"])
-    async with Harness(notes()) as h:
-        copilot = Copilot(h.kernel, approver=approver)
-        await copilot.set_mode("execute-auto", channel="user")
-        h.provider.queue(plan(("notes.write", {"path": "b.txt", "text": "x"})))
-        outcome = await copilot.handle("write b")
-        assert approver.asked
+    async with Harness(notes(), mode="execute-auto", approver=approver) as h:
+        run = await h.run("write b", reply=plan(("notes.write", {"path": "b.txt", "text": "x"})))
+        assert approver.asked and run.asked
         assert not (h.workspace / "b.txt").exists()
-        assert outcome.results[0].status == "denied"
+        assert run.results[0].status == "denied" and run.tools == []
 
 
 async def test_an_approval_does_not_authorise_a_changed_preview() -> None:
@@ -176,21 +170,19 @@ async def test_an_approval_does_not_authorise_a_changed_preview() -> None:
             register(Racing("notes.write"))
 
     approver = ScriptedApprover(steps=["grant", "deny"])
-    async with Harness(RacingPlugin()) as h:
-        copilot = Copilot(h.kernel, approver=approver)
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        h.provider.queue(plan(("notes.write", {"path": "c.txt", "text": "mine\n"})))
-        outcome = await copilot.handle("write c")
+    async with Harness(RacingPlugin(), mode=CONFIRM, approver=approver) as h:
+        run = await h.run("write c", reply=plan(("notes.write", {"path": "c.txt",
+                                                                "text": "mine\n"})))
         assert (h.workspace / "c.txt").read_text() == "changed behind our back\n"
         assert len(approver.asked) == 2  # asked again with the new preview, then denied
         assert "-changed behind our back" in approver.asked[1].preview
-        assert outcome.results[0].status == "denied"
-        assert await records(copilot, "changed")
+        assert run.results[0].status == "denied"
+        assert run.logged("changed")
 
 
 async def test_tokens_are_bound_to_run_step_and_preview() -> None:
     async with Harness(notes()) as h:
-        approvals = Copilot(h.kernel).pipeline.approvals
+        approvals = h.copilot.pipeline.approvals
         token = approvals.issue("run", 0, "digest")
         assert approvals.valid(token, "run", 0, "digest")
         assert not approvals.valid(token, "run", 0, "other")
@@ -202,21 +194,20 @@ async def test_tokens_are_bound_to_run_step_and_preview() -> None:
 async def test_edited_arguments_are_previewed_again() -> None:
     edit = StepDecision("edit", {"path": "d.txt", "text": "edited\n"})
     approver = ScriptedApprover(steps=[edit, "grant"])
-    async with Harness(notes(), AllowReads()) as h:
-        copilot = Copilot(h.kernel, approver=approver)
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        h.provider.queue(plan(("notes.write", {"path": "d.txt", "text": "original\n"})))
-        await copilot.handle("write d")
+    async with Harness(notes(), AllowReads(), mode=CONFIRM, approver=approver) as h:
+        run = await h.run("write d", reply=plan(("notes.write", {"path": "d.txt",
+                                                                "text": "original\n"})))
         assert (h.workspace / "d.txt").read_text() == "edited\n"
         assert "+edited" in approver.asked[1].preview
+        assert [p.args["text"] for p in run.asked] == ["original\n", "edited\n"]
 
 
 async def test_mode_and_grants_changed_elsewhere_hold_at_the_next_run() -> None:
     """Two operators on one store, as a long `mcp serve` and the user's `adjutant mode`
     / `adjutant grant` in another terminal: a downgrade or revocation is never stale."""
     async with Harness(notes(), AllowReads()) as h:
-        serving, user = Copilot(h.kernel), Copilot(h.kernel)
-        await user.set_mode("execute-with-confirmation", channel="user")
+        serving, user = h.operator(), h.operator()
+        await user.set_mode(CONFIRM, channel="user")
         read = ToolCall(tool="notes.read", args={"path": "n.txt"})
         (h.workspace / "n.txt").write_text("note\n")
         assert (await serving.call(read, caller="mcp:x")).status == "executed"
@@ -230,108 +221,94 @@ async def test_mode_and_grants_changed_elsewhere_hold_at_the_next_run() -> None:
 
 
 async def test_a_run_where_nothing_ran_says_denied_and_who_did_not_answer() -> None:
-    async with Harness(notes(), AllowReads()) as h:
-        write = plan(("notes.write", {"path": "n.txt", "text": "x\n"}))
-        said_no = Copilot(h.kernel, approver=ScriptedApprover(steps=["deny"]))
-        await said_no.set_mode("execute-with-confirmation", channel="user")
-        h.provider.queue(write)
-        outcome = await said_no.handle("write n")
-        assert (outcome.status, outcome.error) == ("denied", "denied by the user")
+    write = plan(("notes.write", {"path": "n.txt", "text": "x\n"}))
+    async with Harness(notes(), AllowReads(), mode=CONFIRM,
+                       approver=ScriptedApprover(steps=["deny"])) as h:
+        said_no = await h.run("write n", reply=write)
+        assert (said_no.status, said_no.error) == ("denied", "denied by the user")
         # checked when the plan is previewed and again right before it may run
-        assert [d["stage"] for d in await records(said_no, "decision")] == ["plan", "step"]
-        nobody = Copilot(h.kernel)  # the default approver can ask no one
-        h.provider.queue(write)
-        unanswered = await nobody.handle("write n")
+        assert [d["stage"] for d in said_no.logged("decision")] == ["plan", "step"]
+        h.approver = Approver()  # the default approver can ask no one
+        unanswered = await h.run("write n", reply=write)
         assert unanswered.status == "denied" and "nobody could give it" in unanswered.error
-        approvals = await records(nobody, "approval")
+        approvals = await h.records("approval")
         assert [a["unanswered"] for a in approvals] == [
             None, "this frontend has no way to ask the user"]
-        outcomes = [r["status"] for r in await records(nobody, "outcome")]
+        assert [d.by for d in unanswered.refused] == ["nobody"]
+        outcomes = [r["status"] for r in await h.records("outcome")]
         assert outcomes == ["denied", "denied"] and not (h.workspace / "n.txt").exists()
         two = plan(("notes.write", {"path": "a", "text": ""}), ("notes.write",
                                                                   {"path": "b", "text": ""}))
-        h.provider.queue(two)
-        refused = await Copilot(h.kernel, approver=ScriptedApprover(plan="deny")).handle("ab")
+        h.approver = ScriptedApprover(plan="deny")
+        refused = await h.run("ab", reply=two)
         assert (refused.status, refused.error, refused.results) == ("denied", "plan denied", [])
+        assert len(refused.plans) == 1 and refused.asked == ()
 
 
 async def test_the_kernel_asks_for_writes_even_with_no_write_gate_plugin() -> None:
-    approver = ScriptedApprover(steps=["deny"])
-    async with Harness(notes()) as h:  # no policy plugin at all
-        copilot = Copilot(h.kernel, approver=approver)
-        await copilot.set_mode("execute-auto", channel="user")
-        h.provider.queue(plan(("notes.write", {"path": "w.txt", "text": "x"})))
-        outcome = await copilot.handle("write w")
-        assert outcome.status == "denied" and not (h.workspace / "w.txt").exists()
-        assert approver.asked[0].reasons[-1] == ("write-gate: notes.write writes: it needs "
-                                                 "your approval")
+    # no policy plugin at all
+    async with Harness(notes(), mode="execute-auto",
+                       approver=ScriptedApprover(steps=["deny"])) as h:
+        run = await h.run("write w", reply=plan(("notes.write", {"path": "w.txt", "text": "x"})))
+        assert run.status == "denied" and not (h.workspace / "w.txt").exists()
+        assert run.asked[0].reasons[-1] == ("write-gate: notes.write writes: it needs "
+                                            "your approval")
 
 
 async def test_schema_and_unknown_tools_are_refused_before_anything_runs() -> None:
-    async with Harness(notes(), AllowReads()) as h:
-        copilot = Copilot(h.kernel)
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        h.provider.queue(plan(("notes.read", {"path": 3}), ("rm.everything", {})))
-        outcome = await copilot.handle("go")
-        assert [r.status for r in outcome.results] == ["denied", "denied"]
-        assert outcome.status == "aborted"  # more than half the steps failed
-        decisions = await records(copilot, "decision")
+    async with Harness(notes(), AllowReads(), mode=CONFIRM) as h:
+        run = await h.run("go", reply=plan(("notes.read", {"path": 3}), ("rm.everything", {})))
+        assert run.statuses == ["denied", "denied"]
+        assert run.status == "aborted"  # more than half the steps failed
+        decisions = run.logged("decision")
         assert "3 is not of type 'string' @ $.path" in decisions[0]["reason"]
         assert decisions[1]["reason"] == "unknown tool 'rm.everything'"
 
 
 async def test_multi_step_write_plan_needs_plan_approval_and_execute_binds_each_preview() -> None:
     approver = ScriptedApprover(plan="execute")
-    async with Harness(notes(), AllowReads()) as h:
-        copilot = Copilot(h.kernel, approver=approver)
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        h.provider.queue(plan(("notes.write", {"path": "e.txt", "text": "1\n"}),
-                              ("notes.write", {"path": "f.txt", "text": "2\n"})))
-        outcome = await copilot.handle("write two notes")
-        assert [r.status for r in outcome.results] == ["ok", "ok"]
-        assert len(approver.plans) == 1
+    async with Harness(notes(), AllowReads(), mode=CONFIRM, approver=approver) as h:
+        run = await h.run("write two notes", reply=plan(
+            ("notes.write", {"path": "e.txt", "text": "1\n"}),
+            ("notes.write", {"path": "f.txt", "text": "2\n"})))
+        assert run.statuses == ["ok", "ok"]
+        assert len(approver.plans) == 1 and len(run.plans[0].steps) == 2
         assert approver.asked == []
 
 
 async def test_stuck_and_error_rate_guardrails() -> None:
-    async with Harness(notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads(), mode=CONFIRM) as h:
         (h.workspace / "s.txt").write_text("s")
-        copilot = Copilot(h.kernel)
-        await copilot.set_mode("execute-with-confirmation", channel="user")
         same = ("notes.read", {"path": "s.txt"})
-        h.provider.queue(plan(same, same, same, same))
-        stuck = await copilot.handle("loop")
+        stuck = await h.run("loop", reply=plan(same, same, same, same))
         assert stuck.status == "paused"
         assert "I seem to be stuck" in stuck.error
         assert len(stuck.results) == 2
-        h.provider.queue(plan(("notes.read", {"path": "missing1"}),
-                              ("notes.read", {"path": "missing2"}),
-                              ("notes.read", {"path": "s.txt"})))
-        failing = await copilot.handle("read missing files")
+        failing = await h.run("read missing files", reply=plan(
+            ("notes.read", {"path": "missing1"}), ("notes.read", {"path": "missing2"}),
+            ("notes.read", {"path": "s.txt"})))
         assert failing.status == "aborted"
         assert "2 of 2 steps failed" in failing.error
 
 
 async def test_propose_only_never_executes_and_off_never_plans() -> None:
     async with Harness(notes(), AllowReads()) as h:
-        copilot = Copilot(h.kernel)
-        h.provider.queue(plan(("notes.write", {"path": "g.txt", "text": "x"})))
-        proposed = await copilot.handle("write g")  # default mode: propose-only
-        assert proposed.status == "proposed"
+        # default mode: propose-only
+        proposed = await h.run("write g", reply=plan(("notes.write", {"path": "g.txt",
+                                                                     "text": "x"})))
+        assert proposed.status == "proposed" and proposed.tools == []
         assert not (h.workspace / "g.txt").exists()
-        await copilot.set_mode("off", channel="user")
-        assert (await copilot.handle("anything")).status == "ignored"
+        await h.set_mode("off")
+        assert (await h.run("anything")).status == "ignored"
         assert len(h.provider.requests) == 1  # off asked the model nothing
 
 
 async def test_preset_switch_takes_effect_without_restart() -> None:
-    async with Harness(notes()) as h:
-        copilot = Copilot(h.kernel)
-        h.provider.queue(Response(text="one"), Response(text="two"))
-        assert (await copilot.handle("a")).text == "one"
-        await copilot.use_preset(Profile(name="precise", model=ModelPreset(
+    async with Harness(notes(), script=[Response(text="one"), Response(text="two")]) as h:
+        assert (await h.run("a")).text == "one"
+        await h.copilot.use_preset(Profile(name="precise", model=ModelPreset(
             provider="scripted", temperature=0.0, stop=("\n\n",))))
-        assert (await copilot.handle("b")).text == "two"
+        assert (await h.run("b")).text == "two"
         assert [r.temperature for r in h.provider.requests] == [0.2, 0.0]
         assert h.provider.requests[1].stop == ("\n\n", "<END>")
 
@@ -339,18 +316,18 @@ async def test_preset_switch_takes_effect_without_restart() -> None:
 async def test_idle_execute_auto_downgrades_to_propose_only() -> None:
     now = [0.0]
     async with Harness(notes()) as h:
-        copilot = Copilot(h.kernel, idle_downgrade_s=60, clock=lambda: now[0])
+        copilot = h.operator(idle_downgrade_s=60, clock=lambda: now[0])
         await copilot.set_mode("execute-auto", channel="user")
         now[0] = 61
         assert await copilot.mode() == "propose-only"
-        assert (await records(copilot, "mode"))[-1]["why"] == "idle: execute-auto expired"
+        assert (await h.records("mode"))[-1]["why"] == "idle: execute-auto expired"
 
 
 async def test_calls_from_another_program_do_not_keep_execute_auto_alive() -> None:
     now = [0.0]
     async with Harness(notes(), AllowReads()) as h:
         (h.workspace / "n.txt").write_text("note\n")
-        copilot = Copilot(h.kernel, idle_downgrade_s=60, clock=lambda: now[0])
+        copilot = h.operator(idle_downgrade_s=60, clock=lambda: now[0])
         await copilot.set_mode("execute-auto", channel="user")
         read = ToolCall(tool="notes.read", args={"path": "n.txt"})
         for minute in range(1, 4):  # an agent over MCP calling every 30 s
@@ -368,21 +345,17 @@ async def test_calls_from_another_program_do_not_keep_execute_auto_alive() -> No
 async def test_cancel_interrupts_generation() -> None:
     import anyio
 
-    from adjutant.testing import ScriptedProvider
-
-    provider = ScriptedProvider(delay=0.05)
+    provider = ScriptedProvider(" ".join(["word"] * 200), delay=0.05)
     async with Harness(notes(), provider=provider) as h:
-        provider.queue(" ".join(["word"] * 200))
-        copilot = Copilot(h.kernel)
         async with anyio.create_task_group() as tg:
             async def cancel_soon() -> None:
                 await anyio.sleep(0.2)
-                copilot.cancel()
+                h.copilot.cancel()
             tg.start_soon(cancel_soon)
-            outcome = await copilot.handle("talk a lot")
-        assert outcome.status == "cancelled"
-        assert h.events.names()[-1] == "RUN_ERROR"
-        assert msgspec.json.encode([r["kind"] for r in await records(copilot)]).count(
+            run = await h.run("talk a lot")
+        assert run.status == "cancelled"
+        assert run.names()[-1] == "RUN_ERROR" and h.events.names()[-1] == "RUN_ERROR"
+        assert msgspec.json.encode([r["kind"] for r in await h.records()]).count(
             b"outcome") == 1
 
 
@@ -402,33 +375,29 @@ async def test_cancel_during_a_step_stops_the_plan() -> None:
         def register_tools(self, register: Any) -> None:
             register(Slow("notes.read"))
 
-    async with Harness(SlowPlugin(), AllowReads()) as h:
-        copilot = Copilot(h.kernel)
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        h.provider.queue(plan(("notes.read", {"path": "a"}), ("notes.read", {"path": "b"})))
+    async with Harness(SlowPlugin(), AllowReads(), mode=CONFIRM) as h:
         async with anyio.create_task_group() as tg:
             async def cancel_when_running() -> None:
                 await running.wait()
-                copilot.cancel()
+                h.copilot.cancel()
             tg.start_soon(cancel_when_running)
             with anyio.fail_after(10):
-                outcome = await copilot.handle("read two")
-        assert outcome.status == "cancelled"
-        kinds = [r["kind"] for r in await records(copilot)]
+                run = await h.run("read two", reply=plan(("notes.read", {"path": "a"}),
+                                                         ("notes.read", {"path": "b"})))
+        assert run.status == "cancelled"
+        kinds = [r["kind"] for r in await h.records()]
         assert kinds.count("tool_call") == 1 and "result" not in kinds
-        assert kinds[-1] == "outcome"
+        assert kinds[-1] == "outcome" and run.kinds[-1] == "outcome"
 
 
 async def test_system_events_are_recorded_and_tasks_follow_the_mode() -> None:
-    async with Harness(notes()) as h:
-        copilot = Copilot(h.kernel)
-        await copilot.set_mode("listen-only", channel="user")
-        await copilot.notice("build failed: exit 2", source="ci")
-        outcome = await copilot.assign("fix the build", assigned_by="scheduler")
-        assert outcome.status == "ignored"  # listen-only: heard, never planned
+    async with Harness(notes(), mode="listen-only") as h:
+        await h.copilot.notice("build failed: exit 2", source="ci")
+        run = await h.observe(h.copilot.assign("fix the build", assigned_by="scheduler"))
+        assert run.status == "ignored"  # listen-only: heard, never planned
         assert h.provider.requests == []
         kinds = [(r["kind"], r.get("source") or r.get("assigned_by")) for r in
-                 await records(copilot) if r["kind"] in ("event", "assignment")]
+                 await h.records() if r["kind"] in ("event", "assignment")]
         assert kinds == [("event", "ci"), ("assignment", "scheduler")]
         assert "CUSTOM" in h.events.names()
 
@@ -464,13 +433,11 @@ class Sources:
 
 
 async def test_a_broken_context_source_costs_its_fields_not_the_request() -> None:
-    async with Harness(Sources()) as h:
-        h.provider.queue(Response(text="ok"))
-        copilot = Copilot(h.kernel)
-        outcome = await copilot.handle("hi")
-        (context,) = await records(copilot, "context")
-        (error,) = await records(copilot, "context_error")
-    assert outcome.status == "answered"
+    async with Harness(Sources(), script=[Response(text="ok")]) as h:
+        run = await h.run("hi")
+        (context,) = run.logged("context")
+        (error,) = await h.records("context_error")
+    assert run.status == "answered"
     assert context["bulletin"]["recent_shell"] == ["make test"]
     assert context["bulletin"]["clipboard"] is None, "off unless switched on"
     assert error["provider"] == "broken" and "vanished" in error["error"]
@@ -480,7 +447,7 @@ async def test_a_default_off_source_needs_the_profile() -> None:
     profile = Profile(model=ModelPreset(provider="scripted"),
                       context_providers={"clipboard": True})
     async with Harness(Sources(), profile=profile) as h:
-        assert (await Copilot(h.kernel).bulletin()).clipboard == "secret-ish text"
+        assert (await h.copilot.bulletin()).clipboard == "secret-ish text"
 
 
 async def test_included_files_join_the_context_and_only_real_inner_files_are_offered(
@@ -488,30 +455,25 @@ async def test_included_files_join_the_context_and_only_real_inner_files_are_off
     async with Harness(notes()) as h:
         (h.workspace / "a.txt").write_text("x")
         (h.workspace.parent / "outside.txt").write_text("x")
-        copilot = Copilot(h.kernel)
-        offered = copilot.mentioned_files("look at a.txt, ../outside.txt, b.txt and a.txt")
-        h.provider.queue(Response(text="ok"))
-        await copilot.handle("look at a.txt", include=["a.txt"])
-        (context,) = await records(copilot, "context")
+        offered = h.copilot.mentioned_files("look at a.txt, ../outside.txt, b.txt and a.txt")
+        run = await h.run("look at a.txt", include=["a.txt"], reply=Response(text="ok"))
+        (context,) = run.logged("context")
     assert offered == ["a.txt"]
     assert context["bulletin"]["selected_files"] == ["a.txt"]
 
 
 @pytest.mark.anyio
 async def test_a_direct_call_is_a_logged_one_step_run_under_the_mode() -> None:
-    async with Harness(notes(), AllowReads()) as h:
+    async with Harness(notes(), AllowReads(), approver=ScriptedApprover(steps=["deny"])) as h:
         (h.workspace / "n.txt").write_text("hello")
-        read_call = ToolCall(tool="notes.read", args={"path": "n.txt"})
-        copilot = Copilot(h.kernel, approver=ScriptedApprover(steps=["deny"]))
-        proposed = await copilot.call(read_call, caller="mcp:x")
+        proposed = await h.call("notes.read", caller="mcp:x", path="n.txt")
         assert proposed.status == "proposed" and proposed.results == []
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        read = await copilot.call(read_call, caller="mcp:x")
-        assert [r.status for r in read.results] == ["ok"]
-        write_call = ToolCall(tool="notes.write", args={"path": "n.txt", "text": "x"})
-        write = await copilot.call(write_call, caller="mcp:x")
-        assert [r.status for r in write.results] == ["denied"]
+        await h.set_mode(CONFIRM)
+        read = await h.call("notes.read", caller="mcp:x", path="n.txt")
+        assert read.statuses == ["ok"] and read.tools == ["notes.read"]
+        write = await h.call("notes.write", caller="mcp:x", path="n.txt", text="x")
+        assert write.statuses == ["denied"] and len(write.asked) == 1
         assert (h.workspace / "n.txt").read_text() == "hello"
-        calls = [r for r in await copilot.log.records() if r["kind"] == "direct_call"]
+        calls = await h.records("direct_call")
         assert [(c["caller"], c["tool"]) for c in calls] == [
             ("mcp:x", "notes.read"), ("mcp:x", "notes.read"), ("mcp:x", "notes.write")]

@@ -12,25 +12,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adjutant import Copilot
 from adjutant._artifacts import redact
 from adjutant._sessions import SessionError, SessionStore
 from adjutant.testing import Harness, MemoryKeyValueStore, MemoryLogStore, ScriptedApprover
 
-from .test_operator import AllowReads, notes, plan
+from .test_operator import CONFIRM, AllowReads, notes, plan
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_session_rehydrates_to_the_live_state() -> None:
     kv, log = MemoryKeyValueStore(), MemoryLogStore()
-    async with Harness(notes(), AllowReads(), kv=kv, log=log) as h:
-        copilot = Copilot(h.kernel, approver=ScriptedApprover(steps=["grant"]))
-        h.provider.queue(plan(("notes.write", {"path": "a.txt", "text": "x"})))
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        await copilot.handle("write a", thread_id="t1")
-        await copilot.grant("network:notes.read", seconds=60, channel="user")
-        live = copilot.state()
+    async with Harness(notes(), AllowReads(), kv=kv, log=log, mode=CONFIRM,
+                       approver=ScriptedApprover(steps=["grant"])) as h:
+        await h.run("write a", thread_id="t1",
+                    reply=plan(("notes.write", {"path": "a.txt", "text": "x"})))
+        await h.copilot.grant("network:notes.read", seconds=60, channel="user")
+        live = h.copilot.state()
         stored = await SessionStore(kv).load("t1")
         assert stored["mode"] == live["mode"] == "execute-with-confirmation"
         assert stored["grants"] == live["grants"] == ["network:notes.read"]
@@ -70,7 +68,7 @@ def test_snapshot_plus_deltas_equals_applying_them_live(changes: list[tuple[str,
 async def test_grants_are_time_boxed_user_only_and_widen_the_cage() -> None:
     now = [1000.0]
     async with Harness(notes()) as h:
-        copilot = Copilot(h.kernel, wall=lambda: now[0])
+        copilot = h.operator(wall=lambda: now[0])
         assert not await copilot.grant("cage:/tmp/elsewhere", seconds=60, channel="model")
         assert await copilot.grant("cage:/tmp/elsewhere", seconds=60, channel="user")
         assert "/tmp/elsewhere" in copilot._ctx("r").cages
@@ -78,7 +76,7 @@ async def test_grants_are_time_boxed_user_only_and_widen_the_cage() -> None:
         assert copilot.grants == [] and "/tmp/elsewhere" not in copilot._ctx("r").cages
         with pytest.raises(ValueError, match="invalid grant"):
             await copilot.grant("sudo", seconds=5, channel="user")
-        kinds = [r["kind"] for r in await copilot.log.records()]
+        kinds = [r["kind"] for r in await h.records()]
         assert kinds.count("grant_ignored") == 1 and kinds.count("grant") == 1
 
 
@@ -88,64 +86,57 @@ async def test_grants_and_preset_persist_across_a_restart(tmp_path: Path) -> Non
     (tmp_path / "profiles" / "careful.json").write_text(
         json.dumps({"model": {"provider": "scripted", "temperature": 0.0}}))
     async with Harness(notes(), kv=kv, log=log, home=tmp_path) as h:
-        copilot = Copilot(h.kernel)
-        await copilot.grant("write", seconds=3600, channel="user")
+        await h.copilot.grant("write", seconds=3600, channel="user")
         from adjutant import load_profile
 
-        await copilot.use_preset(load_profile(tmp_path, "careful"))
+        await h.copilot.use_preset(load_profile(tmp_path, "careful"))
     async with Harness(notes(), kv=kv, log=log, home=tmp_path) as h:
-        copilot = Copilot(h.kernel)
-        await copilot.mode()
-        assert copilot.grants == ["write"]
+        await h.copilot.mode()
+        assert h.copilot.grants == ["write"]
         assert h.kernel.profile.name == "careful"
         assert h.kernel.profile.model.temperature == 0.0
 
 
 async def test_artifacts_land_under_runs_by_day_and_are_logged() -> None:
-    async with Harness(notes(), AllowReads()) as h:
-        copilot = Copilot(h.kernel, approver=ScriptedApprover(steps=["grant"]))
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        h.provider.queue(plan(("notes.write", {"path": "b.txt", "text": "hi\n"})))
-        outcome = await copilot.handle("write b")
+    async with Harness(notes(), AllowReads(), mode=CONFIRM,
+                       approver=ScriptedApprover(steps=["grant"])) as h:
+        run = await h.run("write b", reply=plan(("notes.write", {"path": "b.txt",
+                                                                "text": "hi\n"})))
         day = time.strftime("%Y-%m-%d", time.gmtime())
-        folder = h.kernel.home / "runs" / day / "copilot" / outcome.run_id
+        folder = h.kernel.home / "runs" / day / "copilot" / run.run_id
         assert sorted(p.name for p in folder.iterdir()) == ["plan.json", "step-0.json"]
         step = json.loads((folder / "step-0.json").read_text())
         assert step["result"]["status"] == "ok" and "+hi" in step["preview"]
-        logged = [r for r in await copilot.log.records(run_id=outcome.run_id)
-                  if r["kind"] == "artifact"]
-        assert logged[0]["path"] == str(folder / "step-0.json")
+        assert run.logged("artifact")[0]["path"] == str(folder / "step-0.json")
 
 
 async def test_replay_dry_runs_again_and_reruns_through_the_pipeline() -> None:
     approver = ScriptedApprover(steps=["grant", "grant"])
-    async with Harness(notes(), AllowReads()) as h:
-        copilot = Copilot(h.kernel, approver=approver)
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        h.provider.queue(plan(("notes.write", {"path": "c.txt", "text": "v1\n"})))
-        first = await copilot.handle("write c")
+    async with Harness(notes(), AllowReads(), mode=CONFIRM, approver=approver) as h:
+        first = await h.run("write c", reply=plan(("notes.write", {"path": "c.txt",
+                                                                  "text": "v1\n"})))
         (h.workspace / "c.txt").write_text("edited since\n")
-        preview = await copilot.replay(first.run_id, 0)
+        preview = await h.observe(h.copilot.replay(first.run_id, 0))
         assert preview.status == "proposed"
         assert "-edited since" in preview.text and "+v1" in preview.text
         assert (h.workspace / "c.txt").read_text() == "edited since\n"  # dry-run only
-        again = await copilot.replay(first.run_id, 0, dry_run=False)
-        assert [r.status for r in again.results] == ["ok"]
+        again = await h.observe(h.copilot.replay(first.run_id, 0, dry_run=False))
+        assert again.statuses == ["ok"]
         assert (h.workspace / "c.txt").read_text() == "v1\n"
         assert len(approver.asked) == 2  # the replay needed its own approval
+        assert len(again.asked) == 1
         with pytest.raises(LookupError, match="has no step 7"):
-            await copilot.replay(first.run_id, 7)
+            await h.copilot.replay(first.run_id, 7)
 
 
 async def test_bug_bundle_redacts_secrets(tmp_path: Path) -> None:
-    async with Harness(notes(), AllowReads()) as h:
-        copilot = Copilot(h.kernel, approver=ScriptedApprover(steps=["grant"]))
-        await copilot.set_mode("execute-with-confirmation", channel="user")
+    async with Harness(notes(), AllowReads(), mode=CONFIRM,
+                       approver=ScriptedApprover(steps=["grant"])) as h:
         secret = "sk-abcdefghijklmnopqrstuvwx"
-        h.provider.queue(plan(("notes.write", {"path": "d.txt",
-                                               "text": f"OPENAI_API_KEY={secret}\n"})))
-        outcome = await copilot.handle(f"store my key {secret} please, token: hunter2hunter2")
-        bundle = await copilot.export_bundle(tmp_path / "bug.tar.gz", run_id=outcome.run_id)
+        outcome = await h.run(f"store my key {secret} please, token: hunter2hunter2",
+                              reply=plan(("notes.write", {"path": "d.txt", "text":
+                                                          f"OPENAI_API_KEY={secret}\n"})))
+        bundle = await h.copilot.export_bundle(tmp_path / "bug.tar.gz", run_id=outcome.run_id)
         with tarfile.open(bundle) as tar:
             names = tar.getnames()
             blob = b"".join(tar.extractfile(m).read() for m in tar.getmembers())  # type: ignore[union-attr]

@@ -8,7 +8,6 @@ from typing import Any
 import jsonschema
 import pytest
 
-from adjutant import Copilot
 from adjutant.planner import END, Planner, reply_grammar, reply_schema
 from adjutant.testing import Harness, ScriptedProvider
 from adjutant_hookspecs import ProviderCapabilities, Response, ToolDeclaration, ToolSafety
@@ -164,7 +163,7 @@ async def test_the_operator_constrains_by_capability(caps: ProviderCapabilities,
 
     profile = Profile(model=ModelPreset(provider="scripted"), tool_menu=2)
     async with Harness(Tools(), provider=provider, profile=profile) as h:
-        await Copilot(h.kernel).handle("is port 8080 listening?")
+        await h.run("is port 8080 listening?")
     sent = provider.requests[0]
     assert (sent.grammar is not None, sent.json_schema is not None) == {
         "grammar": (True, False), "schema": (False, True), "none": (False, False)}[expect]
@@ -181,7 +180,7 @@ async def test_a_missing_provider_is_a_clear_failure() -> None:
 
     profile = Profile(model=ModelPreset(provider="ollama"))
     async with Harness(Tools(), profile=profile) as h:
-        outcome = await Copilot(h.kernel).handle("hello")
+        outcome = await h.run("hello")
     assert outcome.status == "failed"
     assert "no model provider named 'ollama'" in (outcome.error or "")
 
@@ -273,7 +272,7 @@ def test_workspace_paths_and_named_paths(tmp_path: Any) -> None:
 async def test_an_empty_or_huge_request_gets_a_clear_answer_and_no_model(
         text: str, says: str) -> None:
     async with Harness(Tools()) as h:
-        outcome = await Copilot(h.kernel).handle(text)
+        outcome = await h.run(text)
         assert outcome.status == "answered" and outcome.text.startswith(says)
         assert h.provider.requests == []  # the model was never asked
 
@@ -292,7 +291,7 @@ async def test_a_path_outside_the_cage_is_named_in_the_grammar_and_refused(
                                                       args={"path": "/etc/passwd"}),)))
     provider.capabilities = ProviderCapabilities(grammar=True)  # type: ignore[attr-defined]
     async with Harness(adjutant_files, provider=provider) as h:
-        outcome = await Copilot(h.kernel, cwd=str(tmp_path)).handle("show me /etc/passwd")
+        outcome = await h.observe(h.operator(cwd=str(tmp_path)).handle("show me /etc/passwd"))
         grammar = provider.requests[0].grammar
     assert grammar is not None and '"\\"/etc/passwd\\""' in grammar
     assert outcome.status not in ("executed", "failed"), outcome

@@ -7,9 +7,15 @@ from typing import Any
 
 import pytest
 
-from adjutant import Copilot
 from adjutant._pipeline import combine, shown
-from adjutant.testing import FakeRead, FakeWrite, Harness, ScriptedApprover, fake_tools
+from adjutant.testing import (
+    FakeRead,
+    FakeWrite,
+    Harness,
+    RunResult,
+    ScriptedApprover,
+    fake_tools,
+)
 from adjutant_hookspecs import (
     Plan,
     ToolCall,
@@ -48,44 +54,39 @@ def read_plan() -> Plan:
     return Plan(steps=(ToolCall(tool="t.read", args={"path": "/etc/hostname"}),))
 
 
-async def run(policy: Any, steps: Plan, answers: list[str]) -> tuple[Any, ScriptedApprover]:
-    approver = ScriptedApprover(steps=answers)
-    async with Harness(tools(), *([policy] if policy else [])) as h:
-        h.provider.queue(steps)
-        copilot = Copilot(h.kernel, approver=approver)
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        outcome = await copilot.handle("go")
-    return outcome, approver
+async def run(policy: Any, steps: Plan, answers: list[str]) -> RunResult:
+    async with Harness(tools(), *([policy] if policy else []), mode="execute-with-confirmation",
+                       approver=ScriptedApprover(steps=answers)) as h:
+        return await h.run("go", reply=steps)
 
 
 async def test_a_lone_abstaining_policy_leaves_every_step_asking() -> None:
     """The trap: a deny-only policy that had to say "allow" turned the fallback off."""
-    outcome, approver = await run(RmGuard(Verdict.abstain()), read_plan(), ["deny"])
-    assert len(approver.asked) == 1, "no policy had an opinion: the read must ask"
+    outcome = await run(RmGuard(Verdict.abstain()), read_plan(), ["deny"])
+    assert len(outcome.asked) == 1, "no policy had an opinion: the read must ask"
     assert any("rmguard abstained" in r and "so it asks" in r
-               for r in approver.asked[0].reasons), approver.asked[0].reasons
+               for r in outcome.asked[0].reasons), outcome.asked[0].reasons
     assert outcome.status == "denied"
 
 
 async def test_no_policy_installed_asks_the_same_way() -> None:
-    _, approver = await run(None, read_plan(), ["grant"])
-    assert len(approver.asked) == 1
-    assert any("no safety policy is installed" in r for r in approver.asked[0].reasons)
+    asked = (await run(None, read_plan(), ["grant"])).asked
+    assert len(asked) == 1
+    assert any("no safety policy is installed" in r for r in asked[0].reasons)
 
 
 async def test_an_allow_is_an_opinion_and_runs_the_read() -> None:
-    outcome, approver = await run(RmGuard(Verdict("allow", "fine by me")), read_plan(), [])
-    assert approver.asked == [] and [r.status for r in outcome.results] == ["ok"]
+    outcome = await run(RmGuard(Verdict("allow", "fine by me")), read_plan(), [])
+    assert outcome.asked == () and outcome.statuses == ["ok"]
 
 
 async def test_an_abstaining_policy_beside_an_opinion_changes_nothing() -> None:
     class AllowReads(RmGuard):
         name = "allow-reads"
 
-    outcome, approver = await run(_Both(RmGuard(Verdict.abstain()),
-                                        AllowReads(Verdict("allow", "reads are fine"))),
-                                  read_plan(), [])
-    assert approver.asked == [] and [r.status for r in outcome.results] == ["ok"]
+    outcome = await run(_Both(RmGuard(Verdict.abstain()),
+                              AllowReads(Verdict("allow", "reads are fine"))), read_plan(), [])
+    assert outcome.asked == () and outcome.statuses == ["ok"]
 
 
 class _Both:
@@ -102,9 +103,11 @@ class _Both:
 
 async def test_a_deny_is_shown_with_the_policy_name_once() -> None:
     plan = Plan(steps=(ToolCall(tool="t.delete", args={"path": "x"}),))
-    outcome, _ = await run(RmGuard(Verdict.abstain()), plan, [])
+    outcome = await run(RmGuard(Verdict.abstain()), plan, [])
     assert outcome.status == "denied"
     assert outcome.results[0].stderr == "rmguard: deleting is not allowed here"
+    assert [(d.policy, d.reason) for d in outcome.refused] == [
+        ("rmguard", "rmguard: deleting is not allowed here")]
     assert "rmguard: rmguard" not in (outcome.error or "")
 
 
@@ -116,8 +119,8 @@ async def test_a_pre_tool_use_hook_may_abstain_too() -> None:
         def pre_tool_use(self, call: ToolCall, declaration: Any, mode: str) -> Verdict:
             return Verdict.abstain()
 
-    _, approver = await run(Hook(), read_plan(), ["deny"])
-    assert any("hook abstained" in r for r in approver.asked[0].reasons)
+    asked = (await run(Hook(), read_plan(), ["deny"])).asked
+    assert any("hook abstained" in r for r in asked[0].reasons)
 
 
 def test_combine_ignores_abstentions() -> None:
@@ -141,10 +144,10 @@ async def test_an_abstaining_write_gate_does_not_switch_off_the_kernels_backstop
         name = "write-gate"
 
     plan = Plan(steps=(ToolCall(tool="t.delete", args={"path": "x"}),))
-    _, approver = await run(_Both(FakeGate(Verdict.abstain()),
-                                  _AllowAll(Verdict("allow", "all fine"))), plan, ["deny"])
-    assert len(approver.asked) == 1
-    assert any(r.startswith("write-gate: t.delete writes") for r in approver.asked[0].reasons)
+    asked = (await run(_Both(FakeGate(Verdict.abstain()),
+                             _AllowAll(Verdict("allow", "all fine"))), plan, ["deny"])).asked
+    assert len(asked) == 1
+    assert any(r.startswith("write-gate: t.delete writes") for r in asked[0].reasons)
 
 
 class _AllowAll(RmGuard):

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adjutant import Copilot, parse_reply
+from adjutant import parse_reply
 from adjutant._pipeline import combine
 from adjutant.testing import Harness
 from adjutant_hookspecs import ContractError, Plan, Response, ToolCall, ToolContext, Verdict
@@ -123,7 +123,7 @@ async def test_arguments_that_break_the_schema_are_always_denied(args: dict[str,
     integral = type(n) is int or (type(n) is float and math.isfinite(n) and n.is_integer())
     valid = set(args) == {"n"} and integral and 0 <= n <= 9  # type: ignore[operator]
     async with Harness(Plugin()) as h:
-        pipeline = Copilot(h.kernel).pipeline
+        pipeline = h.copilot.pipeline
         ctx = ToolContext(cwd=str(h.workspace))
         step = await pipeline.check(0, ToolCall(tool="t.strict", args=args), ctx=ctx,
                                     mode="execute-auto", run_id="r")

@@ -3,25 +3,19 @@ every entry point (planned, direct, replayed), and the planner's menu."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from adjutant import Copilot, ModelPreset, Profile, ProfileError, parse_profile
+from adjutant import ModelPreset, Profile, ProfileError, parse_profile
 from adjutant.testing import Harness, ScriptedApprover
-from adjutant_hookspecs import Plan, ToolCall
+from adjutant_hookspecs import ToolCall
 
-from .test_operator import AllowReads, notes
+from .test_operator import AllowReads, notes, plan
 
 pytestmark = pytest.mark.anyio
 
 
 def profile(tools: tuple[str, ...]) -> Profile:
     return Profile(model=ModelPreset(provider="scripted"), tools=tools)
-
-
-def plan(*steps: tuple[str, dict[str, Any]]) -> Plan:
-    return Plan(steps=tuple(ToolCall(tool=t, args=a, explain="because") for t, a in steps))
 
 
 @pytest.mark.parametrize(("tools", "tool", "allowed"), [
@@ -57,36 +51,31 @@ def test_malformed_entries_refuse_the_profile(entry: str) -> None:
 
 async def test_a_granted_plan_runs_only_the_allowed_steps() -> None:
     approver = ScriptedApprover(plan="step", steps=["grant", "grant"])
-    async with Harness(notes(), AllowReads(), profile=profile(("notes.read",))) as h:
+    async with Harness(notes(), AllowReads(), profile=profile(("notes.read",)),
+                       mode="execute-auto", approver=approver) as h:
         (h.workspace / "n.txt").write_text("note")
-        h.provider.queue(plan(("notes.write", {"path": "w.txt", "text": "x"}),
-                              ("notes.read", {"path": "n.txt"})))
-        copilot = Copilot(h.kernel, approver=approver)
-        await copilot.set_mode("execute-auto", channel="user")
-        outcome = await copilot.handle("write then read")
+        outcome = await h.run("write then read", reply=plan(
+            ("notes.write", {"path": "w.txt", "text": "x"}), ("notes.read", {"path": "n.txt"})))
         assert not (h.workspace / "w.txt").exists()
-        assert [r.status for r in outcome.results] == ["denied", "ok"]
+        assert outcome.statuses == ["denied", "ok"] and outcome.tools == ["notes.read"]
         assert outcome.results[0].stderr.startswith("allow-list: notes.write is not in the "
                                                     "tool allow-list of profile 'default' "
                                                     '("tools": ["notes.read"])')
         assert approver.asked == []  # refused before anyone is asked
-        decisions = [r for r in await copilot.log.records() if r["kind"] == "decision"
-                     and r["tool"] == "notes.write"]
+        decisions = [r for r in outcome.logged("decision") if r["tool"] == "notes.write"]
         assert decisions and {d["policy"] for d in decisions} == {"allow-list"}
         assert h.provider.requests[0].prompt.count("notes.write") == 0  # not on the menu
 
 
 async def test_direct_and_replayed_calls_are_held_to_the_allow_list() -> None:
-    async with Harness(notes(), AllowReads(), profile=profile(("notes.*",))) as h:
+    async with Harness(notes(), AllowReads(), profile=profile(("notes.*",)),
+                       mode="execute-with-confirmation") as h:
         (h.workspace / "n.txt").write_text("note")
-        copilot = Copilot(h.kernel)
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        first = await copilot.call(ToolCall(tool="notes.read", args={"path": "n.txt"}),
-                                   caller="test")
+        copilot = h.copilot
+        first = await h.call("notes.read", caller="test", path="n.txt")
         assert first.results[0].status == "ok"
         h.kernel.profile = profile(())
-        direct = await copilot.call(ToolCall(tool="notes.read", args={"path": "n.txt"}),
-                                    caller="test")
+        direct = await h.call("notes.read", caller="test", path="n.txt")
         replayed = await copilot.replay(first.run_id, 0, dry_run=False)
         preview = await copilot.replay(first.run_id, 0, dry_run=True)
         for outcome in (direct, replayed):
@@ -98,7 +87,7 @@ async def test_direct_and_replayed_calls_are_held_to_the_allow_list() -> None:
 
 async def test_a_profile_switched_after_the_check_is_enforced_at_execution() -> None:
     async with Harness(notes(), AllowReads(), profile=profile(("*",))) as h:
-        copilot = Copilot(h.kernel)
+        copilot = h.copilot
         pipeline = copilot.pipeline
         ctx = copilot._ctx("run")
         step = await pipeline.check(0, ToolCall(tool="notes.write",
@@ -114,7 +103,7 @@ async def test_a_profile_switched_after_the_check_is_enforced_at_execution() -> 
 
 async def test_with_no_tool_allowed_the_model_can_only_answer() -> None:
     async with Harness(notes(), profile=profile(())) as h:
-        planner = Copilot(h.kernel)._planner()
+        planner = h.copilot._planner()
         assert planner.tools == {}
         grammar = planner.grammar([], planner.first_choices("write a note", []))
         assert grammar.startswith("root ::= (response)") and "notes." not in grammar

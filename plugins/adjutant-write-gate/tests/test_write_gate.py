@@ -8,8 +8,8 @@ import attrs
 import pytest
 
 import adjutant_write_gate
-from adjutant import MODES, Copilot
-from adjutant.testing import FakeWrite, Harness, ScriptedApprover
+from adjutant import MODES
+from adjutant.testing import FakeWrite, Harness, ScriptedApprover, fake_tools
 from adjutant_hookspecs import (
     ExecutionResult,
     Plan,
@@ -17,7 +17,6 @@ from adjutant_hookspecs import (
     ToolContext,
     ToolDeclaration,
     Verdict,
-    hookimpl,
 )
 
 pytestmark = pytest.mark.anyio
@@ -26,12 +25,8 @@ pytestmark = pytest.mark.anyio
 WRITE = FakeWrite("t.write")
 
 
-class Tools:
-    name = "tools"
-
-    @hookimpl
-    def register_tools(self, register: Any) -> None:
-        register(WRITE)
+def tools() -> Any:
+    return fake_tools(WRITE, name="tools")
 
 
 async def test_registers_its_hooks() -> None:
@@ -55,17 +50,15 @@ def test_every_write_asks_in_every_mode(mode: str) -> None:
 
 
 async def test_holds_in_execute_auto_and_shows_the_packet() -> None:
-    approver = ScriptedApprover(steps=["deny"])
-    async with Harness(adjutant_write_gate, Tools()) as h:
+    async with Harness(adjutant_write_gate, tools(), mode="execute-auto",
+                       approver=ScriptedApprover(steps=["deny"])) as h:
         (h.workspace / "notes.txt").write_text("old line\n")
-        copilot = Copilot(h.kernel, approver=approver)
-        await copilot.set_mode("execute-auto", channel="user")
-        h.provider.queue(Plan(steps=(ToolCall(tool="t.write", explain="update the notes",
-                                              args={"path": "notes.txt", "text": "new\n"}),)))
-        outcome = await copilot.handle("update my notes")
+        outcome = await h.run("update my notes", reply=Plan(steps=(ToolCall(
+            tool="t.write", explain="update the notes",
+            args={"path": "notes.txt", "text": "new\n"}),)))
         assert (h.workspace / "notes.txt").read_text() == "old line\n"
         assert outcome.results[0].status == "denied"
-        [packet] = approver.asked
+        [packet] = outcome.asked
         assert packet.intent == "update the notes"
         assert "-old line" in packet.preview
         assert "+new" in packet.preview
@@ -94,9 +87,9 @@ async def test_risk_levels() -> None:
 async def test_no_frontend_shortcut_runs_a_write_without_a_token() -> None:
     """A frontend that forges an 'allow' and skips the question still gets nothing run:
     the runtime pre-tool check asks again and only a token bound to the preview passes."""
-    for plugins, expect_written in (((Tools(),), True), ((Tools(), adjutant_write_gate), False)):
+    for plugins, expect_written in (((tools(),), True), ((tools(), adjutant_write_gate), False)):
         async with Harness(*plugins) as h:
-            copilot = Copilot(h.kernel)
+            copilot = h.copilot
             ctx = ToolContext(cwd=str(h.workspace), cages=(str(h.workspace),))
             call = ToolCall(tool="t.write", args={"path": "x.txt", "text": "x"})
             step = await copilot.pipeline.check(0, call, ctx=ctx, mode="execute-auto",
@@ -112,8 +105,8 @@ async def test_no_frontend_shortcut_runs_a_write_without_a_token() -> None:
 
 
 async def test_a_token_for_one_preview_does_not_run_another() -> None:
-    async with Harness(adjutant_write_gate, Tools()) as h:
-        copilot = Copilot(h.kernel)
+    async with Harness(adjutant_write_gate, tools()) as h:
+        copilot = h.copilot
         ctx = ToolContext(cwd=str(h.workspace), cages=(str(h.workspace),))
         first = await copilot.pipeline.check(
             0, ToolCall(tool="t.write", args={"path": "y.txt", "text": "approved\n"}),

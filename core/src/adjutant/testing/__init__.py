@@ -1,4 +1,6 @@
-"""Test plugins headlessly: ``Harness``, a scripted provider, recorders, stores.
+"""Test plugins headlessly: ``Harness`` (a kernel with the operator on it, driven as
+a client drives it: ``await h.run("request")`` returns a `RunResult`), fake tools, a
+scripted provider and approver, recorders, stores.
 
 The scripted provider, the scripted approver and the in-memory stores live in
 `adjutant.scripted` (no pytest there: an app can use them for a demo or a dry mode);
@@ -23,6 +25,7 @@ from ..scripted import (
 from ._fakes import FakeRead, FakeWrite, fake_tools
 from ._harness import Harness
 from ._recorders import EventRecorder, HookRecorder
+from ._runs import RunResult, plan
 from ._system import needs_sandbox
 
 __all__ = [
@@ -33,11 +36,13 @@ __all__ = [
     "HookRecorder",
     "MemoryKeyValueStore",
     "MemoryLogStore",
+    "RunResult",
     "ScriptExhaustedError",
     "ScriptedApprover",
     "ScriptedProvider",
     "fake_tools",
     "needs_sandbox",
+    "plan",
 ]
 
 
