@@ -8,7 +8,7 @@ import msgspec
 import pytest
 
 import adjutant_context
-from adjutant import Copilot, ModelPreset, Profile
+from adjutant import ModelPreset, Profile
 from adjutant.testing import Harness, needs_sandbox
 from adjutant.testing.plugin_checks import assert_entry_point, assert_registers
 from adjutant_hookspecs import ActivitySnapshot, Response
@@ -33,13 +33,11 @@ def test_entry_point_is_found_and_loads(tmp_path: Path, monkeypatch: pytest.Monk
 async def _bulletin(h: Harness) -> dict[str, Any]:
     """Ask the operator something; return the bulletin it logged (checked against the
     event it published)."""
-    h.provider.queue(Response(text="ok"))
-    outcome = await Copilot(h.kernel).handle("hi")
+    outcome = await h.run("hi", reply=Response(text="ok"))
     assert outcome.status != "failed", outcome
-    (snapshot,) = [e for e in h.events.of_type(ActivitySnapshot) if e.activity_type == "context"]
-    records = [r for r in await Copilot(h.kernel).log.records() if r["kind"] == "context"]
+    (snapshot,) = [e for e in outcome.of_type(ActivitySnapshot) if e.activity_type == "context"]
     content: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(snapshot.content))
-    assert records[-1]["bulletin"] == content
+    assert outcome.logged("context")[-1]["bulletin"] == content
     return content
 
 

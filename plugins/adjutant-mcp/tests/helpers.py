@@ -9,9 +9,7 @@ from typing import Any
 
 import adjutant_guard
 import adjutant_mcp
-from adjutant import Copilot
 from adjutant.testing import Harness, ScriptedApprover
-from adjutant_hookspecs import ToolCall
 
 HOSTILE = str(Path(__file__).parent / "servers" / "hostile.py")
 
@@ -41,9 +39,9 @@ async def call(h: Harness, tool: str, approver: ScriptedApprover | None = None,
                **args: Any) -> Any:
     """One call through the whole pipeline, as an MCP client or app would make it;
     ``network``: the user granted the tool the network for the session."""
-    copilot = Copilot(h.kernel, approver=approver or ScriptedApprover())
-    await copilot.set_mode(mode, channel="user")
+    h.approver = approver or ScriptedApprover()
+    await h.set_mode(mode)
     if network:
-        await copilot.grant(f"network:{tool}", seconds=600, channel="user")
-    outcome = await copilot.call(ToolCall(tool=tool, args=args), caller="test")
+        await h.copilot.grant(f"network:{tool}", seconds=600, channel="user")
+    outcome = await h.call(tool, caller="test", **args)
     return outcome.results[0] if outcome.results else outcome

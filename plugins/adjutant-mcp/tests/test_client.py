@@ -396,16 +396,12 @@ async def _wait_for_port(port: int) -> None:
 async def test_the_user_cancelling_a_run_cancels_the_call(tmp_path: Path) -> None:
     write_config(tmp_path, {"h": stdio(HOSTILE, "hang", localTools=["wait", "echo"])})
     async with harness(tmp_path) as h:
-        from adjutant import Copilot
-        from adjutant_hookspecs import ToolCall
-
-        copilot = Copilot(h.kernel, approver=ScriptedApprover(default="grant"))
-        await copilot.set_mode("execute-with-confirmation", channel="user")
+        h.approver = ScriptedApprover(default="grant")
+        await h.set_mode("execute-with-confirmation")
         outcomes = []
 
         async def run() -> None:
-            outcomes.append(await copilot.call(ToolCall(tool="mcp.h.wait", args={"text": "x"}),
-                                               caller="test"))
+            outcomes.append(await h.call("mcp.h.wait", caller="test", text="x"))
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(run)
@@ -413,15 +409,13 @@ async def test_the_user_cancelling_a_run_cancels_the_call(tmp_path: Path) -> Non
                 while bridge_of(h.kernel).connections["h"].state != "running":  # noqa: ASYNC110
                     await anyio.sleep(0.05)
             await anyio.sleep(0.5)  # the call is in flight
-            copilot.cancel()
+            h.copilot.cancel()
         assert outcomes[0].status == "cancelled"
         echo = await call(h, "mcp.h.echo", ScriptedApprover(steps=["grant"]), text="next")
         assert echo.status == "ok"
 
 
 async def test_the_users_worked_examples_reach_the_planner(tmp_path: Path) -> None:
-    from adjutant import Copilot
-
     write_config(tmp_path, {"time": {**TIME, "adjutant": {"examples": {
         "get_current_time": {"request": "what time is it in Europe/Paris?",
                              "args": {"timezone": "Europe/Paris"}},
@@ -431,7 +425,7 @@ async def test_the_users_worked_examples_reach_the_planner(tmp_path: Path) -> No
     async with harness(tmp_path) as h:
         declaration = h.kernel.tools["mcp.time.get_current_time"].declaration
         assert declaration.examples == ({"timezone": "Europe/Paris"},)
-        copilot = Copilot(h.kernel)
+        copilot = h.copilot
         request, _ = copilot._request("what time is it in Lima?", await copilot.bulletin(),
                                       False, "")
         prompt = (request.system or "") + request.prompt

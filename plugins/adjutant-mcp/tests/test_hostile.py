@@ -11,7 +11,6 @@ import pytest
 import adjutant_files
 import adjutant_guard
 import adjutant_mcp
-from adjutant import Copilot
 from adjutant.testing import Harness, ScriptedApprover, ScriptedProvider
 from adjutant_hookspecs import Plan, Response, ToolCall
 from adjutant_mcp import bridge_of
@@ -47,14 +46,12 @@ async def test_a_model_that_obeys_the_description_still_needs_the_user(tmp_path:
                           ToolCall(tool="mcp.i.echo", args={"text": "hi"})))
     provider = ScriptedProvider(obeying, Response(text="done"))
     async with Harness(adjutant_guard, adjutant_files, adjutant_mcp, provider=provider,
-                       home=tmp_path / "home") as h:
-        approver = ScriptedApprover(plan="step", default="deny")
-        copilot = Copilot(h.kernel, approver=approver)
-        await copilot.set_mode("execute-with-confirmation", channel="user")
-        outcome = await copilot.handle("echo hi")
-        assert [r.status for r in outcome.results] == ["denied", "denied"]
+                       home=tmp_path / "home", mode="execute-with-confirmation",
+                       approver=ScriptedApprover(plan="step", default="deny")) as h:
+        outcome = await h.run("echo hi")
+        assert outcome.statuses == ["denied", "denied"]
         assert not (h.workspace / "pwned.txt").exists()
-        assert await copilot.mode() == "execute-with-confirmation"
+        assert await h.copilot.mode() == "execute-with-confirmation"
 
 
 async def test_a_definition_changed_after_approval_asks_again(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from mcp import Client, MCPError
 
 import adjutant_files
 import adjutant_guard
-from adjutant import Copilot, ModelPreset, Profile
+from adjutant import ModelPreset, Profile
 from adjutant.testing import Harness, ScriptedApprover, ScriptedProvider
 from adjutant_mcp._serve import build_server
 
@@ -36,10 +36,10 @@ def refusal(result: Any) -> str:
 async def test_only_the_tools_the_profile_allows_are_served_and_callable() -> None:
     provider = ScriptedProvider()
     profile = Profile(model=ModelPreset(provider=provider.name), tools=("fs.read", "fs.diff"))
-    async with Harness(adjutant_guard, adjutant_files, provider=provider, profile=profile) as h:
+    async with Harness(adjutant_guard, adjutant_files, provider=provider, profile=profile,
+                       mode="execute-with-confirmation", approver=ScriptedApprover()) as h:
         (h.workspace / "a.txt").write_text("alpha\n")
-        copilot = Copilot(h.kernel, approver=ScriptedApprover())
-        await copilot.set_mode("execute-with-confirmation", channel="user")
+        copilot = h.copilot
         async with Client(build_server(h.kernel, copilot)) as client:
             listed = {t.name: t for t in (await client.list_tools()).tools}
             assert set(listed) == {"fs.read", "fs.diff"}
@@ -70,9 +70,10 @@ async def test_only_the_tools_the_profile_allows_are_served_and_callable() -> No
 
 async def test_a_mode_refusal_and_a_denied_approval_are_tool_results_that_say_why() -> None:
     provider = ScriptedProvider()
-    async with Harness(adjutant_guard, adjutant_files, provider=provider) as h:
+    async with Harness(adjutant_guard, adjutant_files, provider=provider,
+                       approver=ScriptedApprover(steps=["deny"])) as h:
         (h.workspace / "a.txt").write_text("alpha\n")
-        copilot = Copilot(h.kernel, approver=ScriptedApprover(steps=["deny"]))
+        copilot = h.copilot
         async with Client(build_server(h.kernel, copilot)) as client:
             proposed = await client.call_tool("fs.read", {"path": "a.txt"})
             text = refusal(proposed)
