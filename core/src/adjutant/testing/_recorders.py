@@ -9,12 +9,29 @@ from adjutant_hookspecs import Envelope, Event, event_name
 from .._bus import EventBus
 from .._kernel import HookCall
 
-__all__ = ["EventRecorder", "HookRecorder"]
+__all__ = ["EventRecorder", "EventView", "HookRecorder"]
 
 E = TypeVar("E", bound=Event)
 
 
-class EventRecorder:
+class EventView:
+    """Reading a sequence of envelopes (``self.envelopes``) as events."""
+
+    envelopes: Any
+
+    @property
+    def events(self) -> list[Event]:
+        return [e.event for e in self.envelopes]
+
+    def names(self) -> list[str]:
+        """Event type names in order (``RUN_STARTED``, ``copilot.plan``, ...)."""
+        return [event_name(type(e)) for e in self.events]
+
+    def of_type(self, cls: type[E]) -> list[E]:
+        return [e for e in self.events if type(e) is cls]
+
+
+class EventRecorder(EventView):
     """Everything published on a bus since the recorder was made (or cleared).
 
     It reads the bus's replay window, so it needs no task and misses nothing while
@@ -34,17 +51,6 @@ class EventRecorder:
                 "give the Harness a larger bus_capacity"
             )
         return list(self._bus.history(after_seq=self._start))
-
-    @property
-    def events(self) -> list[Event]:
-        return [e.event for e in self.envelopes]
-
-    def names(self) -> list[str]:
-        """Event type names in order (``RUN_STARTED``, ``copilot.plan``, ...)."""
-        return [event_name(type(e)) for e in self.events]
-
-    def of_type(self, cls: type[E]) -> list[E]:
-        return [e for e in self.events if type(e) is cls]
 
     def clear(self) -> None:
         self._start = self._bus.last_seq

@@ -4,26 +4,17 @@ short way to write the plan a scripted model replies with."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import attrs
 
-from adjutant_hookspecs import (
-    Envelope,
-    Event,
-    ExecutionResult,
-    Plan,
-    StepDenied,
-    ToolCall,
-    event_name,
-)
+from adjutant_hookspecs import Envelope, ExecutionResult, Plan, StepDenied, ToolCall
 
 from .._consent import Approver, PlanPacket, StepDecision, StepPacket
 from .._operator import RunOutcome
+from ._recorders import EventView
 
 __all__ = ["RecordingApprover", "RunResult", "plan"]
-
-E = TypeVar("E", bound=Event)
 
 
 def plan(*steps: ToolCall | tuple[str, Mapping[str, Any]], explain: str = "") -> Plan:
@@ -57,7 +48,7 @@ class RecordingApprover(Approver):
 
 
 @attrs.frozen
-class RunResult:
+class RunResult(EventView):
     """One run as a client sees it: how it ended (`outcome`, and its fields as
     attributes), every event it published, every action-log record it wrote, and every
     question it put to the approver."""
@@ -112,18 +103,7 @@ class RunResult:
         """Each step's result status (``ok``, ``error``, ``denied``), in order."""
         return [r.status for r in self.outcome.results]
 
-    # -- events ---------------------------------------------------------------------------
-
-    @property
-    def events(self) -> list[Event]:
-        return [e.event for e in self.envelopes]
-
-    def names(self) -> list[str]:
-        """Event type names in order (``RUN_STARTED``, ``TOOL_CALL_START``, ...)."""
-        return [event_name(type(e)) for e in self.events]
-
-    def of_type(self, cls: type[E]) -> list[E]:
-        return [e for e in self.events if type(e) is cls]
+    # -- events (``events``, ``names()``, ``of_type(cls)``: `EventView`) -------------------
 
     @property
     def refused(self) -> list[StepDenied]:
