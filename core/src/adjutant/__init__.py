@@ -33,6 +33,7 @@ if _typing.TYPE_CHECKING:
     from ._plugins import PluginInfo
     from ._registry import RegistrationError, Registry
     from ._replies import parse_reply
+    from ._secrets import owner_only_secret
     from ._settings import ModelPreset, Profile, ProfileError, load_profile, parse_profile
     from .cli._operate import TerminalApprover
 
@@ -70,6 +71,7 @@ __all__ = [
     "get_logger",
     "hookimpl",
     "load_profile",
+    "owner_only_secret",
     "parse_profile",
     "parse_reply",
     "to_ag_ui",
@@ -88,6 +90,7 @@ _LAZY = {
     "HookCall": "_kernel", "Kernel": "_kernel", "PluginLoadError": "_kernel",
     "configure_logging": "_logging", "get_logger": "_logging",
     "data_home": "_paths",
+    "owner_only_secret": "_secrets",
     "PluginInfo": "_plugins",
     "Registry": "_registry", "RegistrationError": "_registry",
     "ModelPreset": "_settings", "Profile": "_settings", "ProfileError": "_settings",

@@ -1,0 +1,482 @@
+// The Copilot Dock's page: plain JavaScript, no build step, no third-party code.
+// It speaks AG-UI over SSE (fetch + a small parser: EventSource cannot POST), applies
+// each envelope once (by seq), reconnects with ?after=<last seq>, and answers
+// interrupts with a RunAgentInput carrying `resume`. Untrusted text is set with
+// textContent only.
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, props = {}, ...kids) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const kid of kids) node.append(kid);
+  return node;
+};
+const uid = () => (crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2)).replace(/-/g, "");
+
+// Each tab is its own client session; the thread is shared by the tabs of this browser
+// only when chosen (here: one per tab unless ?thread= names one).
+const session = sessionStorage.getItem("dock.session") || `tab-${uid().slice(0, 12)}`;
+sessionStorage.setItem("dock.session", session);
+const thread = new URLSearchParams(location.search).get("thread") || sessionStorage.getItem("dock.thread") || `thread-${uid().slice(0, 12)}`;
+sessionStorage.setItem("dock.thread", thread);
+
+const MODE_KEYS = { "off": "off", "listen-only": "listen", "propose-only": "propose",
+  "execute-with-confirmation": "confirm", "execute-auto": "auto" };
+const dock = { state: null, run: null, lastSeq: {}, live: new Set(), question: null,
+  model: null, bubbles: {}, tools: {} };
+window.dock = dock; // for tests and the curious
+
+// -- server calls ----------------------------------------------------------------------
+
+async function api(path, body) {
+  const init = body === undefined ? {} : { method: "POST", body: JSON.stringify(body),
+    headers: { "Content-Type": "application/json" } };
+  const response = await fetch(path, init);
+  let data = null;
+  try { data = await response.json(); } catch { /* not JSON */ }
+  if (!response.ok) throw new Error((data && (data.error || (data.problems || []).join("; "))) || `${response.status}`);
+  return data;
+}
+
+async function loadState() {
+  dock.state = await api("/api/state");
+  renderState();
+  for (const open of dock.state.openInterrupts || []) {
+    if (open.threadId === thread) showQuestion(open.interrupt, open.runId);
+  }
+}
+
+// -- SSE over fetch --------------------------------------------------------------------
+
+async function consume(response, runId) {
+  if (!response.ok) {
+    let why = `${response.status}`;
+    try { why = (await response.json()).error || why; } catch { /* text */ }
+    throw new Error(why);
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let ended = false;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let cut;
+    while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
+      const data = block.split(/\r?\n/).filter((l) => l.startsWith("data:")).map((l) => l.slice(5).replace(/^ /, "")).join("\n");
+      if (!data) continue; // a keepalive comment
+      if (apply(JSON.parse(data))) ended = true;
+    }
+  }
+  return ended;
+}
+
+// Stream a run to its end; if the connection drops first, reconnect with the last
+// applied seq (the server replays what was missed, then goes live).
+async function follow(first, runId) {
+  dock.live.add(runId);
+  let response = first;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    try {
+      if (await consume(response, runId)) break;
+    } catch (err) {
+      if (/^4\d\d/.test(err.message) || attempt === 7) { addMessage("error", `Stream: ${err.message}`); break; }
+    }
+    setStatus(`Connection lost; reconnecting (${attempt + 1})…`);
+    await new Promise((r) => setTimeout(r, Math.min(2000, 150 * 2 ** attempt)));
+    try {
+      response = await fetch(`/api/copilot/runs/${runId}/events?after=${dock.lastSeq[runId] || 0}`);
+    } catch { response = null; }
+    if (!response) continue;
+  }
+  dock.live.delete(runId);
+}
+
+// Apply one envelope (once); true when it ends its run.
+function apply(env) {
+  const last = dock.lastSeq[env.runId] || 0;
+  if (env.event === "restart_required") { restart(env.data.value); return true; }
+  if (env.seq <= last) return false; // a replayed duplicate
+  dock.lastSeq[env.runId] = env.seq;
+  const d = env.data;
+  switch (d.type) {
+    case "RUN_STARTED": dock.run = env.runId; setBusy(true); setStatus("Working…"); break;
+    case "TEXT_MESSAGE_START": modelStart(d.messageId); break;
+    case "TEXT_MESSAGE_CONTENT": modelDelta(d.messageId, d.delta); break;
+    case "TEXT_MESSAGE_END": modelEnd(d.messageId); break;
+    case "TOOL_CALL_START": toolStart(d.toolCallId, d.toolCallName); break;
+    case "TOOL_CALL_ARGS": toolArgs(d.toolCallId, d.delta); break;
+    case "TOOL_CALL_RESULT": toolResult(d.toolCallId, d.content); break;
+    case "ACTIVITY_SNAPSHOT": activity(d); break;
+    case "STATE_SNAPSHOT": Object.assign(dock.state || (dock.state = {}), d.snapshot); renderState(); break;
+    case "STATE_DELTA": patch(d.delta); break;
+    case "CUSTOM": custom(d.name, d.value); break;
+    case "RUN_FINISHED": finished(env, d); return true;
+    case "RUN_ERROR": setBusy(false); addMessage("error", d.message); setStatus(""); return true;
+  }
+  return false;
+}
+
+function restart(value) {
+  setStatus("The stream's history is gone; reloaded the current state.");
+  if (value && value.snapshot) { dock.state = value.snapshot; renderState(); }
+  setBusy(false);
+}
+
+function patch(ops) {
+  if (!dock.state) return;
+  for (const op of ops) {
+    const key = op.path.replace(/^\//, "").split("/")[0];
+    if (op.op === "replace" || op.op === "add") dock.state[key] = op.value;
+    if (op.op === "remove") delete dock.state[key];
+  }
+  renderState();
+}
+
+// -- chat ------------------------------------------------------------------------------
+
+function addMessage(kind, text, who) {
+  const item = el("li", { class: `msg ${kind}` }, el("span", { class: "who", text: who || kind }), el("div", { text }));
+  $("#messages").append(item);
+  item.scrollIntoView({ block: "nearest" });
+  return item;
+}
+
+function modelStart(id) {
+  const pre = el("pre", { class: "stream", "data-message": id });
+  const box = el("details", { class: "model", open: "" }, el("summary", { text: "Model output (streaming)" }), pre);
+  const item = el("li", { class: "msg model" }, box);
+  $("#messages").append(item);
+  dock.bubbles[id] = { pre, box };
+}
+function modelDelta(id, delta) {
+  const b = dock.bubbles[id];
+  if (b) { b.pre.append(delta); b.pre.scrollTop = b.pre.scrollHeight; }
+}
+function modelEnd(id) {
+  const b = dock.bubbles[id];
+  if (b) { b.box.removeAttribute("open"); b.box.querySelector("summary").textContent = "Model output"; }
+}
+
+function toolStart(id, name) {
+  const args = el("pre", { class: "args" });
+  const result = el("pre", { class: "result" });
+  const item = addMessage("tool", "", `tool: ${name}`);
+  item.querySelector("div").replaceWith(el("div", {}, args, result));
+  dock.tools[id] = { args, result, item };
+}
+function toolArgs(id, delta) { if (dock.tools[id]) dock.tools[id].args.append(delta); }
+function toolResult(id, content) {
+  const t = dock.tools[id];
+  if (t) t.result.textContent = `→ ${content}`;
+}
+
+function activity(d) {
+  if (d.activityType === "plan") renderPlan(d.content);
+  else if (d.activityType === "context") {
+    const c = d.content || {};
+    setStatus(`Context: ${c.cwd || ""}${c.git && c.git.branch ? ` (branch ${c.git.branch})` : ""}`);
+  } else if (d.activityType === "warning") addMessage("error", d.content.text, "warning");
+}
+
+function custom(name, value) {
+  if (name === "adjutant.dock.queued") setStatus(`Queued: ${value.position} ahead of this request`);
+  else if (name === "adjutant.step.denied") addMessage("error", `Step ${value.step + 1} (${value.tool}) not run: ${value.reason}`, `refused by ${value.by}`);
+  else if (name === "adjutant.approval.decided") clearQuestion();
+}
+
+function finished(env, d) {
+  if (d.outcome && d.outcome.type === "interrupt") {
+    for (const interrupt of d.outcome.interrupts) showQuestion(interrupt, env.runId);
+    setStatus("Waiting for your answer (Plan & Permissions).");
+    return;
+  }
+  setBusy(false);
+  setStatus("");
+  const r = d.result || {};
+  if (r.text) addMessage("assistant", r.text, "adjutant");
+  const said = { executed: "Done.", denied: "Nothing ran: every step was refused or denied.",
+    proposed: "Proposed only (the mode is Propose): see the plan.", ignored: `Ignored: ${r.text || "the mode"}` };
+  if (!r.text && said[r.status]) addMessage("assistant", said[r.status], `adjutant · ${r.status}`);
+  else if (r.status && r.status !== "answered") setStatus(`Run ended: ${r.status}`);
+  refreshLog();
+}
+
+function setStatus(text) { $("#status").textContent = text; }
+function setBusy(busy) {
+  $("#stop").disabled = !busy;
+  $("#send").disabled = false;
+  if (!busy) dock.run = null;
+}
+
+async function send(prompt) {
+  if (!prompt.trim()) return;
+  addMessage("user", prompt, "you");
+  const runId = `run-${uid()}`;
+  const input = { threadId: thread, runId, messages: [{ id: `msg-${uid()}`, role: "user", content: prompt }],
+    tools: [], context: [], forwardedProps: { clientSessionId: session } };
+  setBusy(true);
+  const response = await fetch("/api/copilot/run", { method: "POST", body: JSON.stringify(input),
+    headers: { "Content-Type": "application/json", Accept: "text/event-stream" } });
+  await follow(response, runId).catch((err) => addMessage("error", err.message));
+}
+
+async function stop() {
+  if (dock.question) { await answer("deny"); return; }
+  if (!dock.run) return;
+  setStatus("Stopping…");
+  try { await api(`/api/copilot/runs/${dock.run}/stop`, {}); } catch (err) { setStatus(err.message); }
+}
+
+// -- plan and permissions --------------------------------------------------------------
+
+function diffView(text) {
+  const pre = el("pre", { class: "diff" });
+  for (const line of String(text || "").split("\n")) {
+    const cls = line.startsWith("+") && !line.startsWith("+++") ? "add"
+      : line.startsWith("-") && !line.startsWith("---") ? "del" : line.startsWith("@@") ? "hunk" : "";
+    pre.append(cls ? el("span", { class: cls, text: line }) : document.createTextNode(`${line}\n`));
+  }
+  return pre;
+}
+
+function renderPlan(content) {
+  const list = $("#plan");
+  list.replaceChildren();
+  const steps = content.steps || [];
+  steps.forEach((step, i) => {
+    const verdict = (content.verdicts || [])[i] || "";
+    const item = el("li", { "data-step": String(i) },
+      el("strong", { text: `${step.tool} ` }), el("span", { class: "verdict-word", text: `[${verdict}]` }),
+      el("div", { class: "muted", text: step.intent || "" }),
+      el("pre", { text: JSON.stringify(step.args, null, 1) }), diffView(step.preview));
+    if (step.reasons && step.reasons.length) item.append(el("div", { class: "muted", text: `Why it asks: ${step.reasons.join("; ")}` }));
+    if (step.would) item.append(el("div", { class: "muted", text: `In Confirm it would: ${step.would.decision} (${step.would.reason})` }));
+    list.append(item);
+  });
+  if (!steps.length) list.append(el("li", { class: "muted", text: "The plan has no steps." }));
+}
+
+function showQuestion(interrupt, runId) {
+  dock.question = { interrupt, runId };
+  const box = $("#question");
+  box.replaceChildren();
+  const meta = interrupt.metadata || {};
+  box.append(el("h3", { text: interrupt.message || "Approve?" }));
+  if (meta.packet) {
+    const p = meta.packet;
+    box.append(el("div", { text: `Tool ${p.tool} · level ${p.level}` }),
+      el("div", { class: "muted", text: p.intent || "" }));
+    if (p.reasons && p.reasons.length) box.append(el("div", { text: `Why it asks: ${p.reasons.join("; ")}` }));
+    box.append(el("strong", { text: "Preview (exactly what will happen):" }), diffView(p.preview));
+    const edit = el("textarea", { id: "edit-args", rows: "5", "aria-label": "Arguments (JSON)", spellcheck: "false" });
+    edit.value = JSON.stringify(p.args, null, 2);
+    box.append(el("label", { for: "edit-args", text: "Arguments (edit, then “Preview edit”):" }), edit);
+    box.append(el("div", { class: "actions" },
+      el("button", { type: "button", id: "grant", text: "Grant (run this step)", onclick: () => answer("grant") }),
+      el("button", { type: "button", id: "deny", text: "Deny", onclick: () => answer("deny") }),
+      el("button", { type: "button", id: "edit", text: "Preview edit", onclick: () => answer("edit") })));
+  } else {
+    for (const s of meta.steps || []) box.append(el("div", { text: `${s.index + 1}. ${s.tool}` }), diffView(s.preview));
+    box.append(el("div", { class: "actions" },
+      el("button", { type: "button", id: "execute", text: "Execute plan", onclick: () => answer("execute") }),
+      el("button", { type: "button", id: "step", text: "Run step by step", onclick: () => answer("step") }),
+      el("button", { type: "button", id: "deny", text: "Deny", onclick: () => answer("deny") })));
+  }
+  box.hidden = false;
+  $("#plan-badge").hidden = false;
+  addMessage("tool", `${interrupt.message} — answer in Plan & Permissions (Alt+2).`, "needs your approval");
+  showTab("plan");
+  box.querySelector("button").focus();
+}
+
+function clearQuestion() {
+  dock.question = null;
+  $("#question").hidden = true;
+  $("#plan-badge").hidden = true;
+}
+
+async function answer(action) {
+  const q = dock.question;
+  if (!q) return;
+  const payload = { action, packetId: (q.interrupt.metadata || {}).packetId };
+  if (action === "edit") {
+    try { payload.args = JSON.parse($("#edit-args").value); } catch (err) { setStatus(`The arguments are not JSON: ${err.message}`); return; }
+  }
+  const runId = `run-${uid()}`;
+  const input = { threadId: thread, runId, parentRunId: q.runId, messages: [], forwardedProps: { clientSessionId: session },
+    resume: [{ interruptId: q.interrupt.id, status: "resolved", payload }] };
+  clearQuestion();
+  showTab("chat");
+  const response = await fetch("/api/copilot/run", { method: "POST", body: JSON.stringify(input),
+    headers: { "Content-Type": "application/json", Accept: "text/event-stream" } });
+  if (!response.ok) {
+    const why = (await response.json().catch(() => ({}))).error || response.status;
+    addMessage("error", `Answer refused: ${why}`);
+    await loadState();
+    return;
+  }
+  await follow(response, runId).catch((err) => addMessage("error", err.message));
+}
+
+// -- state, mode, chips ----------------------------------------------------------------
+
+function renderState() {
+  const s = dock.state;
+  if (!s) return;
+  const current = MODE_KEYS[s.mode] || s.mode;
+  for (const b of document.querySelectorAll("#modes button")) b.setAttribute("aria-checked", String(b.dataset.mode === current));
+  document.body.dataset.mode = current;
+  const chips = $("#chips");
+  chips.replaceChildren();
+  const chip = (text, warn) => chips.append(el("span", { class: `chip${warn ? " warn" : ""}`, text }));
+  chip(`mode: ${s.mode}`);
+  if (s.model) chip(`model: ${s.model.name || s.model.provider}${s.model.contextSize ? ` · ${s.model.contextSize} ctx` : ""}`);
+  chip(`preset: ${s.preset}`);
+  if (s.cwd) chip(`project: ${s.cwd.split("/").filter(Boolean).pop() || s.cwd}`);
+  for (const p of s.policies || []) chip(p === "guard" ? "no-sudo · caged FS" : `policy: ${p}`);
+  chip(s.sandbox ? "sandbox: on" : "sandbox: missing", !s.sandbox);
+  for (const g of s.grants || []) chip(`grant: ${g}`, true);
+}
+
+async function setMode(key) {
+  try { dock.state = await api("/api/mode", { mode: key }); renderState(); setStatus(`Mode: ${dock.state.mode}`); }
+  catch (err) { setStatus(`Mode not changed: ${err.message}`); }
+}
+
+// -- action log ------------------------------------------------------------------------
+
+async function refreshLog() {
+  let data;
+  try { data = await api("/api/log?limit=300"); } catch (err) { $("#verdict").textContent = err.message; return; }
+  dock.records = data.records;
+  renderLog();
+}
+
+function renderLog() {
+  const filter = $("#log-filter").value.trim().toLowerCase();
+  const list = $("#timeline");
+  list.replaceChildren();
+  for (const r of (dock.records || []).slice().reverse()) {
+    const text = JSON.stringify(r);
+    if (filter && !text.toLowerCase().includes(filter)) continue;
+    const detail = r.text || r.tool || r.status || r.action || r.mode || "";
+    list.append(el("li", { class: r.kind },
+      el("span", { class: "kind", text: r.kind }), el("span", { text: ` ${detail}` }),
+      el("span", { class: "muted", text: r.run_id ? ` · run ${String(r.run_id).slice(0, 8)}` : "" })));
+  }
+}
+
+async function verifyLog() {
+  try { const v = await api("/api/log/verify"); $("#verdict").textContent = `Log verify: ${v.verdict}`; }
+  catch (err) { $("#verdict").textContent = `Log verify failed: ${err.message}`; }
+}
+
+// -- settings --------------------------------------------------------------------------
+
+async function loadSettings() {
+  const data = await api("/api/settings");
+  $("#profile-current").textContent = JSON.stringify(data.current, null, 2);
+  if (!$("#profile-text").value) $("#profile-text").value = JSON.stringify(data.current, null, 2);
+  const list = $("#profiles");
+  list.replaceChildren();
+  for (const p of data.profiles) {
+    const item = el("li", { class: p.ok ? "" : "bad" }, el("strong", { text: p.name }),
+      el("span", { text: p.ok ? " — valid " : ` — invalid: ${p.problems.join("; ")} ` }));
+    if (p.ok) item.append(el("button", { type: "button", text: "Use for the next request", onclick: () => usePreset(p.name) }));
+    list.append(item);
+  }
+  if (!data.profiles.length) list.append(el("li", { class: "muted", text: "No saved profiles: the built-in default is in use." }));
+}
+
+async function usePreset(name) {
+  try { dock.state = await api("/api/preset", { name }); renderState(); setStatus(`Preset: ${name}`); }
+  catch (err) { setStatus(err.message); }
+}
+
+async function checkProfile() {
+  const errors = $("#profile-errors");
+  errors.replaceChildren();
+  let body;
+  try { body = JSON.parse($("#profile-text").value); } catch (err) { errors.append(el("li", { text: `not JSON: ${err.message}` })); return; }
+  const response = await fetch("/api/settings/check", { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
+  const data = await response.json();
+  if (data.ok) errors.append(el("li", { class: "ok", text: "valid" }));
+  for (const p of data.problems) errors.append(el("li", { text: p }));
+}
+
+// -- tabs, keyboard, palette -----------------------------------------------------------
+
+function showTab(name) {
+  for (const b of document.querySelectorAll(".tabs button")) b.setAttribute("aria-selected", String(b.dataset.tab === name));
+  for (const s of document.querySelectorAll("main > section")) s.hidden = s.id !== `tab-${name}`;
+  if (name === "log") refreshLog();
+  if (name === "settings") loadSettings().catch((err) => setStatus(err.message));
+}
+
+const COMMANDS = [
+  ["Mode: Off", () => setMode("off")], ["Mode: Listen", () => setMode("listen")],
+  ["Mode: Propose", () => setMode("propose")], ["Mode: Confirm", () => setMode("confirm")],
+  ["Mode: Auto", () => setMode("auto")], ["Stop", () => stop()],
+  ["Show chat", () => showTab("chat")], ["Show plan & permissions", () => showTab("plan")],
+  ["Show action log", () => showTab("log")], ["Verify the action log", () => { showTab("log"); verifyLog(); }],
+  ["Show settings", () => showTab("settings")],
+  ["Summarize current folder", () => send("Summarize current folder")],
+];
+
+function openPalette() {
+  const dialog = $("#palette");
+  const input = $("#palette-input");
+  const list = $("#palette-list");
+  let chosen = 0;
+  const render = () => {
+    const q = input.value.toLowerCase();
+    const hits = COMMANDS.filter(([name]) => name.toLowerCase().includes(q));
+    chosen = Math.min(chosen, Math.max(hits.length - 1, 0));
+    list.replaceChildren(...hits.map(([name, run], i) => el("li", { "aria-selected": String(i === chosen), text: name,
+      onclick: () => { dialog.close(); run(); } })));
+    return hits;
+  };
+  input.value = "";
+  render();
+  input.onkeydown = (e) => {
+    const hits = render();
+    if (e.key === "ArrowDown") { chosen = Math.min(chosen + 1, hits.length - 1); render(); e.preventDefault(); }
+    if (e.key === "ArrowUp") { chosen = Math.max(chosen - 1, 0); render(); e.preventDefault(); }
+    if (e.key === "Enter" && hits[chosen]) { dialog.close(); hits[chosen][1](); e.preventDefault(); }
+  };
+  input.oninput = () => { chosen = 0; render(); };
+  dialog.showModal();
+  input.focus();
+}
+
+document.addEventListener("keydown", (e) => {
+  if (e.key === "Escape" && !$("#palette").open && (dock.run || dock.question)) { e.preventDefault(); stop(); }
+  if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k") { e.preventDefault(); openPalette(); }
+  if (e.altKey && ["1", "2", "3", "4"].includes(e.key)) { e.preventDefault(); showTab(["chat", "plan", "log", "settings"][Number(e.key) - 1]); }
+});
+
+function init() {
+  for (const b of document.querySelectorAll("#modes button")) b.addEventListener("click", () => setMode(b.dataset.mode));
+  for (const b of document.querySelectorAll(".tabs button")) b.addEventListener("click", () => showTab(b.dataset.tab));
+  for (const b of document.querySelectorAll(".quick button")) b.addEventListener("click", () => send(b.dataset.prompt));
+  $("#ask").addEventListener("submit", (e) => { e.preventDefault(); const t = $("#prompt"); const text = t.value; t.value = ""; send(text); });
+  $("#prompt").addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("#ask").requestSubmit(); } });
+  $("#stop").addEventListener("click", stop);
+  $("#log-refresh").addEventListener("click", refreshLog);
+  $("#log-verify").addEventListener("click", verifyLog);
+  $("#log-filter").addEventListener("input", renderLog);
+  $("#profile-check").addEventListener("click", checkProfile);
+  loadState().catch((err) => setStatus(`Could not load the state: ${err.message}`));
+  $("#prompt").focus();
+}
+init();

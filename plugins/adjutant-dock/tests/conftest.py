@@ -1,0 +1,32 @@
+"""A real dock for each test: a harness kernel (scripted model, the guard and the
+write-gate, a fake read and write tool), the dock's server under uvicorn on a free
+loopback port, and an httpx client that holds the token."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # the test kit, beside this file
+
+from dockkit import Dock, start_dock
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.import_plugin("adjutant.testing")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"  # uvicorn serves on asyncio only
+
+
+@pytest.fixture
+async def dock(request: pytest.FixtureRequest) -> AsyncIterator[Dock]:
+    options: dict[str, Any] = getattr(request, "param", {})
+    async with start_dock(**options) as running:
+        yield running

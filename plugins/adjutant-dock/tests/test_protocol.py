@@ -1,0 +1,246 @@
+"""The dock's wire, proved with an HTTP client against the real server (uvicorn):
+the canonical envelope, order, exactly one terminal, keepalive pings, replay after
+Last-Event-ID, restart-required, and approvals as AG-UI interrupts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from dockkit import Dock, plan, read, resume_input, run_input, say
+
+pytestmark = pytest.mark.anyio
+
+READ = ("notes.read", {"path": "a.txt"})
+WRITE = ("notes.write", {"path": "b.txt", "text": "hello\n"})
+
+
+async def start(dock: Dock, prompt: str = "go", **kw: Any) -> Any:
+    return await dock.client.post("/api/copilot/run", json=run_input(prompt, **kw))
+
+
+async def post_stream(dock: Dock, body: dict[str, Any]) -> Any:
+    request = dock.client.build_request("POST", "/api/copilot/run", json=body)
+    return await dock.client.send(request, stream=True)
+
+
+def interrupt_of(stream: Any) -> dict[str, Any]:
+    final = stream.envelopes[-1]["data"]
+    assert final["type"] == "RUN_FINISHED"
+    assert final["outcome"]["type"] == "interrupt"
+    [interrupt] = final["outcome"]["interrupts"]
+    return interrupt  # type: ignore[no-any-return]
+
+
+async def test_a_read_streams_in_order_and_ends_exactly_once(dock: Dock) -> None:
+    (dock.harness.workspace / "a.txt").write_text("alpha\n")
+    dock.provider.queue(plan(READ))
+    body = run_input("read a.txt")
+    response = await post_stream(dock, body)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/event-stream")
+    stream = await read(response)
+    envs = stream.envelopes
+    assert [e["seq"] for e in envs] == list(range(1, len(envs) + 1))
+    assert {e["runId"] for e in envs} == {body["runId"]}
+    assert {e["threadId"] for e in envs} == {"t1"}
+    assert {e["clientSessionId"] for e in envs} == {"tab-1"}
+    assert stream.types[0] == "RUN_STARTED"
+    terminals = [t for t in stream.types if t in ("RUN_FINISHED", "RUN_ERROR")]
+    assert terminals == ["RUN_FINISHED"]
+    assert stream.types[-1] == "RUN_FINISHED"
+    assert envs[-1]["data"]["outcome"] == {"type": "success"}
+    assert envs[-1]["data"]["result"]["status"] == "executed"
+    names = [e["event"] for e in envs]
+    assert "text_delta" in names and "tool_call_start" in names
+    result = next(e["data"] for e in envs if e["event"] == "tool_call_result")
+    assert result["content"] == "alpha\n"
+    # the text streamed token by token is the model's reply
+    text = "".join(e["data"]["delta"] for e in envs if e["event"] == "text_delta")
+    assert '"notes.read"' in text
+
+
+async def test_an_open_question_is_sent_again_on_reconnect(dock: Dock) -> None:
+    dock.provider.queue(plan(WRITE))
+    stream = await read(await post_stream(dock, run_input("write b")))
+    interrupt = interrupt_of(stream)
+    # reconnecting to the interrupted run replays the interrupt (the open question)
+    again = await read(await dock.client.send(dock.client.build_request(
+        "GET", f"/api/copilot/runs/{stream.envelopes[0]['runId']}/events",
+        headers={"Last-Event-ID": str(stream.envelopes[-2]["seq"])}), stream=True))
+    assert [e["seq"] for e in again.envelopes] == [stream.envelopes[-1]["seq"]]
+    assert interrupt_of(again)["id"] == interrupt["id"]
+    await read(await post_stream(dock, resume_input(interrupt, "deny")))
+
+
+@pytest.mark.parametrize("dock", [{"ping_s": 0.1}], indirect=True)
+async def test_keepalive_pings_on_a_quiet_stream(dock: Dock) -> None:
+    dock.provider.queue(say("slow"))
+    dock.provider.delay = 0.45
+    stream = await read(await post_stream(dock, run_input("hello")))
+    assert stream.pings >= 2
+    assert stream.types.count("RUN_FINISHED") + stream.types.count("RUN_ERROR") == 1
+
+
+async def test_a_write_waits_for_approval_and_runs_after_grant(dock: Dock) -> None:
+    dock.provider.queue(plan(WRITE))
+    first = await read(await post_stream(dock, run_input("write b")))
+    interrupt = interrupt_of(first)
+    assert interrupt["reason"] == "tool_approval"
+    packet = interrupt["metadata"]["packet"]
+    assert packet["tool"] == "notes.write"
+    assert packet["preview"].startswith("create b.txt")
+    assert not (dock.harness.workspace / "b.txt").exists()  # nothing ran yet
+    assert "TOOL_CALL_START" not in first.types
+    body = resume_input(interrupt, "grant")
+    second = await read(await post_stream(dock, body))
+    assert second.envelopes[0]["data"]["parentRunId"] == first.envelopes[0]["runId"]
+    assert second.types[0] == "RUN_STARTED" and second.types[-1] == "RUN_FINISHED"
+    assert second.envelopes[-1]["data"]["outcome"] == {"type": "success"}
+    assert (dock.harness.workspace / "b.txt").read_text() == "hello\n"
+    # the answer is in the action log before the step's intent record
+    kinds = [(r["kind"], r.get("tool")) for r in await dock.copilot.log.records()]
+    answered = kinds.index(("dock_answer", None))
+    assert answered < kinds.index(("tool_call", "notes.write"))
+
+
+async def test_deny_runs_nothing(dock: Dock) -> None:
+    dock.provider.queue(plan(WRITE))
+    interrupt = interrupt_of(await read(await post_stream(dock, run_input("write b"))))
+    second = await read(await post_stream(dock, resume_input(interrupt, "deny")))
+    assert second.envelopes[-1]["data"]["result"]["status"] == "denied"
+    assert not (dock.harness.workspace / "b.txt").exists()
+
+
+async def test_edited_arguments_are_previewed_again(dock: Dock) -> None:
+    dock.provider.queue(plan(WRITE))
+    interrupt = interrupt_of(await read(await post_stream(dock, run_input("write b"))))
+    edited = await read(await post_stream(dock, resume_input(
+        interrupt, "edit", args={"path": "c.txt", "text": "edited\n"})))
+    again = interrupt_of(edited)  # asked again, on the new preview
+    assert again["id"] != interrupt["id"]
+    assert again["metadata"]["packet"]["args"] == {"path": "c.txt", "text": "edited\n"}
+    assert "+edited" in again["metadata"]["packet"]["preview"]
+    assert not (dock.harness.workspace / "c.txt").exists()
+    # an answer to the old preview is refused, never executed
+    stale = await dock.client.post("/api/copilot/run", json=resume_input(interrupt, "grant"))
+    assert stale.status_code == 409
+    wrong = await dock.client.post("/api/copilot/run", json=resume_input(
+        again, "grant", packet=interrupt["metadata"]["packetId"]))
+    assert wrong.status_code == 409
+    assert "preview" in wrong.json()["error"]
+    assert not (dock.harness.workspace / "c.txt").exists()
+    done = await read(await post_stream(dock, resume_input(again, "grant")))
+    assert done.envelopes[-1]["data"]["result"]["status"] == "executed"
+    assert (dock.harness.workspace / "c.txt").read_text() == "edited\n"
+    assert not (dock.harness.workspace / "b.txt").exists()
+
+
+async def test_replay_after_last_event_id_has_no_loss_and_no_duplicates(dock: Dock) -> None:
+    dock.provider.queue(say("one two three four five six seven eight nine ten"))
+    dock.provider.delay = 0.02
+    body = run_input("count")
+    cut = await read(await post_stream(dock, body), stop_after=4)  # the tab drops
+    last = cut.frames[-1]["id"]
+    resumed = await read(await dock.client.send(dock.client.build_request(
+        "GET", f"/api/copilot/runs/{body['runId']}/events",
+        headers={"Last-Event-ID": last}), stream=True))
+    seqs = [e["seq"] for e in cut.envelopes + resumed.envelopes]
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert resumed.types[-1] == "RUN_FINISHED"
+    assert resumed.envelopes[-1]["data"]["result"]["status"] == "answered"
+    full = await read(await dock.client.send(dock.client.build_request(
+        "GET", f"/api/copilot/runs/{body['runId']}/events?after=0"), stream=True))
+    assert full.envelopes == cut.envelopes + resumed.envelopes
+
+
+@pytest.mark.parametrize("dock", [{"window": 5}], indirect=True)
+async def test_restart_required_when_the_replay_window_is_gone(dock: Dock) -> None:
+    dock.provider.queue(say("one two three four five six seven eight nine ten"))
+    body = run_input("count")
+    whole = await read(await post_stream(dock, body))
+    assert whole.types[-1] == "RUN_FINISHED"
+    late = await read(await dock.client.send(dock.client.build_request(
+        "GET", f"/api/copilot/runs/{body['runId']}/events",
+        headers={"Last-Event-ID": "1"}), stream=True))
+    [env] = late.envelopes
+    assert env["event"] == "restart_required"
+    assert env["data"]["name"] == "adjutant.dock.restart_required"
+    assert env["data"]["value"]["snapshot"]["mode"] == "execute-with-confirmation"
+    unknown = await read(await dock.client.send(dock.client.build_request(
+        "GET", "/api/copilot/runs/nope/events"), stream=True))
+    assert [e["event"] for e in unknown.envelopes] == ["restart_required"]
+
+
+async def test_runs_on_one_thread_are_fifo_and_each_tab_gets_only_its_own(dock: Dock) -> None:
+    dock.provider.queue(say("first reply words"), say("second reply words"))
+    dock.provider.delay = 0.05
+    a, b = run_input("one", session="tab-a"), run_input("two", session="tab-b")
+    first = await post_stream(dock, a)
+    second = await post_stream(dock, b)
+    got_b = await read(second)
+    got_a = await read(first)
+    assert {e["clientSessionId"] for e in got_a.envelopes} == {"tab-a"}
+    assert {e["clientSessionId"] for e in got_b.envelopes} == {"tab-b"}
+    queued = [e["data"] for e in got_b.envelopes if e["data"].get("name") ==
+              "adjutant.dock.queued"]
+    assert queued and queued[0]["value"]["position"] == 1
+    text_a = "".join(e["data"]["delta"] for e in got_a.envelopes if e["event"] == "text_delta")
+    text_b = "".join(e["data"]["delta"] for e in got_b.envelopes if e["event"] == "text_delta")
+    assert "first reply words" in text_a and "second reply words" in text_b
+    assert got_a.envelopes[-1]["timestamp"] <= got_b.envelopes[2]["timestamp"]
+
+
+async def test_stop_cancels_a_running_run_with_one_terminal(dock: Dock) -> None:
+    dock.provider.queue(say(" ".join(["word"] * 200)))
+    dock.provider.delay = 0.02
+    body = run_input("long")
+    response = await post_stream(dock, body)
+    head = await read(response, stop_after=6)
+    assert (await dock.client.post(f"/api/copilot/runs/{body['runId']}/stop")).status_code == 200
+    rest = await read(await dock.client.send(dock.client.build_request(
+        "GET", f"/api/copilot/runs/{body['runId']}/events",
+        headers={"Last-Event-ID": head.frames[-1]["id"]}), stream=True))
+    types = head.types + rest.types
+    assert types[-1] == "RUN_ERROR"
+    assert types.count("RUN_ERROR") + types.count("RUN_FINISHED") == 1
+    assert rest.envelopes[-1]["data"]["code"] == "cancelled"
+
+
+@pytest.mark.parametrize("dock", [{"grace_s": 0.2}], indirect=True)
+async def test_a_run_nobody_listens_to_is_cancelled_after_the_grace_period(dock: Dock) -> None:
+    dock.provider.queue(say(" ".join(["word"] * 400)))
+    dock.provider.delay = 0.02
+    body = run_input("long")
+    response = await post_stream(dock, body)
+    await read(response, stop_after=3)
+    await response.aclose()
+    import anyio
+
+    with anyio.fail_after(5):
+        await dock.server.hub.drained()
+    segment = dock.server.hub.segments[body["runId"]]
+    assert segment.events[-1]["data"]["type"] == "RUN_ERROR"
+
+
+async def test_bad_requests_get_clear_errors(dock: Dock) -> None:
+    bad = await dock.client.post("/api/copilot/run", json={"threadId": "t"})
+    assert bad.status_code == 400 and "runId" in bad.json()["error"]
+    empty = await dock.client.post("/api/copilot/run", json=run_input(" "))
+    assert empty.status_code == 400
+    dock.provider.queue(say("hi"))
+    body = run_input("hi")
+    await read(await post_stream(dock, body))
+    again = await dock.client.post("/api/copilot/run", json=body)
+    assert again.status_code == 409  # a runId is used once
+    stray = await dock.client.post("/api/copilot/run", json=resume_input(
+        {"id": "x", "metadata": {"packetId": "y"}}, "grant"))
+    assert stray.status_code == 409
+
+
+async def test_mode_is_set_through_the_user_channel_and_read_back(dock: Dock) -> None:
+    answer = await dock.client.post("/api/mode", json={"mode": "propose"})
+    assert answer.status_code == 200 and answer.json()["mode"] == "propose-only"
+    assert (await dock.client.get("/api/state")).json()["mode"] == "propose-only"
+    bad = await dock.client.post("/api/mode", json={"mode": "turbo"})
+    assert bad.status_code == 400 and "unknown mode" in bad.json()["error"]
