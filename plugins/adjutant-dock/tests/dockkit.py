@@ -40,13 +40,15 @@ class Dock:
 
 
 @contextlib.asynccontextmanager
-async def start_dock(*, mode: str = "execute-with-confirmation", ping_s: float = 15.0,
+async def start_dock(*, mode: str | None = "execute-with-confirmation", ping_s: float = 15.0,
                      kv: MemoryKeyValueStore | None = None, home: Any = None,
-                     **hub: Any) -> AsyncIterator[Dock]:
+                     plugins: tuple[Any, ...] = (), **hub: Any) -> AsyncIterator[Dock]:
     tools = fake_tools(FakeRead("notes.read"), FakeWrite("notes.write"))
-    async with Harness(adjutant_guard, adjutant_write_gate, tools, kv=kv, home=home) as h:
+    async with Harness(adjutant_guard, adjutant_write_gate, tools, *plugins, kv=kv,
+                       home=home) as h:
         server = DockServer(h.kernel, port=0, ping_s=ping_s, **hub)
-        await server.hub.copilot.set_mode(mode, channel="user")
+        if mode is not None:
+            await server.hub.copilot.set_mode(mode, channel="user")
         started = anyio.Event()
         async with anyio.create_task_group() as tg:
             tg.start_soon(lambda: server.serve(ready=started.set))

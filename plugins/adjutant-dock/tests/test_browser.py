@@ -1,0 +1,185 @@
+"""The dock in a real browser: Debian's chromium driven by Playwright (through
+``executable_path``: Playwright's own browser download cannot work offline). The
+scripted model drives each flow; screenshots go to $ADJUTANT_DOCK_SHOTS (default: a
+temporary directory)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dockkit import Dock, plan, say, start_dock
+
+import adjutant_lmdb
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = [pytest.mark.anyio, pytest.mark.skipif(
+    CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")]
+SHOTS = Path(os.environ.get("ADJUTANT_DOCK_SHOTS") or tempfile.mkdtemp(prefix="dock-shots-"))
+READ = ("notes.read", {"path": "a.txt"})
+WRITE = ("notes.write", {"path": "b.txt", "text": "hello\n"})
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Any]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        chromium = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield chromium
+        await chromium.close()
+
+
+async def open_page(browser: Any, dock: Dock, width: int = 1100) -> Any:
+    page = await browser.new_page(viewport={"width": width, "height": 900})
+    page.set_default_timeout(10_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors
+    await page.goto(dock.server.url)
+    assert page.url == dock.server.base + "/"  # the token left the address bar
+    await page.wait_for_selector("#modes button[aria-checked='true']")
+    return page
+
+
+async def ask(page: Any, text: str) -> None:
+    await page.fill("#prompt", text)
+    await page.press("#prompt", "Enter")
+
+
+async def test_a_read_runs_and_lands_in_the_timeline(browser: Any, dock: Dock) -> None:
+    (dock.harness.workspace / "a.txt").write_text("alpha line\n")
+    dock.provider.queue(plan(READ))
+    page = await open_page(browser, dock)
+    await ask(page, "read a.txt")
+    await page.wait_for_selector("#messages .msg.tool pre.result:has-text('alpha line')")
+    await page.wait_for_selector("#messages .msg.assistant:has-text('Done.')")
+    await page.keyboard.press("Alt+3")
+    await page.wait_for_selector("#timeline li.tool_call:has-text('notes.read')")
+    await page.click("#log-verify")
+    await page.wait_for_selector("#verdict:has-text('Log verify:')")
+    assert page.errors == []
+
+
+async def test_a_write_waits_for_approval_and_runs_after_grant(browser: Any,
+                                                                dock: Dock) -> None:
+    dock.provider.queue(plan(WRITE))
+    page = await open_page(browser, dock)
+    await ask(page, "write hello to b.txt")
+    question = await page.wait_for_selector("#question:not([hidden])")
+    assert "create b.txt" in await question.inner_text()
+    await page.wait_for_selector("#question .diff .add:has-text('+hello')")
+    assert not (dock.harness.workspace / "b.txt").exists()
+    await page.screenshot(path=str(SHOTS / "dock-approval.png"), full_page=True)
+    await page.click("#grant")
+    await page.wait_for_selector("#messages .msg.assistant:has-text('Done.')")
+    assert (dock.harness.workspace / "b.txt").read_text() == "hello\n"
+    await page.screenshot(path=str(SHOTS / "dock-done.png"), full_page=True)
+    assert page.errors == []
+
+
+async def test_deny_runs_nothing(browser: Any, dock: Dock) -> None:
+    dock.provider.queue(plan(WRITE))
+    page = await open_page(browser, dock)
+    await ask(page, "write hello to b.txt")
+    await page.wait_for_selector("#question:not([hidden])")
+    await page.click("#deny")
+    await page.wait_for_selector("#messages .msg.error:has-text('denied by the user')")
+    await page.wait_for_selector("#messages .msg.assistant:has-text('Nothing ran')")
+    assert not (dock.harness.workspace / "b.txt").exists()
+
+
+async def test_edited_arguments_are_previewed_again(browser: Any, dock: Dock) -> None:
+    dock.provider.queue(plan(WRITE))
+    page = await open_page(browser, dock)
+    await ask(page, "write hello to b.txt")
+    await page.wait_for_selector("#question:not([hidden])")
+    await page.fill("#edit-args", '{"path": "c.txt", "text": "edited\\n"}')
+    await page.click("#edit")
+    await page.wait_for_selector("#question:not([hidden]) .diff .add:has-text('+edited')")
+    assert "create c.txt" in await page.inner_text("#question")
+    assert not (dock.harness.workspace / "c.txt").exists()
+    await page.click("#grant")
+    await page.wait_for_selector("#messages .msg.assistant:has-text('Done.')")
+    assert (dock.harness.workspace / "c.txt").read_text() == "edited\n"
+    assert not (dock.harness.workspace / "b.txt").exists()
+
+
+async def test_a_dropped_connection_replays_without_loss_or_duplicates(
+        browser: Any, dock: Dock) -> None:
+    words = " ".join(f"w{i}" for i in range(60))
+    dock.provider.queue(say(words))
+    page = await open_page(browser, dock)
+    cut: dict[str, int] = {}
+
+    async def drop_midway(route: Any) -> None:
+        """The first stream is cut after a third of its frames (no terminal event):
+        the page must reconnect with the last seq it applied."""
+        response = await route.fetch()
+        frames = (await response.text()).split("\n\n")
+        cut["kept"] = len(frames) // 3
+        await route.fulfill(response=response, body="\n\n".join(frames[:cut["kept"]]) + "\n\n")
+        await page.unroute("**/api/copilot/run", drop_midway)
+
+    await page.route("**/api/copilot/run", drop_midway)
+    reconnects: list[str] = []
+    page.on("request", lambda r: reconnects.append(r.url) if "/events" in r.url else None)
+    await ask(page, "count")
+    await page.wait_for_selector(f"#messages .msg.assistant:has-text('{words[-8:]}')")
+    assert reconnects and "after=" in reconnects[0]
+    streamed = await page.text_content("#messages pre.stream") or ""
+    assert streamed.count("w59") == 1 and streamed.count("w0 ") == 1
+    assert [w for w in streamed.replace('"', " ").split() if w.startswith("w")] == \
+        words.split()
+    runs = await page.evaluate("Object.values(window.dock.lastSeq)")
+    segment = next(iter(dock.server.hub.segments.values()))
+    assert runs == [segment.next_seq - 1]
+
+
+async def test_the_mode_persists_across_a_server_restart(browser: Any,
+                                                         tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    async with start_dock(mode=None, home=home, plugins=(adjutant_lmdb,)) as first:
+        page = await open_page(browser, first)
+        assert await page.get_attribute("#modes button[data-mode='propose']",
+                                        "aria-checked") == "true"
+        await page.click("#modes button[data-mode='listen']")
+        await page.wait_for_selector("#modes button[data-mode='listen'][aria-checked='true']")
+        await page.close()
+    async with start_dock(mode=None, home=home, plugins=(adjutant_lmdb,)) as second:
+        page = await open_page(browser, second)
+        assert await page.get_attribute("#modes button[data-mode='listen']",
+                                        "aria-checked") == "true"
+        assert "mode: listen-only" in await page.inner_text("#chips")
+
+
+async def test_a_bad_profile_shows_the_loaders_errors(browser: Any, dock: Dock) -> None:
+    page = await open_page(browser, dock)
+    await page.keyboard.press("Alt+4")
+    await page.fill("#profile-text", '{"verbosity": "loud", "colour": 1}')
+    await page.click("#profile-check")
+    await page.wait_for_selector("#profile-errors li")
+    text = await page.inner_text("#profile-errors")
+    assert "loud" in text and "$.verbosity" in text, text
+    await page.fill("#profile-text", '{"name": "x"}')
+    await page.click("#profile-check")
+    await page.wait_for_selector("#profile-errors li:has-text('valid')")
+
+
+async def test_works_at_400_px_and_esc_stops(browser: Any, dock: Dock) -> None:
+    dock.provider.queue(say(" ".join(["word"] * 300)))
+    dock.provider.delay = 0.03
+    page = await open_page(browser, dock, width=400)
+    width = await page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 400
+    await ask(page, "talk")
+    await page.wait_for_selector("#messages pre.stream:has-text('word word')")
+    await page.screenshot(path=str(SHOTS / "dock-400px.png"), full_page=True)
+    await page.keyboard.press("Escape")
+    await page.wait_for_selector("#messages .msg.error:has-text('cancelled')")
+    assert await page.is_disabled("#stop")
