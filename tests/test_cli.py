@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,6 +76,7 @@ def test_approval_flow_with_an_edited_argument_and_a_denied_step(user: dict[str,
     child.expect(r"\[g\] grant, \[d\] deny, \[e\] edit arguments: ")
     child.sendline("e")
     child.expect("new arguments")
+    child.sendcontrol("u")  # clear what is offered, type it all anew
     child.sendline('{"path": "a.txt", "content": "final\\n"}')
     child.expect(r"\+final")  # the edit is previewed again before it is granted
     child.expect("edit arguments: ")
@@ -105,6 +107,48 @@ def test_a_bad_edit_is_asked_again(user: dict[str, Any]) -> None:
     assert child.exitstatus == 4 and not (user["work"] / "a.txt").exists()
 
 
+def test_an_edit_starts_from_the_current_arguments(user: dict[str, Any]) -> None:
+    """The arguments are offered as they are, to change in place (readline); an edit
+    that changes nothing asks again rather than previewing the same step twice."""
+    assert adjutant(user, "mode", "execute-with-confirmation").returncode == 0
+    script(user, plan(("fs.write", {"path": "a.txt", "content": "draft\n"})))
+    child = spawn(user, "run", "write a file")
+    child.expect("edit arguments: ")
+    child.sendline("e")
+    child.expect(re.escape('new arguments (JSON): {"path": "a.txt", "content": "draft\\n"}'))
+    child.sendline("")  # taken as offered: nothing changed
+    child.expect("arguments unchanged; asked again")
+    child.expect("edit arguments: ")
+    child.sendline("e")
+    child.expect("new arguments")
+    # end of line, then replace the last word: draft\n"} -> final\n"}
+    child.sendcontrol("e")
+    child.send("\x7f" * len('draft\\n"}') + 'final\\n"}\r')
+    child.expect(r"\+final")  # previewed again, with the edited content
+    child.expect("edit arguments: ")
+    child.sendline("g")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert (user["work"] / "a.txt").read_text() == "final\n"
+
+
+def test_a_write_step_says_once_who_requires_the_approval(user: dict[str, Any]) -> None:
+    """The mode, the guard and the write-gate each say "this writes, approve it": one
+    line names them; a note that says more (outside the cage) is still shown."""
+    assert adjutant(user, "mode", "execute-with-confirmation").returncode == 0
+    script(user, plan(("fs.write", {"path": "a.txt", "content": "x\n"})))
+    child = spawn(user, "run", "write a file")
+    child.expect("edit arguments: ")
+    shown = str(child.before)
+    child.sendline("d")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert "approval required by: mode, guard, write-gate" in shown, shown
+    assert "note:" not in shown, shown
+    assert shown.count("needs your") == 0 and "confirm it" not in shown
+
+
 def test_a_denied_plan_runs_nothing_and_the_log_says_denied(user: dict[str, Any]) -> None:
     child = two_writes_at_the_plan_question(user, "x\n", "y\n")
     child.sendline("d")
@@ -133,6 +177,53 @@ def test_ctrl_c_interrupts_generation_and_the_session_goes_on(user: dict[str, An
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_chat_status_is_what_adjutant_status_shows(user: dict[str, Any]) -> None:
+    child = spawn(user, "chat")
+    child.expect("> ")
+    child.sendline("/status")
+    child.expect("> ")
+    shown = str(child.before).replace("\r\n", "\n")
+    child.sendline("/quit")
+    child.expect(pexpect.EOF)
+    status = adjutant(user, "status").stdout
+    assert "{" not in shown, shown  # no raw JSON
+    for line in status.splitlines():
+        if not line.startswith("cwd "):  # the memory figure differs between processes
+            assert line in shown, (line, shown)
+    assert "[propose-only] preset default (script-file:script)" in shown
+    assert "policy guard (" in shown
+
+
+def test_chat_includes_a_file_for_the_session_once_agreed(user: dict[str, Any]) -> None:
+    (user["work"] / "notes.txt").write_text("hello\n")
+    answer = json.dumps({"type": "response", "text": "it says hello"})
+    script(user, answer, answer, answer)
+    child = spawn(user, "chat")
+    child.expect("> ")
+    child.sendline("summarize notes.txt")
+    child.expect(re.escape("Include this file in the context (notes.txt)?\r\n"
+                           "[y]es, [s] yes for this session, [N]o: "))
+    child.sendline("s")
+    child.expect("context: .*selected_files")
+    child.expect("it says hello")
+    child.expect("> ")
+    child.sendline("and what does notes.txt say now?")
+    index = child.expect([r"including notes.txt \(allowed for this session\)", "Include this"])
+    assert index == 0, "asked again after yes-for-this-session"
+    child.expect("context: .*selected_files")
+    child.expect("> ")
+    child.sendline("/quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    prompts = [r for r in _log(user) if r["kind"] == "prompt"]
+    assert [p["include"] for p in prompts] == [["notes.txt"], ["notes.txt"]]
+
+
+def _log(user: dict[str, Any]) -> list[dict[str, Any]]:
+    out = adjutant(user, "log", "tail", "-n", "1000", "--json").stdout
+    return [json.loads(line)["body"] for line in out.splitlines() if line.strip()]
 
 
 def test_chat_quick_actions_plan_and_mode(user: dict[str, Any]) -> None:

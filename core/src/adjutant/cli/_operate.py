@@ -8,35 +8,26 @@ provider failed; 4 something was denied, paused or aborted; 130 interrupted.
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import contextlib
 import functools
 import json
 import os
 import sys
-import threading
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import Any
 
-from .._consent import Approver, Requester, StepDecision, packet_id
 from ..terminal import SafeStream, printable, safe_streams
+from . import _voice
+from ._approver import TerminalApprover
+from ._context_offer import SessionFiles, offer_files
+from ._status import one_line as _one_line
+from ._status import say_mode as _say_mode
 
 __all__ = ["EXIT", "TerminalApprover", "configure_run", "run"]
 
 EXIT = {"answered": 0, "proposed": 0, "executed": 0, "ignored": 0, "failed": 3,
         "denied": 4, "paused": 4, "aborted": 4, "cancelled": 130}
 MODES = ("off", "listen-only", "propose-only", "execute-with-confirmation", "execute-auto")
-#: The mode's colour: off grey, propose blue, confirm amber, auto green.
-COLOURS = {"off": "90", "listen-only": "90", "propose-only": "34",
-           "execute-with-confirmation": "33", "execute-auto": "32"}
-
-
-def _say_mode(mode: str, rest: str = "", stream: Any = None) -> None:
-    """The mode's chip (in its colour on a terminal), then ``rest``, on one line."""
-    out = SafeStream(stream or sys.stdout)
-    out.style(f"[{mode}]", COLOURS.get(mode, "0"))
-    out.write(f"{rest}\n")
-    out.flush()
 
 
 def mode_chip(mode: str) -> str:
@@ -53,213 +44,6 @@ def _terminal_safe(command: Callable[..., Awaitable[int]]) -> Callable[..., Awai
         with safe_streams():
             return await command(kernel, args)
     return guarded
-
-
-def _one_line(text: Any, limit: int = 0) -> str:
-    shown = printable(str(text), multiline=False)
-    return shown if not limit or len(shown) <= limit else shown[:limit - 3] + "..."
-
-
-def _target(packet: Any) -> str:
-    """What a step acts on, in a few words, for the question line."""
-    args = packet.args if isinstance(packet.args, dict) else {}
-    for key in ("path", "paths", "target", "argv", "command", "cmd", "url", "pid"):
-        if key in args:
-            value = args[key]
-            if isinstance(value, list):
-                value = " ".join(str(v) for v in value)
-            return _one_line(value, 60)
-    return ""
-
-
-class TerminalApprover(Approver):
-    """Asks on the terminal; with ``interactive=False`` refuses everything it is asked
-    (scripts never get more than the mode and the write-gate allow without asking).
-
-    ``tty``: a terminal opened for reading and writing (``/dev/tty``) to ask on instead
-    of stdin and stderr, for when those carry something else (``adjutant mcp serve``).
-
-    Questions are asked one at a time (several clients, or one client's concurrent
-    calls, wait their turn): the packet is shown and its answer read under one lock,
-    input typed before the question is discarded, and the question names the packet
-    (tool, target, `packet_id`), so an answer is only ever given for the packet shown
-    with it. A `requester` (an MCP client) gets its questions rationed and can be
-    denied everything at once (``D``): see `adjutant.Requester`."""
-
-    def __init__(self, interactive: bool, tty: Any = None,
-                 unanswered: str = "non-interactive: nobody was asked") -> None:
-        self.interactive = interactive
-        self.tty = tty
-        self.out = SafeStream(tty or sys.stderr)
-        self.unanswered = unanswered  # why a step is refused when nobody can answer
-        self._lock: Any = None
-        self._reading: concurrent.futures.Future[str] | None = None
-        self._throttled: set[int] = set()  # requesters told about their flood
-
-    def _turn(self) -> Any:
-        import anyio
-
-        if self._lock is None:
-            self._lock = anyio.Lock()
-        return self._lock
-
-    def _discard_typeahead(self) -> None:
-        """Whatever was typed before the question is shown answers nothing."""
-        import termios
-
-        source = self.tty if self.tty is not None else sys.stdin
-        with contextlib.suppress(Exception):
-            if source.isatty():
-                termios.tcflush(source.fileno(), termios.TCIFLUSH)
-
-    def _read_line(self) -> str:
-        if self.tty is not None:
-            return str(self.tty.readline())
-        try:
-            return input()
-        except EOFError:
-            return ""
-
-    async def _ask(self, question: str) -> str:
-        import anyio
-
-        if not self.interactive:
-            self.out.write(f"{question} -> denied (non-interactive)\n")
-            self.out.flush()
-            return ""
-        # A line read for a question that was withdrawn (its caller cancelled) answered
-        # that question, not this one: dropped. A read still waiting is reused.
-        if self._reading is not None and self._reading.done():
-            self._reading = None
-        self._discard_typeahead()
-        self.out.write(question)
-        self.out.flush()
-        if self._reading is None:
-            reading: concurrent.futures.Future[str] = concurrent.futures.Future()
-
-            def read() -> None:
-                try:
-                    reading.set_result(self._read_line())
-                except BaseException as exc:  # handed to the asker
-                    reading.set_exception(exc)
-            threading.Thread(target=read, name="adjutant-approval", daemon=True).start()
-            self._reading = reading
-        reading = self._reading
-        try:
-            line = await anyio.to_thread.run_sync(reading.result, abandon_on_cancel=True)
-        except anyio.get_cancelled_exc_class():
-            self.out.write("\n(question withdrawn: the caller went away)\n")
-            self.out.flush()
-            raise
-        self._reading = None
-        return line.strip()
-
-    async def approve_plan(self, packet: Any) -> Literal["execute", "step", "deny"]:
-        async with self._turn():
-            self.out.write(f"\nThe plan has {len(packet.steps)} steps.\n")
-            answer = (await self._ask("[x] execute the plan, [s] step by step, [d] deny: "
-                                      )).lower()
-        return {"x": "execute", "s": "step"}.get(answer[:1], "deny")  # type: ignore[return-value]
-
-    async def approve_step(self, packet: Any) -> StepDecision:
-        who = Requester.current()
-        if who is not None and who.denied:
-            return StepDecision("deny")  # the user denied everything from it
-        if who is not None and self.interactive and not who.take_question():
-            if id(who) not in self._throttled:
-                self._throttled.add(id(who))
-                self.out.write(f"\n(refusing questions from {_one_line(who.name, 80)}: more "
-                               f"than {who.questions} in {who.window_s:g} s)\n")
-                self.out.flush()
-            return StepDecision("deny", unanswered=(
-                f"{_one_line(who.name, 80)} asked more than {who.questions} questions in "
-                f"{who.window_s:g} s: refused without asking; try again later"))
-        async with self._turn():
-            if who is not None and who.denied:  # denied while this one waited its turn
-                return StepDecision("deny")
-            return await self._step_question(packet, who)
-
-    async def _step_question(self, packet: Any, who: Any) -> StepDecision:
-        ident = packet_id(packet)
-        _show_step(packet, self.out, who=who, ident=ident)
-        choices = "[g] grant, [d] deny, [e] edit arguments: "
-        if who is not None:
-            choices = f"[D] deny everything from this client, {choices}"
-        question = f"{_one_line(packet.tool, 40)} {_target(packet)} #{ident}: {choices}"
-        if not self.interactive:
-            await self._ask(question)
-            return StepDecision("deny", unanswered=self.unanswered)
-        while True:
-            answer = await self._ask(question)
-            if who is not None and (answer[:1] == "D" or answer.lower() == "deny all"):
-                await who.deny_all(packet.run_id)
-                self.out.write(f"(everything from {_one_line(who.name, 80)} is denied "
-                               "for this session)\n")
-                self.out.flush()
-                return StepDecision("deny")
-            answer = answer.lower()
-            if answer[:1] == "g":
-                return StepDecision("grant")
-            if answer[:1] != "e":
-                return StepDecision("deny")
-            edited = await self._ask("new arguments (JSON): ")
-            try:
-                args = json.loads(edited)
-            except ValueError as exc:
-                self.out.write(f"not JSON ({exc}); asked again\n")
-                continue
-            if isinstance(args, dict):
-                return StepDecision("edit", args)
-            self.out.write("arguments must be a JSON object; asked again\n")
-
-
-async def _offer_files(copilot: Any, request: str, interactive: bool) -> list[str]:
-    """Files the request names that the context does not hold yet: asked, never assumed."""
-    import anyio
-
-    from .._cages import CageChangedError
-
-    try:
-        bulletin = await copilot.bulletin()
-    except CageChangedError:  # nothing is looked at; the run itself refuses and says why
-        return []
-    files = copilot.mentioned_files(request, bulletin)
-    if not files or not interactive:
-        return []
-
-    what = "this file" if len(files) == 1 else f"these {len(files)} files"
-
-    def ask() -> str:
-        try:
-            # input() writes its prompt past sys.stdout on a terminal: printable here
-            return input(f"Include {what} in the context "
-                         f"({_one_line(', '.join(files), 300)})? [y/N] "
-                         ).strip().lower()
-        except EOFError:
-            return ""
-    answer = await anyio.to_thread.run_sync(ask, abandon_on_cancel=True)
-    return files if answer[:1] == "y" else []
-
-
-def _show_step(packet: Any, out: Any = None, *, who: Any = None, ident: str = "") -> None:
-    """The confirmation packet. Every field from elsewhere (the model, a file, a client,
-    a policy's reason) is printable; one-line fields stay on their line."""
-    out = SafeStream(out or sys.stderr)
-    named = f", packet #{ident}" if ident else ""
-    out.write(f"\nstep {packet.index + 1}: {_one_line(packet.tool)} "
-              f"({_one_line(packet.level)}){named}\n")
-    if who is not None:
-        out.write(f"  asked by: {_one_line(who.name, 120)}\n")
-    out.write(f"  args: {_one_line(json.dumps(packet.args, ensure_ascii=False), 2000)}\n")
-    if packet.intent:
-        out.write(f"  why: {_one_line(packet.intent, 500)}\n")
-    for reason in packet.reasons:
-        out.write(f"  note: {_one_line(reason, 500)}\n")
-    if packet.preview:
-        out.write("  preview:\n")
-        for line in printable(packet.preview).splitlines()[:60]:
-            out.write(f"    {line}\n")
-    out.flush()
 
 
 def configure_run(parser: argparse.ArgumentParser) -> None:
@@ -285,7 +69,7 @@ async def run(kernel: Any, args: argparse.Namespace) -> int:
     mode = await copilot.mode()
     _say_mode(mode, f" {kernel.profile.name} preset, "
               f"{kernel.profile.model.provider}:{kernel.profile.model.model}", sys.stderr)
-    include = await _offer_files(copilot, args.request, interactive)
+    include = await offer_files(copilot, args.request, interactive)
     progress = Progress()
     async with anyio.create_task_group() as tg:
         tg.start_soon(show_events, kernel.bus.subscribe(), progress)
@@ -475,83 +259,15 @@ def configure_json(parser: argparse.ArgumentParser) -> None:
 
 @_terminal_safe
 async def status(kernel: Any, args: argparse.Namespace) -> int:
-    import resource
-
     from .._operator import Copilot
+    from ._status import print_status, status_info
 
-    copilot = Copilot(kernel)
-    await copilot.mode()  # loads what was persisted
-    state = copilot.state()
-    profile = kernel.profile
-    chips = ["project-cage" if "{workspace}" in profile.path_cages else "custom-cages"]
-    if state["mode"] in ("off", "listen-only", "propose-only"):
-        chips.append("read-only")
-    from .._cages import describe
-    from ._doctor import safety_chain
-
-    chain = safety_chain(kernel)  # what is loaded, never guessed from names
-
-    info = {**state, "provider": profile.model.provider, "model": profile.model.model,
-            "chips": chips, "policies": chain, "tools": len(copilot.offered_tools()),
-            "workspace": await describe(copilot._kv(), copilot.cwd),
-            "memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            "last_tasks": await _last_tasks(copilot) if copilot.log.available else [],
-            "interrupted": await _interrupted(copilot)}
+    info = await status_info(kernel, Copilot(kernel))
     if args.json:
         print(json.dumps(info, default=str))
-        return 0
-    _say_mode(info["mode"], f" preset {info['preset']} ({info['provider']}:{info['model']})")
-    print(f"cwd {info['cwd']}; {info['tools']} tools; {', '.join(chips)}; "
-          f"memory {info['memory_mb']} MB")
-    if not chain:
-        print("policies: none installed: every step asks (install adjutant-guard)")
-    for link in chain:
-        print(f"policy {_one_line(link['name'])} ({link['kind']}): "
-              f"{_one_line(link['enforces'], 200)}")
-    print(f"workspace {info['workspace']['state']}")
-    for task in info["last_tasks"]:
-        print(f"  {task['outcome']:<10} {task['seconds']:>6.1f} s  "
-              f"{_one_line(task['request'], 60)}")
-    if (cut := info["interrupted"])["runs"]:
-        print(f"interrupted runs: {cut['runs']} (killed or crashed mid-run), "
-              f"{len(cut['without_result'])} with a tool call without a result (its effect "
-              "may have happened unrecorded; `adjutant log verify` lists them)")
-        for run in cut["without_result"][-5:]:
-            print(f"  run {run['run_id']}: step {run['step']} {_one_line(str(run['tool']), 60)}")
+    else:
+        print_status(info)
     return 0
-
-
-async def _interrupted(copilot: Any) -> dict[str, Any]:
-    """How many runs were cut by a kill (closed as interrupted at a later start), and
-    the steps among them that had started executing without a result in the log."""
-    if not copilot.log.available:
-        return {"runs": 0, "without_result": []}
-    runs = await copilot.log.interrupted()
-    return {"runs": len(runs), "without_result": [
-        {"run_id": r["run_id"], "step": r["tool_call_without_result"].get("step"),
-         "tool": r["tool_call_without_result"].get("tool"),
-         "record": r["tool_call_without_result"].get("record")}
-        for r in runs if r.get("tool_call_without_result")]}
-
-
-async def _last_tasks(copilot: Any, count: int = 5) -> list[dict[str, Any]]:
-    """The last requests from the action log: what was asked, how it ended, how long
-    it took (first to last record of the run)."""
-    runs: dict[str, dict[str, Any]] = {}
-    for record in await copilot.log.records():
-        run = record.get("run_id")
-        if not run:
-            continue
-        if record["kind"] == "prompt":
-            runs[run] = {"run_id": run, "request": record.get("text", ""),
-                         "start": record["time"], "end": record["time"], "outcome": "?"}
-        elif run in runs:
-            runs[run]["end"] = record["time"]
-            if record["kind"] == "outcome":  # how the run ended, as the operator said
-                runs[run]["outcome"] = record.get("status", "?")
-    tasks = list(runs.values())[-count:]
-    return [{"run_id": t["run_id"], "request": t["request"], "outcome": t["outcome"],
-             "seconds": round(t["end"] - t["start"], 2)} for t in tasks]
 
 
 def configure_tools(parser: argparse.ArgumentParser) -> None:
@@ -623,8 +339,9 @@ QUICK_ACTIONS = {
     "/commit-msg": "Draft a commit message for the changes in this repository.",
 }
 CHAT_HELP = """commands: /summarize, /explain, /commit-msg (quick actions); /plan (show the
-last plan); /mode [MODE]; /status; /help; /quit. Ctrl-C stops the model or the running
-step and keeps the session; Ctrl-D or /quit leaves."""
+last plan); /mode [MODE]; /status; /talk or Ctrl-T (say a request; adjutant-stt); /help;
+/quit. Ctrl-C stops the model or the running step and keeps the session; Ctrl-D or /quit
+leaves."""
 
 
 def configure_chat(parser: argparse.ArgumentParser) -> None:
@@ -643,8 +360,10 @@ async def chat(kernel: Any, args: argparse.Namespace) -> int:
     from .._operator import Copilot
 
     _history()
+    _voice.bind_talk_key(kernel)
     copilot = Copilot(kernel, approver=TerminalApprover(not args.non_interactive))
     last: dict[str, Any] = {}
+    files = SessionFiles()  # the files the user let into every request of the session
     busy = anyio.Event()
     busy.set()  # set: idle
 
@@ -693,13 +412,19 @@ async def chat(kernel: Any, args: argparse.Namespace) -> int:
                 _say_mode(await copilot.mode())
                 continue
             if line == "/status":
-                print(json.dumps(copilot.state(), default=str))
+                from ._status import print_status, status_info
+
+                print_status(await status_info(kernel, copilot))
                 continue
+            if line == _voice.TALK:  # push-to-talk: a voice frontend hears the request
+                line = await _voice.spoken_request(kernel, copilot)
+                if not line:
+                    continue
             request = QUICK_ACTIONS.get(line, line)
             if request.startswith("/"):
                 print(f"unknown command {_one_line(line, 40)!r}; /help lists them")
                 continue
-            include = await _offer_files(copilot, request, not args.non_interactive)
+            include = await offer_files(copilot, request, not args.non_interactive, files)
             busy = anyio.Event()
             try:
                 outcome = await copilot.handle(request, include=include)
