@@ -45,3 +45,20 @@ def test_bad_names_and_existing_directories_are_refused(tmp_path: Path) -> None:
     done = subprocess.run([ADJUTANT, "new", "plugin", "ok", "--dest", str(tmp_path)],
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2 and "already exists" in done.stderr
+
+
+TEMPLATE = Path(__file__).parents[2] / "plugins" / "_template"
+
+
+@pytest.mark.skipif(not TEMPLATE.is_dir(), reason="plugins/_template is in the repository only")
+def test_the_template_plugin_has_the_tests_new_plugin_writes(tmp_path: Path) -> None:
+    """plugins/_template and `adjutant new plugin template --kind tool` teach the same
+    tests: change one, change the other (copy the generated files over the template's)."""
+    root = generate("template", "tool", tmp_path)
+    written = {p.name: p.read_text() for p in (root / "tests").iterdir()}
+    template = {p.name: p.read_text() for p in (TEMPLATE / "tests").iterdir()
+                if p.suffix == ".py"}
+    assert sorted(template) == sorted(written)
+    for name, text in written.items():
+        assert template[name] == text, f"plugins/_template/tests/{name} differs"
+

@@ -70,6 +70,9 @@ import pytest
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Rather than `pytest_plugins = ["adjutant.testing"]`, which pytest rejects in a
+    # conftest that is not top-level (as when the repository's root runs every plugin's
+    # tests at once). A no-op when `-p adjutant.testing` (the root config) loaded it.
     config.pluginmanager.import_plugin("adjutant.testing")
 '''
 
@@ -166,12 +169,13 @@ def register_tools(register: Callable[[Tool], None]) -> None:
     register(Echo())
 '''
 
-_TOOL_TESTS = '''"""The standard tool checks and the tool's own behaviour."""
+_TOOL_TESTS = '''"""The standard tool checks, the tool's own behaviour, and the tool as a user meets
+it: planned by a model, previewed and run by the operator."""
 
 import pytest
 
 import __MODULE__
-from adjutant.testing import Harness
+from adjutant.testing import Harness, ScriptedApprover, plan
 from adjutant.testing.conformance import ToolConformance
 
 
@@ -190,6 +194,20 @@ async def test_previews_then_echoes() -> None:
         result = await h.execute("__NAME__.echo", text="hi")
     assert (preview.status, preview.dry_run_diff) == ("dry_run", "echo 'hi'")
     assert (result.status, result.stdout) == ("ok", "hi\\n")
+
+
+@pytest.mark.anyio
+async def test_the_operator_previews_asks_and_runs_it() -> None:
+    # The scripted model replies with a plan; with no safety policy installed every
+    # step asks (add adjutant_guard and adjutant_write_gate to the Harness to see what
+    # a user's installation decides), and the approver grants.
+    async with Harness(__MODULE__, mode="execute-with-confirmation",
+                       approver=ScriptedApprover(steps=["grant"])) as h:
+        run = await h.run("say hi", reply=plan(("__NAME__.echo", {"text": "hi"})))
+    assert run.status == "executed" and run.tools == ["__NAME__.echo"]
+    assert [p.preview for p in run.asked] == ["echo 'hi'"]  # the user saw the exact effect
+    assert run.results[0].stdout == "hi\\n"
+    assert run.logged("approval")[0]["action"] == "grant"  # the log has the answer
 '''
 
 _POLICY = '''"""``__NAME__``: a safety policy. It refuses paths under the directories it protects
