@@ -79,7 +79,7 @@ async def test_a_mode_refusal_and_a_denied_approval_are_tool_results_that_say_wh
             text = refusal(proposed)
             assert "propose-only" in text and "execute-with-confirmation" in text
             assert meta(proposed)["adjutant/mode"] == "propose-only"
-            await copilot.set_mode("execute-with-confirmation", channel="user")
+            await h.set_mode("execute-with-confirmation")
             denied = await client.call_tool("fs.write", {"path": "a.txt", "content": "x"})
             assert "fs.write was not run" in refusal(denied)
             assert "denied by the user" in refusal(denied)
