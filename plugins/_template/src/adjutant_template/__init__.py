@@ -6,7 +6,7 @@ When you copy this package:
   and the entry point in ``pyproject.toml`` to your plugin's name;
 - keep this module cheap to import: the kernel imports every installed plugin at
   start-up, so import heavy dependencies (HTTP clients, models, numpy, anyio)
-  inside the methods that use them, as ``tests/test_import.py`` checks;
+  inside the methods that use them, as ``tests/test_plugin.py`` checks;
 - replace `Echo` with your own tools, or implement other hooks from
   ``adjutant_hookspecs.AdjutantSpec`` (``register_providers``, ``register_policies``,
   ...) the same way: a ``@hookimpl`` function that calls ``register``.
