@@ -8,22 +8,12 @@ import anyio
 import pytest
 
 from adjutant import Approver, StepDecision, StepPacket
-from adjutant.testing import (
-    FakeRead,
-    FakeWrite,
-    Harness,
-    RunResult,
-    ScriptedApprover,
-    fake_tools,
-    plan,
-)
+from adjutant.testing import Harness, RunResult, ScriptedApprover, plan
 from adjutant_hookspecs import Response, RunStarted
 
+from .test_operator import notes
+
 pytestmark = pytest.mark.anyio
-
-
-def notes() -> object:
-    return fake_tools(FakeRead("notes.read"), FakeWrite("notes.write"), name="notes")
 
 
 class Slow(Approver):
