@@ -38,6 +38,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--questions-per-minute", type=int, default=10, metavar="N",
                    help="approval questions one client may cause per minute (default 10); "
                    "beyond that its calls are refused at once")
+    p.add_argument("--close-streams-after", type=float, default=10.0, metavar="SECONDS",
+                   help="over HTTP, a call still running after SECONDS (waiting for "
+                   "approval, say) closes its stream; the client resumes it (default 10)")
 
 
 def _add_options(p: argparse.ArgumentParser) -> None:
@@ -66,7 +69,8 @@ async def run(kernel: Any, args: argparse.Namespace) -> int:
         from ._serve import serve
 
         return await serve(kernel, http=args.http, host=args.host, port=args.port,
-                           questions=args.questions_per_minute)
+                           questions=args.questions_per_minute,
+                           close_streams_after=args.close_streams_after)
     if action == "list":
         return _list(bridge, args.json)
     if action == "add":

@@ -27,6 +27,14 @@ that its calls are refused at once, not queued), and at a question the user may 
 ``deny_all``; its later calls as ``refused_call``). A client's name (its
 ``clientInfo``) is shown printable: it cannot drive the terminal.
 
+A client may set a log level (``logging/setLevel``, protocol 2025-11-25 and before):
+each refusal is then also sent to it as a ``warning`` log message.
+
+Over HTTP, a call still running after ``close_streams_after`` seconds (one waiting
+for its approval, say) closes its SSE stream, and a 2025-11-25 client resumes it
+with ``Last-Event-ID`` (SEP-1699; see `adjutant_mcp._http`): no connection is held
+open for as long as its user takes to decide.
+
 Over HTTP, loopback is not a boundary (every local user and process can connect), so
 each request must carry ``Authorization: Bearer <token>``, the token in
 ``$ADJUTANT_HOME/mcp/serve-token`` (made once, readable by its owner only).
@@ -41,8 +49,8 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LOG_UNWRITABLE", "QUESTIONS", "WINDOW_S", "build_server", "serve",
-           "serve_token"]
+__all__ = ["CLOSE_STREAMS_AFTER_S", "LOG_UNWRITABLE", "QUESTIONS", "WINDOW_S",
+           "build_server", "serve", "serve_token"]
 
 #: JSON-RPC error code of a call refused because the action log cannot be written (a
 #: full disk): nothing ran, or (``data.ran``) it ran and its result may be unlogged.
@@ -50,6 +58,12 @@ LOG_UNWRITABLE = -32051
 #: At most this many approval questions from one client session per `WINDOW_S` seconds.
 QUESTIONS = 10
 WINDOW_S = 60.0
+#: Over HTTP, a call still running after this many seconds closes its SSE stream
+#: (the client resumes it): see `build_server`.
+CLOSE_STREAMS_AFTER_S = 10.0
+#: ``logging/setLevel`` levels, least severe first (RFC 5424's, as MCP names them).
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert",
+              "emergency")
 
 
 def exposed(copilot: Any) -> dict[str, Any]:
@@ -59,16 +73,24 @@ def exposed(copilot: Any) -> dict[str, Any]:
 
 
 def build_server(kernel: Any, copilot: Any, *, questions: int = QUESTIONS,
-                 one_client: bool = False) -> Any:
+                 one_client: bool = False,
+                 close_streams_after: float = CLOSE_STREAMS_AFTER_S) -> Any:
     """A low-level MCP server over the kernel's tools.
 
     :param questions: approval questions one client session may cause per `WINDOW_S`.
     :param one_client: every call comes from the same client (stdio: the process at
-        the other end of the pipe, whatever names its requests give)."""
-    from mcp import MCPError
+        the other end of the pipe, whatever names its requests give).
+    :param close_streams_after: over resumable HTTP, a call still running after this
+        many seconds closes its SSE stream; the client resumes it with
+        ``Last-Event-ID`` and gets the result there."""
+    import warnings
+
+    import anyio
+    from mcp import MCPDeprecationWarning, MCPError
     from mcp.server import Server
     from mcp.types import (
         CallToolResult,
+        EmptyResult,
         ListToolsResult,
         TextContent,
         Tool,
@@ -80,13 +102,18 @@ def build_server(kernel: Any, copilot: Any, *, questions: int = QUESTIONS,
     from adjutant_hookspecs import ToolCall
 
     clients: dict[str, Requester] = {}
+    #: the log level each client session asked for (``logging/setLevel``)
+    log_levels: dict[str, str] = {}
+
+    def session_key(ctx: Any) -> str:
+        return "stdio" if one_client else (_session_id(ctx) or f"name:{_client_name(ctx)}")
 
     def requester_of(ctx: Any) -> Requester:
         """The client session's `Requester`, made on its first call. A session is the
         stdio pipe, else the HTTP session (``Mcp-Session-Id``), else (stateless HTTP,
         where each request stands alone) the client's name."""
         name = _client_name(ctx)
-        key = "stdio" if one_client else (_session_id(ctx) or f"name:{name}")
+        key = session_key(ctx)
         if key in clients:
             return clients[key]
 
@@ -109,12 +136,36 @@ def build_server(kernel: Any, copilot: Any, *, questions: int = QUESTIONS,
                                             open_world_hint=d.safety.network)))
         return ListToolsResult(tools=tools)
 
-    def refusal(text: str, **meta: Any) -> Any:
+    async def set_level(ctx: Any, params: Any) -> Any:
+        log_levels[session_key(ctx)] = params.level
+        return EmptyResult()
+
+    async def refusal(ctx: Any, text: str, **meta: Any) -> Any:
+        wanted = log_levels.get(session_key(ctx))
+        if wanted is not None and LOG_LEVELS.index(wanted) <= LOG_LEVELS.index("warning"):
+            with warnings.catch_warnings():  # deprecated from protocol 2026-07-28 on
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await ctx.session.send_log_message("warning", text, logger="adjutant",
+                                                   related_request_id=ctx.request_id)
         return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True,
                               _meta={"adjutant/refused": True, **{
                                   f"adjutant/{k}": v for k, v in meta.items() if v}})
 
     async def call_tool(ctx: Any, params: Any) -> Any:
+        close = getattr(ctx, "close_sse_stream", None)  # set for resumable HTTP streams
+        if close is None:
+            return await run_call(ctx, params)
+        async with anyio.create_task_group() as tg:
+            async def close_later() -> None:
+                await anyio.sleep(close_streams_after)
+                await close()
+            tg.start_soon(close_later)
+            try:
+                return await run_call(ctx, params)
+            finally:
+                tg.cancel_scope.cancel()
+
+    async def run_call(ctx: Any, params: Any) -> Any:
         if params.name not in kernel.tools or params.name.startswith("mcp."):
             raise MCPError(INVALID_PARAMS, f"Adjutant has no tool {params.name!r}")
         # a tool outside the profile's allow-list is refused (and logged) by the pipeline
@@ -124,7 +175,7 @@ def build_server(kernel: Any, copilot: Any, *, questions: int = QUESTIONS,
             why = f"the user denied everything from {who.name} for this session"
             await copilot.log.record("refused_call", caller=f"mcp:{client}", tool=params.name,
                                      args=dict(params.arguments or {}), why=why)
-            return refusal(f"{params.name} was not run: {why}")
+            return await refusal(ctx, f"{params.name} was not run: {why}")
         call = ToolCall(tool=params.name, args=dict(params.arguments or {}),
                         explain=f"asked for by the MCP client {client}")
         # another program asking is not the user being here (execute-auto still expires)
@@ -142,11 +193,11 @@ def build_server(kernel: Any, copilot: Any, *, questions: int = QUESTIONS,
             why = outcome.error or (
                 f"Adjutant is {mode}: steps are proposed, never run "
                 "(`adjutant mode execute-with-confirmation` lets them run)")
-            return refusal(f"{params.name} was not run: {why}", run_id=outcome.run_id,
-                           mode=mode)
+            return await refusal(ctx, f"{params.name} was not run: {why}",
+                                 run_id=outcome.run_id, mode=mode)
         if result.status == "denied":
-            return refusal(f"{params.name} was not run: {result.stderr}",
-                           run_id=outcome.run_id)
+            return await refusal(ctx, f"{params.name} was not run: {result.stderr}",
+                                 run_id=outcome.run_id)
         if result.status != "ok":
             return CallToolResult(content=[TextContent(
                 type="text", text=result.stderr or result.status)], is_error=True)
@@ -155,10 +206,13 @@ def build_server(kernel: Any, copilot: Any, *, questions: int = QUESTIONS,
 
     from importlib.metadata import version
 
-    return Server("adjutant", version=version("adjutant-mcp"),
-                  instructions="Adjutant's tools. Every call goes through Adjutant's safety "
-                  "pipeline: writes need its user's approval.",
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+    with warnings.catch_warnings():  # logging: deprecated from protocol 2026-07-28 on,
+        warnings.simplefilter("ignore", MCPDeprecationWarning)  # still in 2025-11-25
+        return Server("adjutant", version=version("adjutant-mcp"),
+                      instructions="Adjutant's tools. Every call goes through Adjutant's "
+                      "safety pipeline: writes need its user's approval.",
+                      on_list_tools=list_tools, on_call_tool=call_tool,
+                      on_set_logging_level=set_level)
 
 
 def _session_id(ctx: Any) -> str | None:
@@ -231,19 +285,23 @@ def require_token(app: Any, token: str) -> Any:
 
 
 async def serve(kernel: Any, *, http: bool, host: str, port: int, path: str = "/mcp",
-                questions: int = QUESTIONS) -> int:
+                questions: int = QUESTIONS,
+                close_streams_after: float = CLOSE_STREAMS_AFTER_S) -> int:
     import sys
 
     from adjutant import Copilot, TerminalApprover
 
     if questions < 1:
         raise ValueError("--questions-per-minute must be at least 1")
+    if not close_streams_after > 0:
+        raise ValueError("--close-streams-after must be more than 0 seconds")
     tty = open_tty()
     approver = TerminalApprover(tty is not None, tty=tty, unanswered=(
         "this `adjutant mcp serve` has no terminal to ask on; start it from a terminal "
         "to approve there"))
     copilot = Copilot(kernel, approver=approver)
-    server = build_server(kernel, copilot, questions=questions, one_client=not http)
+    server = build_server(kernel, copilot, questions=questions, one_client=not http,
+                          close_streams_after=close_streams_after)
     mode = await copilot.mode()
     who = "on this terminal" if tty else "nowhere (no terminal): steps that need it are refused"
     print(f"adjutant mcp serve: {len(exposed(copilot))} tools, mode {mode}; approvals {who}",
@@ -262,8 +320,9 @@ async def serve(kernel: Any, *, http: bool, host: str, port: int, path: str = "/
                 raise RuntimeError("serving over HTTP needs the asyncio backend (uvicorn): "
                                    "unset ADJUTANT_ASYNC_BACKEND, or serve over stdio") from None
             token_file = serve_token(Path(kernel.home))
-            app = require_token(server.streamable_http_app(streamable_http_path=path,
-                                                           host=host),
+            from ._http import http_app
+
+            app = require_token(http_app(server, path=path),
                                 token_file.read_text(encoding="utf-8").strip())
             config = uvicorn.Config(app, host=host, port=port, log_level="warning")
             print(f"adjutant mcp serve: clients send 'Authorization: Bearer <token>', the "
