@@ -183,3 +183,33 @@ async def test_works_at_400_px_and_esc_stops(browser: Any, dock: Dock) -> None:
     await page.keyboard.press("Escape")
     await page.wait_for_selector("#messages .msg.error:has-text('cancelled')")
     assert await page.is_disabled("#stop")
+
+
+async def test_a_historical_session_rehydrates_after_a_restart(browser: Any,
+                                                               tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    async with start_dock(home=home, plugins=(adjutant_lmdb,)) as first:
+        first.provider.queue(plan(WRITE))
+        page = await open_page(browser, first)
+        await ask(page, "write hello to b.txt")
+        await page.wait_for_selector("#question:not([hidden])")
+        await page.click("#grant")
+        await page.wait_for_selector("#messages .msg.assistant:has-text('Done.')")
+        await first.server.hub.drained()
+        await page.close()
+    async with start_dock(home=home, plugins=(adjutant_lmdb,)) as second:
+        page = await open_page(browser, second)
+        await page.keyboard.press("Alt+5")
+        row = await page.wait_for_selector("#sessions li:has-text('write hello to b.txt')")
+        assert "interrupted" in await row.inner_text()  # the first segment's status
+        await page.click("#sessions li:has-text('write hello to b.txt') button:text('Load')")
+        await page.wait_for_selector("#historical:not([hidden])")
+        await page.wait_for_selector("#messages .msg.user:has-text('write hello to b.txt')")
+        await page.wait_for_selector("#messages .msg.tool pre.result:has-text('ok')")
+        await page.wait_for_selector("#messages .msg.assistant:has-text('Done.')")
+        assert await page.is_hidden("#ask")  # read-only
+        assert await page.is_hidden("#question")  # no live approval buttons
+        await page.screenshot(path=str(SHOTS / "dock-history.png"), full_page=True)
+        await page.click("#back-live")
+        await page.wait_for_selector("#ask:not([hidden])")
+        assert page.errors == []

@@ -58,6 +58,8 @@ async def test_a_read_streams_in_order_and_ends_exactly_once(dock: Dock) -> None
     # the text streamed token by token is the model's reply
     text = "".join(e["data"]["delta"] for e in envs if e["event"] == "text_delta")
     assert '"notes.read"' in text
+    await dock.server.hub.drained()
+    assert list(dock.server.hub.segments) == [body["runId"]]  # no stray run after it
 
 
 async def test_an_open_question_is_sent_again_on_reconnect(dock: Dock) -> None:

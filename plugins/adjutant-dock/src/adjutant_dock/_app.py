@@ -7,7 +7,9 @@
   gone: one ``restart_required`` envelope with a snapshot to load.
 - ``POST /api/copilot/runs/{runId}/stop``; ``GET /api/state``; ``POST /api/mode``;
   ``GET /api/log``; ``GET /api/log/verify``; ``GET /api/settings``;
-  ``POST /api/settings/check``; ``POST /api/preset``.
+  ``POST /api/settings/check``; ``POST /api/preset``; ``GET /api/sessions``,
+  ``GET /api/sessions/{threadId}`` (a stored session, to rehydrate),
+  ``POST /api/sessions/{runId}/pin``.
 """
 
 from __future__ import annotations
@@ -238,6 +240,27 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
         await copilot.use_preset(profile)
         return JSONResponse(await state_of())
 
+    async def sessions(request: Request) -> Response:
+        history = hub.history
+        return JSONResponse({"available": history.available, "sessions":
+                             await history.index(), "quarantined": history.quarantined})
+
+    async def session(request: Request) -> Response:
+        thread_id = request.path_params["thread_id"]
+        if not ID.match(thread_id):
+            return _error(400, "not a thread id")
+        runs = await hub.history.load(thread_id)
+        if not runs:
+            return _error(404, f"no stored session {thread_id!r}")
+        return JSONResponse({"threadId": thread_id, "historical": True, "runs": runs})
+
+    async def pin(request: Request) -> Response:
+        body = await _json(request)
+        pinned = bool(body.get("pinned", True)) if isinstance(body, dict) else True
+        if not await hub.history.pin(request.path_params["run_id"], pinned):
+            return _error(404, "no such run in the history")
+        return JSONResponse({"pinned": pinned})
+
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={
             "Cache-Control": "no-store", "Content-Security-Policy":
@@ -257,6 +280,9 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
         Route("/api/settings", settings),
         Route("/api/settings/check", check_settings, methods=["POST"]),
         Route("/api/preset", preset, methods=["POST"]),
+        Route("/api/sessions", sessions),
+        Route("/api/sessions/{thread_id}", session),
+        Route("/api/sessions/{run_id}/pin", pin, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes)

@@ -28,6 +28,7 @@ import attrs
 from adjutant import Approver, PlanPacket, StepDecision, StepPacket, to_ag_ui
 from adjutant_hookspecs import RunStarted
 
+from ._history import History
 from ._wire import envelope
 
 __all__ = ["DockApprover", "Hub", "Refused", "Segment"]
@@ -52,9 +53,13 @@ class Segment:
     """One AG-UI run: its envelopes in order, a bounded replay window, one terminal."""
 
     def __init__(self, run_id: str, thread_id: str, client_session: str, job: Job,
-                 window: int, parent: str | None = None) -> None:
+                 window: int, parent: str | None = None,
+                 on_end: Callable[[Segment], None] | None = None) -> None:
         self.run_id, self.thread_id, self.client_session = run_id, thread_id, client_session
         self.job, self.window, self.parent = job, window, parent
+        self.on_end = on_end
+        self.saved = 0  # envelopes already written to the history
+        self.chunks = 0
         self.events: collections.deque[dict[str, Any]] = collections.deque()
         self.next_seq = 1
         self.done = False
@@ -79,6 +84,9 @@ class Segment:
         self.done = data["type"] in TERMINAL
         self._changed.set()
         self._changed = anyio.Event()
+        if self.on_end is not None and (self.done or self.next_seq - 1 - self.saved
+                                        >= self.window // 2):
+            self.on_end(self)  # written before the window forgets them
         return env
 
     def after(self, seq: int) -> list[dict[str, Any]] | None:
@@ -116,6 +124,8 @@ class Job:
     state: Literal["queued", "running", "done"] = "queued"
     requested: dict[str, Any] | None = None
     pending: Pending | None = None
+    #: the operator's run ended (its RUN_FINISHED or RUN_ERROR was passed on)
+    ended: bool = False
 
 
 def digest_of(packet: StepPacket | PlanPacket) -> str:
@@ -173,15 +183,88 @@ class Hub:
         self._queued = anyio.Event()
         self._finished = anyio.Event()
         self._tg: Any = None
+        kvs = [obj for key, obj in kernel.stores.items() if key.startswith("kv:")]
+        durable = [obj for obj in kvs if obj.name != "memory"]
+        self.history = History((durable or kvs or [None])[0])
+        self._writing = False
+        self._wrote = anyio.Event()
+        self._writes_in, self._writes = anyio.create_memory_object_stream[Any](
+            max_buffer_size=float("inf"))
 
     # -- lifecycle -----------------------------------------------------------------------
 
     async def serve(self) -> None:
         """Pump bus events into runs and run queued jobs, until cancelled."""
-        async with anyio.create_task_group() as tg:
-            self._tg = tg
-            tg.start_soon(self._pump)
-            tg.start_soon(self._worker)
+        try:
+            async with anyio.create_task_group() as tg:
+                self._tg = tg
+                tg.start_soon(self._pump)
+                tg.start_soon(self._worker)
+                tg.start_soon(self._writer)
+        finally:  # history still queued is written before the dock goes
+            self._writes_in.close()
+            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                while True:
+                    try:
+                        write = self._writes.receive_nowait()
+                    except (anyio.WouldBlock, anyio.EndOfStream):
+                        break
+                    await write()
+            self._writes.close()
+
+    async def _writer(self) -> None:
+        """History writes, in the order they were asked for. History is not the action
+        log: a write that fails is reported and the dock goes on."""
+        from adjutant import get_logger
+
+        async for write in self._writes:
+            self._writing = True
+            try:
+                await write()
+            except Exception as exc:  # a full disk: the runs go on, unrecorded here
+                get_logger(plugin="dock").warning("history not written", error=str(exc))
+            finally:
+                self._writing = False
+                self._wrote.set()
+                self._wrote = anyio.Event()
+
+    async def written(self) -> None:
+        """Wait until the history holds everything queued for it so far."""
+        while self._writing or self._writes.statistics().current_buffer_used:
+            await self._wrote.wait()
+
+    def _save_start(self, segment: Segment, run_input: dict[str, Any] | None) -> None:
+        meta = {"threadId": segment.thread_id, "runId": segment.run_id,
+                "parentRunId": segment.parent, "clientSessionId": segment.client_session,
+                "prompt": segment.job.prompt[:500] if segment.parent is None else "",
+                "startedAt": segment.events[0]["timestamp"]}
+        snapshot = dict(self.copilot.state())
+        self._writes_in.send_nowait(lambda: self.history.started(meta, snapshot))
+
+    def _save_end(self, segment: Segment) -> None:
+        """Write the envelopes not yet written; at the end, the run's outcome too."""
+        fresh = segment.next_seq - 1 - segment.saved
+        events = list(segment.events)[-fresh:] if fresh else []
+        segment.saved += fresh
+        chunk, segment.chunks = segment.chunks, segment.chunks + 1
+        if not segment.done:
+            self._writes_in.send_nowait(lambda: self.history.append(
+                segment.thread_id, segment.run_id, events, chunk))
+            return
+        final = events[-1]["data"] if events else {}
+        if final.get("type") != "RUN_FINISHED":
+            status = f"error: {final.get('code') or final.get('message', '')}"
+        elif (final.get("outcome") or {}).get("type") == "interrupt":
+            status = "interrupted"
+        else:
+            status = (final.get("result") or {}).get("status") or "finished"
+        ended = events[-1]["timestamp"] if events else ""
+
+        async def write() -> None:
+            await self.history.append(segment.thread_id, segment.run_id, events, chunk)
+            await self.history.ended(segment.thread_id, segment.run_id, status, ended)
+
+        self._writes_in.send_nowait(write)
 
     async def _pump(self) -> None:
         while batch := await self._sub.next_batch():
@@ -213,6 +296,7 @@ class Hub:
         if kind == "RUN_STARTED":
             return
         segment = self._open_segment(job)
+        job.ended = kind in TERMINAL
         if kind == "RUN_FINISHED":
             segment.emit({"type": "RUN_FINISHED", "threadId": segment.thread_id,
                           "runId": segment.run_id, "result": data.get("result"),
@@ -231,7 +315,7 @@ class Hub:
         if not job.segment.done:
             return job.segment
         segment = self._segment(uuid.uuid4().hex, job, parent=job.segment.run_id)
-        segment.emit(self._started(segment, None))
+        self._begin(segment, None)
         return segment
 
     async def _worker(self) -> None:
@@ -248,9 +332,9 @@ class Hub:
             except Exception as exc:  # the log unwritable, a bug: the run says so
                 error = f"{type(exc).__name__}: {exc}"
             await self._caught_up()
-            segment = self._open_segment(job) if job.segment.done else job.segment
-            if not segment.done:
-                segment.emit({"type": "RUN_ERROR", "message": error, "code": "dock"})
+            if not job.ended:  # it failed before it could say so itself
+                self._open_segment(job).emit({"type": "RUN_ERROR", "message": error,
+                                              "code": "dock"})
             job.state, self.active = "done", None
             if job.op_run is not None:
                 self._by_op.pop(job.op_run, None)
@@ -272,7 +356,8 @@ class Hub:
     def _segment(self, run_id: str, job: Job, parent: str | None = None) -> Segment:
         if run_id in self.segments:
             raise Refused(409, f"run {run_id} exists already: each run needs a new runId")
-        segment = Segment(run_id, job.thread_id, job.client_session, job, self.window, parent)
+        segment = Segment(run_id, job.thread_id, job.client_session, job, self.window, parent,
+                          on_end=self._save_end)
         job.segment = segment
         self.segments[run_id] = segment
         while len(self.segments) > self.retain:
@@ -281,6 +366,11 @@ class Hub:
                 break
             self.segments.popitem(last=False)
         return segment
+
+    def _begin(self, segment: Segment, run_input: dict[str, Any] | None) -> None:
+        """The run's RUN_STARTED, and its history record."""
+        segment.emit(self._started(segment, run_input))
+        self._save_start(segment, run_input)
 
     @staticmethod
     def _started(segment: Segment, given: dict[str, Any] | None) -> dict[str, Any]:
@@ -297,7 +387,7 @@ class Hub:
         """Queue a request; its run starts streaming at once (queued, then live)."""
         job = Job(uuid.uuid4().hex, run_input["threadId"], client_session, prompt)
         segment = self._segment(run_input["runId"], job)
-        segment.emit(self._started(segment, run_input))
+        self._begin(segment, run_input)
         self.queue.append(job)
         if self.active is not None or len(self.queue) > 1:
             segment.emit({"type": "CUSTOM", "name": "adjutant.dock.queued",
@@ -360,7 +450,7 @@ class Hub:
             answer["args"] = payload["args"]
         segment = self._segment(run_input["runId"], job, parent=job.segment.run_id)
         segment.client_session = client_session
-        segment.emit(self._started(segment, run_input))
+        self._begin(segment, run_input)
         # durable before the operator acts on it, whatever the operator logs after
         await self.copilot.log.record(
             "dock_answer", job.op_run, interrupt=entry["interruptId"], scope=pending.scope,

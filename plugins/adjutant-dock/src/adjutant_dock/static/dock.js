@@ -109,7 +109,12 @@ function apply(env) {
   dock.lastSeq[env.runId] = env.seq;
   const d = env.data;
   switch (d.type) {
-    case "RUN_STARTED": dock.run = env.runId; setBusy(true); setStatus("Working…"); break;
+    case "RUN_STARTED":
+      if (dock.historical) {
+        const said = ((d.input || {}).messages || []).filter((m) => m.role === "user").pop();
+        if (said && typeof said.content === "string") addMessage("user", said.content, "you");
+      } else { dock.run = env.runId; setBusy(true); setStatus("Working…"); }
+      break;
     case "TEXT_MESSAGE_START": modelStart(d.messageId); break;
     case "TEXT_MESSAGE_CONTENT": modelDelta(d.messageId, d.delta); break;
     case "TEXT_MESSAGE_END": modelEnd(d.messageId); break;
@@ -208,7 +213,7 @@ function finished(env, d) {
     proposed: "Proposed only (the mode is Propose): see the plan.", ignored: `Ignored: ${r.text || "the mode"}` };
   if (!r.text && said[r.status]) addMessage("assistant", said[r.status], `adjutant · ${r.status}`);
   else if (r.status && r.status !== "answered") setStatus(`Run ended: ${r.status}`);
-  refreshLog();
+  if (!dock.historical) refreshLog();
 }
 
 function setStatus(text) { $("#status").textContent = text; }
@@ -267,6 +272,7 @@ function renderPlan(content) {
 }
 
 function showQuestion(interrupt, runId) {
+  if (dock.historical) { addMessage("tool", `${interrupt.message} (asked)`, "approval asked"); return; }
   dock.question = { interrupt, runId };
   const box = $("#question");
   box.replaceChildren();
@@ -414,6 +420,86 @@ async function checkProfile() {
   for (const p of data.problems) errors.append(el("li", { text: p }));
 }
 
+// -- session history -------------------------------------------------------------------
+
+async function loadSessions() {
+  const data = await api("/api/sessions");
+  $("#history-note").textContent = data.available
+    ? `${data.sessions.length} stored runs${data.quarantined.length ? `; ${data.quarantined.length} unreadable record(s) set aside: ${data.quarantined.map((q) => q.error).join("; ")}` : ""}.`
+    : "No store is installed: runs are not kept.";
+  const list = $("#sessions");
+  list.replaceChildren();
+  dock.compare = [];
+  for (const s of data.sessions.filter((x) => !x.parentRunId)) {
+    const pick = el("input", { type: "checkbox", "aria-label": `compare ${s.prompt}` });
+    pick.addEventListener("change", () => compare(s, pick.checked));
+    list.append(el("li", { "data-thread": s.threadId },
+      el("span", { class: "pin", text: s.pinned ? "📌 pinned" : "" }),
+      el("span", { class: "prompt", text: s.prompt || "(no prompt)" }),
+      el("span", { class: "muted", text: `${s.status} · ${s.startedAt}` }),
+      el("button", { type: "button", text: "Load", onclick: () => loadSession(s.threadId) }),
+      el("button", { type: "button", text: s.pinned ? "Unpin" : "Pin", onclick: () => pin(s.runId, !s.pinned) }),
+      el("label", {}, pick, " compare")));
+  }
+  if (!list.children.length) list.append(el("li", { class: "muted", text: "No stored sessions yet." }));
+}
+
+async function pin(runId, pinned) {
+  await api(`/api/sessions/${runId}/pin`, { pinned });
+  await loadSessions();
+}
+
+async function compare(entry, on) {
+  dock.compare = dock.compare.filter((e) => e.runId !== entry.runId);
+  if (on) dock.compare.push(entry);
+  const box = $("#compare");
+  if (dock.compare.length < 2) { box.hidden = true; return; }
+  const [a, b] = dock.compare.slice(-2);
+  const tools = async (e) => {
+    const data = await api(`/api/sessions/${e.threadId}`);
+    const names = [];
+    for (const run of data.runs) for (const env of run.events) if (env.data.type === "TOOL_CALL_START") names.push(env.data.toolCallName);
+    return names.join(", ") || "none";
+  };
+  const rows = [["Prompt", a.prompt, b.prompt], ["Status", a.status, b.status],
+    ["Started", a.startedAt, b.startedAt], ["Ended", a.endedAt || "", b.endedAt || ""],
+    ["Tools run", await tools(a), await tools(b)]];
+  box.replaceChildren(el("table", {}, ...rows.map(([k, x, y]) => el("tr", {}, el("th", { text: k }), el("td", { text: x || "" }), el("td", { text: y || "" })))));
+  box.hidden = false;
+}
+
+// Rebuild the chat from a stored session: each run's snapshot, then its events in
+// order, through the same code as the live stream, marked historical.
+async function loadSession(threadId) {
+  const data = await api(`/api/sessions/${threadId}`);
+  dock.live_ = { lastSeq: dock.lastSeq, state: dock.state };
+  dock.lastSeq = {};
+  dock.historical = threadId;
+  $("#messages").replaceChildren();
+  $("#historical-name").textContent = `(${threadId}, ${data.runs.length} run(s))`;
+  $("#historical").hidden = false;
+  $("#ask").hidden = true;
+  $(".quick").hidden = true;
+  for (const run of data.runs) {
+    if (run.snapshot) { dock.state = { ...dock.state, ...run.snapshot }; }
+    for (const env of run.events) apply(env);
+    if (run.incomplete) addMessage("error", "Part of this run could not be read (set aside).", "history");
+  }
+  setBusy(false);
+  setStatus("");
+  showTab("chat");
+}
+
+async function backToLive() {
+  dock.historical = null;
+  if (dock.live_) { dock.lastSeq = dock.live_.lastSeq; }
+  $("#messages").replaceChildren();
+  $("#historical").hidden = true;
+  $("#ask").hidden = false;
+  $(".quick").hidden = false;
+  await loadState();
+}
+
 // -- tabs, keyboard, palette -----------------------------------------------------------
 
 function showTab(name) {
@@ -421,6 +507,7 @@ function showTab(name) {
   for (const s of document.querySelectorAll("main > section")) s.hidden = s.id !== `tab-${name}`;
   if (name === "log") refreshLog();
   if (name === "settings") loadSettings().catch((err) => setStatus(err.message));
+  if (name === "history") loadSessions().catch((err) => setStatus(err.message));
 }
 
 const COMMANDS = [
@@ -429,7 +516,7 @@ const COMMANDS = [
   ["Mode: Auto", () => setMode("auto")], ["Stop", () => stop()],
   ["Show chat", () => showTab("chat")], ["Show plan & permissions", () => showTab("plan")],
   ["Show action log", () => showTab("log")], ["Verify the action log", () => { showTab("log"); verifyLog(); }],
-  ["Show settings", () => showTab("settings")],
+  ["Show settings", () => showTab("settings")], ["Show session history", () => showTab("history")],
   ["Summarize current folder", () => send("Summarize current folder")],
 ];
 
@@ -462,7 +549,7 @@ function openPalette() {
 document.addEventListener("keydown", (e) => {
   if (e.key === "Escape" && !$("#palette").open && (dock.run || dock.question)) { e.preventDefault(); stop(); }
   if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k") { e.preventDefault(); openPalette(); }
-  if (e.altKey && ["1", "2", "3", "4"].includes(e.key)) { e.preventDefault(); showTab(["chat", "plan", "log", "settings"][Number(e.key) - 1]); }
+  if (e.altKey && ["1", "2", "3", "4", "5"].includes(e.key)) { e.preventDefault(); showTab(["chat", "plan", "log", "settings", "history"][Number(e.key) - 1]); }
 });
 
 function init() {
@@ -476,6 +563,7 @@ function init() {
   $("#log-verify").addEventListener("click", verifyLog);
   $("#log-filter").addEventListener("input", renderLog);
   $("#profile-check").addEventListener("click", checkProfile);
+  $("#back-live").addEventListener("click", backToLive);
   loadState().catch((err) => setStatus(`Could not load the state: ${err.message}`));
   $("#prompt").focus();
 }
