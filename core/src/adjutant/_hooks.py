@@ -41,7 +41,7 @@ __all__ = ["NO_WRAPPERS", "HookCall", "culprit", "describe", "guard", "refused_w
 NO_WRAPPERS = frozenset({
     "register_providers", "register_tools", "register_context_providers",
     "register_policies", "register_stores", "register_frontends", "register_commands",
-    "register_checks", "register_events", "startup", "shutdown",
+    "register_checks", "register_events", "register_speech_engines", "startup", "shutdown",
 })
 
 

@@ -27,6 +27,7 @@ from adjutant_hookspecs import (
     Frontend,
     Policy,
     Provider,
+    SpeechEngine,
     Tool,
     ToolCall,
     ToolDeclaration,
@@ -104,6 +105,7 @@ class Kernel:
         self.commands: Registry[Command] = Registry("command")
         self.checks: Registry[Check] = Registry("check")
         self.events: Registry[type[Event]] = Registry("event")
+        self.speech_engines: Registry[SpeechEngine] = Registry("speech engine")
         self._event_classes: set[type[Event]] = set()
         self.bus = EventBus(capacity=bus_capacity, declared=self._event_classes)
 
@@ -432,7 +434,7 @@ class Kernel:
             except Exception as exc:
                 log.error("plugin shutdown failed", plugin=name, error=_describe(exc))
         self._started.clear()
-        for registry in (self.providers, self.stores):
+        for registry in (self.providers, self.stores, self.speech_engines):
             for key, obj in registry.items():
                 try:
                     await obj.aclose()

@@ -30,6 +30,7 @@ from adjutant_hookspecs import (
     LogStore,
     Policy,
     Provider,
+    SpeechEngine,
     ToolDeclaration,
     convert,
     event_name,
@@ -330,6 +331,15 @@ def _validate_event(obj: Any) -> str:
     return name
 
 
+def _validate_speech_engine(obj: Any) -> str:
+    name = _named(obj)
+    if not isinstance(obj, SpeechEngine):
+        raise RegistrationError(f"speech engine {name!r} lacks synthesize(), voices() or "
+                                "aclose()")
+    _need_async(obj, "synthesize", "voices", "aclose")
+    return name
+
+
 #: kind → (registration hook, validator returning the registry key)
 KINDS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "providers": ("register_providers", _validate_provider),
@@ -341,6 +351,7 @@ KINDS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "commands": ("register_commands", _validate_command),
     "checks": ("register_checks", _validate_check),
     "events": ("register_events", _validate_event),
+    "speech_engines": ("register_speech_engines", _validate_speech_engine),
 }
 
 

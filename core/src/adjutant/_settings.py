@@ -19,8 +19,8 @@ from typing import Any, Literal, get_args, get_origin
 import attrs
 from attrs import validators as v
 
-__all__ = ["ModelPreset", "Profile", "ProfileError", "list_profiles", "load_profile",
-           "parse_profile", "profile_path"]
+__all__ = ["ModelPreset", "Profile", "ProfileError", "SpeechPreset", "list_profiles",
+           "load_profile", "parse_profile", "profile_path"]
 
 Verbosity = Literal["quiet", "normal", "verbose", "debug"]
 PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -62,6 +62,24 @@ class ModelPreset:
         default=None, validator=v.optional([v.gt(0), v.le(10_000_000)]))
 
 
+@attrs.frozen
+class SpeechPreset:
+    """How answers are spoken (by the ``adjutant-tts`` plugin, when installed)."""
+
+    #: A registered speech engine by name; ``auto``: the embedded voice, else espeak-ng.
+    engine: str = "auto"
+    #: The engine's voice (None: its default); ``model`` for servers with several.
+    voice: str | None = None
+    model: str | None = None
+    speed: float = attrs.field(default=1.0, validator=[v.ge(0.25), v.le(4.0)])
+    #: Auto-speech says answers up to this many characters; longer ones stay on screen.
+    max_auto_chars: int = attrs.field(default=400, validator=[v.ge(0), v.le(100_000)])
+    #: Say the summary of a finished plan too.
+    plan_summary: bool = True
+    #: A new answer while one is being said: ``interrupt`` it or ``queue`` behind it.
+    overlap: Literal["interrupt", "queue"] = "interrupt"
+
+
 def _bad_tool_globs(value: Any) -> list[tuple[int, str]]:
     """``(index, reason)`` for each entry of a ``tools`` list that is no tool glob."""
     return [(index, f"{entry!r} is not a tool name or glob (lower-case letters, digits, "
@@ -98,7 +116,9 @@ class Profile:
     path_cages: tuple[str, ...] = ("{workspace}", "{scratch}")
     #: Context providers switched on (True) or off (False) by name; unlisted ones are on.
     context_providers: dict[str, bool] = attrs.field(factory=dict)
-    auto_speech: bool = False
+    #: Speak short answers and plan summaries aloud (``speech`` says how); False: never.
+    auto_speech: bool = True
+    speech: SpeechPreset = SpeechPreset()
     verbosity: Verbosity = "normal"
     token_budget: int = attrs.field(default=4096, validator=[v.gt(0), v.le(10_000_000)])
     #: How many tools the planner offers per request, the most relevant first (0: every

@@ -29,6 +29,7 @@ from ._contracts import (
 from ._events import (
     AG_UI_EVENTS,
     CONSENT_EVENTS,
+    SPEECH_EVENTS,
     ActivityDelta,
     ActivitySnapshot,
     ApprovalDecided,
@@ -53,6 +54,9 @@ from ._events import (
     RunError,
     RunFinished,
     RunStarted,
+    SpeechProgress,
+    SpeechStarted,
+    SpeechStopped,
     StateDelta,
     StateSnapshot,
     StepDenied,
@@ -98,6 +102,7 @@ from ._protocols import (
 )
 from ._roles import MAX_ROLE_VALUES, RoleProblem, RoleValue, role_values
 from ._specs import AdjutantSpec
+from ._speech import AudioChunk, SpeechEngine, SpeechError, SpeechRequest, VoiceInfo
 
 __version__ = "0.1.0"
 
@@ -107,11 +112,13 @@ __all__ = [
     "CONSENT_EVENTS",
     "MAX_ROLE_VALUES",
     "PROJECT_NAME",
+    "SPEECH_EVENTS",
     "ActivityDelta",
     "ActivitySnapshot",
     "AdjutantSpec",
     "ApprovalDecided",
     "ApprovalRequested",
+    "AudioChunk",
     "BusGap",
     "Check",
     "CheckResult",
@@ -156,6 +163,12 @@ __all__ = [
     "RunError",
     "RunFinished",
     "RunStarted",
+    "SpeechEngine",
+    "SpeechError",
+    "SpeechProgress",
+    "SpeechRequest",
+    "SpeechStarted",
+    "SpeechStopped",
     "StateDelta",
     "StateSnapshot",
     "StepDenied",
@@ -180,6 +193,7 @@ __all__ = [
     "ToolSafety",
     "Usage",
     "Verdict",
+    "VoiceInfo",
     "convert",
     "decode",
     "encode",

@@ -20,6 +20,7 @@ import msgspec
 __all__ = [
     "AG_UI_EVENTS",
     "CONSENT_EVENTS",
+    "SPEECH_EVENTS",
     "ActivityDelta",
     "ActivitySnapshot",
     "ApprovalDecided",
@@ -44,6 +45,9 @@ __all__ = [
     "RunError",
     "RunFinished",
     "RunStarted",
+    "SpeechProgress",
+    "SpeechStarted",
+    "SpeechStopped",
     "StateDelta",
     "StateSnapshot",
     "StepDenied",
@@ -390,6 +394,51 @@ class StepDenied(CustomEvent, frozen=True, omit_defaults=True, tag="adjutant.ste
     by: Literal["policy", "user", "nobody"]
     reason: str
     policy: str | None = None
+
+
+# -- speech out (declared by the plugin that speaks, adjutant-tts) ---------------------
+
+
+class SpeechStarted(CustomEvent, frozen=True, omit_defaults=True, tag="speech.started"):
+    """An utterance began: ``speech_id`` names it in the progress and stop events.
+
+    ``text`` is what is being said (the transcript a frontend may copy), ``engine`` and
+    ``voice`` who says it, ``output`` where it goes (``device`` or ``file``, with
+    ``path``), ``source`` why (``answer``, ``plan-summary``, ``user``); ``run_id`` of the
+    envelope is the run whose answer it is, if any."""
+
+    speech_id: str
+    text: str
+    engine: str
+    output: str
+    source: str = "user"
+    voice: str | None = None
+    path: str | None = None
+
+
+class SpeechProgress(CustomEvent, frozen=True, omit_defaults=True, tag="speech.progress"):
+    """Where an utterance is: ``state`` ``playing`` or ``paused``, ``played_ms`` of audio
+    out so far, ``synthesized_ms`` ready (it grows while the engine streams)."""
+
+    speech_id: str
+    state: str
+    played_ms: int
+    synthesized_ms: int
+
+
+class SpeechStopped(CustomEvent, frozen=True, omit_defaults=True, tag="speech.stopped"):
+    """An utterance ended. ``reason``: ``finished``, ``stopped`` (by the user),
+    ``interrupted`` (a newer answer took over), ``mode`` (the operator went off),
+    ``error`` (``error`` says what, and the operator carries on without speech)."""
+
+    speech_id: str
+    reason: str
+    played_ms: int = 0
+    error: str | None = None
+
+
+#: The speech events, declared by the plugin that publishes them.
+SPEECH_EVENTS: tuple[type[Event], ...] = (SpeechStarted, SpeechProgress, SpeechStopped)
 
 
 #: The kernel's own consent events (declared by the built-in plugin, sent as ``CUSTOM``).

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         Tool,
         Verdict,
     )
+    from ._speech import SpeechEngine
 
 __all__ = ["AdjutantSpec"]
 
@@ -179,6 +180,21 @@ class AdjutantSpec:
         Returns nothing. The standard AG-UI events are declared by the kernel itself.
 
         .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def register_speech_engines(self, register: Callable[[SpeechEngine], None]) -> None:
+        """Register text-to-speech engines (an embedded voice, espeak-ng, a TTS server).
+
+        :param register: Call once per engine with an object satisfying
+            :class:`~adjutant_hookspecs.SpeechEngine`. Its ``name`` must be unique
+            across all plugins; the profile's ``speech.engine`` selects one by that name.
+
+        Returns nothing. Called once per plugin, in load order. Load models and open
+        connections on first use, never here: this runs for every ``adjutant`` command.
+        The kernel closes each engine (``aclose``) when it stops.
+
+        .. versionadded:: 0.2
         """
 
     # -- safety -------------------------------------------------------------------------

@@ -1,0 +1,99 @@
+"""Speech out for Adjutant: answers and plan summaries said aloud.
+
+Engines, behind the ``register_speech_engines`` hook: ``hibari`` (the default, an
+embedded voice that ships in its wheel), ``espeak-ng`` (the last resort) and
+``tts-webui`` (a TTS-WebUI server). The speech service starts with the kernel, follows
+the bus for auto-speech and publishes ``speech.started`` / ``speech.progress`` /
+``speech.stopped``; ``adjutant speak`` says something or writes it to a WAV.
+Cheap to import: numpy, onnxruntime, httpx and sounddevice load on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from adjutant_hookspecs import SPEECH_EVENTS, Check, CheckResult, Command, Event, hookimpl
+
+from ._espeak import EspeakEngine
+from ._hibari import HibariEngine
+from ._render import render_wav, synthesize_to_wav
+from ._service import speaker_for
+from ._webui import TtsWebUI
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import SpeechEngine
+
+__all__ = ["EspeakEngine", "HibariEngine", "TtsWebUI", "register_checks",
+           "register_commands", "register_events", "register_speech_engines", "render_wav",
+           "shutdown", "speaker_for", "startup", "synthesize_to_wav"]
+
+
+@hookimpl
+def register_speech_engines(register: Callable[[SpeechEngine], None]) -> None:
+    """The embedded voice, espeak-ng and TTS-WebUI (configured from the environment)."""
+    register(HibariEngine())
+    register(EspeakEngine())
+    register(TtsWebUI())
+
+
+@hookimpl
+def register_events(register: Callable[[type[Event]], None]) -> None:
+    for event in SPEECH_EVENTS:
+        register(event)
+
+
+@hookimpl
+def register_commands(register: Callable[[Command], None]) -> None:
+    from ._cli import configure_speak, speak
+
+    register(Command(name="speak", help="say something aloud, or write it to a WAV file "
+                     "(-o out.wav)", run=speak, configure=configure_speak))
+
+
+@hookimpl
+def register_checks(register: Callable[[Check], None]) -> None:
+    register(Check(name="speech output", run=_check_output))
+    register(Check(name="speech engine", run=_check_engine))
+
+
+def _check_output(kernel: Any) -> CheckResult:
+    from ._output import no_device_reason
+
+    reason = no_device_reason(kernel.env)
+    if reason is None:
+        return CheckResult(status="ok", message="audio plays on the default output device")
+    return CheckResult(status="warn", message=f"speech goes to WAV files: {reason}",
+                       fix="on a desktop: apt-get install libportaudio2 and check the sound "
+                           "output; servers and CI need nothing")
+
+
+def _check_engine(kernel: Any) -> CheckResult:
+    from adjutant_hookspecs import SpeechError
+
+    from ._speaker import pick_engine
+
+    wanted = kernel.profile.speech.engine
+    try:
+        engine = pick_engine(kernel.speech_engines, wanted)
+    except SpeechError as exc:
+        return CheckResult(status="fail", message=str(exc), fix=exc.hint)
+    if engine.name != "hibari" and wanted == "auto":
+        return CheckResult(status="warn", message=f"speaking with {engine.name}: the "
+                           "embedded voice (hibari-tts) is not installed",
+                           fix="pip install hibari-tts")
+    return CheckResult(status="ok", message=f"speech engine: {engine.name}")
+
+
+@hookimpl
+def startup(kernel: Any) -> Any:
+    from ._service import start
+
+    return start(kernel)
+
+
+@hookimpl
+def shutdown(kernel: Any) -> Any:
+    from ._service import stop
+
+    return stop(kernel)

@@ -1,0 +1,114 @@
+"""The speech service's life: started with the kernel, stopped with it.
+
+The kernel's ``startup`` hook is awaited and returns, so the service runs as a
+background task of the event loop: an asyncio task, or a trio system task (trio's
+way for a service that belongs to no caller's nursery). It says queued utterances
+and follows the bus for auto-speech. At shutdown it lets what is being said to a
+device finish (``adjutant run`` speaks its answer before it exits; Ctrl-C stops it),
+then stops and frees the device.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+from ._speaker import Speaker
+
+__all__ = ["DRAIN_LIMIT_S", "speaker_for", "start", "stop"]
+
+#: At most this long is waited at shutdown for speech still playing.
+DRAIN_LIMIT_S = 120.0
+
+_SERVICES: weakref.WeakKeyDictionary[Any, tuple[Speaker, Callable[[], Awaitable[None]]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def speaker_for(kernel: Any) -> Speaker:
+    """The running `Speaker` of a started kernel with the adjutant-tts plugin."""
+    try:
+        return _SERVICES[kernel][0]
+    except KeyError:
+        raise LookupError("no speech service in this kernel: load the adjutant-tts plugin "
+                          "and enter the kernel (async with kernel)") from None
+
+
+async def start(kernel: Any) -> None:
+    import anyio
+
+    from ._auto import follow
+
+    speaker = Speaker(kernel)
+
+    async def service() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(speaker.serve)
+            tg.start_soon(follow, kernel, speaker)
+
+    _SERVICES[kernel] = (speaker, _spawn(service))
+
+
+async def stop(kernel: Any) -> None:
+    import anyio
+
+    found = _SERVICES.pop(kernel, None)
+    if found is None:
+        return
+    speaker, cancel = found
+    current = speaker.current
+    if current is not None and current.output == "device":
+        with anyio.move_on_after(DRAIN_LIMIT_S):
+            await speaker.drain()
+    speaker.stop()
+    await cancel()
+
+
+def _spawn(function: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
+    """Run ``function`` in the background of the current event loop; return an
+    awaitable canceller that returns once it has stopped."""
+    import sniffio
+
+    guarded = _logged(function)
+    if sniffio.current_async_library() == "trio":
+        import trio
+
+        scope, finished = trio.CancelScope(), trio.Event()
+
+        async def runner() -> None:
+            try:
+                with scope:
+                    await guarded()
+            finally:
+                finished.set()
+
+        trio.lowlevel.spawn_system_task(runner, name="adjutant-tts speech service")
+
+        async def cancel_trio() -> None:
+            scope.cancel()
+            await finished.wait()
+        return cancel_trio
+
+    import asyncio
+
+    task = asyncio.get_running_loop().create_task(guarded(), name="adjutant-tts speech")
+
+    async def cancel_asyncio() -> None:
+        task.cancel()
+        await asyncio.wait([task])
+    return cancel_asyncio
+
+
+def _logged(function: Callable[[], Awaitable[None]]
+            ) -> Callable[[], Coroutine[Any, Any, None]]:
+    """A service failure is logged, never raised into the event loop (on trio a system
+    task's exception would end the whole program)."""
+
+    async def run() -> None:
+        try:
+            await function()
+        except Exception as exc:
+            from adjutant import get_logger
+
+            get_logger(plugin="tts").error("speech service stopped", error=repr(exc))
+    return run

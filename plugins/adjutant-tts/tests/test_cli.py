@@ -1,0 +1,143 @@
+"""`adjutant speak` as a script uses it, and the device path on a real PortAudio stream
+(ALSA's null device: CI has no sound card, but PortAudio, ALSA and the callback run)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import wave
+from pathlib import Path
+
+import pytest
+
+ADJUTANT = str(Path(sys.executable).with_name("adjutant"))
+NULL_ALSA = "</usr/share/alsa/alsa.conf>\npcm.!default {\n    type null\n}\n"
+
+
+def portaudio() -> bool:
+    import ctypes.util
+
+    return ctypes.util.find_library("portaudio") is not None and Path(
+        "/usr/share/alsa/alsa.conf").exists()
+
+
+needs_portaudio = pytest.mark.skipif(not portaudio(), reason="no PortAudio/ALSA here "
+                                     "(apt-get install libportaudio2)")
+
+
+def env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("ADJUTANT_")}
+    return {**base, "ADJUTANT_HOME": str(tmp_path / "home"), "ADJUTANT_LOAD_PLUGINS": "tts",
+            "XDG_CACHE_HOME": str(tmp_path / "cache"), **extra}
+
+
+def speak(tmp_path: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ADJUTANT, *args], env=env(tmp_path, **extra), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def null_device(tmp_path: Path) -> str:
+    conf = tmp_path / "asound.conf"
+    conf.write_text(NULL_ALSA)
+    return str(conf)
+
+
+def test_speak_to_a_file(tmp_path: Path) -> None:
+    done = speak(tmp_path, "speak", "Hello from a script.", "-o", "out.wav")
+    assert done.returncode == 0, done.stderr
+    assert "wrote" in done.stderr and "out.wav" in done.stderr
+    with wave.open(str(tmp_path / "out.wav")) as w:
+        assert w.getframerate() == 24000 and w.getnframes() > 24000 // 2
+
+
+def test_without_a_device_the_audio_goes_to_a_file_with_a_note(tmp_path: Path) -> None:
+    done = speak(tmp_path, "speak", "hello", ADJUTANT_SPEECH_OUTPUT="file")
+    assert done.returncode == 0, done.stderr
+    assert "instead of playing it" in done.stderr
+    [wav] = (tmp_path / "home" / "speech").glob("*.wav")
+    assert wav.stat().st_size > 10_000
+
+
+def test_off_means_silent_and_bad_input_is_refused(tmp_path: Path) -> None:
+    pytest.importorskip("adjutant_lmdb")  # where the mode is kept
+    store = {"ADJUTANT_LOAD_PLUGINS": "tts,lmdb"}
+    assert speak(tmp_path, "mode", "off", **store).returncode == 0
+    off = speak(tmp_path, "speak", "hello", ADJUTANT_SPEECH_OUTPUT="file", **store)
+    assert off.returncode == 1 and "the operator is off: nothing speaks" in off.stderr
+    assert not (tmp_path / "home" / "speech").exists()
+    assert speak(tmp_path, "speak", "hello", "-o", "f.wav", **store).returncode == 0  # a file
+    empty = speak(tmp_path, "speak", "  ")
+    assert empty.returncode == 2 and "nothing to say" in empty.stderr
+    bad = speak(tmp_path, "speak", "hi", "--engine", "nope", "-o", "x.wav")
+    assert bad.returncode == 1 and "no speech engine named 'nope'" in bad.stderr
+
+
+def test_engines_and_voices_are_listed(tmp_path: Path) -> None:
+    engines = speak(tmp_path, "speak", "--engines")
+    assert engines.returncode == 0 and "hibari" in engines.stdout
+    voices = speak(tmp_path, "speak", "--voices")
+    assert voices.returncode == 0 and voices.stdout.split()[0] == "heart"
+
+
+@needs_portaudio
+def test_speak_plays_on_the_default_device(tmp_path: Path) -> None:
+    done = speak(tmp_path, "speak", "Played, not written.",
+                 ALSA_CONFIG_PATH=null_device(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "wrote" not in done.stderr and not (tmp_path / "home" / "speech").exists()
+
+
+DEVICE_SCRIPT = textwrap.dedent('''
+    import anyio, json
+    import adjutant_tts
+    from adjutant.testing import Harness
+    from adjutant_hookspecs import SpeechProgress
+    from adjutant_tts._output import DeviceOutput
+
+    LONG = " ".join(f"Sentence {i} of a long answer." for i in range(40))
+
+    async def main():
+        out = {}
+        async with Harness(adjutant_tts) as h:
+            speaker = adjutant_tts.speaker_for(h.kernel)
+            u = await speaker.say(LONG)
+            with anyio.fail_after(20):
+                while not u.synthesized_ms:
+                    await anyio.sleep(0.01)
+            out["output"] = u.output
+            out["open_while_speaking"] = DeviceOutput.open_streams
+            speaker.pause()
+            await anyio.sleep(0.6)
+            states = [e.state for e in h.events.of_type(SpeechProgress)]
+            out["paused_seen"] = "paused" in states
+            speaker.stop()
+            await u.wait()
+            out.update(reason=u.reason, played=u.played_ms, made=u.synthesized_ms,
+                       open_after_stop=DeviceOutput.open_streams)
+            again = await speaker.say("The device is free again.")
+            await again.wait()
+            out.update(again=again.reason, open_at_end=DeviceOutput.open_streams)
+        print(json.dumps(out))
+
+    anyio.run(main)
+''')
+
+
+@needs_portaudio
+def test_pause_then_stop_mid_sentence_gives_the_device_back(tmp_path: Path) -> None:
+    import json
+
+    script = tmp_path / "device.py"
+    script.write_text(DEVICE_SCRIPT)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env(tmp_path, ALSA_CONFIG_PATH=null_device(tmp_path)),
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["output"] == "device" and out["open_while_speaking"] == 1
+    assert out["paused_seen"]
+    assert out["reason"] == "stopped" and out["open_after_stop"] == 0
+    assert out["played"] < 40 * 1500  # far from the whole answer
+    assert out["again"] == "finished" and out["open_at_end"] == 0
