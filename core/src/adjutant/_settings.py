@@ -80,6 +80,19 @@ class SpeechPreset:
     overlap: Literal["interrupt", "queue"] = "interrupt"
 
 
+@attrs.frozen
+class ListenPreset:
+    """How spoken requests are heard (by the ``adjutant-stt`` plugin, when installed)."""
+
+    #: Show the transcript on an editable line before it goes to the operator.
+    edit_first: bool = False
+    #: The spoken language (ISO code), or ``auto`` to detect it per utterance.
+    language: str = "en"
+    #: A pause this long after speech ends the recording; ``max_s`` is the longest.
+    silence_s: float = attrs.field(default=0.8, validator=[v.ge(0.2), v.le(10.0)])
+    max_s: float = attrs.field(default=30.0, validator=[v.gt(0.0), v.le(600.0)])
+
+
 def _bad_tool_globs(value: Any) -> list[tuple[int, str]]:
     """``(index, reason)`` for each entry of a ``tools`` list that is no tool glob."""
     return [(index, f"{entry!r} is not a tool name or glob (lower-case letters, digits, "
@@ -119,6 +132,7 @@ class Profile:
     #: Speak short answers and plan summaries aloud (``speech`` says how); False: never.
     auto_speech: bool = True
     speech: SpeechPreset = SpeechPreset()
+    listen: ListenPreset = ListenPreset()
     verbosity: Verbosity = "normal"
     token_budget: int = attrs.field(default=4096, validator=[v.gt(0), v.le(10_000_000)])
     #: How many tools the planner offers per request, the most relevant first (0: every

@@ -28,6 +28,11 @@ async def settled(dock: Dock) -> None:
         await dock.server.hub.written()
 
 
+async def drop_index(kv: Any) -> None:
+    for key in [k async for k, _ in kv.scan("dock/index/")]:
+        await kv.delete(key)
+
+
 async def test_a_run_is_stored_and_loads_back_event_for_event(dock: Dock) -> None:
     dock.provider.queue(say("stored words"))
     body = run_input("remember this", thread="th-a")
@@ -55,7 +60,7 @@ async def test_an_interrupted_run_is_stored_as_two_runs(dock: Dock) -> None:
     assert runs[1]["meta"]["parentRunId"] == runs[0]["meta"]["runId"]
 
 
-async def test_a_lost_index_is_rebuilt_and_pins_survive_a_rebuild(dock: Dock) -> None:
+async def test_a_lost_or_corrupt_index_is_rebuilt_from_the_records(dock: Dock) -> None:
     dock.provider.queue(say("a"), say("b"))
     one, two = run_input("one", thread="th-1"), run_input("two", thread="th-2")
     await stream(dock, one)
@@ -64,12 +69,15 @@ async def test_a_lost_index_is_rebuilt_and_pins_survive_a_rebuild(dock: Dock) ->
     assert (await dock.client.post(f"/api/sessions/{one['runId']}/pin",
                                    json={"pinned": True})).status_code == 200
     kv = dock.server.hub.history.kv
-    await kv.delete("dock/index")
+    await drop_index(kv)
     listed = (await dock.client.get("/api/sessions")).json()["sessions"]
-    assert [e["prompt"] for e in listed] == ["two", "one"]
-    await kv.put("dock/index", b"{not json")
+    assert [(e["prompt"], e["pinned"]) for e in listed] == [("two", False), ("one", False)]
+    await dock.client.post(f"/api/sessions/{one['runId']}/pin", json={"pinned": True})
+    [key] = [k async for k, v in kv.scan("dock/index/") if b'"two"' in v]
+    await kv.put(key, b"{not json")
     listed = (await dock.client.get("/api/sessions")).json()
-    assert [e["prompt"] for e in listed["sessions"]] == ["two", "one"]
+    assert [(e["prompt"], e["pinned"]) for e in listed["sessions"]] == [
+        ("two", False), ("one", True)]  # rebuilt, and the readable pin kept
     assert any("index" in q["error"] for q in listed["quarantined"])
 
 
@@ -82,7 +90,7 @@ async def test_corrupt_and_future_records_are_set_aside_with_a_diagnostic(dock: 
     future = {"schemaVersion": 99, "threadId": "th-new", "runId": "r2", "startedAt": "z",
               "status": "running"}
     await kv.put("dock/run/th-new/r2/meta", msgspec.json.encode(future))
-    await kv.delete("dock/index")
+    await drop_index(kv)
     data = (await dock.client.get("/api/sessions")).json()
     assert [e["threadId"] for e in data["sessions"]] == ["th-ok"]
     errors = " ".join(q["error"] for q in data["quarantined"])

@@ -9,8 +9,10 @@ Keys (under ``dock/``; a run's keys sort in write order):
 - ``dock/run/<threadId>/<runId>/snapshot``: the dock's state when the run started.
 - ``dock/run/<threadId>/<runId>/events/<n:06d>``: the run's envelopes, in order, one
   chunk per flush (at the end of the run, or of an interrupted segment).
-- ``dock/index``: the list the History view shows (newest first, pins). Derived: it
-  is rebuilt from the ``meta`` records when missing or unreadable.
+- ``dock/index/<startedAt>|<runId>``: one small entry per run for the History view
+  (newest first, pins), so a run costs one index write however many are stored;
+  ``dock/index/~built`` marks a complete index. Derived: rebuilt from the ``meta``
+  records when the marker is missing or an entry is unreadable.
 - ``dock/quarantine/<key>``: a record that could not be read, set aside with a
   diagnostic (what was wrong, the raw bytes) instead of breaking the view.
 """
@@ -18,6 +20,7 @@ Keys (under ``dock/``; a run's keys sort in write order):
 from __future__ import annotations
 
 import base64
+import contextlib
 from typing import Any
 
 import msgspec
@@ -26,7 +29,8 @@ __all__ = ["SCHEMA_VERSION", "History"]
 
 SCHEMA_VERSION = 1
 PREFIX = "dock/run/"
-INDEX = "dock/index"
+INDEX = "dock/index/"
+BUILT = INDEX + "~built"  # "~" sorts after every ISO timestamp
 
 
 class Meta(msgspec.Struct, rename="camel", kw_only=True):
@@ -85,30 +89,39 @@ class History:
     # -- reading -------------------------------------------------------------------------
 
     async def index(self) -> list[dict[str, Any]]:
-        """Runs newest first; rebuilt from the records when the index is unreadable."""
+        """Runs newest first; rebuilt from the records when the index is incomplete or
+        an entry is unreadable."""
         if self.kv is None:
             return []
-        raw = await self.kv.get(INDEX)
-        if raw is not None:
+        if await self.kv.get(BUILT) is None:
+            return await self.rebuild()
+        entries = []
+        async for key, value in self.kv.scan(INDEX):
+            if key == BUILT:
+                continue
             try:
-                entries = msgspec.json.decode(raw, type=list[dict[str, Any]])
-                if all(isinstance(e.get("runId"), str) for e in entries):
-                    return entries
-            except msgspec.DecodeError:
-                pass
-            await self._quarantine(INDEX, raw, "the index is unreadable: rebuilt from the "
-                                   "run records")
-        return await self.rebuild()
+                entry = msgspec.json.decode(value, type=dict[str, Any])
+                if not isinstance(entry.get("runId"), str):
+                    raise msgspec.ValidationError("no runId")
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                await self._quarantine(key, value, "an index entry is unreadable: the index "
+                                       "was rebuilt from the run records")
+                return await self.rebuild()
+            entries.append(entry)
+        return entries[::-1]
 
     async def rebuild(self) -> list[dict[str, Any]]:
-        """The index from every readable ``meta`` record (pins kept where known)."""
+        """The index from every readable ``meta`` record (pins kept where readable)."""
         pinned = set()
-        raw = await self.kv.get(INDEX)
-        if raw is not None:
+        old = [(k, v) async for k, v in self.kv.scan(INDEX)]
+        for key, value in old:
             try:
-                pinned = {e["runId"] for e in msgspec.json.decode(raw) if e.get("pinned")}
-            except (msgspec.DecodeError, TypeError, KeyError, AttributeError):
-                pinned = set()
+                entry = msgspec.json.decode(value)
+                if isinstance(entry, dict) and entry.get("pinned"):
+                    pinned.add(entry.get("runId"))
+            except msgspec.DecodeError:
+                pass
+            await self.kv.delete(key)
         entries = []
         metas = [(k, v) async for k, v in self.kv.scan(PREFIX) if k.endswith("/meta")]
         for key, value in metas:
@@ -116,9 +129,10 @@ class History:
             if meta is not None:
                 entry = _entry(meta)
                 entry["pinned"] = meta["runId"] in pinned
+                await self.kv.put(_index_key(entry), msgspec.json.encode(entry))
                 entries.append(entry)
-        entries.sort(key=lambda e: e["startedAt"], reverse=True)
-        await self.kv.put(INDEX, msgspec.json.encode(entries))
+        await self.kv.put(BUILT, b"1")
+        entries.sort(key=lambda e: (e["startedAt"], e["runId"]), reverse=True)
         return entries
 
     async def _read_meta(self, key: str, value: bytes) -> dict[str, Any] | None:
@@ -160,24 +174,23 @@ class History:
         return out
 
     async def pin(self, run_id: str, pinned: bool) -> bool:
-        entries = await self.index()
-        for entry in entries:
+        for entry in await self.index():
             if entry["runId"] == run_id:
                 entry["pinned"] = pinned
-                await self.kv.put(INDEX, msgspec.json.encode(entries))
+                await self.kv.put(_index_key(entry), msgspec.json.encode(entry))
                 return True
         return False
 
     async def _index_add(self, meta: dict[str, Any]) -> None:
-        entries = await self.index()
+        if await self.kv.get(BUILT) is None:
+            await self.rebuild()  # the meta record is written: this run is in it
+            return
         entry = _entry(meta)
-        old = next((e for e in entries if e["runId"] == meta["runId"]), None)
+        old = await self.kv.get(_index_key(entry))
         if old is not None:
-            entry["pinned"] = old.get("pinned", False)
-            entries.remove(old)
-        entries.insert(0, entry)
-        entries.sort(key=lambda e: e["startedAt"], reverse=True)
-        await self.kv.put(INDEX, msgspec.json.encode(entries))
+            with contextlib.suppress(msgspec.DecodeError, AttributeError):
+                entry["pinned"] = bool(msgspec.json.decode(old).get("pinned"))
+        await self.kv.put(_index_key(entry), msgspec.json.encode(entry))
 
     async def _quarantine(self, key: str, raw: bytes, why: str) -> None:
         """Set a record aside with a diagnostic; the view goes on without it."""
@@ -187,6 +200,11 @@ class History:
         self.quarantined.append({"key": key, "error": why})
 
 
+def _index_key(entry: dict[str, Any]) -> str:
+    return f"{INDEX}{entry['startedAt']}|{entry['runId']}"
+
+
 def _entry(meta: dict[str, Any]) -> dict[str, Any]:
     return {k: meta.get(k) for k in ("threadId", "runId", "parentRunId", "prompt",
-                                     "startedAt", "endedAt", "status")} | {"pinned": False}
+                                     "startedAt", "endedAt", "status")} | {"pinned": False,
+                                                  "prompt": (meta.get("prompt") or "")[:200]}

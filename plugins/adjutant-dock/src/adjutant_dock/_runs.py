@@ -164,7 +164,7 @@ class Hub:
     """
 
     def __init__(self, kernel: Any, *, copilot_factory: Callable[[Approver], Any] | None = None,
-                 window: int = 4096, retain: int = 256, grace_s: float = 30.0,
+                 window: int = 16384, retain: int = 256, grace_s: float = 30.0,
                  approval_timeout_s: float = 600.0) -> None:
         from adjutant import Copilot
 

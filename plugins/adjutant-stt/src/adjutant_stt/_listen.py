@@ -1,0 +1,160 @@
+"""Push-to-talk: one utterance, transcribed on this machine, handed to the operator as
+the user's request, through the same pipeline as a typed one (``adjutant run``'s).
+
+Fail closed: in ``off`` the microphone is never opened; in ``listen-only`` the
+transcript is logged as context (`Copilot.notice`) and never planned (the operator
+refuses to plan in that mode too). Audio never leaves the machine: the only engine is
+the embedded faster-whisper."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ._errors import HeardNothing, SttError
+from ._events import Heard, HeardNothingEvent, Listening
+from ._record import DEFAULT_ENDPOINT, Endpoint, file_chunks, microphone_chunks, record_utterance
+from ._transcribe import Transcript, transcribe
+
+__all__ = ["PushToTalk", "Spoken", "hear", "utterance"]
+
+
+def _say(text: str) -> None:
+    from adjutant.terminal import printable
+
+    print(printable(text), file=sys.stderr, flush=True)
+
+
+def _enter_stops(stop: threading.Event, done: threading.Event) -> None:
+    """Enter on a terminal ends the recording (a polled read: no line is swallowed
+    after the recording ended on its own)."""
+    import select
+
+    if not sys.stdin.isatty():
+        return
+
+    def watch() -> None:
+        while not done.is_set():
+            with contextlib.suppress(OSError, ValueError):
+                ready, _, _ = select.select([sys.stdin], [], [], 0.1)
+                if ready:
+                    sys.stdin.readline()
+                    stop.set()
+                    return
+    threading.Thread(target=watch, name="adjutant-ptt", daemon=True).start()
+
+
+def utterance(audio: str | None = None, *, endpoint: Endpoint = DEFAULT_ENDPOINT,
+              language: str | None = "en") -> Transcript:
+    """Record one utterance (the microphone, or ``audio`` fed in its place) and
+    transcribe it. Blocking: run it in a worker thread."""
+    stop, done = threading.Event(), threading.Event()
+    try:
+        if audio is None:
+            _enter_stops(stop, done)
+            chunks = microphone_chunks(stop)
+        else:
+            chunks = file_chunks(audio)
+        recording = record_utterance(chunks, stop, endpoint)
+    finally:
+        done.set()
+        stop.set()
+    if not recording.heard_speech:
+        raise HeardNothing("no speech before "
+                           + {"no speech": f"{endpoint.no_speech_s:g} s passed",
+                              "stopped": "the recording was stopped"}.get(
+                                  recording.why, "the recording ended"))
+    return transcribe(recording.samples, language=language)
+
+
+def _edit(text: str) -> str:
+    """The transcript on an editable line (readline), Enter to send it as it stands."""
+    try:
+        import readline
+    except ImportError:
+        return input("request> ") or text
+    readline.set_startup_hook(lambda: readline.insert_text(text))
+    try:
+        return input("request> ")
+    except EOFError:
+        return ""
+    finally:
+        readline.set_startup_hook()
+
+
+@dataclass(frozen=True)
+class Spoken:
+    #: ``request`` (``text`` goes to the operator), ``context`` (listen-only: logged,
+    #: not planned), ``nothing`` (no speech, no microphone: ``text`` says why) or
+    #: ``off`` (the microphone was not opened).
+    status: Literal["request", "context", "nothing", "off"]
+    text: str
+
+
+async def hear(kernel: Any, copilot: Any, *, audio: str | None = None,
+               edit: bool | None = None) -> Spoken:
+    """One spoken request for the operator. Errors are shown, never raised."""
+    import anyio
+
+    mode = await copilot.mode()
+    if mode == "off":
+        _say("the operator is off: not listening (`adjutant mode propose-only` turns it on)")
+        return Spoken("off", "")
+    listen = getattr(kernel.profile, "listen", None)
+    endpoint = Endpoint(silence_s=getattr(listen, "silence_s", Endpoint.silence_s),
+                        max_s=getattr(listen, "max_s", Endpoint.max_s))
+    language = getattr(listen, "language", "en")
+    kernel.bus.publish(Listening(source=audio or "microphone"))
+    _say(f"listening{' to ' + audio if audio else ''}... "
+         f"{'(Enter to stop; it stops by itself after a pause)' if audio is None else ''}")
+    try:
+        heard = await anyio.to_thread.run_sync(
+            lambda: utterance(audio, endpoint=endpoint,
+                              language=None if language == "auto" else language),
+            abandon_on_cancel=True)
+    except SttError as exc:
+        kernel.bus.publish(HeardNothingEvent(reason=str(exc)))
+        _say(f"{exc}" + (f" ({exc.hint})" if exc.hint else ""))
+        return Spoken("nothing", str(exc))
+    mode = await copilot.mode()  # it may have changed while the user spoke
+    planned = mode not in ("off", "listen-only")
+    kernel.bus.publish(Heard(text=heard.text, mode=mode, planned=planned,
+                             duration_s=heard.duration_s, elapsed_s=heard.elapsed_s))
+    _say(f"heard: {heard.text}")
+    if not planned:
+        await copilot.notice(heard.text, source="speech")
+        _say(f"({mode}: logged as context, not planned)")
+        return Spoken("context", heard.text)
+    wants_edit = getattr(listen, "edit_first", False) if edit is None else edit
+    if wants_edit and sys.stdin.isatty():
+        return Spoken("request", (await anyio.to_thread.run_sync(_edit, heard.text)).strip())
+    return Spoken("request", heard.text)
+
+
+class PushToTalk:
+    """The voice frontend: ``hear`` gives `adjutant chat` its ``/talk``; ``serve``
+    listens for one request after another until cancelled."""
+
+    name = "voice"
+
+    async def hear(self, kernel: Any, copilot: Any) -> str:
+        """The spoken request's text, or ``""`` when there is nothing to plan."""
+        spoken = await hear(kernel, copilot)
+        return spoken.text if spoken.status == "request" else ""
+
+    async def serve(self, kernel: Any) -> None:
+        import anyio
+
+        from adjutant import Copilot, TerminalApprover
+
+        copilot = Copilot(kernel, approver=TerminalApprover(sys.stdin.isatty()))
+        while True:
+            if request := await self.hear(kernel, copilot):
+                outcome = await copilot.handle(request)
+                if outcome.text:
+                    print(outcome.text, flush=True)
+            else:
+                await anyio.sleep(1.0)  # off, no microphone, or silence: do not spin
