@@ -85,13 +85,16 @@ async def fan_out(dock: DockServer, client: httpx.AsyncClient, provider: Stampin
     counts: list[int] = []
     started = time.perf_counter()
 
+    begun = anyio.Event()
+
     async def starter() -> None:
         request = client.build_request("POST", "/api/copilot/run", json=start_body)
-        counts.append(await drain(await client.send(request, stream=True)))
+        response = await client.send(request, stream=True)
+        begun.set()  # the run exists once its stream has answered
+        counts.append(await drain(response))
 
     async def follower() -> None:
-        while start_body["runId"] not in dock.hub.segments:
-            await anyio.sleep(0.001)
+        await begun.wait()
         request = client.build_request(
             "GET", f"/api/copilot/runs/{start_body['runId']}/events?after=0")
         counts.append(await drain(await client.send(request, stream=True)))
