@@ -9,6 +9,7 @@ the embedded faster-whisper."""
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import threading
 from dataclasses import dataclass
@@ -55,7 +56,7 @@ def utterance(audio: str | None = None, *, endpoint: Endpoint = DEFAULT_ENDPOINT
     try:
         if audio is None:
             _enter_stops(stop, done)
-            chunks = microphone_chunks(stop)
+            chunks = microphone_chunks(stop, os.environ.get("ADJUTANT_STT_DEVICE") or None)
         else:
             chunks = file_chunks(audio)
         recording = record_utterance(chunks, stop, endpoint)
