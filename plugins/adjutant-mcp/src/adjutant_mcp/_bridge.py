@@ -44,6 +44,9 @@ class Bridge:
         #: server -> tool -> why it is not mounted
         self.skipped: dict[str, dict[str, str]] = {}
         self.reaped: list[int] = []
+        #: who answers a server's form (elicitation); None: forms are declined, as
+        #: nothing here can ask the user mid-call (see `Connection._elicit`)
+        self.on_form: Any = None
         self._tg: Any = None
         self._stamps: tuple[Any, ...] = ()
 
@@ -108,9 +111,17 @@ class Bridge:
                 continue
             connection = Connection(spec, spawn=self._tg.start_soon,
                                     logdir=self.home / "mcp" / "logs",
-                                    on_tools_changed=partial(self._refresh_quietly, name))
+                                    on_tools_changed=partial(self._refresh_quietly, name),
+                                    home=self.home, on_form=self._form)
             self.connections[name] = connection
             self._mount(spec, (self._cached(spec) or []) if spec.enabled else [], connection)
+
+    async def _form(self, server: str, message: str, schema: dict[str, Any],
+                    prefilled: dict[str, Any]) -> dict[str, Any] | None:
+        if self.on_form is None:
+            return None
+        answer: dict[str, Any] | None = await self.on_form(server, message, schema, prefilled)
+        return answer
 
     async def _watch(self) -> None:
         from adjutant import get_logger

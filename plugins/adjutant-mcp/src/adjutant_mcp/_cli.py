@@ -1,4 +1,4 @@
-"""``adjutant mcp list|add|test|enable|disable|remove|serve``.
+"""``adjutant mcp list|add|test|login|enable|disable|remove|serve``.
 
 Changes go to the overlay (``<data home>/mcp/overlay.json``); the user's own files
 are never rewritten. A running Adjutant picks the change up within a second.
@@ -31,6 +31,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                          ("disable", "stop using a server, keep its configuration"),
                          ("remove", "forget a server (one defined in a file is hidden)")):
         sub.add_parser(action, help=text).add_argument("name")
+    sub.add_parser("login", help="sign in to a remote (HTTP) server with OAuth: your "
+                   "browser opens; tokens are kept owner-only in the data home"
+                   ).add_argument("name")
     p = sub.add_parser("serve", help="serve Adjutant's tools to MCP clients (stdio default)")
     p.add_argument("--http", action="store_true", help="streamable HTTP on loopback")
     p.add_argument("--host", default="127.0.0.1", help="loopback address (default 127.0.0.1)")
@@ -77,6 +80,8 @@ async def run(kernel: Any, args: argparse.Namespace) -> int:
         return await _add(bridge, args)
     if action == "test":
         return await _test(bridge, args.name)
+    if action == "login":
+        return await login(bridge, args.name, open_browser)
     return _change(bridge, action, args.name)
 
 
@@ -208,6 +213,37 @@ async def _test(bridge: Any, name: str) -> int:
     for tool, why in bridge.skipped.get(name, {}).items():
         print(f"  tool {tool!r} not mounted: {why}")
     return 0
+
+
+async def open_browser(url: str) -> None:
+    """Show the sign-in page: the system browser, and the address for any other."""
+    import webbrowser
+
+    import anyio
+
+    print(f"sign in here (opening your browser): {url}", file=sys.stderr)
+    await anyio.to_thread.run_sync(webbrowser.open, url)
+
+
+async def login(bridge: Any, name: str, browser: Any) -> int:
+    """Sign in to ``name`` (OAuth 2.1, PKCE): ``browser`` shows the authorization page,
+    whose redirect comes back to a loopback port; then the handshake and the listing,
+    as ``adjutant mcp test``."""
+    from ._oauth import login_flow
+
+    if not _known(bridge, name):
+        return 2
+    spec = bridge.servers[name]
+    if spec.transport != "http":
+        _err(f"{name} is a stdio server: there is nothing to sign in to")
+        return 2
+    connection = bridge.connections[name]
+    await connection.stop()  # the next start signs in
+    connection.login_auth = await login_flow(spec, bridge.home, browser)
+    try:
+        return await _test(bridge, name)
+    finally:
+        connection.login_auth = None
 
 
 def _change(bridge: Any, action: str, name: str) -> int:

@@ -60,6 +60,9 @@ class ServerSpec:
     #: tool -> (a request in words, the arguments it takes): a worked example for the
     #: planner, from the user (servers' own examples are not trusted)
     examples: Mapping[str, tuple[str, dict[str, Any]]] = attrs.field(factory=dict)
+    #: OAuth settings of an HTTP server, for an authorization server without dynamic
+    #: registration: ``clientId``, ``clientSecret``, ``scope`` (see `adjutant_mcp._oauth`)
+    oauth: Mapping[str, str] = attrs.field(factory=dict)
     timeout: float = DEFAULT_TIMEOUT
     enabled: bool = True
     #: Why it is off, or what is wrong with its entry (then it never starts).
@@ -169,6 +172,9 @@ def parse_server(name: str, entry: Any, *, source: str, workspace: str,
         path_args=frozenset(_strings(ours.get("pathArguments"),
                                      f"{where}.adjutant.pathArguments")),
         examples=examples,
+        oauth={k: x(v, f"adjutant.oauth.{k}") for k, v in
+               _mapping(ours.get("oauth"), f"{where}.adjutant.oauth").items()
+               if k in ("clientId", "clientSecret", "scope")},
         timeout=float(timeout),
         enabled=not entry.get("disabled", False),
         note="disabled in its file" if entry.get("disabled") else "",

@@ -21,7 +21,7 @@ import anyio
 from ._children import OWNER, owner_mark, wrap
 from ._config import ServerSpec
 
-__all__ = ["Connection", "ConnectionLost", "ServerUnavailable"]
+__all__ = ["Connection", "ConnectionLost", "FormHandler", "ServerUnavailable", "form_defaults"]
 
 State = Literal["stopped", "starting", "running", "error"]
 CONNECT_TIMEOUT_S = 30.0
@@ -48,8 +48,14 @@ class Connection:
     """The live side of one `ServerSpec`."""
 
     def __init__(self, spec: ServerSpec, *, spawn: Callable[..., Any], logdir: Path,
-                 on_tools_changed: Callable[[], Awaitable[None]] | None = None) -> None:
+                 on_tools_changed: Callable[[], Awaitable[None]] | None = None,
+                 home: Path | None = None, on_form: FormHandler | None = None) -> None:
         self.spec = spec
+        #: the data home (OAuth tokens); the OAuth provider of an interactive sign-in,
+        #: set by ``adjutant mcp login`` for its one connection
+        self.home = home if home is not None else logdir.parent.parent
+        self.login_auth: Any = None
+        self._on_form = on_form
         self.state: State = "stopped"
         self.reason = ""
         self.client: Any = None
@@ -142,9 +148,15 @@ class Connection:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
+            auth = self.login_auth
+            if auth is None and not any(k.lower() == "authorization" for k in self.spec.headers):
+                from ._oauth import provider  # used only if the server answers 401
+
+                auth = provider(self.spec, self.home)
             # ours to close: the SDK leaves a client it was given open
             http = await stack.enter_async_context(httpx2.AsyncClient(
-                headers=dict(self.spec.headers), timeout=httpx2.Timeout(30, read=300)))
+                headers=dict(self.spec.headers), timeout=httpx2.Timeout(30, read=300),
+                auth=auth))
             return streamable_http_client(self.spec.url, http_client=http)
         import shutil
 
@@ -191,7 +203,8 @@ class Connection:
             async with AsyncExitStack() as stack:
                 target = await self._target(errlog, stack)
                 client = await stack.enter_async_context(client_class(
-                    target, message_handler=self._on_message, client_info=me))
+                    target, message_handler=self._on_message, client_info=me,
+                    elicitation_callback=self._elicit))
                 self.client, self.state = client, "running"
                 self._ready.set()
                 async with anyio.create_task_group() as tg:
@@ -202,6 +215,22 @@ class Connection:
         finally:
             if errlog is not None:
                 errlog.close()
+
+    # -- elicitation ---------------------------------------------------------------------
+
+    async def _elicit(self, context: Any, params: Any) -> Any:
+        """A server asks its user for a form: only the user answers, through the
+        bridge's form handler, the form prefilled with the server's defaults
+        (SEP-1034); with no handler (no one to ask) it is declined."""
+        from mcp.types import ElicitResult
+
+        schema = getattr(params, "requested_schema", None)
+        if self._on_form is None or not isinstance(schema, dict):
+            return ElicitResult(action="decline")
+        answer = await self._on_form(self.spec.name, params.message, schema,
+                                     form_defaults(schema))
+        return ElicitResult(action="decline") if answer is None else ElicitResult(
+            action="accept", content=answer)
 
     # -- tool list changes ---------------------------------------------------------------
 
@@ -287,9 +316,56 @@ class Connection:
             raise ConnectionLost(self.describe()) from None
 
 
+#: Answers a server's form (elicitation): (server, message, schema, the form prefilled
+#: with the schema's defaults) -> the user's answers, or None to decline.
+FormHandler = Callable[[str, str, dict[str, Any], dict[str, Any]], Awaitable[
+    dict[str, Any] | None]]
+
+
+def form_defaults(schema: dict[str, Any]) -> dict[str, Any]:
+    """The form as first shown: each field's ``default`` where the schema gives one of
+    the field's type (SEP-1034)."""
+    kinds: dict[str, type | tuple[type, ...]] = {
+        "string": str, "integer": int, "number": (int, float), "boolean": bool}
+    out: dict[str, Any] = {}
+    for name, field in (schema.get("properties") or {}).items():
+        if not isinstance(field, dict) or "default" not in field:
+            continue
+        value, kind = field["default"], kinds.get(field.get("type", ""))
+        if kind is None or not isinstance(value, kind):
+            continue
+        if isinstance(value, bool) and field.get("type") != "boolean":
+            continue
+        if "enum" in field and value not in field["enum"]:
+            continue
+        out[name] = value
+    return out
+
+
+def _sign_in(exc: BaseException) -> BaseException | None:
+    from ._oauth import SignInRequired
+
+    seen: set[int] = set()
+    todo = [exc]
+    while todo:
+        e = todo.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, SignInRequired):
+            return e
+        if isinstance(e, BaseExceptionGroup):
+            todo += e.exceptions
+        todo += [c for c in (e.__cause__, e.__context__) if c is not None]
+    return None
+
+
 def _start_error(spec: ServerSpec, exc: BaseException) -> str:
     from mcp import MCPError
     from mcp_types.jsonrpc import CONNECTION_CLOSED
+
+    if (sign_in := _sign_in(exc)) is not None:
+        return str(sign_in)
 
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         exc = exc.exceptions[0]
