@@ -35,14 +35,14 @@ async def browser() -> AsyncIterator[Any]:
         await chromium.close()
 
 
-async def open_page(browser: Any, dock: Dock, width: int = 1100) -> Any:
+async def open_page(browser: Any, dock: Dock, width: int = 1100, thread: str = "") -> Any:
     page = await browser.new_page(viewport={"width": width, "height": 900})
     page.set_default_timeout(10_000)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.errors = errors
-    await page.goto(dock.server.url)
-    assert page.url == dock.server.base + "/"  # the token left the address bar
+    await page.goto(dock.server.url + (f"&thread={thread}" if thread else ""))
+    assert "token" not in page.url  # the token left the address bar
     await page.wait_for_selector("#modes button[aria-checked='true']")
     return page
 
@@ -213,3 +213,25 @@ async def test_a_historical_session_rehydrates_after_a_restart(browser: Any,
         await page.click("#back-live")
         await page.wait_for_selector("#ask:not([hidden])")
         assert page.errors == []
+
+
+async def test_two_tabs_on_one_thread_run_fifo_each_with_its_own_events(
+        browser: Any, dock: Dock) -> None:
+    dock.provider.queue(say("first answer " + "and more " * 30), say("second answer"))
+    dock.provider.delay = 0.03
+    a = await open_page(browser, dock, thread="shared")
+    b = await open_page(browser, dock, thread="shared")
+    assert await a.evaluate("sessionStorage.getItem('dock.session')") != \
+        await b.evaluate("sessionStorage.getItem('dock.session')")
+    await ask(a, "one")
+    await a.wait_for_selector("#messages pre.stream")
+    await ask(b, "two")
+    await b.wait_for_selector("#messages .msg.assistant:has-text('second answer')")
+    await a.wait_for_selector("#messages .msg.assistant:has-text('first answer')")
+    assert await b.evaluate("window.dock.queuedAt") == 1  # B waited behind A
+    assert "second answer" not in await a.inner_text("#messages")
+    assert "first answer" not in await b.inner_text("#messages")
+    prompts = [r["text"] for r in await dock.copilot.log.records() if r["kind"] == "prompt"]
+    assert prompts == ["one", "two"]
+    threads = {s.thread_id for s in dock.server.hub.segments.values()}
+    assert threads == {"shared"}

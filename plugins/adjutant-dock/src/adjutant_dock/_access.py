@@ -3,7 +3,8 @@
 - A per-install token in ``$ADJUTANT_HOME/dock/token`` (owner-only, the same code
   as ``mcp serve``'s). The browser gets it once, in the URL ``adjutant dock``
   opens (``/?token=...``); the answer sets an HttpOnly, SameSite=Strict cookie
-  and redirects to ``/`` so the token leaves the address bar and history.
+  and redirects to ``/`` (other parameters kept, e.g. ``thread``) so the token
+  leaves the address bar and history.
 - ``Host`` must name the loopback address and port the dock listens on (a DNS
   rebinding page sends its own host name): 403 otherwise.
 - ``Origin``, when sent, must be the dock's own (a cross-site page's fetch): 403;
@@ -18,7 +19,7 @@ import hashlib
 import hmac
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 __all__ = ["COOKIE", "Guard", "token_file"]
 
@@ -72,9 +73,10 @@ class Guard:
             await _deny(send, 403, "cross-site request refused")
             return
         if scope["path"] == "/" and scope["method"] == "GET":
-            given = parse_qs(scope.get("query_string", b"").decode()).get("token")
+            query = parse_qs(scope.get("query_string", b"").decode())
+            given = query.pop("token", None)
             if given is not None:
-                await self._login(send, given[0])
+                await self._login(send, given[0], urlencode(query, doseq=True))
                 return
         if not self._authorised(headers):
             await _deny(send, 401, "open the address `adjutant dock` printed (it carries "
@@ -93,14 +95,15 @@ class Guard:
         return len(bearer) == 1 and hmac.compare_digest(
             bearer[0], f"Bearer {self.token}".encode())
 
-    async def _login(self, send: Any, given: str) -> None:
+    async def _login(self, send: Any, given: str, rest: str) -> None:
         if not hmac.compare_digest(given.encode(), self.token.encode()):
             await _deny(send, 401, "that token is not this dock's: open the address "
                         "`adjutant dock` printed")
             return
         cookie = (f"{COOKIE}={self.cookie.decode()}; HttpOnly; SameSite=Strict; Path=/")
         await send({"type": "http.response.start", "status": 303, "headers": [
-            (b"location", b"/"), (b"set-cookie", cookie.encode()),
+            (b"location", f"/?{rest}".encode() if rest else b"/"),
+            (b"set-cookie", cookie.encode()),
             (b"cache-control", b"no-store"), (b"referrer-policy", b"no-referrer")]})
         await send({"type": "http.response.body", "body": b""})
 

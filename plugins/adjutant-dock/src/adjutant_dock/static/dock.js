@@ -194,7 +194,7 @@ function activity(d) {
 }
 
 function custom(name, value) {
-  if (name === "adjutant.dock.queued") setStatus(`Queued: ${value.position} ahead of this request`);
+  if (name === "adjutant.dock.queued") { dock.queuedAt = value.position; setStatus(`Queued: ${value.position} ahead of this request`); }
   else if (name === "adjutant.step.denied") addMessage("error", `Step ${value.step + 1} (${value.tool}) not run: ${value.reason}`, `refused by ${value.by}`);
   else if (name === "adjutant.approval.decided") clearQuestion();
 }
