@@ -1,0 +1,127 @@
+"""OAuth for remote MCP servers: where tokens live, when they expire, what the user is
+told. The protocol itself (discovery, registration, PKCE, scopes, token endpoint
+authentication) is proved against the conformance suite's authorization servers in
+`test_conformance.py` (auth/*)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+from adjutant_mcp._config import parse_server
+from adjutant_mcp._oauth import SignInRequired, TokenFile, provider
+
+pytestmark = pytest.mark.anyio
+
+URL = "http://127.0.0.1:9/mcp"
+
+
+def spec(**ours: Any) -> Any:
+    entry: dict[str, Any] = {"type": "http", "url": URL}
+    if ours:
+        entry["adjutant"] = ours
+    return parse_server("remote", entry, source="test", workspace="/", env={})
+
+
+async def stored(home: Path, *, expires_in: int, refresh: str | None) -> TokenFile:
+    tokens = TokenFile(home, "remote")
+    await tokens.set_client_info(OAuthClientInformationFull(
+        client_id="adjutant-1", redirect_uris=["http://127.0.0.1:5555/callback"]))
+    await tokens.set_tokens(OAuthToken(access_token="old", expires_in=expires_in,
+                                       refresh_token=refresh))
+    return tokens
+
+
+async def test_tokens_are_kept_owner_only_in_the_data_home(tmp_path: Path) -> None:
+    tokens = await stored(tmp_path, expires_in=3600, refresh="r")
+    assert tokens.path == tmp_path / "mcp" / "oauth" / "remote.json"
+    assert stat.S_IMODE(tokens.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(tokens.path.parent.stat().st_mode) == 0o700
+    assert not list(tokens.path.parent.glob("*.tmp"))  # written whole, then renamed
+    data = json.loads(tokens.path.read_text())
+    assert data["tokens"]["access_token"] == "old"
+    assert data["expires_at"] == pytest.approx(time.time() + 3600, abs=5)
+
+
+async def test_a_token_file_others_can_read_is_refused(tmp_path: Path) -> None:
+    tokens = await stored(tmp_path, expires_in=3600, refresh="r")
+    tokens.path.chmod(0o640)
+    with pytest.raises(PermissionError, match=r"can be read by others.*adjutant mcp login"):
+        await tokens.get_tokens()
+
+
+async def test_a_token_file_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(json.dumps({"tokens": {"access_token": "planted"}}))
+    elsewhere.chmod(0o600)
+    link = TokenFile(tmp_path, "remote").path
+    link.parent.mkdir(parents=True)
+    os.symlink(elsewhere, link)
+    with pytest.raises(OSError, match="link"):
+        await TokenFile(tmp_path, "remote").get_tokens()
+
+
+async def test_an_expired_token_is_known_to_be_expired_after_a_restart(
+        tmp_path: Path) -> None:
+    tokens = await stored(tmp_path, expires_in=60, refresh="r")
+    assert not tokens.expired()
+    assert tokens.expired(now=time.time() + 61)
+    data = json.loads(tokens.path.read_text())
+    data["expires_at"] = time.time() - 1
+    tokens.path.write_text(json.dumps(data))
+    token = await tokens.get_tokens()
+    assert token.expires_in == 0
+    # a new process's provider: the token is not taken as valid
+    auth = provider(spec(), tmp_path)
+    await auth._initialize()
+    assert not auth.context.is_token_valid()
+    assert auth.context.can_refresh_token()
+
+
+async def test_an_expired_token_is_refreshed_and_the_new_one_stored(tmp_path: Path) -> None:
+    tokens = await stored(tmp_path, expires_in=0, refresh="refresh-1")
+    auth = provider(spec(), tmp_path)
+    flow = auth.async_auth_flow(httpx2.Request("POST", URL, json={}))
+    refresh = await flow.__anext__()
+    assert (refresh.method, refresh.url.path) == ("POST", "/token")
+    body = dict(x.split("=") for x in refresh.content.decode().split("&"))
+    assert body["grant_type"] == "refresh_token" and body["refresh_token"] == "refresh-1"
+    request = await flow.asend(httpx2.Response(200, request=refresh, json={
+        "access_token": "new", "token_type": "bearer", "expires_in": 3600}))
+    assert request.headers["Authorization"] == "Bearer new"
+    kept = await tokens.get_tokens()
+    assert (kept.access_token, kept.refresh_token) == ("new", "refresh-1")
+    assert not tokens.expired()
+    await flow.aclose()
+
+
+async def test_no_browser_opens_behind_the_user_s_back_they_are_told_to_reconnect(
+        tmp_path: Path) -> None:
+    await stored(tmp_path, expires_in=0, refresh=None)
+    auth = provider(spec(), tmp_path)
+    with pytest.raises(SignInRequired) as expired:
+        await auth.context.redirect_handler("http://as.example/authorize?...")
+    assert str(expired.value) == (
+        "MCP server 'remote': its sign-in expired and could not be refreshed; reconnect "
+        "with `adjutant mcp login remote` (a browser opens to sign in)")
+    never = provider(spec(), tmp_path / "fresh")
+    with pytest.raises(SignInRequired, match=r"it needs you to sign in.*adjutant mcp "
+                       r"login remote"):
+        await never.context.redirect_handler("http://as.example/authorize?...")
+
+
+async def test_a_pre_registered_client_is_used_instead_of_registering(
+        tmp_path: Path) -> None:
+    auth = provider(spec(oauth={"clientId": "mine", "clientSecret": "s3"}), tmp_path)
+    await auth._initialize()
+    info = auth.context.client_info
+    assert (info.client_id, info.client_secret) == ("mine", "s3")
+    assert info.token_endpoint_auth_method == "client_secret_basic"
