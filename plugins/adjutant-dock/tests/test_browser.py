@@ -52,7 +52,8 @@ async def ask(page: Any, text: str) -> None:
     await page.press("#prompt", "Enter")
 
 
-async def test_a_read_runs_and_lands_in_the_timeline(browser: Any, dock: Dock) -> None:
+async def test_a_read_runs_lands_in_the_timeline_and_dry_runs_again(browser: Any,
+                                                                   dock: Dock) -> None:
     (dock.harness.workspace / "a.txt").write_text("alpha line\n")
     dock.provider.queue(plan(READ))
     page = await open_page(browser, dock)
@@ -63,6 +64,10 @@ async def test_a_read_runs_and_lands_in_the_timeline(browser: Any, dock: Dock) -
     await page.wait_for_selector("#timeline li.tool_call:has-text('notes.read')")
     await page.click("#log-verify")
     await page.wait_for_selector("#verdict:has-text('Log verify:')")
+    await page.click("#log-bundle")
+    await page.wait_for_selector("#verdict a:has-text('Download bundle-')")
+    await page.click("#timeline li.tool_call button.dry-run")  # a past action, dry-run
+    await page.wait_for_selector("#messages .msg.assistant:has-text('read a.txt')")
     assert page.errors == []
 
 

@@ -246,3 +246,42 @@ async def test_mode_is_set_through_the_user_channel_and_read_back(dock: Dock) ->
     assert (await dock.client.get("/api/state")).json()["mode"] == "propose-only"
     bad = await dock.client.post("/api/mode", json={"mode": "turbo"})
     assert bad.status_code == 400 and "unknown mode" in bad.json()["error"]
+
+
+async def test_a_logged_step_is_dry_run_or_replayed_through_the_pipeline(dock: Dock) -> None:
+    dock.provider.queue(plan(WRITE))
+    first = await read(await post_stream(dock, run_input("write b")))
+    await read(await post_stream(dock, resume_input(interrupt_of(first), "grant")))
+    target = dock.harness.workspace / "b.txt"
+    target.unlink()
+    op_run = next(r["run_id"] for r in await dock.copilot.log.records()
+                  if r["kind"] == "tool_call")
+    dry = await read(await post_stream(dock, run_input(
+        "", forwardedProps={"clientSessionId": "tab-1",
+                            "replay": {"runId": op_run, "step": 0, "dryRun": True}})))
+    result = dry.envelopes[-1]["data"]["result"]
+    assert result["status"] == "proposed" and "create b.txt" in result["text"]
+    assert not target.exists()
+    again = await read(await post_stream(dock, run_input(
+        "", forwardedProps={"clientSessionId": "tab-1",
+                            "replay": {"runId": op_run, "step": 0, "dryRun": False}})))
+    asked = interrupt_of(again)  # a replayed write asks again, like any write
+    await read(await post_stream(dock, resume_input(asked, "deny")))
+    assert not target.exists()
+    bad = await dock.client.post("/api/copilot/run", json=run_input(
+        "", forwardedProps={"replay": {"runId": op_run, "step": "0"}}))
+    assert bad.status_code == 400
+    missing = await read(await post_stream(dock, run_input(
+        "", forwardedProps={"replay": {"runId": "nope", "step": 3, "dryRun": True}})))
+    assert missing.envelopes[-1]["data"]["type"] == "RUN_ERROR"
+    assert "no step 3" in missing.envelopes[-1]["data"]["message"]
+
+
+async def test_a_bug_bundle_is_written_and_downloadable(dock: Dock) -> None:
+    dock.provider.queue(say("hi"))
+    await read(await post_stream(dock, run_input("hi")))
+    made = await dock.client.post("/api/bundle", json={})
+    assert made.status_code == 200
+    download = await dock.client.get(made.json()["download"])
+    assert download.status_code == 200 and download.content[:2] == b"\x1f\x8b"
+    assert (await dock.client.get("/api/bundles/..%2Fdock%2Ftoken")).status_code == 404

@@ -1,13 +1,16 @@
 """The dock's ASGI app (Starlette): the page, the AG-UI run endpoint, the side APIs.
 
-- ``POST /api/copilot/run``: a ``RunAgentInput`` (``resume`` answers an interrupt);
-  the reply is the run's ``text/event-stream``.
+- ``POST /api/copilot/run``: a ``RunAgentInput`` (``resume`` answers an interrupt;
+  ``forwardedProps.replay`` = ``{runId, step, dryRun}`` runs or dry-runs a logged
+  step again, through the whole pipeline); the reply is the run's
+  ``text/event-stream``.
 - ``GET /api/copilot/runs/{runId}/events``: reconnect; ``Last-Event-ID`` or
   ``?after=<seq>`` replays what was missed, then live. When the replay window is
   gone: one ``restart_required`` envelope with a snapshot to load.
 - ``POST /api/copilot/runs/{runId}/stop``; ``GET /api/state``; ``POST /api/mode``;
   ``GET /api/log``; ``GET /api/log/verify``; ``GET /api/settings``;
-  ``POST /api/settings/check``; ``POST /api/preset``; ``GET /api/sessions``,
+  ``POST /api/settings/check``; ``POST /api/preset``; ``POST /api/bundle`` (a bug
+  bundle, then ``GET /api/bundles/{name}``); ``GET /api/sessions``,
   ``GET /api/sessions/{threadId}`` (a stored session, to rehydrate),
   ``POST /api/sessions/{runId}/pin``.
 """
@@ -15,6 +18,7 @@
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -35,6 +39,7 @@ __all__ = ["build_app"]
 
 STATIC = Path(__file__).parent / "static"
 ID = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
+BUNDLE = re.compile(r"^bundle-[0-9]{8}-[0-9]{6}-[0-9a-f]{6}\.tar\.gz$")
 #: What the page calls the modes (and their colours, in the page's CSS).
 MODE_NAMES = {"off": "off", "listen": "listen-only", "propose": "propose-only",
               "confirm": "execute-with-confirmation", "auto": "execute-auto"}
@@ -132,6 +137,14 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
         try:
             if given.resume is not None:
                 segment = await hub.resume(raw, session)
+            elif "replay" in props:
+                replay = _replay(props["replay"])
+                if replay is None:
+                    return _error(400, "replay: {runId, step (a number), dryRun (true or "
+                                  "false)}")
+                what = "dry-run" if replay["dryRun"] else "replay"
+                segment = hub.submit(raw, f"{what} of run {replay['runId'][:8]} step "
+                                     f"{replay['step'] + 1}", session, replay=replay)
             else:
                 prompt = _prompt(given.messages)
                 if prompt is None:
@@ -261,6 +274,26 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
             return _error(404, "no such run in the history")
         return JSONResponse({"pinned": pinned})
 
+    async def bundle(request: Request) -> Response:
+        body = await _json(request)
+        run_id = body.get("runId") if isinstance(body, dict) else None
+        if run_id is not None and not (isinstance(run_id, str) and ID.match(run_id)):
+            return _error(400, "runId: a run id from the action log")
+        folder = Path(hub.kernel.home) / "bundles"
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        name = f"bundle-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}.tar.gz"
+        path = await copilot.export_bundle(folder / name, run_id=run_id)
+        return JSONResponse({"path": str(path), "download": f"/api/bundles/{name}"})
+
+    async def bundle_file(request: Request) -> Response:
+        name = request.path_params["name"]
+        if not BUNDLE.match(name):
+            return _error(404, "no such bundle")
+        path = Path(hub.kernel.home) / "bundles" / name
+        if not path.is_file():
+            return _error(404, "no such bundle")
+        return FileResponse(path, media_type="application/gzip", filename=name)
+
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={
             "Cache-Control": "no-store", "Content-Security-Policy":
@@ -280,12 +313,24 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
         Route("/api/settings", settings),
         Route("/api/settings/check", check_settings, methods=["POST"]),
         Route("/api/preset", preset, methods=["POST"]),
+        Route("/api/bundle", bundle, methods=["POST"]),
+        Route("/api/bundles/{name}", bundle_file),
         Route("/api/sessions", sessions),
         Route("/api/sessions/{thread_id}", session),
         Route("/api/sessions/{run_id}/pin", pin, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes)
+
+
+def _replay(given: Any) -> dict[str, Any] | None:
+    if not isinstance(given, dict):
+        return None
+    run_id, step, dry = given.get("runId"), given.get("step"), given.get("dryRun", True)
+    if not (isinstance(run_id, str) and ID.match(run_id) and isinstance(step, int)
+            and not isinstance(step, bool) and step >= 0 and isinstance(dry, bool)):
+        return None
+    return {"runId": run_id, "step": step, "dryRun": dry}
 
 
 def _prompt(messages: list[dict[str, Any]]) -> str | None:

@@ -119,6 +119,8 @@ class Job:
     thread_id: str
     client_session: str
     prompt: str
+    #: a past step run again (``{"runId", "step", "dryRun"}``) instead of a prompt
+    replay: dict[str, Any] | None = None
     segment: Segment = attrs.field(init=False)
     op_run: str | None = None
     state: Literal["queued", "running", "done"] = "queued"
@@ -328,7 +330,12 @@ class Hub:
             self._announce_queue()
             error = "the run ended without a result"
             try:
-                await self.copilot.handle(job.prompt, thread_id=job.thread_id)
+                if job.replay is not None:  # through the whole pipeline, as a new run
+                    await self.copilot.replay(job.replay["runId"], job.replay["step"],
+                                              dry_run=job.replay["dryRun"],
+                                              thread_id=job.thread_id)
+                else:
+                    await self.copilot.handle(job.prompt, thread_id=job.thread_id)
             except Exception as exc:  # the log unwritable, a bug: the run says so
                 error = f"{type(exc).__name__}: {exc}"
             await self._caught_up()
@@ -383,9 +390,10 @@ class Hub:
                 "parentRunId": segment.parent, "input": run_input}
         return {k: v for k, v in data.items() if v is not None}
 
-    def submit(self, run_input: dict[str, Any], prompt: str, client_session: str) -> Segment:
+    def submit(self, run_input: dict[str, Any], prompt: str, client_session: str,
+               replay: dict[str, Any] | None = None) -> Segment:
         """Queue a request; its run starts streaming at once (queued, then live)."""
-        job = Job(uuid.uuid4().hex, run_input["threadId"], client_session, prompt)
+        job = Job(uuid.uuid4().hex, run_input["threadId"], client_session, prompt, replay)
         segment = self._segment(run_input["runId"], job)
         self._begin(segment, run_input)
         self.queue.append(job)

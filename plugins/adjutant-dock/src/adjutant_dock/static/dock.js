@@ -376,10 +376,37 @@ function renderLog() {
     const text = JSON.stringify(r);
     if (filter && !text.toLowerCase().includes(filter)) continue;
     const detail = r.text || r.tool || r.status || r.action || r.mode || "";
-    list.append(el("li", { class: r.kind },
+    const item = el("li", { class: r.kind },
       el("span", { class: "kind", text: r.kind }), el("span", { text: ` ${detail}` }),
-      el("span", { class: "muted", text: r.run_id ? ` · run ${String(r.run_id).slice(0, 8)}` : "" })));
+      el("span", { class: "muted", text: r.run_id ? ` · run ${String(r.run_id).slice(0, 8)}` : "" }));
+    if (r.kind === "tool_call" && r.run_id && Number.isInteger(r.step)) {
+      item.append(" ",
+        el("button", { type: "button", class: "dry-run", text: "Dry-run again", onclick: () => replay(r.run_id, r.step, true) }), " ",
+        el("button", { type: "button", class: "replay", text: "Replay", onclick: () => replay(r.run_id, r.step, false) }));
+    }
+    list.append(item);
   }
+}
+
+// Run or dry-run a logged step again: a new run through the whole pipeline (a write
+// still asks), streamed like any other.
+async function replay(runId, step, dryRun) {
+  showTab("chat");
+  addMessage("user", `${dryRun ? "Dry-run" : "Replay"} step ${step + 1} of run ${runId.slice(0, 8)}`, "you");
+  const newId = `run-${uid()}`;
+  const input = { threadId: thread, runId: newId, messages: [], forwardedProps: { clientSessionId: session, replay: { runId, step, dryRun } } };
+  setBusy(true);
+  const response = await fetch("/api/copilot/run", { method: "POST", body: JSON.stringify(input),
+    headers: { "Content-Type": "application/json", Accept: "text/event-stream" } });
+  await follow(response, newId).catch((err) => addMessage("error", err.message));
+}
+
+async function exportBundle() {
+  try {
+    const b = await api("/api/bundle", {});
+    const link = el("a", { href: b.download, text: `Download ${b.download.split("/").pop()}` });
+    $("#verdict").replaceChildren(`Bug bundle written to ${b.path} (secrets redacted). `, link);
+  } catch (err) { $("#verdict").textContent = `Bundle failed: ${err.message}`; }
 }
 
 async function verifyLog() {
@@ -561,6 +588,7 @@ function init() {
   $("#stop").addEventListener("click", stop);
   $("#log-refresh").addEventListener("click", refreshLog);
   $("#log-verify").addEventListener("click", verifyLog);
+  $("#log-bundle").addEventListener("click", exportBundle);
   $("#log-filter").addEventListener("input", renderLog);
   $("#profile-check").addEventListener("click", checkProfile);
   $("#back-live").addEventListener("click", backToLive);
