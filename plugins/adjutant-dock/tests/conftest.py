@@ -13,8 +13,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the test kit, beside this file
 
-from dockkit import Dock, start_dock
-
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.import_plugin("adjutant.testing")
@@ -26,7 +24,11 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture
-async def dock(request: pytest.FixtureRequest) -> AsyncIterator[Dock]:
+async def dock(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
+    # imported here, not above: the kit imports adjutant.testing, which pytest must
+    # load as a plugin first (to rewrite its asserts)
+    from dockkit import start_dock
+
     options: dict[str, Any] = getattr(request, "param", {})
     async with start_dock(**options) as running:
         yield running

@@ -240,3 +240,24 @@ async def test_two_tabs_on_one_thread_run_fifo_each_with_its_own_events(
     assert prompts == ["one", "two"]
     threads = {s.thread_id for s in dock.server.hub.segments.values()}
     assert threads == {"shared"}
+
+
+async def test_a_role_is_picked_shown_in_the_context_stack_or_blocks(browser: Any,
+                                                                   dock: Dock) -> None:
+    skills = dock.harness.workspace / ".adjutant" / "skills"
+    skills.mkdir(parents=True)
+    (skills / "reviewer.md").write_text("Review carefully.\n")
+    dock.provider.queue(say("reviewed"))
+    page = await open_page(browser, dock)
+    await page.wait_for_selector("#role option[value='reviewer']", state="attached")
+    await page.select_option("#role", "reviewer")
+    await ask(page, "review this")
+    await page.wait_for_selector("#messages .msg.assistant:has-text('reviewed')")
+    await page.keyboard.press("Alt+2")
+    stack = await page.inner_text("#context-stack")
+    assert "Role reviewer: .adjutant/skills/reviewer.md" in stack and "Context bulletin" in stack
+    (skills / "reviewer.md").unlink()  # gone before the next request: it is blocked
+    await page.keyboard.press("Alt+1")
+    await ask(page, "review again")
+    await page.wait_for_selector("#messages .msg.error:has-text('no skill file for role')")
+    assert await page.is_disabled("#stop")

@@ -2,14 +2,16 @@
 
 - ``POST /api/copilot/run``: a ``RunAgentInput`` (``resume`` answers an interrupt;
   ``forwardedProps.replay`` = ``{runId, step, dryRun}`` runs or dry-runs a logged
-  step again, through the whole pipeline); the reply is the run's
+  step again, through the whole pipeline; ``forwardedProps.role`` adds that role's
+  skill file to the system prompt, or blocks with 422); the reply is the run's
   ``text/event-stream``.
 - ``GET /api/copilot/runs/{runId}/events``: reconnect; ``Last-Event-ID`` or
   ``?after=<seq>`` replays what was missed, then live. When the replay window is
   gone: one ``restart_required`` envelope with a snapshot to load.
 - ``POST /api/copilot/runs/{runId}/stop``; ``GET /api/state``; ``POST /api/mode``;
   ``GET /api/log``; ``GET /api/log/verify``; ``GET /api/settings``;
-  ``POST /api/settings/check``; ``POST /api/preset``; ``POST /api/bundle`` (a bug
+  ``POST /api/settings/check``; ``POST /api/preset``; ``GET /api/roles``;
+  ``POST /api/bundle`` (a bug
   bundle, then ``GET /api/bundles/{name}``); ``GET /api/sessions``,
   ``GET /api/sessions/{threadId}`` (a stored session, to rehydrate),
   ``POST /api/sessions/{runId}/pin``.
@@ -32,6 +34,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ._roles import RoleError, list_roles, resolve
 from ._runs import Hub, Refused, Segment, now_ms
 from ._wire import envelope, frame
 
@@ -149,7 +152,13 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
                 prompt = _prompt(given.messages)
                 if prompt is None:
                     return _error(400, "the last message must be the user's, with text")
-                segment = hub.submit(raw, prompt, session)
+                skill = None
+                if props.get("role"):
+                    try:
+                        skill = resolve(Path(copilot.cwd), props["role"])
+                    except RoleError as exc:  # blocked, never a silent substitute
+                        return _error(422, str(exc))
+                segment = hub.submit(raw, prompt, session, skill=skill)
         except Refused as exc:
             return _error(exc.status, str(exc))
         return stream(segment, 0)
@@ -274,6 +283,10 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
             return _error(404, "no such run in the history")
         return JSONResponse({"pinned": pinned})
 
+    async def roles(request: Request) -> Response:
+        return JSONResponse({"workspace": copilot.cwd,
+                             "roles": list_roles(Path(copilot.cwd))})
+
     async def bundle(request: Request) -> Response:
         body = await _json(request)
         run_id = body.get("runId") if isinstance(body, dict) else None
@@ -313,6 +326,7 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
         Route("/api/settings", settings),
         Route("/api/settings/check", check_settings, methods=["POST"]),
         Route("/api/preset", preset, methods=["POST"]),
+        Route("/api/roles", roles),
         Route("/api/bundle", bundle, methods=["POST"]),
         Route("/api/bundles/{name}", bundle_file),
         Route("/api/sessions", sessions),

@@ -15,11 +15,12 @@ has at most one active run.
 from __future__ import annotations
 
 import collections
+import contextlib
 import hashlib
 import json
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 import anyio
@@ -29,6 +30,7 @@ from adjutant import Approver, PlanPacket, StepDecision, StepPacket, to_ag_ui
 from adjutant_hookspecs import RunStarted
 
 from ._history import History
+from ._roles import Skill, system_prompt
 from ._wire import envelope
 
 __all__ = ["DockApprover", "Hub", "Refused", "Segment"]
@@ -121,6 +123,8 @@ class Job:
     prompt: str
     #: a past step run again (``{"runId", "step", "dryRun"}``) instead of a prompt
     replay: dict[str, Any] | None = None
+    #: the role's skill, added to the system prompt of this request only
+    skill: Skill | None = None
     segment: Segment = attrs.field(init=False)
     op_run: str | None = None
     state: Literal["queued", "running", "done"] = "queued"
@@ -335,7 +339,8 @@ class Hub:
                                               dry_run=job.replay["dryRun"],
                                               thread_id=job.thread_id)
                 else:
-                    await self.copilot.handle(job.prompt, thread_id=job.thread_id)
+                    with self._role(job):
+                        await self.copilot.handle(job.prompt, thread_id=job.thread_id)
             except Exception as exc:  # the log unwritable, a bug: the run says so
                 error = f"{type(exc).__name__}: {exc}"
             await self._caught_up()
@@ -347,6 +352,25 @@ class Hub:
                 self._by_op.pop(job.op_run, None)
             self._finished.set()
             self._finished = anyio.Event()
+
+    @contextlib.contextmanager
+    def _role(self, job: Job) -> Iterator[None]:
+        """The role's skill in the system prompt for this request (jobs run one at a
+        time); the profile as it was afterwards, unless the preset was switched."""
+        if job.skill is None:
+            yield
+            return
+        base = self.kernel.profile
+        with_role = attrs.evolve(base, system_prompt=system_prompt(base.system_prompt,
+                                                                   job.skill))
+        self.kernel.profile = with_role
+        job.segment.emit({"type": "CUSTOM", "name": "adjutant.dock.context_stack",
+                          "value": {"skill": job.skill.summary()}})
+        try:
+            yield
+        finally:
+            if self.kernel.profile is with_role:
+                self.kernel.profile = base
 
     async def drained(self) -> None:
         """Wait until no job runs and none is queued."""
@@ -391,9 +415,10 @@ class Hub:
         return {k: v for k, v in data.items() if v is not None}
 
     def submit(self, run_input: dict[str, Any], prompt: str, client_session: str,
-               replay: dict[str, Any] | None = None) -> Segment:
+               replay: dict[str, Any] | None = None, skill: Skill | None = None) -> Segment:
         """Queue a request; its run starts streaming at once (queued, then live)."""
-        job = Job(uuid.uuid4().hex, run_input["threadId"], client_session, prompt, replay)
+        job = Job(uuid.uuid4().hex, run_input["threadId"], client_session, prompt, replay,
+                  skill)
         segment = self._segment(run_input["runId"], job)
         self._begin(segment, run_input)
         self.queue.append(job)

@@ -44,6 +44,15 @@ async function api(path, body) {
   return data;
 }
 
+async function loadRoles() {
+  const data = await api("/api/roles");
+  const select = $("#role");
+  const chosen = localStorage.getItem("dock.role") || "";
+  for (const r of data.roles) select.append(el("option", { value: r.role, text: `${r.role} (${r.path})` }));
+  if ([...select.options].some((o) => o.value === chosen)) select.value = chosen;
+  select.addEventListener("change", () => localStorage.setItem("dock.role", select.value));
+}
+
 async function loadState() {
   dock.state = await api("/api/state");
   renderState();
@@ -56,9 +65,10 @@ async function loadState() {
 
 async function consume(response, runId) {
   if (!response.ok) {
+    setBusy(false);
     let why = `${response.status}`;
     try { why = (await response.json()).error || why; } catch { /* text */ }
-    throw new Error(why);
+    throw Object.assign(new Error(why), { status: response.status });
   }
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
@@ -89,7 +99,7 @@ async function follow(first, runId) {
     try {
       if (await consume(response, runId)) break;
     } catch (err) {
-      if (/^4\d\d/.test(err.message) || attempt === 7) { addMessage("error", `Stream: ${err.message}`); break; }
+      if (err.status || attempt === 7) { addMessage("error", err.message, err.status ? "refused" : "stream"); break; }
     }
     setStatus(`Connection lost; reconnecting (${attempt + 1})…`);
     await new Promise((r) => setTimeout(r, Math.min(2000, 150 * 2 ** attempt)));
@@ -185,10 +195,17 @@ function toolResult(id, content) {
   if (t) t.result.textContent = `→ ${content}`;
 }
 
+function stackItem(kind, text) {
+  const list = $("#context-stack");
+  for (const old of list.querySelectorAll(`li[data-kind="${kind}"], li.muted`)) old.remove();
+  list.append(el("li", { "data-kind": kind, text }));
+}
+
 function activity(d) {
   if (d.activityType === "plan") renderPlan(d.content);
   else if (d.activityType === "context") {
     const c = d.content || {};
+    stackItem("bulletin", `Context bulletin: cwd ${c.cwd || "?"}${c.git && c.git.branch ? `, git ${c.git.branch}` : ""}${(c.selected_files || []).length ? `, files ${c.selected_files.join(", ")}` : ""}${(c.recent_shell || []).length ? `, ${c.recent_shell.length} recent shell lines` : ""}`);
     setStatus(`Context: ${c.cwd || ""}${c.git && c.git.branch ? ` (branch ${c.git.branch})` : ""}`);
   } else if (d.activityType === "warning") addMessage("error", d.content.text, "warning");
 }
@@ -197,6 +214,10 @@ function custom(name, value) {
   if (name === "adjutant.dock.queued") { dock.queuedAt = value.position; setStatus(`Queued: ${value.position} ahead of this request`); }
   else if (name === "adjutant.step.denied") addMessage("error", `Step ${value.step + 1} (${value.tool}) not run: ${value.reason}`, `refused by ${value.by}`);
   else if (name === "adjutant.approval.decided") clearQuestion();
+  else if (name === "adjutant.dock.context_stack" && value.skill) {
+    const k = value.skill;
+    stackItem("skill", `Role ${k.role}: ${k.path} (${k.bytes} bytes, sha256 ${k.sha256}) in the system prompt`);
+  }
 }
 
 function finished(env, d) {
@@ -227,8 +248,9 @@ async function send(prompt) {
   if (!prompt.trim()) return;
   addMessage("user", prompt, "you");
   const runId = `run-${uid()}`;
+  const role = $("#role").value;
   const input = { threadId: thread, runId, messages: [{ id: `msg-${uid()}`, role: "user", content: prompt }],
-    tools: [], context: [], forwardedProps: { clientSessionId: session } };
+    tools: [], context: [], forwardedProps: { clientSessionId: session, ...(role ? { role } : {}) } };
   setBusy(true);
   const response = await fetch("/api/copilot/run", { method: "POST", body: JSON.stringify(input),
     headers: { "Content-Type": "application/json", Accept: "text/event-stream" } });
@@ -593,6 +615,7 @@ function init() {
   $("#profile-check").addEventListener("click", checkProfile);
   $("#back-live").addEventListener("click", backToLive);
   loadState().catch((err) => setStatus(`Could not load the state: ${err.message}`));
+  loadRoles().catch((err) => setStatus(`Roles: ${err.message}`));
   $("#prompt").focus();
 }
 init();

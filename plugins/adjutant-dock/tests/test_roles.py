@@ -1,0 +1,61 @@
+"""Roles: a chosen role's skill file joins the system prompt of that request and the
+Context Stack; a missing, unreadable or escaping one blocks the request with what to
+do, never a silent substitute."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from dockkit import Dock, read, run_input, say
+
+pytestmark = pytest.mark.anyio
+
+
+def with_role(prompt: str, role: str) -> dict[str, Any]:
+    return run_input(prompt, forwardedProps={"clientSessionId": "tab-1", "role": role})
+
+
+async def test_the_role_skill_joins_the_system_prompt_of_that_request(dock: Dock) -> None:
+    skills = dock.harness.workspace / ".adjutant" / "skills"
+    skills.mkdir(parents=True)
+    (skills / "reviewer.md").write_text("Review diffs line by line. SKILL-MARK-1\n")
+    github = dock.harness.workspace / ".github" / "skills"
+    github.mkdir(parents=True)
+    (github / "Planner_SKILL.md").write_text("Plan in small steps. SKILL-MARK-2\n")
+    roles = (await dock.client.get("/api/roles")).json()["roles"]
+    assert [r["role"] for r in roles] == ["planner", "reviewer"]
+    dock.provider.queue(say("ok"), say("ok"), say("ok"))
+    request = dock.client.build_request("POST", "/api/copilot/run",
+                                        json=with_role("look", "reviewer"))
+    stream = await read(await dock.client.send(request, stream=True))
+    stack = [e["data"]["value"] for e in stream.envelopes
+             if e["data"].get("name") == "adjutant.dock.context_stack"]
+    assert stack[0]["skill"]["path"] == ".adjutant/skills/reviewer.md"
+    assert "SKILL-MARK-1" in (dock.provider.requests[-1].system or "")
+    request = dock.client.build_request("POST", "/api/copilot/run",
+                                        json=with_role("plan", "Planner"))
+    await read(await dock.client.send(request, stream=True))
+    assert "SKILL-MARK-2" in (dock.provider.requests[-1].system or "")
+    request = dock.client.build_request("POST", "/api/copilot/run", json=run_input("plain"))
+    await read(await dock.client.send(request, stream=True))
+    system = dock.provider.requests[-1].system or ""
+    assert "SKILL-MARK" not in system  # for that request only
+
+
+async def test_a_missing_or_bad_skill_blocks_the_request(dock: Dock) -> None:
+    skills = dock.harness.workspace / ".adjutant" / "skills"
+    skills.mkdir(parents=True)
+    outside = dock.harness.workspace.parent / "elsewhere.md"
+    outside.write_text("not a skill")
+    os.symlink(outside, skills / "sneaky.md")
+    (skills / "binary.md").write_bytes(b"\xff\xfe\x00")
+    for role, expect in (("auditor", "create .adjutant/skills/auditor.md"),
+                         ("../etc", "letters, digits"), ("sneaky", "leads outside"),
+                         ("binary", "not UTF-8")):
+        answer = await dock.client.post("/api/copilot/run", json=with_role("go", role))
+        assert answer.status_code == 422, role
+        assert expect in answer.json()["error"], answer.json()
+    assert dock.provider.requests == []  # nothing reached the model
+    assert dock.server.hub.segments == {}
