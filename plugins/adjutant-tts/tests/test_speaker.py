@@ -218,3 +218,13 @@ def test_spoken_text_rules() -> None:
                        profile().speech) == "Done: ran git status and fs read."
     assert spoken_text({"status": "executed", "text": ""}, ["fs.read"],
                        profile(plan_summary=False).speech) == ""
+
+
+async def test_the_last_answer_is_said_before_the_kernel_stops() -> None:
+    """`adjutant run` stops the kernel right after its answer: the answer is still said."""
+    h = Harness(adjutant_tts, env=FILES, script=[answer("Here is the answer.")])
+    async with h:
+        await h.run("question")
+    started = [e.text for e in speech_events(h) if isinstance(e, SpeechStarted)]
+    stopped = [e.reason for e in speech_events(h) if isinstance(e, SpeechStopped)]
+    assert (started, stopped) == (["Here is the answer."], ["finished"])

@@ -14,10 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from adjutant_hookspecs import RunFinished, StateDelta, StateSnapshot, ToolCallStart
+
 from ._speaker import SILENT_MODES, Speaker
 
-__all__ = ["follow", "plan_summary", "spoken_text"]
+__all__ = ["Progress", "follow", "plan_summary", "spoken_text"]
 
+#: The events auto-speech follows.
+WATCHED = (RunFinished, StateDelta, StateSnapshot, ToolCallStart)
 #: Run statuses whose plan ran (a summary is worth saying).
 RAN = frozenset({"executed", "paused", "aborted"})
 
@@ -47,44 +51,49 @@ def spoken_text(result: Any, tools: list[str], preset: Any) -> str:
     return ""
 
 
-async def follow(kernel: Any, speaker: Speaker) -> None:
+class Progress:
+    """How far the follower has read the bus (the seq of the last event it handled)."""
+
+    seen = 0
+
+
+async def follow(kernel: Any, speaker: Speaker, progress: Progress | None = None) -> None:
     """Speak finished runs until cancelled."""
     from adjutant import get_logger
-    from adjutant_hookspecs import (
-        RunFinished,
-        StateDelta,
-        StateSnapshot,
-        ToolCallStart,
-    )
 
     from ._output import no_device_reason
 
-    log = get_logger(plugin="tts")
-    tools: dict[str | None, list[str]] = {}
     quiet = no_device_reason(kernel.env) if not kernel.env.get(
         "ADJUTANT_SPEECH_OUTPUT") else None
     if quiet:
-        log.info("auto-speech is quiet: nothing to play on", reason=quiet)
-    subscription = kernel.bus.subscribe(types=(RunFinished, StateDelta, StateSnapshot,
-                                               ToolCallStart))
+        get_logger(plugin="tts").info("auto-speech is quiet: nothing to play on",
+                                      reason=quiet)
+    tools: dict[str | None, list[str]] = {}
+    progress = progress or Progress()
+    subscription = kernel.bus.subscribe(types=WATCHED)
+    progress.seen = kernel.bus.last_seq  # what came before is not this follower's to say
     async for envelope in subscription:
-        event, run = envelope.event, envelope.run_id
-        if isinstance(event, StateDelta):
-            for op in event.delta:
-                if op.path == "/mode" and op.value in SILENT_MODES:
-                    speaker.stop("mode")
-        elif isinstance(event, StateSnapshot) and isinstance(event.snapshot, dict):
-            if event.snapshot.get("mode") in SILENT_MODES:
-                speaker.stop("mode")
-        elif isinstance(event, ToolCallStart):
-            tools.setdefault(run, []).append(event.tool_call_name)
-        elif isinstance(event, RunFinished):
-            ran = tools.pop(run, [])
-            profile = kernel.profile
-            if not profile.auto_speech or quiet:
-                continue
-            text = spoken_text(event.result, ran, profile.speech)
-            if text:
-                source = "answer" if event.result.get("status") == "answered" else \
-                    "plan-summary"
-                await speaker.say(text, source=source, run_id=run)
+        await _handle(envelope, kernel, speaker, tools, quiet)
+        progress.seen = envelope.seq
+
+
+async def _handle(envelope: Any, kernel: Any, speaker: Speaker,
+                  tools: dict[str | None, list[str]], quiet: str | None) -> None:
+    event, run = envelope.event, envelope.run_id
+    if isinstance(event, StateDelta):
+        if any(op.path == "/mode" and op.value in SILENT_MODES for op in event.delta):
+            speaker.stop("mode")
+    elif isinstance(event, StateSnapshot) and isinstance(event.snapshot, dict):
+        if event.snapshot.get("mode") in SILENT_MODES:
+            speaker.stop("mode")
+    elif isinstance(event, ToolCallStart):
+        tools.setdefault(run, []).append(event.tool_call_name)
+    elif isinstance(event, RunFinished):
+        ran = tools.pop(run, [])
+        profile = kernel.profile
+        if not profile.auto_speech or quiet:
+            return
+        text = spoken_text(event.result, ran, profile.speech)
+        if text:
+            source = "answer" if event.result.get("status") == "answered" else "plan-summary"
+            await speaker.say(text, source=source, run_id=run)

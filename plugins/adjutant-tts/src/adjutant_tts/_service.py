@@ -14,6 +14,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
+from ._auto import Progress
 from ._speaker import Speaker
 
 __all__ = ["DRAIN_LIMIT_S", "speaker_for", "start", "stop"]
@@ -21,8 +22,10 @@ __all__ = ["DRAIN_LIMIT_S", "speaker_for", "start", "stop"]
 #: At most this long is waited at shutdown for speech still playing.
 DRAIN_LIMIT_S = 120.0
 
-_SERVICES: weakref.WeakKeyDictionary[Any, tuple[Speaker, Callable[[], Awaitable[None]]]] = (
-    weakref.WeakKeyDictionary())
+_SERVICES: weakref.WeakKeyDictionary[
+    Any, tuple[Speaker, Progress, Callable[[], Awaitable[None]]]] = weakref.WeakKeyDictionary()
+#: At most this long is waited at shutdown for auto-speech to read the last answer.
+CATCH_UP_S = 2.0
 
 
 def speaker_for(kernel: Any) -> Speaker:
@@ -37,16 +40,16 @@ def speaker_for(kernel: Any) -> Speaker:
 async def start(kernel: Any) -> None:
     import anyio
 
-    from ._auto import follow
+    from ._auto import Progress, follow
 
-    speaker = Speaker(kernel)
+    speaker, progress = Speaker(kernel), Progress()
 
     async def service() -> None:
         async with anyio.create_task_group() as tg:
             tg.start_soon(speaker.serve)
-            tg.start_soon(follow, kernel, speaker)
+            tg.start_soon(follow, kernel, speaker, progress)
 
-    _SERVICES[kernel] = (speaker, _spawn(service))
+    _SERVICES[kernel] = (speaker, progress, _spawn(service))
 
 
 async def stop(kernel: Any) -> None:
@@ -55,13 +58,28 @@ async def stop(kernel: Any) -> None:
     found = _SERVICES.pop(kernel, None)
     if found is None:
         return
-    speaker, cancel = found
-    current = speaker.current
-    if current is not None and current.output == "device":
-        with anyio.move_on_after(DRAIN_LIMIT_S):
-            await speaker.drain()
+    speaker, progress, cancel = found
+    # `adjutant run` stops the kernel right after its answer: let auto-speech take the
+    # last finished run first, then let what plays on a device end (Ctrl-C stops it)
+    with anyio.move_on_after(CATCH_UP_S):
+        await _caught_up(kernel, progress)
+    with anyio.move_on_after(DRAIN_LIMIT_S):
+        await speaker.drain()
     speaker.stop()
     await cancel()
+
+
+async def _caught_up(kernel: Any, progress: Progress) -> None:
+    import anyio
+
+    from ._auto import WATCHED
+
+    last = max((e.seq for e in kernel.bus.history(after_seq=progress.seen)
+                if isinstance(e.event, WATCHED)), default=0)
+    for _ in range(1000):
+        if progress.seen >= last:
+            return
+        await anyio.sleep(0.005)
 
 
 def _spawn(function: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
