@@ -42,10 +42,11 @@ class Dock:
 @contextlib.asynccontextmanager
 async def start_dock(*, mode: str | None = "execute-with-confirmation", ping_s: float = 15.0,
                      kv: MemoryKeyValueStore | None = None, home: Any = None,
-                     plugins: tuple[Any, ...] = (), **hub: Any) -> AsyncIterator[Dock]:
+                     plugins: tuple[Any, ...] = (), profile: Any = None,
+                     **hub: Any) -> AsyncIterator[Dock]:
     tools = fake_tools(FakeRead("notes.read"), FakeWrite("notes.write"))
     async with Harness(adjutant_guard, adjutant_write_gate, tools, *plugins, kv=kv,
-                       home=home) as h:
+                       home=home, profile=profile) as h:
         server = DockServer(h.kernel, port=0, ping_s=ping_s, **hub)
         if mode is not None:
             await server.hub.copilot.set_mode(mode, channel="user")
