@@ -22,7 +22,8 @@ def test_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_import_is_cheap() -> None:
-    assert_cheap_import(adjutant_stt, ["faster_whisper", "ctranslate2", "sounddevice",
+    assert_cheap_import(adjutant_stt, ["adjutant", "anyio", "faster_whisper", "ctranslate2",
+                                       "sounddevice",
                                        "numpy", "av", "onnxruntime"])
 
 

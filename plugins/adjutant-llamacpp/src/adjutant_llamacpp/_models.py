@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from adjutant.shipped import assembled, cache_home, concatenate
 from adjutant_hookspecs import ProviderError
 
 __all__ = ["DEFAULT_MODEL", "PRESETS", "Preset", "cache_dir", "preset_path"]
@@ -39,12 +38,15 @@ def _gemma(target: Path) -> None:
 def _concatenate(modules: Sequence[str]) -> Callable[[Path], None]:
     """Parts whose module has ``get_part_path()``, concatenated in order."""
 
-    def parts() -> list[str]:
+    def assemble(target: Path) -> None:
         import importlib
 
-        return [importlib.import_module(name).get_part_path() for name in modules]
+        from adjutant.shipped import concatenate
 
-    return concatenate(parts)
+        concatenate(lambda: [importlib.import_module(name).get_part_path()
+                             for name in modules])(target)
+
+    return assemble
 
 
 PRESETS = {
@@ -72,12 +74,16 @@ DEFAULT_MODEL = "qwen2.5-coder-0.5b"
 
 
 def cache_dir() -> Path:
+    from adjutant.shipped import cache_home  # not at import: the kernel imports plugins
+
     return cache_home() / "models"
 
 
 def preset_path(name: str) -> Path:
     """The preset's model file, assembled from its packages on first use (atomically:
     a half-written file is never mistaken for the model) and checked by SHA-256."""
+    from adjutant.shipped import assembled
+
     preset = PRESETS[name]
     target = cache_dir() / preset.filename
     try:
