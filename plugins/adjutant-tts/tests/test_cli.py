@@ -141,3 +141,18 @@ def test_pause_then_stop_mid_sentence_gives_the_device_back(tmp_path: Path) -> N
     assert out["reason"] == "stopped" and out["open_after_stop"] == 0
     assert out["played"] < 40 * 1500  # far from the whole answer
     assert out["again"] == "finished" and out["open_at_end"] == 0
+
+
+@needs_portaudio
+def test_space_stops_speaking_in_the_terminal(tmp_path: Path) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    text = " ".join(f"This is sentence number {i} of a long answer." for i in range(150))
+    child = pexpect.spawn(ADJUTANT, ["speak", text], cwd=str(tmp_path), encoding="utf-8",
+                          env=env(tmp_path, ALSA_CONFIG_PATH=null_device(tmp_path)),
+                          timeout=60)
+    child.expect("Space or Esc stops")
+    child.send(" ")
+    child.expect(r"stopped after (\d+\.\d) s")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130

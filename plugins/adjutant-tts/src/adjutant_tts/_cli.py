@@ -25,6 +25,7 @@ def configure_speak(parser: argparse.ArgumentParser) -> None:
 async def speak(kernel: Any, args: argparse.Namespace) -> int:
     from adjutant_hookspecs import SpeechError
 
+    from ._output import no_device_reason
     from ._service import speaker_for
     from ._speaker import SILENT_MODES, pick_engine
 
@@ -60,6 +61,9 @@ async def speak(kernel: Any, args: argparse.Namespace) -> int:
     utterance = await speaker.say(text, path=args.output, engine=engine.name,
                                   voice=args.voice, speed=args.speed, overlap="queue")
     assert utterance is not None
+    if args.output is None and sys.stdin.isatty() and not no_device_reason(kernel.env):
+        print("speaking; Space or Esc stops", file=sys.stderr, flush=True)
+        await _until_done_or_key(utterance, speaker)
     await utterance.wait()
     if utterance.reason == "error":
         print(f"adjutant speak: error: {utterance.error}", file=sys.stderr)
@@ -67,11 +71,53 @@ async def speak(kernel: Any, args: argparse.Namespace) -> int:
     if utterance.output == "file":
         seconds = utterance.synthesized_ms / 1000
         if args.output is None:
-            from ._output import no_device_reason
-
             why = no_device_reason(kernel.env) or "no audio output device"
             print(f"adjutant speak: {why}: wrote {seconds:.1f} s of audio to "
                   f"{utterance.path} instead of playing it", file=sys.stderr)
         else:
             print(f"wrote {seconds:.1f} s of audio to {utterance.path}", file=sys.stderr)
-    return 0 if utterance.reason == "finished" else 130
+    if utterance.reason != "finished":
+        print(f"adjutant speak: {utterance.reason} after {utterance.played_ms / 1000:.1f} s",
+              file=sys.stderr)
+        return 130
+    return 0
+
+
+#: Keys that stop speaking in the terminal.
+STOP_KEYS = (b" ", b"\x1b")
+
+
+async def _until_done_or_key(utterance: Any, speaker: Any) -> None:
+    """Wait for the utterance; Space or Esc on the terminal stops it (the terminal is
+    put in cbreak mode meanwhile and restored after, whatever happens)."""
+    import threading
+
+    import anyio
+
+    done = threading.Event()
+
+    def read_keys() -> bool:
+        import os
+        import select
+        import termios
+        import tty
+
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+        try:
+            tty.setcbreak(fd)
+            while not done.is_set():
+                ready, _, _ = select.select([fd], [], [], 0.05)
+                if ready and os.read(fd, 1) in STOP_KEYS:
+                    return True
+            return False
+        finally:
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+    async with anyio.create_task_group() as tg:
+        async def watch() -> None:
+            if await anyio.to_thread.run_sync(read_keys):
+                speaker.stop()
+        tg.start_soon(watch)
+        await utterance.wait()
+        done.set()
