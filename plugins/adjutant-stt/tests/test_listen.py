@@ -125,3 +125,29 @@ def test_a_bad_recording_stops_listen_before_anything(tmp_path: Path) -> None:
     done = cli("listen", "--audio", str(tmp_path / "bad.wav"), home=tmp_path, cwd=tmp_path)
     assert done.returncode == 1
     assert "is not audio" in done.stderr
+
+
+def test_ctrl_t_in_chat_listens_and_the_session_goes_on(tmp_path: Path) -> None:
+    """In a real terminal: Ctrl-T types /talk; with no microphone that is said, and the
+    next prompt comes back."""
+    pexpect = pytest.importorskip("pexpect")
+    try:
+        import sounddevice
+        sounddevice.query_devices(kind="input")
+    except Exception:
+        pass
+    else:
+        pytest.skip("this machine has a microphone")
+    env = {**os.environ, "ADJUTANT_HOME": str(tmp_path)}
+    chat = pexpect.spawn(sys.executable, ["-m", "adjutant.cli", "chat"], env=env,
+                         cwd=str(tmp_path), encoding="utf-8", timeout=60)
+    try:
+        chat.expect("> ")
+        chat.sendcontrol("t")
+        chat.expect("listening")
+        assert chat.expect(["no microphone", "no audio input"]) in (0, 1)
+        chat.expect("> ")
+        chat.sendline("/quit")
+        chat.expect(pexpect.EOF)
+    finally:
+        chat.close(force=True)

@@ -23,8 +23,7 @@ def test_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_import_is_cheap() -> None:
     assert_cheap_import(adjutant_stt, ["adjutant", "anyio", "faster_whisper", "ctranslate2",
-                                       "sounddevice",
-                                       "numpy", "av", "onnxruntime"])
+                                       "sounddevice", "numpy", "av", "onnxruntime"])
 
 
 def test_registers_commands_frontend_events_and_check(tmp_path: Path) -> None:
