@@ -115,9 +115,11 @@ def test_listen_only_logs_the_transcript_and_plans_nothing(
     assert "not planned" in done.stderr
     status = json.loads(cli("status", "--json", home=tmp_path, cwd=tmp_path).stdout)
     assert status["last_tasks"] == []  # no run: nothing reached the planner
-    log = "".join(p.read_text(errors="replace") for p in tmp_path.rglob("*")
-                  if p.is_file() and p.suffix in (".jsonl", ".log"))
-    assert "speech" in log and "Delete" in log  # recorded as context
+    records = [json.loads(line)["body"] for line in cli(
+        "log", "tail", "--json", home=tmp_path, cwd=tmp_path).stdout.splitlines()]
+    assert [r["kind"] for r in records] == ["mode", "event"]  # no prompt, no plan
+    assert records[1]["source"] == "speech"
+    assert records[1]["text"] == said["transcript"]  # recorded as context
 
 
 def test_a_bad_recording_stops_listen_before_anything(tmp_path: Path) -> None:
