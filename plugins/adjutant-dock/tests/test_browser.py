@@ -62,12 +62,19 @@ async def test_a_read_runs_lands_in_the_timeline_and_dry_runs_again(browser: Any
     await page.wait_for_selector("#messages .msg.assistant:has-text('Done.')")
     await page.keyboard.press("Alt+3")
     await page.wait_for_selector("#timeline li.tool_call:has-text('notes.read')")
+    status = await page.wait_for_selector("#recent li:has-text('read a.txt')")
+    shown = await status.text_content() or ""
+    assert "[executed]" in shown and " ms" in shown, shown
+    assert "memory:" in await page.inner_text("#chips")
     await page.click("#log-verify")
     await page.wait_for_selector("#verdict:has-text('Log verify:')")
     await page.click("#log-bundle")
     await page.wait_for_selector("#verdict a:has-text('Download bundle-')")
     await page.click("#timeline li.tool_call button.dry-run")  # a past action, dry-run
     await page.wait_for_selector("#messages .msg.assistant:has-text('read a.txt')")
+    await page.keyboard.press("Alt+3")
+    await page.wait_for_selector("#timeline li.replay")
+    await page.screenshot(path=str(SHOTS / "dock-log.png"), full_page=True)
     assert page.errors == []
 
 

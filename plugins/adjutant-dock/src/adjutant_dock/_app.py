@@ -122,6 +122,7 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
         state["queue"] = len(hub.queue) + (hub.active is not None)
         state["policies"] = sorted(hub.kernel.policies)
         state["sandbox"] = _has_bwrap()
+        state["memoryMb"] = _rss_mb()
         return state
 
     async def run(request: Request) -> Response:
@@ -361,6 +362,18 @@ async def _json(request: Request) -> Any:
         return msgspec.json.decode(await request.body())
     except msgspec.DecodeError:
         return None
+
+
+def _rss_mb() -> float | None:
+    """This process's resident memory (the kernel and the dock), where /proc has it."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return None
 
 
 def _has_bwrap() -> bool:

@@ -373,6 +373,7 @@ function renderState() {
   if (s.cwd) chip(`project: ${s.cwd.split("/").filter(Boolean).pop() || s.cwd}`);
   for (const p of s.policies || []) chip(p === "guard" ? "no-sudo · caged FS" : `policy: ${p}`);
   chip(s.sandbox ? "sandbox: on" : "sandbox: missing", !s.sandbox);
+  if (s.memoryMb) chip(`memory: ${Math.round(s.memoryMb)} MB`);
   for (const g of s.grants || []) chip(`grant: ${g}`, true);
 }
 
@@ -383,7 +384,23 @@ async function setMode(key) {
 
 // -- action log ------------------------------------------------------------------------
 
+// The last requests, how they ended and how long they took (from the history).
+async function refreshRecent() {
+  const list = $("#recent");
+  let data;
+  try { data = await api("/api/sessions"); } catch (err) { list.replaceChildren(el("li", { text: err.message })); return; }
+  const runs = data.sessions.slice(0, 8);
+  list.replaceChildren(...runs.map((r) => {
+    const ms = r.endedAt ? Date.parse(r.endedAt) - Date.parse(r.startedAt) : null;
+    return el("li", {}, el("span", { class: "verdict-word", text: `[${r.status}] ` }),
+      el("span", { text: r.prompt || (r.parentRunId ? "(continued after an answer)" : "") }),
+      el("span", { class: "muted", text: ms === null ? " · running" : ` · ${ms} ms` }));
+  }));
+  if (!runs.length) list.append(el("li", { class: "muted", text: data.available ? "No requests yet." : "No store: runs are not kept." }));
+}
+
 async function refreshLog() {
+  refreshRecent();
   let data;
   try { data = await api("/api/log?limit=300"); } catch (err) { $("#verdict").textContent = err.message; return; }
   dock.records = data.records;
