@@ -285,3 +285,42 @@ async def test_a_bug_bundle_is_written_and_downloadable(dock: Dock) -> None:
     download = await dock.client.get(made.json()["download"])
     assert download.status_code == 200 and download.content[:2] == b"\x1f\x8b"
     assert (await dock.client.get("/api/bundles/..%2Fdock%2Ftoken")).status_code == 404
+
+
+async def test_a_plan_with_a_write_asks_for_the_plan_then_the_step(dock: Dock) -> None:
+    (dock.harness.workspace / "a.txt").write_text("alpha\n")
+    dock.provider.queue(plan(READ, WRITE))
+    first = await read(await post_stream(dock, run_input("read then write")))
+    asked = interrupt_of(first)
+    assert asked["reason"] == "plan_approval"
+    assert [s["tool"] for s in asked["metadata"]["steps"]] == ["notes.read", "notes.write"]
+    wrong = await dock.client.post("/api/copilot/run", json=resume_input(asked, "grant"))
+    assert wrong.status_code == 400  # a plan is answered execute, step or deny
+    second = await read(await post_stream(dock, resume_input(asked, "step")))
+    step = interrupt_of(second)  # step by step: the read ran, the write asks
+    assert step["reason"] == "tool_approval"
+    assert step["metadata"]["packet"]["tool"] == "notes.write"
+    assert any(e["event"] == "tool_call_result" and e["data"]["content"] == "alpha\n"
+               for e in second.envelopes)
+    third = await read(await post_stream(dock, resume_input(step, "grant")))
+    assert third.envelopes[-1]["data"]["result"]["status"] == "executed"
+    assert (dock.harness.workspace / "b.txt").read_text() == "hello\n"
+
+
+async def test_settings_list_profiles_with_the_loaders_errors(dock: Dock) -> None:
+    folder = dock.harness.kernel.home / "profiles"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "broken.json").write_text('{"name": "broken", "token_budget": "lots"}')
+    (folder / "fast.json").write_text('{"name": "fast", "model": {"provider": "scripted", '
+                                      '"temperature": 0.0}}')
+    data = (await dock.client.get("/api/settings")).json()
+    listed = {p["name"]: p for p in data["profiles"]}
+    assert listed["fast"]["ok"] is True
+    assert listed["broken"]["ok"] is False
+    assert any("$.token_budget" in p for p in listed["broken"]["problems"])
+    refused = await dock.client.post("/api/preset", json={"name": "broken"})
+    assert refused.status_code == 422
+    used = await dock.client.post("/api/preset", json={"name": "fast"})
+    assert used.status_code == 200 and used.json()["preset"] == "fast"
+    checked = await dock.client.post("/api/settings/check", json={"verbosity": "loud"})
+    assert checked.status_code == 422 and "$.verbosity" in checked.json()["problems"][0]

@@ -227,10 +227,10 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
 
     async def settings(request: Request) -> Response:
         from adjutant import ProfileError, load_profile
-        from adjutant._settings import list_profiles
 
         profiles = []
-        for name in list_profiles(Path(hub.kernel.home)):
+        saved = sorted(p.stem for p in (Path(hub.kernel.home) / "profiles").glob("*.json"))
+        for name in saved:
             try:
                 load_profile(Path(hub.kernel.home), name)
                 profiles.append({"name": name, "ok": True})
