@@ -268,3 +268,15 @@ async def test_a_role_is_picked_shown_in_the_context_stack_or_blocks(browser: An
     await ask(page, "review again")
     await page.wait_for_selector("#messages .msg.error:has-text('no skill file for role')")
     assert await page.is_disabled("#stop")
+
+
+async def test_the_command_palette_switches_the_mode_from_the_keyboard(browser: Any,
+                                                                     dock: Dock) -> None:
+    page = await open_page(browser, dock)
+    await page.keyboard.press("Control+k")
+    await page.wait_for_selector("#palette[open]")
+    await page.keyboard.type("propose")
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector("#modes button[data-mode='propose'][aria-checked='true']")
+    assert await dock.copilot.mode() == "propose-only"
+    assert "mode: propose-only" in await page.inner_text("#chips")  # said in words too
