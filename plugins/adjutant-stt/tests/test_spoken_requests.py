@@ -111,7 +111,8 @@ def test_list_python_processes_spoken_runs_read_only(tmp_path: Path,
         spoken = cli("speak", summary, "-o", str(said), home=home, cwd=work)
         assert spoken.returncode == 0, spoken.stderr
         heard = cli("transcribe", str(said), home=home, cwd=work)  # and back again
-        assert "ok" in heard.stdout.lower(), heard.stderr
+        wrong, total = word_errors(summary, heard.stdout)
+        assert wrong / total <= 0.5, (summary, heard.stdout, heard.stderr)
     else:
         hookspecs = pytest.importorskip("adjutant_hookspecs")
         if not hasattr(hookspecs, "SpeechStarted"):
