@@ -56,7 +56,8 @@ SERVER_MUST_PASS = ["server-initialize", "ping", "tools-list", "tools-call-error
                     "server-sse-multiple-streams", "json-schema-2020-12"]
 CLIENT_MUST_PASS = ["initialize", "tools_call", "sse-retry",
                     "elicitation-sep1034-client-defaults", "auth/metadata-default",
-                    "auth/token-endpoint-auth-none", "auth/pre-registration"]
+                    "auth/token-endpoint-auth-none", "auth/pre-registration",
+                    "auth/scope-step-up"]
 
 
 def _adjutant() -> str:
@@ -175,22 +176,64 @@ def _pipe(source: socket.socket, sink: socket.socket) -> None:
 # -- running the suite ----------------------------------------------------------------------
 
 def run_suite(command: list[str], out: Path, *args: str) -> dict[str, list[str]]:
-    """Run the suite with the baseline (its exit code is the baseline's verdict); the
-    statuses of each scenario's checks. Prints the pass counts and the time."""
+    """Run the whole suite with the baseline (its exit code is the baseline's verdict);
+    the statuses of each scenario's checks. Prints the pass counts and the time.
+
+    The suite runs its scenarios in parallel; for the client, that is two dozen
+    Adjutant processes starting at once on two cores, and sse-retry, which times the
+    client's reconnection to within 200 ms, may then only warn. Such a scenario (a
+    warning, no failure) is run again alone, and must pass then."""
     started = time.monotonic()
-    done = subprocess.run([*command, *args, "--suite", "all", "--expected-failures",
-                           str(BASELINE), "-o", str(out)], capture_output=True, text=True,
-                          timeout=RUN_TIMEOUT_S, env=npx_env(), stdin=subprocess.DEVNULL)
-    took = time.monotonic() - started
+    done = _run(command, out, *args, "--suite", "all")
+    statuses = _statuses(out)
+    late = _unexpected(done.stdout)
+    if done.returncode != 0 and late and late <= TIMED and not any(
+            "FAILURE" in statuses.get(s, ["FAILURE"]) for s in late):
+        for scenario in sorted(late):
+            again = _run(command, out / "alone", *args, "--scenario", scenario)
+            print(f"{scenario}: only warned in the parallel run; alone: "
+                  f"{'passed' if again.returncode == 0 else 'failed'}")
+            assert again.returncode == 0, again.stdout[-4000:]
+            statuses[scenario] = _statuses(out / "alone")[scenario]
+        done = subprocess.CompletedProcess(done.args, 0, done.stdout, done.stderr)
     summary = re.findall(r"^Total: .*$", done.stdout, re.MULTILINE)
+    took = time.monotonic() - started
     print(f"\n{args[0]}: {summary[-1] if summary else '(no summary)'} in {took:.1f} s")
     print("\n".join(line for line in done.stdout.splitlines()
                     if line.startswith(("✓", "✗"))))
     assert done.returncode == 0, (
         "scenarios failed that the baseline does not list (or a listed one passed):\n"
         + done.stdout[-6000:] + done.stderr[-2000:])
+    return statuses
+
+
+#: scenarios that time the client, and so may only warn on a loaded machine
+TIMED = {"sse-retry"}
+
+
+def _run(command: list[str], out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*command, *args, "--expected-failures", str(BASELINE), "-o",
+                           str(out)], capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+                          env=npx_env(), stdin=subprocess.DEVNULL)
+
+
+def _unexpected(stdout: str) -> set[str]:
+    """The scenarios the suite lists under "Unexpected failures"."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", stdout)
+    part = text.partition("Unexpected failures (not in baseline):")[2]
+    names = set()
+    for line in part.splitlines()[1:]:
+        if not line.strip().startswith("✗"):
+            break
+        names.add(line.strip().removeprefix("✗").strip())
+    return names
+
+
+def _statuses(out: Path) -> dict[str, list[str]]:
     statuses: dict[str, list[str]] = {}
     for checks in out.rglob("checks.json"):
+        if "alone" in checks.relative_to(out).parts[:-1] and out.name != "alone":
+            continue
         name = checks.parent.relative_to(out).as_posix()
         name = re.sub(r"-\d{4}-\d\d-\d\dT[\d-]+Z$", "", name).removeprefix("server-")
         statuses.setdefault(name, []).extend(c["status"] for c in json.loads(

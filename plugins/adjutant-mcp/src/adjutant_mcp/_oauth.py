@@ -168,9 +168,14 @@ def provider(spec: Any, home: Path, *, login: tuple[int, Browser, Any] | None = 
         assert login is not None
         return await login[2].result()
 
+    async def browse(url: str) -> None:
+        assert login is not None
+        await login[2].ensure_open()  # listening before the browser can come back
+        await login[1](url)
+
     if login is not None:
         storage.set_redirect_port(port)
-        return Provider(spec.url, metadata, storage, redirect_handler=login[1],
+        return Provider(spec.url, metadata, storage, redirect_handler=browse,
                         callback_handler=callback)
     return Provider(spec.url, metadata, storage, redirect_handler=no_person,
                     callback_handler=callback)
@@ -180,24 +185,27 @@ class LoopbackCallback:
     """A one-shot HTTP listener on 127.0.0.1 for the authorization redirect."""
 
     def __init__(self, listener: Any) -> None:
-        self._listener = listener
-        self.port: int = listener.extra(__import__("anyio").abc.SocketAttribute.local_port)
+        from anyio.abc import SocketAttribute
+
+        self._listener: Any = listener
+        self.port: int = listener.extra(SocketAttribute.local_port)
+
+    async def ensure_open(self) -> None:
+        """Listen again (same port: the registered redirect URI) for another sign-in
+        on the same connection, as a scope step-up needs."""
+        if self._listener is None:
+            self._listener = (await _listen(self.port))
 
     @classmethod
     async def open(cls, port: int | None) -> LoopbackCallback:
         """Listen on ``port`` (the one the client's registration names) when it is free,
         else on any free port."""
-        import anyio
-
-        async def listen(on: int) -> Any:  # one address: one socket listener
-            return (await anyio.create_tcp_listener(local_host="127.0.0.1",
-                                                    local_port=on)).listeners[0]
         if port:
             try:
-                return cls(await listen(port))
+                return cls(await _listen(port))
             except OSError:
                 pass
-        return cls(await listen(0))
+        return cls(await _listen(0))
 
     async def result(self) -> Any:
         """Wait for ``GET /callback?code=...&state=...``; raise on an error redirect."""
@@ -206,6 +214,7 @@ class LoopbackCallback:
         import anyio
         from mcp.shared.auth import AuthorizationCodeResult
 
+        await self.ensure_open()
         try:
             with anyio.fail_after(LOGIN_TIMEOUT_S):
                 while True:
@@ -225,12 +234,21 @@ class LoopbackCallback:
         except TimeoutError:
             raise SignInRequired(f"no sign-in came back within {LOGIN_TIMEOUT_S:g} s") from None
         finally:
-            await self._listener.aclose()
+            listener, self._listener = self._listener, None
+            await listener.aclose()
         if "error" in query:
             raise SignInRequired(f"the sign-in was refused: {query['error']} "
                                  f"{query.get('error_description', '')}".strip())
         return AuthorizationCodeResult(code=query["code"], state=query.get("state"),
                                        iss=query.get("iss"))
+
+
+async def _listen(port: int) -> Any:
+    import anyio
+
+    # one address: one socket listener
+    return (await anyio.create_tcp_listener(local_host="127.0.0.1",
+                                            local_port=port)).listeners[0]
 
 
 async def login_flow(spec: Any, home: Path, browser: Browser) -> Any:
