@@ -125,3 +125,22 @@ async def test_a_pre_registered_client_is_used_instead_of_registering(
     info = auth.context.client_info
     assert (info.client_id, info.client_secret) == ("mine", "s3")
     assert info.token_endpoint_auth_method == "client_secret_basic"
+
+
+def test_login_is_for_remote_servers_and_says_so(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": {
+        "local": {"command": sys.executable, "args": ["-c", "pass"]}}}))
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("ADJUTANT_")},
+           "ADJUTANT_HOME": str(home), "ADJUTANT_WORKSPACE": str(tmp_path)}
+    adjutant = str(Path(sys.executable).parent / "adjutant")
+    for name, says in (("local", "stdio server: there is nothing to sign in to"),
+                       ("nowhere", "no MCP server named 'nowhere'")):
+        done = subprocess.run([adjutant, "mcp", "login", name], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL)
+        assert done.returncode == 2 and says in done.stderr, done
