@@ -37,7 +37,7 @@ def bridge_of(kernel: Any) -> Any:
 
 @hookimpl
 def register_commands(register: Callable[[Command], None]) -> None:
-    register(Command(name="mcp", help="MCP servers: list, add, test, enable, disable, "
+    register(Command(name="mcp", help="MCP servers: list, add, test, login, enable, disable, "
                      "remove; serve Adjutant's tools over MCP", run=run, configure=configure))
 
 
