@@ -324,3 +324,25 @@ async def test_settings_list_profiles_with_the_loaders_errors(dock: Dock) -> Non
     assert used.status_code == 200 and used.json()["preset"] == "fast"
     checked = await dock.client.post("/api/settings/check", json={"verbosity": "loud"})
     assert checked.status_code == 422 and "$.verbosity" in checked.json()["problems"][0]
+
+
+async def test_a_pump_that_falls_behind_the_bus_says_so_in_the_run(dock: Dock) -> None:
+    """The dock reads the bus through a bounded view: if it ever falls behind, the
+    run gets the bus's gap marker (a CUSTOM adjutant.bus.gap), never a silent hole."""
+    from adjutant_hookspecs import BusGap, Envelope
+
+    hub = dock.server.hub
+    dock.provider.queue(say(" ".join(["word"] * 50)))
+    dock.provider.delay = 0.02
+    response = await post_stream(dock, run_input("long"))
+    head = await read(response, stop_after=6)
+    assert hub.active is not None and hub.active.op_run is not None
+    # what the bus hands a subscriber that fell behind (never published itself)
+    hub._dispatch(Envelope(seq=0, run_seq=0, run_id=None, thread_id=None,
+                           timestamp=0, event=BusGap(first_missed=1, last_missed=2)))
+    rest = await read(await dock.client.send(dock.client.build_request(
+        "GET", f"/api/copilot/runs/{head.envelopes[0]['runId']}/events",
+        headers={"Last-Event-ID": head.frames[-1]["id"]}), stream=True))
+    gaps = [e["data"] for e in rest.envelopes if e["data"].get("name") == "adjutant.bus.gap"]
+    assert len(gaps) == 1  # once, in order, and the run still ends
+    assert rest.types[-1] == "RUN_FINISHED"

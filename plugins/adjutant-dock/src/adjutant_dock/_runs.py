@@ -27,7 +27,7 @@ import anyio
 import attrs
 
 from adjutant import Approver, PlanPacket, StepDecision, StepPacket, to_ag_ui
-from adjutant_hookspecs import RunStarted
+from adjutant_hookspecs import BusGap, RunStarted
 
 from ._history import History
 from ._roles import Skill, system_prompt
@@ -288,6 +288,10 @@ class Hub:
 
     def _dispatch(self, env: Any) -> None:
         job = self.active
+        if job is not None and isinstance(env.event, BusGap) and job.op_run is not None:
+            # the pump fell behind the bus: the run says so, never silently loses events
+            self._open_segment(job).emit(to_ag_ui(env))
+            return
         if job is None or env.run_id is None:
             return
         if job.op_run is None:
