@@ -11,8 +11,10 @@ and the embedded planning model (slow: about a minute on 2 cores).
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -111,8 +113,10 @@ def test_list_python_processes_spoken_runs_read_only(tmp_path: Path,
         spoken = cli("speak", summary, "-o", str(said), home=home, cwd=work)
         assert spoken.returncode == 0, spoken.stderr
         heard = cli("transcribe", str(said), home=home, cwd=work)  # and back again
-        wrong, total = word_errors(summary, heard.stdout)
-        assert wrong / total <= 0.5, (summary, heard.stdout, heard.stderr)
+        # by letters, not words: "proc.list" is said as one word and heard as "Proclist"
+        letters = [re.sub(r"[^a-z0-9]", "", text.lower()) for text in (summary, heard.stdout)]
+        similar = difflib.SequenceMatcher(None, *letters).ratio()
+        assert similar >= 0.7, (summary, heard.stdout, heard.stderr)
     else:
         hookspecs = pytest.importorskip("adjutant_hookspecs")
         if not hasattr(hookspecs, "SpeechStarted"):
