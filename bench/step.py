@@ -41,7 +41,7 @@ from typing import Any
 import anyio
 from log import filesystem  # bench/log.py: this directory is the script's sys.path[0]
 
-from adjutant import Copilot, Kernel
+from adjutant import Copilot, Kernel, Run
 from adjutant.testing import MemoryKeyValueStore, MemoryLogStore, ScriptedApprover
 from adjutant_hookspecs import (
     ExecutionResult,
@@ -125,17 +125,14 @@ async def measure(steps: int, durable: bool, home: Path, before: bool = False) -
             for store in kernel.stores.values():
                 if hasattr(store, "checkpoint_sync_s"):
                     store.checkpoint_sync_s = 0.0
-        ctx = copilot._ctx("bench")
-
-        def publish(event: Any) -> None:
-            kernel.bus.publish(event)
+        run = Run(thread_id="bench", input={}, bus_publish=kernel.bus.publish,
+                  run_id="bench", mode="execute-auto", ctx=copilot._ctx("bench"))
 
         samples = []
         for i in range(steps):
             call = ToolCall(tool="bench.noop", args={"i": i})
             start = time.perf_counter()
-            result = await copilot._one_step(i, call, ctx, "execute-auto", (), [], "bench", {},
-                                             True, publish)
+            result = await copilot.execution.one_step(i, call, run, [], copilot.approver)
             if before:
                 await copilot.log.flush()
             samples.append((time.perf_counter() - start) * 1000)

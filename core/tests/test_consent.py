@@ -1,11 +1,11 @@
-"""Who asks, how often, and which packet an answer is for (`adjutant._consent`)."""
+"""Who asks, how often, and which packet an answer is for (`adjutant.operator._consent`)."""
 
 from __future__ import annotations
 
 import pytest
 
 from adjutant import Requester, StepPacket
-from adjutant._consent import packet_id
+from adjutant.operator._consent import packet_id
 
 pytestmark = pytest.mark.anyio
 
@@ -27,7 +27,7 @@ def test_a_packet_is_named_by_what_it_shows() -> None:
 
 def test_questions_are_a_token_bucket(monkeypatch: pytest.MonkeyPatch) -> None:
     now = [100.0]
-    monkeypatch.setattr("adjutant._consent.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("adjutant.operator._consent.time.monotonic", lambda: now[0])
     who = Requester("a client", questions=3, window_s=60)
     assert [who.take_question() for _ in range(4)] == [True, True, True, False]
     now[0] += 19.0  # 0.95 of a question back

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adjutant._artifacts import redact
-from adjutant._sessions import SessionError, SessionStore
+from adjutant.operator._artifacts import redact
+from adjutant.operator._sessions import SessionError, SessionStore
 from adjutant.testing import Harness, MemoryKeyValueStore, MemoryLogStore, ScriptedApprover
 
 from .test_operator import CONFIRM, AllowReads, notes, plan

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from adjutant._pipeline import combine, shown
+from adjutant.operator._pipeline import combine, shown
 from adjutant.testing import (
     FakeRead,
     FakeWrite,

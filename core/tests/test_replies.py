@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adjutant import parse_reply
-from adjutant._pipeline import combine
+from adjutant.operator._pipeline import combine
 from adjutant.testing import Harness
 from adjutant_hookspecs import ContractError, Plan, Response, ToolCall, ToolContext, Verdict
 

@@ -12,91 +12,69 @@ from adjutant_hookspecs import hookimpl
 
 from ._version import __version__
 
-if _typing.TYPE_CHECKING:
-    from ._actionlog import ActionLog, ActionLogError, NoActionLogError
-    from ._agui import encode_sse, to_ag_ui
-    from ._bus import BusClosedError, EventBus, Subscription, UndeclaredEventError
-    from ._consent import Requester
-    from ._kernel import HookCall, Kernel, PluginLoadError
-    from ._logging import configure_logging, get_logger
-    from ._operator import (
-        MODES,
-        Approver,
-        Copilot,
-        PlanPacket,
-        RunOutcome,
-        StepDecision,
-        StepPacket,
-    )
-    from ._paths import data_home
-    from ._pipeline import Pipeline
-    from ._plugins import PluginInfo
-    from ._registry import RegistrationError, Registry
-    from ._replies import parse_reply
-    from ._secrets import owner_only_secret
-    from ._settings import ModelPreset, Profile, ProfileError, load_profile, parse_profile
-    from .cli._operate import TerminalApprover
+if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (a test keeps them equal)
+    from adjutant_hookspecs import MODES as MODES
 
-__all__ = [
-    "MODES",
-    "ActionLog",
-    "ActionLogError",
-    "Approver",
-    "BusClosedError",
-    "Copilot",
-    "EventBus",
-    "HookCall",
-    "Kernel",
-    "ModelPreset",
-    "NoActionLogError",
-    "Pipeline",
-    "PlanPacket",
-    "PluginInfo",
-    "PluginLoadError",
-    "Profile",
-    "ProfileError",
-    "RegistrationError",
-    "Registry",
-    "Requester",
-    "RunOutcome",
-    "StepDecision",
-    "StepPacket",
-    "Subscription",
-    "TerminalApprover",
-    "UndeclaredEventError",
-    "__version__",
-    "configure_logging",
-    "data_home",
-    "encode_sse",
-    "get_logger",
-    "hookimpl",
-    "load_profile",
-    "owner_only_secret",
-    "parse_profile",
-    "parse_reply",
-    "to_ag_ui",
-]
+    from ._agui import encode_sse as encode_sse
+    from ._agui import to_ag_ui as to_ag_ui
+    from ._bus import BusClosedError as BusClosedError
+    from ._bus import EventBus as EventBus
+    from ._bus import Subscription as Subscription
+    from ._bus import UndeclaredEventError as UndeclaredEventError
+    from ._kernel import HookCall as HookCall
+    from ._kernel import Kernel as Kernel
+    from ._kernel import PluginLoadError as PluginLoadError
+    from ._logging import configure_logging as configure_logging
+    from ._logging import get_logger as get_logger
+    from ._paths import data_home as data_home
+    from ._plugins import PluginInfo as PluginInfo
+    from ._registry import RegistrationError as RegistrationError
+    from ._registry import Registry as Registry
+    from ._secrets import owner_only_secret as owner_only_secret
+    from ._settings import ModelPreset as ModelPreset
+    from ._settings import Profile as Profile
+    from ._settings import ProfileError as ProfileError
+    from ._settings import load_profile as load_profile
+    from ._settings import parse_profile as parse_profile
+    from .cli._operate import TerminalApprover as TerminalApprover
+    from .operator import ActionLog as ActionLog
+    from .operator import ActionLogError as ActionLogError
+    from .operator import Approver as Approver
+    from .operator import Copilot as Copilot
+    from .operator import NoActionLogError as NoActionLogError
+    from .operator import Pipeline as Pipeline
+    from .operator import PlanPacket as PlanPacket
+    from .operator import Requester as Requester
+    from .operator import Run as Run
+    from .operator import RunOutcome as RunOutcome
+    from .operator import StepDecision as StepDecision
+    from .operator import StepPacket as StepPacket
+    from .operator import parse_reply as parse_reply
 
+#: The public names (besides `hookimpl` and `__version__`): each imported from its
+#: module on first use, so that start-up stays cheap.
 _LAZY = {
-    "ActionLog": "_actionlog", "ActionLogError": "_actionlog",
-    "NoActionLogError": "_actionlog",
-    "MODES": "_operator", "Approver": "_consent", "Copilot": "_operator",
-    "PlanPacket": "_consent", "RunOutcome": "_operator", "StepDecision": "_consent",
-    "StepPacket": "_consent", "Requester": "_consent",
-    "Pipeline": "_pipeline", "parse_reply": "_replies",
-    "encode_sse": "_agui", "to_ag_ui": "_agui",
-    "BusClosedError": "_bus", "EventBus": "_bus", "Subscription": "_bus",
-    "UndeclaredEventError": "_bus",
-    "HookCall": "_kernel", "Kernel": "_kernel", "PluginLoadError": "_kernel",
-    "configure_logging": "_logging", "get_logger": "_logging",
-    "data_home": "_paths",
-    "owner_only_secret": "_secrets",
-    "PluginInfo": "_plugins",
-    "Registry": "_registry", "RegistrationError": "_registry",
-    "ModelPreset": "_settings", "Profile": "_settings", "ProfileError": "_settings",
-    "load_profile": "_settings", "parse_profile": "_settings",
-    "TerminalApprover": "cli._operate",
+    "ActionLog": ".operator", "ActionLogError": ".operator", "NoActionLogError": ".operator",
+    "Approver": ".operator", "Copilot": ".operator", "PlanPacket": ".operator",
+    "Requester": ".operator", "Run": ".operator", "RunOutcome": ".operator",
+    "StepDecision": ".operator", "StepPacket": ".operator", "Pipeline": ".operator",
+    "parse_reply": ".operator",
+    "MODES": "adjutant_hookspecs",
+    "encode_sse": "._agui", "to_ag_ui": "._agui",
+    "BusClosedError": "._bus", "EventBus": "._bus", "Subscription": "._bus",
+    "UndeclaredEventError": "._bus",
+    "HookCall": "._kernel", "Kernel": "._kernel", "PluginLoadError": "._kernel",
+    "configure_logging": "._logging", "get_logger": "._logging",
+    "data_home": "._paths",
+    "owner_only_secret": "._secrets",
+    "PluginInfo": "._plugins",
+    "Registry": "._registry", "RegistrationError": "._registry",
+    "ModelPreset": "._settings", "Profile": "._settings", "ProfileError": "._settings",
+    "load_profile": "._settings", "parse_profile": "._settings",
+    "TerminalApprover": ".cli._operate",
 }  # fmt: skip
+
+__all__ = ["__version__", "hookimpl", *_LAZY]
 
 
 def __getattr__(name: str) -> _typing.Any:
@@ -105,7 +83,7 @@ def __getattr__(name: str) -> _typing.Any:
         raise AttributeError(f"module 'adjutant' has no attribute {name!r}")
     from importlib import import_module
 
-    value = getattr(import_module(f"adjutant.{module}"), name)
+    value = getattr(import_module(module, __name__), name)
     globals()[name] = value
     return value
 

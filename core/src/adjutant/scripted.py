@@ -34,7 +34,7 @@ from adjutant_hookspecs import (
     hookimpl,
 )
 
-from ._consent import Approver, PlanPacket, StepDecision, StepPacket
+from .operator._consent import Approver, PlanPacket, StepDecision, StepPacket
 
 __all__ = [
     "MemoryKeyValueStore",

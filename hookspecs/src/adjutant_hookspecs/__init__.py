@@ -24,6 +24,7 @@ from ._contracts import (
     convert,
     decode,
     encode,
+    is_write,
     to_builtins,
 )
 from ._events import (
@@ -80,6 +81,7 @@ from ._events import (
 from ._markers import PROJECT_NAME, hookimpl, hookspec
 from ._protocols import (
     ARG_ROLE,
+    MODES,
     Check,
     CheckResult,
     Command,
@@ -89,6 +91,7 @@ from ._protocols import (
     Frontend,
     KeyValueStore,
     LogStore,
+    Mode,
     ModelInfo,
     Policy,
     PolicyRequest,
@@ -111,6 +114,7 @@ __all__ = [
     "ARG_ROLE",
     "CONSENT_EVENTS",
     "MAX_ROLE_VALUES",
+    "MODES",
     "PROJECT_NAME",
     "SPEECH_EVENTS",
     "ActivityDelta",
@@ -139,6 +143,7 @@ __all__ = [
     "KeyValueStore",
     "LogStore",
     "MessagesSnapshot",
+    "Mode",
     "ModelInfo",
     "PatchOp",
     "Plan",
@@ -201,6 +206,7 @@ __all__ = [
     "hookimpl",
     "hookspec",
     "is_custom",
+    "is_write",
     "role_values",
     "to_builtins",
 ]

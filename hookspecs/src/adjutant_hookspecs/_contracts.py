@@ -26,6 +26,7 @@ __all__ = [
     "convert",
     "decode",
     "encode",
+    "is_write",
     "to_builtins",
 ]
 
@@ -70,6 +71,11 @@ class ToolDeclaration(_Struct, **_common):
     supports_dry_run: bool = True
     #: Example calls, each an object of arguments; used in prompts and docs.
     examples: tuple[dict[str, Any], ...] = ()
+
+
+def is_write(declaration: ToolDeclaration) -> bool:
+    """Whether a tool changes something (the write gate's and the kernel's test)."""
+    return declaration.safety.writes or declaration.safety.level != "read"
 
 
 class ToolCall(_Struct, **_common):

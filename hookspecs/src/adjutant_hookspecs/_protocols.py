@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 import msgspec
 
@@ -17,6 +17,7 @@ from ._contracts import ExecutionResult, ToolCall, ToolDeclaration
 
 __all__ = [
     "ARG_ROLE",
+    "MODES",
     "Check",
     "CheckResult",
     "Command",
@@ -26,6 +27,7 @@ __all__ = [
     "Frontend",
     "KeyValueStore",
     "LogStore",
+    "Mode",
     "ModelInfo",
     "Policy",
     "PolicyRequest",
@@ -47,6 +49,8 @@ _frozen: dict[str, Any] = {"frozen": True, "kw_only": True, "forbid_unknown_fiel
 ARG_ROLE = "x-adjutant-role"
 
 Mode = Literal["off", "listen-only", "propose-only", "execute-with-confirmation", "execute-auto"]
+#: The operator's modes, from doing nothing to running steps without asking.
+MODES: tuple[Mode, ...] = get_args(Mode)
 Decision = Literal["allow", "ask", "deny", "abstain"]
 
 

@@ -90,7 +90,7 @@ def _run_command(kernel: Any, command: Any, args: argparse.Namespace) -> int:
 def _log_error(exc: BaseException) -> BaseException | None:
     """The `ActionLogError` in ``exc`` (raised through task groups: in a group), or
     one for a write a full disk refused before any run began."""
-    from .._actionlog import ActionLogError, disk_full
+    from ..operator._actionlog import ActionLogError, disk_full
 
     if isinstance(exc, ActionLogError):
         return exc

@@ -16,6 +16,8 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from adjutant_hookspecs import MODES
+
 from ..terminal import SafeStream, printable, safe_streams
 from . import _voice
 from ._approver import TerminalApprover
@@ -27,7 +29,6 @@ __all__ = ["EXIT", "TerminalApprover", "configure_run", "run"]
 
 EXIT = {"answered": 0, "proposed": 0, "executed": 0, "ignored": 0, "failed": 3,
         "denied": 4, "paused": 4, "aborted": 4, "cancelled": 130}
-MODES = ("off", "listen-only", "propose-only", "execute-with-confirmation", "execute-auto")
 
 
 def mode_chip(mode: str) -> str:
@@ -62,7 +63,7 @@ async def run(kernel: Any, args: argparse.Namespace) -> int:
 
     from adjutant_hookspecs import to_builtins
 
-    from .._operator import Copilot
+    from ..operator import Copilot
 
     interactive = not args.non_interactive and sys.stdin.isatty()
     copilot = Copilot(kernel, approver=TerminalApprover(interactive))
@@ -206,7 +207,7 @@ def configure_mode(parser: argparse.ArgumentParser) -> None:
 
 @_terminal_safe
 async def mode(kernel: Any, args: argparse.Namespace) -> int:
-    from .._operator import Copilot
+    from ..operator import Copilot
 
     copilot = Copilot(kernel)
     if args.mode is not None and not await copilot.set_mode(args.mode, channel="user"):
@@ -232,7 +233,7 @@ def configure_grant(parser: argparse.ArgumentParser) -> None:
 @_terminal_safe
 async def grant(kernel: Any, args: argparse.Namespace) -> int:
     """Time-boxed grants from the user: list, give, revoke (persisted, logged)."""
-    from .._operator import Copilot
+    from ..operator import Copilot
 
     copilot = Copilot(kernel)
     await copilot.mode()
@@ -259,7 +260,7 @@ def configure_json(parser: argparse.ArgumentParser) -> None:
 
 @_terminal_safe
 async def status(kernel: Any, args: argparse.Namespace) -> int:
-    from .._operator import Copilot
+    from ..operator import Copilot
     from ._status import print_status, status_info
 
     info = await status_info(kernel, Copilot(kernel))
@@ -307,7 +308,7 @@ def configure_presets(parser: argparse.ArgumentParser) -> None:
 
 @_terminal_safe
 async def presets(kernel: Any, args: argparse.Namespace) -> int:
-    from .._operator import Copilot
+    from ..operator import Copilot
     from .._settings import load_profile
 
     names = _preset_names(os.path.join(kernel.home, "profiles"))
@@ -357,7 +358,7 @@ async def chat(kernel: Any, args: argparse.Namespace) -> int:
 
     import anyio
 
-    from .._operator import Copilot
+    from ..operator import Copilot
 
     _history()
     _voice.bind_talk_key(kernel)
@@ -487,7 +488,7 @@ def configure_replay(parser: argparse.ArgumentParser) -> None:
 @_terminal_safe
 async def replay(kernel: Any, args: argparse.Namespace) -> int:
     """Run a logged step again as a new run, through the whole pipeline."""
-    from .._operator import Copilot
+    from ..operator import Copilot
 
     copilot = Copilot(kernel, approver=TerminalApprover(sys.stdin.isatty()))
     try:
@@ -514,7 +515,7 @@ def configure_bundle(parser: argparse.ArgumentParser) -> None:
 
 async def bundle(kernel: Any, args: argparse.Namespace) -> int:
     """A bug bundle: log slice, settings, versions, artifacts; secrets redacted."""
-    from .._operator import Copilot
+    from ..operator import Copilot
 
     path = await Copilot(kernel).export_bundle(args.output, run_id=args.run_id)
     print(path)
@@ -526,7 +527,7 @@ async def context(kernel: Any, args: argparse.Namespace) -> int:
     """The context bulletin a request would use now, as the operator will show it."""
     from adjutant_hookspecs import to_builtins
 
-    from .._operator import Copilot
+    from ..operator import Copilot
 
     bulletin = to_builtins(await Copilot(kernel).bulletin())
     if args.json:

@@ -26,7 +26,7 @@ def configure_workspace(parser: argparse.ArgumentParser) -> None:
 
 async def workspace(kernel: Any, args: argparse.Namespace) -> int:
     from .._cages import describe, trust
-    from .._operator import Copilot
+    from ..operator import Copilot
 
     copilot = Copilot(kernel)
     await copilot.mode()

@@ -12,9 +12,9 @@ from typing import Any
 
 from adjutant_hookspecs import ExecutionResult, Tool, ToolCall, ToolContext, hookimpl
 
-from .._consent import Approver
+from ..operator._consent import Approver
 from .._kernel import Kernel
-from .._operator import Copilot, RunOutcome
+from ..operator import Copilot, RunOutcome
 from .._settings import ModelPreset, Profile
 from ..scripted import MemoryKeyValueStore, MemoryLogStore, ScriptedProvider
 from ._recorders import EventRecorder, HookRecorder

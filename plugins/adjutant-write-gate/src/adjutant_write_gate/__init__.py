@@ -19,17 +19,13 @@ from adjutant_hookspecs import (
     ToolDeclaration,
     Verdict,
     hookimpl,
+    is_write,
 )
 
 __all__ = ["EXCERPT_BYTES", "confirmation_details", "is_write", "pre_tool_use"]
 
 #: How much of a target's current content the packet shows.
 EXCERPT_BYTES = 4096
-
-
-def is_write(declaration: ToolDeclaration) -> bool:
-    safety = declaration.safety
-    return safety.writes or safety.level != "read"
 
 
 @hookimpl

@@ -34,20 +34,16 @@ from adjutant_hookspecs import (
     ToolContext,
     ToolDeclaration,
     Verdict,
+    is_write,
     to_builtins,
 )
 
 from ._actionlog import ActionLog
 
-__all__ = ["Approvals", "CheckedStep", "Pipeline", "StepChangedError", "combine", "is_write",
-           "shown"]
+__all__ = ["Approvals", "CheckedStep", "Pipeline", "StepChangedError", "combine", "shown"]
 
 MAX_ARGS_BYTES = 64 * 1024
 _canonical = msgspec.json.Encoder(order="sorted")
-
-
-def is_write(declaration: ToolDeclaration) -> bool:
-    return declaration.safety.writes or declaration.safety.level != "read"
 
 
 #: The verdict when no policy is installed, or none has an opinion on a step.

@@ -1,0 +1,233 @@
+"""The built-in environment checks (``adjutant doctor`` runs them with the plugins'),
+each with an actionable message."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from adjutant_hookspecs import CheckResult
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# subprocess, shutil and anyio are imported inside the checks: this module is imported
+# whenever a kernel loads (the built-in plugin registers the checks).
+
+__all__ = ["BUILTIN_CHECKS", "safety_chain"]
+
+def ok(message: str) -> CheckResult:
+    return CheckResult(status="ok", message=message)
+
+
+def check_python(kernel: Any) -> CheckResult:
+    v = sys.version_info
+    if v < (3, 11):
+        return CheckResult(status="fail", message=f"Python {v.major}.{v.minor} is too old",
+                           fix="install Python 3.11 or newer")
+    return ok(f"Python {v.major}.{v.minor}.{v.micro} at {sys.executable}")
+
+
+def check_data_home(kernel: Any) -> CheckResult:
+    home: Path = kernel.home
+    probe = home
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        return CheckResult(status="fail", message=f"data directory {home} is not writable",
+                           fix=f"make {probe} writable, or set ADJUTANT_HOME to a writable "
+                           "directory")
+    state = "exists" if home.exists() else "will be created on first use"
+    return ok(f"data directory {home} ({state})")
+
+
+def check_profiles(kernel: Any) -> CheckResult:
+    from ._settings import ProfileError, list_profiles, load_profile
+
+    problems = []
+    for name in list_profiles(kernel.home):
+        try:
+            load_profile(kernel.home, name)
+        except ProfileError as exc:
+            problems.append(str(exc))
+    try:
+        active = kernel.profile.name
+    except ProfileError as exc:
+        problems.append(str(exc))
+        active = "?"
+    if problems:
+        return CheckResult(status="fail", message="\n".join(problems),
+                           fix=f"edit the file(s) under {kernel.home / 'profiles'} as shown")
+    return ok(f"active profile {active!r}; profiles: {', '.join(list_profiles(kernel.home))}")
+
+
+def check_plugins(kernel: Any) -> CheckResult:
+    failed = [p for p in kernel.plugins if p.status == "failed"]
+    if failed:
+        lines = [f"{p.name}: {p.error}" for p in failed]
+        names = ",".join(p.name for p in failed)
+        dists = " ".join(p.distribution for p in failed if p.distribution)
+        fix = f"skip them with ADJUTANT_DISABLE_PLUGINS={names}"
+        if dists:
+            fix = f"reinstall or upgrade ({dists}), or {fix}"
+        return CheckResult(status="fail", message="\n".join(lines), fix=fix)
+    loaded = sum(p.status == "loaded" for p in kernel.plugins)
+    disabled = sum(p.status == "disabled" for p in kernel.plugins)
+    return ok(f"{loaded} plugin(s) loaded, {disabled} disabled")
+
+
+def _first_line(text: str | None) -> str:
+    return (text or "").strip().splitlines()[0].strip() if (text or "").strip() else ""
+
+
+def safety_chain(kernel: Any) -> list[dict[str, str]]:
+    """What judges each step, as loaded: every registered policy and every plugin with
+    a ``pre_tool_use`` hook, each with its plugin and what it enforces: a policy's
+    ``description``, else the first line of its class's docstring or of its module's;
+    for a hook, the first line of the hook's docstring, else of its plugin's."""
+    import sys
+
+    out = []
+    for name, policy in kernel.policies.items():
+        owner = kernel.policies.owner(name)
+        text = getattr(policy, "description", None) or _first_line(type(policy).__doc__) \
+            or _first_line(getattr(sys.modules.get(type(policy).__module__), "__doc__", ""))
+        out.append({"name": name, "kind": "policy", "plugin": owner,
+                    "enforces": text or "(it does not say)"})
+    for plugin in kernel.implementers("pre_tool_use"):
+        obj = kernel._objects.get(plugin)
+        impls = kernel._impls.get(plugin, {}).get("pre_tool_use", [])
+        text = next((_first_line(i.function.__doc__) for i in impls
+                     if _first_line(i.function.__doc__)), "") \
+            or getattr(obj, "description", None) or _first_line(getattr(obj, "__doc__", ""))
+        out.append({"name": plugin, "kind": "pre_tool_use", "plugin": plugin,
+                    "enforces": text or "(it does not say)"})
+    return out
+
+
+def check_log_store(kernel: Any) -> CheckResult:
+    logs = [key.split(":", 1)[1] for key in kernel.stores if key.startswith("log:")]
+    kvs = [key.split(":", 1)[1] for key in kernel.stores if key.startswith("kv:")]
+    if not logs:
+        return CheckResult(
+            status="fail",
+            message="no action log store is installed: `adjutant run`, `chat` and `mcp "
+            "serve` refuse to run any step, because nothing may execute without a "
+            "durable record",
+            fix="install adjutant-lmdb (or another LogStore plugin); if it is installed, "
+            "take it out of ADJUTANT_DISABLE_PLUGINS / put it in ADJUTANT_LOAD_PLUGINS")
+    if not kvs:
+        return CheckResult(
+            status="warn",
+            message=f"action log: {', '.join(logs)}; no key/value store: the mode, grants "
+            "and pinned workspaces are not kept between commands (every start is "
+            "propose-only)",
+            fix="install adjutant-lmdb (it provides both)")
+    return ok(f"action log: {', '.join(logs)}; state: {', '.join(kvs)}")
+
+
+def check_provider(kernel: Any) -> CheckResult:
+    from ._settings import ProfileError
+
+    installed = ", ".join(kernel.providers) or "none"
+    try:
+        wanted = kernel.profile.model.provider
+        profile = kernel.profile.name
+    except ProfileError as exc:
+        return CheckResult(status="fail", message=f"no usable profile: {exc}",
+                           fix="fix the profile (see the profiles check)")
+    if wanted not in kernel.providers:
+        what = "no model provider is installed" if not len(kernel.providers) else \
+            f"profile {profile!r} uses provider {wanted!r}, which is not installed"
+        return CheckResult(
+            status="fail",
+            message=f"{what} (installed: {installed}): every request fails before the "
+            "model is asked",
+            fix="install the provider's plugin (the embedded one is adjutant-llamacpp), "
+            "or switch to a preset that uses an installed one (`adjutant presets`)")
+    return ok(f"profile {profile!r} uses provider {wanted!r} (installed: {installed})")
+
+
+def check_policies(kernel: Any) -> CheckResult:
+    chain = safety_chain(kernel)
+    if not chain:
+        return CheckResult(
+            status="warn",
+            message="no safety policy is installed: every step asks for your approval, "
+            "reads included, and nothing but the tools themselves cages paths, protects "
+            "secrets or refuses sudo",
+            fix="install adjutant-guard (path cages, secrets, no privilege escalation, "
+            "network grants) and adjutant-write-gate")
+    lines = [f"{c['name']} ({c['kind']}, plugin {c['plugin']}): {c['enforces']}"
+             for c in chain]
+    if not any(c["kind"] == "policy" for c in chain):
+        return CheckResult(
+            status="warn",
+            message="\n".join(["no Policy is registered, only pre_tool_use hooks: a step "
+                               "they all abstain on asks", *lines]),
+            fix="install adjutant-guard for path cages, secrets and privilege checks")
+    return ok("\n".join(lines))
+
+
+def check_sandbox(kernel: Any) -> CheckResult:
+    """A real sandboxed run, with the exact settings tools get."""
+    import tempfile
+
+    import anyio
+
+    from . import sandbox
+
+    if (missing := sandbox.available()) is not None:
+        return CheckResult(
+            status="warn",
+            message=f"{missing}: subprocess tools cannot be sandboxed, so execute-auto "
+            "will be refused",
+            fix="apt-get install bubblewrap (Debian/Ubuntu) or dnf install bubblewrap",
+        )
+    with tempfile.TemporaryDirectory(prefix="adjutant-doctor-") as cage:
+        try:
+            result = anyio.run(lambda: sandbox.run(
+                ["sh", "-c", "touch ok && ! touch /usr/adjutant-probe 2>/dev/null"],
+                cwd=cage, writable=[cage], timeout=10))
+            error = result.stderr.strip() or f"exit status {result.returncode}"
+            if result.returncode == 0:
+                return ok("bubblewrap sandbox works: the cage is writable, the root "
+                          "read-only")
+        except Exception as exc:
+            error = str(exc)
+    return CheckResult(
+        status="fail",
+        message=f"bubblewrap cannot create a sandbox: {error}",
+        fix="enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 "
+        "or the AppArmor bwrap profile), or run where namespaces are allowed",
+    )
+
+
+def _tool(name: str, binary: str, package: str, purpose: str) -> Callable[[Any], CheckResult]:
+    def check(kernel: Any) -> CheckResult:
+        import shutil
+
+        path = shutil.which(binary)
+        if path is None:
+            return CheckResult(status="warn", message=f"{binary} not found: {purpose}",
+                               fix=f"apt-get install {package}")
+        return ok(f"{binary} at {path}")
+
+    check.__name__ = f"check_{name}"
+    return check
+
+
+BUILTIN_CHECKS: list[tuple[str, Callable[[Any], CheckResult]]] = [
+    ("python", check_python),
+    ("data-home", check_data_home),
+    ("profiles", check_profiles),
+    ("plugins", check_plugins),
+    ("log-store", check_log_store),
+    ("provider", check_provider),
+    ("policies", check_policies),
+    ("sandbox", check_sandbox),
+    ("git", _tool("git", "git", "git", "the git tools and context are unavailable")),
+    ("ripgrep", _tool("ripgrep", "rg", "ripgrep", "fast file search is unavailable")),
+]

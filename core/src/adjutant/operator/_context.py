@@ -1,0 +1,98 @@
+"""Where the operator works and what it knows there: the workspace and its cages (pinned
+by device and inode), the tool context of a run, and the context bulletin."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from adjutant_hookspecs import ContextBulletin, ToolContext, convert
+
+from .._cages import check_roots
+from .._paths import cache_home
+from ._actionlog import ActionLog
+from ._state import key_value_store
+
+__all__ = ["Workspace"]
+
+
+class Workspace:
+    """The active project of one operator (``cwd``) and the cages around it."""
+
+    def __init__(self, kernel: Any, log: ActionLog, cwd: str) -> None:
+        self.kernel = kernel
+        self.log = log
+        self.cwd = cwd
+
+    @property
+    def scratch(self) -> str:
+        """The per-user scratch directory (a default cage), outside the protected data
+        home: ``$XDG_CACHE_HOME/adjutant/scratch``."""
+        return str(cache_home(self.kernel.env) / "scratch")
+
+    def tool_context(self, run_id: str, grants: Sequence[str]) -> ToolContext:
+        """The context a run's tools get: the working directory and the cages (the
+        profile's, expanded, and those the ``cage:`` grants add)."""
+        # The scratch cage exists before any tool is told it may write there (the
+        # sandbox binds only existing directories).
+        with contextlib.suppress(OSError):
+            os.makedirs(self.scratch, mode=0o700, exist_ok=True)
+        cages = [cage.replace("{workspace}", self.cwd).replace("{scratch}", self.scratch)
+                 for cage in self.kernel.profile.path_cages]
+        cages += [g.split(":", 1)[1] for g in grants if g.startswith("cage:")]
+        return ToolContext(cwd=self.cwd, cages=tuple(cages), run_id=run_id,
+                           home=self.kernel.env.get("HOME") or os.path.expanduser("~"),
+                           data_home=str(self.kernel.home))
+
+    async def check_cages(self, grants: Sequence[str]) -> None:
+        """Refuse (`CageChangedError`) when the workspace or another cage root no longer
+        resolves to the device and inode pinned the first time; pin new ones."""
+        kv = key_value_store(self.kernel)
+        if kv is None:  # nowhere to keep pins (no store installed)
+            return
+        roots, renew = self._cage_roots(grants)
+        for pin in await check_roots(kv, roots, renew=renew):
+            await self.log.record("cage_pinned", path=pin.path, target=pin.target,
+                                  device=pin.device, inode=pin.inode)
+
+    def _cage_roots(self, grants: Sequence[str]) -> tuple[list[tuple[str, str]], set[str]]:
+        """The roots to check, and the scratch directory if it was just made (its own)."""
+        made = not os.path.lexists(self.scratch)
+        roots = [("workspace", self.cwd),
+                 *(("cage", c) for c in self.tool_context("", grants).cages)]
+        return roots, {self.scratch} if made else set()
+
+    async def bulletin(self) -> ContextBulletin:
+        """What the context providers the profile enables see now."""
+        fields: dict[str, Any] = {}
+        enabled = self.kernel.profile.context_providers
+        for name, provider in self.kernel.context_providers.items():
+            # a provider may be off unless asked for (``default_enabled = False``)
+            if not enabled.get(name, getattr(provider, "default_enabled", True)):
+                continue
+            try:
+                found = await provider.gather(self.cwd)
+                convert({**msgspec.to_builtins(found), "cwd": self.cwd}, ContextBulletin)
+            except Exception as exc:  # a broken source costs its fields, not the request
+                await self.log.record("context_error", provider=name, error=repr(exc)[:500])
+                continue
+            fields.update(found)
+        return convert({**msgspec.to_builtins(fields), "cwd": self.cwd}, ContextBulletin)
+
+    def mentioned_files(self, prompt: str, bulletin: ContextBulletin | None = None,
+                        limit: int = 5) -> list[str]:
+        """Files the request names that exist under the working directory and are not
+        in the context yet."""
+        known = set(bulletin.selected_files) if bulletin else set()
+        found: list[str] = []
+        for word in re.findall(r"[\w./-]+\.\w+", prompt):
+            path = os.path.normpath(os.path.join(self.cwd, word))
+            inside = path.startswith(os.path.realpath(self.cwd) + os.sep)
+            if inside and word not in known and word not in found and os.path.isfile(path):
+                found.append(word)
+        return found[:limit]

@@ -1,0 +1,133 @@
+"""Asking the model: the completion request of each attempt, the scored first choice,
+and the streamed generation (each chunk an AG-UI text event of the run)."""
+
+from __future__ import annotations
+
+from contextlib import aclosing
+from typing import Any
+
+from adjutant_hookspecs import (
+    ActivitySnapshot,
+    CompletionRequest,
+    ContextBulletin,
+    ProviderError,
+    TextMessageContent,
+    TextMessageEnd,
+    TextMessageStart,
+    to_builtins,
+)
+
+from ..providers import capabilities_of
+from ._actionlog import ActionLog
+from ._run import Run
+from .planner import END, Planner, named_paths, workspace_paths
+
+__all__ = ["Prompting"]
+
+
+class Prompting:
+    """How one operator asks its model (the profile's preset, read at every request)."""
+
+    def __init__(self, kernel: Any, log: ActionLog) -> None:
+        self.kernel = kernel
+        self.log = log
+        #: How a plan's first step is chosen where the provider can score continuations:
+        #: "calibrated" (its likelihood against a content-free request's), "scored"
+        #: (its likelihood alone) or "free" (the constrained decoding alone).
+        self.first_choice = "calibrated"
+        # content-free priors per menu, kept across requests (a cache, no run's state)
+        self.priors: dict[Any, list[float]] = {}
+
+    def offered_tools(self) -> dict[str, Any]:
+        """The tools the profile's ``tools`` globs allow."""
+        profile = self.kernel.profile
+        return {n: t for n, t in self.kernel.tools.items() if profile.allows(n)}
+
+    def planner(self) -> Planner:
+        return Planner({n: t.declaration for n, t in self.offered_tools().items()})
+
+    def provider(self) -> Any:
+        name = self.kernel.profile.model.provider
+        if name not in self.kernel.providers:
+            installed = ", ".join(self.kernel.providers) or "none"
+            raise ProviderError(f"no model provider named {name!r} is installed (installed: "
+                                f"{installed})", hint="install its plugin (the embedded one "
+                                "is adjutant-llamacpp) or choose a preset that uses one")
+        return self.kernel.providers[name]
+
+    def request(self, prompt: str, bulletin: ContextBulletin, simplified: bool, error: str,
+                cwd: str, provider: Any) -> tuple[CompletionRequest, list[str]]:
+        """The completion request for one attempt, and the tools it offers.
+
+        Every allowed tool is offered (a ranking narrows very long lists, and a retry
+        offers half as many), the model choosing among them and ``response``; the static
+        part of the prompt goes in ``system`` so a provider can keep it evaluated. The
+        reply is constrained by a grammar or a JSON schema where the provider takes one,
+        with the read tools' paths limited to those that exist or that the request
+        names."""
+        profile, preset = self.kernel.profile, self.kernel.profile.model
+        planner = self.planner()
+        names = planner.offered(prompt, profile.tool_menu)
+        if simplified:
+            names = planner.menu(prompt, max(1, len(names) // 2))
+        context = {"cwd": bulletin.cwd} if simplified else to_builtins(bulletin)
+        context.pop("cwd", None)
+        grounded = self.grounded(prompt, cwd)
+        system = planner.system_text(names, system=profile.system_prompt,
+                                     schemas=not simplified)
+        # the files are not listed in the prompt (measured: a list made the model answer
+        # about files in words); the grammar limits the read tools' paths to them
+        text = planner.user_text(prompt, names, context=context, error=error)
+        capabilities = capabilities_of(provider)
+        grammar = preset.grammar
+        if grammar is None and capabilities.grammar:
+            grammar = planner.grammar(names, paths=grounded)
+        schema = planner.json_schema(names, paths=grounded) \
+            if capabilities.json_schema and not grammar else None
+        stop = preset.stop if END in preset.stop else (*preset.stop, END)
+        return CompletionRequest(prompt=text, system=system, model=preset.model,
+                                 grammar=grammar,
+                                 json_schema=schema, stop=stop,
+                                 temperature=preset.temperature,
+                                 max_tokens=preset.max_tokens,
+                                 context_size=preset.context_size), names
+
+    @staticmethod
+    def grounded(prompt: str, cwd: str) -> list[str]:
+        """The paths the read tools may name: those here and those the request names."""
+        return list(dict.fromkeys([*workspace_paths(cwd), *named_paths(prompt), "."]))
+
+    async def choose(self, request: CompletionRequest, names: list[str], prompt: str,
+                     cwd: str, provider: Any) -> CompletionRequest:
+        """The model's own choice of first step (a tool or a response), where the
+        provider can score continuations and the reply has a planner grammar."""
+        scorer = getattr(provider, "score", None)
+        if scorer is None or self.first_choice == "free" or request.grammar is None \
+                or self.kernel.profile.model.grammar is not None or len(names) < 2:
+            return request
+        request, _ = await self.planner().choose(
+            scorer, request, names, self.priors, paths=self.grounded(prompt, cwd),
+            calibrate=self.first_choice == "calibrated")
+        return request
+
+    async def generate(self, request: CompletionRequest, run: Run, attempt: int,
+                       provider: Any) -> str:
+        """The model's reply, streamed to the run's subscribers as it comes."""
+        message_id = f"{run.run_id}-model-{attempt}"
+        run.publish(TextMessageStart(message_id=message_id))
+        pieces = []
+        try:
+            async with aclosing(provider.complete(request)) as stream:
+                async for chunk in stream:
+                    if chunk.text:
+                        pieces.append(chunk.text)
+                        run.publish(TextMessageContent(message_id=message_id,
+                                                       delta=chunk.text))
+                    for warning in chunk.warnings:
+                        await self.log.record("provider_warning", run.run_id, text=warning)
+                        run.publish(ActivitySnapshot(message_id=f"{message_id}-warning",
+                                                     activity_type="warning",
+                                                     content={"text": warning}))
+        finally:
+            run.publish(TextMessageEnd(message_id=message_id))
+        return "".join(pieces).split(END, 1)[0]

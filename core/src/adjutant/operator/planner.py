@@ -1,0 +1,671 @@
+"""The planner: what makes small local models reliable.
+
+Levers, each measured on the tuning and the held-out golden sets
+(``bench/planning.py``):
+
+- **The model chooses.** Every allowed tool is offered (up to `ALL_TOOLS`; beyond
+  that a lexical ranking, BM25 over names, descriptions and declared requests, narrows
+  the menu), with ``response`` as a first-class choice; no ranking forces a tool.
+- **A static prompt first.** Instructions, the tools and their worked examples depend
+  only on the tools offered: `system_text` is the same for every request, so a
+  provider keeps its evaluated state (llama.cpp's prefix cache) and a request pays only
+  for `user_text`: its context, the workspace's files and its own words.
+- **Grounded examples.** A worked example is a declared request paired with a declared
+  call whose every value the request states, so examples teach copying from the request
+  and never leak a placeholder.
+- **Constraint.** The reply's shape is built from the offered tools: a GBNF grammar
+  for backends that take one (tool names limited to real tools, arguments to each
+  tool's schema, and the path arguments of tools that only read limited to paths that
+  exist or that the request names), a JSON schema for those that take that.
+- **Validation.** Whatever the backend claims, the reply is decoded strictly and each
+  step's arguments validated against its tool's schema; the operator retries with the
+  error fed back.
+
+Pure Python, no model needed: `Planner` is cheap to build per request.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import msgspec
+
+from adjutant_hookspecs import CompletionRequest, ToolDeclaration
+
+__all__ = ["ALL_TOOLS", "END", "MAX_REQUEST", "Planner", "bad_request", "named_paths",
+           "reply_grammar", "reply_schema", "workspace_paths"]
+
+#: The sentinel a reply ends with (and the stop sequence sent with it).
+END = "<END>"
+#: The longest string the reply grammar lets a model write (unless a schema says less).
+MAX_STRING = 400
+#: Up to this many tools, every one is offered (the model chooses); beyond, a ranking
+#: narrows the menu to this many.
+ALL_TOOLS = 32
+#: How many of the workspace's paths the prompt names (the grammar knows more).
+PROMPT_PATHS = 40
+#: The longest request planned (characters): a small model's context holds the prompt's
+#: static part, the request and the reply; longer text belongs in a file the request names.
+MAX_REQUEST = 4000
+#: How much of the context bulletin the prompt carries (characters of JSON).
+CONTEXT_CHARS = 600
+#: The content-free request the model's choice is calibrated against.
+_CONTENT_FREE = "N/A"
+#: How the planner itself teaches the ``response`` choice.
+_RESPONSE_EXAMPLES = (
+    ("what is a unified diff?", "A text format that shows the lines removed (-) and "
+                                "added (+) between two versions of a file."),
+    ("thanks, that was helpful!", "You are welcome."),
+    ("book me a table for two tonight", "I cannot do that: none of my tools books "
+                                        "tables. I can read, search and change files "
+                                        "here, run programs and use git."),
+)
+#: Worked examples for the bundled tools whose declared requests and calls do not pair
+#: up (each value stated in its request; the names are made up, so nothing here is a
+#: file of the user's). Used only for the tools offered; the tools' own pairs first.
+_MORE_EXAMPLES: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
+    "fs.list": (("what is in the build folder?", {"path": "build"}),),
+    "fs.write": (("create hello.txt containing 'hi there'",
+                  {"path": "hello.txt", "content": "hi there\n"}),),
+    "fs.append": (("add the line 'call mom' to todo.md",
+                   {"path": "todo.md", "content": "call mom\n"}),),
+    "editor.patch": (("in setup.py change 'beta' to 'stable'",
+                      {"patch": "--- a/setup.py\n+++ b/setup.py\n@@ -3 +3 @@\n-status = 'beta'\n"
+                                "+status = 'stable'\n"}),),
+    "search.grep": (("search for 'hello world' ignoring case",
+                     {"pattern": "hello world", "ignore_case": True}),),
+    "shell.exec": (("run make test", {"argv": ["make", "test"]}),),
+    "proc.list": (("list the node processes", {"name": "node"}),),
+    "sys.info": (("how much memory is free?", {"sections": ["memory"]}),),
+    "git.log": (("show the history of setup.py", {"path": "setup.py"}),),
+    "git.commit": (("commit setup.py with the message 'bump version'",
+                    {"message": "bump version", "paths": ["setup.py"]}),
+                   ("commit everything as 'wip'", {"message": "wip", "all": True})),
+    "git.branch": (("create a branch called fix/login", {"name": "fix/login"}),),
+}
+#: Multi-step worked examples: (request, [(tool, call), ...]), shown when all are offered.
+_MULTI_EXAMPLES: tuple[tuple[str, tuple[tuple[str, dict[str, Any]], ...]], ...] = (
+    ("make a branch fix/login and commit setup.py as 'fix login'",
+     (("git.branch", {"name": "fix/login"}),
+      ("git.commit", {"message": "fix login", "paths": ["setup.py"]}))),
+    ("read setup.py, then run it with python",
+     (("fs.read", {"path": "setup.py"}), ("shell.exec", {"argv": ["python", "setup.py"]}))),
+)
+_EXTENSION = re.compile(r"\w\.[A-Za-z0-9]{1,8}$")
+_WORD = re.compile(r"[a-z0-9]+")
+_STOPWORDS = frozenset([  # words that say nothing about which tool is wanted
+    "a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "with", "at", "by", "from",
+    "is", "are", "be", "it", "this", "that", "me", "my", "i", "you", "your", "we", "us", "our",
+    "what", "which", "who", "how", "do", "does", "did", "can", "could", "would", "should",
+    "please", "show", "tell", "give", "get", "let", "just", "all", "any", "some", "here",
+    "there", "into", "as", "if", "then", "so", "now", "right", "currently", "want", "need",
+])
+#: A provenance label leading a description (``[MCP server 'x'; its own words,
+#: untrusted]``): shown to the model, never searched (its words are about origin).
+_LABEL = re.compile(r"^\[[^\]]*\]\s*")
+#: Everyday words for what tools do, so a request need not use the tool's own words.
+_SYNONYMS = {
+    "open": "read", "cat": "read", "view": "read", "contents": "read", "look": "read",
+    "display": "read", "print": "read", "see": "read",
+    "create": "write", "save": "write", "overwrite": "write", "make": "write",
+    "add": "append", "log": "log", "history": "log", "commits": "log",
+    "find": "search", "grep": "search", "occurrences": "search", "where": "search",
+    "locate": "search", "todo": "search",
+    "fix": "patch", "edit": "patch", "change": "patch", "replace": "patch",
+    "compare": "diff", "difference": "diff", "differences": "diff",
+    "zip": "compress", "archive": "compress", "bundle": "compress",
+    "run": "exec", "execute": "exec", "command": "exec", "launch": "exec",
+    "processes": "proc", "process": "proc", "running": "proc", "ps": "proc",
+    "kill": "kill", "stop": "kill", "terminate": "kill", "end": "kill",
+    "memory": "info", "cpu": "info", "disk": "info", "system": "info", "os": "info",
+    "machine": "info", "ram": "info", "kernel": "info",
+    "port": "port", "listening": "port", "listen": "port", "server": "port",
+    "branch": "branch", "checkout": "switch", "switch": "switch",
+    "commit": "commit", "staged": "diff", "modified": "status", "changed": "status",
+    "uncommitted": "status",
+}
+
+
+def _terms(text: str) -> list[str]:
+    words = []
+    for word in _WORD.findall(text.lower()):
+        if word in _STOPWORDS:
+            continue
+        for stem in {word, _stem(word), _SYNONYMS.get(word, word)}:
+            words.append(stem)
+    return words
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def _document(declaration: ToolDeclaration) -> list[str]:
+    """The words a tool is found by; its name and declared requests count twice."""
+    schema = declaration.args_schema
+    requests = " ".join(schema.get("x-adjutant-requests", []))
+    props = schema.get("properties", {})
+    names = declaration.name.replace(".", " ").replace("_", " ")
+    text = " ".join([names, names, _LABEL.sub("", declaration.description), requests, requests,
+                     " ".join(props)])
+    return _terms(text)
+
+
+class Planner:
+    """Ranks tools for a request and builds the prompt and output constraint."""
+
+    def __init__(self, tools: Mapping[str, ToolDeclaration], *, k1: float = 1.2,
+                 b: float = 0.75) -> None:
+        self.tools = dict(tools)
+        self._docs = {name: Counter(_document(d)) for name, d in self.tools.items()}
+        lengths = [sum(c.values()) for c in self._docs.values()] or [1]
+        self._avg = sum(lengths) / len(lengths)
+        frequency: Counter[str] = Counter()
+        for counts in self._docs.values():
+            frequency.update(counts.keys())
+        total = len(self._docs)
+        self._idf = {t: math.log(1 + (total - n + 0.5) / (n + 0.5)) for t, n in frequency.items()}
+        self.k1, self.b = k1, b
+
+    def rank(self, request: str) -> list[tuple[str, float]]:
+        """Every tool with its BM25 score for ``request``, best first (ties by name)."""
+        query = Counter(_terms(request))
+        scores = []
+        for name, counts in self._docs.items():
+            length = sum(counts.values())
+            score = 0.0
+            for term in query:
+                tf = counts.get(term, 0)
+                if tf:
+                    norm = tf + self.k1 * (1 - self.b + self.b * length / self._avg)
+                    score += self._idf[term] * tf * (self.k1 + 1) / norm
+            scores.append((name, score))
+        return sorted(scores, key=lambda item: (-item[1], item[0]))
+
+    def menu(self, request: str, k: int = 4) -> list[str]:
+        """The ``k`` most relevant tools (all of them when there are few)."""
+        ranked = self.rank(request)
+        if len(ranked) <= k:
+            return [name for name, _ in ranked]
+        return [name for name, _ in ranked[:k]]
+
+    def first_choices(self, request: str, names: Sequence[str],
+                      confidence: float = 1.4) -> list[str]:
+        """The tools a plan may start with: the best-ranked one alone when it outscores
+        the next by ``confidence`` times, else the best two; all of ``names`` when the
+        request shares no word with any of them. The model still writes the arguments,
+        the later steps and whether to answer in words instead."""
+        ranked = [(n, s) for n, s in self.rank(request) if n in names]
+        if len(ranked) < 2 or ranked[0][1] <= 0:
+            return list(names)
+        if ranked[0][1] >= confidence * ranked[1][1]:
+            return [ranked[0][0]]
+        return [ranked[0][0], ranked[1][0]]
+
+    # -- the prompt ----------------------------------------------------------------------
+
+    def offered(self, request: str, size: int = 0) -> list[str]:
+        """The tools to offer: all of them (up to `ALL_TOOLS`, in a stable order, so the
+        prompt's static part is the same for every request), else the ``size`` (or
+        `ALL_TOOLS`) most relevant."""
+        if len(self.tools) <= (size or ALL_TOOLS):
+            return sorted(self.tools)
+        return self.menu(request, size or ALL_TOOLS)
+
+    def system_text(self, names: Sequence[str], *, system: str, schemas: bool = True) -> str:
+        """The static part of the prompt: instructions, the offered tools and their
+        worked examples. Depends only on ``names`` and ``system``."""
+        parts = [system.strip(), _INSTRUCTIONS, f"End every answer with {END}.", "Tools:"]
+        for name in names:
+            declaration = self.tools[name]
+            line = f"- {name}: {_first_sentence(_LABEL.sub('', declaration.description))}"
+            if schemas:
+                props = declaration.args_schema.get("properties", {})
+                required = set(declaration.args_schema.get("required", []))
+                args = ", ".join(f"{p}{'' if p in required else '?'}: "
+                                 f"{_type(spec)}" for p, spec in props.items())
+                line += f" Arguments: {{{args}}}"
+            parts.append(line)
+        parts.append("- response: no tool; answer in words (general questions, "
+                     "explanations, small talk, what no tool can do).")
+        parts.append("Examples:")
+        for asked, text in _RESPONSE_EXAMPLES:
+            parts.append(_worked(asked, {"type": "response", "text": text}))
+        for name in names:
+            for asked, call in self.examples(name)[:2]:
+                parts.append(_worked(asked, _plan(name, call)))
+        for asked, steps in _MULTI_EXAMPLES:
+            if all(tool in names for tool, _ in steps):
+                reply = {"type": "plan", "steps": [{"tool": t, "args": a} for t, a in steps]}
+                parts.append(_worked(asked, reply))
+        return "\n".join(parts)
+
+    def user_text(self, request: str, names: Sequence[str] = (), *,
+                  context: Mapping[str, Any] | None = None, paths: Sequence[str] = (),
+                  error: str = "", similar: int = 0) -> str:
+        """The part of the prompt that is the request's own: its context, the files
+        here, ``similar`` worked examples nearest to it (among ``names``' examples),
+        the error of a refused answer, then the request."""
+        parts = []
+        if context:
+            parts.append("Context: " + json.dumps(context, separators=(",", ":"),
+                                                  sort_keys=True)[:CONTEXT_CHARS])
+        if paths:
+            shown = list(paths[:PROMPT_PATHS])
+            more = f" (and {len(paths) - len(shown)} more)" if len(paths) > len(shown) else ""
+            parts.append("Files here: " + ", ".join(shown) + more)
+        if similar:
+            parts.extend(_worked(r, _plan(n, a)) for n, r, a in self.similar(
+                request, names, similar))
+        if error:
+            parts.append(f"Your previous answer was refused: {error}. Answer with one JSON "
+                         "object only, a plan with fewer steps if in doubt.")
+        parts.append(f"Request: {request}\nAnswer:")
+        return "\n".join(parts)
+
+    def prompt(self, request: str, names: Sequence[str], *, system: str,
+               context: Mapping[str, Any] | None = None, error: str = "",
+               schemas: bool = True, paths: Sequence[str] = ()) -> str:
+        """The whole completion prompt: `system_text`, then `user_text`; the model
+        continues after ``Answer:``."""
+        return (self.system_text(names, system=system, schemas=schemas) + "\n"
+                + self.user_text(request, names, context=context, paths=paths, error=error))
+
+    def examples(self, name: str) -> list[tuple[str, dict[str, Any]]]:
+        """The tool's worked examples: each declared request paired with a declared call
+        whose every value the request states (a flag by its name), and the first request
+        with an empty call if there is one, so no example teaches a value the request
+        did not give."""
+        declaration = self.tools[name]
+        requests = declaration.args_schema.get("x-adjutant-requests") or []
+        calls = [dict(c) for c in declaration.examples if isinstance(c, Mapping)]
+        pairs = []
+        for index, request in enumerate(requests):
+            fitting = [c for c in calls if c and _states(request, c)]
+            if fitting:
+                pairs.append((request, fitting[0]))
+            elif index == 0 and {} in calls:
+                pairs.append((request, {}))
+        props = declaration.args_schema.get("properties", {})
+        pairs.extend((r, c) for r, c in _MORE_EXAMPLES.get(name, ()) if set(c) <= set(props))
+        return pairs
+
+    def similar(self, request: str, names: Sequence[str],
+                count: int) -> list[tuple[str, str, dict[str, Any]]]:
+        """The ``count`` worked examples (tool, request, call) whose request is nearest
+        to ``request`` (BM25 over the examples' words), nearest last."""
+        pool = [(n, r, a) for n in names for r, a in self.examples(n)]
+        if not pool:
+            return []
+        docs = [Counter(_terms(r)) for _, r, _ in pool]
+        query = Counter(_terms(request))
+        frequency: Counter[str] = Counter()
+        for doc in docs:
+            frequency.update(doc.keys())
+        scores = []
+        for index, doc in enumerate(docs):
+            score = sum(math.log(1 + (len(docs) - frequency[t] + 0.5) / (frequency[t] + 0.5))
+                        for t in query if t in doc)
+            scores.append((score, -index))
+        best = sorted(range(len(pool)), key=lambda i: scores[i], reverse=True)[:count]
+        return [pool[i] for i in reversed(best) if scores[i][0] > 0]
+
+    # -- the model's own choice of first step -------------------------------------------
+
+    @staticmethod
+    def heads(names: Sequence[str]) -> list[str]:
+        """How a reply starts for each choice: a plan whose first step is each offered
+        tool, then a response."""
+        return [f'{{"type":"plan","steps":[{{"tool":{json.dumps(n)}' for n in names] + [
+            '{"type":"response"']
+
+    async def choose(self, scorer: Any, request: CompletionRequest, names: Sequence[str],
+                     priors: dict[Any, list[float]], *,
+                     paths: Sequence[str] | None = None,
+                     calibrate: bool = True) -> tuple[CompletionRequest, str]:
+        """Let the model choose how its reply starts, then constrain the reply to that.
+
+        ``scorer(request, continuations)`` (a provider's ``score``) gives each head's
+        log-likelihood after the prompt in one pass; with ``calibrate``, minus its
+        likelihood after a content-free request (kept in ``priors``), which removes the
+        model's bias towards some names or towards answering in words ("contextual
+        calibration"). Returns the request with its grammar fixed to the chosen head,
+        and the choice (a tool name or ``response``)."""
+        heads = self.heads(names)
+        scores = list(await scorer(request, heads))
+        if calibrate:
+            key = (request.system, request.model, tuple(heads))
+            if key not in priors:
+                empty = msgspec.structs.replace(request, prompt=self.user_text(_CONTENT_FREE))
+                priors[key] = list(await scorer(empty, heads))
+            scores = [s - p for s, p in zip(scores, priors[key], strict=True)]
+        best = max(range(len(heads)), key=scores.__getitem__)
+        if best == len(names):
+            return msgspec.structs.replace(request, grammar=reply_grammar({})), "response"
+        grammar = reply_grammar({n: self._grounded(n, paths) for n in names}, [names[best]],
+                                response=False)
+        return msgspec.structs.replace(request, grammar=grammar), names[best]
+
+    # -- constraints ---------------------------------------------------------------------
+
+    def grammar(self, names: Iterable[str], first: Iterable[str] | None = None, *,
+                paths: Sequence[str] | None = None) -> str:
+        """The reply grammar; with ``paths``, the path arguments of the tools that only
+        read may name only those."""
+        return reply_grammar({n: self._grounded(n, paths) for n in names}, first)
+
+    def json_schema(self, names: Iterable[str], first: Iterable[str] | None = None, *,
+                    paths: Sequence[str] | None = None) -> dict[str, Any]:
+        return reply_schema({n: self._grounded(n, paths) for n in names}, first)
+
+    def _grounded(self, name: str, paths: Sequence[str] | None) -> ToolDeclaration:
+        declaration = self.tools[name]
+        if not paths or getattr(declaration.safety, "writes", True):
+            return declaration
+        schema = dict(declaration.args_schema)
+        props = dict(schema.get("properties", {}))
+        changed = False
+        for key, spec in props.items():
+            role = spec.get("x-adjutant-role") if isinstance(spec, Mapping) else None
+            if role == "path" and spec.get("type") == "string":
+                props[key] = {**spec, "enum": list(paths)}
+                changed = True
+            elif role == "paths" and spec.get("type") == "array":
+                props[key] = {**spec, "items": {**spec.get("items", {}), "enum": list(paths)}}
+                changed = True
+        if not changed:
+            return declaration
+        schema["properties"] = props
+        return msgspec.structs.replace(declaration, args_schema=schema)
+
+
+_INSTRUCTIONS = (
+    "You cannot see the files, the processes, the machine or the git repository: to show, "
+    "read, list, search or change any of them, answer with a plan of tool steps. Answer "
+    "with a response only for general knowledge, explanations, small talk, or what no "
+    "tool can do. Put the values the request states (file names, quoted text, words to "
+    "find, numbers, branch names, commands) into the arguments, exactly; never invent "
+    "values.")
+
+
+def _first_sentence(text: str, limit: int = 160) -> str:
+    match = re.match(r"(.+?[.!?])(\s|$)", text.strip())
+    sentence = match.group(1) if match else text.strip()
+    return sentence if len(sentence) <= limit else sentence[: limit - 3].rstrip() + "..."
+
+
+def _type(spec: Any) -> str:
+    if not isinstance(spec, Mapping):
+        return "any"
+    if "enum" in spec:
+        return "|".join(json.dumps(v) for v in spec["enum"])
+    kind = spec.get("type", "any")
+    if kind == "array" and isinstance(spec.get("items"), Mapping):
+        return f"[{_type(spec['items'])}]"
+    return str(kind)
+
+
+def _plan(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    return {"type": "plan", "steps": [{"tool": name, "args": dict(args)}]}
+
+
+def _worked(request: str, reply: Mapping[str, Any]) -> str:
+    return f"Request: {request}\nAnswer: {json.dumps(reply, separators=(',', ':'))}{END}"
+
+
+def _states(request: str, call: Mapping[str, Any]) -> bool:
+    """Whether the request states every value of the call: each string and number in
+    its words, each true flag by its name (``ignore_case``: "ignore case")."""
+    text = request.lower()
+
+    def stated(key: str, value: Any) -> bool:
+        if isinstance(value, Mapping):
+            return all(stated(k, v) for k, v in value.items())
+        if isinstance(value, (list, tuple)):
+            return all(stated(key, v) for v in value)
+        if isinstance(value, bool):
+            return value and key.replace("_", " ").lower() in text
+        words = str(value).strip().lower()
+        return value is None or re.search(rf"(?<!\w){re.escape(words)}(?!\w)", text) is not None
+
+    return stated("", call)
+
+
+def bad_request(request: str) -> str:
+    """Why ``request`` cannot be planned at all (empty, too long), in words for the
+    user; empty when it can."""
+    if not request.strip():
+        return ("The request is empty: say what you would like done, for example "
+                "\"what files are in this folder?\".")
+    if len(request) > MAX_REQUEST:
+        return (f"The request is {len(request):,} characters long; the most I plan from "
+                f"is {MAX_REQUEST:,}. Shorten it, or save the text in a file and name the "
+                "file in a shorter request.")
+    return ""
+
+
+def named_paths(request: str) -> list[str]:
+    """Path-like words of the request (``notes.txt``, ``src/app.py``, ``/etc/hosts``):
+    the read tools may name them even when they do not exist or lie outside the cage,
+    so the plan says what was asked and the pipeline refuses it, plainly."""
+    found = []
+    for word in re.findall(r"[^\s'\"`,;()<>]+", request):
+        word = word.rstrip(".:!?")
+        if word.startswith("./"):
+            word = word[2:]
+        if not (("/" in word and "://" not in word) or _EXTENSION.search(word)):
+            continue
+        word = word.rstrip("/") or word
+        if word and word.isprintable() and len(word) <= 200:
+            found.append(word)
+    return list(dict.fromkeys(found))
+
+
+def workspace_paths(cwd: str, limit: int = 300) -> list[str]:
+    """Files and directories under ``cwd`` (relative, breadth first, hidden ones and
+    links left out, at most ``limit``): what the read tools' path arguments may name."""
+    found: list[str] = []
+    level = [""]
+    while level and len(found) < limit:
+        deeper = []
+        for folder in level:
+            try:
+                with os.scandir(os.path.join(cwd, folder) if folder else cwd) as entries:
+                    items = sorted(entries, key=lambda e: e.name)
+            except OSError:
+                continue
+            for entry in items:
+                if entry.name.startswith(".") or entry.is_symlink() \
+                        or len(entry.name) > 100 or not entry.name.isprintable():
+                    continue  # names shown to the model: short and printable only
+                relative = f"{folder}/{entry.name}" if folder else entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name in ("node_modules", "__pycache__"):
+                        continue
+                    deeper.append(relative)
+                found.append(relative)
+                if len(found) >= limit:
+                    return found
+        level = deeper
+    return found
+
+
+# -- JSON schema of a reply ----------------------------------------------------------------
+
+
+def reply_schema(tools: Mapping[str, ToolDeclaration],
+                 first: Iterable[str] | None = None) -> dict[str, Any]:
+    """A JSON schema accepting exactly a response or a plan over ``tools`` (whose first
+    step uses one of ``first``, when given)."""
+    steps = {name: {"type": "object", "additionalProperties": False,
+                    "required": ["tool", "args"],
+                    "properties": {"tool": {"const": name}, "args": _plain(d.args_schema),
+                                   "explain": {"type": "string"}}}
+             for name, d in tools.items()}
+    array: dict[str, Any] = {"type": "array", "minItems": 1, "maxItems": 8,
+                             "items": {"anyOf": list(steps.values())} if steps else {}}
+    if first is not None and steps:
+        array["prefixItems"] = [{"anyOf": [steps[n] for n in first if n in steps]}]
+    plan = {"type": "object", "additionalProperties": False, "required": ["type", "steps"],
+            "properties": {"type": {"const": "plan"}, "steps": array}}
+    response = {"type": "object", "additionalProperties": False, "required": ["type", "text"],
+                "properties": {"type": {"const": "response"}, "text": {"type": "string"}}}
+    return {"anyOf": [plan, response] if steps else [response]}
+
+
+def _plain(schema: Any) -> Any:
+    """The schema without Adjutant's ``x-`` annotations (strict backends refuse them)."""
+    if isinstance(schema, dict):
+        return {k: _plain(v) for k, v in schema.items() if not k.startswith("x-")}
+    if isinstance(schema, list):
+        return [_plain(v) for v in schema]
+    return schema
+
+
+# -- GBNF ----------------------------------------------------------------------------------
+
+_BASE_RULES = r"""ws ::= [ \t\n]?
+string ::= "\"" char* "\""
+char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})
+integer ::= "-"? ([0-9] | [1-9] [0-9]{1,15})
+number ::= integer ("." [0-9]{1,15})? ([eE] [-+]? [0-9]{1,3})?
+boolean ::= "true" | "false"
+null ::= "null"
+value ::= object | array | string | number | boolean | null
+object ::= "{" ws ( string ws ":" ws value ( "," ws string ws ":" ws value ){0,15} )? ws "}"
+array ::= "[" ws ( value ( "," ws value ){0,15} )? ws "]"
+"""
+
+
+def reply_grammar(tools: Mapping[str, ToolDeclaration],
+                  first: Iterable[str] | None = None, *, response: bool = True) -> str:
+    """A GBNF grammar (llama.cpp dialect) for a response or a plan over ``tools``:
+    tool names are exactly the offered ones, arguments follow each tool's schema, and
+    the first step uses one of ``first`` when given; a plan only if not ``response``
+    (and there are tools)."""
+    builder = _Gbnf()
+    steps = []
+    allowed_first = set(tools if first is None else first)
+    first_steps = []
+    for index, (name, declaration) in enumerate(tools.items()):
+        args = builder.rule(f"args{index}", declaration.args_schema)
+        rule = f"step{index}"
+        builder.rules[rule] = (
+            f'"{{" ws "\\"tool\\"" ws ":" ws {_literal(name)} ws "," ws '
+            f'"\\"args\\"" ws ":" ws {args} ws "}}"')
+        steps.append(rule)
+        if name in allowed_first:
+            first_steps.append(rule)
+    response_rule = ('"{" ws "\\"type\\"" ws ":" ws "\\"response\\"" ws "," ws '
+                     '"\\"text\\"" ws ":" ws string ws "}"')
+    root = ["response"]
+    if steps:
+        builder.rules["step"] = " | ".join(steps)
+        builder.rules["first"] = " | ".join(first_steps or steps)
+        builder.rules["plan"] = ('"{" ws "\\"type\\"" ws ":" ws "\\"plan\\"" ws "," ws '
+                                 '"\\"steps\\"" ws ":" ws "[" ws first ( "," ws step ){0,7} '
+                                 'ws "]" ws "}"')
+        root.insert(0, "plan")
+        if not response:
+            root.remove("response")
+    if "response" in root:
+        builder.rules["response"] = response_rule
+    lines = [f"root ::= ({' | '.join(root)}) {_literal(END, quote=False)}?"]
+    lines += [f"{name} ::= {body}" for name, body in builder.rules.items()]
+    return "\n".join(lines) + "\n" + _BASE_RULES
+
+
+def _literal(value: Any, quote: bool = True) -> str:
+    """A GBNF string literal matching ``value`` as JSON (or raw text with quote=False)."""
+    text = json.dumps(value) if quote else str(value)
+    return json.dumps(text)
+
+
+class _Gbnf:
+    """Turns the JSON-schema subset tools use into GBNF rules."""
+
+    def __init__(self) -> None:
+        self.rules: dict[str, str] = {}
+
+    def rule(self, name: str, schema: Any) -> str:
+        self.rules[name] = self.body(name, schema)
+        return name
+
+    def body(self, name: str, schema: Any) -> str:
+        if not isinstance(schema, dict):
+            return "value"
+        if "const" in schema:
+            return _literal(schema["const"])
+        if "enum" in schema:
+            return " | ".join(_literal(v) for v in schema["enum"]) or "value"
+        for key in ("anyOf", "oneOf"):
+            if key in schema:
+                options = [self.rule(f"{name}-{i}", s) for i, s in enumerate(schema[key])]
+                return " | ".join(options) or "value"
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            return " | ".join(self.body(name, {**schema, "type": k}) for k in kind)
+        if kind == "object":
+            return self._object(name, schema)
+        if kind == "array":
+            item = self.rule(f"{name}-item", schema.get("items", {}))
+            return f'"[" ws ( {item} ( "," ws {item} ){{0,31}} )? ws "]"'
+        if kind == "integer":
+            return _integer(schema)
+        if kind == "string":
+            # bounded: a small model that loops inside a string must still end the reply
+            limit = min(int(schema.get("maxLength") or MAX_STRING), MAX_STRING)
+            rule = f"string-{limit}"
+            self.rules.setdefault(rule, f'"\\"" char{{0,{limit}}} "\\""')
+            return rule
+        return {"number": "number", "boolean": "boolean",
+                "null": "null"}.get(str(kind), "value")
+
+    def _object(self, name: str, schema: dict[str, Any]) -> str:
+        props: dict[str, Any] = schema.get("properties", {})
+        if not props:
+            return "object"
+        required = [p for p in schema.get("required", []) if p in props]
+        optional = [p for p in props if p not in required]
+        pairs = {p: f'{_literal(p)} ws ":" ws {self.rule(f"{name}-{_safe(p)}", props[p])}'
+                 for p in props}
+        # Each key at most once, in the declared order (a strict decoder refuses repeats).
+        parts = []
+        for index, prop in enumerate(required):
+            parts.append(("" if index == 0 else '"," ws ') + pairs[prop])
+        if required:
+            parts += [f'( "," ws {pairs[p]} )?' for p in optional]
+        elif optional:  # whichever optional key comes first has no comma before it
+            starts = []
+            for index, prop in enumerate(optional):
+                rest = " ".join(f'( "," ws {pairs[p]} )?' for p in optional[index + 1:])
+                starts.append(f"{pairs[prop]} {rest}".strip())
+            alternatives = self.rule(f"{name}-opt", None)
+            self.rules[alternatives] = " | ".join(f"( {a} )" for a in starts)
+            parts.append(f"{alternatives}?")
+        return '"{" ws ' + " ws ".join(parts) + ' ws "}"'
+
+
+def _integer(schema: dict[str, Any]) -> str:
+    """An integer of no more digits than its bounds allow (small models like to write
+    huge numbers), and never negative when the minimum is not."""
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if not isinstance(high, int) or isinstance(high, bool) or high < 0:
+        return "integer"
+    digits = len(str(high))
+    body = f"[0-9]{{1,{digits}}}" if digits > 1 else "[0-9]"
+    negative = not (isinstance(low, int) and low >= 0)
+    return f'"-"? {body}' if negative else body
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9]", "-", name)
