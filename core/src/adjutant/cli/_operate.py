@@ -3,6 +3,9 @@
 Exit codes (documented in README, relied on by scripts):
 0 done (answered, proposed, executed); 1 error; 2 bad usage; 3 the model or its
 provider failed; 4 something was denied, paused or aborted; 130 interrupted.
+
+Over 600 lines: the terminal frontend (its approver, the chat loop and these commands)
+is being reworked for issue 15 §9; it is split by command once that lands.
 """
 
 from __future__ import annotations

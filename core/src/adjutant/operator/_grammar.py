@@ -1,0 +1,192 @@
+"""The shape of a reply, from the offered tools: a JSON schema (`reply_schema`) for
+backends that take one, a GBNF grammar (`reply_grammar`, llama.cpp's dialect) for those
+that take that. Tool names are exactly the offered ones and arguments follow each
+tool's schema."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from adjutant_hookspecs import ToolDeclaration
+
+__all__ = ["END", "MAX_STRING", "reply_grammar", "reply_schema"]
+
+#: The sentinel a reply ends with (and the stop sequence sent with it).
+END = "<END>"
+#: The longest string the reply grammar lets a model write (unless a schema says less).
+MAX_STRING = 400
+
+
+# -- JSON schema of a reply ----------------------------------------------------------------
+
+
+def reply_schema(tools: Mapping[str, ToolDeclaration],
+                 first: Iterable[str] | None = None) -> dict[str, Any]:
+    """A JSON schema accepting exactly a response or a plan over ``tools`` (whose first
+    step uses one of ``first``, when given)."""
+    steps = {name: {"type": "object", "additionalProperties": False,
+                    "required": ["tool", "args"],
+                    "properties": {"tool": {"const": name}, "args": _plain(d.args_schema),
+                                   "explain": {"type": "string"}}}
+             for name, d in tools.items()}
+    array: dict[str, Any] = {"type": "array", "minItems": 1, "maxItems": 8,
+                             "items": {"anyOf": list(steps.values())} if steps else {}}
+    if first is not None and steps:
+        array["prefixItems"] = [{"anyOf": [steps[n] for n in first if n in steps]}]
+    plan = {"type": "object", "additionalProperties": False, "required": ["type", "steps"],
+            "properties": {"type": {"const": "plan"}, "steps": array}}
+    response = {"type": "object", "additionalProperties": False, "required": ["type", "text"],
+                "properties": {"type": {"const": "response"}, "text": {"type": "string"}}}
+    return {"anyOf": [plan, response] if steps else [response]}
+
+
+def _plain(schema: Any) -> Any:
+    """The schema without Adjutant's ``x-`` annotations (strict backends refuse them)."""
+    if isinstance(schema, dict):
+        return {k: _plain(v) for k, v in schema.items() if not k.startswith("x-")}
+    if isinstance(schema, list):
+        return [_plain(v) for v in schema]
+    return schema
+
+
+# -- GBNF ----------------------------------------------------------------------------------
+
+_BASE_RULES = r"""ws ::= [ \t\n]?
+string ::= "\"" char* "\""
+char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})
+integer ::= "-"? ([0-9] | [1-9] [0-9]{1,15})
+number ::= integer ("." [0-9]{1,15})? ([eE] [-+]? [0-9]{1,3})?
+boolean ::= "true" | "false"
+null ::= "null"
+value ::= object | array | string | number | boolean | null
+object ::= "{" ws ( string ws ":" ws value ( "," ws string ws ":" ws value ){0,15} )? ws "}"
+array ::= "[" ws ( value ( "," ws value ){0,15} )? ws "]"
+"""
+
+
+def reply_grammar(tools: Mapping[str, ToolDeclaration],
+                  first: Iterable[str] | None = None, *, response: bool = True) -> str:
+    """A GBNF grammar (llama.cpp dialect) for a response or a plan over ``tools``:
+    tool names are exactly the offered ones, arguments follow each tool's schema, and
+    the first step uses one of ``first`` when given; a plan only if not ``response``
+    (and there are tools)."""
+    builder = _Gbnf()
+    steps = []
+    allowed_first = set(tools if first is None else first)
+    first_steps = []
+    for index, (name, declaration) in enumerate(tools.items()):
+        args = builder.rule(f"args{index}", declaration.args_schema)
+        rule = f"step{index}"
+        builder.rules[rule] = (
+            f'"{{" ws "\\"tool\\"" ws ":" ws {_literal(name)} ws "," ws '
+            f'"\\"args\\"" ws ":" ws {args} ws "}}"')
+        steps.append(rule)
+        if name in allowed_first:
+            first_steps.append(rule)
+    response_rule = ('"{" ws "\\"type\\"" ws ":" ws "\\"response\\"" ws "," ws '
+                     '"\\"text\\"" ws ":" ws string ws "}"')
+    root = ["response"]
+    if steps:
+        builder.rules["step"] = " | ".join(steps)
+        builder.rules["first"] = " | ".join(first_steps or steps)
+        builder.rules["plan"] = ('"{" ws "\\"type\\"" ws ":" ws "\\"plan\\"" ws "," ws '
+                                 '"\\"steps\\"" ws ":" ws "[" ws first ( "," ws step ){0,7} '
+                                 'ws "]" ws "}"')
+        root.insert(0, "plan")
+        if not response:
+            root.remove("response")
+    if "response" in root:
+        builder.rules["response"] = response_rule
+    lines = [f"root ::= ({' | '.join(root)}) {_literal(END, quote=False)}?"]
+    lines += [f"{name} ::= {body}" for name, body in builder.rules.items()]
+    return "\n".join(lines) + "\n" + _BASE_RULES
+
+
+def _literal(value: Any, quote: bool = True) -> str:
+    """A GBNF string literal matching ``value`` as JSON (or raw text with quote=False)."""
+    text = json.dumps(value) if quote else str(value)
+    return json.dumps(text)
+
+
+class _Gbnf:
+    """Turns the JSON-schema subset tools use into GBNF rules."""
+
+    def __init__(self) -> None:
+        self.rules: dict[str, str] = {}
+
+    def rule(self, name: str, schema: Any) -> str:
+        self.rules[name] = self.body(name, schema)
+        return name
+
+    def body(self, name: str, schema: Any) -> str:
+        if not isinstance(schema, dict):
+            return "value"
+        if "const" in schema:
+            return _literal(schema["const"])
+        if "enum" in schema:
+            return " | ".join(_literal(v) for v in schema["enum"]) or "value"
+        for key in ("anyOf", "oneOf"):
+            if key in schema:
+                options = [self.rule(f"{name}-{i}", s) for i, s in enumerate(schema[key])]
+                return " | ".join(options) or "value"
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            return " | ".join(self.body(name, {**schema, "type": k}) for k in kind)
+        if kind == "object":
+            return self._object(name, schema)
+        if kind == "array":
+            item = self.rule(f"{name}-item", schema.get("items", {}))
+            return f'"[" ws ( {item} ( "," ws {item} ){{0,31}} )? ws "]"'
+        if kind == "integer":
+            return _integer(schema)
+        if kind == "string":
+            # bounded: a small model that loops inside a string must still end the reply
+            limit = min(int(schema.get("maxLength") or MAX_STRING), MAX_STRING)
+            rule = f"string-{limit}"
+            self.rules.setdefault(rule, f'"\\"" char{{0,{limit}}} "\\""')
+            return rule
+        return {"number": "number", "boolean": "boolean",
+                "null": "null"}.get(str(kind), "value")
+
+    def _object(self, name: str, schema: dict[str, Any]) -> str:
+        props: dict[str, Any] = schema.get("properties", {})
+        if not props:
+            return "object"
+        required = [p for p in schema.get("required", []) if p in props]
+        optional = [p for p in props if p not in required]
+        pairs = {p: f'{_literal(p)} ws ":" ws {self.rule(f"{name}-{_safe(p)}", props[p])}'
+                 for p in props}
+        # Each key at most once, in the declared order (a strict decoder refuses repeats).
+        parts = []
+        for index, prop in enumerate(required):
+            parts.append(("" if index == 0 else '"," ws ') + pairs[prop])
+        if required:
+            parts += [f'( "," ws {pairs[p]} )?' for p in optional]
+        elif optional:  # whichever optional key comes first has no comma before it
+            starts = []
+            for index, prop in enumerate(optional):
+                rest = " ".join(f'( "," ws {pairs[p]} )?' for p in optional[index + 1:])
+                starts.append(f"{pairs[prop]} {rest}".strip())
+            alternatives = self.rule(f"{name}-opt", None)
+            self.rules[alternatives] = " | ".join(f"( {a} )" for a in starts)
+            parts.append(f"{alternatives}?")
+        return '"{" ws ' + " ws ".join(parts) + ' ws "}"'
+
+
+def _integer(schema: dict[str, Any]) -> str:
+    """An integer of no more digits than its bounds allow (small models like to write
+    huge numbers), and never negative when the minimum is not."""
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if not isinstance(high, int) or isinstance(high, bool) or high < 0:
+        return "integer"
+    digits = len(str(high))
+    body = f"[0-9]{{1,{digits}}}" if digits > 1 else "[0-9]"
+    negative = not (isinstance(low, int) and low >= 0)
+    return f'"-"? {body}' if negative else body
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9]", "-", name)
