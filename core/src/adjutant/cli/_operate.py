@@ -3,9 +3,6 @@
 Exit codes (documented in README, relied on by scripts):
 0 done (answered, proposed, executed); 1 error; 2 bad usage; 3 the model or its
 provider failed; 4 something was denied, paused or aborted; 130 interrupted.
-
-Over 600 lines: the terminal frontend (its approver, the chat loop and these commands)
-is being reworked for issue 15 §9; it is split by command once that lands.
 """
 
 from __future__ import annotations
@@ -311,8 +308,8 @@ def configure_presets(parser: argparse.ArgumentParser) -> None:
 
 @_terminal_safe
 async def presets(kernel: Any, args: argparse.Namespace) -> int:
-    from ..operator import Copilot
     from .._settings import load_profile
+    from ..operator import Copilot
 
     names = _preset_names(os.path.join(kernel.home, "profiles"))
     if args.action == "use":

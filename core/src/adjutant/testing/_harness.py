@@ -12,10 +12,10 @@ from typing import Any
 
 from adjutant_hookspecs import ExecutionResult, Tool, ToolCall, ToolContext, hookimpl
 
-from ..operator._consent import Approver
 from .._kernel import Kernel
-from ..operator import Copilot, RunOutcome
 from .._settings import ModelPreset, Profile
+from ..operator import Copilot, RunOutcome
+from ..operator._consent import Approver
 from ..scripted import MemoryKeyValueStore, MemoryLogStore, ScriptedProvider
 from ._recorders import EventRecorder, HookRecorder
 from ._runs import RecordingApprover, RunResult

@@ -10,8 +10,8 @@ import attrs
 
 from adjutant_hookspecs import Envelope, ExecutionResult, Plan, StepDenied, ToolCall
 
-from ..operator._consent import Approver, PlanPacket, StepDecision, StepPacket
 from ..operator import RunOutcome
+from ..operator._consent import Approver, PlanPacket, StepDecision, StepPacket
 from ._recorders import EventView
 
 __all__ = ["RecordingApprover", "RunResult", "plan"]
