@@ -125,7 +125,18 @@ def check_log_store(kernel: Any) -> CheckResult:
             "and pinned workspaces are not kept between commands (every start is "
             "propose-only)",
             fix="install adjutant-lmdb (it provides both)")
-    return ok(f"action log: {', '.join(logs)}; state: {', '.join(kvs)}")
+    from ._stores import StoreChoiceError, choose_store
+
+    chosen = []
+    for kind in ("log", "kv"):
+        try:
+            store = choose_store(kernel.stores, kind, kernel.profile.stores.get(kind))
+        except StoreChoiceError as exc:
+            return CheckResult(status="fail", message=str(exc),
+                               fix="add \"stores\" to the profile (see `adjutant doctor` "
+                               "profiles)")
+        chosen.append(getattr(store, "name", "?"))
+    return ok(f"action log: {chosen[0]}; state: {chosen[1]}")
 
 
 def check_provider(kernel: Any) -> CheckResult:

@@ -99,10 +99,6 @@ class Registry(Generic[T]):
     def _remove(self, name: str) -> None:
         del self._items[name], self._owners[name]
 
-    def _remove_plugin(self, plugin: str) -> None:
-        for name in [n for n, p in self._owners.items() if p == plugin]:
-            del self._items[name], self._owners[name]
-
 
 # -- validators: return the registry key, raise RegistrationError ------------------------
 

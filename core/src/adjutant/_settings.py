@@ -2,7 +2,7 @@
 
 A profile is a named preset (model, grammar and stops, temperature, system prompt,
 tool allow-list, path cages, context providers, auto-speech, verbosity, token
-budget) stored as ``<data home>/profiles/<name>.json``. Only the keys a user
+budget, stores) stored as ``<data home>/profiles/<name>.json``. Only the keys a user
 wants to change need be written; the rest keep their defaults. Validation is
 strict (no ``"yes"`` for a bool, no ``1.5`` for an int, no unknown keys) and a bad
 profile raises `ProfileError` listing every problem as ``reason @ $.field.path``.
@@ -138,6 +138,11 @@ class Profile:
     #: How many tools the planner offers per request, the most relevant first (0: every
     #: allowed tool, up to 32: the model chooses; issue 14 measured this against 4).
     tool_menu: int = attrs.field(default=0, validator=[v.ge(0), v.le(1000)])
+    #: Which registered store keeps the action log (``"log"``) and the operator's state
+    #: (``"kv"``), by name (``{"log": "lmdb", "kv": "lmdb"}``); unnamed: the only
+    #: durable one (`adjutant._stores`).
+    stores: dict[str, str] = attrs.field(factory=dict, validator=v.deep_mapping(
+        key_validator=v.in_(("log", "kv")), value_validator=v.instance_of(str)))
 
     def allows(self, tool: str) -> bool:
         """Whether the ``tools`` allow-list lets ``tool`` run (or be offered at all)."""

@@ -148,6 +148,9 @@ class MemoryKeyValueStore:
 
     kind: Literal["kv"] = "kv"
 
+    #: Lost when the process ends: chosen only when no durable store is registered.
+    durable = False
+
     def __init__(self, name: str = "memory") -> None:
         self.name = name
         self.data: dict[str, bytes] = {}
@@ -175,6 +178,9 @@ class MemoryLogStore:
     """A list behind the `LogStore` protocol: append-only, records kept as given."""
 
     kind: Literal["log"] = "log"
+
+    #: Lost when the process ends: chosen only when no durable store is registered.
+    durable = False
 
     def __init__(self, name: str = "memory") -> None:
         self.name = name

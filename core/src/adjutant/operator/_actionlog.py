@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -76,11 +77,16 @@ class ActionLogError(RuntimeError):
 
 
 class ActionLog:
-    """Appends records to the chosen log store; ``select`` picks one by name."""
+    """Appends records to the log store.
 
-    def __init__(self, stores: Any, name: str | None = None) -> None:
+    :param stores: the registered stores (``log:<name>`` keys).
+    :param choice: the log store the profile names, read at each use (None: the only
+        durable one; `adjutant._stores`).
+    """
+
+    def __init__(self, stores: Any, choice: Callable[[], str | None] | None = None) -> None:
         self._stores = stores
-        self._name = name
+        self._choice = choice
         self._encoder = msgspec.json.Encoder()
         # Records are numbered in the order queued. Queued and not yet handed to the
         # store, oldest first: (body, run id, the tool of a ``result``).
@@ -92,20 +98,18 @@ class ActionLog:
 
     @property
     def store(self) -> Any:
-        logs = {key.split(":", 1)[1]: obj for key, obj in self._stores.items()
-                if key.startswith("log:")}
-        if self._name is not None:
-            if self._name not in logs:
-                raise NoActionLogError(f"no log store named {self._name!r} "
-                                       f"(registered: {', '.join(logs) or 'none'})")
-            return logs[self._name]
-        if not logs:
+        from .._stores import StoreChoiceError, choose_store
+
+        try:
+            store = choose_store(self._stores, "log",
+                                 self._choice() if self._choice is not None else None)
+        except StoreChoiceError as exc:
+            raise NoActionLogError(f"{exc}; nothing can execute until it is clear") from None
+        if store is None:
             raise NoActionLogError(
                 "no action log store is installed, so nothing can execute; install "
                 "adjutant-lmdb (or another LogStore plugin)")
-        # prefer a durable store over the in-memory one the test harness registers
-        durable = [obj for name, obj in logs.items() if name != "memory"]
-        return (durable or list(logs.values()))[0]
+        return store
 
     @property
     def available(self) -> bool:

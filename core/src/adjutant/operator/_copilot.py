@@ -76,7 +76,7 @@ class Copilot:
         self.kernel = kernel
         self.approver = approver or Approver()
         self.max_attempts = max_attempts
-        self.log = ActionLog(kernel.stores)
+        self.log = ActionLog(kernel.stores, lambda: kernel.profile.stores.get("log"))
         self.pipeline = Pipeline(kernel, self.log)
         self.settings = OperatorState(kernel, self.log, self._delta,
                                       idle_downgrade_s=idle_downgrade_s, clock=clock,

@@ -32,12 +32,11 @@ Changed = Callable[[list[dict[str, Any]]], Awaitable[None]]
 
 
 def key_value_store(kernel: Any) -> Any:
-    """The key/value store that keeps the operator's state, sessions and pins: the
-    durable one where one is installed (the test harness registers an in-memory one
-    beside it), else the in-memory one, else None."""
-    kvs = [obj for key, obj in kernel.stores.items() if key.startswith("kv:")]
-    durable = [obj for obj in kvs if obj.name != "memory"]
-    return (durable or kvs or [None])[0]
+    """The key/value store that keeps the operator's state, sessions and pins: the one
+    the profile names, else the only durable one (`adjutant._stores`); None: none."""
+    from .._stores import choose_store
+
+    return choose_store(kernel.stores, "kv", kernel.profile.stores.get("kv"))
 
 
 class OperatorState:

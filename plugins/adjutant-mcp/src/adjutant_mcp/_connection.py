@@ -24,7 +24,6 @@ from ._config import ServerSpec
 __all__ = ["Connection", "ConnectionLost", "FormHandler", "ServerUnavailable", "form_defaults"]
 
 State = Literal["stopped", "starting", "running", "error"]
-CONNECT_TIMEOUT_S = 30.0
 RETRY_S = 2.0
 LIST_PAGES = 50
 
