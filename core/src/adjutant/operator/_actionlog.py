@@ -1,9 +1,10 @@
 """The action log, written by the kernel itself (never through the lossy bus).
 
-Each record is one JSON object: ``kind`` (prompt, context, attempt, plan, decision,
-approval, tool_call, result, error, mode, ...), a UTC timestamp, the run it belongs
-to, and the fields of that kind. The log store (a `LogStore` plugin; LMDB by
-default) makes it durable and tamper-evident.
+Each record is one JSON object of the schema in `adjutant_hookspecs.records` (one
+tagged Struct per ``kind``: prompt, context, attempt, plan, decision, approval,
+tool_call, result, mode, ..., with a schema version ``v``): validated when written,
+read back typed by `ActionLog.read` (or as plain dicts by `ActionLog.records`). The
+log store (a `LogStore` plugin; LMDB by default) makes it durable and tamper-evident.
 
 Group commit. A durable commit is the cost of a step, so records are written in as
 few as the guarantees allow: `record` is a barrier (the record and everything
@@ -27,6 +28,8 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
+
+from adjutant_hookspecs.records import ActionRecord, ExtensionRecord, read_record, record_body
 
 __all__ = ["ActionLog", "ActionLogError", "NoActionLogError", "disk_full"]
 
@@ -120,8 +123,7 @@ class ActionLog:
         return True
 
     def _encode(self, kind: str, run_id: str | None, fields: dict[str, Any]) -> bytes:
-        return self._encoder.encode({"kind": kind, "time": time.time(), "run_id": run_id,
-                                     **fields})
+        return self._encoder.encode(record_body(kind, time.time(), run_id, fields))
 
     def defer(self, kind: str, run_id: str | None = None, **fields: Any) -> None:
         """Queue a record for the next barrier (`record` or `flush`), in order.
@@ -233,6 +235,12 @@ class ActionLog:
                             "time": record.get("time"),
                             "tool_call_without_result": detail.get("tool_call_without_result")})
         return out
+
+    async def read(self, *, run_id: str | None = None
+                   ) -> list[ActionRecord | ExtensionRecord]:
+        """The records (of one run, if given), oldest first, each as its kind's Struct
+        (`adjutant_hookspecs.records`)."""
+        return [read_record(r) for r in await self.records(run_id=run_id)]
 
     async def records(self, *, run_id: str | None = None) -> list[dict[str, Any]]:
         """Decoded records (of one run, if given), oldest first."""

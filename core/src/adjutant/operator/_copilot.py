@@ -38,6 +38,7 @@ from adjutant_hookspecs import (
     ToolCall,
     to_builtins,
 )
+from adjutant_hookspecs.records import DecisionRecord, ToolCallRecord
 
 from .._cages import CageChangedError
 from ._actionlog import ActionLog, ActionLogError, disk_full
@@ -243,11 +244,11 @@ class Copilot:
                      thread_id: str | None = None) -> RunOutcome:
         """Run a logged step again (as a new run, through the whole pipeline), or only
         dry-run it to see what it would do now."""
-        source = [r for r in await self.log.records(run_id=run_id)
-                  if r["kind"] in ("tool_call", "decision") and r.get("step") == step]
+        source = [r for r in await self.log.read(run_id=run_id)
+                  if isinstance(r, ToolCallRecord | DecisionRecord) and r.step == step]
         if not source:
             raise LookupError(f"run {run_id} has no step {step} in the action log")
-        call = ToolCall(tool=source[-1]["tool"], args=source[-1]["args"],
+        call = ToolCall(tool=source[-1].tool, args=source[-1].args,
                         explain=f"replay of run {run_id} step {step}")
 
         async def body(run: Run) -> RunOutcome:

@@ -15,7 +15,7 @@ write transaction as the records it describes, so it never disagrees with them:
     is caught up once, at open).
 
 What is a run, read from a record's first fields as the kernel's action log writes
-them (``{"kind": ..., "time": ..., "run_id": ..., "step": ..., "tool": ...}``):
+them (``{"kind": ..., "time": ..., "run_id": ..., "v": ..., "step": ..., "tool": ...}``):
 ``prompt``, ``direct_call`` and ``replay`` start one, ``tool_call`` starts a step,
 ``result`` ends it, ``outcome`` ends the run. Records of any other shape (another
 writer's) are not indexed.
@@ -49,6 +49,7 @@ _THROUGH = b"m:through"
 _HEAD = re.compile(
     rb'\{"kind":"([A-Za-z0-9_.\-]{1,64})","time":[-+0-9.eE]{1,40},'
     rb'"run_id":(?:null|"([^"\\]{1,200})")'
+    rb'(?:,"v":\d{1,6})?'  # the schema version (records before it have none)
     rb'(?:,"step":(\d{1,9}))?'
     rb'(?:,"tool":("(?:[^"\\]|\\.){1,400}"))?')
 _SCAN = 2048  # bytes of a body the pattern may look at

@@ -1,0 +1,381 @@
+"""The action log's records: one tagged msgspec Struct per kind, with a schema version.
+
+The log, ``replay``, bug bundles and frontends (the web dock) read and write the same
+shapes. On the wire a record is one JSON object whose first fields are ``kind`` (the
+tag), ``time`` (Unix seconds), ``run_id`` and ``v`` (the schema version, `VERSION`),
+then its own fields in the order declared here: a step's records start with ``step``
+and ``tool`` (log stores index runs from that head). Records written before versions
+existed have no ``v`` and read as version 1.
+
+Plugins may record kinds of their own (`ActionLog.record` with a kind not listed
+here): they are written as given and read back as `ExtensionRecord`.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Literal
+
+import msgspec
+
+__all__ = [
+    "RECORDS",
+    "VERSION",
+    "ActionRecord",
+    "ApprovalRecord",
+    "ArtifactRecord",
+    "AssignmentRecord",
+    "AttemptRecord",
+    "BundleRecord",
+    "CageChangedRecord",
+    "CagePinnedRecord",
+    "CageTrustedRecord",
+    "ChangedRecord",
+    "ContextErrorRecord",
+    "ContextRecord",
+    "DecisionRecord",
+    "DenyAllRecord",
+    "DirectCallRecord",
+    "EventRecord",
+    "ExtensionRecord",
+    "GrantIgnoredRecord",
+    "GrantRecord",
+    "ModeChangeIgnoredRecord",
+    "ModeRecord",
+    "OutcomeRecord",
+    "PlanRecord",
+    "PresetRecord",
+    "PresetUnavailableRecord",
+    "PromptRecord",
+    "ProviderWarningRecord",
+    "RefusedCallRecord",
+    "RefusedRecord",
+    "ReplayRecord",
+    "ResponseRecord",
+    "ResultRecord",
+    "RevokeRecord",
+    "ToolCallRecord",
+    "read_record",
+    "record_body",
+]
+
+#: The version of this schema, written with every record as ``v``.
+VERSION = 1
+
+_Args = dict[str, Any]
+
+
+class ActionRecord(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind",
+                   forbid_unknown_fields=True):
+    """What every record has."""
+
+    time: float
+    run_id: str | None = None
+    v: int = VERSION
+
+
+# -- a run ---------------------------------------------------------------------------------
+
+
+class PromptRecord(ActionRecord, frozen=True, tag="prompt"):
+    """A user request starts a run."""
+
+    text: str
+    mode: str
+    thread_id: str | None = None
+    include: list[str] = msgspec.field(default_factory=list)
+
+
+class DirectCallRecord(ActionRecord, frozen=True, tag="direct_call"):
+    """A tool call asked for directly (an MCP client, an app) starts a run."""
+
+    caller: str
+    tool: str
+    args: _Args
+    mode: str
+
+
+class ReplayRecord(ActionRecord, frozen=True, tag="replay"):
+    """A logged step run (or dry-run) again starts a run."""
+
+    source_run: str
+    source_step: int
+    dry_run: bool
+    tool: str
+    args: _Args
+
+
+class AssignmentRecord(ActionRecord, frozen=True, tag="assignment"):
+    assigned_by: str
+    text: str
+
+
+class ContextRecord(ActionRecord, frozen=True, tag="context"):
+    bulletin: dict[str, Any]
+
+
+class ContextErrorRecord(ActionRecord, frozen=True, tag="context_error"):
+    provider: str
+    error: str
+
+
+class AttemptRecord(ActionRecord, frozen=True, tag="attempt"):
+    """One ask of the model: whether its reply was a valid plan or response."""
+
+    attempt: int
+    ok: bool
+    simplified: bool
+    menu: list[str]
+    error: str | None = None
+    output: str | None = None
+
+
+class ProviderWarningRecord(ActionRecord, frozen=True, tag="provider_warning"):
+    text: str
+
+
+class ResponseRecord(ActionRecord, frozen=True, tag="response"):
+    text: str
+
+
+class PlanRecord(ActionRecord, frozen=True, tag="plan"):
+    steps: list[dict[str, Any]]
+    artifact: str
+
+
+class OutcomeRecord(ActionRecord, frozen=True, tag="outcome"):
+    """How a run ended (``interrupted``: closed at a later start, after a kill)."""
+
+    status: str
+    error: str | None = None
+    interrupted: dict[str, Any] | None = None
+
+
+# -- a step --------------------------------------------------------------------------------
+
+
+class DecisionRecord(ActionRecord, frozen=True, tag="decision"):
+    """The pipeline's verdict on a step, at the plan preview or right before it runs."""
+
+    step: int
+    tool: str
+    stage: str
+    args: _Args
+    decision: str
+    policy: str | None
+    reason: str
+    verdicts: list[dict[str, Any]]
+    preview: str | None = None
+    digest: str | None = None
+    #: propose-only: what the pipeline would decide one mode up.
+    would: dict[str, Any] | None = None
+
+
+class ApprovalRecord(ActionRecord, frozen=True, tag="approval"):
+    """The user's answer: to a plan (``answer``) or a step (``action``, bound to
+    ``digest``; ``unanswered`` says why nobody could answer)."""
+
+    scope: Literal["plan", "step"]
+    step: int | None = None
+    answer: str | None = None
+    action: str | None = None
+    digest: str | None = None
+    args: _Args | None = None
+    unanswered: str | None = None
+
+
+class ToolCallRecord(ActionRecord, frozen=True, tag="tool_call"):
+    """A step's intent, durable before it runs."""
+
+    step: int
+    tool: str
+    args: _Args
+    cwd: str
+    digest: str | None
+    approved: bool
+
+
+class ResultRecord(ActionRecord, frozen=True, tag="result"):
+    """What a step did (an `ExecutionResult`)."""
+
+    step: int
+    tool: str
+    args: _Args
+    status: str
+    dry_run_diff: str | None = None
+    stdout: str = ""
+    stderr: str = ""
+    duration_ms: int = 0
+    artifacts: list[str] = msgspec.field(default_factory=list)
+
+
+class ArtifactRecord(ActionRecord, frozen=True, tag="artifact"):
+    step: int
+    path: str | None
+    error: str | None = None
+
+
+class ChangedRecord(ActionRecord, frozen=True, tag="changed"):
+    """A step's effect changed between its approval and its execution."""
+
+    step: int
+    tool: str
+    was: str | None
+    now: str | None
+
+
+class RefusedRecord(ActionRecord, frozen=True, tag="refused"):
+    """The runtime check refused a step right before it ran."""
+
+    step: int
+    tool: str
+    reason: str
+    policy: str | None
+
+
+# -- the operator's state ------------------------------------------------------------------
+
+
+class ModeRecord(ActionRecord, frozen=True, tag="mode"):
+    mode: str
+    previous: str | None
+    why: str
+
+
+class ModeChangeIgnoredRecord(ActionRecord, frozen=True, tag="mode_change_ignored"):
+    requested: str
+    channel: str
+
+
+class GrantRecord(ActionRecord, frozen=True, tag="grant"):
+    grant: str
+    seconds: float
+
+
+class GrantIgnoredRecord(ActionRecord, frozen=True, tag="grant_ignored"):
+    grant: str
+    channel: str
+
+
+class RevokeRecord(ActionRecord, frozen=True, tag="revoke"):
+    grant: str
+
+
+class PresetRecord(ActionRecord, frozen=True, tag="preset"):
+    name: str
+
+
+class PresetUnavailableRecord(ActionRecord, frozen=True, tag="preset_unavailable"):
+    name: str
+    error: str
+
+
+class EventRecord(ActionRecord, frozen=True, tag="event"):
+    """A system event (`Copilot.notice`): context, never an instruction."""
+
+    source: str
+    text: str
+
+
+class BundleRecord(ActionRecord, frozen=True, tag="bundle"):
+    path: str
+
+
+class CagePinnedRecord(ActionRecord, frozen=True, tag="cage_pinned"):
+    path: str
+    target: str
+    device: int
+    inode: int
+
+
+class CageTrustedRecord(ActionRecord, frozen=True, tag="cage_trusted"):
+    path: str
+    target: str
+    device: int
+    inode: int
+    was: dict[str, Any] | None = None
+
+
+class CageChangedRecord(ActionRecord, frozen=True, tag="cage_changed"):
+    path: str
+    error: str
+    input: dict[str, Any]
+
+
+class DenyAllRecord(ActionRecord, frozen=True, tag="deny_all"):
+    """The user denied everything from a requester (an MCP client's session)."""
+
+    caller: str
+    scope: str
+
+
+class RefusedCallRecord(ActionRecord, frozen=True, tag="refused_call"):
+    caller: str
+    tool: str
+    args: _Args
+    why: str
+
+
+class ExtensionRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """A record of a kind this schema does not list (a plugin's own), or one an older
+    schema wrote that this one does not read, as written."""
+
+    kind: str
+    time: float
+    run_id: str | None = None
+    fields: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+def record_body(kind: str, time: float, run_id: str | None,
+                fields: dict[str, Any]) -> dict[str, Any]:
+    """A record as written: ``kind``, ``time``, ``run_id`` and ``v`` first, then the
+    fields given in their declared order. A kind this schema lists is checked first: a
+    field it does not declare, or of the wrong type, raises `msgspec.ValidationError`
+    (a bug, which the tests catch); a kind it does not list (a plugin's) is written as
+    given."""
+    head: dict[str, Any] = {"kind": kind, "time": time, "run_id": run_id}
+    cls = RECORDS.get(kind)
+    if cls is None:
+        return {**head, **fields}
+    given = msgspec.convert(fields, _given(cls))
+    head["v"] = VERSION
+    head.update((name, value) for name in given.__struct_fields__
+                if (value := getattr(given, name)) is not msgspec.UNSET)
+    return head
+
+
+@functools.cache
+def _given(cls: type[ActionRecord]) -> type[msgspec.Struct]:
+    """``cls``'s own fields, each optional: what a writer may give (the log's own
+    records give them all; a test of the log's mechanics may give only a few)."""
+    own = [(f.name, f.type | msgspec.UnsetType, msgspec.UNSET)
+           for f in msgspec.structs.fields(cls) if f.name not in ("time", "run_id", "v")]
+    return msgspec.defstruct(f"{cls.__name__}Fields", own, kw_only=True,
+                             forbid_unknown_fields=True)
+
+
+def read_record(body: dict[str, Any]) -> ActionRecord | ExtensionRecord:
+    """A decoded record as its kind's Struct (an `ExtensionRecord` for other kinds)."""
+    cls = RECORDS.get(str(body.get("kind")))
+    if cls is not None:
+        try:
+            return msgspec.convert({k: v for k, v in body.items() if k != "kind"}, cls)
+        except msgspec.ValidationError:  # written by an older schema: kept as it is
+            pass
+    rest = {k: v for k, v in body.items() if k not in ("kind", "time", "run_id")}
+    return ExtensionRecord(kind=str(body.get("kind")), time=float(body.get("time") or 0),
+                           run_id=body.get("run_id"), fields=rest)
+
+
+#: Every record kind of this schema, by its ``kind``.
+RECORDS: dict[str, type[ActionRecord]] = {
+    cls.__struct_config__.tag: cls  # type: ignore[misc]
+    for cls in (PromptRecord, DirectCallRecord, ReplayRecord, AssignmentRecord,
+                ContextRecord, ContextErrorRecord, AttemptRecord, ProviderWarningRecord,
+                ResponseRecord, PlanRecord, OutcomeRecord, DecisionRecord, ApprovalRecord,
+                ToolCallRecord, ResultRecord, ArtifactRecord, ChangedRecord, RefusedRecord,
+                ModeRecord, ModeChangeIgnoredRecord, GrantRecord, GrantIgnoredRecord,
+                RevokeRecord, PresetRecord, PresetUnavailableRecord, EventRecord,
+                BundleRecord, CagePinnedRecord, CageTrustedRecord, CageChangedRecord,
+                DenyAllRecord, RefusedCallRecord)
+}
