@@ -3,6 +3,13 @@ each with an actionable message."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
+    from ._kernel import Kernel as CoreKernel  # what reads the kernel's own hook tables
+
 import os
 import sys
 from collections.abc import Callable
@@ -22,7 +29,7 @@ def ok(message: str) -> CheckResult:
     return CheckResult(status="ok", message=message)
 
 
-def check_python(kernel: Any) -> CheckResult:
+def check_python(kernel: Kernel) -> CheckResult:
     v = sys.version_info
     if v < (3, 11):
         return CheckResult(status="fail", message=f"Python {v.major}.{v.minor} is too old",
@@ -30,7 +37,7 @@ def check_python(kernel: Any) -> CheckResult:
     return ok(f"Python {v.major}.{v.minor}.{v.micro} at {sys.executable}")
 
 
-def check_data_home(kernel: Any) -> CheckResult:
+def check_data_home(kernel: Kernel) -> CheckResult:
     home: Path = kernel.home
     probe = home
     while not probe.exists() and probe != probe.parent:
@@ -43,7 +50,7 @@ def check_data_home(kernel: Any) -> CheckResult:
     return ok(f"data directory {home} ({state})")
 
 
-def check_profiles(kernel: Any) -> CheckResult:
+def check_profiles(kernel: Kernel) -> CheckResult:
     from ._settings import ProfileError, list_profiles, load_profile
 
     problems = []
@@ -63,7 +70,7 @@ def check_profiles(kernel: Any) -> CheckResult:
     return ok(f"active profile {active!r}; profiles: {', '.join(list_profiles(kernel.home))}")
 
 
-def check_plugins(kernel: Any) -> CheckResult:
+def check_plugins(kernel: Kernel) -> CheckResult:
     failed = [p for p in kernel.plugins if p.status == "failed"]
     if failed:
         lines = [f"{p.name}: {p.error}" for p in failed]
@@ -82,7 +89,7 @@ def _first_line(text: str | None) -> str:
     return (text or "").strip().splitlines()[0].strip() if (text or "").strip() else ""
 
 
-def safety_chain(kernel: Any) -> list[dict[str, str]]:
+def safety_chain(kernel: CoreKernel) -> list[dict[str, str]]:
     """What judges each step, as loaded: every registered policy and every plugin with
     a ``pre_tool_use`` hook, each with its plugin and what it enforces: a policy's
     ``description``, else the first line of its class's docstring or of its module's;
@@ -107,7 +114,7 @@ def safety_chain(kernel: Any) -> list[dict[str, str]]:
     return out
 
 
-def check_log_store(kernel: Any) -> CheckResult:
+def check_log_store(kernel: Kernel) -> CheckResult:
     logs = [key.split(":", 1)[1] for key in kernel.stores if key.startswith("log:")]
     kvs = [key.split(":", 1)[1] for key in kernel.stores if key.startswith("kv:")]
     if not logs:
@@ -139,7 +146,7 @@ def check_log_store(kernel: Any) -> CheckResult:
     return ok(f"action log: {chosen[0]}; state: {chosen[1]}")
 
 
-def check_provider(kernel: Any) -> CheckResult:
+def check_provider(kernel: Kernel) -> CheckResult:
     from ._settings import ProfileError
 
     installed = ", ".join(kernel.providers) or "none"
@@ -161,7 +168,7 @@ def check_provider(kernel: Any) -> CheckResult:
     return ok(f"profile {profile!r} uses provider {wanted!r} (installed: {installed})")
 
 
-def check_policies(kernel: Any) -> CheckResult:
+def check_policies(kernel: CoreKernel) -> CheckResult:
     chain = safety_chain(kernel)
     if not chain:
         return CheckResult(
@@ -182,7 +189,7 @@ def check_policies(kernel: Any) -> CheckResult:
     return ok("\n".join(lines))
 
 
-def check_sandbox(kernel: Any) -> CheckResult:
+def check_sandbox(kernel: Kernel) -> CheckResult:
     """A real sandboxed run, with the exact settings tools get."""
     import tempfile
 
@@ -217,7 +224,7 @@ def check_sandbox(kernel: Any) -> CheckResult:
 
 
 def _tool(name: str, binary: str, package: str, purpose: str) -> Callable[[Any], CheckResult]:
-    def check(kernel: Any) -> CheckResult:
+    def check(kernel: Kernel) -> CheckResult:
         import shutil
 
         path = shutil.which(binary)

@@ -459,3 +459,10 @@ def _stderr_writer(text: str) -> None:
     import sys
 
     sys.stderr.write(text)
+
+
+if TYPE_CHECKING:  # the kernel is what plugins are told it is (mypy checks this)
+    from adjutant_hookspecs import Kernel as _PublicFace
+
+    def _is_its_public_face(kernel: Kernel) -> _PublicFace:
+        return kernel

@@ -10,7 +10,10 @@ stores, so nothing is ever written to a store the user did not mean.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Registered
 
 __all__ = ["StoreChoiceError", "choose_store"]
 
@@ -19,7 +22,7 @@ class StoreChoiceError(LookupError):
     """The store a profile names is not registered, or the choice is ambiguous."""
 
 
-def choose_store(stores: Mapping[str, Any], kind: Literal["log", "kv"],
+def choose_store(stores: Mapping[str, Any] | Registered[Any], kind: Literal["log", "kv"],
                  wanted: str | None = None) -> Any:
     """The ``kind`` store to use (None: none is registered)."""
     named = {key.split(":", 1)[1]: obj for key, obj in stores.items()

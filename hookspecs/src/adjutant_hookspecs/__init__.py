@@ -78,6 +78,7 @@ from ._events import (
     event_name,
     is_custom,
 )
+from ._kernel import EventPublisher, Kernel, Registered
 from ._markers import PROJECT_NAME, hookimpl, hookspec
 from ._protocols import (
     ARG_ROLE,
@@ -136,10 +137,12 @@ __all__ = [
     "CustomEvent",
     "Envelope",
     "Event",
+    "EventPublisher",
     "ExecutionResult",
     "Frontend",
     "GitState",
     "Interrupt",
+    "Kernel",
     "KeyValueStore",
     "LogStore",
     "MessagesSnapshot",
@@ -160,6 +163,7 @@ __all__ = [
     "ReasoningMessageEnd",
     "ReasoningMessageStart",
     "ReasoningStart",
+    "Registered",
     "Reply",
     "Response",
     "ResumeEntry",

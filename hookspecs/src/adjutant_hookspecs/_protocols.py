@@ -7,6 +7,11 @@ names the plugin at fault when it does not fit.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._kernel import Kernel
+
 import argparse
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Literal, Protocol, get_args, runtime_checkable
@@ -344,7 +349,7 @@ class Frontend(Protocol):
 
     name: str
 
-    async def serve(self, kernel: Any) -> None:
+    async def serve(self, kernel: Kernel) -> None:
         """Run until cancelled; read events from ``kernel.bus``."""
         ...
 

@@ -29,6 +29,7 @@ from ._markers import hookspec
 if TYPE_CHECKING:
     from ._contracts import ExecutionResult, ToolCall, ToolDeclaration
     from ._events import Event
+    from ._kernel import Kernel
     from ._protocols import (
         Check,
         Command,
@@ -253,7 +254,7 @@ class AdjutantSpec:
     # -- lifecycle ----------------------------------------------------------------------
 
     @hookspec
-    def startup(self, kernel: Any) -> Awaitable[None] | None:
+    def startup(self, kernel: Kernel) -> Awaitable[None] | None:
         """The kernel has loaded every plugin and is starting.
 
         :param kernel: The :class:`adjutant.Kernel`; its registries and bus are ready.
@@ -270,7 +271,7 @@ class AdjutantSpec:
         """
 
     @hookspec
-    def shutdown(self, kernel: Any) -> Awaitable[None] | None:
+    def shutdown(self, kernel: Kernel) -> Awaitable[None] | None:
         """The kernel is stopping; release what `startup` acquired.
 
         :param kernel: The :class:`adjutant.Kernel` being stopped.

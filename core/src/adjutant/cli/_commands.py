@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
 import argparse
 import sys
-from typing import Any
 
 __all__ = ["configure_plugins", "plugins", "version"]
 
 
-def version(kernel: Any, args: argparse.Namespace) -> int:
+def version(kernel: Kernel, args: argparse.Namespace) -> int:
     import platform
 
     from adjutant_hookspecs import __version__ as hookspecs_version
@@ -34,7 +38,7 @@ def _summary(registered: dict[str, list[str]]) -> str:
     return "; ".join(parts) or "-"
 
 
-def plugins(kernel: Any, args: argparse.Namespace) -> int:
+def plugins(kernel: Kernel, args: argparse.Namespace) -> int:
     """List every plugin seen, loaded or not. Exit 0: a broken plugin is reported, not fatal."""
     import msgspec
 

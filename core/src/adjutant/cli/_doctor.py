@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
 import argparse
-from typing import Any
 
 from adjutant_hookspecs import CheckResult
 
@@ -12,7 +16,7 @@ from .._checks import BUILTIN_CHECKS, safety_chain
 __all__ = ["BUILTIN_CHECKS", "configure", "doctor", "run_checks", "safety_chain"]
 
 
-def run_checks(kernel: Any) -> list[tuple[str, CheckResult]]:
+def run_checks(kernel: Kernel) -> list[tuple[str, CheckResult]]:
     """Run every registered check; an exception becomes a failed check naming it."""
     results = []
     for name, check in kernel.checks.items():
@@ -35,7 +39,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print results as JSON")
 
 
-def doctor(kernel: Any, args: argparse.Namespace) -> int:
+def doctor(kernel: Kernel, args: argparse.Namespace) -> int:
     """Exit 0 when nothing failed (warnings allowed), 1 otherwise."""
     results = run_checks(kernel)
     if args.json:

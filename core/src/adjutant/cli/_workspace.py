@@ -7,10 +7,14 @@ until the user looks at it and runs ``adjutant workspace trust PATH``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
 import argparse
 import json
 import sys
-from typing import Any
 
 __all__ = ["configure_workspace", "workspace"]
 
@@ -24,7 +28,7 @@ def configure_workspace(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true")
 
 
-async def workspace(kernel: Any, args: argparse.Namespace) -> int:
+async def workspace(kernel: Kernel, args: argparse.Namespace) -> int:
     from .._cages import describe, trust
     from ..operator import Copilot
 

@@ -3,6 +3,11 @@ by device and inode), the tool context of a run, and the context bulletin."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
 import contextlib
 import os
 import re
@@ -24,7 +29,7 @@ __all__ = ["Workspace"]
 class Workspace:
     """The active project of one operator (``cwd``) and the cages around it."""
 
-    def __init__(self, kernel: Any, log: ActionLog, cwd: str) -> None:
+    def __init__(self, kernel: Kernel, log: ActionLog, cwd: str) -> None:
         self.kernel = kernel
         self.log = log
         self.cwd = cwd

@@ -11,6 +11,11 @@ decision, approval and effect).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -70,7 +75,7 @@ class Copilot:
     """
 
     def __init__(
-        self, kernel: Any, *, approver: Approver | None = None, cwd: str | None = None,
+        self, kernel: Kernel, *, approver: Approver | None = None, cwd: str | None = None,
         max_steps: int = 20, max_attempts: int = 3, idle_downgrade_s: float = 900.0,
         clock: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time,
     ) -> None:

@@ -4,6 +4,11 @@ artifact logged. All of it on the `Run`: its mode, context, grants and tokens.""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
 from typing import Any
 
 import attrs
@@ -36,7 +41,7 @@ class Execution:
     :param delta: awaited with JSON-patch operations and the run (the plan as shown).
     """
 
-    def __init__(self, kernel: Any, pipeline: Pipeline, delta: Any, *,
+    def __init__(self, kernel: Kernel, pipeline: Pipeline, delta: Any, *,
                  max_steps: int) -> None:
         self.kernel = kernel
         self.pipeline = pipeline

@@ -16,6 +16,11 @@ Deny beats ask beats allow; the first deny ends the step and the log says who an
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
 import hashlib
 import hmac
 import secrets
@@ -132,7 +137,7 @@ class CheckedStep:
 class Pipeline:
     """Runs the pipeline for one kernel; the operator drives it step by step."""
 
-    def __init__(self, kernel: Any, log: ActionLog) -> None:
+    def __init__(self, kernel: Kernel, log: ActionLog) -> None:
         self.kernel = kernel
         self.log = log
         self.approvals = Approvals()

@@ -3,6 +3,11 @@ and the streamed generation (each chunk an AG-UI text event of the run)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
 from contextlib import aclosing
 from typing import Any
 
@@ -28,7 +33,7 @@ __all__ = ["Prompting"]
 class Prompting:
     """How one operator asks its model (the profile's preset, read at every request)."""
 
-    def __init__(self, kernel: Any, log: ActionLog) -> None:
+    def __init__(self, kernel: Kernel, log: ActionLog) -> None:
         self.kernel = kernel
         self.log = log
         #: How a plan's first step is chosen where the provider can score continuations:

@@ -9,6 +9,11 @@ to propose-only after an idle time without the user.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
 import re
 import shutil
 from collections.abc import Awaitable, Callable
@@ -31,7 +36,7 @@ GRANT = re.compile(r"^(write|network:[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?|cage:/.*)$
 Changed = Callable[[list[dict[str, Any]]], Awaitable[None]]
 
 
-def key_value_store(kernel: Any) -> Any:
+def key_value_store(kernel: Kernel) -> Any:
     """The key/value store that keeps the operator's state, sessions and pins: the one
     the profile names, else the only durable one (`adjutant._stores`); None: none."""
     from .._stores import choose_store
@@ -46,7 +51,7 @@ class OperatorState:
         publishes them and keeps its sessions in step).
     """
 
-    def __init__(self, kernel: Any, log: ActionLog, changed: Changed, *,
+    def __init__(self, kernel: Kernel, log: ActionLog, changed: Changed, *,
                  idle_downgrade_s: float, clock: Callable[[], float],
                  wall: Callable[[], float]) -> None:
         self.kernel = kernel

@@ -14,6 +14,11 @@ Settings, from the kernel's environment:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
 from collections.abc import Callable
 from typing import Any
 
@@ -54,7 +59,7 @@ def register_stores(register: Callable[[KeyValueStore | LogStore], None]) -> Non
 
 
 @hookimpl
-def startup(kernel: Any) -> None:
+def startup(kernel: Kernel) -> None:
     """Open this kernel's stores under ``<home>/lmdb`` (exports in ``<home>/logs``)."""
     raw = kernel.env.get(CHECKPOINT_EVERY_ENV, "1")
     try:
@@ -82,7 +87,7 @@ def startup(kernel: Any) -> None:
                        checkpoint_every=every, checkpoint_sync_s=sync_s)
 
 
-async def _export_today(kernel: Any) -> None:
+async def _export_today(kernel: Kernel) -> None:
     import contextlib
 
     for store in kernel.stores.values():
@@ -92,7 +97,7 @@ async def _export_today(kernel: Any) -> None:
 
 
 @hookimpl
-def shutdown(kernel: Any) -> Any:
+def shutdown(kernel: Kernel) -> Any:
     """Bring today's JSONL export up to date (incremental) before the stores close,
     so the daily file never lags the log by more than one kernel lifetime."""
     return _export_today(kernel)

@@ -8,6 +8,11 @@ nothing is left un-awaited.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
 import os
 from pathlib import Path
 from typing import Any
@@ -17,7 +22,7 @@ from adjutant_hookspecs import CheckResult
 __all__ = ["check_lmdb"]
 
 
-def check_lmdb(kernel: Any) -> CheckResult:
+def check_lmdb(kernel: Kernel) -> CheckResult:
     """The lmdb module imports, the data directory is writable, the action log opens
     and verifies; runs that were interrupted are counted."""
     try:
@@ -80,7 +85,7 @@ def check_lmdb(kernel: Any) -> CheckResult:
                        "`adjutant log tail` shows the records)")
 
 
-def _open_and_verify(kernel: Any, where: Path) -> tuple[Any, list[dict[str, Any]], int]:
+def _open_and_verify(kernel: Kernel, where: Path) -> tuple[Any, list[dict[str, Any]], int]:
     from . import _runs
     from ._log import LmdbLogStore
 

@@ -8,6 +8,11 @@ open because its database was lost.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
 import argparse
 import sys
 from collections.abc import Coroutine
@@ -51,13 +56,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     tail.add_argument("--json", action="store_true", help="print them as export lines")
 
 
-def run(kernel: Any, args: argparse.Namespace) -> Coroutine[Any, Any, int] | int:
+def run(kernel: Kernel, args: argparse.Namespace) -> Coroutine[Any, Any, int] | int:
     if args.log_command == "reset":  # without starting the kernel: the log is missing
         return _reset(kernel, args)
     return _ACTIONS[args.log_command](kernel, args)
 
 
-def _reset(kernel: Any, args: argparse.Namespace) -> int:
+def _reset(kernel: Kernel, args: argparse.Namespace) -> int:
     from ._lost import check_present, reset
 
     where = kernel.home / "lmdb"
@@ -77,7 +82,7 @@ def _reset(kernel: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def _store(kernel: Any) -> Any:
+def _store(kernel: Kernel) -> Any:
     from ._log import LmdbLogStore
 
     store = kernel.stores.get(STORE_KEY)
@@ -86,7 +91,7 @@ def _store(kernel: Any) -> Any:
     return store
 
 
-async def _verify(kernel: Any, args: argparse.Namespace) -> int:
+async def _verify(kernel: Kernel, args: argparse.Namespace) -> int:
     kept = None
     if args.head is not None:
         from ._anchor import parse_head
@@ -128,7 +133,7 @@ async def _check_kept_head(store: Any, report: Any,
     return {"kept_head": {"index": index, "hash": digest.hex(), "matches": problem is None}}
 
 
-async def _head(kernel: Any, args: argparse.Namespace) -> int:
+async def _head(kernel: Kernel, args: argparse.Namespace) -> int:
     from ._anchor import format_head
 
     store = _store(kernel)
@@ -154,13 +159,13 @@ async def _head(kernel: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-async def _export(kernel: Any, args: argparse.Namespace) -> int:
+async def _export(kernel: Kernel, args: argparse.Namespace) -> int:
     path, added = await _store(kernel).export_jsonl(args.day)
     print(f"exported {added} new record(s) to {path}")
     return 0
 
 
-async def _tail(kernel: Any, args: argparse.Namespace) -> int:
+async def _tail(kernel: Kernel, args: argparse.Namespace) -> int:
     from ._export import export_line
 
     if args.n < 0:
