@@ -362,6 +362,7 @@ class Copilot:
         if include:
             chosen = tuple(dict.fromkeys((*bulletin.selected_files, *include)))
             bulletin = msgspec.structs.replace(bulletin, selected_files=chosen)
+        run.bulletin = bulletin
         run.publish(ActivitySnapshot(message_id=f"{run_id}-context", activity_type="context",
                                      content=to_builtins(bulletin)))
         await self.log.record("context", run_id, bulletin=to_builtins(bulletin))

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import attrs
 
-from adjutant_hookspecs import ExecutionResult, Plan, ToolContext
+from adjutant_hookspecs import ContextBulletin, ExecutionResult, Plan, ToolContext
 
 __all__ = ["Run", "RunOutcome"]
 
@@ -56,6 +56,8 @@ class Run:
     #: its plan is checked: every step of one plan runs under the same ones.
     ctx: ToolContext | None = None
     grants: tuple[str, ...] = ()
+    #: The context bulletin its request was planned with (None: a direct call).
+    bulletin: ContextBulletin | None = None
     #: Approval tokens issued for its steps (step index -> token), bound to each
     #: step's preview hash; a plan approval issues them all at once.
     tokens: dict[int, str] = attrs.Factory(dict)
