@@ -11,17 +11,13 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ._paths import cache_home  # ``$XDG_CACHE_HOME/adjutant``: rebuildable files only
+
 __all__ = ["AssemblyError", "assembled", "cache_home", "concatenate", "sha256_file"]
 
 
 class AssemblyError(ValueError):
     """The assembled file is not the one pinned (a corrupt or substituted part)."""
-
-
-def cache_home() -> Path:
-    """``$XDG_CACHE_HOME/adjutant`` (``~/.cache/adjutant``): rebuildable files only."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "adjutant"
 
 
 def concatenate(parts: Callable[[], Sequence[os.PathLike[str] | str]]) -> Callable[[Path], None]:

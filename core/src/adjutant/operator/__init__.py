@@ -21,8 +21,8 @@ from ._copilot import Copilot
 from ._pipeline import Pipeline
 from ._replies import parse_reply
 from ._run import Run, RunOutcome
-from ._state import OperatorState
+from ._state import OperatorState, key_value_store
 
 __all__ = ["ActionLog", "ActionLogError", "Approver", "Copilot", "NoActionLogError",
            "OperatorState", "Pipeline", "PlanPacket", "Requester", "Run", "RunOutcome",
-           "StepDecision", "StepPacket", "parse_reply"]
+           "StepDecision", "StepPacket", "key_value_store", "parse_reply"]

@@ -189,9 +189,9 @@ class Hub:
         self._queued = anyio.Event()
         self._finished = anyio.Event()
         self._tg: Any = None
-        kvs = [obj for key, obj in kernel.stores.items() if key.startswith("kv:")]
-        durable = [obj for obj in kvs if obj.name != "memory"]
-        self.history = History((durable or kvs or [None])[0])
+        from adjutant.operator import key_value_store  # the profile's, as the operator's
+
+        self.history = History(key_value_store(kernel))
         self._writing = False
         self._wrote = anyio.Event()
         self._writes_in, self._writes = anyio.create_memory_object_stream[Any](
