@@ -93,3 +93,16 @@ async def test_runs_beyond_the_bus_window_are_not_silently_cut() -> None:
     async with Harness(notes(), bus_capacity=4, script=[" ".join(["w"] * 50)]) as h:
         with pytest.raises(AssertionError, match="larger bus_capacity"):
             await h.run("talk")
+
+
+class _RealProvider:
+    """Stands in for a real provider (the benchmarks pass llama.cpp): nothing to queue."""
+
+    name = "real"
+
+
+def test_a_real_provider_needs_no_script_and_refuses_one() -> None:
+    h = Harness(provider=_RealProvider())  # type: ignore[arg-type]
+    assert h.provider.name == "real"
+    with pytest.raises(TypeError, match="script= needs a ScriptedProvider, not _RealProvider"):
+        Harness(provider=_RealProvider(), script=[plan()])  # type: ignore[arg-type]

@@ -90,7 +90,11 @@ class Harness:
     ) -> None:
         self._plugins = plugins
         self.provider = provider or ScriptedProvider()
-        self.provider.queue(*script)
+        if script:  # a real provider (the benchmarks pass one) has no script to queue
+            if not hasattr(self.provider, "queue"):
+                raise TypeError(f"script= needs a ScriptedProvider, not "
+                                f"{type(self.provider).__name__}")
+            self.provider.queue(*script)
         self._mode = mode
         self._approver = RecordingApprover(approver or Approver())
         self._copilot: Copilot | None = None
