@@ -5,8 +5,7 @@ free to change inside (`adjutant.Kernel` satisfies it)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ._contracts import ToolCall, ToolDeclaration
 from ._events import Envelope, Event
@@ -20,6 +19,9 @@ from ._protocols import (
     Tool,
     Verdict,
 )
+
+if TYPE_CHECKING:  # pathlib pulls in urllib and ipaddress: plugin load stays cheap
+    from pathlib import Path
 
 __all__ = ["EventPublisher", "Kernel", "Registered"]
 

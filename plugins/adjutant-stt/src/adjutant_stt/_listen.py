@@ -29,23 +29,26 @@ def _say(text: str) -> None:
     print(printable(text), file=sys.stderr, flush=True)
 
 
-def _enter_stops(stop: threading.Event, done: threading.Event) -> None:
-    """Enter on a terminal ends the recording (a polled read: no line is swallowed
-    after the recording ended on its own)."""
+def _enter_stops(stop: threading.Event, done: threading.Event) -> threading.Thread | None:
+    """Enter on a terminal ends the recording (a polled read). The caller joins the
+    returned watcher once the recording ended, so no line typed afterwards (at chat's
+    next prompt) is swallowed by it."""
     import select
 
     if not sys.stdin.isatty():
-        return
+        return None
 
     def watch() -> None:
         while not done.is_set():
             with contextlib.suppress(OSError, ValueError):
                 ready, _, _ = select.select([sys.stdin], [], [], 0.1)
-                if ready:
+                if ready and not done.is_set():
                     sys.stdin.readline()
                     stop.set()
                     return
-    threading.Thread(target=watch, name="adjutant-ptt", daemon=True).start()
+    watcher = threading.Thread(target=watch, name="adjutant-ptt", daemon=True)
+    watcher.start()
+    return watcher
 
 
 def utterance(audio: str | None = None, *, endpoint: Endpoint = DEFAULT_ENDPOINT,
@@ -53,9 +56,10 @@ def utterance(audio: str | None = None, *, endpoint: Endpoint = DEFAULT_ENDPOINT
     """Record one utterance (the microphone, or ``audio`` fed in its place) and
     transcribe it. Blocking: run it in a worker thread."""
     stop, done = threading.Event(), threading.Event()
+    watcher = None
     try:
         if audio is None:
-            _enter_stops(stop, done)
+            watcher = _enter_stops(stop, done)
             chunks = microphone_chunks(stop, os.environ.get("ADJUTANT_STT_DEVICE") or None)
         else:
             chunks = file_chunks(audio)
@@ -63,6 +67,8 @@ def utterance(audio: str | None = None, *, endpoint: Endpoint = DEFAULT_ENDPOINT
     finally:
         done.set()
         stop.set()
+        if watcher is not None:
+            watcher.join()  # at most one poll (0.1 s): the terminal is chat's again
     if not recording.heard_speech:
         raise HeardNothing("no speech before "
                            + {"no speech": f"{endpoint.no_speech_s:g} s passed",
