@@ -15,7 +15,20 @@ from adjutant_hookspecs import Check, CheckResult, Command, Frontend, hookimpl
 
 from ._errors import HeardNothing, NoInputDevice, SttError
 
-__all__ = ["HeardNothing", "NoInputDevice", "SttError"]
+__all__ = ["HeardNothing", "NoInputDevice", "SttError", "Spoken", "Transcript", "hear",
+           "transcribe"]
+
+#: Public names loaded on first use, so importing the plugin stays cheap.
+_LAZY = {"hear": "._listen", "Spoken": "._listen", "transcribe": "._transcribe",
+         "Transcript": "._transcribe"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @hookimpl
