@@ -43,10 +43,10 @@ class Dock:
 async def start_dock(*, mode: str | None = "execute-with-confirmation", ping_s: float = 15.0,
                      kv: MemoryKeyValueStore | None = None, home: Any = None,
                      plugins: tuple[Any, ...] = (), profile: Any = None,
-                     **hub: Any) -> AsyncIterator[Dock]:
+                     env: dict[str, str] | None = None, **hub: Any) -> AsyncIterator[Dock]:
     tools = fake_tools(FakeRead("notes.read"), FakeWrite("notes.write"))
     async with Harness(adjutant_guard, adjutant_write_gate, tools, *plugins, kv=kv,
-                       home=home, profile=profile) as h:
+                       home=home, profile=profile, env=env) as h:
         server = DockServer(h.kernel, port=0, ping_s=ping_s, **hub)
         if mode is not None:
             await server.hub.copilot.set_mode(mode, channel="user")

@@ -15,6 +15,9 @@
   bundle, then ``GET /api/bundles/{name}``); ``GET /api/sessions``,
   ``GET /api/sessions/{threadId}`` (a stored session, to rehydrate),
   ``POST /api/sessions/{runId}/pin``.
+- Voice (`_voice`): ``POST /api/voice/hear`` (a push-to-talk recording),
+  ``GET /api/voice/events`` (speech and listening, which belong to no run),
+  ``POST /api/speech/pause|resume|stop``.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from starlette.staticfiles import StaticFiles
 
 from ._roles import RoleError, list_roles, resolve
 from ._runs import Hub, Refused, Segment, now_ms
+from ._voice import voice_routes, voice_state
 from ._wire import envelope, frame
 
 __all__ = ["build_app"]
@@ -123,6 +127,7 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
         state["policies"] = sorted(hub.kernel.policies)
         state["sandbox"] = _has_bwrap()
         state["memoryMb"] = _rss_mb()
+        state["voice"] = voice_state(hub.kernel)
         return state
 
     async def run(request: Request) -> Response:
@@ -333,6 +338,7 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
         Route("/api/sessions", sessions),
         Route("/api/sessions/{thread_id}", session),
         Route("/api/sessions/{run_id}/pin", pin, methods=["POST"]),
+        *voice_routes(hub, ping_s=ping_s, now_ms=now_ms),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes)

@@ -27,10 +27,11 @@ import anyio
 import attrs
 
 from adjutant import Approver, PlanPacket, StepDecision, StepPacket, to_ag_ui
-from adjutant_hookspecs import BusGap, RunStarted
+from adjutant_hookspecs import BusGap, RunStarted, event_name, is_custom
 
 from ._history import History
 from ._roles import Skill, system_prompt
+from ._voice import VoiceFeed, is_voice
 from ._wire import envelope
 
 __all__ = ["DockApprover", "Hub", "Refused", "Segment"]
@@ -183,6 +184,8 @@ class Hub:
         self.queue: collections.deque[Job] = collections.deque()
         self.active: Job | None = None
         self._by_op: dict[str, Job] = {}
+        #: speech.* and stt.* events: they belong to no run (the ambient stream)
+        self.voice = VoiceFeed()
         self._sub = kernel.bus.subscribe()
         self._position = self._sub.position
         self._pumped = anyio.Event()
@@ -287,6 +290,10 @@ class Hub:
             await self._pumped.wait()
 
     def _dispatch(self, env: Any) -> None:
+        cls = type(env.event)
+        if is_custom(cls) and is_voice(event_name(cls)):
+            self.voice.publish(to_ag_ui(env), env.thread_id, env.timestamp)
+            return
         job = self.active
         if job is not None and isinstance(env.event, BusGap) and job.op_run is not None:
             # the pump fell behind the bus: the run says so, never silently loses events

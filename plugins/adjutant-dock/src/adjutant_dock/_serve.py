@@ -76,6 +76,7 @@ class DockServer:
                         ready()
                     await anyio.sleep_forever()
             finally:
+                self.hub.voice.close()  # the ambient streams end, so nothing waits on them
                 server.should_exit = True
 
 

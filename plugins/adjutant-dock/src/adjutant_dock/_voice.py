@@ -1,0 +1,263 @@
+"""Voice in the dock: the mic button's upload, speech controls, and the ambient stream.
+
+- ``POST /api/voice/hear``: one push-to-talk recording (a WAV, at most `MAX_SECONDS`
+  of audio, at most `MAX_BYTES`), heard by adjutant-stt's ``hear`` in this process
+  (the embedded Whisper: the audio never leaves the machine). The answer is
+  ``{status, text, editFirst}``; ``status`` is ``request`` (the page sends ``text`` as
+  the user's request, through the normal run path), ``context`` (listen-only: logged
+  as context, not planned), ``nothing`` (no speech: ``text`` says why) or ``off``. In
+  ``off`` the request is refused (409) before the body is read. The recording is
+  written to a private temporary file (0600, in a 0700 folder) and deleted after.
+- ``POST /api/speech/pause``, ``/resume``, ``/stop``: adjutant-tts's speaker (503
+  when that plugin is not loaded).
+- ``GET /api/voice/events``: the ambient stream (SSE, the run stream's envelope):
+  ``speech.*`` and ``stt.*`` events, which belong to no run. It starts with an
+  ``adjutant.dock.voice_snapshot`` (what is being said or heard now); reconnecting
+  with ``Last-Event-ID`` (or ``?after=``) replays what was missed while it is kept.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import shutil
+import tempfile
+import wave
+from collections.abc import AsyncIterator, Callable
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+import anyio
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ._wire import envelope, frame
+
+__all__ = ["MAX_BYTES", "MAX_SECONDS", "VoiceFeed", "is_voice", "voice_routes",
+           "voice_state"]
+
+#: The longest recording the dock hears.
+MAX_SECONDS = 60
+#: The largest upload: 60 s of 48 kHz mono 16-bit PCM, and room for the header (the
+#: page sends 16 kHz; a script may send its microphone's rate).
+MAX_BYTES = MAX_SECONDS * 48_000 * 2 + 4096
+#: Event names the ambient stream carries (they belong to no run).
+PREFIXES = ("speech.", "stt.")
+STT_MISSING = ("speech in needs the adjutant-stt plugin: pip install adjutant-stt "
+               "(then restart the dock)")
+TTS_MISSING = ("speech out needs the adjutant-tts plugin: pip install adjutant-tts "
+               "(then restart the dock)")
+
+
+def is_voice(name: str) -> bool:
+    return name.startswith(PREFIXES)
+
+
+class VoiceFeed:
+    """The ambient events in order (``seq`` from 1, a bounded replay window), and what
+    they add up to now: the utterance being said, the recording being heard."""
+
+    def __init__(self, window: int = 512) -> None:
+        self.events: collections.deque[dict[str, Any]] = collections.deque(maxlen=window)
+        self.next_seq = 1
+        self.speaking: dict[str, Any] | None = None
+        self.hearing: dict[str, Any] | None = None
+        self.closed = False
+        self._changed = anyio.Event()
+
+    def publish(self, data: dict[str, Any], thread_id: str | None, ms: int) -> None:
+        """One bus event (as its AG-UI ``CUSTOM``) into the feed."""
+        name, value = data["name"], data.get("value") or {}
+        if name == "speech.started":
+            self.speaking = {**value, "state": "playing", "played_ms": 0,
+                             "synthesized_ms": 0}
+        elif name == "speech.progress" and self.speaking is not None \
+                and self.speaking.get("speech_id") == value.get("speech_id"):
+            self.speaking.update(state=value.get("state"), played_ms=value.get("played_ms"),
+                                 synthesized_ms=value.get("synthesized_ms"))
+        elif name == "speech.stopped" and self.speaking is not None \
+                and self.speaking.get("speech_id") == value.get("speech_id"):
+            self.speaking = None
+        elif name == "stt.listening":
+            self.hearing = dict(value)
+        elif name in ("stt.heard", "stt.heard_nothing"):
+            self.hearing = None
+        self.events.append(envelope(self.next_seq, "voice", thread_id or "", "", ms, data,
+                                    "voice"))
+        self.next_seq += 1
+        self._wake()
+
+    def snapshot(self, ms: int) -> dict[str, Any]:
+        data = {"type": "CUSTOM", "name": "adjutant.dock.voice_snapshot",
+                "value": {"speaking": self.speaking, "hearing": self.hearing},
+                "timestamp": ms}
+        return envelope(self.next_seq - 1, "voice", "", "", ms, data, "voice_snapshot")
+
+    def after(self, seq: int) -> list[dict[str, Any]] | None:
+        """The events after ``seq``; None when some have left the window."""
+        first = self.events[0]["seq"] if self.events else self.next_seq
+        if seq + 1 < first or seq >= self.next_seq:
+            return None
+        return [e for e in self.events if e["seq"] > seq]
+
+    def close(self) -> None:
+        """The dock is stopping: the streams end (so the server need not wait)."""
+        self.closed = True
+        self._wake()
+
+    async def changed(self) -> None:
+        await self._changed.wait()
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+
+def _loaded(kernel: Any, event: str) -> bool:
+    """Whether the plugin that declares ``event`` is loaded in this kernel."""
+    try:
+        return event in kernel.events
+    except TypeError:
+        return False
+
+
+def voice_state(kernel: Any) -> dict[str, Any]:
+    """What the page needs to draw the mic button (and its tooltip)."""
+    hear = _loaded(kernel, "stt.heard")
+    listen = getattr(kernel.profile, "listen", None)
+    return {"hear": hear, "hearMissing": None if hear else STT_MISSING,
+            "speak": _loaded(kernel, "speech.started"),
+            "editFirst": bool(getattr(listen, "edit_first", False)),
+            "maxSeconds": MAX_SECONDS}
+
+
+def _error(code: int, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": message, **extra}, status_code=code)
+
+
+def check_wav(body: bytes) -> str | None:
+    """Why ``body`` is not a recording the dock hears (None: it is)."""
+    if not body:
+        return "the recording is empty"
+    if body[:4] != b"RIFF" or body[8:12] != b"WAVE":
+        return ("not a WAV recording (RIFF/WAVE, PCM): the mic button sends one; from a "
+                "script, send audio/wav")
+    try:
+        with wave.open(BytesIO(body)) as w:
+            rate, width, channels = w.getframerate(), w.getsampwidth(), w.getnchannels()
+            frames = len(w.readframes(w.getnframes())) // max(1, width * channels)
+    except (wave.Error, EOFError) as exc:
+        return f"not a WAV recording this dock reads (16-bit PCM): {exc}"
+    if not 8000 <= rate <= 48000:
+        return f"a sample rate of {rate} Hz: send 8,000 to 48,000 Hz"
+    if frames == 0:
+        return "the recording holds no audio (a header only)"
+    if frames / rate > MAX_SECONDS:
+        return f"too long: {frames / rate:.0f} s (at most {MAX_SECONDS} s)"
+    return None
+
+
+async def _body(request: Request) -> bytes | None:
+    """The request's body, or None once it passes `MAX_BYTES` (read no further)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BYTES:
+        return None
+    parts, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BYTES:
+            return None
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def _private_copy(body: bytes) -> Path:
+    """``body`` in a new file only this user can read, in a folder only they can enter."""
+    folder = Path(tempfile.mkdtemp(prefix="adjutant-dock-voice-"))  # 0700
+    path = folder / "recording.wav"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(body)
+    return path
+
+
+def voice_routes(hub: Any, *, ping_s: float, now_ms: Callable[[], int]) -> list[Route]:
+    kernel = hub.kernel
+    hearing = anyio.Lock()  # one recording at a time: one model, one operator
+
+    async def hear(request: Request) -> Response:
+        if await hub.copilot.mode() == "off":  # before anything is read or decoded
+            return _error(409, "the operator is Off: nothing is heard (switch to Listen "
+                          "or higher first)", status="off")
+        body = await _body(request)
+        if body is None:
+            return _error(413, f"the recording is too large (at most {MAX_SECONDS} s, "
+                          f"{MAX_BYTES:,} bytes)")
+        problem = check_wav(body)
+        if problem is not None:
+            status = 413 if problem.startswith("too long") else 415 if problem.startswith(
+                "not a WAV") else 400
+            return _error(status, problem)
+        if not _loaded(kernel, "stt.heard"):
+            return _error(503, STT_MISSING)
+        import adjutant_stt
+
+        async with hearing:
+            path = _private_copy(body)
+            try:
+                spoken = await adjutant_stt.hear(kernel, hub.copilot, audio=str(path),
+                                                 edit=False)
+            finally:
+                shutil.rmtree(path.parent, ignore_errors=True)
+        return JSONResponse({"status": spoken.status, "text": spoken.text,
+                             "editFirst": voice_state(kernel)["editFirst"]})
+
+    def speech(action: str) -> Callable[[Request], Any]:
+        async def control(request: Request) -> Response:
+            try:
+                import adjutant_tts
+
+                speaker = adjutant_tts.speaker_for(kernel)
+            except (ImportError, LookupError):
+                return _error(503, TTS_MISSING)
+            getattr(speaker, action)()
+            return JSONResponse({"speaking": speaker.speaking, "paused": speaker.paused})
+
+        return control
+
+    async def events(request: Request) -> Response:
+        feed: VoiceFeed = hub.voice
+        raw = request.query_params.get("after") or request.headers.get("last-event-id")
+        try:
+            after = int(raw) if raw else None
+        except ValueError:
+            return _error(400, f"after/Last-Event-ID must be a seq number, not {raw!r}")
+
+        async def stream() -> AsyncIterator[ServerSentEvent]:
+            seq = -1 if after is None else after
+            while not feed.closed:
+                missed = feed.after(seq) if seq >= 0 else None
+                if missed is None:  # a new listener, or its replay is gone: the state now
+                    snap = feed.snapshot(now_ms())
+                    yield ServerSentEvent(**frame(snap))
+                    seq = snap["seq"]
+                    continue
+                for env in missed:
+                    yield ServerSentEvent(**frame(env))
+                    seq = env["seq"]
+                if not missed:
+                    await feed.changed()
+
+        return EventSourceResponse(stream(), ping=ping_s, sep="\n", headers={
+            "Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    return [
+        Route("/api/voice/hear", hear, methods=["POST"]),
+        Route("/api/voice/events", events),
+        Route("/api/speech/pause", speech("pause"), methods=["POST"]),
+        Route("/api/speech/resume", speech("resume"), methods=["POST"]),
+        Route("/api/speech/stop", speech("stop"), methods=["POST"]),
+    ]
