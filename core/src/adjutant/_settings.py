@@ -91,6 +91,12 @@ class ListenPreset:
     #: A pause this long after speech ends the recording; ``max_s`` is the longest.
     silence_s: float = attrs.field(default=0.8, validator=[v.ge(0.2), v.le(10.0)])
     max_s: float = attrs.field(default=30.0, validator=[v.gt(0.0), v.le(600.0)])
+    #: The speech recognizer, by name: ``whisper`` (embedded, on this machine) or a
+    #: registered remote one (``openrouter``). A remote engine is used only when named
+    #: here or on the command line, and only after the user consents each time.
+    engine: str = attrs.field(default="whisper", validator=v.matches_re(r"^[a-z0-9][a-z0-9_.-]*$"))
+    #: The model a remote engine transcribes with (None: the engine's default).
+    remote_model: str | None = None
 
 
 def _bad_tool_globs(value: Any) -> list[tuple[int, str]]:

@@ -106,7 +106,15 @@ from ._protocols import (
 )
 from ._roles import MAX_ROLE_VALUES, RoleProblem, RoleValue, role_values
 from ._specs import AdjutantSpec
-from ._speech import AudioChunk, SpeechEngine, SpeechError, SpeechRequest, VoiceInfo
+from ._speech import (
+    AudioChunk,
+    RecognitionRequest,
+    SpeechEngine,
+    SpeechError,
+    SpeechRecognizer,
+    SpeechRequest,
+    VoiceInfo,
+)
 
 __version__ = "0.1.0"
 
@@ -163,6 +171,7 @@ __all__ = [
     "ReasoningMessageEnd",
     "ReasoningMessageStart",
     "ReasoningStart",
+    "RecognitionRequest",
     "Registered",
     "Reply",
     "Response",
@@ -175,6 +184,7 @@ __all__ = [
     "SpeechEngine",
     "SpeechError",
     "SpeechProgress",
+    "SpeechRecognizer",
     "SpeechRequest",
     "SpeechStarted",
     "SpeechStopped",

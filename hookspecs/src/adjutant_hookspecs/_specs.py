@@ -42,7 +42,7 @@ if TYPE_CHECKING:
         Tool,
         Verdict,
     )
-    from ._speech import SpeechEngine
+    from ._speech import SpeechEngine, SpeechRecognizer
 
 __all__ = ["AdjutantSpec"]
 
@@ -194,6 +194,22 @@ class AdjutantSpec:
         Returns nothing. Called once per plugin, in load order. Load models and open
         connections on first use, never here: this runs for every ``adjutant`` command.
         The kernel closes each engine (``aclose``) when it stops.
+
+        .. versionadded:: 0.2
+        """
+
+    @hookspec
+    def register_speech_recognizers(self, register: Callable[[SpeechRecognizer], None]) -> None:
+        """Register speech-to-text engines (the embedded Whisper, a hosted model).
+
+        :param register: Call once per recognizer with an object satisfying
+            :class:`~adjutant_hookspecs.SpeechRecognizer`. Its ``name`` must be unique
+            across all plugins; the profile's ``listen.engine`` selects one by that
+            name. A recognizer whose ``remote`` is True is only used when the user
+            names it, and only after the user consented to its ``destination``.
+
+        Returns nothing. Called by ``adjutant-stt`` when it first needs a recognizer,
+        not at start-up; still load models and open connections on first use only.
 
         .. versionadded:: 0.2
         """

@@ -1,4 +1,5 @@
-"""Speech out: the protocol of a speech engine and the values it exchanges.
+"""Speech out and in: the protocols of a speech engine (text to audio) and a speech
+recognizer (audio to text), and the values they exchange.
 
 An engine turns text into audio: 16-bit mono or multi-channel PCM in chunks, as
 soon as each is ready (a sentence at a time for a local voice, the HTTP body as it
@@ -6,6 +7,10 @@ arrives for a server that streams). Whoever plays the audio (the speech service 
 ``adjutant-tts``, a test, another frontend) stops an utterance by closing the
 iterator or cancelling the task that reads it; the engine then frees what it holds
 (a thread, a subprocess, a connection) before ``aclose`` of the iterator returns.
+
+A recognizer turns one recording into text. It says whether audio leaves the machine
+(``remote``) and where it goes (``destination``); the caller (``adjutant-stt``) asks
+the user before handing a remote one anything, so a recognizer never asks itself.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import msgspec
 
-__all__ = ["AudioChunk", "SpeechEngine", "SpeechError", "SpeechRequest", "VoiceInfo"]
+__all__ = ["AudioChunk", "RecognitionRequest", "SpeechEngine", "SpeechError", "SpeechRecognizer",
+           "SpeechRequest", "VoiceInfo"]
 
 _frozen: dict[str, Any] = {"frozen": True, "kw_only": True, "forbid_unknown_fields": True}
 
@@ -60,7 +66,8 @@ class VoiceInfo(msgspec.Struct, **_frozen):
 
 
 class SpeechError(Exception):
-    """An engine could not speak, told the way a user can act on it.
+    """An engine could not speak, or a recognizer could not hear, told the way a user
+    can act on it.
 
     :param message: What happened (``"TTS-WebUI at http://127.0.0.1:7778 refused the
         connection"``).
@@ -94,3 +101,36 @@ class SpeechEngine(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+class RecognitionRequest(msgspec.Struct, **_frozen):
+    """A recording to transcribe. ``audio`` is a whole WAV file (16 kHz mono 16-bit
+    PCM, as ``adjutant-stt`` records and decodes); ``language`` an ISO code (None:
+    detect it); ``model`` a model the recognizer knows (None: its default)."""
+
+    audio: bytes
+    language: str | None = "en"
+    model: str | None = None
+
+
+@runtime_checkable
+class SpeechRecognizer(Protocol):
+    """A speech-to-text engine (the embedded Whisper, a hosted model).
+
+    ``remote`` is True when the audio leaves this machine; ``destination`` says where
+    it goes (a host, ``openrouter.ai``; ``this machine`` for a local engine). Callers
+    never hand a remote recognizer audio without the user's consent for that
+    destination. Optional members, used when present: ``model`` (the default model,
+    named in the consent question) and ``description`` (one line for listings).
+    Failures raise `SpeechError`.
+    """
+
+    name: str
+    remote: bool
+    destination: str
+
+    async def recognize(self, request: RecognitionRequest) -> str:
+        """The words said in ``request.audio``, verbatim (``""`` when none were).
+        Cancelling the caller stops the work and frees what it holds (a connection
+        closed, so a hosted model stops too)."""
+        ...

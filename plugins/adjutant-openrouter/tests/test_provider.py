@@ -100,8 +100,25 @@ async def test_models_with_capabilities_and_switching() -> None:
     assert "input:audio" in models["google/gemini-2.5-flash"].capabilities
 
 
+def a_wav(seconds: float = 0.5, rate: int = 16_000) -> bytes:
+    """A real WAV file (a 440 Hz tone, 16-bit mono): the fake parses what it gets."""
+    import io
+    import math
+    import struct
+    import wave
+
+    out = io.BytesIO()
+    with wave.open(out, "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(rate)
+        wav.writeframes(b"".join(struct.pack("<h", int(8000 * math.sin(i * 0.1728)))
+                                 for i in range(int(rate * seconds))))
+    return out.getvalue()
+
+
 async def test_audio_input_is_raw_base64_and_refused_for_text_only_models() -> None:
-    audio = b"RIFF....WAVEfmt "
+    audio = a_wav()
     with FakeOpenRouter() as server:
         p = provider(server)
         await p.list_models()
@@ -115,6 +132,62 @@ async def test_audio_input_is_raw_base64_and_refused_for_text_only_models() -> N
     assert chunks[-1].finish_reason == "stop"
     assert content[1] == {"type": "input_audio", "input_audio": {
         "data": base64.b64encode(audio).decode(), "format": "wav"}}
+    assert server.audio == [(audio, "wav")]
+
+
+async def test_a_model_without_audio_input_is_refused_by_the_server_too() -> None:
+    """Without a model list to check against, the request goes out and OpenRouter
+    answers 404 (no endpoint takes audio) or 400 (no such model): one clear error."""
+    with FakeOpenRouter() as server:
+        p = provider(server)
+        with pytest.raises(ProviderError, match="support input audio") as caught:
+            await drain(p.complete_audio(CompletionRequest(prompt="x", model=MODEL), a_wav()))
+        assert caught.value.status == 404
+        with pytest.raises(ProviderError, match="not a valid model ID") as caught:
+            await drain(p.complete_audio(CompletionRequest(prompt="x", model="no/such"),
+                                         a_wav()))
+        assert caught.value.status == 400
+        await p.aclose()
+        assert server.audio == []
+
+
+async def test_audio_never_rides_on_a_concurrent_plain_request() -> None:
+    """The recording is attached to its own request only, even when the same provider
+    serves a plain prompt while the audio request is streaming."""
+    with FakeOpenRouter(pieces=("tok ",) * 20, delay=0.01) as server:
+        p = provider(server)
+        audio_request = CompletionRequest(prompt="transcribe", model="google/gemini-2.5-flash")
+        async with anyio.create_task_group() as group:
+            group.start_soon(drain, p.complete_audio(audio_request, a_wav()))
+            await anyio.sleep(0.02)
+            group.start_soon(drain, p.complete(CompletionRequest(prompt="plain", model=MODEL)))
+        await p.aclose()
+        bodies = [r.json() for r in server.requests if r.path == "/chat/completions"]
+    plain = next(b for b in bodies if b["messages"][-1]["content"] == "plain")
+    assert len(bodies) == 2 and len(server.audio) == 1
+    assert "input_audio" not in str(plain)
+
+
+@pytest.mark.parametrize(("part", "problem"), [
+    ({"data": "data:audio/wav;base64,AAAA", "format": "wav"}, "raw base64"),
+    ({"data": "not base64!", "format": "wav"}, "not valid base64"),
+    ({"data": base64.b64encode(b"RIFF....WAVEfmt ").decode(), "format": "wav"},
+     "not a WAV file"),
+    ({"data": base64.b64encode(b"x").decode(), "format": "opus"}, "not supported"),
+])
+async def test_the_fake_refuses_audio_the_real_api_refuses(part: dict[str, str],
+                                                           problem: str) -> None:
+    import httpx
+
+    body = {"model": "google/gemini-2.5-flash", "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "transcribe"}, {"type": "input_audio", "input_audio": part}]}]}
+    with FakeOpenRouter() as server:
+        async with httpx.AsyncClient() as client:
+            answer = await client.post(f"{server.url}/chat/completions", json=body,
+                                       headers={"Authorization": f"Bearer {KEY}"})
+    assert answer.status_code == 400
+    assert problem in answer.json()["error"]["message"]
+    assert answer.json()["error"]["code"] == 400
 
 
 async def drain(stream: Any) -> None:

@@ -5,19 +5,30 @@ JSON schema as ``response_format`` plus ``provider.require_parameters`` (so no
 provider that ignores it is chosen), rate-limit details in errors, model listing with
 capabilities, and audio input. ``OPENROUTER_API_KEY``; the only provider that sends
 anything off the machine, so it is used only when a preset names it.
+
+Speech recognizer ``openrouter`` (for adjutant-stt): a recording sent as audio input
+to a hosted model, only when the user names this engine and consents each time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from adjutant_hookspecs import Provider, hookimpl
 
 from ._provider import OpenRouter
 
-__all__ = ["OpenRouter", "register_providers"]
+__all__ = ["OpenRouter", "register_providers", "register_speech_recognizers"]
 
 
 @hookimpl
 def register_providers(register: Callable[[Provider], None]) -> None:
     register(OpenRouter.from_environment())
+
+
+@hookimpl
+def register_speech_recognizers(register: Callable[[Any], None]) -> None:
+    from ._recognizer import OpenRouterRecognizer
+
+    register(OpenRouterRecognizer.from_environment())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import copy
 import os
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
@@ -73,13 +74,14 @@ class OpenRouter(OpenAICompatible):
         if modalities is not None and "audio" not in modalities:
             raise ProviderError(f"{model} does not take audio input",
                                 hint="choose a model whose input modalities include audio")
-        self._audio = {"data": base64.b64encode(audio).decode(), "format": audio_format}
-        try:
-            async with aclosing(self.complete(request)) as stream:
-                async for chunk in stream:
-                    yield chunk
-        finally:
-            self._audio = None
+        # The audio rides on a copy sharing the connection pool, never on this provider:
+        # a request planned concurrently on it must not carry someone's recording.
+        self._client()  # made here, so `aclose` of this provider closes it
+        sender = copy.copy(self)
+        sender._audio = {"data": base64.b64encode(audio).decode(), "format": audio_format}
+        async with aclosing(sender.complete(request)) as stream:
+            async for chunk in stream:
+                yield chunk
 
     def error_for(self, status: int, body: bytes, headers: Mapping[str, str]) -> ProviderError:
         detail = error_message(body)
@@ -93,6 +95,11 @@ class OpenRouter(OpenAICompatible):
             return ProviderError(f"OpenRouter refused the request by moderation ({detail}"
                                  f"{why})", hint="rephrase the request or choose another "
                                  "model", status=status)
+        if status == 404 and "audio" in detail.lower():
+            return ProviderError(f"OpenRouter: the model does not take audio ({detail})",
+                                 hint="choose a model whose input modalities include "
+                                      "audio (https://openrouter.ai/models?input_modalities="
+                                      "audio)", status=status)
         error = super().error_for(status, body, headers)
         if status == 429:
             limit = headers.get("x-ratelimit-limit")
