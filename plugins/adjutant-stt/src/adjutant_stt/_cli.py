@@ -18,22 +18,82 @@ def configure_transcribe(parser: argparse.ArgumentParser) -> None:
                         help="print text, language, durations and segments as JSON")
     parser.add_argument("--language", default="en",
                         help="the spoken language (ISO code), or 'auto' to detect it")
+    _engine_options(parser)
 
 
-def transcribe_command(kernel: Any, args: argparse.Namespace) -> int:
-    """Print what is said in a recording. Exit 0; 1 when nothing could be heard or the
-    file is no audio (the reason on stderr)."""
+def _engine_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--engine", metavar="NAME",
+                        help="the speech recognizer (default: the profile's listen.engine, "
+                             "`whisper`, on this machine); a remote one asks before the "
+                             "audio leaves the machine")
+    parser.add_argument("--allow-remote", action="store_true",
+                        help="consent in advance to sending the recording to the chosen "
+                             "remote engine (for scripts: without a terminal, a remote "
+                             "engine is refused unless this is given)")
+
+
+def _fail(command: str, exc: SttError) -> int:
     from adjutant.terminal import printable
 
+    print(f"adjutant {command}: {printable(str(exc))}"
+          + (f"\n  fix: {printable(exc.hint)}" if exc.hint else ""), file=sys.stderr)
+    return 1
+
+
+def transcribe_command(kernel: Any, args: argparse.Namespace) -> Any:
+    """Print what is said in a recording. Exit 0; 1 when nothing could be heard, the
+    file is no audio, or a remote engine was refused or failed (the reason on stderr);
+    4 when a remote engine was chosen and the operator is off."""
+    from adjutant.terminal import printable
+
+    from ._engines import WHISPER, pick
     from ._transcribe import transcribe
 
+    try:
+        recognizer = pick(kernel, args.engine)
+    except SttError as exc:
+        return _fail("transcribe", exc)
+    if recognizer.name != WHISPER:
+        return _transcribe_remote(kernel, args, recognizer)
     try:
         heard = transcribe(args.file,
                            language=None if args.language == "auto" else args.language)
     except SttError as exc:
-        print(f"adjutant transcribe: {printable(str(exc))}"
-              + (f"\n  fix: {exc.hint}" if exc.hint else ""), file=sys.stderr)
-        return 1
+        return _fail("transcribe", exc)
+    if args.json:
+        print(json.dumps(heard.to_json()))
+    else:
+        print(printable(heard.text))
+    return 0
+
+
+async def _transcribe_remote(kernel: Any, args: argparse.Namespace, recognizer: Any) -> int:
+    """The file decoded and checked for speech here, then sent (after consent)."""
+    import anyio
+
+    from adjutant import Copilot
+    from adjutant.terminal import printable
+
+    from ._consent import NotSent, consent
+    from ._engines import has_speech, remote_transcript
+    from ._transcribe import decode_file
+
+    copilot = Copilot(kernel)
+    model = kernel.profile.listen.remote_model or getattr(recognizer, "model", None)
+    try:
+        samples = await anyio.to_thread.run_sync(decode_file, args.file)
+        if len(samples) < 1600 or not await anyio.to_thread.run_sync(has_speech, samples):
+            raise HeardNothing(f"no speech in {len(samples) / 16_000:.1f} s of audio "
+                               "(checked on this machine; nothing was sent)")
+        await consent(kernel, copilot, recognizer, model, True if args.allow_remote else None)
+        heard = await remote_transcript(
+            copilot, recognizer, samples, model=model,
+            language=None if args.language == "auto" else args.language)
+    except NotSent as exc:
+        _fail("transcribe", exc)
+        return 4 if exc.off else 1
+    except SttError as exc:
+        return _fail("transcribe", exc)
     if args.json:
         print(json.dumps(heard.to_json()))
     else:
@@ -51,6 +111,7 @@ def configure_listen(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--edit", action=argparse.BooleanOptionalAction, default=None,
                         help="edit the transcript before it is sent (default: the "
                              "profile's listen.edit_first)")
+    _engine_options(parser)
 
 
 async def listen(kernel: Any, args: argparse.Namespace) -> int:
@@ -59,6 +120,7 @@ async def listen(kernel: Any, args: argparse.Namespace) -> int:
     when nothing was heard or there is no microphone; 0 in listen-only (logged)."""
     from adjutant import Copilot, TerminalApprover
 
+    from ._engines import pick
     from ._listen import hear
 
     if args.audio is not None:  # a bad file is a usage error, before anything else
@@ -69,12 +131,16 @@ async def listen(kernel: Any, args: argparse.Namespace) -> int:
         except HeardNothing:
             pass
         except SttError as exc:
-            print(f"adjutant listen: {exc}", file=sys.stderr)
-            return 1
+            return _fail("listen", exc)
+    try:
+        pick(kernel, args.engine)  # an unknown engine too
+    except SttError as exc:
+        return _fail("listen", exc)
     interactive = not args.non_interactive and sys.stdin.isatty()
     copilot = Copilot(kernel, approver=TerminalApprover(interactive))
     spoken = await hear(kernel, copilot, audio=args.audio,
-                        edit=False if not interactive else args.edit)
+                        edit=False if not interactive else args.edit, engine=args.engine,
+                        consent=True if args.allow_remote else None if interactive else False)
     if spoken.status != "request":
         if args.json:
             print(json.dumps({"status": spoken.status, "transcript": spoken.text}))

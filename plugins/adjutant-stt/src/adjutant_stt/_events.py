@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from adjutant_hookspecs import CustomEvent
 
-__all__ = ["EVENTS", "Heard", "HeardNothingEvent", "Listening"]
+__all__ = ["EVENTS", "Heard", "HeardNothingEvent", "Listening", "RemoteConsent"]
 
 
 class Listening(CustomEvent, frozen=True, tag="stt.listening"):
@@ -21,6 +21,8 @@ class Heard(CustomEvent, frozen=True, tag="stt.heard"):
     planned: bool
     duration_s: float
     elapsed_s: float
+    #: The recognizer that heard it (``whisper``: on this machine).
+    engine: str = "whisper"
 
 
 class HeardNothingEvent(CustomEvent, frozen=True, tag="stt.heard_nothing"):
@@ -29,4 +31,13 @@ class HeardNothingEvent(CustomEvent, frozen=True, tag="stt.heard_nothing"):
     reason: str
 
 
-EVENTS = (Listening, Heard, HeardNothingEvent)
+class RemoteConsent(CustomEvent, frozen=True, tag="stt.remote_consent"):
+    """The user's answer to sending a recording off the machine (never the audio)."""
+
+    engine: str
+    host: str
+    model: str
+    given: bool
+
+
+EVENTS = (Listening, Heard, HeardNothingEvent, RemoteConsent)

@@ -3,8 +3,10 @@ the user's request, through the same pipeline as a typed one (``adjutant run``'s
 
 Fail closed: in ``off`` the microphone is never opened; in ``listen-only`` the
 transcript is logged as context (`Copilot.notice`) and never planned (the operator
-refuses to plan in that mode too). Audio never leaves the machine: the only engine is
-the embedded faster-whisper."""
+refuses to plan in that mode too). Audio never leaves the machine unless the user
+named a remote recognizer (``listen.engine``, ``--engine``) and consented to where it
+goes (`_consent`) before the microphone opened; when a remote engine fails, a
+microphone recording is kept on this machine (``<data home>/recordings``)."""
 
 from __future__ import annotations
 
@@ -13,14 +15,18 @@ import os
 import sys
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
+from ._consent import Consent
+from ._consent import consent as ask_consent
+from ._engines import WHISPER, pick, remote_transcript
 from ._errors import HeardNothing, SttError
 from ._events import Heard, HeardNothingEvent, Listening
 from ._record import DEFAULT_ENDPOINT, Endpoint, file_chunks, microphone_chunks, record_utterance
 from ._transcribe import Transcript, transcribe
 
-__all__ = ["PushToTalk", "Spoken", "hear", "utterance"]
+__all__ = ["PushToTalk", "Spoken", "hear", "record", "utterance"]
 
 
 def _say(text: str) -> None:
@@ -54,7 +60,13 @@ def _enter_stops(stop: threading.Event, done: threading.Event) -> threading.Thre
 def utterance(audio: str | None = None, *, endpoint: Endpoint = DEFAULT_ENDPOINT,
               language: str | None = "en") -> Transcript:
     """Record one utterance (the microphone, or ``audio`` fed in its place) and
-    transcribe it. Blocking: run it in a worker thread."""
+    transcribe it on this machine. Blocking: run it in a worker thread."""
+    return transcribe(record(audio, endpoint=endpoint), language=language)
+
+
+def record(audio: str | None = None, *, endpoint: Endpoint = DEFAULT_ENDPOINT) -> Any:
+    """One utterance's samples (16 kHz mono float32), from the microphone or ``audio``
+    fed in its place; `HeardNothing` when no speech came. Blocking."""
     stop, done = threading.Event(), threading.Event()
     watcher = None
     try:
@@ -74,7 +86,23 @@ def utterance(audio: str | None = None, *, endpoint: Endpoint = DEFAULT_ENDPOINT
                            + {"no speech": f"{endpoint.no_speech_s:g} s passed",
                               "stopped": "the recording was stopped"}.get(
                                   recording.why, "the recording ended"))
-    return transcribe(recording.samples, language=language)
+    return recording.samples
+
+
+def _keep(kernel: Any, samples: Any) -> Path:
+    """A microphone recording a remote engine failed on, kept on this machine (owner
+    only), so nothing said is lost: ``adjutant transcribe`` it later."""
+    import time
+
+    from ._engines import wav_bytes
+
+    folder = Path(kernel.home) / "recordings"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.wav"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(wav_bytes(samples))
+    return path
 
 
 def _edit(text: str) -> str:
@@ -102,8 +130,15 @@ class Spoken:
 
 
 async def hear(kernel: Any, copilot: Any, *, audio: str | None = None,
-               edit: bool | None = None) -> Spoken:
-    """One spoken request for the operator. Errors are shown, never raised."""
+               edit: bool | None = None, engine: str | None = None,
+               consent: Consent = None) -> Spoken:
+    """One spoken request for the operator. Errors are shown, never raised.
+
+    ``engine``: a recognizer by name (None: the profile's ``listen.engine``, whisper by
+    default). A remote one is asked for consent before anything is recorded:
+    ``consent`` None asks on the terminal (refused without one), True means the user
+    consented already (``--allow-remote``, a frontend's own question), False refuses,
+    an async callable asks that way (see `adjutant_stt._consent`)."""
     import anyio
 
     mode = await copilot.mode()
@@ -114,22 +149,39 @@ async def hear(kernel: Any, copilot: Any, *, audio: str | None = None,
     endpoint = Endpoint(silence_s=getattr(listen, "silence_s", Endpoint.silence_s),
                         max_s=getattr(listen, "max_s", Endpoint.max_s))
     language = getattr(listen, "language", "en")
-    kernel.bus.publish(Listening(source=audio or "microphone"))
-    _say(f"listening{' to ' + audio if audio else ''}... "
-         f"{'(Enter to stop; it stops by itself after a pause)' if audio is None else ''}")
+    language = None if language == "auto" else language
+    samples: Any = None
     try:
-        heard = await anyio.to_thread.run_sync(
-            lambda: utterance(audio, endpoint=endpoint,
-                              language=None if language == "auto" else language),
-            abandon_on_cancel=True)
+        recognizer = pick(kernel, engine)
+        model = getattr(listen, "remote_model", None) or getattr(recognizer, "model", None)
+        await ask_consent(kernel, copilot, recognizer, model, consent)
+        kernel.bus.publish(Listening(source=audio or "microphone"))
+        _say(f"listening{' to ' + audio if audio else ''}... "
+             f"{'(Enter to stop; it stops by itself after a pause)' if audio is None else ''}")
+        if recognizer.name == WHISPER:
+            heard = await anyio.to_thread.run_sync(
+                lambda: utterance(audio, endpoint=endpoint, language=language),
+                abandon_on_cancel=True)
+        else:
+            samples = await anyio.to_thread.run_sync(
+                lambda: record(audio, endpoint=endpoint), abandon_on_cancel=True)
+            _say(f"sending {len(samples) / 16_000:.1f} s of audio to {recognizer.name} "
+                 f"({recognizer.destination})...")
+            heard = await remote_transcript(copilot, recognizer, samples, language=language,
+                                            model=model)
     except SttError as exc:
+        kept = ""
+        if samples is not None and audio is None and not isinstance(exc, HeardNothing):
+            with contextlib.suppress(OSError):
+                kept = f"; the recording is kept at {_keep(kernel, samples)}"
         kernel.bus.publish(HeardNothingEvent(reason=str(exc)))
-        _say(f"{exc}" + (f" ({exc.hint})" if exc.hint else ""))
+        _say(f"{exc}{kept}" + (f" ({exc.hint})" if exc.hint else ""))
         return Spoken("nothing", str(exc))
     mode = await copilot.mode()  # it may have changed while the user spoke
     planned = mode not in ("off", "listen-only")
     kernel.bus.publish(Heard(text=heard.text, mode=mode, planned=planned,
-                             duration_s=heard.duration_s, elapsed_s=heard.elapsed_s))
+                             duration_s=heard.duration_s, elapsed_s=heard.elapsed_s,
+                             engine=heard.engine))
     _say(f"heard: {heard.text}")
     if not planned:
         await copilot.notice(heard.text, source="speech")

@@ -59,6 +59,8 @@ class Transcript:
     segments: tuple[Segment, ...] = field(default=())
     #: Windows dropped by the guards (what they held, and why).
     dropped: tuple[str, ...] = field(default=())
+    #: The recognizer that heard it (``whisper``: on this machine).
+    engine: str = "whisper"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
