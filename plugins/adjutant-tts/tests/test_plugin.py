@@ -15,6 +15,7 @@ REGISTERS = {
     "events": ["speech.started", "speech.progress", "speech.stopped"],
     "commands": ["speak"],
     "checks": ["speech output", "speech engine"],
+    "frontends": ["speech"],
 }
 PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
 

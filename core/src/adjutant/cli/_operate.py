@@ -340,9 +340,10 @@ QUICK_ACTIONS = {
     "/commit-msg": "Draft a commit message for the changes in this repository.",
 }
 CHAT_HELP = """commands: /summarize, /explain, /commit-msg (quick actions); /plan (show the
-last plan); /mode [MODE]; /status; /talk or Ctrl-T (say a request; adjutant-stt); /help;
-/quit. Ctrl-C stops the model or the running step and keeps the session; Ctrl-D or /quit
-leaves."""
+last plan); /mode [MODE]; /status; /talk or Ctrl-T (say a request; adjutant-stt); /hush
+(stop speaking; also Space or Esc at the prompt while it speaks); /copy (what was said,
+else the last answer, to the clipboard); /help; /quit. Ctrl-C stops the model, the
+running step or the speech and keeps the session; Ctrl-D or /quit leaves."""
 
 
 def configure_chat(parser: argparse.ArgumentParser) -> None:
@@ -367,6 +368,7 @@ async def chat(kernel: Any, args: argparse.Namespace) -> int:
     files = SessionFiles()  # the files the user let into every request of the session
     busy = anyio.Event()
     busy.set()  # set: idle
+    terminal = sys.stdin.isatty() and sys.stdout.isatty()
 
     async def interrupts() -> None:
         with anyio.open_signal_receiver(signal.SIGINT) as signals:
@@ -374,13 +376,31 @@ async def chat(kernel: Any, args: argparse.Namespace) -> int:
                 if not busy.is_set():
                     copilot.cancel()
                     print("\n(interrupted; the session goes on)", file=sys.stderr)
+                elif _voice.hush(kernel):
+                    print("\n(stopped speaking)", file=sys.stderr)
                 else:
                     print("\n(Ctrl-D or /quit to leave)", file=sys.stderr)
 
     async def ask(prompt: str) -> str | None:
+        begun = ""
+        if terminal:
+            await _voice.caught_up(kernel)
+        while terminal and _voice.speaking(kernel):  # Space or Esc stops the speech
+            key = await anyio.to_thread.run_sync(
+                _voice.first_key, prompt, lambda: _voice.speaking(kernel),
+                abandon_on_cancel=True)
+            if key.eof:
+                return None
+            if key.hush:
+                if _voice.hush(kernel):
+                    print("(stopped speaking)", file=sys.stderr)
+                continue
+            begun = key.text
+            break
+
         def read() -> str | None:
             try:
-                return input(prompt)
+                return _input(prompt, begun)
             except EOFError:
                 return None
         return await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
@@ -417,6 +437,13 @@ async def chat(kernel: Any, args: argparse.Namespace) -> int:
 
                 print_status(await status_info(kernel, copilot))
                 continue
+            if line == _voice.HUSH:
+                print("(stopped speaking)" if _voice.hush(kernel) else "nothing is being said",
+                      file=sys.stderr)
+                continue
+            if line == _voice.COPY:
+                _voice.copy_said(kernel, last.get("text") or "")
+                continue
             if line == _voice.TALK:  # push-to-talk: a voice frontend hears the request
                 line = await _voice.spoken_request(kernel, copilot)
                 if not line:
@@ -435,6 +462,7 @@ async def chat(kernel: Any, args: argparse.Namespace) -> int:
             from adjutant_hookspecs import to_builtins
 
             last["plan"] = to_builtins(outcome.plan) if outcome.plan else last.get("plan")
+            last["text"] = outcome.text or last.get("text")
             _print_outcome(outcome)
         tg.cancel_scope.cancel()
     return 0
@@ -453,6 +481,22 @@ def _print_outcome(outcome: Any) -> None:
             print(result.stdout.rstrip())
     if outcome.error:
         print(f"{outcome.status}: {outcome.error}", file=sys.stderr)
+
+
+def _input(prompt: str, begun: str) -> str:
+    """``input`` with the line already begun with ``begun`` (the key that was typed
+    while speech played), editable as if typed here."""
+    if not begun:
+        return input(prompt)
+    try:
+        import readline
+    except ImportError:
+        return begun + input(prompt + begun)
+    readline.set_startup_hook(lambda: readline.insert_text(begun))
+    try:
+        return input(prompt)
+    finally:
+        readline.set_startup_hook()
 
 
 def _history() -> None:

@@ -13,8 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from adjutant_hookspecs import SPEECH_EVENTS, Check, CheckResult, Command, Event, hookimpl
+from adjutant_hookspecs import (
+    SPEECH_EVENTS,
+    Check,
+    CheckResult,
+    Command,
+    Event,
+    Frontend,
+    hookimpl,
+)
 
+from ._controls import SpeechControls
 from ._espeak import EspeakEngine
 from ._hibari import HibariEngine
 from ._render import render_wav, synthesize_to_wav
@@ -24,8 +33,9 @@ from ._webui import TtsWebUI
 if TYPE_CHECKING:
     from adjutant_hookspecs import SpeechEngine
 
-__all__ = ["EspeakEngine", "HibariEngine", "TtsWebUI", "register_checks",
-           "register_commands", "register_events", "register_speech_engines", "render_wav",
+__all__ = ["EspeakEngine", "HibariEngine", "SpeechControls", "TtsWebUI", "register_checks",
+           "register_commands", "register_events", "register_frontends",
+           "register_speech_engines", "render_wav",
            "shutdown", "speaker_for", "startup", "synthesize_to_wav"]
 
 
@@ -49,6 +59,12 @@ def register_commands(register: Callable[[Command], None]) -> None:
 
     register(Command(name="speak", help="say something aloud, or write it to a WAV file "
                      "(-o out.wav)", run=speak, configure=configure_speak))
+
+
+@hookimpl
+def register_frontends(register: Callable[[Frontend], None]) -> None:
+    """Stop and copy for terminal frontends (``adjutant chat``'s Space, Esc, /copy)."""
+    register(SpeechControls())
 
 
 @hookimpl

@@ -17,7 +17,7 @@ from typing import Any
 from ._auto import Progress
 from ._speaker import Speaker
 
-__all__ = ["DRAIN_LIMIT_S", "speaker_for", "start", "stop"]
+__all__ = ["DRAIN_LIMIT_S", "caught_up", "speaker_for", "start", "stop"]
 
 #: At most this long is waited at shutdown for speech still playing.
 DRAIN_LIMIT_S = 120.0
@@ -67,6 +67,18 @@ async def stop(kernel: Any) -> None:
         await speaker.drain()
     speaker.stop()
     await cancel()
+
+
+async def caught_up(kernel: Any) -> None:
+    """Wait (at most `CATCH_UP_S`) until auto-speech has read every finished run so
+    far, so what it will say is queued: a prompt shown after an answer knows whether
+    that answer is being said."""
+    import anyio
+
+    found = _SERVICES.get(kernel)
+    if found is not None:
+        with anyio.move_on_after(CATCH_UP_S):
+            await _caught_up(kernel, found[1])
 
 
 async def _caught_up(kernel: Any, progress: Progress) -> None:

@@ -67,6 +67,11 @@ class Utterance:
     def finished(self) -> bool:
         return self._done.is_set()
 
+    @property
+    def stopping(self) -> bool:
+        """Asked to stop (it ends once the engine gives its sentence back)."""
+        return self._stop_reason is not None
+
     def cancel(self, reason: str) -> None:
         self._stop_reason = self._stop_reason or reason
         if self._scope is not None:
@@ -109,6 +114,8 @@ class Speaker:
         self.current: Utterance | None = None
         self.paused = False
         self._copilot: Any = None
+        #: The text of the utterance being said, else of the last one said.
+        self.last_text = ""
 
     # -- what frontends call ----------------------------------------------------------
 
@@ -157,6 +164,11 @@ class Speaker:
     def speaking(self) -> bool:
         return self.current is not None or bool(self._queue)
 
+    @property
+    def audible(self) -> bool:
+        """Speaking, and not already told to stop: what a stop key would act on."""
+        return bool(self._queue) or (self.current is not None and not self.current.stopping)
+
     async def drain(self) -> None:
         """Wait until everything queued has been said."""
         import anyio
@@ -180,6 +192,7 @@ class Speaker:
                     continue
                 utterance = self._queue.popleft()
                 self.current = utterance
+                self.last_text = utterance.text
                 try:
                     await self._speak(utterance)
                 finally:
