@@ -28,7 +28,7 @@ from typing import Any
 import anyio
 
 sys.path.insert(0, str(Path(__file__).parent))
-from planning import load, workspace  # noqa: E402  (the golden sets and workspace)
+from planning import load, workspace  # the golden sets and workspace
 
 
 def espeak(text: str, path: Path) -> Path:
