@@ -412,3 +412,20 @@ async def test_a_failed_microphone_recording_is_kept_and_the_session_goes_on(
 
 async def _no() -> bool:
     return False
+
+
+@pytest.mark.parametrize(("engine", "status", "said"), [
+    ("whisper", "ok", "audio stays on this machine"),
+    ("openrouter", "warn", "recordings go to openrouter.ai, after you consent each time"),
+    ("nope", "fail", "no installed plugin registers"),
+])
+def test_doctor_says_where_recordings_go(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         engine: str, status: str, said: str) -> None:
+    from adjutant import Kernel, parse_profile
+
+    monkeypatch.delenv("ADJUTANT_OPENROUTER_URL", raising=False)
+    profile = parse_profile({"listen": {"engine": engine}})
+    kernel = Kernel(plugins=[adjutant_stt, adjutant_openrouter], load_installed=False,
+                    home=tmp_path, profile=profile).load()
+    result = kernel.checks["speech-to-text"].run(kernel)
+    assert result.status == status and said in result.message

@@ -92,5 +92,21 @@ def _check(kernel: Any) -> CheckResult:
     if missing:
         return CheckResult(status="fail", message=f"missing: {', '.join(missing)}",
                            fix=f"pip install faster-whisper {PACKAGES}")
+    engine = getattr(getattr(kernel.profile, "listen", None), "engine", "whisper")
+    if engine != "whisper":
+        from ._engines import recognizers
+
+        found = recognizers(kernel).get(engine)
+        if found is None:
+            return CheckResult(status="fail", message=f"listen.engine is {engine!r}, which "
+                               "no installed plugin registers",
+                               fix="set listen.engine to whisper (on this machine), or "
+                                   "install the plugin that provides it")
+        where = found[0].destination if found[0].remote else "this machine"
+        return CheckResult(status="ok" if not found[0].remote else "warn",
+                           message=f"listen.engine is {engine}: recordings go to {where}"
+                           + (", after you consent each time" if found[0].remote else ""),
+                           fix="set listen.engine to whisper to keep audio on this machine"
+                           if found[0].remote else "")
     return CheckResult(status="ok", message="Whisper base (int8) ships with the plugin; "
                        "audio stays on this machine")
