@@ -98,7 +98,7 @@ def _keep(kernel: Any, samples: Any) -> Path:
 
     folder = Path(kernel.home) / "recordings"
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.wav"
+    path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**9:09d}.wav"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as out:
         out.write(wav_bytes(samples))
