@@ -71,15 +71,14 @@ class VoiceFeed:
     def publish(self, data: dict[str, Any], thread_id: str | None, ms: int) -> None:
         """One bus event (as its AG-UI ``CUSTOM``) into the feed."""
         name, value = data["name"], data.get("value") or {}
+        same = self.speaking is not None and self.speaking["speechId"] == value.get("speechId")
         if name == "speech.started":
-            self.speaking = {**value, "state": "playing", "played_ms": 0,
-                             "synthesized_ms": 0}
-        elif name == "speech.progress" and self.speaking is not None \
-                and self.speaking.get("speech_id") == value.get("speech_id"):
-            self.speaking.update(state=value.get("state"), played_ms=value.get("played_ms"),
-                                 synthesized_ms=value.get("synthesized_ms"))
-        elif name == "speech.stopped" and self.speaking is not None \
-                and self.speaking.get("speech_id") == value.get("speech_id"):
+            self.speaking = {**value, "state": "playing", "playedMs": 0, "synthesizedMs": 0}
+        elif name == "speech.progress" and same:
+            assert self.speaking is not None
+            self.speaking.update({k: value[k] for k in ("state", "playedMs", "synthesizedMs")
+                                  if k in value})
+        elif name == "speech.stopped" and same:
             self.speaking = None
         elif name == "stt.listening":
             self.hearing = dict(value)

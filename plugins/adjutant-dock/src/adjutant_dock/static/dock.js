@@ -244,9 +244,9 @@ function setBusy(busy) {
   if (!busy) dock.run = null;
 }
 
-async function send(prompt) {
+async function send(prompt, who = "you") {
   if (!prompt.trim()) return;
-  addMessage("user", prompt, "you");
+  addMessage("user", prompt, who);
   const runId = `run-${uid()}`;
   const role = $("#role").value;
   const input = { threadId: thread, runId, messages: [{ id: `msg-${uid()}`, role: "user", content: prompt }],
@@ -375,6 +375,7 @@ function renderState() {
   chip(s.sandbox ? "sandbox: on" : "sandbox: missing", !s.sandbox);
   if (s.memoryMb) chip(`memory: ${Math.round(s.memoryMb)} MB`);
   for (const g of s.grants || []) chip(`grant: ${g}`, true);
+  if (typeof renderVoice === "function") renderVoice(); // voice.js: the mic button follows the mode
 }
 
 async function setMode(key) {
@@ -613,7 +614,12 @@ function openPalette() {
 }
 
 document.addEventListener("keydown", (e) => {
-  if (e.key === "Escape" && !$("#palette").open && (dock.run || dock.question)) { e.preventDefault(); stop(); }
+  // Esc: a recording is cancelled, else speech stops (voice.js); only then does it stop
+  // the run or deny the open question
+  if (e.key === "Escape" && !$("#palette").open) {
+    if (typeof voiceEscape === "function" && voiceEscape()) e.preventDefault();
+    else if (dock.run || dock.question) { e.preventDefault(); stop(); }
+  }
   if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k") { e.preventDefault(); openPalette(); }
   if (e.altKey && ["1", "2", "3", "4", "5"].includes(e.key)) { e.preventDefault(); showTab(["chat", "plan", "log", "settings", "history"][Number(e.key) - 1]); }
 });
