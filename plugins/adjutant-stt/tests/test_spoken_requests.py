@@ -99,7 +99,8 @@ def test_list_python_processes_spoken_runs_read_only(tmp_path: Path,
     done = cli("listen", "--audio", str(audio), "--non-interactive", "--json",
                home=home, cwd=work)
     assert done.returncode == 0, done.stderr
-    assert "heard: List Python Processes" in done.stderr.replace(",", "")
+    # Whisper's capitals and commas vary with where the pause cut the recording
+    assert "heard: list python processes" in done.stderr.replace(",", "").lower()
     outcome = json.loads(done.stdout)
     assert outcome["status"] == "executed"
     assert [s["tool"] for s in outcome["plan"]["steps"]] == ["proc.list"]
