@@ -61,6 +61,17 @@ async def test_without_the_voice_plugins_the_page_is_told_and_the_calls_refused(
         assert "pip install adjutant-tts" in answer.json()["error"]
 
 
+async def test_the_profiles_edit_first_reaches_the_page() -> None:
+    import attrs
+
+    from adjutant import ModelPreset, Profile
+
+    plain = Profile(model=ModelPreset(provider="scripted"))
+    profile = attrs.evolve(plain, listen=attrs.evolve(plain.listen, edit_first=True))
+    async with start_dock(profile=profile) as dock:
+        assert (await dock.client.get("/api/state")).json()["voice"]["editFirst"] is True
+
+
 async def test_the_voice_endpoints_need_the_token_and_the_docks_origin(dock: Dock) -> None:
     base = dock.server.base
     async with httpx.AsyncClient(base_url=base, timeout=10) as stranger:
@@ -115,7 +126,7 @@ async def test_a_spoken_request_is_heard_in_the_dock_and_the_recording_deleted(
     assert answer.status_code == 200, answer.text
     got = answer.json()
     assert got["status"] == "request" and got["editFirst"] is False
-    assert "pythonprocesses" in letters(got["text"]), got
+    assert "pythonprocess" in letters(got["text"]), got
     [listening] = [e.event for e in stt_dock.harness.events.envelopes
                    if type(e.event).__name__ == "Listening"]
     recording = Path(listening.source)
@@ -134,7 +145,7 @@ async def test_listen_only_logs_the_transcript_as_context_and_plans_nothing(
     assert answer.status_code == 200 and got["status"] == "context", got
     records = (await stt_dock.client.get("/api/log?kind=event")).json()["records"]
     assert [r for r in records if r.get("source") == "speech"
-            and "pythonprocesses" in letters(r["text"])], records
+            and "pythonprocess" in letters(r["text"])], records
     assert not [e for e in stt_dock.harness.events.envelopes
                 if type(e.event).__name__ == "RunStarted"]
 

@@ -72,10 +72,16 @@ async def open_page(browser: Any, dock: Dock, width: int = 1100,
     return page
 
 
-async def hold_mic(page: Any, at_least_ms: int, screenshot: str = "") -> None:
-    """Press the mic button, keep it down until that much audio was recorded, let go."""
-    await page.hover("#mic")
-    await page.mouse.down()
+async def hold_mic(page: Any, at_least_ms: int, screenshot: str = "",
+                   keys: bool = False) -> None:
+    """Press the mic button (or Ctrl+Space), keep it down until that much audio was
+    recorded, let go."""
+    if keys:
+        await page.keyboard.down("Control")
+        await page.keyboard.down("Space")
+    else:
+        await page.hover("#mic")
+        await page.mouse.down()
     await page.wait_for_selector("#voice-status[data-kind='recording']")
     import anyio
 
@@ -86,7 +92,11 @@ async def hold_mic(page: Any, at_least_ms: int, screenshot: str = "") -> None:
                             at_least_ms)
     if screenshot:
         await shot(page, screenshot)
-    await page.mouse.up()
+    if keys:
+        await page.keyboard.up("Space")
+        await page.keyboard.up("Control")
+    else:
+        await page.mouse.up()
 
 
 def letters(text: str) -> str:
@@ -154,11 +164,11 @@ async def test_push_to_talk_plans_the_spoken_request_listen_logs_it_off_disables
         await shot(page, "dock-voice-transcribing.png")
         said = await page.wait_for_selector("#messages .msg.user:has-text('you (spoken)')",
                                             timeout=60_000)
-        assert "pythonprocesses" in letters(await said.inner_text())
+        assert "pythonprocess" in letters(await said.inner_text())
         await page.wait_for_selector("#messages .msg.tool:has-text('proc.list')")
         await page.wait_for_selector("#messages .msg.assistant:has-text('Done.')")
         asked = dock.provider.requests[-1].prompt
-        assert "pythonprocesses" in letters(str(asked)), asked
+        assert "pythonprocess" in letters(str(asked)), asked
         [started] = [e.event for e in events_named(dock, "ToolCallStart")]
         assert started.tool_call_name == "proc.list"
         assert page.errors == []
@@ -166,10 +176,12 @@ async def test_push_to_talk_plans_the_spoken_request_listen_logs_it_off_disables
         await page.click("#modes button[data-mode='listen']")  # listen-only: context only
         await page.wait_for_selector("#modes button[data-mode='listen'][aria-checked='true']")
         runs = len(events_named(dock, "RunStarted"))
-        await hold_mic(page, spoken_ms + 900)
+        await page.focus("#prompt")
+        await hold_mic(page, spoken_ms + 900, keys=True)  # held Ctrl+Space this time
         context = await page.wait_for_selector("#messages .msg.context", timeout=60_000)
         shown = await context.inner_text()
-        assert "pythonprocesses" in letters(shown) and "not planned" in shown, shown
+        assert "pythonprocess" in letters(shown) and "not planned" in shown, shown
+        assert await page.input_value("#prompt") == ""  # the held Space typed nothing
         assert len(events_named(dock, "RunStarted")) == runs  # nothing was planned
         assert dock.provider.pending == 0 and len(dock.provider.requests) == 1
         records = (await dock.client.get("/api/log?kind=event")).json()["records"]
