@@ -207,8 +207,11 @@ def voice_routes(hub: Any, *, ping_s: float, now_ms: Callable[[], int]) -> list[
         async with hearing:
             path = _private_copy(body)
             try:
+                # consent=False: the page has no consent question yet, so a remote
+                # engine (listen.engine) is refused here, never asked on the server's
+                # terminal behind the browser's back; the local Whisper needs none
                 spoken = await adjutant_stt.hear(kernel, hub.copilot, audio=str(path),
-                                                 edit=False)
+                                                 edit=False, consent=False)
             finally:
                 shutil.rmtree(path.parent, ignore_errors=True)
         return JSONResponse({"status": spoken.status, "text": spoken.text,
