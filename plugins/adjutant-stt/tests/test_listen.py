@@ -153,3 +153,49 @@ def test_ctrl_t_in_chat_listens_and_the_session_goes_on(tmp_path: Path) -> None:
         chat.expect(pexpect.EOF)
     finally:
         chat.close(force=True)
+
+
+def test_a_whole_push_to_talk_recording_is_heard_entire_and_at_once(
+        tmp_path: Path, say: Callable[..., Path]) -> None:
+    """A dock's recording ends when the button is released: a pause inside it must not
+    cut it (as it ends a stand-in for the microphone), and it is not fed at speaking
+    pace. Silence is still "heard nothing"."""
+    import time
+    import wave
+
+    import numpy as np
+
+    from adjutant_stt._errors import HeardNothing
+    from adjutant_stt._listen import record, utterance
+
+    first, second = (say(text, tmp_path / f"{i}.wav") for i, text in
+                     enumerate(["List the files here", "then show the git status"]))
+    frames, rate = [], 0
+    for part in (first, second):
+        with wave.open(str(part)) as w:
+            rate = w.getframerate()
+            frames.append(np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16))
+    pause = np.zeros(int(rate * 1.5), dtype=np.int16)  # longer than listen.silence_s
+    both = tmp_path / "both.wav"
+    with wave.open(str(both), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(np.concatenate([frames[0], pause, frames[1]]).tobytes())
+
+    cut = utterance(str(both)).text.lower()  # as a microphone: the pause ends it
+    assert "file" in cut and "git" not in cut
+    start = time.perf_counter()
+    whole = utterance(str(both), whole=True).text.lower()
+    took = time.perf_counter() - start
+    assert "file" in whole and "git" in whole and "status" in whole
+    print(f"whole recording of {record(str(both), whole=True).size / 16000:.1f} s heard "
+          f"in {took:.2f} s")
+    silence = tmp_path / "silence.wav"
+    with wave.open(str(silence), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes(np.zeros(16000 * 2, dtype=np.int16).tobytes())
+    with pytest.raises(HeardNothing, match="no speech in the recording"):
+        record(str(silence), whole=True)

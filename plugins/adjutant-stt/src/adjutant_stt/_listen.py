@@ -20,11 +20,11 @@ from typing import Any, Literal
 
 from ._consent import Consent
 from ._consent import consent as ask_consent
-from ._engines import WHISPER, pick, remote_transcript
+from ._engines import WHISPER, has_speech, pick, remote_transcript
 from ._errors import HeardNothing, SttError
 from ._events import Heard, HeardNothingEvent, Listening
 from ._record import DEFAULT_ENDPOINT, Endpoint, file_chunks, microphone_chunks, record_utterance
-from ._transcribe import Transcript, transcribe
+from ._transcribe import SAMPLE_RATE, Transcript, decode_file, transcribe
 
 __all__ = ["PushToTalk", "Spoken", "hear", "record", "utterance"]
 
@@ -58,15 +58,27 @@ def _enter_stops(stop: threading.Event, done: threading.Event) -> threading.Thre
 
 
 def utterance(audio: str | None = None, *, endpoint: Endpoint = DEFAULT_ENDPOINT,
-              language: str | None = "en") -> Transcript:
+              language: str | None = "en", whole: bool = False) -> Transcript:
     """Record one utterance (the microphone, or ``audio`` fed in its place) and
     transcribe it on this machine. Blocking: run it in a worker thread."""
-    return transcribe(record(audio, endpoint=endpoint), language=language)
+    return transcribe(record(audio, endpoint=endpoint, whole=whole), language=language)
 
 
-def record(audio: str | None = None, *, endpoint: Endpoint = DEFAULT_ENDPOINT) -> Any:
+def record(audio: str | None = None, *, endpoint: Endpoint = DEFAULT_ENDPOINT,
+           whole: bool = False) -> Any:
     """One utterance's samples (16 kHz mono float32), from the microphone or ``audio``
-    fed in its place; `HeardNothing` when no speech came. Blocking."""
+    fed in its place; `HeardNothing` when no speech came. Blocking.
+
+    ``whole``: ``audio`` is a finished push-to-talk recording (the key was released):
+    all of it is the utterance, taken at once, with no pacing and no cut at a pause."""
+    if audio is not None and whole:
+        samples = decode_file(audio)
+        if samples.size / SAMPLE_RATE > endpoint.max_s:
+            raise SttError(f"the recording is longer than {endpoint.max_s:g} s "
+                           "(the profile's listen.max_s)")
+        if not has_speech(samples):
+            raise HeardNothing("no speech in the recording")
+        return samples
     stop, done = threading.Event(), threading.Event()
     watcher = None
     try:
@@ -131,8 +143,12 @@ class Spoken:
 
 async def hear(kernel: Any, copilot: Any, *, audio: str | None = None,
                edit: bool | None = None, engine: str | None = None,
-               consent: Consent = None) -> Spoken:
+               consent: Consent = None, whole: bool = False) -> Spoken:
     """One spoken request for the operator. Errors are shown, never raised.
+
+    ``whole``: ``audio`` is a finished push-to-talk recording (a dock's, made while a
+    button was held): heard at once and entire, not fed at speaking pace and cut at
+    the first pause as a stand-in for the microphone is.
 
     ``engine``: a recognizer by name (None: the profile's ``listen.engine``, whisper by
     default). A remote one is asked for consent before anything is recorded:
@@ -160,11 +176,13 @@ async def hear(kernel: Any, copilot: Any, *, audio: str | None = None,
              f"{'(Enter to stop; it stops by itself after a pause)' if audio is None else ''}")
         if recognizer.name == WHISPER:
             heard = await anyio.to_thread.run_sync(
-                lambda: utterance(audio, endpoint=endpoint, language=language),
+                lambda: utterance(audio, endpoint=endpoint, language=language,
+                                  whole=whole),
                 abandon_on_cancel=True)
         else:
             samples = await anyio.to_thread.run_sync(
-                lambda: record(audio, endpoint=endpoint), abandon_on_cancel=True)
+                lambda: record(audio, endpoint=endpoint, whole=whole),
+                abandon_on_cancel=True)
             _say(f"sending {len(samples) / 16_000:.1f} s of audio to {recognizer.name} "
                  f"({recognizer.destination})...")
             heard = await remote_transcript(copilot, recognizer, samples, language=language,
