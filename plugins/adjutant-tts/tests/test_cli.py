@@ -78,7 +78,15 @@ DEVICE_SCRIPT = textwrap.dedent('''
             out["output"] = u.output
             out["open_while_speaking"] = DeviceOutput.open_streams
             speaker.pause()
-            await anyio.sleep(0.6)
+            await anyio.sleep(0.1)  # a block already handed to the device may finish
+            held = speaker._output.played_ms()
+            made = u.synthesized_ms
+            with anyio.fail_after(30):  # the engine goes on making audio meanwhile
+                while u.synthesized_ms == made and not u.finished:
+                    await anyio.sleep(0.05)
+            await anyio.sleep(0.5)
+            out["held_while_making"] = [held, speaker._output.played_ms(), made,
+                                        u.synthesized_ms]
             states = [e.state for e in h.events.of_type(SpeechProgress)]
             out["paused_seen"] = "paused" in states
             speaker.stop()
@@ -107,6 +115,8 @@ def test_pause_then_stop_mid_sentence_gives_the_device_back(tmp_path: Path) -> N
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["output"] == "device" and out["open_while_speaking"] == 1
     assert out["paused_seen"]
+    held, later, made, made_later = out["held_while_making"]
+    assert made_later > made and later == held  # paused at once, not after synthesis
     assert out["reason"] == "stopped" and out["open_after_stop"] == 0
     # "stopped", not "finished": the answer was cut off. How much had played by then
     # depends on the machine's load (the null device drains at its own pace), so only

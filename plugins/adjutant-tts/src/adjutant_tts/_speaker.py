@@ -116,6 +116,7 @@ class Speaker:
         self._copilot: Any = None
         #: The text of the utterance being said, else of the last one said.
         self.last_text = ""
+        self._output: Output | None = None  # the one playing, for pause and resume
 
     # -- what frontends call ----------------------------------------------------------
 
@@ -155,10 +156,15 @@ class Speaker:
         self.paused = False
 
     def pause(self) -> None:
+        """Hold the audio now, also while the engine is still making the rest."""
         self.paused = True
+        if self._output is not None:
+            self._output.pause()
 
     def resume(self) -> None:
         self.paused = False
+        if self._output is not None:
+            self._output.resume()
 
     @property
     def speaking(self) -> bool:
@@ -260,6 +266,8 @@ class Speaker:
                         if output is None:
                             u.first_audio_s = time.perf_counter() - started
                             output = self._open(u, chunk.sample_rate, chunk.channels)
+                            self._output = output
+                            (output.pause if self.paused else output.resume)()
                         output.write(chunk.pcm)
                         u.synthesized_ms += round(chunk.seconds * 1000)
                         last = self._progress(u, output, publish, last)
@@ -278,6 +286,7 @@ class Speaker:
             get_logger(plugin="tts").warning("speech failed", error=u.error)
         finally:
             if output is not None:
+                self._output = None
                 u.played_ms = output.played_ms()
                 output.close()  # the device is free before anyone hears "stopped"
             if u.output is not None:
