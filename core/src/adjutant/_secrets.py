@@ -26,7 +26,10 @@ def owner_only_secret(path: Path) -> Path:
         with os.fdopen(fd, "w") as out:
             out.write(secrets.token_urlsafe(32) + "\n")
         return path
-    if st.st_mode & 0o077 or st.st_uid != os.getuid():
-        raise PermissionError(f"{path} can be read by others, so its token is no secret: "
-                              "remove it and a new one is made")
+    if st.st_mode & 0o077:
+        raise PermissionError(f"{path} can be read by others (mode {st.st_mode & 0o777:o}), "
+                              "so its token is no secret: remove it and a new one is made")
+    if st.st_uid != os.getuid():
+        raise PermissionError(f"{path} belongs to another user (uid {st.st_uid}), so its "
+                              "token is no secret: remove it and a new one is made")
     return path

@@ -431,9 +431,16 @@ def test_the_http_token_is_made_private_once_and_refused_when_others_can_read_it
     token = path.read_text()
     assert path.stat().st_mode & 0o777 == 0o600 and len(token.strip()) >= 40
     assert serve_token(tmp_path).read_text() == token  # kept: clients are configured with it
-    path.chmod(0o644)
-    with pytest.raises(PermissionError, match="can be read by others"):
-        serve_token(tmp_path)
+    assert path.parent.stat().st_mode & 0o777 == 0o700
+    for mode in (0o640, 0o644, 0o604):  # group- or world-readable
+        path.chmod(mode)
+        with pytest.raises(PermissionError, match="serve-token can be read by others"):
+            serve_token(tmp_path)
+    path.chmod(0o600)
+    if os.getuid() == 0:  # giving the file to another user needs root
+        os.chown(path, 65534, 65534)
+        with pytest.raises(PermissionError, match="serve-token belongs to another user"):
+            serve_token(tmp_path)
 
 
 def test_http_under_trio_says_it_needs_asyncio(setup: Setup) -> None:

@@ -44,8 +44,6 @@ from __future__ import annotations
 
 import contextlib
 import hmac
-import os
-import secrets
 from pathlib import Path
 from typing import Any
 
@@ -248,20 +246,12 @@ def open_tty() -> Any:
 
 
 def serve_token(home: Path) -> Path:
-    """The file holding the HTTP bearer token, made on first use (owner-only)."""
-    path = home / "mcp" / "serve-token"
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w") as out:
-            out.write(secrets.token_urlsafe(32) + "\n")
-        return path
-    if st.st_mode & 0o077 or st.st_uid != os.getuid():
-        raise PermissionError(f"{path} can be read by others, so its token is no secret: "
-                              "remove it and a new one is made")
-    return path
+    """The file holding the HTTP bearer token, made on first use: core's
+    `adjutant.owner_only_secret` (mode 0600 in a 0700 folder; a file others can read,
+    or another user owns, is refused with a `PermissionError` that says so)."""
+    from adjutant import owner_only_secret
+
+    return owner_only_secret(home / "mcp" / "serve-token")
 
 
 def require_token(app: Any, token: str) -> Any:
