@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dockkit import Dock, plan, start_dock
+from dockkit import Dock, plan, say, start_dock
 from voicekit import espeak, has_portaudio, paced_speaker
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -191,6 +191,62 @@ async def test_push_to_talk_plans_the_spoken_request_listen_logs_it_off_disables
         mic = await page.wait_for_selector("#mic[disabled]")
         assert "Off" in (await mic.get_attribute("title") or "")
         assert page.errors == []
+    await browser.close()
+
+
+async def test_a_remote_engine_asks_first_no_sends_nothing_yes_sends(
+        playwright: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stt = pytest.importorskip("adjutant_stt", reason="hearing needs adjutant-stt")
+    openrouter = pytest.importorskip("adjutant_openrouter",
+                                     reason="the remote engine is adjutant-openrouter's")
+    from test_voice_consent import KEY, fake_openrouter, remote_profile, whisper_ear
+
+    audio = espeak("List Python processes", tmp_path / "request.wav")
+    browser = await launch(playwright, "--use-fake-ui-for-media-stream",
+                           "--use-fake-device-for-media-stream",
+                           f"--use-file-for-fake-audio-capture={audio}%noloop")
+    with fake_openrouter()(hear=whisper_ear) as server:
+        monkeypatch.setenv("OPENROUTER_API_KEY", KEY)
+        monkeypatch.setenv("ADJUTANT_OPENROUTER_URL", server.url)
+        async with start_dock(plugins=(stt, openrouter), profile=remote_profile()) as dock:
+            # see test_voice_consent.remote_dock: the hook recorder breaks keyword calls
+            dock.harness.kernel._observers.remove(dock.harness.hooks)
+            host = server.url.removeprefix("http://").split("/")[0]
+            dock.provider.queue(say("Heard you."))
+            for width in (400, 1100):
+                page = await open_page(browser, dock, width=width, permissions=("microphone",))
+                mic = await page.wait_for_selector("#mic:not([disabled])")
+                assert f"openrouter ({host})" in (await mic.get_attribute("title") or "")
+                await hold_mic(page, 2200)
+                dialog = await page.wait_for_selector("#consent[open]")
+                shown = await dialog.inner_text()
+                assert "openrouter" in shown and host in shown, shown
+                assert "google/gemini-2.5-flash" in shown and "leaves this machine" in shown
+                assert await page.evaluate("document.activeElement.id") == "consent-no"
+                await shot(page, f"dock-voice-consent-{width}.png")
+                if width == 400:  # Esc is No: nothing is sent, the refusal is logged
+                    await page.keyboard.press("Escape")
+                    await page.wait_for_selector("#consent:not([open])", state="attached")
+                    status = await page.wait_for_selector(
+                        "#voice-status:has-text('Not sent: you said no')")
+                    assert "Nothing left this machine" in await status.inner_text()
+                    assert server.audio == []
+                    records = (await dock.client.get("/api/log?kind=speech_consent")).json()
+                    [refused] = records["records"]
+                    assert (refused["given"], refused["by"]) == (False, "frontend")
+                else:  # Yes: sent, and the words come back as the request
+                    await page.click("#consent-yes")
+                    said = await page.wait_for_selector(
+                        "#messages .msg.user:has-text('you (spoken)')", timeout=90_000)
+                    assert "pythonprocess" in letters(await said.inner_text())
+                    await page.wait_for_selector("#messages .msg.assistant:has-text('Heard you.')")
+                    assert len(server.audio) == 1
+                    records = (await dock.client.get("/api/log?kind=speech_consent")).json()
+                    given = records["records"][-1]
+                    assert (given["given"], given["by"], given["host"]) == (True, "frontend",
+                                                                            host)
+                assert page.errors == []
+                await page.context.close()
     await browser.close()
 
 

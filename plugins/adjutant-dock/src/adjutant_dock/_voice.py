@@ -8,6 +8,15 @@
   as context, not planned), ``nothing`` (no speech: ``text`` says why) or ``off``. In
   ``off`` the request is refused (409) before the body is read. The recording is
   written to a private temporary file (0600, in a 0700 folder) and deleted after.
+  When the profile's ``listen.engine`` is a remote recognizer, `/api/state`'s
+  ``voice.remote`` names where a recording would go (engine, host, model) and the
+  ``digest`` of that destination; the page asks, and an upload the user said yes to
+  carries ``X-Adjutant-Consent: <digest>``. The server recomputes the digest before
+  reading the body (another destination: 409, nothing read, nothing sent) and only
+  then lets adjutant-stt's consent path say yes, for that very destination; without
+  the header a remote engine is refused (logged by adjutant-stt as unasked).
+- ``POST /api/voice/consent`` ``{digest, given: false}``: the user said no (or
+  pressed Esc): adjutant-stt's consent path logs the refusal; no audio was uploaded.
 - ``POST /api/speech/pause``, ``/resume``, ``/stop``: adjutant-tts's speaker (503
   when that plugin is not loaded).
 - ``GET /api/voice/events``: the ambient stream (SSE, the run stream's envelope):
@@ -19,6 +28,8 @@
 from __future__ import annotations
 
 import collections
+import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -36,8 +47,8 @@ from starlette.routing import Route
 
 from ._wire import envelope, frame
 
-__all__ = ["MAX_BYTES", "MAX_SECONDS", "VoiceFeed", "is_voice", "voice_routes",
-           "voice_state"]
+__all__ = ["CONSENT_HEADER", "MAX_BYTES", "MAX_SECONDS", "VoiceFeed", "is_voice",
+           "remote_engine", "voice_routes", "voice_state"]
 
 #: The longest recording the dock hears.
 MAX_SECONDS = 60
@@ -48,6 +59,8 @@ MAX_BYTES = MAX_SECONDS * 48_000 * 2 + 4096
 PREFIXES = ("speech.", "stt.")
 STT_MISSING = ("speech in needs the adjutant-stt plugin: pip install adjutant-stt "
                "(then restart the dock)")
+#: The header that carries the user's yes, bound to the destination they were shown.
+CONSENT_HEADER = "X-Adjutant-Consent"
 TTS_MISSING = ("speech out needs the adjutant-tts plugin: pip install adjutant-tts "
                "(then restart the dock)")
 
@@ -123,14 +136,51 @@ def _loaded(kernel: Any, event: str) -> bool:
         return False
 
 
+def _destination(kernel: Any) -> tuple[Any, str | None] | None:
+    """The recognizer the profile names and the model it would use, as adjutant-stt's
+    ``hear`` picks them (None: no adjutant-stt, or an engine it does not know, which
+    ``hear`` itself reports)."""
+    if not _loaded(kernel, "stt.heard"):
+        return None
+    from adjutant_stt import SttError
+    from adjutant_stt._engines import pick
+
+    try:
+        recognizer = pick(kernel)
+    except SttError:
+        return None
+    listen = getattr(kernel.profile, "listen", None)
+    # the model as `adjutant_stt.hear` chooses it (it asks consent for this one)
+    model = getattr(listen, "remote_model", None) or getattr(recognizer, "model", None)
+    return recognizer, model
+
+
+def remote_engine(kernel: Any) -> dict[str, Any] | None:
+    """Where a recording would go when the profile's ``listen.engine`` is off this
+    machine: ``{engine, host, model, question, digest}`` (``question``: adjutant-stt's
+    consent line; ``digest``: SHA-256 of engine, host and model, what a yes is bound
+    to). None: it stays on this machine."""
+    found = _destination(kernel)
+    if found is None or not found[0].remote:
+        return None
+    from adjutant_stt._consent import question
+
+    recognizer, model = found
+    where = [recognizer.name, recognizer.destination, model or ""]
+    return {"engine": recognizer.name, "host": recognizer.destination, "model": model,
+            "question": question(recognizer, model),
+            "digest": hashlib.sha256(json.dumps(where).encode()).hexdigest()}
+
+
 def voice_state(kernel: Any) -> dict[str, Any]:
-    """What the page needs to draw the mic button (and its tooltip)."""
+    """What the page needs to draw the mic button (and its tooltip), and to ask before
+    a recording leaves the machine (``remote``)."""
     hear = _loaded(kernel, "stt.heard")
     listen = getattr(kernel.profile, "listen", None)
     return {"hear": hear, "hearMissing": None if hear else STT_MISSING,
             "speak": _loaded(kernel, "speech.started"),
             "editFirst": bool(getattr(listen, "edit_first", False)),
-            "maxSeconds": MAX_SECONDS}
+            "maxSeconds": MAX_SECONDS, "remote": remote_engine(kernel) if hear else None}
 
 
 def _error(code: int, message: str, **extra: Any) -> JSONResponse:
@@ -187,10 +237,21 @@ def voice_routes(hub: Any, *, ping_s: float, now_ms: Callable[[], int]) -> list[
     kernel = hub.kernel
     hearing = anyio.Lock()  # one recording at a time: one model, one operator
 
+    def changed(remote: dict[str, Any] | None) -> JSONResponse:
+        where = (f"{remote['engine']} ({remote['host']}, model {remote['model']})"
+                 if remote else "this machine (the embedded Whisper)")
+        return _error(409, "where the recording would go changed since you were asked: "
+                      f"it would now go to {where}. Nothing was sent; ask again",
+                      status="changed", remote=remote)
+
     async def hear(request: Request) -> Response:
         if await hub.copilot.mode() == "off":  # before anything is read or decoded
             return _error(409, "the operator is Off: nothing is heard (switch to Listen "
                           "or higher first)", status="off")
+        said_yes = request.headers.get(CONSENT_HEADER)
+        remote = remote_engine(kernel)
+        if said_yes is not None and (remote is None or said_yes != remote["digest"]):
+            return changed(remote)  # the profile changed under the question: ask again
         body = await _body(request)
         if body is None:
             return _error(413, f"the recording is too large (at most {MAX_SECONDS} s, "
@@ -204,18 +265,64 @@ def voice_routes(hub: Any, *, ping_s: float, now_ms: Callable[[], int]) -> list[
             return _error(503, STT_MISSING)
         import adjutant_stt
 
+        consent: Any = False  # a remote engine nobody consented to is refused, and logged
+        if said_yes is not None and remote is not None:
+            shown = remote
+
+            async def bound(line: str) -> bool:
+                # yes only for the destination the user was shown: adjutant-stt asks
+                # with its own line for what it is about to use, after the lock below
+                return bool(line == shown["question"])
+
+            consent = bound
+            await hub.copilot.log.record("dock_voice_consent", engine=remote["engine"],
+                                         host=remote["host"], model=remote["model"],
+                                         digest=remote["digest"], given=True)
         async with hearing:
             path = _private_copy(body)
             try:
-                # consent=False: the page has no consent question yet, so a remote
-                # engine (listen.engine) is refused here, never asked on the server's
-                # terminal behind the browser's back; the local Whisper needs none
+                # consent: False unless the page asked and the user said yes to this
+                # very destination; never asked on the server's terminal behind the
+                # browser's back; the local Whisper needs none
                 spoken = await adjutant_stt.hear(kernel, hub.copilot, audio=str(path),
-                                                 edit=False, consent=False)
+                                                 edit=False, consent=consent)
             finally:
                 shutil.rmtree(path.parent, ignore_errors=True)
         return JSONResponse({"status": spoken.status, "text": spoken.text,
                              "editFirst": voice_state(kernel)["editFirst"]})
+
+    async def refuse(request: Request) -> Response:
+        """The user said no (or Esc) to the destination shown: logged by adjutant-stt's
+        consent path as refused by the frontend; the recording never left the page."""
+        try:
+            body = json.loads(await request.body())
+        except ValueError:
+            body = None
+        if not isinstance(body, dict) or body.get("given") is not False \
+                or not isinstance(body.get("digest"), str):
+            return _error(400, "send {\"digest\": the destination's digest, \"given\": "
+                          "false}; a yes travels with the recording (" + CONSENT_HEADER
+                          + " on /api/voice/hear)")
+        remote = remote_engine(kernel)
+        if remote is None or body["digest"] != remote["digest"]:
+            return changed(remote)
+        from adjutant_stt._consent import NotSent
+        from adjutant_stt._consent import consent as stt_consent
+
+        found = _destination(kernel)
+        assert found is not None
+        await hub.copilot.log.record("dock_voice_consent", engine=remote["engine"],
+                                     host=remote["host"], model=remote["model"],
+                                     digest=remote["digest"], given=False)
+
+        async def no(line: str) -> bool:
+            return False
+
+        try:
+            await stt_consent(kernel, hub.copilot, found[0], found[1], no)
+        except NotSent as exc:
+            return JSONResponse({"status": "nothing", "text": str(exc)})
+        return _error(500, "adjutant-stt sent nothing but did not refuse")  # not reached
 
     def speech(action: str) -> Callable[[Request], Any]:
         async def control(request: Request) -> Response:
@@ -258,6 +365,7 @@ def voice_routes(hub: Any, *, ping_s: float, now_ms: Callable[[], int]) -> list[
 
     return [
         Route("/api/voice/hear", hear, methods=["POST"]),
+        Route("/api/voice/consent", refuse, methods=["POST"]),
         Route("/api/voice/events", events),
         Route("/api/speech/pause", speech("pause"), methods=["POST"]),
         Route("/api/speech/resume", speech("resume"), methods=["POST"]),

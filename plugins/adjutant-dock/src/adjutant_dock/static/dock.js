@@ -374,6 +374,7 @@ function renderState() {
   for (const p of s.policies || []) chip(p === "guard" ? "no-sudo · caged FS" : `policy: ${p}`);
   chip(s.sandbox ? "sandbox: on" : "sandbox: missing", !s.sandbox);
   if (s.memoryMb) chip(`memory: ${Math.round(s.memoryMb)} MB`);
+  if (s.voice && s.voice.remote) chip(`speech in: ${s.voice.remote.engine} @ ${s.voice.remote.host} (asks each time)`, true);
   for (const g of s.grants || []) chip(`grant: ${g}`, true);
   if (typeof renderVoice === "function") renderVoice(); // voice.js: the mic button follows the mode
 }

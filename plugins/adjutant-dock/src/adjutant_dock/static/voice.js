@@ -2,7 +2,9 @@
 // - Push-to-talk: hold the mic button (or hold Ctrl+Space, or Space/Enter on the
 //   focused mic button); release to send. The samples are captured by an AudioWorklet,
 //   downsampled to 16 kHz mono and uploaded as a 16-bit WAV to /api/voice/hear, which
-//   transcribes on this machine. A request is sent like a typed one (or left in the
+//   transcribes on this machine; when the profile names a remote engine, a dialog first
+//   asks (naming engine, host and model; No by default, Esc = No) and a yes travels
+//   with the upload bound to that destination's digest. A request is sent like a typed one (or left in the
 //   prompt box when the profile says listen.edit_first); listen-only logs it as context.
 // - The speaking indicator: /api/voice/events (SSE) tells what is being said; Pause /
 //   Resume, Stop and Copy act on it. Esc stops speaking first (before it stops a run or
@@ -36,7 +38,9 @@ function renderVoice() {
   else if (dock.state.mode === "off") why = "The operator is Off: nothing is heard (switch to Listen or higher).";
   mic.disabled = Boolean(why) || voice.busy;
   mic.dataset.why = why;
-  mic.title = why || (voice.busy ? "Transcribing the last recording…" : "Hold to talk (or hold Ctrl+Space); release to send");
+  const remote = info.remote;
+  mic.dataset.remote = remote ? remote.engine : "";
+  mic.title = why || (voice.busy ? "Transcribing the last recording…" : `Hold to talk (or hold Ctrl+Space); release to send${remote ? ` — recordings go to ${remote.engine} (${remote.host}), after you say yes each time` : ""}`);
 }
 
 function micProblem(err) {
@@ -161,17 +165,60 @@ function encodeWav(samples) {
   return new Blob([buffer], { type: "audio/wav" });
 }
 
+// A remote engine (listen.engine): ask before the recording leaves this machine,
+// naming exactly where it goes. Resolves true only for "Yes"; No, Esc or closing is no.
+function askConsent(remote) {
+  const dialog = $("#consent");
+  $("#consent-engine").textContent = remote.engine;
+  $("#consent-host").textContent = remote.host;
+  $("#consent-model").textContent = remote.model || "the engine's default";
+  dialog.returnValue = "";
+  voice.asking = remote;
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => { voice.asking = null; resolve(dialog.returnValue === "yes"); }, { once: true });
+    dialog.showModal();
+    $("#consent-no").focus();
+  });
+}
+
+// The user's no reaches the action log (adjutant-stt's consent record); no audio is sent.
+async function refuseRemote(remote) {
+  try {
+    const data = await api("/api/voice/consent", { digest: remote.digest, given: false });
+    showVoiceStatus(`Not sent: you said no. Nothing left this machine (${data.text}).`, "info");
+  } catch (err) {
+    showVoiceStatus(`Not sent: you said no. Nothing left this machine (${err.message}).`, "info");
+  }
+}
+
 async function upload(wav, why) {
   voice.busy = true;
   renderVoice();
-  showVoiceStatus(`${why ? `Stopped at ${why}. ` : ""}Transcribing on this machine…`, "busy");
   let data;
   try {
-    const response = await fetch("/api/voice/hear", { method: "POST", body: wav, headers: { "Content-Type": "audio/wav" } });
-    data = await response.json().catch(() => ({}));
-    if (!response.ok) {
+    const headers = { "Content-Type": "audio/wav" };
+    await loadState().catch(() => {}); // where the recording would go, as of now
+    let remote = voiceInfo().remote;
+    for (let asked = 0; ; asked++) {
+      if (remote) {
+        showVoiceStatus(`${why ? `Stopped at ${why}. ` : ""}Asking before the recording leaves this machine…`, "busy");
+        if (!(await askConsent(remote))) { await refuseRemote(remote); return; }
+        headers["X-Adjutant-Consent"] = remote.digest;
+        showVoiceStatus(`Sending the recording to ${remote.engine} (${remote.host})…`, "busy");
+      } else {
+        delete headers["X-Adjutant-Consent"];
+        showVoiceStatus(`${why ? `Stopped at ${why}. ` : ""}Transcribing on this machine…`, "busy");
+      }
+      const response = await fetch("/api/voice/hear", { method: "POST", body: wav, headers });
+      data = await response.json().catch(() => ({}));
+      if (response.ok) break;
+      if (data.status === "changed" && asked === 0) { // the profile changed: ask again, once
+        remote = data.remote;
+        if (dock.state && dock.state.voice) dock.state.voice.remote = remote;
+        continue;
+      }
       showVoiceStatus(`Not heard: ${data.error || response.status}`, "error");
-      if (data.status === "off") loadState().catch(() => {});
+      if (data.status === "off" || data.status === "changed") loadState().catch(() => {});
       return;
     }
   } catch (err) {
@@ -316,6 +363,7 @@ async function copySpeech() {
 // Esc: cancel a recording, else stop speaking; false when voice had nothing to stop
 // (then Esc stops the run or denies the question, as before).
 function voiceEscape() {
+  if (voice.asking) { $("#consent").close("no"); return true; } // Esc in the consent dialog: No
   if (voice.recording) { cancelRecording(); return true; }
   if (voice.speaking) { stopSpeaking(); return true; }
   return false;
