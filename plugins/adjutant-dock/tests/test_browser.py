@@ -6,6 +6,7 @@ temporary directory)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import AsyncIterator
@@ -22,6 +23,11 @@ pytestmark = [pytest.mark.anyio, pytest.mark.skipif(
     CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")]
 SHOTS = Path(os.environ.get("ADJUTANT_DOCK_SHOTS") or tempfile.mkdtemp(prefix="dock-shots-"))
 READ = ("notes.read", {"path": "a.txt"})
+#: proc.list's shape, with markup where a process name goes (it must stay text).
+PROCS = ("    PID    PPID S     CPU_S   CPU%    RSS_MB  MEM% NAME\n"
+         "   4242       1 S      1.25    0.3      25.1   0.4 python3 -m http.server\n"
+         "   4243    4242 R      0.01    0.0       3.2   0.0 <img src=x onerror=window.pwned=1>\n"
+         "(2 matching processes of uid 1000, 2 shown)\n")
 WRITE = ("notes.write", {"path": "b.txt", "text": "hello\n"})
 
 
@@ -280,3 +286,48 @@ async def test_the_command_palette_switches_the_mode_from_the_keyboard(browser: 
     await page.wait_for_selector("#modes button[data-mode='propose'][aria-checked='true']")
     assert await dock.copilot.mode() == "propose-only"
     assert "mode: propose-only" in await page.inner_text("#chips")  # said in words too
+
+
+async def test_grants_count_down_and_revoke_results_show_as_tables_and_diffs(
+        browser: Any, dock: Dock) -> None:
+    await dock.copilot.grant("write", seconds=3600, channel="user")
+    page = await open_page(browser, dock, width=400)
+    left = await page.wait_for_selector("#chips .chip.grant[data-grant='write'] .grant-left")
+    first = await left.inner_text()
+    assert re.fullmatch(r"· (59:[0-5]\d|1:00:00) left", first), first
+    await page.wait_for_selector(f"#chips .grant-left:not(:has-text('{first}'))")  # counts down
+    await page.screenshot(path=str(SHOTS / "dock-grant-400.png"))
+    await page.click("#chips .chip.grant[data-grant='write'] button.revoke")
+    await page.wait_for_selector("#chips .chip.grant", state="detached")
+    assert dock.copilot.grants == []
+    records = (await dock.client.get("/api/log?kind=revoke")).json()["records"]
+    assert [r["grant"] for r in records] == ["write"]
+
+    (dock.harness.workspace / "procs.txt").write_text(PROCS)
+    dock.provider.queue(plan(("notes.read", {"path": "procs.txt"})))
+    await ask(page, "list processes")
+    widget = await page.wait_for_selector("#messages .msg.tool table.result-table")
+    heads = [await h.inner_text() for h in await widget.query_selector_all("th")]
+    assert heads == ["PID", "PPID", "S", "CPU_S", "CPU%", "RSS_MB", "MEM%", "NAME"]
+    rows = await widget.query_selector_all("tbody tr")
+    cells = [await c.inner_text() for c in await rows[1].query_selector_all("td")]
+    assert len(rows) == 2 and cells[0] == "4243"
+    assert cells[-1] == "<img src=x onerror=window.pwned=1>"  # markup stays text
+    first_row = [await c.inner_text() for c in await rows[0].query_selector_all("td")]
+    assert first_row[-1] == "python3 -m http.server"
+    assert await page.query_selector("#messages img") is None
+    assert await page.evaluate("window.pwned") is None
+    assert "2 matching processes" in await page.inner_text("#messages .msg.tool .result-widget")
+    await page.wait_for_selector("#messages .msg.assistant:has-text('Done.')")
+
+    dock.provider.queue(plan(WRITE))
+    await ask(page, "write b.txt")
+    await page.wait_for_selector("#question button#grant")
+    await page.click("#grant")
+    applied = await page.wait_for_selector("#messages .msg.tool details.applied .diff .add")
+    assert await applied.inner_text() == "+hello"
+    await page.wait_for_selector("#messages .msg.assistant:has-text('Done.')")
+    await page.screenshot(path=str(SHOTS / "dock-results-400.png"), full_page=True)
+    await page.set_viewport_size({"width": 1100, "height": 900})
+    await page.screenshot(path=str(SHOTS / "dock-results-1100.png"), full_page=True)
+    assert page.errors == []

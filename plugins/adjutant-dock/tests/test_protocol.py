@@ -346,3 +346,20 @@ async def test_a_pump_that_falls_behind_the_bus_says_so_in_the_run(dock: Dock) -
     gaps = [e["data"] for e in rest.envelopes if e["data"].get("name") == "adjutant.bus.gap"]
     assert len(gaps) == 1  # once, in order, and the run still ends
     assert rest.types[-1] == "RUN_FINISHED"
+
+
+async def test_grants_carry_their_expiry_and_can_be_revoked(dock: Dock) -> None:
+    await dock.copilot.grant("write", seconds=600, channel="user")
+    state = (await dock.client.get("/api/state")).json()
+    assert state["grants"] == ["write"]
+    left = state["grantsExpire"]["write"] - state["serverNow"]
+    assert 0 < left <= 600_000, left
+    missing = await dock.client.post("/api/grants/revoke", json={"grant": "cage:/tmp"})
+    assert missing.status_code == 404 and "no live grant" in missing.json()["error"]
+    assert (await dock.client.post("/api/grants/revoke", json={})).status_code == 400
+    revoked = await dock.client.post("/api/grants/revoke", json={"grant": "write"})
+    assert revoked.status_code == 200, revoked.text
+    assert revoked.json()["grants"] == [] and revoked.json()["grantsExpire"] == {}
+    assert dock.copilot.grants == []
+    records = (await dock.client.get("/api/log?kind=revoke")).json()["records"]
+    assert [r["grant"] for r in records] == ["write"]

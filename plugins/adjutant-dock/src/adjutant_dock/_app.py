@@ -8,7 +8,9 @@
 - ``GET /api/copilot/runs/{runId}/events``: reconnect; ``Last-Event-ID`` or
   ``?after=<seq>`` replays what was missed, then live. When the replay window is
   gone: one ``restart_required`` envelope with a snapshot to load.
-- ``POST /api/copilot/runs/{runId}/stop``; ``GET /api/state``; ``POST /api/mode``;
+- ``POST /api/copilot/runs/{runId}/stop``; ``GET /api/state`` (with ``grantsExpire``:
+  each live grant's expiry, epoch ms, and ``serverNow``); ``POST /api/mode``;
+  ``POST /api/grants/revoke`` ``{grant}`` (the operator's ``revoke``, the user channel);
   ``GET /api/log``; ``GET /api/log/verify``; ``GET /api/settings``;
   ``POST /api/settings/check``; ``POST /api/preset``; ``GET /api/roles``;
   ``POST /api/bundle`` (a bug
@@ -128,6 +130,8 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
         state["sandbox"] = _has_bwrap()
         state["memoryMb"] = _rss_mb()
         state["voice"] = voice_state(hub.kernel)
+        state["grantsExpire"], state["serverNow"] = _grant_expiries(
+            copilot, state.get("grants") or [])
         return state
 
     async def run(request: Request) -> Response:
@@ -206,6 +210,16 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
             await copilot.set_mode(mode, channel="user")
         except ValueError as exc:
             return _error(400, str(exc))
+        return JSONResponse(await state_of())
+
+    async def revoke(request: Request) -> Response:
+        body = await _json(request)
+        grant = body.get("grant") if isinstance(body, dict) else None
+        if not isinstance(grant, str):
+            return _error(400, "send {\"grant\": one of the live grants}")
+        if grant not in copilot.grants:
+            return _error(404, f"no live grant {grant!r} (it may have expired)")
+        await copilot.revoke(grant)
         return JSONResponse(await state_of())
 
     async def log(request: Request) -> Response:
@@ -327,6 +341,7 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
         Route("/api/copilot/runs/{run_id}/stop", stop, methods=["POST"]),
         Route("/api/state", get_state),
         Route("/api/mode", set_mode, methods=["POST"]),
+        Route("/api/grants/revoke", revoke, methods=["POST"]),
         Route("/api/log", log),
         Route("/api/log/verify", verify),
         Route("/api/settings", settings),
@@ -368,6 +383,19 @@ async def _json(request: Request) -> Any:
         return msgspec.json.decode(await request.body())
     except msgspec.DecodeError:
         return None
+
+
+def _grant_expiries(copilot: Any, grants: list[str]) -> tuple[dict[str, int], int]:
+    """Each live grant's expiry and the time now, in ms of the operator's wall clock
+    (the page counts down the difference). The operator's state lists grants by name
+    only; their expiry is its settings' own record, read here (none: no countdown)."""
+    settings = getattr(copilot, "settings", None)
+    wall = getattr(settings, "_wall", time.time)
+    expiries = getattr(settings, "_grants", None)
+    now = int(float(wall()) * 1000)
+    if not isinstance(expiries, dict):
+        return {}, now
+    return {g: int(float(expiries[g]) * 1000) for g in grants if g in expiries}, now
 
 
 def _rss_mb() -> float | None:

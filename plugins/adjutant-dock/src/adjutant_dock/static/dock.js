@@ -29,7 +29,7 @@ sessionStorage.setItem("dock.thread", thread);
 const MODE_KEYS = { "off": "off", "listen-only": "listen", "propose-only": "propose",
   "execute-with-confirmation": "confirm", "execute-auto": "auto" };
 const dock = { state: null, run: null, lastSeq: {}, live: new Set(), question: null,
-  model: null, bubbles: {}, tools: {} };
+  model: null, bubbles: {}, tools: {}, previews: {} };
 window.dock = dock; // for tests and the curious
 
 // -- server calls ----------------------------------------------------------------------
@@ -131,7 +131,7 @@ function apply(env) {
     case "TOOL_CALL_START": toolStart(d.toolCallId, d.toolCallName); break;
     case "TOOL_CALL_ARGS": toolArgs(d.toolCallId, d.delta); break;
     case "TOOL_CALL_RESULT": toolResult(d.toolCallId, d.content); break;
-    case "ACTIVITY_SNAPSHOT": activity(d); break;
+    case "ACTIVITY_SNAPSHOT": activity(d, env.runId); break;
     case "STATE_SNAPSHOT": Object.assign(dock.state || (dock.state = {}), d.snapshot); renderState(); break;
     case "STATE_DELTA": patch(d.delta); break;
     case "CUSTOM": custom(d.name, d.value); break;
@@ -153,6 +153,7 @@ function patch(ops) {
     const key = op.path.replace(/^\//, "").split("/")[0];
     if (op.op === "replace" || op.op === "add") dock.state[key] = op.value;
     if (op.op === "remove") delete dock.state[key];
+    if (key === "grants") loadState().catch(() => {}); // their expiries come with the state
   }
   renderState();
 }
@@ -192,7 +193,75 @@ function toolStart(id, name) {
 function toolArgs(id, delta) { if (dock.tools[id]) dock.tools[id].args.append(delta); }
 function toolResult(id, content) {
   const t = dock.tools[id];
-  if (t) t.result.textContent = `→ ${content}`;
+  if (!t) return;
+  t.result.textContent = `→ ${content}`;
+  const widget = resultWidget(String(content || ""));
+  const preview = dock.previews[id];
+  if (widget) { // structure shown as such; the raw text one click away
+    const raw = el("details", { class: "raw" }, el("summary", { text: "Raw text" }));
+    t.result.before(widget, raw);
+    raw.append(t.result);
+  } else if (isDiff(preview)) { // a write: the change it made, as previewed and approved
+    t.result.after(el("details", { class: "applied", open: "" }, el("summary", { text: "Changes (the approved preview)" }), diffView(preview)));
+  }
+}
+
+// -- result widgets: a tool's text result, where it has structure, as a table or a diff.
+// Tool output is untrusted: every cell is set with textContent.
+
+function isDiff(text) {
+  return typeof text === "string" && /^@@ /m.test(text) && /^\+\+\+ /m.test(text);
+}
+
+const NUMERIC = /^-?\d+(\.\d+)?( ?(B|KiB|MiB|GiB))?%?$/;
+
+function table(headers, rows, caption, notes) {
+  const cell = (tag, text) => el(tag, NUMERIC.test(text) ? { class: "num", text } : { text });
+  const widget = el("div", { class: "result-widget" });
+  if (caption) widget.append(el("div", { class: "muted", text: caption }));
+  widget.append(el("div", { class: "table-scroll" }, el("table", { class: "result-table" },
+    el("thead", {}, el("tr", {}, ...headers.map((h) => cell("th", h)))),
+    el("tbody", {}, ...rows.map((r) => el("tr", {}, ...r.map((c) => cell("td", c))))))));
+  for (const n of notes) widget.append(el("div", { class: "muted", text: n }));
+  return widget;
+}
+
+// A header of upper-case column names, then rows of as many columns (the last takes the
+// rest of the line), then notes in brackets: proc.list's shape.
+function columnTable(lines) {
+  const headers = lines[0].trim().split(/\s+/);
+  if (headers.length < 2 || !headers.every((h) => /^[A-Z][A-Z0-9_%]*$/.test(h))) return null;
+  const rows = [];
+  const notes = [];
+  for (const line of lines.slice(1)) {
+    if (/^\s*[([]/.test(line)) { notes.push(line.trim()); continue; }
+    const parts = line.trim().split(/\s+/);
+    if (parts.length < headers.length) return null;
+    rows.push([...parts.slice(0, headers.length - 1), line.trim().split(/\s+/).slice(headers.length - 1).join(" ")]);
+  }
+  return rows.length ? table(headers, rows, "", notes) : null;
+}
+
+// "<dir>/: N entries", then "kind size date time name": fs.list's shape.
+const ENTRY = /^(file|dir|link|other)\s+((?:\d+(?:\.\d+)? (?:B|KiB|MiB|GiB))?)\s+(\d{4}-\d\d-\d\d \d\d:\d\d)\s+(.+)$/;
+function listingTable(lines) {
+  if (!/^.*: \d+ entr(y|ies)$/.test(lines[0])) return null;
+  const rows = [];
+  const notes = [];
+  for (const line of lines.slice(1)) {
+    const m = ENTRY.exec(line);
+    if (m) rows.push([m[1], m[2], m[3], m[4]]);
+    else if (/^\[/.test(line)) notes.push(line);
+    else return null;
+  }
+  return table(["Kind", "Size", "Modified", "Name"], rows, lines[0], notes);
+}
+
+function resultWidget(text) {
+  if (isDiff(text)) return el("div", { class: "result-widget" }, diffView(text));
+  const lines = text.replace(/\n+$/, "").split("\n");
+  if (lines.length < 2) return null;
+  return listingTable(lines) || columnTable(lines);
 }
 
 function stackItem(kind, text) {
@@ -201,8 +270,11 @@ function stackItem(kind, text) {
   list.append(el("li", { "data-kind": kind, text }));
 }
 
-function activity(d) {
-  if (d.activityType === "plan") renderPlan(d.content);
+function activity(d, runId) {
+  if (d.activityType === "plan") {
+    renderPlan(d.content);
+    (d.content.steps || []).forEach((step, i) => { dock.previews[`${runId}-step-${i}`] = step.preview; });
+  }
   else if (d.activityType === "context") {
     const c = d.content || {};
     stackItem("bulletin", `Context bulletin: cwd ${c.cwd || "?"}${c.git && c.git.branch ? `, git ${c.git.branch}` : ""}${(c.selected_files || []).length ? `, files ${c.selected_files.join(", ")}` : ""}${(c.recent_shell || []).length ? `, ${c.recent_shell.length} recent shell lines` : ""}`);
@@ -302,6 +374,7 @@ function showQuestion(interrupt, runId) {
   box.append(el("h3", { text: interrupt.message || "Approve?" }));
   if (meta.packet) {
     const p = meta.packet;
+    if (interrupt.toolCallId) dock.previews[interrupt.toolCallId] = p.preview; // what is granted
     box.append(el("div", { text: `Tool ${p.tool} · level ${p.level}` }),
       el("div", { class: "muted", text: p.intent || "" }));
     if (p.reasons && p.reasons.length) box.append(el("div", { text: `Why it asks: ${p.reasons.join("; ")}` }));
@@ -375,8 +448,49 @@ function renderState() {
   chip(s.sandbox ? "sandbox: on" : "sandbox: missing", !s.sandbox);
   if (s.memoryMb) chip(`memory: ${Math.round(s.memoryMb)} MB`);
   if (s.voice && s.voice.remote) chip(`speech in: ${s.voice.remote.engine} @ ${s.voice.remote.host} (asks each time)`, true);
-  for (const g of s.grants || []) chip(`grant: ${g}`, true);
+  renderGrants(chips, s);
   if (typeof renderVoice === "function") renderVoice(); // voice.js: the mic button follows the mode
+}
+
+// Each live grant as a chip with its time left (counted down here, from the expiry and
+// the server's clock in the state) and a button that revokes it at once.
+function renderGrants(chips, s) {
+  const expire = s.grantsExpire || {};
+  const offset = Date.now() - (s.serverNow || Date.now()); // this page's clock minus the server's
+  for (const g of s.grants || []) {
+    const left = el("span", { class: "grant-left" });
+    if (expire[g]) left.dataset.expires = String(expire[g] + offset);
+    chips.append(el("span", { class: "chip warn grant", "data-grant": g }, `grant: ${g} `, left,
+      el("button", { type: "button", class: "revoke", title: `Revoke the grant ${g} now`, "aria-label": `Revoke the grant ${g}`, text: "×", onclick: () => revokeGrant(g) })));
+  }
+  tickGrants();
+}
+
+function clock(seconds) {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const sec = String(seconds % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
+}
+
+function tickGrants() {
+  let expired = false;
+  for (const left of document.querySelectorAll("#chips .grant-left[data-expires]")) {
+    const ms = Number(left.dataset.expires) - Date.now();
+    if (ms <= 0) { expired = true; left.textContent = "· expired"; continue; }
+    left.textContent = `· ${clock(Math.ceil(ms / 1000))} left`;
+    left.parentElement.title = `Expires at ${new Date(Number(left.dataset.expires)).toLocaleTimeString()}`;
+  }
+  if (expired && !dock.reloadingGrants) { // the server drops it: show the state as it is now
+    dock.reloadingGrants = true;
+    setTimeout(() => loadState().catch(() => {}).finally(() => { dock.reloadingGrants = false; }), 1000);
+  }
+}
+setInterval(tickGrants, 1000);
+
+async function revokeGrant(grant) {
+  try { dock.state = await api("/api/grants/revoke", { grant }); renderState(); setStatus(`Grant revoked: ${grant}`); }
+  catch (err) { setStatus(`Grant not revoked: ${err.message}`); loadState().catch(() => {}); }
 }
 
 async function setMode(key) {
