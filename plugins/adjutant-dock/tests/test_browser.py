@@ -28,6 +28,10 @@ PROCS = ("    PID    PPID S     CPU_S   CPU%    RSS_MB  MEM% NAME\n"
          "   4242       1 S      1.25    0.3      25.1   0.4 python3 -m http.server\n"
          "   4243    4242 R      0.01    0.0       3.2   0.0 <img src=x onerror=window.pwned=1>\n"
          "(2 matching processes of uid 1000, 2 shown)\n")
+LISTING = ("docs/: 3 entries\n"
+           "file     12.5 KiB  2026-11-20 10:31  docs/guide.md\n"
+           "dir                2026-11-19 09:00  docs/img/\n"
+           "link               2026-11-19 09:01  docs/latest -> guide.md\n")
 WRITE = ("notes.write", {"path": "b.txt", "text": "hello\n"})
 
 
@@ -319,6 +323,16 @@ async def test_grants_count_down_and_revoke_results_show_as_tables_and_diffs(
     assert await page.evaluate("window.pwned") is None
     assert "2 matching processes" in await page.inner_text("#messages .msg.tool .result-widget")
     await page.wait_for_selector("#messages .msg.assistant:has-text('Done.')")
+    (dock.harness.workspace / "listing.txt").write_text(LISTING)  # fs.list's shape
+    dock.provider.queue(plan(("notes.read", {"path": "listing.txt"})))
+    await ask(page, "list docs")
+    listing = await page.wait_for_selector(
+        "#messages .msg.tool:has-text('listing.txt') table.result-table")
+    heads = [await h.inner_text() for h in await listing.query_selector_all("th")]
+    assert heads == ["Kind", "Size", "Modified", "Name"]
+    names = [await c.inner_text() for c in await listing.query_selector_all("td:last-child")]
+    assert names == ["docs/guide.md", "docs/img/", "docs/latest -> guide.md"]
+    await page.wait_for_selector("#messages .msg.assistant:nth-last-child(1):has-text('Done.')")
 
     dock.provider.queue(plan(WRITE))
     await ask(page, "write b.txt")
@@ -328,6 +342,8 @@ async def test_grants_count_down_and_revoke_results_show_as_tables_and_diffs(
     assert await applied.inner_text() == "+hello"
     await page.wait_for_selector("#messages .msg.assistant:has-text('Done.')")
     await page.screenshot(path=str(SHOTS / "dock-results-400.png"), full_page=True)
+    await page.keyboard.press("Alt+4")  # the MCP panel says what it needs
+    await page.wait_for_selector("#mcp-servers li:has-text('pip install adjutant-mcp')")
     await page.set_viewport_size({"width": 1100, "height": 900})
     await page.screenshot(path=str(SHOTS / "dock-results-1100.png"), full_page=True)
     assert page.errors == []

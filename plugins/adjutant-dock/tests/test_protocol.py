@@ -4,10 +4,11 @@ Last-Event-ID, restart-required, and approvals as AG-UI interrupts."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
-from dockkit import Dock, plan, read, resume_input, run_input, say
+from dockkit import Dock, plan, read, resume_input, run_input, say, start_dock
 
 pytestmark = pytest.mark.anyio
 
@@ -363,3 +364,29 @@ async def test_grants_carry_their_expiry_and_can_be_revoked(dock: Dock) -> None:
     assert dock.copilot.grants == []
     records = (await dock.client.get("/api/log?kind=revoke")).json()["records"]
     assert [r["grant"] for r in records] == ["write"]
+
+
+async def test_the_mcp_servers_are_listed_with_their_state(tmp_path: Path) -> None:
+    import json
+    import sys
+
+    mcp = pytest.importorskip("adjutant_mcp", reason="MCP servers are adjutant-mcp's")
+    async with start_dock() as plain:  # without the plugin: what to install
+        got = (await plain.client.get("/api/mcp")).json()
+        assert got["available"] is False and "pip install adjutant-mcp" in got["missing"]
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": {
+        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time",
+                                                     "--local-timezone", "UTC"]},
+        "broken": {"command": str(tmp_path / "no-such-server")}}}))
+    async with start_dock(plugins=(mcp,), home=home) as dock:
+        got = (await dock.client.get("/api/mcp")).json()
+    assert got["available"] is True, got
+    servers = {s["name"]: s for s in got["servers"]}
+    assert set(servers) == {"time", "broken"}
+    assert servers["time"]["tools"] >= 1 and servers["time"]["transport"] == "stdio"
+    assert servers["time"]["state"] != "error", servers["time"]
+    assert servers["broken"]["state"] == "error" and servers["broken"]["tools"] == 0
+    assert servers["broken"]["note"], servers["broken"]
+    assert servers["time"]["source"].endswith("mcp.json")

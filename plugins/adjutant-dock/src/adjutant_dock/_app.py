@@ -13,6 +13,8 @@
   ``POST /api/grants/revoke`` ``{grant}`` (the operator's ``revoke``, the user channel);
   ``GET /api/log``; ``GET /api/log/verify``; ``GET /api/settings``;
   ``POST /api/settings/check``; ``POST /api/preset``; ``GET /api/roles``;
+  ``GET /api/mcp`` (the MCP servers configured, read-only: state, tools, where
+  defined, as ``adjutant mcp list`` shows them);
   ``POST /api/bundle`` (a bug
   bundle, then ``GET /api/bundles/{name}``); ``GET /api/sessions``,
   ``GET /api/sessions/{threadId}`` (a stored session, to rehydrate),
@@ -25,6 +27,7 @@
 from __future__ import annotations
 
 import re
+import sys
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -303,6 +306,9 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
             return _error(404, "no such run in the history")
         return JSONResponse({"pinned": pinned})
 
+    async def mcp(request: Request) -> Response:
+        return JSONResponse(_mcp_servers(hub.kernel))
+
     async def roles(request: Request) -> Response:
         return JSONResponse({"workspace": copilot.cwd,
                              "roles": list_roles(Path(copilot.cwd))})
@@ -348,6 +354,7 @@ def build_app(hub: Hub, *, ping_s: float = 15.0) -> Starlette:
         Route("/api/settings/check", check_settings, methods=["POST"]),
         Route("/api/preset", preset, methods=["POST"]),
         Route("/api/roles", roles),
+        Route("/api/mcp", mcp),
         Route("/api/bundle", bundle, methods=["POST"]),
         Route("/api/bundles/{name}", bundle_file),
         Route("/api/sessions", sessions),
@@ -383,6 +390,32 @@ async def _json(request: Request) -> Any:
         return msgspec.json.decode(await request.body())
     except msgspec.DecodeError:
         return None
+
+
+def _mcp_servers(kernel: Any) -> dict[str, Any]:
+    """The MCP servers the profile's configuration names, as ``adjutant mcp list``
+    shows them (read from adjutant-mcp's running bridge; nothing is started here)."""
+    module = sys.modules.get("adjutant_mcp")  # loaded as a plugin: imported already
+    if module is None or not kernel.pm.is_registered(module):
+        return {"available": False, "servers": [], "problems": [],
+                "missing": "MCP servers need the adjutant-mcp plugin: pip install "
+                           "adjutant-mcp (then restart the dock)"}
+    try:
+        bridge = module.bridge_of(kernel)
+    except RuntimeError as exc:
+        return {"available": False, "servers": [], "problems": [], "missing": str(exc)}
+    rows = []
+    for name, spec in sorted(bridge.servers.items()):
+        connection = bridge.connections.get(name)
+        rows.append({"name": name,
+                     "state": connection.state if connection and spec.enabled else "off",
+                     "transport": spec.transport, "target": spec.target,
+                     "tools": len(bridge.tools_of(name)), "source": spec.source,
+                     "note": spec.error or spec.note or (connection.reason if connection
+                                                         else ""),
+                     "skipped": bridge.skipped.get(name, {})})
+    return {"available": True, "servers": rows, "problems": list(bridge.problems),
+            "missing": None}
 
 
 def _grant_expiries(copilot: Any, grants: list[str]) -> tuple[dict[str, int], int]:

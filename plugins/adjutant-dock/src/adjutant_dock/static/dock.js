@@ -586,6 +586,26 @@ async function loadSettings() {
   if (!data.profiles.length) list.append(el("li", { class: "muted", text: "No saved profiles: the built-in default is in use." }));
 }
 
+// The MCP servers the configuration names (adjutant-mcp's bridge): read-only.
+async function loadMcp() {
+  const list = $("#mcp-servers");
+  let data;
+  try { data = await api("/api/mcp"); } catch (err) { list.replaceChildren(el("li", { class: "bad", text: err.message })); return; }
+  list.replaceChildren();
+  if (!data.available) { list.append(el("li", { class: "muted", text: data.missing })); return; }
+  const said = { running: "connected", stopped: "not connected now (connects on use)", starting: "connecting…", error: "cannot connect", off: "disabled" };
+  for (const s of data.servers) {
+    const item = el("li", { "data-server": s.name, "data-state": s.state },
+      el("strong", { text: s.name }), el("span", { class: "mcp-state", text: ` ${said[s.state] || s.state}` }),
+      el("span", { class: "muted", text: ` · ${s.transport} ${s.target} · ${s.tools} tool${s.tools === 1 ? "" : "s"} · ${s.source}` }));
+    if (s.note) item.append(el("div", { class: "muted", text: s.note }));
+    for (const [tool, why] of Object.entries(s.skipped || {})) item.append(el("div", { class: "muted", text: `tool ${tool} not mounted: ${why}` }));
+    list.append(item);
+  }
+  for (const p of data.problems) list.append(el("li", { class: "bad", text: `problem: ${p}` }));
+  if (!list.children.length) list.append(el("li", { class: "muted", text: "No MCP servers configured: `adjutant mcp add NAME -- COMMAND ARGS...` adds one." }));
+}
+
 async function usePreset(name) {
   try { dock.state = await api("/api/preset", { name }); renderState(); setStatus(`Preset: ${name}`); }
   catch (err) { setStatus(err.message); }
@@ -688,7 +708,7 @@ function showTab(name) {
   for (const b of document.querySelectorAll(".tabs button")) b.setAttribute("aria-selected", String(b.dataset.tab === name));
   for (const s of document.querySelectorAll("main > section")) s.hidden = s.id !== `tab-${name}`;
   if (name === "log") refreshLog();
-  if (name === "settings") loadSettings().catch((err) => setStatus(err.message));
+  if (name === "settings") { loadSettings().catch((err) => setStatus(err.message)); loadMcp(); }
   if (name === "history") loadSessions().catch((err) => setStatus(err.message));
 }
 
