@@ -366,3 +366,26 @@ def test_hooks_go_through_pluggys_hook_call_monitoring() -> None:
     undo()
     assert calls[:2] == ["pre_tool_use", "confirmation_details"]
     assert "register_tools" in calls[2:]
+
+
+def test_an_implementation_called_with_keywords_only_is_observed() -> None:
+    """A plugin may call another plugin's implementation itself, by keyword (adjutant-stt
+    collects speech recognizers so); with an observer attached (the Harness always
+    attaches one) the call must still happen, and be seen with its arguments."""
+    from adjutant_hookspecs import hookimpl
+
+    class Registers:
+        @hookimpl
+        def register_speech_recognizers(self, register: Any) -> None:
+            register("a recognizer")
+
+    kernel = new_kernel(Registers())
+    seen: list[Any] = []
+    kernel.observe_hooks(seen.append)
+    [impl] = [i for i in kernel.pm.hook.register_speech_recognizers.get_hookimpls()
+              if isinstance(i.plugin, Registers)]
+    got: list[Any] = []
+    impl.function(register=got.append)
+    assert got == ["a recognizer"]
+    assert seen[-1].hook == "register_speech_recognizers"
+    assert seen[-1].kwargs == {"register": got.append}

@@ -145,7 +145,7 @@ def guard(impl: pluggy.HookImpl, hook: str,
             except Exception as exc:
                 return coerce(plugin, None, exc)
             return coerce(plugin, result, None)
-        call = HookCall(hook, plugin, {**dict(zip(argnames, args, strict=True)), **kwargs})
+        call = HookCall(hook, plugin, {**dict(zip(argnames, args, strict=False)), **kwargs})
         try:
             call.result = function(*args, **kwargs)
         except BaseException as exc:

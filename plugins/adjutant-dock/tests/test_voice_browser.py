@@ -209,8 +209,6 @@ async def test_a_remote_engine_asks_first_no_sends_nothing_yes_sends(
         monkeypatch.setenv("OPENROUTER_API_KEY", KEY)
         monkeypatch.setenv("ADJUTANT_OPENROUTER_URL", server.url)
         async with start_dock(plugins=(stt, openrouter), profile=remote_profile()) as dock:
-            # see test_voice_consent.remote_dock: the hook recorder breaks keyword calls
-            dock.harness.kernel._observers.remove(dock.harness.hooks)
             host = server.url.removeprefix("http://").split("/")[0]
             dock.provider.queue(say("Heard you."))
             for width in (400, 1100):

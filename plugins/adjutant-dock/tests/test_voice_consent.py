@@ -75,11 +75,6 @@ async def remote_dock(server: Any) -> AsyncIterator[Dock]:
 
     async with start_dock(plugins=(adjutant_stt, adjutant_openrouter),
                           profile=remote_profile()) as running:
-        # the harness's hook recorder breaks a hook called with keywords only (core's
-        # `_hooks.guard` zips the names with no positional arguments, strict), which is
-        # how adjutant-stt asks for recognizers: without observers it is called plainly
-        kernel = running.harness.kernel
-        kernel._observers.remove(running.harness.hooks)
         yield running
 
 

@@ -284,8 +284,10 @@ def voice_routes(hub: Any, *, ping_s: float, now_ms: Callable[[], int]) -> list[
                 # consent: False unless the page asked and the user said yes to this
                 # very destination; never asked on the server's terminal behind the
                 # browser's back; the local Whisper needs none
+                # whole: the button was released, so the recording is finished: heard
+                # entire and at once, not paced and cut at a pause like a microphone
                 spoken = await adjutant_stt.hear(kernel, hub.copilot, audio=str(path),
-                                                 edit=False, consent=consent)
+                                                 edit=False, consent=consent, whole=True)
             finally:
                 shutil.rmtree(path.parent, ignore_errors=True)
         return JSONResponse({"status": spoken.status, "text": spoken.text,
