@@ -72,7 +72,10 @@ async def test_grants_are_time_boxed_user_only_and_widen_the_cage() -> None:
         assert not await copilot.grant("cage:/tmp/elsewhere", seconds=60, channel="model")
         assert await copilot.grant("cage:/tmp/elsewhere", seconds=60, channel="user")
         assert "/tmp/elsewhere" in copilot._ctx("r").cages
-        now[0] += 61
+        now[0] += 20
+        assert copilot.settings.grants_left() == {"cage:/tmp/elsewhere": 40.0}
+        now[0] += 41
+        assert copilot.settings.grants_left() == {}
         assert copilot.grants == [] and "/tmp/elsewhere" not in copilot._ctx("r").cages
         with pytest.raises(ValueError, match="invalid grant"):
             await copilot.grant("sudo", seconds=5, channel="user")

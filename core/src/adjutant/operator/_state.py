@@ -153,6 +153,11 @@ class OperatorState:
         now = self._wall()
         return sorted(g for g, expiry in self._grants.items() if expiry > now)
 
+    def grants_left(self) -> dict[str, float]:
+        """Seconds left of each grant still in force (a frontend's countdown)."""
+        now = self._wall()
+        return {g: expiry - now for g, expiry in sorted(self._grants.items()) if expiry > now}
+
     async def grant(self, grant: str, *, seconds: float, channel: str) -> bool:
         if channel != "user":
             await self.log.record("grant_ignored", grant=grant, channel=channel)

@@ -419,16 +419,13 @@ def _mcp_servers(kernel: Any) -> dict[str, Any]:
 
 
 def _grant_expiries(copilot: Any, grants: list[str]) -> tuple[dict[str, int], int]:
-    """Each live grant's expiry and the time now, in ms of the operator's wall clock
-    (the page counts down the difference). The operator's state lists grants by name
-    only; their expiry is its settings' own record, read here (none: no countdown)."""
-    settings = getattr(copilot, "settings", None)
-    wall = getattr(settings, "_wall", time.time)
-    expiries = getattr(settings, "_grants", None)
-    now = int(float(wall()) * 1000)
-    if not isinstance(expiries, dict):
+    """Each live grant's expiry and the time now, in ms (the page counts down the
+    difference), from the operator's ``grants_left`` (none: no countdown)."""
+    now = int(time.time() * 1000)
+    left = getattr(getattr(copilot, "settings", None), "grants_left", None)
+    if not callable(left):
         return {}, now
-    return {g: int(float(expiries[g]) * 1000) for g in grants if g in expiries}, now
+    return {g: now + int(s * 1000) for g, s in left().items() if g in grants}, now
 
 
 def _rss_mb() -> float | None:
