@@ -95,7 +95,9 @@ async def test_zip(ctx: ToolContext) -> None:
     preview = await run(CompressZip(), ctx, dry=True, paths=["src", "notes.txt"], output="a.zip")
     assert preview.dry_run_diff == ("create a.zip with 2 file(s):\n  src/app.py\n  notes.txt\n"
                                     "  skipped link: src/link\n"
-                                    "  withheld (protected): src/.env: .env is protected\n")
+                                    "  withheld (protected): src/.env: src/.env matches "
+                                    "**/.env, protected as an environment file (it usually "
+                                    "holds API keys)\n")
     assert (await run(CompressZip(), ctx, paths=["src", "notes.txt"], output="a.zip")).status \
         == "ok"
     with zipfile.ZipFile(io.BytesIO((cage(ctx) / "a.zip").read_bytes())) as archive:

@@ -9,6 +9,8 @@ apply the same rules through `Shield`:
 - ``Shield.read_refusal(path)`` before a byte of a file it found is read or returned
   (protected names and patterns, hard links to protected files);
 - ``Shield.write_refusal(path)`` for every path a structured argument names;
+- `cage_refusal` (`CAGE_RULES`) for every path an in-process file tool resolves
+  below a cage (adjutant-files): names refused there at any depth, reads and writes;
 - `sandbox_layout` (in `adjutant.sandbox`) hides the secrets and binds the
   protected files read-only inside a sandbox's writable cages.
 
@@ -25,10 +27,36 @@ from typing import Any
 
 from ._globs import Glob
 from ._inodes import ProtectedFile, protected_inodes
-from ._rules import DEFAULT_RULES, Protection, Rule, RuleSpec, allowed_globs, protection
+from ._rules import (
+    CAGE_RULES,
+    DEFAULT_RULES,
+    Protection,
+    Rule,
+    RuleSpec,
+    allowed_globs,
+    cage_protection,
+    protection,
+)
 
-__all__ = ["DEFAULT_RULES", "Glob", "ProtectedFile", "Protection", "Rule", "RuleSpec", "Shield",
-           "allowed_globs", "home_bases", "protected_inodes", "protection"]
+__all__ = ["CAGE_RULES", "DEFAULT_RULES", "Glob", "ProtectedFile", "Protection", "Rule",
+           "RuleSpec", "Shield", "allowed_globs", "cage_refusal", "home_bases",
+           "protected_inodes", "protection"]
+
+
+def cage_refusal(parts: Sequence[str]) -> str | None:
+    """Why the path ``parts`` (its components below a cage root) is refused to an
+    in-process file tool, for reading and writing alike (`CAGE_RULES`), or None.
+
+    Purely lexical, so a path that does not exist yet is judged too; compared
+    case-insensitively (each component case-folded, then matched ignoring case).
+    """
+    if not parts:
+        return None
+    relative = "/".join(parts)
+    if hit := cage_protection().match(("/" + relative.casefold(),), write=True):
+        rule, _ = hit
+        return f"{relative} matches {rule.source}, protected as {rule.label}"
+    return None
 
 
 def home_bases(paths: Iterable[object]) -> tuple[str, ...]:

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 from ._globs import FLAGS, Glob
 
-__all__ = ["DEFAULT_RULES", "Protection", "Rule", "RuleSpec", "allowed_globs", "protection"]
+__all__ = ["CAGE_RULES", "DEFAULT_RULES", "Protection", "Rule", "RuleSpec", "allowed_globs",
+           "cage_protection", "protection"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +193,69 @@ DEFAULT_RULES: tuple[RuleSpec, ...] = (
 )
 
 
+#: Refused below a cage by the tools that enforce the cage in-process (``fs.read``,
+#: ``fs.write``, ``editor.patch``, ``compress.zip``... of adjutant-files), for reads
+#: and writes alike and whether the file exists or not: what a project, or a home
+#: copied into one, holds at *any depth* that runs code or holds a credential.
+#: Matched on the path relative to the cage (`adjutant.protection.cage_refusal`), so
+#: a cage at ``/w/proj`` judges ``/w/proj/a/.bashrc`` as ``/a/.bashrc``. Stricter than
+#: `DEFAULT_RULES` on purpose (no ``.env.example`` exemption, reads refused too): these
+#: tools hand what they read to the model, and none of these names is a project file.
+CAGE_RULES: tuple[RuleSpec, ...] = (
+    RuleSpec("Adjutant's own files", ("**/.adjutant/**", "**/.adjutant-*.tmp"), reads=True),
+    RuleSpec(
+        "credentials",
+        (
+            "**/.ssh/**",
+            "**/.gnupg/**",
+            "**/.aws/**",
+            "**/.netrc",
+            "**/.git-credentials",
+            "**/.npmrc",
+            "**/.pypirc",
+        ),
+        reads=True,
+    ),
+    RuleSpec("an environment file (it usually holds API keys)", ("**/.env", "**/.env.*"),
+             reads=True),
+    RuleSpec(
+        "git's configuration and hooks (they run code)",
+        ("**/.git/config/**", "**/.git/hooks/**", "**/.gitconfig"),
+        reads=True,
+    ),
+    RuleSpec(
+        "MCP or editor configuration (it starts programs)",
+        (
+            "**/.mcp.json",
+            "**/.cursor/mcp.json",
+            "**/.vscode/mcp.json",
+            "**/.claude/settings.json",
+            "**/.claude/settings.local.json",
+        ),
+        reads=True,
+    ),
+    RuleSpec(
+        "a shell start-up file (it runs code at login)",
+        (
+            "**/.bashrc",
+            "**/.bash_profile",
+            "**/.bash_login",
+            "**/.profile",
+            "**/.zshrc",
+            "**/.zshenv",
+            "**/.zprofile",
+            "**/.zlogin",
+            "**/.cshrc",
+            "**/.tcshrc",
+            "**/.kshrc",
+            "**/.inputrc",
+            "**/config.fish",
+        ),
+        reads=True,
+    ),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
     """One compiled pattern and the rule it belongs to."""
@@ -303,3 +367,11 @@ def allowed_globs(
         else:
             globs.extend(Glob(p) for p in _expand(pattern, homes, ()))
     return tuple(globs)
+
+
+@functools.lru_cache(maxsize=1)
+def cage_protection() -> Protection:
+    """`CAGE_RULES`, compiled: matched against ``"/" + path relative to the cage``."""
+    return Protection([Rule(Glob(expanded), spec.label, spec.reads, pattern)
+                       for spec in CAGE_RULES for pattern in spec.patterns
+                       for expanded in _expand(pattern, (), ())])

@@ -9,7 +9,8 @@ descriptor of the cage root, one component at a time, never following a symlink.
 - Writes go to a temporary file in the same directory, then ``os.replace`` with
   directory fds: atomic, nothing partial left behind, and a symlink swapped in at the
   target name is replaced as an entry, never followed.
-- Protected names are refused inside the cage too, whether they exist or not.
+- Protected names are refused inside the cage too, whether they exist or not: the
+  rules are core's (`adjutant.protection.CAGE_RULES`, through `cage_refusal`).
 """
 
 from __future__ import annotations
@@ -22,39 +23,23 @@ import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from adjutant.protection import CAGE_RULES, cage_refusal
+
 from ._common import MAX_PATH_CHARS, Refused
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
-#: Protected in every mode, inside the cage too (compared case-insensitively).
-PROTECTED_NAMES = frozenset({
-    ".mcp.json", ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc",
-    ".zshenv", ".zprofile", ".zlogin", ".cshrc", ".tcshrc", ".kshrc", ".inputrc",
-    ".npmrc", ".pypirc", ".netrc", ".gitconfig", ".git-credentials", "config.fish",
-})
-PROTECTED_DIRS = frozenset({".adjutant", ".ssh", ".gnupg", ".aws"})
-#: MCP and editor configs that start tools, under these directories.
-PROTECTED_PAIRS = frozenset({(".cursor", "mcp.json"), (".vscode", "mcp.json"),
-                             (".claude", "settings.json"), (".claude", "settings.local.json")})
+#: The names protected below a cage in every mode (``.bashrc``, ``.mcp.json``...), for
+#: code that lists them: a view of `adjutant.protection.CAGE_RULES`, the one list.
+PROTECTED_NAMES = frozenset(
+    name for spec in CAGE_RULES for pattern in spec.patterns
+    if "/" not in (name := pattern.removeprefix("**/")) and "*" not in name)
 
 
 def protected_reason(parts: Sequence[str]) -> str | None:
-    lowered = [p.casefold() for p in parts]
-    for i, name in enumerate(lowered):
-        if name in PROTECTED_DIRS:
-            return f"{name}/ is protected"
-        if name == ".git" and i + 1 < len(lowered) and lowered[i + 1] in ("config", "hooks"):
-            return f".git/{lowered[i + 1]} is protected"
-    if not lowered:
-        return None
-    last = lowered[-1]
-    if last in PROTECTED_NAMES or last == ".env" or last.startswith(".env."):
-        return f"{last} is protected"
-    if len(lowered) >= 2 and (lowered[-2], last) in PROTECTED_PAIRS:
-        return f"{lowered[-2]}/{last} is protected"
-    if last.startswith(".adjutant-") and last.endswith(".tmp"):
-        return "the file tools' temporary files are protected"
-    return None
+    """Why the path ``parts`` (below a cage root) is protected, for reads and writes,
+    or None: `adjutant.protection.cage_refusal`."""
+    return cage_refusal(parts)
 
 
 def _components(path: str) -> list[str]:
