@@ -143,7 +143,7 @@ def _destination(kernel: Any) -> tuple[Any, str | None] | None:
     if not _loaded(kernel, "stt.heard"):
         return None
     from adjutant_stt import SttError
-    from adjutant_stt._engines import pick
+    from adjutant_stt import pick_recognizer as pick
 
     try:
         recognizer = pick(kernel)
@@ -163,7 +163,7 @@ def remote_engine(kernel: Any) -> dict[str, Any] | None:
     found = _destination(kernel)
     if found is None or not found[0].remote:
         return None
-    from adjutant_stt._consent import question
+    from adjutant_stt import consent_question as question
 
     recognizer, model = found
     where = [recognizer.name, recognizer.destination, model or ""]
@@ -308,8 +308,8 @@ def voice_routes(hub: Any, *, ping_s: float, now_ms: Callable[[], int]) -> list[
         remote = remote_engine(kernel)
         if remote is None or body["digest"] != remote["digest"]:
             return changed(remote)
-        from adjutant_stt._consent import NotSent
-        from adjutant_stt._consent import consent as stt_consent
+        from adjutant_stt import NotSent
+        from adjutant_stt import ask_consent as stt_consent
 
         found = _destination(kernel)
         assert found is not None

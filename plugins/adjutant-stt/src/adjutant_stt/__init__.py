@@ -21,23 +21,35 @@ from ._errors import HeardNothing, NoInputDevice, SttError
 __all__ = [
     "HeardNothing",
     "NoInputDevice",
+    "NotSent",
     "Spoken",
     "SttError",
     "Transcript",
+    "ask_consent",
+    "consent_question",
     "hear",
+    "pick_recognizer",
     "transcribe",
 ]
 
-#: Public names loaded on first use, so importing the plugin stays cheap.
-_LAZY = {"hear": "._listen", "Spoken": "._listen", "transcribe": "._transcribe",
-         "Transcript": "._transcribe"}
+#: Public names loaded on first use, so importing the plugin stays cheap. For other
+#: frontends (the dock): which recognizer the profile picks (`pick_recognizer`), the
+#: consent line for it (`consent_question`), and the consent path that logs a decision
+#: (`ask_consent`, raising `NotSent` on a no).
+_LAZY = {"hear": ("._listen", "hear"), "Spoken": ("._listen", "Spoken"),
+         "transcribe": ("._transcribe", "transcribe"),
+         "Transcript": ("._transcribe", "Transcript"),
+         "pick_recognizer": ("._engines", "pick"),
+         "consent_question": ("._consent", "question"),
+         "ask_consent": ("._consent", "consent"), "NotSent": ("._consent", "NotSent")}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+        module, attribute = _LAZY[name]
+        return getattr(importlib.import_module(module, __name__), attribute)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
