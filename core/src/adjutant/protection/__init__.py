@@ -11,6 +11,9 @@ apply the same rules through `Shield`:
 - ``Shield.write_refusal(path)`` for every path a structured argument names;
 - `cage_refusal` (`CAGE_RULES`) for every path an in-process file tool resolves
   below a cage (adjutant-files): names refused there at any depth, reads and writes;
+- `confined_repository` and `audit_git_config` before git is trusted with a
+  repository (the git tools, the context bulletin): git only prints where the
+  repository lies and which configuration it reads; outside the cages, refused;
 - `sandbox_layout` (in `adjutant.sandbox`) hides the secrets and binds the
   protected files read-only inside a sandbox's writable cages.
 
@@ -27,6 +30,17 @@ from typing import Any
 
 from ._globs import Glob
 from ._inodes import ProtectedFile, protected_inodes
+from ._repo import (
+    GIT_CONFIG_LISTING,
+    GIT_ENV,
+    GIT_OVERRIDES,
+    GIT_WHERE,
+    GitRefusal,
+    audit_git_config,
+    confined_repository,
+    git_location,
+    inside,
+)
 from ._rules import (
     CAGE_RULES,
     DEFAULT_RULES,
@@ -38,9 +52,10 @@ from ._rules import (
     protection,
 )
 
-__all__ = ["CAGE_RULES", "DEFAULT_RULES", "Glob", "ProtectedFile", "Protection", "Rule",
-           "RuleSpec", "Shield", "allowed_globs", "cage_refusal", "home_bases",
-           "protected_inodes", "protection"]
+__all__ = ["CAGE_RULES", "DEFAULT_RULES", "GIT_CONFIG_LISTING", "GIT_ENV", "GIT_OVERRIDES",
+           "GIT_WHERE", "GitRefusal", "Glob", "ProtectedFile", "Protection", "Rule", "RuleSpec",
+           "Shield", "allowed_globs", "audit_git_config", "cage_refusal", "confined_repository",
+           "git_location", "home_bases", "inside", "protected_inodes", "protection"]
 
 
 def cage_refusal(parts: Sequence[str]) -> str | None:

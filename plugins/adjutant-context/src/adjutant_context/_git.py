@@ -5,6 +5,17 @@ git reads the repository's own configuration, which could name programs to run
 (read-only root, no network, clean environment), with no system or global
 configuration and every run-a-program key we can override overridden. Without
 bubblewrap the provider contributes nothing.
+
+Nor does it follow a repository out of itself: the bulletin is gathered before any
+question, so git first only prints where the repository is and which configuration
+files it reads, and the provider applies the git tools' own checks
+(`adjutant.protection.confined_repository` and `audit_git_config`) with the directory
+holding the ``.git`` that ``cwd`` belongs to as the cage. A work tree
+(``core.worktree``), git directory (a ``.git`` file), ``commondir``, alternates or
+included configuration file outside it, or a key that makes git run a program
+(a filter), and the bulletin has no ``git`` at all. Linked worktrees and submodules
+(their git directory lies in another repository) get none either. The runs that
+follow are pinned with ``--git-dir`` and ``--work-tree`` to what was checked.
 """
 
 from __future__ import annotations
@@ -20,20 +31,15 @@ __all__ = ["MAX_CHANGED", "GitProvider", "parse_status"]
 
 #: At most this many changed paths in the bulletin.
 MAX_CHANGED = 50
-OVERRIDES = (
-    "core.fsmonitor=false", "core.hooksPath=/dev/null", "core.pager=cat", "core.editor=false",
-    "core.askPass=", "core.sshCommand=false", "credential.helper=", "core.untrackedCache=false",
-    "color.ui=false", "core.quotePath=false", "protocol.allow=never", "diff.external=",
-)
-ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_OPTIONAL_LOCKS": "0",
-       "GIT_ATTR_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "GIT_NO_REPLACE_OBJECTS": "1"}
 _OID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 
 
 def argv(args: Sequence[str]) -> list[str]:
+    from adjutant.protection import GIT_OVERRIDES
+
     line = ["git", "--no-pager"]
-    for override in OVERRIDES:
-        line += ["-c", override]
+    for key, value in GIT_OVERRIDES:
+        line += ["-c", f"{key}={value}"]
     return line + list(args)
 
 
@@ -78,22 +84,43 @@ class GitProvider(Source):
 
     async def _git(self, args: Sequence[str], cwd: str, readable: Sequence[str]) -> Any:
         from adjutant import sandbox
+        from adjutant.protection import GIT_ENV
 
         return await sandbox.run(argv(args), cwd=cwd, timeout=self.timeout, readable=readable,
-                                 unchecked_env=ENV, max_output=256 * 1024)
+                                 unchecked_env=GIT_ENV, max_output=256 * 1024)
 
     async def collect(self, cwd: str) -> Mapping[str, Any]:
         from adjutant import sandbox
+        from adjutant.protection import (
+            GIT_CONFIG_LISTING,
+            GIT_WHERE,
+            GitRefusal,
+            audit_git_config,
+            confined_repository,
+            git_location,
+        )
 
-        dirs = sandbox.repository_dirs(cwd)
-        if not dirs or sandbox.available() is not None:
+        found = sandbox.repository_dirs(cwd)
+        if not found or sandbox.available() is not None:
             return {}  # never run git on a repository unsandboxed
-        status = await self._git(["status", "--porcelain=v1", "--branch"], cwd, dirs)
+        cage = found[:1]  # the directory holding the `.git` cwd belongs to
+        where = await self._git(GIT_WHERE, cwd, found)
+        if where.returncode != 0:
+            return {}
+        try:
+            top, git_dir, common = confined_repository(cwd, where.stdout.splitlines(), cage)
+            pin = git_location(git_dir, top)
+            dirs = list(dict.fromkeys((top, git_dir, common)))
+            listing = await self._git([*pin, *GIT_CONFIG_LISTING], cwd, dirs)
+            if listing.returncode != 0:
+                return {}
+            audit_git_config(listing.stdout, cwd, cage)
+        except GitRefusal:
+            return {}  # git would read outside the repository, or run a program
+        status = await self._git([*pin, "status", "--porcelain=v1", "--branch"], cwd, dirs)
         if status.returncode != 0:
             return {}
         parsed = parse_status(status.stdout)
-        where = await self._git(["rev-parse", "--show-toplevel", "HEAD"], cwd, dirs)
-        lines = where.stdout.splitlines()
-        root = lines[0] if lines and lines[0].startswith("/") else dirs[0]
-        head = lines[1] if len(lines) > 1 and _OID.match(lines[1]) else None
-        return {"git": {"root": root, "head": head, **parsed}}
+        head = (await self._git([*pin, "rev-parse", "-q", "--verify", "HEAD^{commit}"], cwd,
+                                dirs)).stdout.strip()
+        return {"git": {"root": top, "head": head if _OID.match(head) else None, **parsed}}

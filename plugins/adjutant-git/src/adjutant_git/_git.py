@@ -20,12 +20,13 @@ reads (``include.path`` can name any file), and refuses the repository when any 
 them lies outside ``ToolContext.cages`` (``core.worktree = $HOME`` with an index
 naming ``.ssh/id_rsa`` would otherwise put the key in a diff). Every later git runs
 with ``--git-dir`` and ``--work-tree`` set to what was checked, so nothing in the
-repository can move them again.
+repository can move them again. The checks and the overrides are core's
+(`adjutant.protection`: `confined_repository`, `audit_git_config`, `GIT_OVERRIDES`),
+shared with the context bulletin's git.
 """
 
 from __future__ import annotations
 
-import codecs
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -38,31 +39,10 @@ __all__ = ["EMPTY_TREE", "ZERO", "GitRefusal", "Repo", "git", "identity", "open_
 ZERO = "0" * 40
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
-#: Keys whose programs git could run, overridden on every command line.
-OVERRIDES: tuple[tuple[str, str], ...] = (
-    ("core.fsmonitor", "false"), ("core.hooksPath", "/dev/null"), ("core.pager", "cat"),
-    ("core.editor", "false"), ("sequence.editor", "false"), ("core.askPass", ""),
-    ("core.sshCommand", "false"), ("credential.helper", ""), ("gpg.program", "false"),
-    ("commit.gpgSign", "false"), ("tag.gpgSign", "false"), ("protocol.allow", "never"),
-    ("core.untrackedCache", "false"), ("color.ui", "false"), ("core.quotePath", "false"),
-    ("advice.detachedHead", "false"), ("diff.renames", "false"),
-)
-_OVERRIDDEN = {key.lower() for key, _ in OVERRIDES}
-#: The last part of a configuration key that names a program to run.
-_RUNS = re.compile(r"(^|\.)(fsmonitor|hookspath|pager|editor|external|textconv|command|cmd|"
-                   r"program|helper|driver|clean|smudge|process|sshcommand|askpass|gitproxy|"
-                   r"proxy|packobjectshook|alternaterefscommand|uploadpack|receivepack|vcs|"
-                   r"browser)$")
-#: Run-a-program keys made harmless another way: the diff commands pass
-#: ``--no-ext-diff --no-textconv``; ``pager.<cmd>`` is moot under ``--no-pager``.
-_MOOT = re.compile(r"^(diff\.external|diff\..+\.(textconv|command)|pager\..+|gpg\..+\.program|"
-                   r"credential\..+\.helper|remote\..+\.(uploadpack|receivepack|vcs|proxy)|"
-                   r"http\.(.+\.)?proxy)$")
-#: Only our own settings: no system config, no user config, no prompts, no locks on
-#: reads, no replacement objects (which could make a preview lie about content).
-BASE_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null",
-            "GIT_ATTR_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0",
-            "GIT_NO_REPLACE_OBJECTS": "1", "GIT_PROTOCOL_FROM_USER": "0"}
+#: This plugin's settings after core's `adjutant.protection.GIT_OVERRIDES` (the keys
+#: that would run a program): exact previews (no rename detection), quiet switches.
+OVERRIDES: tuple[tuple[str, str], ...] = (("advice.detachedHead", "false"),
+                                          ("diff.renames", "false"))
 
 
 class GitRefusal(Exception):
@@ -76,8 +56,10 @@ class GitRefusal(Exception):
 def argv(args: Sequence[str], repo: Repo | None = None) -> list[str]:
     """The full git command line for ``args``: every override first, then (once the
     repository is checked) its git directory and work tree, explicitly."""
+    from adjutant.protection import GIT_OVERRIDES
+
     line = ["git", "--no-pager", "--literal-pathspecs"]
-    for key, value in OVERRIDES:
+    for key, value in (*GIT_OVERRIDES, *OVERRIDES):
         line += ["-c", f"{key}={value}"]
     if repo is not None:
         line += repo.location()
@@ -94,6 +76,7 @@ async def git(args: Sequence[str], *, cwd: str, writable: Sequence[str] = (),
     With ``repo`` (checked by `open_repo`), git is pinned to its directories and the
     sandbox hides what the call's shield (``repo.shield`` unless given) protects."""
     from adjutant import sandbox
+    from adjutant.protection import GIT_ENV
 
     if (why := sandbox.available()) is not None:
         raise GitRefusal("sandbox-required", f"the OS sandbox is unavailable ({why}); git "
@@ -101,7 +84,7 @@ async def git(args: Sequence[str], *, cwd: str, writable: Sequence[str] = (),
     readable = repo.dirs() if repo is not None else sandbox.repository_dirs(cwd)
     result = await sandbox.run(argv(args, repo), cwd=cwd, writable=writable, timeout=timeout,
                                readable=readable,
-                               unchecked_env={**BASE_ENV, **(env or {})}, stdin=stdin,
+                               unchecked_env={**GIT_ENV, **(env or {})}, stdin=stdin,
                                max_output=max_output,
                                shield=shield if shield is not None or repo is None else repo.shield)
     judge = shield if shield is not None else repo.shield if repo is not None else None
@@ -156,6 +139,8 @@ class Repo:
 
     def writable(self, cages: Sequence[str], *, worktree: bool = False) -> list[str]:
         """The directories a write may touch, each inside a cage, else a refusal."""
+        from adjutant.protection import inside
+
         needed = [self.common_dir, self.git_dir] + ([self.top] if worktree else [])
         for path in needed:
             if not inside(path, cages):
@@ -165,38 +150,30 @@ class Repo:
 
     def location(self) -> list[str]:
         """The global options that pin git to the checked directories."""
-        return [f"--git-dir={self.git_dir}", f"--work-tree={self.top}"]
+        from adjutant.protection import git_location
+
+        return git_location(self.git_dir, self.top)
 
     def dirs(self) -> list[str]:
         return list(dict.fromkeys((self.top, self.git_dir, self.common_dir)))
 
 
-def inside(path: str, cages: Sequence[str]) -> bool:
-    """``path`` (resolved) is a cage or below one (each cage resolved too)."""
-    real = os.path.realpath(path)
-    for cage in cages:
-        root = os.path.realpath(cage)
-        if real == root or real.startswith(root.rstrip("/") + "/"):
-            return True
-    return False
-
-
-#: How deep alternates may chain (git's own limit).
-MAX_ALTERNATE_DEPTH = 5
-
-
 async def open_repo(cwd: str, cages: Sequence[str], shield: Any = None) -> Repo:
     """Discover the repository at ``cwd``; refuse one that reaches outside ``cages``
     (work tree, git directory, common directory, alternates, configuration files) or
-    whose configuration could run code. The `Repo` pins every later git to it."""
-    found = await git(["rev-parse", "--path-format=absolute", "--show-toplevel",
-                       "--absolute-git-dir", "--git-common-dir"], cwd=cwd, check=False,
-                      shield=shield)
+    whose configuration could run code (`adjutant.protection.confined_repository`,
+    `audit_git_config`). The `Repo` pins every later git to it."""
+    from adjutant import protection
+
+    found = await git(protection.GIT_WHERE, cwd=cwd, check=False, shield=shield)
     lines = found.stdout.splitlines()
     if found.returncode != 0 or len(lines) < 3:
         raise GitRefusal("not-a-repository", f"{cwd} is not inside a git work tree "
                          f"({found.stderr.strip().splitlines()[-1] if found.stderr else ''})")
-    top, git_dir, common = _checked(cwd, lines[:3], cages)
+    try:
+        top, git_dir, common = protection.confined_repository(cwd, lines, cages)
+    except protection.GitRefusal as refusal:
+        raise GitRefusal(refusal.rule, refusal.detail) from None
     repo = Repo(cwd=cwd, top=top, git_dir=git_dir, common_dir=common, ref=None, head=None,
                 shield=shield)
     await audit_config(repo, cages)
@@ -206,117 +183,21 @@ async def open_repo(cwd: str, cages: Sequence[str], shield: Any = None) -> Repo:
     return attrs.evolve(repo, ref=ref.stdout.strip() or None, head=head.stdout.strip() or None)
 
 
-def _checked(cwd: str, found: Sequence[str], cages: Sequence[str]) -> list[str]:
-    """git's answer resolved, each directory (and every alternate) inside the cages."""
-    dirs = [os.path.realpath(os.path.join(cwd, path)) for path in found]
-    for what, path in zip(("work tree", "git directory", "common directory"), dirs,
-                          strict=True):
-        confine(what, path, cages)
-    for path in alternates(os.path.join(dirs[2], "objects"), cages):
-        confine("alternate object directory", path, cages)
-    return dirs
-
-
-def confine(what: str, path: str, cages: Sequence[str]) -> None:
-    """Refuse a repository whose ``what`` lies outside the cages."""
-    if not inside(path, cages):
-        raise GitRefusal("cage", f"the repository's {what} is {path}, outside the cage "
-                         f"({', '.join(cages) or 'none is set'}); git would read files there "
-                         "(`core.worktree`, a `.git` file, `commondir`, alternates or an "
-                         "included config can point anywhere), so Adjutant does not run it")
-
-
-def alternates(objects: str, cages: Sequence[str], depth: int = 0) -> list[str]:
-    """The object directories ``objects/info/alternates`` adds, recursively, resolved.
-
-    Read here, never by running git; the file's own text is never quoted (it could be
-    a hard link to anything), only the directories it resolves to."""
-    path = os.path.join(objects, "info", "alternates")
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise GitRefusal("cage", f"{path} cannot be checked ({exc.strerror}); Adjutant "
-                         "does not run git on this repository") from None
-    with os.fdopen(fd, "rb") as handle:
-        raw = handle.read(1 << 20)
-    if depth >= MAX_ALTERNATE_DEPTH:
-        raise GitRefusal("cage", f"{path}: alternates chain deeper than "
-                         f"{MAX_ALTERNATE_DEPTH}")
-    found: list[str] = []
-    for line in raw.splitlines():
-        line = line.strip()
-        if not line or line.startswith(b"#"):
-            continue
-        if line.startswith(b'"'):
-            try:
-                line = bytes(codecs.escape_decode(line[1:-1])[0]) if line.endswith(b'"') \
-                    else b""
-            except ValueError:
-                line = b""
-            if not line:
-                raise GitRefusal("cage", f"{path} holds a line git would read that Adjutant "
-                                 "cannot; it does not run git on this repository")
-        target = os.path.realpath(os.path.join(objects, os.fsdecode(line)))
-        found.append(target)
-        if inside(target, cages):
-            found += alternates(target, cages, depth + 1)
-    return found
-
-
 async def audit_config(repo: Repo, cages: Sequence[str] = ()) -> None:
     """Refuse configuration that names a program we cannot neutralise (e.g. filters),
-    or that git reads from a file outside the cages (``include.path``)."""
-    listing = await git(["config", "--list", "--show-scope", "--show-origin"],
-                        cwd=repo.cwd, repo=repo, check=False)
+    or that git reads from a file outside the cages (``include.path``):
+    `adjutant.protection.audit_git_config` on git's own listing."""
+    from adjutant import protection
+
+    listing = await git(protection.GIT_CONFIG_LISTING, cwd=repo.cwd, repo=repo, check=False)
     if listing.returncode != 0:
         lines = (listing.stderr or "no output").strip().splitlines() or ["no output"]
         raise GitRefusal("repository-config", "git cannot read the repository's "
                          f"configuration ({lines[-1]}); Adjutant does not run git on it")
-    for origin in _origins(listing.stdout):
-        confine("configuration file", os.path.join(repo.cwd, origin), cages)
-    for scope, key in _entries(listing.stdout):
-        key = key.strip().lower()
-        if scope == "command" or key in _OVERRIDDEN or _MOOT.match(key) \
-                or not _RUNS.search(key):
-            continue
-        raise GitRefusal("repository-config-runs-code", f"the repository's configuration "
-                         f"sets `{key}`, which makes git run a program; Adjutant does not "
-                         "run git on it (remove the key to use the git tools here)")
-
-
-def _fields(raw: str) -> list[tuple[str, str, str]]:
-    """``git config --list --show-scope --show-origin`` as (scope, origin, key). A value
-    spanning lines can only add entries (checked too), never hide a real entry's line.
-    (``-z`` would be exact, but the sandbox reads output holding NUL as binary.)"""
-    entries = []
-    for line in raw.splitlines():
-        fields = line.split("\t", 2)
-        if len(fields) == 3:
-            scope, origin, rest = fields
-            entries.append((scope, origin, rest.split("=", 1)[0]))
-    return entries
-
-
-def _entries(raw: str) -> list[tuple[str, str]]:
-    """(scope, key) pairs of ``git config --list --show-scope --show-origin``."""
-    return [(scope, key) for scope, _, key in _fields(raw)]
-
-
-def _origins(raw: str) -> list[str]:
-    """The configuration files the listing came from (the command line is ours)."""
-    found = []
-    for _, origin, _ in _fields(raw):
-        if origin.startswith("file:"):
-            path = origin.removeprefix("file:")
-            if path.startswith('"') and path.endswith('"') and len(path) > 1:
-                path = os.fsdecode(bytes(codecs.escape_decode(
-                    path[1:-1].encode("utf-8", "surrogateescape"))[0]))
-            found.append(path)
-        elif origin not in ("command line:", ""):
-            found.append(origin)  # an origin we do not know: judged as a path, refused
-    return list(dict.fromkeys(found))
+    try:
+        protection.audit_git_config(listing.stdout, repo.cwd, cages)
+    except protection.GitRefusal as refusal:
+        raise GitRefusal(refusal.rule, refusal.detail) from None
 
 
 def _user_config() -> str | None:
