@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from adjutant_hookspecs import Command, ToolCall, ToolDeclaration, Verdict, hookimpl
+from adjutant_hookspecs import Command, Kernel, ToolCall, ToolDeclaration, Verdict, hookimpl
 
 from ._cli import configure, run
 
@@ -26,7 +26,7 @@ __all__ = ["bridge_of", "pre_tool_use", "register_commands", "shutdown", "startu
 _BRIDGES: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
-def bridge_of(kernel: Any) -> Any:
+def bridge_of(kernel: Kernel) -> Any:
     """The running `Bridge` of a kernel (started with it)."""
     try:
         return _BRIDGES[kernel]
@@ -42,7 +42,7 @@ def register_commands(register: Callable[[Command], None]) -> None:
 
 
 @hookimpl
-async def startup(kernel: Any) -> None:
+async def startup(kernel: Kernel) -> None:
     import sys
 
     from ._bridge import Bridge
@@ -53,7 +53,7 @@ async def startup(kernel: Any) -> None:
 
 
 @hookimpl
-async def shutdown(kernel: Any) -> None:
+async def shutdown(kernel: Kernel) -> None:
     bridge = _BRIDGES.pop(kernel, None)
     if bridge is not None:
         await bridge.stop()

@@ -14,7 +14,7 @@ import json
 import os
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -22,6 +22,9 @@ from ._children import reap_orphans
 from ._config import ServerSpec, load_servers, sources
 from ._connection import Connection, describe_error
 from ._tools import McpTool, Pins, definition, mount_name
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
 
 __all__ = ["Bridge"]
 
@@ -32,7 +35,7 @@ WATCH_S = 1.0
 class Bridge:
     """Every configured MCP server of one kernel, mounted as ``mcp.<server>.<tool>``."""
 
-    def __init__(self, kernel: Any, plugin: str) -> None:
+    def __init__(self, kernel: Kernel, plugin: str) -> None:
         self.kernel = kernel
         self.plugin = plugin
         self.home = Path(kernel.home)

@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Any
 
-from adjutant_hookspecs import ARG_ROLE
+from adjutant_hookspecs import ARG_ROLE, Kernel
 
 __all__ = ["configure", "run"]
 
@@ -63,7 +63,7 @@ def _add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-test", action="store_true", help="do not contact the server now")
 
 
-async def run(kernel: Any, args: argparse.Namespace) -> int:
+async def run(kernel: Kernel, args: argparse.Namespace) -> int:
     from . import bridge_of
 
     bridge = bridge_of(kernel)

@@ -45,7 +45,10 @@ from __future__ import annotations
 import contextlib
 import hmac
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
 
 __all__ = ["CLOSE_STREAMS_AFTER_S", "LOG_UNWRITABLE", "QUESTIONS", "WINDOW_S",
            "build_server", "serve", "serve_token"]
@@ -70,7 +73,7 @@ def exposed(copilot: Any) -> dict[str, Any]:
             if not name.startswith("mcp.")}
 
 
-def build_server(kernel: Any, copilot: Any, *, questions: int = QUESTIONS,
+def build_server(kernel: Kernel, copilot: Any, *, questions: int = QUESTIONS,
                  one_client: bool = False,
                  close_streams_after: float = CLOSE_STREAMS_AFTER_S) -> Any:
     """A low-level MCP server over the kernel's tools.
@@ -274,7 +277,7 @@ def require_token(app: Any, token: str) -> Any:
     return guarded
 
 
-async def serve(kernel: Any, *, http: bool, host: str, port: int, path: str = "/mcp",
+async def serve(kernel: Kernel, *, http: bool, host: str, port: int, path: str = "/mcp",
                 questions: int = QUESTIONS,
                 close_streams_after: float = CLOSE_STREAMS_AFTER_S) -> int:
     import sys
