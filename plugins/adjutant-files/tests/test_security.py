@@ -8,7 +8,15 @@ from typing import Any
 import pytest
 
 from adjutant.testing import needs_sandbox
-from adjutant_files import CompressZip, EditorPatch, FsAppend, FsRead, FsWrite, SearchGrep
+from adjutant_files import (
+    CompressZip,
+    EditorPatch,
+    FsAppend,
+    FsDiff,
+    FsRead,
+    FsWrite,
+    SearchGrep,
+)
 from adjutant_hookspecs import ToolContext
 
 from .helpers import make_cage, run, snapshot
@@ -109,6 +117,40 @@ async def test_protected_even_when_missing(ctx: ToolContext, tmp_path: Path, pat
     await refused("protected", FsRead(), ctx, tmp_path, path=path)
     patch = f"--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+x\n"
     await refused("protected", EditorPatch(), ctx, tmp_path, patch=patch)
+
+
+@pytest.mark.parametrize("path", ["keys/id_rsa", "deploy/id_ed25519_sk"])
+async def test_the_core_deny_rules_hold_in_process_for_reads(ctx: ToolContext, tmp_path: Path,
+                                                             path: str) -> None:
+    """No policy plugin here: the tools apply `adjutant.protection.Shield` themselves."""
+    (Path(ctx.cwd) / path).parent.mkdir()
+    (Path(ctx.cwd) / path).write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    why = await refused("protected", FsRead(), ctx, tmp_path, path=path)
+    assert "an SSH private key" in why
+    await refused("protected", FsDiff(), ctx, tmp_path, a="notes.txt", b=path)
+    await refused("protected", FsWrite(), ctx, tmp_path, path=path, content="x")
+
+
+@pytest.mark.parametrize("path", [".envrc", "sub/.envrc", ".git/HEAD", ".git/commondir",
+                                  ".git/info/attributes", ".gemini/settings.json",
+                                  "claude_desktop_config.json"])
+async def test_the_core_deny_rules_hold_in_process_for_writes(ctx: ToolContext,
+                                                              tmp_path: Path,
+                                                              path: str) -> None:
+    (Path(ctx.cwd) / path).parent.mkdir(parents=True, exist_ok=True)
+    for tool in WRITERS:
+        await refused("protected", tool, ctx, tmp_path, path=path, content="x")
+
+
+async def test_a_hard_link_to_a_protected_file_of_the_home_is_not_read(tmp_path: Path) -> None:
+    ctx = make_cage(tmp_path)
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("KEY\n")
+    os.link(home / ".ssh" / "id_rsa", Path(ctx.cwd) / "innocent.txt")
+    ctx = ToolContext(cwd=ctx.cwd, cages=ctx.cages, home=str(home))
+    why = await refused("protected", FsRead(), ctx, tmp_path, path="innocent.txt")
+    assert "hard link" in why
 
 
 async def test_missing_parent_is_refused_not_created(ctx: ToolContext, tmp_path: Path) -> None:

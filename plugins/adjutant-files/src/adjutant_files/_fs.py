@@ -1,12 +1,20 @@
-"""``fs.read``, ``fs.write``, ``fs.append`` and ``fs.diff``: in-process, caged."""
+"""``fs.read``, ``fs.write``, ``fs.append`` and ``fs.diff``: in-process, caged.
+
+Besides the names protected below a cage (`adjutant.protection.cage_refusal`, in
+`locate`), each file is judged by the deny rules the guard applies
+(`adjutant.protection.Shield`: keys such as ``id_rsa``, the data home, git's own
+files and ``.envrc`` for writes, hard links to protected files) here too, so they hold
+with no policy plugin installed.
+"""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from adjutant_hookspecs import ToolCall, ToolContext, ToolDeclaration, ToolSafety
 
-from ._cage import locate, replace, walk
+from ._cage import Located, locate, replace, walk
 from ._common import MAX_FILE_BYTES, BaseTool, Refused, as_text, get_int, get_str, path_prop
 from ._common import unified as _unified
 
@@ -16,6 +24,21 @@ __all__ = ["FsAppend", "FsDiff", "FsRead", "FsWrite"]
 def _schema(props: dict[str, Any], required: list[str], requests: list[str]) -> dict[str, Any]:
     return {"type": "object", "properties": props, "required": required,
             "additionalProperties": False, "x-adjutant-requests": requests}
+
+
+def shielded(ctx: ToolContext, declaration: ToolDeclaration, located: Located, *,
+             write: bool, st: os.stat_result | None = None) -> None:
+    """Refuse ``located`` if core's deny rules protect it against this access."""
+    from adjutant.protection import Shield
+
+    try:
+        shield = Shield.for_context(ctx, declaration)
+    except ValueError as exc:  # an unusable deny pattern: fail closed
+        raise Refused("protection", f"the deny rules cannot be applied: {exc}") from None
+    path = os.path.join(located.root, *located.parts)
+    why = shield.write_refusal(path) if write else shield.read_refusal(path, st)
+    if why is not None:
+        raise Refused("protected", f"{why}, even inside the cage")
 
 
 class FsRead(BaseTool):
@@ -42,6 +65,7 @@ class FsRead(BaseTool):
         with walk(located) as opened:
             if opened.st is None:
                 raise Refused("missing", f"{located.shown} does not exist")
+            shielded(ctx, self.declaration, located, write=False, st=opened.st)
             if "max_bytes" not in call.args and opened.st.st_size > self.max_file_bytes:
                 raise Refused("too-large", f"{located.shown} is {opened.st.st_size} bytes, over "
                               f"the {self.max_file_bytes}-byte limit; pass max_bytes")
@@ -92,6 +116,7 @@ class FsWrite(BaseTool):
         content = get_str(call.args, "content", self.max_file_bytes, allow_empty=True)
         if len(content.encode("utf-8", "surrogatepass")) > self.max_file_bytes:
             raise Refused("too-large", f"the content is over {self.max_file_bytes} bytes")
+        shielded(ctx, self.declaration, located, write=True)
         with walk(located, write=True) as opened:
             old = None
             if opened.st is not None:
@@ -159,6 +184,7 @@ class FsDiff(BaseTool):
             with walk(located) as opened:
                 if opened.st is None:
                     raise Refused("missing", f"{located.shown} does not exist")
+                shielded(ctx, self.declaration, located, write=False, st=opened.st)
                 if dry:
                     texts.append("")
                 else:
