@@ -404,16 +404,7 @@ def _mcp_servers(kernel: Any) -> dict[str, Any]:
         bridge = module.bridge_of(kernel)
     except RuntimeError as exc:
         return {"available": False, "servers": [], "problems": [], "missing": str(exc)}
-    rows = []
-    for name, spec in sorted(bridge.servers.items()):
-        connection = bridge.connections.get(name)
-        rows.append({"name": name,
-                     "state": connection.state if connection and spec.enabled else "off",
-                     "transport": spec.transport, "target": spec.target,
-                     "tools": len(bridge.tools_of(name)), "source": spec.source,
-                     "note": spec.error or spec.note or (connection.reason if connection
-                                                         else ""),
-                     "skipped": bridge.skipped.get(name, {})})
+    rows = bridge.server_rows()
     return {"available": True, "servers": rows, "problems": list(bridge.problems),
             "missing": None}
 

@@ -196,6 +196,22 @@ class Bridge:
         self.skipped[spec.name] = skipped
         return [t for t in mounted if t.declaration.name not in refused]
 
+    def server_rows(self) -> list[dict[str, Any]]:
+        """Each configured server as ``adjutant mcp list`` and the dock show it: name,
+        state (``off`` when disabled), transport, target, tools mounted, source, a note
+        (its error or why it is down) and the tools skipped with why."""
+        rows = []
+        for name, spec in sorted(self.servers.items()):
+            connection = self.connections.get(name)
+            rows.append({"name": name,
+                         "state": connection.state if connection and spec.enabled else "off",
+                         "transport": spec.transport, "target": spec.target,
+                         "tools": len(self.tools_of(name)), "source": spec.source,
+                         "note": spec.error or spec.note or (
+                             connection.reason if connection else ""),
+                         "skipped": self.skipped.get(name, {})})
+        return rows
+
     def tools_of(self, name: str) -> list[McpTool]:
         spec = self.servers[name]
         prefix = f"mcp.{spec.key}."

@@ -98,15 +98,7 @@ def _known(bridge: Any, name: str) -> bool:
 
 
 def _list(bridge: Any, as_json: bool) -> int:
-    rows = []
-    for name, spec in sorted(bridge.servers.items()):
-        connection = bridge.connections.get(name)
-        state = connection.state if connection and spec.enabled else "off"
-        rows.append({"name": name, "state": state, "transport": spec.transport,
-                     "target": spec.target, "tools": len(bridge.tools_of(name)),
-                     "source": spec.source, "note": spec.error or spec.note or (
-                         connection.reason if connection else ""),
-                     "skipped": bridge.skipped.get(name, {})})
+    rows = bridge.server_rows()
     if as_json:
         print(json.dumps({"servers": rows, "problems": bridge.problems}, indent=1))
         return 0
