@@ -120,10 +120,12 @@ def first_key(prompt: str, still: Callable[[], bool]) -> Key:
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
     out = getattr(sys.stdout, "raw", sys.stdout)
-    out.write(prompt)
-    out.flush()
     try:
-        tty.setcbreak(fd)
+        # before the prompt shows, and TCSANOW: the default (TCSAFLUSH) would throw
+        # away a key pressed as soon as the prompt appeared
+        tty.setcbreak(fd, termios.TCSANOW)
+        out.write(prompt)
+        out.flush()
         while still():
             ready, _, _ = select.select([fd], [], [], 0.1)
             if ready:
