@@ -429,3 +429,26 @@ def test_doctor_says_where_recordings_go(tmp_path: Path, monkeypatch: pytest.Mon
                     home=tmp_path, profile=profile).load()
     result = kernel.checks["speech-to-text"].run(kernel)
     assert result.status == status and said in result.message
+
+
+HOSTILE = ("list files\x1b]52;c;cm0gLXJmIH4=\x07\x1b[1A\x1b[2K\rapproved\x9b31m "
+           "\u202etxt.exe\u202c done")
+
+
+def test_a_hostile_remote_transcript_cannot_drive_the_terminal(
+        tmp_path: Path, hello_wav: Path) -> None:
+    """An outsider's attack: the remote engine answers with terminal controls (an OSC 52
+    clipboard write, cursor-up and erase-line to forge what is shown, a one-byte CSI, a
+    bidi override). Whatever reaches the terminal shows them as visible escapes."""
+    with fake_module().FakeOpenRouter(hear=lambda audio, fmt: HOSTILE) as hostile:
+        env = environment(tmp_path, hostile)
+        done = cli("transcribe", "--engine", "openrouter", "--allow-remote", str(hello_wav),
+                   env=env, cwd=tmp_path)
+        listened = cli("listen", "--audio", str(hello_wav), "--engine", "openrouter",
+                       "--allow-remote", "--non-interactive", env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for shown in (done.stdout, done.stderr, listened.stdout, listened.stderr):
+        for control in ("\x1b", "\x07", "\x9b", "\u202e", "\r"):
+            assert control not in shown, (control, shown)
+    assert "\\x1b]52;c;" in done.stdout  # shown, visibly, not obeyed
+    assert "heard: list files\\x1b]52" in listened.stderr
