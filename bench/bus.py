@@ -31,7 +31,7 @@ import anyio
 import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from adjutant._bus import EventBus, Subscription
+from adjutant.kernel._bus import EventBus, Subscription
 from adjutant_hookspecs import AG_UI_EVENTS, BusGap, Event, TextMessageContent
 
 GOAL_EVENTS_PER_S = 200_000

@@ -9,7 +9,7 @@ argv with captured output. The ratio of the medians is the price of the isolatio
 No goal is set: a sandboxed command is dominated by namespace and process creation,
 and a few milliseconds per command is far below the time a user takes to approve it.
 
-Then the bind layout alone (`adjutant.sandbox.sandbox_layout`, computed for every
+Then the bind layout alone (`adjutant.safety.sandbox.sandbox_layout`, computed for every
 sandboxed call: the deny rules' fixed places, a bounded walk of each writable cage,
 git directories): for an empty cage, a repository of 2,000 files, and a tree larger
 than the walk's budget, with the entries walked and the mounts it adds.
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import anyio
 
-from adjutant import sandbox
+from adjutant.safety import sandbox
 from adjutant_hookspecs import ToolCall, ToolContext
 
 COMMANDS = (["true"], ["echo", "hi"])
@@ -66,7 +66,7 @@ def _tree(root: Path, dirs: int, files: int) -> Path:
 
 
 def layout_cost(runs: int, base: Path) -> None:
-    from adjutant.protection import Shield
+    from adjutant.safety.protection import Shield
 
     empty = base / "empty"
     empty.mkdir()

@@ -101,7 +101,7 @@ async def first_token(rounds: int) -> None:
     except ImportError:
         print("embedded model: skipped (adjutant-llamacpp not installed)")
         return
-    from adjutant.planner import END, Planner
+    from adjutant.operator.planner import END, Planner
     from adjutant_hookspecs import ToolDeclaration, ToolSafety
 
     read = ToolDeclaration(

@@ -115,7 +115,7 @@ def test_discovery_matches_importlib_metadata_and_reads_attr_values(make_dist, s
     importlib.metadata finds, and `module:attr` values load the attribute."""
     from importlib.metadata import entry_points
 
-    from adjutant._plugins import discover
+    from adjutant.kernel._plugins import discover
 
     make_dist("adjutant-held", "adj_held", "class Holder:\n    plugin = object()\n",
               entry="held")

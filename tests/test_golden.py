@@ -48,7 +48,7 @@ def test_expected_steps_fit_the_real_schemas(entry: dict[str, Any]) -> None:
 def menu_recall(size: int) -> tuple[float, float]:
     """Share of single-step requests whose tool is in the menu, and share of
     multi-step requests whose every tool is."""
-    from adjutant.planner import Planner
+    from adjutant.operator.planner import Planner
 
     planner = Planner(TOOLS)
     single = [e for e in ENTRIES if e["kind"] == "single"]

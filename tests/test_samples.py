@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from adjutant import Profile
-from adjutant._settings import load_profile
+from adjutant.kernel._settings import load_profile
 from adjutant_hookspecs import ContextBulletin, decode
 
 SAMPLES = Path(__file__).parents[1] / "samples"

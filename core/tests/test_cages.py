@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adjutant._cages import CageChangedError, check_roots, describe, pin_of, trust
+from adjutant.safety._cages import CageChangedError, check_roots, describe, pin_of, trust
 from adjutant.testing import Harness, MemoryKeyValueStore, MemoryLogStore
 
 from .test_operator import AllowReads, notes, plan

@@ -109,7 +109,7 @@ def test_doctor_lists_a_third_party_policy_by_what_it_enforces(user: dict[str, A
 
 
 def test_groups_are_opened_all_the_way_down() -> None:
-    from adjutant._errors import cancelled_by_user, leaves, message
+    from adjutant.kernel._errors import cancelled_by_user, leaves, message
 
     inner = ExceptionGroup("g", [ValueError("bad value"), ExceptionGroup("h", [OSError("disk")])])
     group = ExceptionGroup("unhandled errors in a TaskGroup", [inner, ValueError("bad value")])

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from adjutant import Kernel, RegistrationError
-from adjutant._registry import validate
+from adjutant.kernel._registry import validate
 from adjutant.testing.conformance import ToolConformance
 from adjutant_hookspecs import (
     ExecutionResult,
@@ -103,7 +103,7 @@ async def test_the_suite_fails_a_tool_whose_dry_runs_all_error(tmp_path: Path) -
 
 def test_examples_that_passed_are_remembered_and_bad_ones_never(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from adjutant import _registry
+    from adjutant.kernel import _registry
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(_registry, "_PASSED", None)

@@ -341,7 +341,7 @@ def test_tracing_shows_a_raising_hook() -> None:
             raise KeyError("missing")
 
     k = Kernel(load_installed=False, env={})
-    from adjutant._hooks import trace_hooks
+    from adjutant.kernel._hooks import trace_hooks
 
     trace_hooks(k.pm, lines.append)
     k.add_plugin(Raises())

@@ -71,12 +71,12 @@ async def test_grants_are_time_boxed_user_only_and_widen_the_cage() -> None:
         copilot = h.operator(wall=lambda: now[0])
         assert not await copilot.grant("cage:/tmp/elsewhere", seconds=60, channel="model")
         assert await copilot.grant("cage:/tmp/elsewhere", seconds=60, channel="user")
-        assert "/tmp/elsewhere" in copilot._ctx("r").cages
+        assert "/tmp/elsewhere" in copilot.tool_context("r").cages
         now[0] += 20
-        assert copilot.settings.grants_left() == {"cage:/tmp/elsewhere": 40.0}
+        assert copilot.operator_state.grants_left() == {"cage:/tmp/elsewhere": 40.0}
         now[0] += 41
-        assert copilot.settings.grants_left() == {}
-        assert copilot.grants == [] and "/tmp/elsewhere" not in copilot._ctx("r").cages
+        assert copilot.operator_state.grants_left() == {}
+        assert copilot.grants == [] and "/tmp/elsewhere" not in copilot.tool_context("r").cages
         with pytest.raises(ValueError, match="invalid grant"):
             await copilot.grant("sudo", seconds=5, channel="user")
         kinds = [r["kind"] for r in await h.records()]

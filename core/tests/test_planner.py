@@ -8,7 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from adjutant.planner import END, Planner, reply_grammar, reply_schema
+from adjutant.operator.planner import END, Planner, reply_grammar, reply_schema
 from adjutant.testing import Harness, ScriptedProvider
 from adjutant_hookspecs import ProviderCapabilities, Response, ToolDeclaration, ToolSafety
 
@@ -253,7 +253,7 @@ def test_read_paths_are_limited_to_existing_or_named_ones() -> None:
 
 
 def test_workspace_paths_and_named_paths(tmp_path: Any) -> None:
-    from adjutant.planner import named_paths, workspace_paths
+    from adjutant.operator.planner import named_paths, workspace_paths
 
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "app.py").write_text("")

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adjutant.protection import CAGE_RULES, cage_refusal
+from adjutant.safety.protection import CAGE_RULES, cage_refusal
 
 _NAMES = frozenset({
     ".mcp.json", ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc",

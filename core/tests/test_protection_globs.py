@@ -2,7 +2,7 @@
 
 import pytest
 
-from adjutant.protection import Glob
+from adjutant.safety.protection import Glob
 
 
 @pytest.mark.parametrize(

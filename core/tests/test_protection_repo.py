@@ -1,4 +1,4 @@
-"""The checks before git is trusted with a repository (`adjutant.protection._repo`),
+"""The checks before git is trusted with a repository (`adjutant.safety.protection._repo`),
 shared by the git tools and the context bulletin; here on git's printed answers."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from adjutant.protection import GitRefusal, audit_git_config, confined_repository, inside
+from adjutant.safety.protection import GitRefusal, audit_git_config, confined_repository, inside
 
 
 def _where(top: Path, git_dir: Path, common: Path | None = None) -> list[str]:

@@ -14,8 +14,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from adjutant import sandbox
-from adjutant.protection import Shield
+from adjutant.safety import sandbox
+from adjutant.safety.protection import Shield
 from adjutant.testing import needs_sandbox
 
 pytestmark = [
@@ -146,7 +146,7 @@ async def test_bad_arguments_are_refused(tmp_path: Path) -> None:
 def test_repository_dirs_are_found_by_reading_never_running(tmp_path: Path) -> None:
     import subprocess
 
-    from adjutant.sandbox import repository_dirs
+    from adjutant.safety.sandbox import repository_dirs
 
     repo = tmp_path / "repo"
     (repo / "src").mkdir(parents=True)
@@ -168,7 +168,7 @@ def test_repository_dirs_are_found_by_reading_never_running(tmp_path: Path) -> N
 #: An operator process that starts one sandboxed ``sleep`` (argv[1]: its unique duration).
 OPERATOR = """
 import sys, anyio
-from adjutant import sandbox
+from adjutant.safety import sandbox
 anyio.run(lambda: sandbox.run(["sleep", sys.argv[1]], cwd=sys.argv[2], timeout=60))
 """
 

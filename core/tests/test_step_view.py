@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from adjutant import StepPacket
 from adjutant.cli._step_view import approval_notes, editable, show_step
-from adjutant.terminal import printable
+from adjutant.safety.terminal import printable
 
 #: What the mode, the guard and the write-gate say of a plain write, as the packet has it.
 PLAIN_WRITE = ("mode: fs.write has effects: confirm it",

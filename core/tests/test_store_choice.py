@@ -9,7 +9,7 @@ import pytest
 
 from adjutant import Copilot, ModelPreset, NoActionLogError, Profile, ProfileError, parse_profile
 from adjutant._checks import check_log_store
-from adjutant._stores import StoreChoiceError, choose_store
+from adjutant.kernel._stores import StoreChoiceError, choose_store
 from adjutant.testing import Harness, MemoryKeyValueStore, MemoryLogStore, ScriptedProvider
 from adjutant_hookspecs import hookimpl
 

@@ -89,7 +89,7 @@ async def test_a_profile_switched_after_the_check_is_enforced_at_execution() -> 
     async with Harness(notes(), AllowReads(), profile=profile(("*",))) as h:
         copilot = h.copilot
         pipeline = copilot.pipeline
-        ctx = copilot._ctx("run")
+        ctx = copilot.tool_context("run")
         step = await pipeline.check(0, ToolCall(tool="notes.write",
                                                 args={"path": "a", "text": "x"}),
                                     ctx=ctx, mode="execute-auto", run_id="run")

@@ -219,7 +219,7 @@ async def test_adjutant_run_shows_the_reply_the_explain_the_preview_and_the_read
 
 
 def test_printable_shows_every_control_and_keeps_content_lines() -> None:
-    from adjutant.terminal import SafeStream, printable
+    from adjutant.safety.terminal import SafeStream, printable
 
     assert printable("a\tb\nc\r\nd") == "a\tb\nc\nd"
     assert printable("a\tb\nc", multiline=False) == "a\\tb\\nc"

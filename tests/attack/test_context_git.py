@@ -7,7 +7,7 @@ a ``.git`` file or a ``commondir`` naming another repository's git directory,
 alternates. Git then reports names from there (a branch, changed and untracked
 paths) into the bulletin, which goes to the model. Each test plants `MARKER` in such
 a name outside the workspace and asks the real ``adjutant context``; the bulletin must
-have no git at all (the provider applies the git tools' checks, `adjutant.protection`'s
+have no git at all (the provider applies the git tools' checks, `adjutant.safety.protection`'s
 `confined_repository` and `audit_git_config`), and MARKER must appear nowhere.
 
 The bench lives under ``/var/tmp``: the sandbox mounts a fresh ``/tmp``.

@@ -17,26 +17,25 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (a test ke
 
     from ._agui import encode_sse as encode_sse
     from ._agui import to_ag_ui as to_ag_ui
-    from ._bus import BusClosedError as BusClosedError
-    from ._bus import EventBus as EventBus
-    from ._bus import Subscription as Subscription
-    from ._bus import UndeclaredEventError as UndeclaredEventError
-    from ._kernel import HookCall as HookCall
-    from ._kernel import Kernel as Kernel
-    from ._kernel import PluginLoadError as PluginLoadError
     from ._logging import configure_logging as configure_logging
     from ._logging import get_logger as get_logger
-    from ._paths import data_home as data_home
-    from ._plugins import PluginInfo as PluginInfo
-    from ._registry import RegistrationError as RegistrationError
-    from ._registry import Registry as Registry
-    from ._secrets import owner_only_secret as owner_only_secret
-    from ._settings import ModelPreset as ModelPreset
-    from ._settings import Profile as Profile
-    from ._settings import ProfileError as ProfileError
-    from ._settings import load_profile as load_profile
-    from ._settings import parse_profile as parse_profile
     from .cli._operate import TerminalApprover as TerminalApprover
+    from .kernel._bus import BusClosedError as BusClosedError
+    from .kernel._bus import EventBus as EventBus
+    from .kernel._bus import Subscription as Subscription
+    from .kernel._bus import UndeclaredEventError as UndeclaredEventError
+    from .kernel._kernel import HookCall as HookCall
+    from .kernel._kernel import Kernel as Kernel
+    from .kernel._kernel import PluginLoadError as PluginLoadError
+    from .kernel._paths import data_home as data_home
+    from .kernel._plugins import PluginInfo as PluginInfo
+    from .kernel._registry import RegistrationError as RegistrationError
+    from .kernel._registry import Registry as Registry
+    from .kernel._settings import ModelPreset as ModelPreset
+    from .kernel._settings import Profile as Profile
+    from .kernel._settings import ProfileError as ProfileError
+    from .kernel._settings import load_profile as load_profile
+    from .kernel._settings import parse_profile as parse_profile
     from .operator import ActionLog as ActionLog
     from .operator import ActionLogError as ActionLogError
     from .operator import Approver as Approver
@@ -50,6 +49,7 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (a test ke
     from .operator import StepDecision as StepDecision
     from .operator import StepPacket as StepPacket
     from .operator import parse_reply as parse_reply
+    from .safety._secrets import owner_only_secret as owner_only_secret
 
 #: The public names (besides `hookimpl` and `__version__`): each imported from its
 #: module on first use, so that start-up stays cheap.
@@ -61,16 +61,18 @@ _LAZY = {
     "parse_reply": ".operator",
     "MODES": "adjutant_hookspecs",
     "encode_sse": "._agui", "to_ag_ui": "._agui",
-    "BusClosedError": "._bus", "EventBus": "._bus", "Subscription": "._bus",
-    "UndeclaredEventError": "._bus",
-    "HookCall": "._kernel", "Kernel": "._kernel", "PluginLoadError": "._kernel",
+    "BusClosedError": ".kernel._bus", "EventBus": ".kernel._bus", "Subscription": ".kernel._bus",
+    "UndeclaredEventError": ".kernel._bus",
+    "HookCall": ".kernel._kernel", "Kernel": ".kernel._kernel",
+    "PluginLoadError": ".kernel._kernel",
     "configure_logging": "._logging", "get_logger": "._logging",
-    "data_home": "._paths",
-    "owner_only_secret": "._secrets",
-    "PluginInfo": "._plugins",
-    "Registry": "._registry", "RegistrationError": "._registry",
-    "ModelPreset": "._settings", "Profile": "._settings", "ProfileError": "._settings",
-    "load_profile": "._settings", "parse_profile": "._settings",
+    "data_home": ".kernel._paths",
+    "owner_only_secret": ".safety._secrets",
+    "PluginInfo": ".kernel._plugins",
+    "Registry": ".kernel._registry", "RegistrationError": ".kernel._registry",
+    "ModelPreset": ".kernel._settings", "Profile": ".kernel._settings",
+    "ProfileError": ".kernel._settings",
+    "load_profile": ".kernel._settings", "parse_profile": ".kernel._settings",
     "TerminalApprover": ".cli._operate",
 }  # fmt: skip
 

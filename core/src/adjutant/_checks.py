@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
 
-    from ._kernel import Kernel as CoreKernel  # what reads the kernel's own hook tables
+    from .kernel._kernel import Kernel as CoreKernel  # what reads the kernel's own hook tables
 
 import os
 import sys
@@ -51,7 +51,7 @@ def check_data_home(kernel: Kernel) -> CheckResult:
 
 
 def check_profiles(kernel: Kernel) -> CheckResult:
-    from ._settings import ProfileError, list_profiles, load_profile
+    from .kernel._settings import ProfileError, list_profiles, load_profile
 
     problems = []
     for name in list_profiles(kernel.home):
@@ -132,7 +132,7 @@ def check_log_store(kernel: Kernel) -> CheckResult:
             "and pinned workspaces are not kept between commands (every start is "
             "propose-only)",
             fix="install adjutant-lmdb (it provides both)")
-    from ._stores import StoreChoiceError, choose_store
+    from .kernel._stores import StoreChoiceError, choose_store
 
     chosen = []
     for kind in ("log", "kv"):
@@ -147,7 +147,7 @@ def check_log_store(kernel: Kernel) -> CheckResult:
 
 
 def check_provider(kernel: Kernel) -> CheckResult:
-    from ._settings import ProfileError
+    from .kernel._settings import ProfileError
 
     installed = ", ".join(kernel.providers) or "none"
     try:
@@ -195,7 +195,7 @@ def check_sandbox(kernel: Kernel) -> CheckResult:
 
     import anyio
 
-    from . import sandbox
+    from .safety import sandbox
 
     if (missing := sandbox.available()) is not None:
         return CheckResult(

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ._paths import cache_home  # ``$XDG_CACHE_HOME/adjutant``: rebuildable files only
+from .kernel._paths import cache_home  # ``$XDG_CACHE_HOME/adjutant``: rebuildable files only
 
 __all__ = ["AssemblyError", "assembled", "cache_home", "concatenate", "sha256_file"]
 

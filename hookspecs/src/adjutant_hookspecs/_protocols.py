@@ -168,7 +168,7 @@ class ToolContext(msgspec.Struct, **_frozen):
     """Where a tool call runs: the working directory and the writable cages.
 
     ``home`` and ``data_home`` anchor the deny rules a tool applies to files it reaches
-    by itself (`adjutant.protection.Shield.for_context`).
+    by itself (`adjutant.safety.protection.Shield.for_context`).
     """
 
     cwd: str

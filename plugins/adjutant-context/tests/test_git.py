@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from adjutant import sandbox
+from adjutant.safety import sandbox
 from adjutant.testing import needs_sandbox
 from adjutant_context import GitProvider
 from adjutant_context._git import MAX_CHANGED, parse_status

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from adjutant.protection import Shield
+from adjutant.safety.protection import Shield
 from adjutant_files import EditorPatch
 from adjutant_files._patch import named_paths
 from adjutant_hookspecs import ToolContext

@@ -122,7 +122,7 @@ async def test_protected_even_when_missing(ctx: ToolContext, tmp_path: Path, pat
 @pytest.mark.parametrize("path", ["keys/id_rsa", "deploy/id_ed25519_sk"])
 async def test_the_core_deny_rules_hold_in_process_for_reads(ctx: ToolContext, tmp_path: Path,
                                                              path: str) -> None:
-    """No policy plugin here: the tools apply `adjutant.protection.Shield` themselves."""
+    """No policy plugin here: the tools apply `adjutant.safety.protection.Shield` themselves."""
     (Path(ctx.cwd) / path).parent.mkdir()
     (Path(ctx.cwd) / path).write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
     why = await refused("protected", FsRead(), ctx, tmp_path, path=path)
@@ -339,7 +339,7 @@ def test_grep_filter_withholds_what_rg_reports(tmp_path: Path) -> None:
     import base64
     import json
 
-    from adjutant.protection import Shield
+    from adjutant.safety.protection import Shield
     from adjutant_files._grep import render
 
     ctx, home = secrets_bench(tmp_path)

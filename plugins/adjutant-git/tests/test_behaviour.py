@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from adjutant import sandbox
+from adjutant.safety import sandbox
 from adjutant.testing import needs_sandbox
 from adjutant_git import GitBranch, GitCommit, GitDiff, GitLog, GitStatus, GitSwitch
 from adjutant_hookspecs import ExecutionResult, ToolCall, ToolContext

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adjutant.planner import reply_grammar
+from adjutant.operator.planner import reply_grammar
 from adjutant_hookspecs import ProviderError, ToolDeclaration, ToolSafety
 from adjutant_llamacpp import LlamaCpp
 

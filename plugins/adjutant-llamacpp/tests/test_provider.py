@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from adjutant.planner import Planner
+from adjutant.operator.planner import Planner
 from adjutant.testing.conformance import ProviderConformance
 from adjutant_hookspecs import (
     CompletionRequest,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import adjutant_system
-from adjutant import sandbox
+from adjutant.safety import sandbox
 from adjutant.testing import Harness, needs_sandbox
 from adjutant.testing.plugin_checks import assert_entry_point, assert_registers
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adjutant import sandbox
+from adjutant.safety import sandbox
 from adjutant.testing import needs_sandbox
 from adjutant_hookspecs import ExecutionResult, ToolCall, ToolContext
 from adjutant_system import ShellExec

@@ -29,7 +29,7 @@ def _global_options(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``adjutant`` console script; returns the exit code."""
-    from .._kernel import Kernel
+    from ..kernel._kernel import Kernel
 
     pre = argparse.ArgumentParser(add_help=False)
     _global_options(pre)
@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     command = kernel.commands[args.command]
-    from ..terminal import safe_streams
+    from ..safety.terminal import safe_streams
 
     # Every command, a plugin's too, prints through the neutraliser: nothing a model,
     # file, client or tool wrote reaches the terminal raw, errors included.
@@ -70,7 +70,7 @@ def _run_command(kernel: Any, command: Any, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     except BaseException as exc:
-        from .._errors import cancelled_by_user, leaves
+        from ..kernel._errors import cancelled_by_user, leaves
 
         if not isinstance(exc, Exception | BaseExceptionGroup):
             raise  # SystemExit and the like

@@ -10,7 +10,7 @@ import threading
 from typing import Any, Literal
 
 from ..operator._consent import Approver, Requester, StepDecision, packet_id
-from ..terminal import SafeStream
+from ..safety.terminal import SafeStream
 from ._status import one_line as _one_line
 from ._step_view import editable, prefill_possible, read_prefilled, show_step
 

@@ -41,7 +41,7 @@ async def offer_files(copilot: Any, request: str, interactive: bool,
 
     import anyio
 
-    from .._cages import CageChangedError
+    from ..safety._cages import CageChangedError
 
     try:
         bulletin = await copilot.bulletin()

@@ -25,7 +25,7 @@ def run_checks(kernel: Kernel) -> list[tuple[str, CheckResult]]:
             if not isinstance(result, CheckResult):
                 raise TypeError(f"returned {type(result).__name__}, not CheckResult")
         except Exception as exc:
-            from .._errors import leaves
+            from ..kernel._errors import leaves
 
             owner = kernel.checks.owner(name)
             crash = "; ".join(f"{type(e).__name__}: {e}" for e in leaves(exc))

@@ -18,7 +18,7 @@ from typing import Any
 
 from adjutant_hookspecs import MODES
 
-from ..terminal import SafeStream, printable, safe_streams
+from ..safety.terminal import SafeStream, printable, safe_streams
 from . import _voice
 from ._approver import TerminalApprover
 from ._context_offer import SessionFiles, offer_files
@@ -37,7 +37,7 @@ def mode_chip(mode: str) -> str:
 
 
 def _terminal_safe(command: Callable[..., Awaitable[int]]) -> Callable[..., Awaitable[int]]:
-    """Everything ``command`` prints is neutralised (`adjutant.terminal`): the models,
+    """Everything ``command`` prints is neutralised (`adjutant.safety.terminal`): the models,
     files, tools and clients it shows cannot drive the terminal."""
 
     @functools.wraps(command)
@@ -308,7 +308,7 @@ def configure_presets(parser: argparse.ArgumentParser) -> None:
 
 @_terminal_safe
 async def presets(kernel: Any, args: argparse.Namespace) -> int:
-    from .._settings import load_profile
+    from ..kernel._settings import load_profile
     from ..operator import Copilot
 
     names = _preset_names(os.path.join(kernel.home, "profiles"))
@@ -506,7 +506,7 @@ def _history() -> None:
         import readline
     except ImportError:
         return
-    from .._paths import data_home
+    from ..kernel._paths import data_home
 
     path = os.path.join(str(data_home()), "chat_history")
     with contextlib.suppress(OSError):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..terminal import SafeStream, printable
+from ..safety.terminal import SafeStream, printable
 
 __all__ = ["print_status", "status_info"]
 
@@ -34,7 +34,7 @@ async def status_info(kernel: Any, copilot: Any) -> dict[str, Any]:
     """Everything status shows, as ``adjutant status --json`` prints it."""
     import resource
 
-    from .._cages import describe
+    from ..safety._cages import describe
     from ._doctor import safety_chain
 
     await copilot.mode()  # loads what was persisted
@@ -46,7 +46,7 @@ async def status_info(kernel: Any, copilot: Any) -> dict[str, Any]:
     chain = safety_chain(kernel)  # what is loaded, never guessed from names
     return {**state, "provider": profile.model.provider, "model": profile.model.model,
             "chips": chips, "policies": chain, "tools": len(copilot.offered_tools()),
-            "workspace": await describe(copilot._kv(), copilot.cwd),
+            "workspace": await describe(copilot.key_values(), copilot.cwd),
             "memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "last_tasks": await _last_tasks(copilot) if copilot.log.available else [],
             "interrupted": await _interrupted(copilot)}

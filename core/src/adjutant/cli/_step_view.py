@@ -3,7 +3,7 @@ notes that only say "this step needs your approval" folded into one line naming 
 requires it, and the step's arguments offered for editing as they are.
 
 Every field from elsewhere (the model, a file, a client, a policy's reason) is made
-printable, and one-line fields stay on their line (`adjutant.terminal`).
+printable, and one-line fields stay on their line (`adjutant.safety.terminal`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 import sys
 from typing import Any
 
-from ..terminal import SafeStream, printable
+from ..safety.terminal import SafeStream, printable
 from ._status import one_line
 
 __all__ = ["approval_notes", "editable", "prefill_possible", "read_prefilled", "show_step"]

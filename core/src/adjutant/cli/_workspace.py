@@ -29,12 +29,12 @@ def configure_workspace(parser: argparse.ArgumentParser) -> None:
 
 
 async def workspace(kernel: Kernel, args: argparse.Namespace) -> int:
-    from .._cages import describe, trust
     from ..operator import Copilot
+    from ..safety._cages import describe, trust
 
     copilot = Copilot(kernel)
     await copilot.mode()
-    kv = copilot._kv()
+    kv = copilot.key_values()
     if args.action == "trust":
         if kv is None:
             print("no key/value store is installed, so nothing is pinned", file=sys.stderr)
@@ -57,7 +57,7 @@ async def workspace(kernel: Kernel, args: argparse.Namespace) -> int:
             was = f" (was {old.what()}, pinned {old.when()})" if old is not None else ""
             print(f"pinned {new.what()}{was}")
         return 0
-    roots = [args.path] if args.path else [copilot.cwd, *copilot._ctx("").cages]
+    roots = [args.path] if args.path else [copilot.cwd, *copilot.tool_context("").cages]
     infos = []
     for root in dict.fromkeys(roots):
         infos.append(await describe(kv, root))

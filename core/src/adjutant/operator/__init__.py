@@ -8,7 +8,7 @@ safety pipeline, with consent and a durable action log.
   the model), `Execution` (``_execution``: consent and steps).
 - `Pipeline` (``_pipeline``): the seven steps of every tool call.
 - ``planner``: prompts, menus and reply grammars for small local models (public
-  as `adjutant.planner` too).
+  as `adjutant.operator.planner` too).
 - Consent (``_consent``, ``_approval_events``), replies (``_replies``), artifacts and
   bundles (``_artifacts``), sessions (``_sessions``) and the action log (``_actionlog``).
 """

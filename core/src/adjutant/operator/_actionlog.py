@@ -84,7 +84,7 @@ class ActionLog:
 
     :param stores: the registered stores (``log:<name>`` keys).
     :param choice: the log store the profile names, read at each use (None: the only
-        durable one; `adjutant._stores`).
+        durable one; `adjutant.kernel._stores`).
     """
 
     def __init__(self, stores: Any, choice: Callable[[], str | None] | None = None) -> None:
@@ -101,7 +101,7 @@ class ActionLog:
 
     @property
     def store(self) -> Any:
-        from .._stores import StoreChoiceError, choose_store
+        from ..kernel._stores import StoreChoiceError, choose_store
 
         try:
             store = choose_store(self._stores, "log",

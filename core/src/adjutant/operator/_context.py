@@ -18,8 +18,8 @@ import msgspec
 
 from adjutant_hookspecs import ContextBulletin, ToolContext, convert
 
-from .._cages import check_roots
-from .._paths import cache_home
+from ..kernel._paths import cache_home
+from ..safety._cages import check_roots
 from ._actionlog import ActionLog
 from ._state import key_value_store
 

@@ -45,7 +45,7 @@ from adjutant_hookspecs import (
 )
 from adjutant_hookspecs.records import DecisionRecord, ToolCallRecord
 
-from .._cages import CageChangedError
+from ..safety._cages import CageChangedError
 from ._actionlog import ActionLog, ActionLogError, disk_full
 from ._artifacts import write_artifact, write_bundle
 from ._consent import Approver, PlanPacket, StepDecision, StepPacket
@@ -84,7 +84,7 @@ class Copilot:
         self.max_attempts = max_attempts
         self.log = ActionLog(kernel.stores, lambda: kernel.profile.stores.get("log"))
         self.pipeline = Pipeline(kernel, self.log)
-        self.settings = OperatorState(kernel, self.log, self._delta,
+        self.operator_state = OperatorState(kernel, self.log, self._delta,
                                       idle_downgrade_s=idle_downgrade_s, clock=clock,
                                       wall=wall)
         # The active project: given, or $ADJUTANT_WORKSPACE, or where Adjutant was started.
@@ -116,11 +116,11 @@ class Copilot:
 
     @property
     def idle_downgrade_s(self) -> float:
-        return self.settings.idle_downgrade_s
+        return self.operator_state.idle_downgrade_s
 
     @idle_downgrade_s.setter
     def idle_downgrade_s(self, value: float) -> None:
-        self.settings.idle_downgrade_s = value
+        self.operator_state.idle_downgrade_s = value
 
     @property
     def first_choice(self) -> str:
@@ -140,31 +140,31 @@ class Copilot:
 
     async def mode(self) -> str:
         """The current mode, as stored (default propose-only)."""
-        return await self.settings.mode()
+        return await self.operator_state.mode()
 
     async def set_mode(self, mode: str, *, channel: Literal["user", "model", "system"]) -> bool:
         """Switch modes. Only the user channel may; anything else is logged and ignored."""
-        return await self.settings.set_mode(mode, channel=channel)
+        return await self.operator_state.set_mode(mode, channel=channel)
 
     @property
     def grants(self) -> list[str]:
         """Grants still in force (``write``, ``network:<tool>``, ``cage:<dir>``)."""
-        return self.settings.grants
+        return self.operator_state.grants
 
     async def grant(self, grant: str, *, seconds: float, channel: str) -> bool:
         """A time-boxed grant for this session, from the user only."""
-        return await self.settings.grant(grant, seconds=seconds, channel=channel)
+        return await self.operator_state.grant(grant, seconds=seconds, channel=channel)
 
     async def revoke(self, grant: str) -> None:
-        await self.settings.revoke(grant)
+        await self.operator_state.revoke(grant)
 
     async def use_preset(self, profile: Any) -> None:
         """Switch the model preset; the next request uses it, no restart. Persisted."""
-        await self.settings.use_preset(profile)
+        await self.operator_state.use_preset(profile)
 
     def state(self) -> dict[str, Any]:
         """What frontends show: mode, preset, working directory, live grants."""
-        return {"mode": self.settings.current, "preset": self.kernel.profile.name,
+        return {"mode": self.operator_state.current, "preset": self.kernel.profile.name,
                 "cwd": self.cwd, "grants": self.grants, "plan": None}
 
     def _served(self) -> list[str]:
@@ -293,7 +293,7 @@ class Copilot:
         import anyio
 
         if by_user:  # the user is here: execute-auto's idle clock starts again
-            self.settings.user_is_here()
+            self.operator_state.user_is_here()
         thread = thread_id or "default"
         self._threads.setdefault(thread, None)
         run = Run(thread_id=thread, input=run_input, bus_publish=self.kernel.bus.publish)
@@ -439,10 +439,12 @@ class Copilot:
 
     # -- seams a subclass or a test may use (the planning benchmark overrides them) ----
 
-    def _kv(self) -> Any:
+    def key_values(self) -> Any:
+        """The key-value store the operator keeps its state in (the profile's)."""
         return key_value_store(self.kernel)
 
-    def _ctx(self, run_id: str) -> Any:
+    def tool_context(self, run_id: str) -> Any:
+        """The context a tool of this run gets: cwd, cages with live grants, limits."""
         return self.workspace.tool_context(run_id, self.grants)
 
     def _planner(self) -> Planner:

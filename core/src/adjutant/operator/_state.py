@@ -38,8 +38,8 @@ Changed = Callable[[list[dict[str, Any]]], Awaitable[None]]
 
 def key_value_store(kernel: Kernel) -> Any:
     """The key/value store that keeps the operator's state, sessions and pins: the one
-    the profile names, else the only durable one (`adjutant._stores`); None: none."""
-    from .._stores import choose_store
+    the profile names, else the only durable one (`adjutant.kernel._stores`); None: none."""
+    from ..kernel._stores import choose_store
 
     return choose_store(kernel.stores, "kv", kernel.profile.stores.get("kv"))
 
@@ -86,7 +86,7 @@ class OperatorState:
         if (grants := await kv.get(GRANTS_KEY)) is not None:
             self._grants = {k: float(v) for k, v in msgspec.json.decode(grants).items()}
         if (preset := await kv.get(PRESET_KEY)) is not None:
-            from .._settings import ProfileError, load_profile
+            from ..kernel._settings import ProfileError, load_profile
 
             try:
                 self.kernel.profile = load_profile(self.kernel.home, preset.decode())

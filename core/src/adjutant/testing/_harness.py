@@ -12,8 +12,8 @@ from typing import Any
 
 from adjutant_hookspecs import ExecutionResult, Tool, ToolCall, ToolContext, hookimpl
 
-from .._kernel import Kernel
-from .._settings import ModelPreset, Profile
+from ..kernel._kernel import Kernel
+from ..kernel._settings import ModelPreset, Profile
 from ..operator import Copilot, RunOutcome
 from ..operator._consent import Approver
 from ..scripted import MemoryKeyValueStore, MemoryLogStore, ScriptedProvider

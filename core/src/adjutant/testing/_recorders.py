@@ -6,8 +6,8 @@ from typing import Any, TypeVar
 
 from adjutant_hookspecs import Envelope, Event, event_name
 
-from .._bus import EventBus
-from .._kernel import HookCall
+from ..kernel._bus import EventBus
+from ..kernel._kernel import HookCall
 
 __all__ = ["EventRecorder", "EventView", "HookRecorder"]
 

@@ -19,7 +19,7 @@ SKIP_REASON = "needs the sandbox"
 
 def missing() -> str | None:
     """None when sandboxed children run here, else what is missing and what to run."""
-    from adjutant import sandbox
+    from adjutant.safety import sandbox
 
     gone = [program for program in ("bwrap", "rg") if not shutil.which(program)]
     if gone:

@@ -42,7 +42,7 @@ from adjutant_hookspecs import (
     encode,
 )
 
-from .._registry import schema_errors, validate
+from ..kernel._registry import schema_errors, validate
 
 __all__ = [
     "ContextProviderConformance",

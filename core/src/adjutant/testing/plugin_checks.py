@@ -50,7 +50,7 @@ def assert_entry_point(pyproject: Path, module: ModuleType,
                        monkeypatch: Any) -> None:
     """Install-free check of the pyproject's ``adjutant`` entry point: a dist-info
     written from it is found by the kernel's scanner and loads the plugin."""
-    from .._kernel import Kernel
+    from ..kernel._kernel import Kernel
 
     project = tomllib.loads(pyproject.read_text())["project"]
     dist_info = tmp_path / f"{project['name'].replace('-', '_')}-0.dist-info"

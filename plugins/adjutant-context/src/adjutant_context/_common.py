@@ -46,7 +46,7 @@ def data_home() -> Path:
 def read_tail(path: str | os.PathLike[str], limit: int = TAIL_BYTES, shield: Any = None) -> str:
     """The last ``limit`` bytes of a file as text, starting at a whole line.
 
-    :param shield: an `adjutant.protection.Shield`: the file opened is judged again
+    :param shield: an `adjutant.safety.protection.Shield`: the file opened is judged again
         (a hard link swapped in after the caller's check is refused).
     :raises OSError: the file cannot be read, or the shield refuses it.
     """

@@ -127,7 +127,7 @@ class ServiceLogsProvider(Source):
         A file the deny rules protect is withheld, whatever name reached it: a
         configured ``app.log`` that a repository replaced by a link (or a hard link)
         to ``~/.netrc`` is a secret, and redaction knows only some formats."""
-        from adjutant.protection import Shield
+        from adjutant.safety.protection import Shield
 
         shield = Shield(data_home=str(_home(self.home)))
         out: list[str] = []

@@ -1,7 +1,7 @@
 """``git``: the repository state of the cwd, from git run in the OS sandbox.
 
 git reads the repository's own configuration, which could name programs to run
-(fsmonitor, hooks, pagers...); it therefore never runs outside `adjutant.sandbox`
+(fsmonitor, hooks, pagers...); it therefore never runs outside `adjutant.safety.sandbox`
 (read-only root, no network, clean environment), with no system or global
 configuration and every run-a-program key we can override overridden. Without
 bubblewrap the provider contributes nothing.
@@ -9,7 +9,7 @@ bubblewrap the provider contributes nothing.
 Nor does it follow a repository out of itself: the bulletin is gathered before any
 question, so git first only prints where the repository is and which configuration
 files it reads, and the provider applies the git tools' own checks
-(`adjutant.protection.confined_repository` and `audit_git_config`) with the directory
+(`adjutant.safety.protection.confined_repository` and `audit_git_config`) with the directory
 holding the ``.git`` that ``cwd`` belongs to as the cage. A work tree
 (``core.worktree``), git directory (a ``.git`` file), ``commondir``, alternates or
 included configuration file outside it, or a key that makes git run a program
@@ -35,7 +35,7 @@ _OID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 
 
 def argv(args: Sequence[str]) -> list[str]:
-    from adjutant.protection import GIT_OVERRIDES
+    from adjutant.safety.protection import GIT_OVERRIDES
 
     line = ["git", "--no-pager"]
     for key, value in GIT_OVERRIDES:
@@ -83,15 +83,15 @@ class GitProvider(Source):
         self.timeout = timeout
 
     async def _git(self, args: Sequence[str], cwd: str, readable: Sequence[str]) -> Any:
-        from adjutant import sandbox
-        from adjutant.protection import GIT_ENV
+        from adjutant.safety import sandbox
+        from adjutant.safety.protection import GIT_ENV
 
         return await sandbox.run(argv(args), cwd=cwd, timeout=self.timeout, readable=readable,
                                  unchecked_env=GIT_ENV, max_output=256 * 1024)
 
     async def collect(self, cwd: str) -> Mapping[str, Any]:
-        from adjutant import sandbox
-        from adjutant.protection import (
+        from adjutant.safety import sandbox
+        from adjutant.safety.protection import (
             GIT_CONFIG_LISTING,
             GIT_WHERE,
             GitRefusal,

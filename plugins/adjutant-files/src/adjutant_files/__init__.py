@@ -3,7 +3,7 @@
 
 The in-process tools enforce the cage themselves (fd-relative resolution, no symlink
 followed anywhere, see ``_cage``); ``search.grep`` runs ripgrep under
-``adjutant.sandbox``. Heavy modules (anyio, difflib, zipfile) are imported on use.
+``adjutant.safety.sandbox``. Heavy modules (anyio, difflib, zipfile) are imported on use.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ descriptor of the cage root, one component at a time, never following a symlink.
   directory fds: atomic, nothing partial left behind, and a symlink swapped in at the
   target name is replaced as an entry, never followed.
 - Protected names are refused inside the cage too, whether they exist or not: the
-  rules are core's (`adjutant.protection.CAGE_RULES`, through `cage_refusal`).
+  rules are core's (`adjutant.safety.protection.CAGE_RULES`, through `cage_refusal`).
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from adjutant.protection import CAGE_RULES, cage_refusal
+from adjutant.safety.protection import CAGE_RULES, cage_refusal
 
 from ._common import MAX_PATH_CHARS, Refused
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 #: The names protected below a cage in every mode (``.bashrc``, ``.mcp.json``...), for
-#: code that lists them: a view of `adjutant.protection.CAGE_RULES`, the one list.
+#: code that lists them: a view of `adjutant.safety.protection.CAGE_RULES`, the one list.
 PROTECTED_NAMES = frozenset(
     name for spec in CAGE_RULES for pattern in spec.patterns
     if "/" not in (name := pattern.removeprefix("**/")) and "*" not in name)
@@ -38,7 +38,7 @@ PROTECTED_NAMES = frozenset(
 
 def protected_reason(parts: Sequence[str]) -> str | None:
     """Why the path ``parts`` (below a cage root) is protected, for reads and writes,
-    or None: `adjutant.protection.cage_refusal`."""
+    or None: `adjutant.safety.protection.cage_refusal`."""
     return cage_refusal(parts)
 
 

@@ -1,8 +1,8 @@
 """``fs.read``, ``fs.write``, ``fs.append`` and ``fs.diff``: in-process, caged.
 
-Besides the names protected below a cage (`adjutant.protection.cage_refusal`, in
+Besides the names protected below a cage (`adjutant.safety.protection.cage_refusal`, in
 `locate`), each file is judged by the deny rules the guard applies
-(`adjutant.protection.Shield`: keys such as ``id_rsa``, the data home, git's own
+(`adjutant.safety.protection.Shield`: keys such as ``id_rsa``, the data home, git's own
 files and ``.envrc`` for writes, hard links to protected files) here too, so they hold
 with no policy plugin installed.
 """
@@ -29,7 +29,7 @@ def _schema(props: dict[str, Any], required: list[str], requests: list[str]) -> 
 def shielded(ctx: ToolContext, declaration: ToolDeclaration, located: Located, *,
              write: bool, st: os.stat_result | None = None) -> None:
     """Refuse ``located`` if core's deny rules protect it against this access."""
-    from adjutant.protection import Shield
+    from adjutant.safety.protection import Shield
 
     try:
         shield = Shield.for_context(ctx, declaration)

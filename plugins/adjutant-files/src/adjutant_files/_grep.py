@@ -8,7 +8,7 @@ ones mapped from typed arguments, the pattern after ``-e`` and the paths after
 ripgrep walks directories itself, and a glob (``*``, ``.env``) or an ignore file
 (``.ignore`` with ``!.env``) can bring back files it would otherwise skip, hidden
 ones included. So its hits are never passed on as they come: rg reports them as
-JSON, and every hit whose file the deny rules refuse (`adjutant.protection.Shield`:
+JSON, and every hit whose file the deny rules refuse (`adjutant.safety.protection.Shield`:
 protected names and patterns, hard links to protected files) is withheld; the result
 says how many files were withheld and why, never what they hold. The rules' fixed
 file names are also passed to rg as excludes, so it mostly never opens them.
@@ -126,8 +126,8 @@ class SearchGrep(BaseTool):
         return argv, roots.pop()
 
     async def run(self, call: ToolCall, ctx: ToolContext, dry: bool) -> tuple[str, str]:
-        from adjutant import sandbox
-        from adjutant.protection import Shield
+        from adjutant.safety import sandbox
+        from adjutant.safety.protection import Shield
 
         argv, root = self.argv(call, ctx)
         if dry:
@@ -152,7 +152,7 @@ class SearchGrep(BaseTool):
 
 def secret_names() -> tuple[str, ...]:
     """The secret rules' fixed file names that hold at any depth (``.env``, ``id_rsa``)."""
-    from adjutant.protection import DEFAULT_RULES
+    from adjutant.safety.protection import DEFAULT_RULES
 
     names = []
     for spec in DEFAULT_RULES:
@@ -201,7 +201,7 @@ def _matches(stdout: str) -> Iterator[tuple[str, str, str]]:
 def render(stdout: str, root: str, shield: Any, *, truncated: bool = False) -> str:
     """``path:line:text`` for every hit whose file the shield lets through, then a note
     naming the files withheld (and why), never their content."""
-    from adjutant import sandbox
+    from adjutant.safety import sandbox
 
     verdicts: dict[str, str | None] = {}
     out: list[str] = []

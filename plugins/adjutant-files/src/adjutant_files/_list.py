@@ -23,7 +23,7 @@ from ._cage import Located, locate, walk
 from ._common import BaseTool, get_bool, get_int, get_str
 
 if TYPE_CHECKING:
-    from adjutant.protection import Shield
+    from adjutant.safety.protection import Shield
 
 __all__ = ["FsList"]
 
@@ -67,7 +67,7 @@ class FsList(BaseTool):
     )
 
     async def run(self, call: ToolCall, ctx: ToolContext, dry: bool) -> tuple[str, str]:
-        from adjutant.protection import Shield
+        from adjutant.safety.protection import Shield
 
         raw = get_str(call.args, "path", 4096, default=".")
         depth = get_int(call.args, "depth", 1, MAX_DEPTH, 1)

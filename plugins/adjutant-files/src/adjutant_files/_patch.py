@@ -9,7 +9,7 @@ while replacing restores what was already replaced.
 Before any of that, every path the patch names anywhere — ``---`` and ``+++``,
 ``diff --git``, ``rename``/``copy from``/``to``, ``Binary files`` — is judged like a
 direct write (`named_paths`): inside the cage, and refused by the deny rules
-(`adjutant.protection.Shield.write_refusal`: ``.git/commondir``, ``.envrc``, a key
+(`adjutant.safety.protection.Shield.write_refusal`: ``.git/commondir``, ``.envrc``, a key
 file...), in the dry-run and in the execution alike. Mode lines, deletions and
 renames name no other path and are refused further on.
 """
@@ -250,7 +250,7 @@ class EditorPatch(BaseTool):
     def check_named(self, text: str, ctx: ToolContext) -> None:
         """Every path the patch names, judged like a direct write: in the cage, and not
         protected by the deny rules. `Refused` naming the line, the path and the rule."""
-        from adjutant.protection import Shield
+        from adjutant.safety.protection import Shield
 
         try:
             shield = Shield.for_context(ctx, self.declaration)

@@ -5,7 +5,7 @@ symbolic links are skipped, never followed, and listed in the output. The archiv
 built in a temporary file beside the target and linked into place with ``link``,
 which fails if the name exists: an existing file is never overwritten.
 
-Every member passes the deny rules of ``fs.read`` (`adjutant.protection.Shield`:
+Every member passes the deny rules of ``fs.read`` (`adjutant.safety.protection.Shield`:
 protected names and patterns, and hard links to protected files, judged on the
 opened file's ``fstat``). A protected file met while walking a directory is left out
 and listed as *withheld* in the preview and the result, so the approval shows exactly
@@ -68,7 +68,7 @@ class CompressZip(BaseTool):
         output = locate(ctx.cwd, ctx.cages, get_str(call.args, "output", 4096))
         if not output.parts or not output.parts[-1].lower().endswith(".zip"):
             raise Refused("argument-value", "the output must be a file name ending in .zip")
-        from adjutant.protection import Shield
+        from adjutant.safety.protection import Shield
 
         try:
             shield = Shield.for_context(ctx, self.declaration)

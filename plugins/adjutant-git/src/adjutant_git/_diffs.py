@@ -7,7 +7,7 @@ its per-file sections at each ``diff --git``/``diff --cc`` header (a hunk line a
 starts with `` ``, ``+``, ``-`` or ``\\``, so file content can never fake a header),
 each header's paths are read back exactly (quoted names unquoted; unquoted ones
 only when both sides are the same name, which ``--no-renames`` guarantees), and a
-section whose path the deny rules refuse (`adjutant.protection.Shield`: names,
+section whose path the deny rules refuse (`adjutant.safety.protection.Shield`: names,
 patterns, a work-tree file that is a hard link to a protected one) is replaced by a
 line saying it was withheld. A header that cannot be read is withheld too.
 """

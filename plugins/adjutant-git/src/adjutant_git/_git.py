@@ -2,7 +2,7 @@
 
 Four layers, each enough on its own for the common cases:
 
-- every git runs in the OS sandbox (`adjutant.sandbox`): read-only root, no network,
+- every git runs in the OS sandbox (`adjutant.safety.sandbox`): read-only root, no network,
   only the repository's git directory (and, to switch branches, its worktree)
   writable, and only when the call writes;
 - no system or global configuration is read, and every configuration key that names
@@ -21,7 +21,7 @@ them lies outside ``ToolContext.cages`` (``core.worktree = $HOME`` with an index
 naming ``.ssh/id_rsa`` would otherwise put the key in a diff). Every later git runs
 with ``--git-dir`` and ``--work-tree`` set to what was checked, so nothing in the
 repository can move them again. The checks and the overrides are core's
-(`adjutant.protection`: `confined_repository`, `audit_git_config`, `GIT_OVERRIDES`),
+(`adjutant.safety.protection`: `confined_repository`, `audit_git_config`, `GIT_OVERRIDES`),
 shared with the context bulletin's git.
 """
 
@@ -39,7 +39,7 @@ __all__ = ["EMPTY_TREE", "ZERO", "GitRefusal", "Repo", "git", "identity", "open_
 ZERO = "0" * 40
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
-#: This plugin's settings after core's `adjutant.protection.GIT_OVERRIDES` (the keys
+#: This plugin's settings after core's `adjutant.safety.protection.GIT_OVERRIDES` (the keys
 #: that would run a program): exact previews (no rename detection), quiet switches.
 OVERRIDES: tuple[tuple[str, str], ...] = (("advice.detachedHead", "false"),
                                           ("diff.renames", "false"))
@@ -56,7 +56,7 @@ class GitRefusal(Exception):
 def argv(args: Sequence[str], repo: Repo | None = None) -> list[str]:
     """The full git command line for ``args``: every override first, then (once the
     repository is checked) its git directory and work tree, explicitly."""
-    from adjutant.protection import GIT_OVERRIDES
+    from adjutant.safety.protection import GIT_OVERRIDES
 
     line = ["git", "--no-pager", "--literal-pathspecs"]
     for key, value in (*GIT_OVERRIDES, *OVERRIDES):
@@ -75,8 +75,8 @@ async def git(args: Sequence[str], *, cwd: str, writable: Sequence[str] = (),
 
     With ``repo`` (checked by `open_repo`), git is pinned to its directories and the
     sandbox hides what the call's shield (``repo.shield`` unless given) protects."""
-    from adjutant import sandbox
-    from adjutant.protection import GIT_ENV
+    from adjutant.safety import sandbox
+    from adjutant.safety.protection import GIT_ENV
 
     if (why := sandbox.available()) is not None:
         raise GitRefusal("sandbox-required", f"the OS sandbox is unavailable ({why}); git "
@@ -129,7 +129,7 @@ class Repo:
     ref: str | None
     #: The commit HEAD names, or None before the first commit.
     head: str | None
-    #: The call's deny rules (`adjutant.protection.Shield`): the sandbox hides and
+    #: The call's deny rules (`adjutant.safety.protection.Shield`): the sandbox hides and
     #: seals what they protect (the call's own home and data home).
     shield: Any = attrs.field(default=None, eq=False, repr=False)
 
@@ -139,7 +139,7 @@ class Repo:
 
     def writable(self, cages: Sequence[str], *, worktree: bool = False) -> list[str]:
         """The directories a write may touch, each inside a cage, else a refusal."""
-        from adjutant.protection import inside
+        from adjutant.safety.protection import inside
 
         needed = [self.common_dir, self.git_dir] + ([self.top] if worktree else [])
         for path in needed:
@@ -150,7 +150,7 @@ class Repo:
 
     def location(self) -> list[str]:
         """The global options that pin git to the checked directories."""
-        from adjutant.protection import git_location
+        from adjutant.safety.protection import git_location
 
         return git_location(self.git_dir, self.top)
 
@@ -161,9 +161,9 @@ class Repo:
 async def open_repo(cwd: str, cages: Sequence[str], shield: Any = None) -> Repo:
     """Discover the repository at ``cwd``; refuse one that reaches outside ``cages``
     (work tree, git directory, common directory, alternates, configuration files) or
-    whose configuration could run code (`adjutant.protection.confined_repository`,
+    whose configuration could run code (`adjutant.safety.protection.confined_repository`,
     `audit_git_config`). The `Repo` pins every later git to it."""
-    from adjutant import protection
+    from adjutant.safety import protection
 
     found = await git(protection.GIT_WHERE, cwd=cwd, check=False, shield=shield)
     lines = found.stdout.splitlines()
@@ -186,8 +186,8 @@ async def open_repo(cwd: str, cages: Sequence[str], shield: Any = None) -> Repo:
 async def audit_config(repo: Repo, cages: Sequence[str] = ()) -> None:
     """Refuse configuration that names a program we cannot neutralise (e.g. filters),
     or that git reads from a file outside the cages (``include.path``):
-    `adjutant.protection.audit_git_config` on git's own listing."""
-    from adjutant import protection
+    `adjutant.safety.protection.audit_git_config` on git's own listing."""
+    from adjutant.safety import protection
 
     listing = await git(protection.GIT_CONFIG_LISTING, cwd=repo.cwd, repo=repo, check=False)
     if listing.returncode != 0:

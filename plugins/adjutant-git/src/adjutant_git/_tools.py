@@ -145,7 +145,7 @@ class _ReadTool(_GitTool):
     async def _plan(self, call: ToolCall, ctx: ToolContext) -> tuple[Repo, Any, str]:
         repo = await open_repo(ctx.cwd, ctx.cages, _shield(ctx, self.declaration))
         args = await self._args(call, repo)
-        from adjutant import sandbox
+        from adjutant.safety import sandbox
 
         return repo, args, sandbox.preview(["git", *repo.location(), *args], cwd=repo.cwd)
 
@@ -203,7 +203,7 @@ class GitDiff(_ReadTool):
 
     async def _run(self, repo: Repo, plan: Any, ctx: ToolContext) -> tuple[str, str]:
         """The diff, with every protected file's changes withheld (`withhold`)."""
-        from adjutant.protection import Shield
+        from adjutant.safety.protection import Shield
 
         try:
             shield = Shield.for_context(ctx, self.declaration)
@@ -320,7 +320,7 @@ def _refuse_protected(repo: Repo, changes: str, ctx: ToolContext,
                       declaration: ToolDeclaration) -> None:
     """A commit reads every file it adds into the repository: one the deny rules refuse
     to `fs.read` (a key, ``.env``, a hard link to a secret) is refused here too."""
-    from adjutant.protection import Shield
+    from adjutant.safety.protection import Shield
 
     try:
         shield = Shield.for_context(ctx, declaration)
@@ -503,6 +503,6 @@ class GitSwitch(_GitTool):
 
 def _shield(ctx: ToolContext, declaration: ToolDeclaration) -> Any:
     """The call's deny rules, for the sandbox git runs in."""
-    from adjutant.protection import Shield
+    from adjutant.safety.protection import Shield
 
     return Shield.for_context(ctx, declaration)

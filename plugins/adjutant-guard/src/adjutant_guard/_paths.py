@@ -18,7 +18,7 @@ import os
 import stat
 from dataclasses import dataclass
 
-from adjutant.protection import Glob
+from adjutant.safety.protection import Glob
 
 __all__ = ["PathProblem", "ResolvedPath", "lexical", "magic_link", "resolve", "within"]
 

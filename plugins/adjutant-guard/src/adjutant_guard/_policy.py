@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from adjutant.protection import (
+from adjutant.safety.protection import (
     Glob,
     ProtectedFile,
     Protection,

@@ -225,7 +225,7 @@ def _session_id(ctx: Any) -> str | None:
 def _client_name(ctx: Any) -> str:
     """The client's name and version as it gave them (``clientInfo``), made printable on
     one line and cut to 80 characters: it is shown on the terminal and logged."""
-    from adjutant.terminal import printable
+    from adjutant.safety.terminal import printable
 
     with contextlib.suppress(Exception):
         info = ctx.session.client_params.client_info

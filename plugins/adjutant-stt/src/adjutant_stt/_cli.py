@@ -33,7 +33,7 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _fail(command: str, exc: SttError) -> int:
-    from adjutant.terminal import printable
+    from adjutant.safety.terminal import printable
 
     print(f"adjutant {command}: {printable(str(exc))}"
           + (f"\n  fix: {printable(exc.hint)}" if exc.hint else ""), file=sys.stderr)
@@ -44,7 +44,7 @@ def transcribe_command(kernel: Any, args: argparse.Namespace) -> Any:
     """Print what is said in a recording. Exit 0; 1 when nothing could be heard, the
     file is no audio, or a remote engine was refused or failed (the reason on stderr);
     4 when a remote engine was chosen and the operator is off."""
-    from adjutant.terminal import printable
+    from adjutant.safety.terminal import printable
 
     from ._engines import WHISPER, pick
     from ._transcribe import transcribe
@@ -72,7 +72,7 @@ async def _transcribe_remote(kernel: Any, args: argparse.Namespace, recognizer: 
     import anyio
 
     from adjutant import Copilot
-    from adjutant.terminal import printable
+    from adjutant.safety.terminal import printable
 
     from ._consent import NotSent, consent
     from ._engines import has_speech, remote_transcript

@@ -53,7 +53,7 @@ def ask_on_terminal(text: str) -> bool:
     Blocking: run it in a worker thread."""
     import termios
 
-    from adjutant.terminal import printable
+    from adjutant.safety.terminal import printable
 
     with contextlib.suppress(Exception):
         termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)

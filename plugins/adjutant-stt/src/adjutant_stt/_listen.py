@@ -30,7 +30,7 @@ __all__ = ["PushToTalk", "Spoken", "hear", "record", "utterance"]
 
 
 def _say(text: str) -> None:
-    from adjutant.terminal import printable
+    from adjutant.safety.terminal import printable
 
     print(printable(text), file=sys.stderr, flush=True)
 

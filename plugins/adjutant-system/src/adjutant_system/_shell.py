@@ -94,7 +94,7 @@ class ShellExec:
         return list(argv), float(timeout)
 
     async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
-        from adjutant import sandbox
+        from adjutant.safety import sandbox
 
         checked = self._check(call)
         if isinstance(checked, ExecutionResult):
@@ -106,8 +106,8 @@ class ShellExec:
                                dry_run_diff=text)
 
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
-        from adjutant import sandbox
-        from adjutant.protection import Shield
+        from adjutant.safety import sandbox
+        from adjutant.safety.protection import Shield
 
         checked = self._check(call)
         if isinstance(checked, ExecutionResult):

@@ -3,7 +3,7 @@
 A writable cage is bound read-write, so without more everything in it would be
 writable: git's hooks and config, ``.envrc``, MCP configs, and, with the workspace at
 the home, ``~/.bashrc``, ``~/.ssh`` and Adjutant's own data home. `sandbox_layout`
-derives from the deny rules (`adjutant.protection`) the mounts that follow the cage
+derives from the deny rules (`adjutant.safety.protection`) the mounts that follow the cage
 binds:
 
 - **hidden**, for every sandboxed command, writable cage or not: the secrets at fixed
@@ -167,14 +167,14 @@ def sandbox_layout(shield: Shield, writable: Sequence[str], bound: Sequence[str]
     :returns: A `Layout`; its ``args`` go after the cage binds, and `Layout.close`
         must be called once the sandbox is gone.
     """
-    planner = _Planner(shield, [os.path.realpath(c) for c in writable],
-                       [os.path.realpath(b) for b in (*bound, *writable)], budget)
+    mounts = _MountWalk(shield, [os.path.realpath(c) for c in writable],
+                        [os.path.realpath(b) for b in (*bound, *writable)], budget)
     try:
-        planner.fixed()
-        planner.walk()
-        layout = Layout(planner.emit(), planner.made, planner.walked, planner.exhausted)
+        mounts.fixed()
+        mounts.walk()
+        layout = Layout(mounts.emit(), mounts.made, mounts.walked, mounts.exhausted)
     except BaseException:
-        Layout(placeholders=planner.made).close()
+        Layout(placeholders=mounts.made).close()
         raise
     return layout
 
@@ -187,7 +187,9 @@ def _depth(path: str) -> int:
     return 0 if path == "/" else path.count("/")
 
 
-class _Planner:
+class _MountWalk:
+    """Walks the cages once, collecting the mounts that hide what they protect."""
+
     def __init__(self, shield: Shield, cages: list[str], bound: list[str], budget: int) -> None:
         self.shield = shield
         # The outermost cages only: a cage inside another is walked with it.

@@ -146,7 +146,7 @@ class Profile:
     tool_menu: int = attrs.field(default=0, validator=[v.ge(0), v.le(1000)])
     #: Which registered store keeps the action log (``"log"``) and the operator's state
     #: (``"kv"``), by name (``{"log": "lmdb", "kv": "lmdb"}``); unnamed: the only
-    #: durable one (`adjutant._stores`).
+    #: durable one (`adjutant.kernel._stores`).
     stores: dict[str, str] = attrs.field(factory=dict, validator=v.deep_mapping(
         key_validator=v.in_(("log", "kv")), value_validator=v.instance_of(str)))
 

@@ -197,7 +197,7 @@ DEFAULT_RULES: tuple[RuleSpec, ...] = (
 #: ``fs.write``, ``editor.patch``, ``compress.zip``... of adjutant-files), for reads
 #: and writes alike and whether the file exists or not: what a project, or a home
 #: copied into one, holds at *any depth* that runs code or holds a credential.
-#: Matched on the path relative to the cage (`adjutant.protection.cage_refusal`), so
+#: Matched on the path relative to the cage (`adjutant.safety.protection.cage_refusal`), so
 #: a cage at ``/w/proj`` judges ``/w/proj/a/.bashrc`` as ``/a/.bashrc``. Stricter than
 #: `DEFAULT_RULES` on purpose (no ``.env.example`` exemption, reads refused too): these
 #: tools hand what they read to the model, and none of these names is a project file.

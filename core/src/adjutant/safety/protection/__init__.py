@@ -14,7 +14,7 @@ apply the same rules through `Shield`:
 - `confined_repository` and `audit_git_config` before git is trusted with a
   repository (the git tools, the context bulletin): git only prints where the
   repository lies and which configuration it reads; outside the cages, refused;
-- `sandbox_layout` (in `adjutant.sandbox`) hides the secrets and binds the
+- `sandbox_layout` (in `adjutant.safety.sandbox`) hides the secrets and binds the
   protected files read-only inside a sandbox's writable cages.
 
 The rules themselves (`DEFAULT_RULES`) are data; `protection` compiles them for a

@@ -128,8 +128,8 @@ class Kernel:
         if self._loaded:
             return self
         self._loaded = True
-        from . import _builtin
-        from ._version import __version__
+        from .. import _builtin
+        from .._version import __version__
 
         self._install(_builtin, PluginInfo(
             name="adjutant", status="loaded", source="builtin", module=_builtin.__name__,
@@ -247,7 +247,7 @@ class Kernel:
         info.error = error
         info.registered = {}
         self._report(info)
-        from ._logging import get_logger
+        from .._logging import get_logger
 
         log = get_logger(plugin=info.name)
         log.warning("plugin skipped", error=error)
@@ -423,7 +423,7 @@ class Kernel:
         await self._stop()
 
     async def _stop(self) -> None:
-        from ._logging import get_logger
+        from .._logging import get_logger
 
         log = get_logger()
         for name in self._lifecycle_order("shutdown", reversed(self._started)):

@@ -14,8 +14,8 @@ child before anything else runs, with a check that Adjutant had not died already
 the next process's first sandboxed run (`remove_stale_cgroups`).
 
 A writable cage does not make what protects the user writable: the deny rules
-(`adjutant.protection`) become mounts after the cage binds (`sandbox_layout`, in
-``_sandbox_layout``): secrets and Adjutant's data home hidden from every command,
+(`adjutant.safety.protection`) become mounts after the cage binds (`sandbox_layout`, in
+``safety._layout``): secrets and Adjutant's data home hidden from every command,
 git's hooks and config, shell start-up files, MCP configs and the like read-only.
 
 `preview` gives the exact effect description a tool's dry-run should show.
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ._sandbox_layout import Layout, sandbox_layout
+from ._layout import Layout, sandbox_layout
 
 if TYPE_CHECKING:
     from .protection import Shield
@@ -170,7 +170,7 @@ def _bwrap_argv(argv: Sequence[str], cwd: str, writable: Sequence[str], network:
         cages.append(real)
     if layout is not None:
         if shield is None:  # the process's own home and data home
-            from ._paths import data_home
+            from ..kernel._paths import data_home
             from .protection import Shield
 
             shield = Shield(data_home=str(data_home()))
