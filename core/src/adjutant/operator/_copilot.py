@@ -11,15 +11,10 @@ decision, approval and effect).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from adjutant_hookspecs import Kernel
-
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import attrs
 import msgspec
@@ -58,6 +53,11 @@ from ._run import Run, RunOutcome
 from ._sessions import SessionStore
 from ._state import OperatorState, key_value_store
 from .planner import Planner, bad_request
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
+    from ..kernel._settings import Profile
 
 __all__ = ["MODES", "Approver", "Copilot", "PlanPacket", "RunOutcome", "StepDecision",
            "StepPacket"]
@@ -280,7 +280,8 @@ class Copilot:
         versions = {p.distribution or p.name: p.version or "?" for p in self.kernel.plugins
                     if p.status == "loaded"}
         path = write_bundle(Path(dest), home=self.kernel.home, records=records,
-                            profile=attrs.asdict(self.kernel.profile), versions=versions,
+                            profile=attrs.asdict(cast("Profile", self.kernel.profile)),
+                            versions=versions,
                             run_ids=run_ids)
         await self.log.record("bundle", run_id, path=str(path))
         return path
