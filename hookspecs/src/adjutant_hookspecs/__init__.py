@@ -78,7 +78,15 @@ from ._events import (
     event_name,
     is_custom,
 )
-from ._kernel import EventPublisher, Kernel, ModelView, ProfileView, Registered
+from ._kernel import (
+    EventBusView,
+    EventPublisher,
+    EventSubscription,
+    Kernel,
+    ModelView,
+    ProfileView,
+    Registered,
+)
 from ._markers import PROJECT_NAME, hookimpl, hookspec
 from ._protocols import (
     ARG_ROLE,
@@ -145,7 +153,9 @@ __all__ = [
     "CustomEvent",
     "Envelope",
     "Event",
+    "EventBusView",
     "EventPublisher",
+    "EventSubscription",
     "ExecutionResult",
     "Frontend",
     "GitState",

@@ -4,7 +4,7 @@ free to change inside (`adjutant.Kernel` satisfies it)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ._contracts import ToolCall, ToolDeclaration
@@ -24,7 +24,8 @@ from ._speech import SpeechEngine, SpeechRecognizer
 if TYPE_CHECKING:  # pathlib pulls in urllib and ipaddress: plugin load stays cheap
     from pathlib import Path
 
-__all__ = ["EventPublisher", "Kernel", "ModelView", "ProfileView", "Registered"]
+__all__ = ["EventBusView", "EventPublisher", "EventSubscription", "Kernel", "ModelView",
+           "ProfileView", "Registered"]
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -50,6 +51,36 @@ class EventPublisher(Protocol):
 
     def publish(self, event: Event, *, run_id: str | None = None,
                 thread_id: str | None = None) -> Envelope: ...
+
+
+class EventSubscription(Protocol):
+    """One subscriber's cursor over the bus (``async for envelope in subscription``)."""
+
+    @property
+    def position(self) -> int:
+        """The seq of the last event consumed (resume with ``after_seq=position``)."""
+        ...
+
+    def __aiter__(self) -> EventSubscription: ...
+    async def __anext__(self) -> Envelope: ...
+
+
+class EventBusView(EventPublisher, Protocol):
+    """The event bus, as producers and subscribers use it. Each subscriber has its
+    own bounded view; one that falls behind gets a ``BusGap`` marker, never a block."""
+
+    @property
+    def last_seq(self) -> int: ...
+
+    def subscribe(self, *, after_seq: int | None = None, max_lag: int | None = None,
+                  types: Collection[type[Event]] | None = None) -> EventSubscription:
+        """A new view of the event sequence: only new events, or a replay after
+        ``after_seq``; only ``types`` when given (gap markers always arrive)."""
+        ...
+
+    def history(self, *, after_seq: int = 0) -> Iterator[Envelope]:
+        """The events still in the replay window after ``after_seq``, oldest first."""
+        ...
 
 
 class ModelView(Protocol):
@@ -131,7 +162,7 @@ class Kernel(Protocol):
         ...
 
     @property
-    def bus(self) -> EventPublisher: ...
+    def bus(self) -> EventBusView: ...
     @property
     def tools(self) -> Registered[Tool]: ...
     @property

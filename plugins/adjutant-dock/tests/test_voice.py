@@ -167,7 +167,7 @@ async def test_the_ambient_stream_carries_speech_and_replays_after_a_reconnect(
     import anyio
 
     tts = pytest.importorskip("adjutant_tts", reason="speaking needs adjutant-tts")
-    async with start_dock(plugins=(tts,)) as dock:
+    async with start_dock(plugins=(tts.TtsPlugin,)) as dock:
         assert (await dock.client.get("/api/state")).json()["voice"]["speak"] is True
         [snapshot] = await read_voice(dock, 1)
         assert snapshot["event"] == "voice_snapshot"

@@ -255,7 +255,8 @@ async def test_the_speaking_indicator_pauses_copies_and_stops(
     tts = pytest.importorskip("adjutant_tts", reason="speaking needs adjutant-tts")
     browser = await launch(playwright)
     with paced_speaker(tmp_path):
-        async with start_dock(plugins=(tts,), env={"ADJUTANT_SPEECH_OUTPUT": "device"}) as dock:
+        async with start_dock(plugins=(tts.TtsPlugin,),
+                              env={"ADJUTANT_SPEECH_OUTPUT": "device"}) as dock:
             speaker = tts.speaker_for(dock.harness.kernel)
             try:
                 await speaking_indicator(dock, speaker, browser)

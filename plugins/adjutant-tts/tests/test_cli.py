@@ -69,7 +69,7 @@ DEVICE_SCRIPT = textwrap.dedent('''
 
     async def main():
         out = {}
-        async with Harness(adjutant_tts) as h:
+        async with Harness(adjutant_tts.TtsPlugin) as h:
             speaker = adjutant_tts.speaker_for(h.kernel)
             u = await speaker.say(LONG)
             with anyio.fail_after(20):

@@ -23,11 +23,11 @@ PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
 
 @pytest.mark.anyio
 async def test_registers_what_it_says() -> None:
-    await assert_registers(adjutant_tts, REGISTERS)
+    await assert_registers(adjutant_tts.TtsPlugin, REGISTERS)
 
 
 def test_entry_point_is_found_and_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert_entry_point(PYPROJECT, adjutant_tts, REGISTERS, tmp_path, monkeypatch)
+    assert_entry_point(PYPROJECT, adjutant_tts.TtsPlugin, REGISTERS, tmp_path, monkeypatch)
 
 
 class _Engine:
@@ -57,7 +57,7 @@ def _plugin(engine: Any) -> Any:
 
 @pytest.mark.anyio
 async def test_a_third_party_engine_registers_beside_ours() -> None:
-    async with Harness(adjutant_tts, _plugin(_Engine("acme"))) as h:
+    async with Harness(adjutant_tts.TtsPlugin, _plugin(_Engine("acme"))) as h:
         assert list(h.kernel.speech_engines) == ["hibari", "espeak-ng", "tts-webui", "acme"]
         assert h.kernel.speech_engines.owner("acme") != "adjutant_tts"
 
@@ -73,5 +73,25 @@ async def test_a_third_party_engine_registers_beside_ours() -> None:
 ])
 async def test_a_bad_or_clashing_engine_is_refused_by_name(engine: Any, error: str) -> None:
     with pytest.raises(PluginLoadError, match=error):
-        async with Harness(adjutant_tts, _plugin(engine)):
+        async with Harness(adjutant_tts.TtsPlugin, _plugin(engine)):
+            pass
+
+
+@pytest.mark.anyio
+async def test_one_instance_per_kernel_with_its_own_settings_and_speaker() -> None:
+    from adjutant import ModelPreset, Profile
+
+    slow = Profile(model=ModelPreset(provider="scripted"), plugins={"tts": {"speed": 0.5}})
+    async with Harness(adjutant_tts.TtsPlugin, profile=slow) as a, \
+            Harness(adjutant_tts.TtsPlugin) as b:
+        one, two = a.kernel.plugin("tts"), b.kernel.plugin("tts")
+        assert isinstance(one, adjutant_tts.TtsPlugin) and isinstance(two, adjutant_tts.TtsPlugin)
+        assert one is not two and one.speaker is not two.speaker
+        assert adjutant_tts.speaker_for(a.kernel) is one.speaker
+        assert adjutant_tts.speech_settings(a.kernel).speed == 0.5
+        assert adjutant_tts.speech_settings(b.kernel).speed == 1.0
+    assert one.speaker is None  # stopped with its kernel
+    bad = Profile(model=ModelPreset(provider="scripted"), plugins={"tts": {"speed": "fast"}})
+    with pytest.raises(RuntimeError, match=r"(?s)'tts' failed to start.*\$\.plugins\.tts\.speed"):
+        async with Harness(adjutant_tts.TtsPlugin, profile=bad):
             pass

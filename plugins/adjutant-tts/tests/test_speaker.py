@@ -16,7 +16,7 @@ import adjutant_tts
 from adjutant import ModelPreset, Profile
 from adjutant.testing import Harness
 from adjutant_hookspecs import SpeechProgress, SpeechStarted, SpeechStopped
-from adjutant_tts import speaker_for
+from adjutant_tts import TtsSettings, speaker_for
 
 pytestmark = pytest.mark.anyio
 LONG = " ".join(f"This is sentence number {i} of a long answer." for i in range(30))
@@ -34,7 +34,7 @@ def speech_events(h: Harness) -> list[Any]:
 
 
 async def test_saying_writes_audio_and_tells_the_bus() -> None:
-    async with Harness(adjutant_tts, env=FILES) as h:
+    async with Harness(adjutant_tts.TtsPlugin, env=FILES) as h:
         u = await speaker_for(h.kernel).say("Hello from the speech service.")
         assert u is not None
         await u.wait()
@@ -51,7 +51,7 @@ async def test_saying_writes_audio_and_tells_the_bus() -> None:
 
 @pytest.mark.parametrize("mode", ["off", "listen-only"])
 async def test_nothing_speaks_in_off_or_listen_only(mode: str, tmp_path: Path) -> None:
-    async with Harness(adjutant_tts, env=FILES, mode=mode) as h:
+    async with Harness(adjutant_tts.TtsPlugin, env=FILES, mode=mode) as h:
         speaker = speaker_for(h.kernel)
         assert await speaker.say("Should stay silent.") is None
         assert speech_events(h) == []
@@ -61,7 +61,7 @@ async def test_nothing_speaks_in_off_or_listen_only(mode: str, tmp_path: Path) -
 
 
 async def test_switching_off_stops_what_is_being_said() -> None:
-    async with Harness(adjutant_tts, env=FILES) as h:
+    async with Harness(adjutant_tts.TtsPlugin, env=FILES) as h:
         speaker = speaker_for(h.kernel)
         u = await speaker.say(LONG)
         assert u is not None
@@ -73,7 +73,7 @@ async def test_switching_off_stops_what_is_being_said() -> None:
 
 
 async def test_a_second_answer_interrupts_by_default() -> None:
-    async with Harness(adjutant_tts, env=FILES) as h:
+    async with Harness(adjutant_tts.TtsPlugin, env=FILES) as h:
         speaker = speaker_for(h.kernel)
         first = await speaker.say(LONG)
         second = await speaker.say("The newer answer.")
@@ -84,7 +84,7 @@ async def test_a_second_answer_interrupts_by_default() -> None:
 
 
 async def test_a_second_answer_queues_when_the_profile_says_so() -> None:
-    async with Harness(adjutant_tts, env=FILES, profile=profile(overlap="queue")) as h:
+    async with Harness(adjutant_tts.TtsPlugin, env=FILES, profile=profile(overlap="queue")) as h:
         speaker = speaker_for(h.kernel)
         first = await speaker.say("The first answer.")
         second = await speaker.say("The second answer.")
@@ -96,7 +96,7 @@ async def test_a_second_answer_queues_when_the_profile_says_so() -> None:
 
 
 async def test_stop_mid_sentence_frees_the_engine_for_the_next_answer() -> None:
-    async with Harness(adjutant_tts, env=FILES) as h:
+    async with Harness(adjutant_tts.TtsPlugin, env=FILES) as h:
         speaker = speaker_for(h.kernel)
         u = await speaker.say(LONG)
         assert u is not None
@@ -126,7 +126,7 @@ async def test_a_server_that_is_down_is_reported_and_the_service_carries_on() ->
         def register_speech_engines(register: Any) -> None:
             register(Down(url))
 
-    async with Harness(adjutant_tts, Plugin(), env=FILES,
+    async with Harness(adjutant_tts.TtsPlugin, Plugin(), env=FILES,
                        profile=profile(engine="tts-webui-down")) as h:
         speaker = speaker_for(h.kernel)
         failed = await speaker.say("Hello?")
@@ -163,7 +163,7 @@ async def _quiet(speaker: Any) -> None:
 
 
 async def test_auto_speech_says_short_answers_only() -> None:
-    async with Harness(adjutant_tts, env=FILES, profile=profile(max_auto_chars=60),
+    async with Harness(adjutant_tts.TtsPlugin, env=FILES, profile=profile(max_auto_chars=60),
                        script=[answer("It is sunny."), answer("x " * 100)]) as h:
         speaker = speaker_for(h.kernel)
         await h.run("weather?")
@@ -176,7 +176,7 @@ async def test_auto_speech_says_short_answers_only() -> None:
 
 async def test_auto_speech_off_in_the_profile_says_nothing() -> None:
     quiet = profile(auto_speech=False)
-    async with Harness(adjutant_tts, env=FILES, profile=quiet,
+    async with Harness(adjutant_tts.TtsPlugin, env=FILES, profile=quiet,
                        script=[answer("It is sunny.")]) as h:
         await h.run("weather?")
         await _quiet(speaker_for(h.kernel))
@@ -195,7 +195,7 @@ async def test_a_finished_plan_is_summarised_aloud() -> None:
 
     plan = json.dumps({"type": "plan", "steps": [{"tool": FakeRead().declaration.name,
                                                    "args": {"path": "a.txt"}}]})
-    async with Harness(adjutant_tts, Tools(), env=FILES, mode="execute-with-confirmation",
+    async with Harness(adjutant_tts.TtsPlugin, Tools(), env=FILES, mode="execute-with-confirmation",
                        approver=ScriptedApprover(steps=["grant"]), script=[plan]) as h:
         (h.workspace / "a.txt").write_text("hello\n")
         run = await h.run("read a.txt")
@@ -209,20 +209,20 @@ async def test_a_finished_plan_is_summarised_aloud() -> None:
 def test_spoken_text_rules() -> None:
     from adjutant_tts._auto import spoken_text
 
-    preset = profile(max_auto_chars=20).speech
+    preset = TtsSettings(max_auto_chars=20)
     assert spoken_text({"status": "answered", "text": "short"}, [], preset) == "short"
     assert spoken_text({"status": "answered", "text": "x" * 21}, [], preset) == ""
     assert spoken_text({"status": "proposed", "text": ""}, ["fs.read"], preset) == ""
     assert spoken_text({"status": "ignored", "text": "the operator is off"}, [], preset) == ""
     assert spoken_text({"status": "executed", "text": ""}, ["git.status", "fs.read"],
-                       profile().speech) == "Done: ran git status and fs read."
+                       TtsSettings()) == "Done: ran git status and fs read."
     assert spoken_text({"status": "executed", "text": ""}, ["fs.read"],
-                       profile(plan_summary=False).speech) == ""
+                       TtsSettings(plan_summary=False)) == ""
 
 
 async def test_the_last_answer_is_said_before_the_kernel_stops() -> None:
     """`adjutant run` stops the kernel right after its answer: the answer is still said."""
-    h = Harness(adjutant_tts, env=FILES, script=[answer("Here is the answer.")])
+    h = Harness(adjutant_tts.TtsPlugin, env=FILES, script=[answer("Here is the answer.")])
     async with h:
         await h.run("question")
     started = [e.text for e in speech_events(h) if isinstance(e, SpeechStarted)]

@@ -32,24 +32,36 @@ __all__ = ["assert_cheap_import", "assert_documented", "assert_entry_point", "as
            "assert_registry_matches", "write_registry"]
 
 
-async def assert_registers(module: ModuleType, registers: Mapping[str, Sequence[str]]) -> None:
-    """Loaded alone in a harness, the plugin registers exactly ``registers`` (by kind),
-    each owned by it."""
+def _loaded_as(plugin: ModuleType | type) -> str:
+    """The name a plugin module or class is loaded under when handed to a kernel."""
+    if isinstance(plugin, ModuleType):
+        return plugin.__name__
+    return getattr(plugin, "name", None) or plugin.__name__
+
+
+async def assert_registers(plugin: ModuleType | type,
+                           registers: Mapping[str, Sequence[str]]) -> None:
+    """Loaded alone in a harness, the plugin (its module, or its class: one instance
+    per kernel) registers exactly ``registers`` (by kind), each owned by it."""
     from ._harness import Harness
 
-    async with Harness(module) as h:
-        (info,) = [p for p in h.kernel.plugins if p.module == module.__name__]
+    async with Harness(plugin) as h:
+        (info,) = [p for p in h.kernel.plugins if p.name == _loaded_as(plugin)]
         assert (info.status, info.registered) == ("loaded", dict(registers))
         for kind, names in registers.items():
+            if kind == "settings":  # one class per plugin, kept under the plugin's name
+                assert h.kernel.settings_schemas[info.name].__qualname__ == names[0]
+                continue
             registry = getattr(h.kernel, kind)
             assert [registry.owner(name) for name in names] == [info.name] * len(names)
 
 
-def assert_entry_point(pyproject: Path, module: ModuleType,
+def assert_entry_point(pyproject: Path, plugin: ModuleType | type,
                        registers: Mapping[str, Sequence[str]], tmp_path: Path,
                        monkeypatch: Any) -> None:
     """Install-free check of the pyproject's ``adjutant`` entry point: a dist-info
-    written from it is found by the kernel's scanner and loads the plugin."""
+    written from it is found by the kernel's scanner and loads the plugin (a module,
+    or one instance of a class)."""
     from ..kernel._kernel import Kernel
 
     project = tomllib.loads(pyproject.read_text())["project"]
@@ -65,7 +77,9 @@ def assert_entry_point(pyproject: Path, module: ModuleType,
     kernel = Kernel(env=env).load()
     (info,) = [p for p in kernel.plugins if p.distribution == project["name"]]
     assert info.status == "loaded", info.error
-    assert (info.module, info.registered) == (module.__name__, dict(registers))
+    assert info.registered == dict(registers)
+    loaded = kernel.plugin(info.name)
+    assert loaded is plugin if isinstance(plugin, ModuleType) else isinstance(loaded, plugin)
 
 
 def assert_cheap_import(module: ModuleType, heavy: Collection[str]) -> None:

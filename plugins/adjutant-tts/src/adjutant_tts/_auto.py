@@ -12,12 +12,15 @@ quiet unless ``ADJUTANT_SPEECH_OUTPUT=file`` asks for files.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from adjutant_hookspecs import RunFinished, StateDelta, StateSnapshot, ToolCallStart
 
-from ._settings import speech_settings
+from ._settings import TtsSettings, speech_settings
 from ._speaker import SILENT_MODES, Speaker
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Envelope, Kernel
 
 __all__ = ["Progress", "follow", "plan_summary", "spoken_text"]
 
@@ -38,7 +41,7 @@ def plan_summary(status: str, tools: list[str]) -> str:
     return f"{head}: ran {listed}."
 
 
-def spoken_text(result: Any, tools: list[str], preset: Any) -> str:
+def spoken_text(result: object, tools: list[str], preset: TtsSettings) -> str:
     """What to say for a finished run's ``result`` (None: nothing)."""
     if not isinstance(result, dict):
         return ""
@@ -58,7 +61,7 @@ class Progress:
     seen = 0
 
 
-async def follow(kernel: Any, speaker: Speaker, progress: Progress | None = None) -> None:
+async def follow(kernel: Kernel, speaker: Speaker, progress: Progress | None = None) -> None:
     """Speak finished runs until cancelled."""
     from adjutant import get_logger
 
@@ -78,7 +81,7 @@ async def follow(kernel: Any, speaker: Speaker, progress: Progress | None = None
         progress.seen = envelope.seq
 
 
-async def _handle(envelope: Any, kernel: Any, speaker: Speaker,
+async def _handle(envelope: Envelope, kernel: Kernel, speaker: Speaker,
                   tools: dict[str | None, list[str]], quiet: str | None) -> None:
     event, run = envelope.event, envelope.run_id
     if isinstance(event, StateDelta):

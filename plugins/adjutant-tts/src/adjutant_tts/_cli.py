@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
+    from ._speaker import Speaker, Utterance
 
 __all__ = ["configure_speak", "speak"]
 
@@ -22,11 +27,11 @@ def configure_speak(parser: argparse.ArgumentParser) -> None:
                         help="list the voices of the engine (no download is started)")
 
 
-async def speak(kernel: Any, args: argparse.Namespace) -> int:
+async def speak(kernel: Kernel, args: argparse.Namespace) -> int:
     from adjutant_hookspecs import SpeechError
 
     from ._output import no_device_reason
-    from ._service import speaker_for
+    from ._plugin import speaker_for
     from ._settings import speech_settings
     from ._speaker import SILENT_MODES, pick_engine
 
@@ -89,7 +94,7 @@ async def speak(kernel: Any, args: argparse.Namespace) -> int:
 STOP_KEYS = (b" ", b"\x1b")
 
 
-async def _until_done_or_key(utterance: Any, speaker: Any) -> None:
+async def _until_done_or_key(utterance: Utterance, speaker: Speaker) -> None:
     """Wait for the utterance; Space or Esc on the terminal stops it (the terminal is
     put in cbreak mode meanwhile and restored after, whatever happens)."""
     import threading

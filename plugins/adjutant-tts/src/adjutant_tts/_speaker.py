@@ -16,7 +16,7 @@ import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adjutant_hookspecs import (
     SpeechEngine,
@@ -30,6 +30,9 @@ from adjutant_hookspecs import (
 from ._output import DeviceOutput, FileOutput, Output, no_device_reason
 from ._settings import speech_settings
 from ._streams import closing_stream
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel, Registered
 
 __all__ = ["SILENT_MODES", "Speaker", "Utterance", "pick_engine"]
 
@@ -79,18 +82,18 @@ class Utterance:
             self._scope.cancel()
 
 
-def pick_engine(engines: Any, name: str) -> SpeechEngine:
+def pick_engine(engines: Registered[SpeechEngine], name: str) -> SpeechEngine:
     """The engine the profile names; for ``auto`` the embedded voice, else espeak-ng."""
     if name != "auto":
         engine = engines.get(name)
         if engine is None:
             known = ", ".join(sorted(engines)) or "none"
             raise SpeechError(f"no speech engine named {name!r} (installed: {known})")
-        return engine  # type: ignore[no-any-return]
+        return engine
     for candidate in AUTO_ENGINES:
         engine = engines.get(candidate)
         if engine is not None and getattr(engine, "installed", lambda: True)():
-            return engine  # type: ignore[no-any-return]
+            return engine
     raise SpeechError("no speech engine can run here",
                       hint="pip install hibari-tts, or apt-get install espeak-ng")
 
@@ -99,7 +102,7 @@ class Speaker:
     """The kernel's voice. ``output``: ``device``, ``file`` or None (a device when there
     is one, else a file); ``mode``: how to read the operator's mode (default: the store)."""
 
-    def __init__(self, kernel: Any, *, output: str | None = None,
+    def __init__(self, kernel: Kernel, *, output: str | None = None,
                  mode: Callable[[], Awaitable[str]] | None = None,
                  files: Path | None = None) -> None:
         if "speech.started" not in kernel.events:
