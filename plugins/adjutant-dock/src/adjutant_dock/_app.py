@@ -411,12 +411,10 @@ def _mcp_servers(kernel: Any) -> dict[str, Any]:
 
 def _grant_expiries(copilot: Any, grants: list[str]) -> tuple[dict[str, int], int]:
     """Each live grant's expiry and the time now, in ms (the page counts down the
-    difference), from the operator's ``grants_left`` (none: no countdown)."""
+    difference), from the operator's ``grants_left``."""
     now = int(time.time() * 1000)
-    left = getattr(getattr(copilot, "settings", None), "grants_left", None)
-    if not callable(left):
-        return {}, now
-    return {g: now + int(s * 1000) for g, s in left().items() if g in grants}, now
+    left = copilot.operator_state.grants_left()
+    return {g: now + int(s * 1000) for g, s in left.items() if g in grants}, now
 
 
 def _rss_mb() -> float | None:
