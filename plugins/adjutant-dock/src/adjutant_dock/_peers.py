@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from adjutant import Copilot, Subscription
     from adjutant_hookspecs import Kernel, SpeechRecognizer
 
-__all__ = ["declares", "hear", "last_seq", "mcp_rows", "recognizer", "refuse_remote",
-           "speech_control", "subscribe"]
+__all__ = ["consent_question", "declares", "hear", "last_seq", "mcp_rows", "recognizer",
+           "refuse_remote", "speech_control", "subscribe"]
 
 
 def _core(kernel: Kernel) -> adjutant.Kernel:
@@ -59,13 +59,13 @@ def mcp_rows(kernel: Kernel) -> dict[str, Any]:
             "problems": list(bridge.problems), "missing": None}
 
 
-def recognizer(kernel: Kernel) -> tuple[SpeechRecognizer, str | None, str] | None:
-    """The recognizer the profile names, the model it would use and adjutant-stt's
-    consent line for them, as adjutant-stt's ``hear`` picks them (None: no adjutant-stt,
-    or an engine it does not know, which ``hear`` itself reports)."""
+def recognizer(kernel: Kernel) -> tuple[SpeechRecognizer, str | None] | None:
+    """The recognizer the profile names and the model it would use, as adjutant-stt's
+    ``hear`` picks them (None: no adjutant-stt, or an engine it does not know, which
+    ``hear`` itself reports)."""
     if not declares(kernel, "stt.heard"):
         return None
-    from adjutant_stt import SttError, consent_question, pick_recognizer
+    from adjutant_stt import SttError, pick_recognizer
 
     try:
         found: SpeechRecognizer = pick_recognizer(kernel)
@@ -74,8 +74,16 @@ def recognizer(kernel: Kernel) -> tuple[SpeechRecognizer, str | None, str] | Non
     listen = getattr(kernel.profile, "listen", None)
     # the model as `adjutant_stt.hear` chooses it (it asks consent for this one)
     model: str | None = getattr(listen, "remote_model", None) or getattr(found, "model", None)
-    question: str = consent_question(found, model)
-    return found, model, question
+    return found, model
+
+
+def consent_question(found: SpeechRecognizer, model: str | None) -> str:
+    """adjutant-stt's consent line for sending a recording to ``found`` (with ``model``):
+    what it asks, and so what a yes from the page must match."""
+    from adjutant_stt import consent_question as question
+
+    line: str = question(found, model)
+    return line
 
 
 async def hear(kernel: Kernel, copilot: Copilot, audio: str,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ._peers import declares, recognizer
+from ._peers import consent_question, declares, recognizer
 from ._wire import envelope
 
 if TYPE_CHECKING:
@@ -107,10 +107,10 @@ def remote_engine(kernel: Kernel) -> dict[str, Any] | None:
     found = recognizer(kernel)
     if found is None or not found[0].remote:
         return None
-    engine, model, question = found
+    engine, model = found
     where = [engine.name, engine.destination, model or ""]
     return {"engine": engine.name, "host": engine.destination, "model": model,
-            "question": question,
+            "question": consent_question(engine, model),
             "digest": hashlib.sha256(json.dumps(where).encode()).hexdigest()}
 
 
