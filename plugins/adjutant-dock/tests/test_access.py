@@ -31,7 +31,7 @@ async def test_the_token_file_is_the_owners_alone(dock: Dock) -> None:
 
 async def test_no_token_no_entry(dock: Dock) -> None:
     async with bare(dock) as client:
-        for method, url in (("GET", "/"), ("GET", "/api/state"), ("GET", "/static/dock.js"),
+        for method, url in (("GET", "/"), ("GET", "/api/state"), ("GET", "/static/main.js"),
                             ("POST", "/api/mode"), ("POST", "/api/copilot/run")):
             answer = await client.request(method, url, json={"mode": "execute-auto"})
             assert answer.status_code == 401, url
