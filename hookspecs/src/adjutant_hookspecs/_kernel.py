@@ -64,6 +64,10 @@ class EventSubscription(Protocol):
     def __aiter__(self) -> EventSubscription: ...
     async def __anext__(self) -> Envelope: ...
 
+    async def next_batch(self, limit: int = 1024) -> list[Envelope]:
+        """Wait for the next event, then take up to ``limit`` in view at once."""
+        ...
+
 
 class EventBusView(EventPublisher, Protocol):
     """The event bus, as producers and subscribers use it. Each subscriber has its
@@ -137,6 +141,14 @@ class ProfileView(Protocol):
 
     def describe_tools(self) -> str:
         """The allow-list as the profile file spells it, for refusals and status."""
+        ...
+
+    def replace(self, **changes: Any) -> ProfileView:
+        """A copy with ``changes`` applied (validated like the profile)."""
+        ...
+
+    def as_dict(self) -> dict[str, Any]:
+        """The profile as plain data, every key."""
         ...
 
 

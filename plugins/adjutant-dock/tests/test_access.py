@@ -31,7 +31,7 @@ async def test_the_token_file_is_the_owners_alone(dock: Dock) -> None:
 
 async def test_no_token_no_entry(dock: Dock) -> None:
     async with bare(dock) as client:
-        for method, url in (("GET", "/"), ("GET", "/api/state"), ("GET", "/static/dock.js"),
+        for method, url in (("GET", "/"), ("GET", "/api/state"), ("GET", "/static/main.js"),
                             ("POST", "/api/mode"), ("POST", "/api/copilot/run")):
             answer = await client.request(method, url, json={"mode": "execute-auto"})
             assert answer.status_code == 401, url
@@ -113,3 +113,31 @@ async def test_an_unanswered_question_is_a_deny(dock: Dock) -> None:
     assert not (dock.harness.workspace / "b.txt").exists()
     records = await dock.copilot.log.records()
     assert any(r["kind"] == "approval" and r.get("unanswered") for r in records)
+
+
+async def test_the_page_loads_only_its_own_module_scripts_served_as_javascript(
+        dock: Dock) -> None:
+    """Module scripts run only when served with a JavaScript type (nosniff holds the
+    browser to it), and the CSP allows the page's own files, nothing inline."""
+    import re
+
+    page = await dock.client.get("/")
+    csp = page.headers["content-security-policy"]
+    assert "script-src 'self';" in csp and "unsafe-inline" not in csp
+    scripts = re.findall(r"<script\b([^>]*)>(.*?)</script>", page.text, re.S)
+    assert scripts == [(' type="module" src="/static/main.js"', "")]
+    seen: set[str] = set()
+    todo = ["main.js"]
+    while todo:  # every module the page imports, followed from main.js
+        name = todo.pop()
+        seen.add(name)
+        script = await dock.client.get(f"/static/{name}")
+        assert script.status_code == 200, name
+        assert script.headers["content-type"] == "text/javascript; charset=utf-8", name
+        assert script.headers["x-content-type-options"] == "nosniff"
+        todo += [m for m in re.findall(r'^import .* from "\./([\w-]+\.js)";$', script.text,
+                                       re.M) if m not in seen]
+    assert {"stream.js", "chat.js", "plan.js", "log.js", "settings.js",
+            "voice.js"} <= seen, seen
+    worklet = await dock.client.get("/static/mic-worklet.js")
+    assert worklet.headers["content-type"] == "text/javascript; charset=utf-8"

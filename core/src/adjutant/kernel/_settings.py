@@ -130,6 +130,14 @@ class Profile:
 
         return f'"tools": {json.dumps(list(self.tools))}'
 
+    def replace(self, **changes: Any) -> Profile:
+        """A copy with ``changes`` applied (validated like the profile)."""
+        return attrs.evolve(self, **changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The profile as plain data (what its JSON file would hold, every key)."""
+        return attrs.asdict(self)
+
 
 def _strict_converter() -> Any:
     """A cattrs converter that refuses coercions JSON users would not expect."""

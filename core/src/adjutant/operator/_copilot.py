@@ -14,9 +14,8 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
-import attrs
 import msgspec
 
 from adjutant_hookspecs import (
@@ -57,7 +56,6 @@ from .planner import Planner, bad_request
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
 
-    from ..kernel._settings import Profile
 
 __all__ = ["MODES", "Approver", "Copilot", "PlanPacket", "RunOutcome", "StepDecision",
            "StepPacket"]
@@ -280,7 +278,7 @@ class Copilot:
         versions = {p.distribution or p.name: p.version or "?" for p in self.kernel.plugins
                     if p.status == "loaded"}
         path = write_bundle(Path(dest), home=self.kernel.home, records=records,
-                            profile=attrs.asdict(cast("Profile", self.kernel.profile)),
+                            profile=self.kernel.profile.as_dict(),
                             versions=versions,
                             run_ids=run_ids)
         await self.log.record("bundle", run_id, path=str(path))

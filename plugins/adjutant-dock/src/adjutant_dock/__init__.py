@@ -8,9 +8,8 @@ terminal. Cheap to import: the web stack loads when the dock starts.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from adjutant_hookspecs import Command, hookimpl
+from adjutant_hookspecs import Command, Frontend, hookimpl
 
 __all__ = ["register_commands", "register_frontends"]
 
@@ -24,7 +23,7 @@ def register_commands(register: Callable[[Command], None]) -> None:
 
 
 @hookimpl
-def register_frontends(register: Callable[[Any], None]) -> None:
+def register_frontends(register: Callable[[Frontend], None]) -> None:
     from ._serve import DockFrontend
 
     register(DockFrontend())

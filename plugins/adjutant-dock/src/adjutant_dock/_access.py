@@ -17,9 +17,15 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlencode
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from ._state import DockState
 
 __all__ = ["COOKIE", "Guard", "token_file"]
 
@@ -39,34 +45,28 @@ def cookie_value(token: str) -> str:
 
 
 class Guard:
-    """ASGI middleware enforcing the rules above before any route runs."""
+    """ASGI middleware enforcing the rules above before any route runs; the token and
+    the port are the app's (``app.state.dock``: the port is known once bound)."""
 
-    def __init__(self, app: Any, token: str, port: int) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.token = token
-        self.cookie = cookie_value(token).encode()
-        self.port = port
 
-    def hosts(self) -> set[bytes]:
-        return {f"{h}:{self.port}".encode() for h in LOOPBACK}
-
-    def origins(self) -> set[bytes]:
-        return {f"http://{h}:{self.port}".encode() for h in LOOPBACK}
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        dock: DockState = scope["app"].state.dock
         headers: dict[bytes, list[bytes]] = {}
         for key, value in scope["headers"]:
             headers.setdefault(key.lower(), []).append(value)
         host = headers.get(b"host", [b""])
-        if len(host) != 1 or host[0] not in self.hosts():
+        if len(host) != 1 or host[0] not in {f"{h}:{dock.port}".encode() for h in LOOPBACK}:
             await _deny(send, 403, "wrong Host: the dock answers only to the loopback "
-                        f"address it listens on (127.0.0.1:{self.port})")
+                        f"address it listens on (127.0.0.1:{dock.port})")
             return
         origin = headers.get(b"origin")
-        if origin is not None and (len(origin) != 1 or origin[0] not in self.origins()):
+        origins = {f"http://{h}:{dock.port}".encode() for h in LOOPBACK}
+        if origin is not None and (len(origin) != 1 or origin[0] not in origins):
             await _deny(send, 403, "cross-origin request refused")
             return
         if headers.get(b"sec-fetch-site", [b""])[0] == b"cross-site":
@@ -76,39 +76,41 @@ class Guard:
             query = parse_qs(scope.get("query_string", b"").decode())
             given = query.pop("token", None)
             if given is not None:
-                await self._login(send, given[0], urlencode(query, doseq=True))
+                await _login(send, dock, given[0], urlencode(query, doseq=True))
                 return
-        if not self._authorised(headers):
+        if not _authorised(dock, headers):
             await _deny(send, 401, "open the address `adjutant dock` printed (it carries "
                         "the token once), or send Authorization: Bearer <the token in "
                         "$ADJUTANT_HOME/dock/token>")
             return
         await self.app(scope, receive, send)
 
-    def _authorised(self, headers: dict[bytes, list[bytes]]) -> bool:
-        for raw in headers.get(b"cookie", []):
-            for part in raw.split(b";"):
-                name, _, value = part.strip().partition(b"=")
-                if name == COOKIE.encode() and hmac.compare_digest(value, self.cookie):
-                    return True
-        bearer = headers.get(b"authorization", [])
-        return len(bearer) == 1 and hmac.compare_digest(
-            bearer[0], f"Bearer {self.token}".encode())
 
-    async def _login(self, send: Any, given: str, rest: str) -> None:
-        if not hmac.compare_digest(given.encode(), self.token.encode()):
-            await _deny(send, 401, "that token is not this dock's: open the address "
-                        "`adjutant dock` printed")
-            return
-        cookie = (f"{COOKIE}={self.cookie.decode()}; HttpOnly; SameSite=Strict; Path=/")
-        await send({"type": "http.response.start", "status": 303, "headers": [
-            (b"location", f"/?{rest}".encode() if rest else b"/"),
-            (b"set-cookie", cookie.encode()),
-            (b"cache-control", b"no-store"), (b"referrer-policy", b"no-referrer")]})
-        await send({"type": "http.response.body", "body": b""})
+def _authorised(dock: DockState, headers: dict[bytes, list[bytes]]) -> bool:
+    for raw in headers.get(b"cookie", []):
+        for part in raw.split(b";"):
+            name, _, value = part.strip().partition(b"=")
+            if name == COOKIE.encode() and hmac.compare_digest(value, dock.cookie):
+                return True
+    bearer = headers.get(b"authorization", [])
+    return len(bearer) == 1 and hmac.compare_digest(
+        bearer[0], f"Bearer {dock.token}".encode())
 
 
-async def _deny(send: Any, status: int, why: str) -> None:
+async def _login(send: Send, dock: DockState, given: str, rest: str) -> None:
+    if not hmac.compare_digest(given.encode(), dock.token.encode()):
+        await _deny(send, 401, "that token is not this dock's: open the address "
+                    "`adjutant dock` printed")
+        return
+    cookie = f"{COOKIE}={dock.cookie.decode()}; HttpOnly; SameSite=Strict; Path=/"
+    await send({"type": "http.response.start", "status": 303, "headers": [
+        (b"location", f"/?{rest}".encode() if rest else b"/"),
+        (b"set-cookie", cookie.encode()),
+        (b"cache-control", b"no-store"), (b"referrer-policy", b"no-referrer")]})
+    await send({"type": "http.response.body", "body": b""})
+
+
+async def _deny(send: Send, status: int, why: str) -> None:
     await send({"type": "http.response.start", "status": status, "headers": [
         (b"content-type", b"text/plain; charset=utf-8"), (b"cache-control", b"no-store")]})
     await send({"type": "http.response.body", "body": f"adjutant dock: {why}\n".encode()})

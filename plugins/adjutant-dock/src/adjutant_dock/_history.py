@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import base64
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import KeyValueStore
 
 __all__ = ["SCHEMA_VERSION", "History"]
 
@@ -48,13 +51,18 @@ class Meta(msgspec.Struct, rename="camel", kw_only=True):
 class History:
     """Runs as stored; ``kv`` None: nothing is kept (and the view says so)."""
 
-    def __init__(self, kv: Any) -> None:
+    def __init__(self, kv: KeyValueStore | None) -> None:
         self.kv = kv
         self.quarantined: list[dict[str, Any]] = []
 
     @property
     def available(self) -> bool:
         return self.kv is not None
+
+    @property
+    def _store(self) -> KeyValueStore:
+        assert self.kv is not None, "reached only where a store keeps the history"
+        return self.kv
 
     def _key(self, thread_id: str, run_id: str, part: str) -> str:
         return f"{PREFIX}{thread_id}/{run_id}/{part}"
@@ -63,9 +71,9 @@ class History:
         if self.kv is None:
             return
         meta = {"schemaVersion": SCHEMA_VERSION, "status": "running", **meta}
-        await self.kv.put(self._key(meta["threadId"], meta["runId"], "snapshot"),
+        await self._store.put(self._key(meta["threadId"], meta["runId"], "snapshot"),
                           msgspec.json.encode(snapshot))
-        await self.kv.put(self._key(meta["threadId"], meta["runId"], "meta"),
+        await self._store.put(self._key(meta["threadId"], meta["runId"], "meta"),
                           msgspec.json.encode(meta))
         await self._index_add(meta)
 
@@ -73,17 +81,17 @@ class History:
                      chunk: int) -> None:
         if self.kv is None or not envelopes:
             return
-        await self.kv.put(self._key(thread_id, run_id, f"events/{chunk:06d}"),
+        await self._store.put(self._key(thread_id, run_id, f"events/{chunk:06d}"),
                           msgspec.json.encode(envelopes))
 
     async def ended(self, thread_id: str, run_id: str, status: str, ended_at: str) -> None:
         if self.kv is None:
             return
         key = self._key(thread_id, run_id, "meta")
-        raw = await self.kv.get(key)
+        raw = await self._store.get(key)
         meta = msgspec.json.decode(raw) if raw is not None else {}
         meta.update(status=status, endedAt=ended_at)
-        await self.kv.put(key, msgspec.json.encode(meta))
+        await self._store.put(key, msgspec.json.encode(meta))
         await self._index_add(meta)
 
     # -- reading -------------------------------------------------------------------------
@@ -93,10 +101,10 @@ class History:
         an entry is unreadable."""
         if self.kv is None:
             return []
-        if await self.kv.get(BUILT) is None:
+        if await self._store.get(BUILT) is None:
             return await self.rebuild()
         entries = []
-        async for key, value in self.kv.scan(INDEX):
+        async for key, value in self._store.scan(INDEX):
             if key == BUILT:
                 continue
             try:
@@ -113,7 +121,7 @@ class History:
     async def rebuild(self) -> list[dict[str, Any]]:
         """The index from every readable ``meta`` record (pins kept where readable)."""
         pinned = set()
-        old = [(k, v) async for k, v in self.kv.scan(INDEX)]
+        old = [(k, v) async for k, v in self._store.scan(INDEX)]
         for key, value in old:
             try:
                 entry = msgspec.json.decode(value)
@@ -121,17 +129,17 @@ class History:
                     pinned.add(entry.get("runId"))
             except msgspec.DecodeError:
                 pass
-            await self.kv.delete(key)
+            await self._store.delete(key)
         entries = []
-        metas = [(k, v) async for k, v in self.kv.scan(PREFIX) if k.endswith("/meta")]
+        metas = [(k, v) async for k, v in self._store.scan(PREFIX) if k.endswith("/meta")]
         for key, value in metas:
             meta = await self._read_meta(key, value)
             if meta is not None:
                 entry = _entry(meta)
                 entry["pinned"] = meta["runId"] in pinned
-                await self.kv.put(_index_key(entry), msgspec.json.encode(entry))
+                await self._store.put(_index_key(entry), msgspec.json.encode(entry))
                 entries.append(entry)
-        await self.kv.put(BUILT, b"1")
+        await self._store.put(BUILT, b"1")
         entries.sort(key=lambda e: (e["startedAt"], e["runId"]), reverse=True)
         return entries
 
@@ -152,7 +160,7 @@ class History:
         if self.kv is None:
             return []
         runs: dict[str, dict[str, Any]] = {}
-        async for key, value in self.kv.scan(f"{PREFIX}{thread_id}/"):
+        async for key, value in self._store.scan(f"{PREFIX}{thread_id}/"):
             run_id, _, part = key[len(PREFIX) + len(thread_id) + 1:].partition("/")
             run = runs.setdefault(run_id, {"events": []})
             try:
@@ -177,26 +185,26 @@ class History:
         for entry in await self.index():
             if entry["runId"] == run_id:
                 entry["pinned"] = pinned
-                await self.kv.put(_index_key(entry), msgspec.json.encode(entry))
+                await self._store.put(_index_key(entry), msgspec.json.encode(entry))
                 return True
         return False
 
     async def _index_add(self, meta: dict[str, Any]) -> None:
-        if await self.kv.get(BUILT) is None:
+        if await self._store.get(BUILT) is None:
             await self.rebuild()  # the meta record is written: this run is in it
             return
         entry = _entry(meta)
-        old = await self.kv.get(_index_key(entry))
+        old = await self._store.get(_index_key(entry))
         if old is not None:
             with contextlib.suppress(msgspec.DecodeError, AttributeError):
                 entry["pinned"] = bool(msgspec.json.decode(old).get("pinned"))
-        await self.kv.put(_index_key(entry), msgspec.json.encode(entry))
+        await self._store.put(_index_key(entry), msgspec.json.encode(entry))
 
     async def _quarantine(self, key: str, raw: bytes, why: str) -> None:
         """Set a record aside with a diagnostic; the view goes on without it."""
         note = {"key": key, "error": why, "raw": base64.b64encode(raw).decode()}
-        await self.kv.put(f"dock/quarantine/{key}", msgspec.json.encode(note))
-        await self.kv.delete(key)
+        await self._store.put(f"dock/quarantine/{key}", msgspec.json.encode(note))
+        await self._store.delete(key)
         self.quarantined.append({"key": key, "error": why})
 
 

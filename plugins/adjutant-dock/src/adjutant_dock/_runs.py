@@ -20,23 +20,31 @@ import hashlib
 import json
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from typing import Any, Literal
+from collections.abc import Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 import attrs
 
-from adjutant import Approver, PlanPacket, StepDecision, StepPacket, to_ag_ui
-from adjutant_hookspecs import BusGap, RunStarted, event_name, is_custom
+from adjutant import Approver, Copilot, PlanPacket, StepDecision, StepPacket, to_ag_ui
+from adjutant_hookspecs import BusGap, Envelope, RunStarted, event_name, is_custom
 
 from ._history import History
+from ._peers import last_seq, subscribe
 from ._roles import Skill, system_prompt
-from ._voice import VoiceFeed, is_voice
+from ._voice_feed import VoiceFeed, is_voice
 from ._wire import envelope
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+
+    from adjutant_hookspecs import Kernel
 
 __all__ = ["DockApprover", "Hub", "Refused", "Segment"]
 
 TERMINAL = ("RUN_FINISHED", "RUN_ERROR")
+#: A history write, queued in order.
+Write = Callable[[], Awaitable[None]]
 ANSWERS = {"step": ("grant", "deny", "edit"), "plan": ("execute", "step", "deny")}
 
 
@@ -170,11 +178,10 @@ class Hub:
     :param approval_timeout_s: How long a question waits before it counts as denied.
     """
 
-    def __init__(self, kernel: Any, *, copilot_factory: Callable[[Approver], Any] | None = None,
+    def __init__(self, kernel: Kernel, *,
+                 copilot_factory: Callable[[Approver], Copilot] | None = None,
                  window: int = 16384, retain: int = 256, grace_s: float = 30.0,
                  approval_timeout_s: float = 600.0) -> None:
-        from adjutant import Copilot
-
         self.kernel = kernel
         factory = copilot_factory or (lambda approver: Copilot(kernel, approver=approver))
         self.copilot = factory(DockApprover(self))
@@ -186,18 +193,18 @@ class Hub:
         self._by_op: dict[str, Job] = {}
         #: speech.* and stt.* events: they belong to no run (the ambient stream)
         self.voice = VoiceFeed()
-        self._sub = kernel.bus.subscribe()
+        self._sub = subscribe(kernel)
         self._position = self._sub.position
         self._pumped = anyio.Event()
         self._queued = anyio.Event()
         self._finished = anyio.Event()
-        self._tg: Any = None
+        self._tg: TaskGroup | None = None
         from adjutant.operator import key_value_store  # the profile's, as the operator's
 
         self.history = History(key_value_store(kernel))
         self._writing = False
         self._wrote = anyio.Event()
-        self._writes_in, self._writes = anyio.create_memory_object_stream[Any](
+        self._writes_in, self._writes = anyio.create_memory_object_stream[Write](
             max_buffer_size=float("inf"))
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -285,11 +292,11 @@ class Hub:
 
     async def _caught_up(self) -> None:
         """Wait until every event published so far has been dispatched."""
-        target = self.kernel.bus.last_seq
+        target = last_seq(self.kernel)
         while self._position < target:
             await self._pumped.wait()
 
-    def _dispatch(self, env: Any) -> None:
+    def _dispatch(self, env: Envelope) -> None:
         cls = type(env.event)
         if is_custom(cls) and is_voice(event_name(cls)):
             self.voice.publish(to_ag_ui(env), env.thread_id, env.timestamp)
@@ -372,8 +379,7 @@ class Hub:
             yield
             return
         base = self.kernel.profile
-        with_role = attrs.evolve(base, system_prompt=system_prompt(base.system_prompt,
-                                                                   job.skill))
+        with_role = base.replace(system_prompt=system_prompt(base.system_prompt, job.skill))
         self.kernel.profile = with_role
         job.segment.emit({"type": "CUSTOM", "name": "adjutant.dock.context_stack",
                           "value": {"skill": job.skill.summary()}})

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from adjutant_hookspecs import Kernel
 
 __all__ = ["DockServer", "configure", "run"]
 
@@ -22,18 +28,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
 class DockServer:
     """The hub and its app under uvicorn on 127.0.0.1; ``url`` once started."""
 
-    def __init__(self, kernel: Any, *, port: int = DEFAULT_PORT, ping_s: float = 15.0,
+    def __init__(self, kernel: Kernel, *, port: int = DEFAULT_PORT, ping_s: float = 15.0,
                  **hub_options: Any) -> None:
-        from ._access import Guard, token_file
+        from ._access import token_file
         from ._app import build_app
         from ._runs import Hub
+        from ._state import DockState
 
         self.kernel = kernel
         self.hub = Hub(kernel, **hub_options)
         self.token = token_file(Path(kernel.home)).read_text(encoding="utf-8").strip()
-        self.guard = Guard(build_app(self.hub, ping_s=ping_s), self.token, port)
+        self.state = DockState(self.hub, self.token, port, ping_s)
+        self.app = build_app(self.state)
         self.port = port
-        self.server: Any = None
+        self.server: uvicorn.Server | None = None
 
     @property
     def base(self) -> str:
@@ -44,12 +52,12 @@ class DockServer:
         """The address to open once: it carries the token, the page then a cookie."""
         return f"{self.base}/?token={self.token}"
 
-    async def serve(self, *, ready: Any = None) -> None:
+    async def serve(self, *, ready: Callable[[], None] | None = None) -> None:
         """Serve until cancelled; ``ready()`` is called once the port is bound."""
         import anyio
         import uvicorn
 
-        config = uvicorn.Config(self.guard, host="127.0.0.1", port=self.port,
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port,
                                 log_level="warning", lifespan="off",
                                 timeout_graceful_shutdown=2)
         self.server = server = uvicorn.Server(config)
@@ -70,7 +78,7 @@ class DockServer:
                         if server.should_exit:
                             raise OSError(f"the dock could not listen on 127.0.0.1:{self.port}")
                         await anyio.sleep(0.01)
-                    self.port = self.guard.port = \
+                    self.port = self.state.port = \
                         server.servers[0].sockets[0].getsockname()[1]
                     if ready is not None:
                         ready()
@@ -80,7 +88,7 @@ class DockServer:
                 server.should_exit = True
 
 
-async def run(kernel: Any, args: argparse.Namespace) -> int:
+async def run(kernel: Kernel, args: argparse.Namespace) -> int:
     import asyncio
 
     try:
@@ -109,5 +117,5 @@ class DockFrontend:
 
     name = "dock"
 
-    async def serve(self, kernel: Any) -> None:
+    async def serve(self, kernel: Kernel) -> None:
         await DockServer(kernel).serve()

@@ -1,20 +1,24 @@
-// Voice in the dock (loaded after dock.js, whose helpers it uses).
+// Voice in the dock.
 // - Push-to-talk: hold the mic button (or hold Ctrl+Space, or Space/Enter on the
 //   focused mic button); release to send. The samples are captured by an AudioWorklet,
 //   downsampled to 16 kHz mono and uploaded as a 16-bit WAV to /api/voice/hear, which
 //   transcribes on this machine; when the profile names a remote engine, a dialog first
 //   asks (naming engine, host and model; No by default, Esc = No) and a yes travels
-//   with the upload bound to that destination's digest. A request is sent like a typed one (or left in the
-//   prompt box when the profile says listen.edit_first); listen-only logs it as context.
+//   with the upload bound to that destination's digest. A request is sent like a typed
+//   one (or left in the prompt box when the profile says listen.edit_first);
+//   listen-only logs it as context.
 // - The speaking indicator: /api/voice/events (SSE) tells what is being said; Pause /
 //   Resume, Stop and Copy act on it. Esc stops speaking first (before it stops a run or
 //   denies a question); Space stops it when the focus is not in a text field or button.
-"use strict";
+
+import { send } from "./chat.js";
+import { $, addMessage, api } from "./dom.js";
+import { dock, loadState, on } from "./stream.js";
 
 const VOICE_RATE = 16000;
 const voice = { speaking: null, lastSaid: null, lastStopped: null, hearing: null,
   recording: null, busy: false, recordedMs: 0, heard: [], source: null };
-dock.voice = voice;
+dock.voice = voice; // for tests and the curious, with the rest of the page's state
 
 const voiceInfo = () => (dock.state && dock.state.voice) || {};
 
@@ -362,7 +366,7 @@ async function copySpeech() {
 
 // Esc: cancel a recording, else stop speaking; false when voice had nothing to stop
 // (then Esc stops the run or denies the question, as before).
-function voiceEscape() {
+export function voiceEscape() {
   if (voice.asking) { $("#consent").close("no"); return true; } // Esc in the consent dialog: No
   if (voice.recording) { cancelRecording(); return true; }
   if (voice.speaking) { stopSpeaking(); return true; }
@@ -375,7 +379,8 @@ function typingIn(node) {
   return Boolean(node) && (node.isContentEditable || ["INPUT", "TEXTAREA", "SELECT", "BUTTON"].includes(node.tagName));
 }
 
-function initVoice() {
+export function initVoice() {
+  on("state", renderVoice); // the mic button follows the mode
   const mic = $("#mic");
   mic.addEventListener("pointerdown", (e) => {
     if (e.button !== 0) return;
@@ -415,4 +420,3 @@ function initVoice() {
   renderVoice();
   followVoice();
 }
-initVoice();

@@ -1,0 +1,50 @@
+// What every part of the page uses: element lookup and creation, the server's JSON
+// API, the status line, the message list and the tabs. Untrusted text is set with
+// textContent only (`el`'s `text`).
+
+export const $ = (sel) => document.querySelector(sel);
+
+export const el = (tag, props = {}, ...kids) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const kid of kids) node.append(kid);
+  return node;
+};
+
+export const uid = () => (crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2)).replace(/-/g, "");
+
+export async function api(path, body) {
+  const init = body === undefined ? {} : { method: "POST", body: JSON.stringify(body),
+    headers: { "Content-Type": "application/json" } };
+  const response = await fetch(path, init);
+  let data = null;
+  try { data = await response.json(); } catch { /* not JSON */ }
+  if (!response.ok) throw new Error((data && (data.error || (data.problems || []).join("; "))) || `${response.status}`);
+  return data;
+}
+
+export function setStatus(text) { $("#status").textContent = text; }
+
+export function addMessage(kind, text, who) {
+  const item = el("li", { class: `msg ${kind}` }, el("span", { class: "who", text: who || kind }), el("div", { text }));
+  $("#messages").append(item);
+  item.scrollIntoView({ block: "nearest" });
+  return item;
+}
+
+// -- tabs: each view loads what it shows when it is opened ----------------------------
+
+const opening = {};
+
+export function onTab(name, load) { opening[name] = load; }
+
+export function showTab(name) {
+  for (const b of document.querySelectorAll(".tabs button")) b.setAttribute("aria-selected", String(b.dataset.tab === name));
+  for (const s of document.querySelectorAll("main > section")) s.hidden = s.id !== `tab-${name}`;
+  if (opening[name]) opening[name]();
+}
