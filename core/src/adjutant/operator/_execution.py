@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from adjutant_hookspecs.records import ApprovalRecord, ArtifactRecord
+
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
 
@@ -84,7 +86,7 @@ class Execution:
             run.publish(asked := approval_requested(packet))
             await self.log.flush()  # nothing waits on a person with records unwritten
             answer = await approver.approve_plan(packet)
-            await self.log.record("approval", run_id, scope="plan", answer=answer)
+            await self.log.record(ApprovalRecord(run_id=run_id, scope="plan", answer=answer))
             run.publish(approval_decided(asked, answer))
             if answer == "deny":
                 return RunOutcome(run_id, "denied", plan=plan, error="plan denied")
@@ -141,9 +143,10 @@ class Execution:
                 run.publish(asked := approval_requested(packet))
                 await self.log.flush()  # nothing waits on a person with records unwritten
                 decision = await approver.approve_step(packet)
-                self.log.defer("approval", run_id, scope="step", step=index,
-                               action=decision.action, digest=step.digest,
-                               args=decision.args, unanswered=decision.unanswered)
+                self.log.defer(ApprovalRecord(run_id=run_id, scope="step", step=index,
+                                              action=decision.action, digest=step.digest,
+                                              args=decision.args,
+                                              unanswered=decision.unanswered))
                 run.publish(approval_decided(asked, decision.action, args=decision.args,
                                              unanswered=decision.unanswered))
                 if decision.action == "deny":
@@ -187,13 +190,13 @@ class Execution:
 
     def _artifact(self, run_id: str, index: int, call: ToolCall, step: CheckedStep,
                   result: ExecutionResult) -> None:
-        artifact: dict[str, Any] = {}
         try:
-            artifact["path"] = str(write_artifact(
+            artifact = ArtifactRecord(run_id=run_id, step=index, path=str(write_artifact(
                 self.kernel.home, run_id, f"step-{index}.json", {
                     "call": to_builtins(call), "preview": step.preview.dry_run_diff
-                    if step.preview else None, "result": to_builtins(result)}))
+                    if step.preview else None, "result": to_builtins(result)})))
         except OSError as exc:  # a full disk: the result must still reach the log
-            artifact = {"path": None, "error": f"not written: {exc.strerror or exc}"}
+            artifact = ArtifactRecord(run_id=run_id, step=index, path=None,
+                                      error=f"not written: {exc.strerror or exc}")
         # with the step's result, in the next step's intent or the run's outcome
-        self.log.defer("artifact", run_id, step=index, **artifact)
+        self.log.defer(artifact)

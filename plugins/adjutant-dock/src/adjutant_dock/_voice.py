@@ -45,6 +45,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ._records import DockVoiceConsentRecord
 from ._wire import envelope, frame
 
 __all__ = ["CONSENT_HEADER", "MAX_BYTES", "MAX_SECONDS", "VoiceFeed", "is_voice",
@@ -275,9 +276,9 @@ def voice_routes(hub: Any, *, ping_s: float, now_ms: Callable[[], int]) -> list[
                 return bool(line == shown["question"])
 
             consent = bound
-            await hub.copilot.log.record("dock_voice_consent", engine=remote["engine"],
-                                         host=remote["host"], model=remote["model"],
-                                         digest=remote["digest"], given=True)
+            await hub.copilot.log.record(DockVoiceConsentRecord(
+                engine=remote["engine"], host=remote["host"], model=remote["model"],
+                digest=remote["digest"], given=True))
         async with hearing:
             path = _private_copy(body)
             try:
@@ -313,9 +314,9 @@ def voice_routes(hub: Any, *, ping_s: float, now_ms: Callable[[], int]) -> list[
 
         found = _destination(kernel)
         assert found is not None
-        await hub.copilot.log.record("dock_voice_consent", engine=remote["engine"],
-                                     host=remote["host"], model=remote["model"],
-                                     digest=remote["digest"], given=False)
+        await hub.copilot.log.record(DockVoiceConsentRecord(
+            engine=remote["engine"], host=remote["host"], model=remote["model"],
+            digest=remote["digest"], given=False))
 
         async def no(line: str) -> bool:
             return False
