@@ -3,15 +3,10 @@ each with an actionable message."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from adjutant_hookspecs import Kernel
-
-    from .kernel._kernel import Kernel as CoreKernel  # what reads the kernel's own hook tables
-
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -20,10 +15,16 @@ from adjutant_hookspecs import CheckResult
 if TYPE_CHECKING:
     from pathlib import Path
 
-# subprocess, shutil and anyio are imported inside the checks: this module is imported
-# whenever a kernel loads (the built-in plugin registers the checks).
+    from adjutant_hookspecs import Kernel
+
+    from .kernel._kernel import Kernel as CoreKernel  # what reads the kernel's own hook tables
+
+# anyio, the settings and the sandbox are imported inside the checks: this module is
+# imported whenever a kernel loads (the built-in plugin registers the checks), and
+# `adjutant --help` loads one.
 
 __all__ = ["BUILTIN_CHECKS", "safety_chain"]
+
 
 def ok(message: str) -> CheckResult:
     return CheckResult(status="ok", message=message)
@@ -94,8 +95,6 @@ def safety_chain(kernel: CoreKernel) -> list[dict[str, str]]:
     a ``pre_tool_use`` hook, each with its plugin and what it enforces: a policy's
     ``description``, else the first line of its class's docstring or of its module's;
     for a hook, the first line of the hook's docstring, else of its plugin's."""
-    import sys
-
     out = []
     for name, policy in kernel.policies.items():
         owner = kernel.policies.owner(name)
@@ -191,8 +190,6 @@ def check_policies(kernel: CoreKernel) -> CheckResult:
 
 def check_sandbox(kernel: Kernel) -> CheckResult:
     """A real sandboxed run, with the exact settings tools get."""
-    import tempfile
-
     import anyio
 
     from .safety import sandbox
@@ -225,8 +222,6 @@ def check_sandbox(kernel: Kernel) -> CheckResult:
 
 def _tool(name: str, binary: str, package: str, purpose: str) -> Callable[[Any], CheckResult]:
     def check(kernel: Kernel) -> CheckResult:
-        import shutil
-
         path = shutil.which(binary)
         if path is None:
             return CheckResult(status="warn", message=f"{binary} not found: {purpose}",

@@ -103,6 +103,7 @@ from ._protocols import (
     ToolContext,
     Usage,
     Verdict,
+    lazy,
 )
 from ._roles import MAX_ROLE_VALUES, RoleProblem, RoleValue, role_values
 from ._specs import AdjutantSpec
@@ -221,6 +222,7 @@ __all__ = [
     "hookspec",
     "is_custom",
     "is_write",
+    "lazy",
     "role_values",
     "to_builtins",
 ]

@@ -42,6 +42,8 @@ class HttpBackend:
 
     def _client(self) -> Any:
         if self._http is None:
+            # Provider plugins import this module at every `adjutant` start-up (even
+            # --help); httpx (~60 ms) loads at the first request (bench/startup.py).
             import httpx
 
             headers = dict(self.headers)

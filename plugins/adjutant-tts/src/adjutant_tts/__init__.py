@@ -21,6 +21,7 @@ from adjutant_hookspecs import (
     Event,
     Frontend,
     hookimpl,
+    lazy,
 )
 
 from ._controls import SpeechControls
@@ -55,10 +56,9 @@ def register_events(register: Callable[[type[Event]], None]) -> None:
 
 @hookimpl
 def register_commands(register: Callable[[Command], None]) -> None:
-    from ._cli import configure_speak, speak
-
     register(Command(name="speak", help="say something aloud, or write it to a WAV file "
-                     "(-o out.wav)", run=speak, configure=configure_speak))
+                     "(-o out.wav)", run=lazy("adjutant_tts._cli:speak"),
+                     configure=lazy("adjutant_tts._cli:configure_speak")))
 
 
 @hookimpl
