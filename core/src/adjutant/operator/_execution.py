@@ -13,7 +13,6 @@ if TYPE_CHECKING:
 
 from typing import Any
 
-import attrs
 import msgspec
 
 from adjutant_hookspecs import (
@@ -70,7 +69,7 @@ class Execution:
                                              run_id=run_id, history=plan.steps[:i],
                                              stage="plan")
                    for i, call in enumerate(plan.steps)]
-        packets = [attrs.asdict(self.packet(run, s)) for s in checked]
+        packets = [to_builtins(self.packet(run, s)) for s in checked]
         for entry, step in zip(packets, checked, strict=True):
             if step.would is not None:  # propose-only: what would happen one mode up
                 entry["would"] = {"decision": step.would.decision, "reason": shown(step.would)}

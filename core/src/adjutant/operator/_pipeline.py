@@ -26,10 +26,10 @@ import hmac
 import secrets
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import attrs
 import msgspec
 
 from adjutant_hookspecs import (
@@ -117,7 +117,7 @@ class Approvals:
         return token is not None and hmac.compare_digest(token, self.issue(run_id, step, digest))
 
 
-@attrs.frozen
+@dataclass(frozen=True)
 class CheckedStep:
     """A call that went through steps 1-5: its verdict and (unless denied) preview."""
 
@@ -278,14 +278,14 @@ class Pipeline:
         gate = self._mode_gate(step.declaration, "execute-with-confirmation")
         would = combine([gate, *(v for v in step.verdicts if v.policy != "mode")])
         if would.decision == "deny":
-            return attrs.evolve(step, would=would)
-        tried = await self._dry_run(attrs.evolve(step, verdict=would), ctx)
+            return replace(step, would=would)
+        tried = await self._dry_run(replace(step, verdict=would), ctx)
         if tried.denied:  # the preview itself failed: say what, once
             failed = tried.preview.stderr.strip() if tried.preview else tried.verdict.reason
             would = Verdict(decision="deny", policy="dry-run",
                             reason=f"its preview fails: {failed or 'no reason given'}")
-            return attrs.evolve(step, preview=tried.preview, would=would)
-        return attrs.evolve(step, preview=tried.preview, digest=tried.digest, would=would)
+            return replace(step, preview=tried.preview, would=would)
+        return replace(step, preview=tried.preview, digest=tried.digest, would=would)
 
     async def _dry_run(self, step: CheckedStep, ctx: ToolContext) -> CheckedStep:
         tool = self.kernel.tools[step.call.tool]
@@ -294,13 +294,13 @@ class Pipeline:
         except Exception as exc:
             deny = Verdict(decision="deny", policy="dry-run",
                            reason=f"dry-run failed: {type(exc).__name__}: {exc}")
-            return attrs.evolve(step, verdict=deny, verdicts=(*step.verdicts, deny))
+            return replace(step, verdict=deny, verdicts=(*step.verdicts, deny))
         if preview.status not in ("dry_run", "ok"):
             deny = Verdict(decision="deny", policy="dry-run",
                            reason=f"dry-run refused: {preview.stderr or preview.status}")
-            return attrs.evolve(step, verdict=deny, verdicts=(*step.verdicts, deny),
+            return replace(step, verdict=deny, verdicts=(*step.verdicts, deny),
                                 preview=preview)
-        return attrs.evolve(step, preview=preview, digest=preview_hash(preview))
+        return replace(step, preview=preview, digest=preview_hash(preview))
 
     # -- step 6-7 -------------------------------------------------------------------------
 
