@@ -64,9 +64,17 @@ def run_once(argv: list[str], env: dict[str, str]) -> float:
     return elapsed
 
 
-def time_case(case: Case, runs: int, env: dict[str, str]) -> Timing:
-    run_once(case.argv, env)  # warm-up: bytecode caches, page cache
-    return Timing(case, [run_once(case.argv, env) for _ in range(runs)])
+def time_cases(cases: list[Case], runs: int, env: dict[str, str]) -> list[Timing]:
+    """Each case ``runs`` times after one warm-up (bytecode caches, page cache), in
+    rounds of one run of each: a busy spell on a shared machine slows them alike, so
+    the ratio to the interpreter holds where the milliseconds do not."""
+    for case in cases:
+        run_once(case.argv, env)
+    samples: list[list[float]] = [[] for _ in cases]
+    for _ in range(runs):
+        for case, out in zip(cases, samples, strict=True):
+            out.append(run_once(case.argv, env))
+    return [Timing(case, out) for case, out in zip(cases, samples, strict=True)]
 
 
 def import_times(argv: list[str], env: dict[str, str], repeats: int) -> dict[str, tuple[int, int]]:
@@ -105,11 +113,12 @@ def main() -> None:
         baseline = Case("python -c pass", [sys.executable, "-c", "pass"])
         cases = [baseline, Case("adjutant --help", [adjutant, "--help"]),
                  Case("adjutant mode", [adjutant, "mode"])]
-        timings = [time_case(case, runs, env) for case in cases]
+        timings = time_cases(cases, runs, env)
         imports = import_times([adjutant, "--help"], env, repeats=1 if opts.quick else 3)
 
     base = timings[0].median_ms
-    print(f"startup: {runs} runs each after one warm-up (wall time of a fresh subprocess)")
+    print(f"startup: {runs} rounds of each command after one warm-up (wall time of a fresh "
+          f"subprocess; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     print(f"goal: each command at most {GOAL_RATIO:g}x the bare interpreter (median)\n")
     print(f"{'command':<20} {'min ms':>8} {'median ms':>10} {'x baseline':>11}  goal")
     for t in timings:

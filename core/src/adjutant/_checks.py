@@ -4,9 +4,7 @@ each with an actionable message."""
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -19,9 +17,9 @@ if TYPE_CHECKING:
 
     from .kernel._kernel import Kernel as CoreKernel  # what reads the kernel's own hook tables
 
-# anyio, the settings and the sandbox are imported inside the checks: this module is
-# imported whenever a kernel loads (the built-in plugin registers the checks), and
-# `adjutant --help` loads one.
+# anyio, the settings, the sandbox, tempfile and shutil (~15 ms each for the last two,
+# bench/startup.py) are imported inside the checks: this module is imported whenever a
+# kernel loads (the built-in plugin registers the checks), and `adjutant --help` loads one.
 
 __all__ = ["BUILTIN_CHECKS", "safety_chain"]
 
@@ -190,6 +188,8 @@ def check_policies(kernel: CoreKernel) -> CheckResult:
 
 def check_sandbox(kernel: Kernel) -> CheckResult:
     """A real sandboxed run, with the exact settings tools get."""
+    import tempfile
+
     import anyio
 
     from .safety import sandbox
@@ -222,6 +222,8 @@ def check_sandbox(kernel: Kernel) -> CheckResult:
 
 def _tool(name: str, binary: str, package: str, purpose: str) -> Callable[[Any], CheckResult]:
     def check(kernel: Kernel) -> CheckResult:
+        import shutil
+
         path = shutil.which(binary)
         if path is None:
             return CheckResult(status="warn", message=f"{binary} not found: {purpose}",

@@ -10,7 +10,6 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .._logging import configure_logging
 from ..kernel._errors import cancelled_by_user, leaves
 from ..kernel._kernel import Kernel
 from ..safety.terminal import safe_streams
@@ -39,6 +38,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     early, rest = pre.parse_known_args(argv)
     chosen = next((word for word in rest if not word.startswith("-")), None)  # subcommand
     if early.log_format or early.verbose:
+        from .._logging import configure_logging  # logging: ~15 ms nobody else needs
+
         configure_logging(early.log_format,
                           {0: None, 1: "info"}.get(early.verbose, "debug"))
 
