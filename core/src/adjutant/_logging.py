@@ -57,7 +57,7 @@ def configure_logging(fmt: Format | None = None, level: str | None = None) -> No
 
 def get_logger(**context: Any) -> Any:
     """A structlog logger bound to ``context`` (configures defaults on first use)."""
-    import structlog
+    import structlog  # see configure_logging
 
     if not _configured:
         configure_logging()

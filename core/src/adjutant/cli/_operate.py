@@ -337,7 +337,7 @@ def _input(prompt: str, begun: str) -> str:
     if not begun:
         return input(prompt)
     try:
-        import readline
+        import readline  # line editing for input() from here on: only when asked
     except ImportError:
         return begun + input(prompt + begun)
     readline.set_startup_hook(lambda: readline.insert_text(begun))

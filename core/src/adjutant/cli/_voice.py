@@ -59,7 +59,7 @@ def bind_talk_key(kernel: Any) -> None:
     if voice_frontend(kernel) is None:
         return
     try:
-        import readline
+        import readline  # changes input() once imported: only in a chat
     except ImportError:
         return
     readline.parse_and_bind(r'"\C-t": "\C-a\C-k/talk\n"')

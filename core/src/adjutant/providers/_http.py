@@ -66,7 +66,7 @@ class HttpBackend:
                      body: Any = None) -> AsyncIterator[Any]:
         """An open streaming response with a 2xx status, after retries; the connection
         closes when the block exits (which is how a generation is cancelled)."""
-        import anyio
+        import anyio  # both on first use, as in _client
         import httpx
 
         for attempt in range(self.retries + 1):
@@ -135,7 +135,7 @@ class HttpBackend:
                              "the request was refused; see the message", status=status)
 
     def transport_error(self, exc: Exception, *, streaming: bool) -> ProviderError:
-        import httpx
+        import httpx  # loaded already when it raised (see _client)
 
         if streaming:
             return ProviderError(f"{self.label} dropped the stream ({type(exc).__name__})",
