@@ -368,24 +368,32 @@ def test_hooks_go_through_pluggys_hook_call_monitoring() -> None:
     assert "register_tools" in calls[2:]
 
 
-def test_an_implementation_called_with_keywords_only_is_observed() -> None:
-    """A plugin may call another plugin's implementation itself, by keyword (adjutant-stt
-    collects speech recognizers so); with an observer attached (the Harness always
-    attaches one) the call must still happen, and be seen with its arguments."""
+def test_speech_recognizers_are_registered_like_any_kind_and_observed() -> None:
+    """Recognizers go through the kernel's registration (validated, owned, observed),
+    so no plugin ever calls another's implementation by hand."""
     from adjutant_hookspecs import hookimpl
+
+    class Ear:
+        name, remote, destination = "ear", False, "this machine"
+
+        async def recognize(self, request: Any) -> str:
+            return ""
 
     class Registers:
         @hookimpl
         def register_speech_recognizers(self, register: Any) -> None:
+            register(Ear())
+
+    class Broken:
+        @hookimpl
+        def register_speech_recognizers(self, register: Any) -> None:
             register("a recognizer")
 
-    kernel = new_kernel(Registers())
+    kernel = Kernel(load_installed=False, env={})
     seen: list[Any] = []
     kernel.observe_hooks(seen.append)
-    [impl] = [i for i in kernel.pm.hook.register_speech_recognizers.get_hookimpls()
-              if isinstance(i.plugin, Registers)]
-    got: list[Any] = []
-    impl.function(register=got.append)
-    assert got == ["a recognizer"]
-    assert seen[-1].hook == "register_speech_recognizers"
-    assert seen[-1].kwargs == {"register": got.append}
+    kernel.add_plugin(Registers(), name="registers")
+    assert kernel.speech_recognizers.owner("ear") == "registers"
+    assert [c.plugin for c in seen if c.hook == "register_speech_recognizers"] == ["registers"]
+    info = kernel.add_plugin(Broken(), name="broken")
+    assert info.status == "failed" and "register_speech_recognizers" in (info.error or "")

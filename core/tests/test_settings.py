@@ -35,7 +35,7 @@ def test_partial_profile_keeps_other_defaults() -> None:
     [
         ({"model": {"temperature": "hot"}}, "expected float, got str @ $.model.temperature"),
         ({"token_budget": 1.5}, "expected int, got float @ $.token_budget"),
-        ({"auto_speech": "yes"}, "expected bool, got str @ $.auto_speech"),
+        ({"tool_menu": "yes"}, "expected int, got str @ $.tool_menu"),
         ({"token_budget": True}, "expected int, got bool @ $.token_budget"),
         ({"tools": "files.*"}, "expected a list, got str @ $.tools"),
         ({"tools": ["ok", 3]}, "expected str, got int @ $.tools[1]"),
@@ -53,14 +53,14 @@ def test_bad_profiles_name_the_field_and_reason(data: object, expected: str) -> 
 
 
 def test_every_problem_is_listed_at_once() -> None:
-    assert len(problems({"token_budget": "x", "auto_speech": 1, "model": {"stop": 1}})) == 3
+    assert len(problems({"token_budget": "x", "tool_menu": 1.5, "model": {"stop": 1}})) == 3
 
 
 def test_profiles_load_from_the_data_home(tmp_path: Path) -> None:
     (tmp_path / "profiles").mkdir()
-    (tmp_path / "profiles" / "work.json").write_text(json.dumps({"auto_speech": True}))
-    (tmp_path / "profiles" / "broken.json").write_text('{"auto_speech": tru')
-    assert load_profile(tmp_path, "work") == Profile(name="work", auto_speech=True)
+    (tmp_path / "profiles" / "work.json").write_text(json.dumps({"verbosity": "quiet"}))
+    (tmp_path / "profiles" / "broken.json").write_text('{"verbosity": "qui')
+    assert load_profile(tmp_path, "work") == Profile(name="work", verbosity="quiet")
     assert load_profile(tmp_path) == Profile()  # built-in default when no file
     with pytest.raises(ProfileError, match="not valid JSON"):
         load_profile(tmp_path, "broken")
@@ -68,7 +68,7 @@ def test_profiles_load_from_the_data_home(tmp_path: Path) -> None:
         load_profile(tmp_path, "nope")
     kernel = Kernel(load_installed=False, env={"ADJUTANT_HOME": str(tmp_path),
                                                "ADJUTANT_PROFILE": "work"})
-    assert kernel.profile.auto_speech is True
+    assert kernel.profile.verbosity == "quiet"
     kernel.profile = Profile(name="switched")  # presets switch without a restart
     assert kernel.profile.name == "switched"
 

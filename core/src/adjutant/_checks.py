@@ -69,6 +69,50 @@ def check_profiles(kernel: Kernel) -> CheckResult:
     return ok(f"active profile {active!r}; profiles: {', '.join(list_profiles(kernel.home))}")
 
 
+def check_plugin_settings(kernel: Kernel) -> CheckResult:
+    """Every plugin's settings section, in every saved profile, validated against the
+    class the plugin declared; the active profile's values shown (what it sets)."""
+    import attrs
+
+    from .kernel._settings import ProfileError, list_profiles, load_profile, plugin_section
+
+    profiles = []
+    for name in list_profiles(kernel.home):
+        try:
+            profiles.append(load_profile(kernel.home, name))
+        except ProfileError:
+            continue  # the profiles check says why
+    try:
+        active = kernel.profile
+    except ProfileError:
+        return CheckResult(status="fail", message="the active profile does not load",
+                           fix="see the profiles check")
+    problems, shown = [], []
+    for plugin, schema in kernel.settings_schemas.items():
+        for profile in profiles:
+            try:
+                plugin_section(profile, plugin, schema)
+            except ProfileError as exc:
+                problems += [f"profile {exc.source}: {p}" for p in exc.problems]
+        try:
+            values = attrs.asdict(kernel.plugin_settings(schema))
+        except ProfileError:
+            continue  # listed above
+        given = active.plugins.get(plugin, {})
+        set_here = ", ".join(f"{k}={values[k]!r}" for k in given if k in values)
+        shown.append(f"{plugin}: {set_here or 'defaults'} ({len(values)} settings)")
+    if problems:
+        return CheckResult(status="fail", message="\n".join(problems),
+                           fix=f"edit the file(s) under {kernel.home / 'profiles'} as shown")
+    unread = sorted(set(active.plugins) - set(kernel.settings_schemas))
+    if unread:
+        return CheckResult(status="warn", message="\n".join(
+            [*shown, f"plugins.{', plugins.'.join(unread)}: no loaded plugin declares "
+                     "these settings (kept, unread)"]),
+            fix="install the plugin, or remove its section from the profile")
+    return ok("\n".join(shown) or "no plugin declares settings")
+
+
 def check_plugins(kernel: Kernel) -> CheckResult:
     failed = [p for p in kernel.plugins if p.status == "failed"]
     if failed:
@@ -239,6 +283,7 @@ BUILTIN_CHECKS: list[tuple[str, Callable[[Any], CheckResult]]] = [
     ("data-home", check_data_home),
     ("profiles", check_profiles),
     ("plugins", check_plugins),
+    ("plugin-settings", check_plugin_settings),
     ("log-store", check_log_store),
     ("provider", check_provider),
     ("policies", check_policies),

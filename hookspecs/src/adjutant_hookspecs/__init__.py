@@ -78,7 +78,7 @@ from ._events import (
     event_name,
     is_custom,
 )
-from ._kernel import EventPublisher, Kernel, Registered
+from ._kernel import EventPublisher, Kernel, ModelView, ProfileView, Registered
 from ._markers import PROJECT_NAME, hookimpl, hookspec
 from ._protocols import (
     ARG_ROLE,
@@ -157,10 +157,12 @@ __all__ = [
     "MessagesSnapshot",
     "Mode",
     "ModelInfo",
+    "ModelView",
     "PatchOp",
     "Plan",
     "Policy",
     "PolicyRequest",
+    "ProfileView",
     "Provider",
     "ProviderCapabilities",
     "ProviderError",

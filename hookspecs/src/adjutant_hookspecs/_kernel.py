@@ -19,12 +19,14 @@ from ._protocols import (
     Tool,
     Verdict,
 )
+from ._speech import SpeechEngine, SpeechRecognizer
 
 if TYPE_CHECKING:  # pathlib pulls in urllib and ipaddress: plugin load stays cheap
     from pathlib import Path
 
-__all__ = ["EventPublisher", "Kernel", "Registered"]
+__all__ = ["EventPublisher", "Kernel", "ModelView", "ProfileView", "Registered"]
 
+T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 
 
@@ -50,11 +52,73 @@ class EventPublisher(Protocol):
                 thread_id: str | None = None) -> Envelope: ...
 
 
+class ModelView(Protocol):
+    """The profile's model preset, as plugins read it."""
+
+    @property
+    def provider(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def temperature(self) -> float: ...
+    @property
+    def grammar(self) -> str | None: ...
+    @property
+    def stop(self) -> tuple[str, ...]: ...
+    @property
+    def max_tokens(self) -> int: ...
+    @property
+    def context_size(self) -> int | None: ...
+
+
+class ProfileView(Protocol):
+    """The active profile (`adjutant.Profile`), as plugins read it. A plugin's own
+    settings are not read from here but through `Kernel.plugin_settings`."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def model(self) -> ModelView: ...
+    @property
+    def system_prompt(self) -> str: ...
+    @property
+    def tools(self) -> tuple[str, ...]: ...
+    @property
+    def path_cages(self) -> tuple[str, ...]: ...
+    @property
+    def context_providers(self) -> Mapping[str, bool]: ...
+    @property
+    def verbosity(self) -> str: ...
+    @property
+    def token_budget(self) -> int: ...
+    @property
+    def tool_menu(self) -> int: ...
+    @property
+    def stores(self) -> Mapping[str, str]: ...
+    @property
+    def plugins(self) -> Mapping[str, Mapping[str, Any]]:
+        """Each plugin's raw settings section, by plugin name."""
+        ...
+
+    def allows(self, tool: str) -> bool:
+        """Whether the ``tools`` allow-list lets ``tool`` run."""
+        ...
+
+    def describe_tools(self) -> str:
+        """The allow-list as the profile file spells it, for refusals and status."""
+        ...
+
+
 class Kernel(Protocol):
     """What a plugin (or the operator) may rely on of the kernel it was loaded by."""
 
-    #: The loaded profile (`adjutant.Profile`); the operator switches presets by setting it.
-    profile: Any
+    @property
+    def profile(self) -> ProfileView:
+        """The active profile; the operator switches presets by setting it."""
+        ...
+
+    @profile.setter
+    def profile(self, profile: Any) -> None: ...
 
     @property
     def env(self) -> Mapping[str, str]:
@@ -84,6 +148,18 @@ class Kernel(Protocol):
     def commands(self) -> Registered[Command]: ...
     @property
     def checks(self) -> Registered[Check]: ...
+    @property
+    def events(self) -> Registered[type[Event]]:
+        """The event classes declared by plugins (``register_events``), by name."""
+        ...
+    @property
+    def speech_engines(self) -> Registered[SpeechEngine]: ...
+    @property
+    def speech_recognizers(self) -> Registered[SpeechRecognizer]: ...
+    @property
+    def settings_schemas(self) -> Registered[type[Any]]:
+        """Plugin name -> the settings class it declared (``register_settings``)."""
+        ...
 
     @property
     def plugins(self) -> Sequence[Any]:
@@ -95,6 +171,19 @@ class Kernel(Protocol):
         ...
 
     def plugin_name(self, plugin: object) -> str: ...
+
+    def plugin(self, name: str) -> object | None:
+        """The loaded plugin named ``name`` (its module, or its one instance for this
+        kernel), or None. How a plugin reaches another plugin's public API: check
+        what you get against a Protocol, never a private name."""
+        ...
+
+    def plugin_settings(self, schema: type[T]) -> T:
+        """The settings of the plugin that declared ``schema`` with
+        ``register_settings``: the profile's ``plugins.<plugin>`` section validated
+        into it. Raises ``ValueError`` (`adjutant.ProfileError`) naming each bad field,
+        ``LookupError`` when no loaded plugin declared ``schema``."""
+        ...
 
     def mount_tools(self, plugin: str, prefix: str, tools: Iterable[Tool]) -> dict[str, str]:
         """Register tools a plugin found at run time (MCP servers) under ``prefix``."""

@@ -208,10 +208,28 @@ class AdjutantSpec:
             name. A recognizer whose ``remote`` is True is only used when the user
             names it, and only after the user consented to its ``destination``.
 
-        Returns nothing. Called by ``adjutant-stt`` when it first needs a recognizer,
-        not at start-up; still load models and open connections on first use only.
+        Returns nothing. Called once per plugin, in load order; the kernel keeps them
+        in ``kernel.speech_recognizers``. Load models and open connections on first
+        use only: this runs for every ``adjutant`` command.
 
         .. versionadded:: 0.2
+        """
+
+    @hookspec
+    def register_settings(self, register: Callable[[type[Any]], None]) -> None:
+        """Declare this plugin's settings.
+
+        :param register: Call once with an ``attrs`` class whose every field has a
+            default (an empty section is valid). The user's values live in the
+            profile under ``plugins: {<plugin name>: {...}}`` and are validated like
+            the rest of the profile: strict types, no unknown keys, every problem
+            reported as ``reason @ $.plugins.<name>.<field>``.
+
+        Returns nothing. Called once per plugin, in load order. Read the values with
+        ``kernel.plugin_settings(<the class>)``, typically in
+        ``startup``; ``adjutant doctor`` checks every plugin's section and shows it.
+
+        .. versionadded:: 0.3
         """
 
     # -- safety -------------------------------------------------------------------------

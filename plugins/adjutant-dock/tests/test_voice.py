@@ -67,7 +67,7 @@ async def test_the_profiles_edit_first_reaches_the_page() -> None:
     from adjutant import ModelPreset, Profile
 
     plain = Profile(model=ModelPreset(provider="scripted"))
-    profile = attrs.evolve(plain, listen=attrs.evolve(plain.listen, edit_first=True))
+    profile = attrs.evolve(plain, plugins={"stt": {"edit_first": True}})
     async with start_dock(profile=profile) as dock:
         assert (await dock.client.get("/api/state")).json()["voice"]["editFirst"] is True
 

@@ -64,8 +64,8 @@ def remote_profile(model: str | None = None) -> Any:
     from adjutant import ModelPreset, Profile
 
     plain = Profile(model=ModelPreset(provider="scripted"))
-    return attrs.evolve(plain, listen=attrs.evolve(plain.listen, engine="openrouter",
-                                                   remote_model=model))
+    return attrs.evolve(plain, plugins={"stt": {"engine": "openrouter",
+                                                "remote_model": model}})
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ REGISTERS = {
     "commands": ["speak"],
     "checks": ["speech output", "speech engine"],
     "frontends": ["speech"],
+    "settings": ["TtsSettings"],
 }
 PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
 

@@ -25,7 +25,7 @@ FILES = {"ADJUTANT_SPEECH_OUTPUT": "file"}
 
 def profile(**speech: Any) -> Profile:
     base = Profile(model=ModelPreset(provider="scripted"))
-    return attrs.evolve(base, speech=attrs.evolve(base.speech, **speech))
+    return attrs.evolve(base, plugins={"tts": speech})
 
 
 def speech_events(h: Harness) -> list[Any]:
@@ -175,7 +175,7 @@ async def test_auto_speech_says_short_answers_only() -> None:
 
 
 async def test_auto_speech_off_in_the_profile_says_nothing() -> None:
-    quiet = attrs.evolve(profile(), auto_speech=False)
+    quiet = profile(auto_speech=False)
     async with Harness(adjutant_tts, env=FILES, profile=quiet,
                        script=[answer("It is sunny.")]) as h:
         await h.run("weather?")

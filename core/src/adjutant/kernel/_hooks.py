@@ -4,7 +4,8 @@ Every hook is called through pluggy, so call order, ``tryfirst``/``trylast``,
 new-style ``wrapper=True`` and old-style ``hookwrapper=True`` implementations, and
 hook-call monitoring (`trace_hooks`, ``ADJUTANT_TRACE_HOOKS``) behave as pluggy
 documents. What the kernel adds sits on each plain implementation, not around the
-call (`guard`):
+call (`guard`, applied before the implementation is registered, so pluggy's own
+records are never rewritten):
 
 - observers (`HookCall`, ``Kernel.observe_hooks``) see every implementation call,
   attributed to its plugin;
@@ -24,6 +25,7 @@ wrappers on historic hooks.
 from __future__ import annotations
 
 import functools
+import inspect
 import reprlib
 import time
 import traceback
@@ -41,7 +43,8 @@ __all__ = ["NO_WRAPPERS", "HookCall", "culprit", "describe", "guard", "refused_w
 NO_WRAPPERS = frozenset({
     "register_providers", "register_tools", "register_context_providers",
     "register_policies", "register_stores", "register_frontends", "register_commands",
-    "register_checks", "register_events", "register_speech_engines", "startup", "shutdown",
+    "register_checks", "register_events", "register_speech_engines",
+    "register_speech_recognizers", "register_settings", "startup", "shutdown",
 })
 
 
@@ -124,16 +127,15 @@ COERCE: dict[str, Callable[[str, Any, BaseException | None], Any]] = {
 }
 
 
-def guard(impl: pluggy.HookImpl, hook: str,
-          observers: Sequence[Callable[[HookCall], None]]) -> None:
-    """Put the kernel's guarantees on one plain (not wrapper) implementation, in place:
-    observers see its call, and on hooks in `COERCE` its failure becomes a result
-    naming its plugin. pluggy keeps calling it in its own order, inside any wrappers."""
-    if impl.wrapper or impl.hookwrapper:
-        return
-    function = impl.function
-    plugin, argnames = impl.plugin_name, impl.argnames
+def guard(function: Callable[..., Any], hook: str, plugin: str,
+          observers: Sequence[Callable[[HookCall], None]]) -> Callable[..., Any]:
+    """``function`` (one plain, not wrapper, implementation of ``hook`` by ``plugin``)
+    with the kernel's guarantees put on it, before pluggy ever sees it: observers see
+    its call, and on hooks in `COERCE` its failure becomes a result naming its plugin.
+    pluggy calls the wrapper in its own order, inside any wrappers; its signature is
+    the implementation's (``functools.wraps``), so pluggy reads the same arguments."""
     coerce = COERCE.get(hook)
+    argnames: list[str] = []  # the positional names, read on first observed call
 
     @functools.wraps(function)
     def guarded(*args: Any, **kwargs: Any) -> Any:
@@ -145,6 +147,8 @@ def guard(impl: pluggy.HookImpl, hook: str,
             except Exception as exc:
                 return coerce(plugin, None, exc)
             return coerce(plugin, result, None)
+        if args and not argnames:
+            argnames.extend(inspect.signature(function).parameters)
         call = HookCall(hook, plugin, {**dict(zip(argnames, args, strict=False)), **kwargs})
         try:
             call.result = function(*args, **kwargs)
@@ -158,7 +162,7 @@ def guard(impl: pluggy.HookImpl, hook: str,
                 observer(call)
         return call.result if coerce is None else coerce(plugin, call.result, None)
 
-    impl.function = guarded  # type: ignore[misc]  # pluggy calls impl.function
+    return guarded
 
 
 # -- naming the wrapper at fault ----------------------------------------------------------

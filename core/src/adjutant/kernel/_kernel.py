@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import ModuleType, TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
 
@@ -28,6 +28,7 @@ from adjutant_hookspecs import (
     Policy,
     Provider,
     SpeechEngine,
+    SpeechRecognizer,
     Tool,
     ToolCall,
     ToolDeclaration,
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
 
 __all__ = ["HookCall", "Kernel", "PluginLoadError"]
 
+T = TypeVar("T")
+
 #: Registration hooks run when a plugin is added, in this order.
 _REGISTRATION = tuple(KINDS.items())
 
@@ -59,6 +62,32 @@ class _PluginManager(pluggy.PluginManager):
         if name.startswith("__"):
             return None
         return super().parse_hookimpl_opts(plugin, name)
+
+
+class _Guarded:
+    """What the kernel registers with pluggy in a plugin's place: the plugin's hook
+    implementations under their own names and markers, each plain one wrapped with
+    the kernel's guarantees (`_hooks.guard`). pluggy reads it like any plugin object;
+    the plugin itself is never modified, and pluggy's records are never written to."""
+
+    def __init__(self, plugin: object, name: str, pm: pluggy.PluginManager,
+                 observers: list[Callable[[HookCall], None]]) -> None:
+        self.plugin = plugin
+        self.plugin_name = name
+        marker = f"{PROJECT_NAME}_impl"
+        for attr in dir(plugin):
+            opts = pm.parse_hookimpl_opts(plugin, attr)
+            if opts is None:
+                continue
+            function = getattr(plugin, attr)
+            if not (opts.get("wrapper") or opts.get("hookwrapper")):
+                function = _hooks.guard(function, opts.get("specname") or attr, name,
+                                        observers)
+                setattr(function, marker, opts)
+            setattr(self, attr, function)
+
+    def __repr__(self) -> str:
+        return f"<hooks of plugin {self.plugin_name!r}>"
 
 
 class PluginLoadError(RuntimeError):
@@ -106,12 +135,18 @@ class Kernel:
         self.checks: Registry[Check] = Registry("check")
         self.events: Registry[type[Event]] = Registry("event")
         self.speech_engines: Registry[SpeechEngine] = Registry("speech engine")
+        self.speech_recognizers: Registry[SpeechRecognizer] = Registry("speech recognizer")
+        #: plugin name -> the settings class it declared (``register_settings``)
+        self.settings_schemas: Registry[type[Any]] = Registry("settings")
         self._event_classes: set[type[Event]] = set()
         self.bus = EventBus(capacity=bus_capacity, declared=self._event_classes)
 
         #: One report per plugin seen, in load order (`adjutant plugins` prints these).
         self.plugins: list[PluginInfo] = []
         self._objects: dict[str, object] = {}  # loaded plugin name -> plugin object
+        self._guarded: dict[str, _Guarded] = {}  # loaded plugin name -> what pluggy holds
+        self._callers: dict[tuple[str, str], Any] = {}  # (hook, plugin) -> subset caller
+        self._settings: dict[tuple[int, str], Any] = {}  # (id(profile), plugin) -> values
         self._impls: dict[str, dict[str, list[Any]]] = {}  # plugin -> hook -> its impls
         self._explicit = list(plugins)
         self._load_installed = load_installed
@@ -160,6 +195,11 @@ class Kernel:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             return self._fail(info, f"import failed: {_describe(exc)}", exc)
+        if isinstance(plugin, type):  # a class: one instance per kernel
+            try:
+                plugin = plugin()
+            except Exception as exc:
+                return self._fail(info, f"{ep.value}() raised {_describe(exc)}", exc)
         return self._install(plugin, info)
 
     def add_plugin(
@@ -167,8 +207,12 @@ class Kernel:
     ) -> PluginInfo:
         """Load one plugin object now; returns its report (status ``loaded`` or ``failed``).
 
-        Plugins added after start-up do not get the ``startup`` hook.
+        A class is instantiated (no arguments): one instance per kernel, holding
+        whatever the plugin keeps for this kernel. Plugins added after start-up do not
+        get the ``startup`` hook.
         """
+        if isinstance(plugin, type):
+            plugin = plugin()
         name = name or _plugin_name(plugin)
         module = plugin.__name__ if isinstance(plugin, ModuleType) else type(plugin).__module__
         return self._install(plugin, PluginInfo(name=name, status="loaded", source=source,
@@ -178,33 +222,35 @@ class Kernel:
         name = info.name
         if name in self._objects:
             return self._fail(info, f"a plugin named {name!r} is already loaded")
+        if any(obj is plugin for obj in self._objects.values()):
+            return self._fail(info, f"{plugin!r} is already loaded under another name")
+        guarded = _Guarded(plugin, name, self.pm, self._observers)
         try:
-            self.pm.register(plugin, name=name)
-        except ValueError as exc:  # the same object registered twice under another name
-            return self._fail(info, str(exc))
+            self.pm.register(guarded, name=name)
         except pluggy.PluginValidationError as exc:
             return self._fail(info, f"invalid hook implementation: {exc}", exc)
+        self._callers.clear()  # subset callers name the plugins to leave out
         try:
             self.pm.check_pending()
         except pluggy.PluginValidationError as exc:
-            self.pm.unregister(plugin)
+            self.pm.unregister(guarded)
             return self._fail(info, f"unknown hook: {exc}", exc)
         impls: dict[str, list[Any]] = {}
-        for caller in self.pm.get_hookcallers(plugin) or ():
-            impls[caller.name] = [i for i in caller.get_hookimpls() if i.plugin is plugin]
+        for caller in self.pm.get_hookcallers(guarded) or ():
+            impls[caller.name] = [i for i in caller.get_hookimpls() if i.plugin is guarded]
         if refused := _hooks.refused_wrapper(impls):
-            self.pm.unregister(plugin)
+            self.pm.unregister(guarded)
             return self._fail(info, refused)
-        for hook, found in impls.items():
-            for impl in found:
-                _hooks.guard(impl, hook, self._observers)
         self._impls[name] = impls
+        self._guarded[name] = guarded
 
         staged: list[tuple[str, str, Any]] = []  # (kind, key, obj)
         for kind, (hook, _) in _REGISTRATION:
 
             def register(obj: Any, _kind: str = kind) -> None:
                 key = validate(_kind, obj)
+                if _kind == "settings_schemas":
+                    key = name  # one settings class per plugin, under its name
                 if any(k == _kind and n == key for k, n, _ in staged):
                     raise RegistrationError(f"registered {_kind} {key!r} twice")
                 staged.append((_kind, key, obj))
@@ -212,16 +258,20 @@ class Kernel:
             try:
                 self._call_plugin(hook, name, register=register)
             except RegistrationError as exc:
-                self.pm.unregister(plugin)
+                self._unregister(name)
                 return self._fail(info, f"{hook}: {exc}")
             except Exception as exc:
-                self.pm.unregister(plugin)
+                self._unregister(name)
                 return self._fail(info, f"{hook} raised {_describe(exc)}", exc)
 
-        for kind, key, _ in staged:
+        for kind, key, obj in staged:
             registry: Registry[Any] = getattr(self, kind)
+            if kind == "settings_schemas" and obj in self.settings_schemas.values():
+                self._unregister(name)
+                return self._fail(info, f"settings {obj.__qualname__} are already declared by "
+                                        "another plugin")
             if key in registry:
-                self.pm.unregister(plugin)
+                self._unregister(name)
                 return self._fail(
                     info,
                     f"{registry.kind} {key!r} is already registered by plugin "
@@ -229,12 +279,21 @@ class Kernel:
                 )
         for kind, key, obj in staged:
             getattr(self, kind)._add(key, obj, name)
-            info.registered.setdefault(kind, []).append(key)
+            if kind == "settings_schemas":  # reported as what it is, not under its key
+                info.registered.setdefault("settings", []).append(obj.__qualname__)
+            else:
+                info.registered.setdefault(kind, []).append(key)
             if kind == "events":
                 self._event_classes.add(obj)
         info.status = "loaded"
         self._objects[name] = plugin
         return self._report(info)
+
+    def _unregister(self, name: str) -> None:
+        guarded = self._guarded.pop(name, None)
+        if guarded is not None:
+            self.pm.unregister(guarded)
+        self._callers.clear()
 
     def _report(self, info: PluginInfo) -> PluginInfo:
         self.plugins.append(info)
@@ -263,6 +322,31 @@ class Kernel:
             if obj is plugin:
                 return name
         raise LookupError(f"{plugin!r} is not a loaded plugin")
+
+    def plugin(self, name: str) -> object | None:
+        """The loaded plugin named ``name`` (its module, or its instance for this
+        kernel), or None: how one plugin reaches another's public API."""
+        return self._objects.get(name)
+
+    def plugin_settings(self, schema: type[T]) -> T:
+        """The settings of the plugin that declared ``schema`` (``register_settings``):
+        the profile's ``plugins.<that plugin>`` section validated into it, cached per
+        profile. Raises `ProfileError` naming each bad field as
+        ``$.plugins.<plugin>.<field>``, and `LookupError` when no loaded plugin declared
+        ``schema``."""
+        plugin = next((name for name, declared in self.settings_schemas.items()
+                       if declared is schema), None)
+        if plugin is None:
+            raise LookupError(f"no loaded plugin declared the settings {schema.__qualname__} "
+                              "(register_settings)")
+        profile = self.profile
+        key = (id(profile), plugin)
+        if key not in self._settings:
+            from ._settings import plugin_section
+
+            self._settings = {k: v for k, v in self._settings.items() if k[0] == id(profile)}
+            self._settings[key] = plugin_section(profile, plugin, schema)
+        return self._settings[key]  # type: ignore[no-any-return]
 
     def mount_tools(self, plugin: str, prefix: str, tools: Iterable[Tool]) -> dict[str, str]:
         """Replace the tools ``plugin`` mounted under ``prefix`` with ``tools``, at run time.
@@ -300,14 +384,15 @@ class Kernel:
     def _call_plugin(self, hook: str, plugin: str, **kwargs: Any) -> list[Any]:
         """Call ``hook`` on the plugin named ``plugin`` only, through pluggy (so its
         order, options and hook-call monitoring apply), and return the results."""
-        impls = self._impls.get(plugin, {}).get(hook)
-        if not impls:
+        if not self._impls.get(plugin, {}).get(hook):
             return []
-        # what pluggy's own historic replay does for one plugin: its implementations,
-        # in pluggy's order, through the manager's hook execution (so monitoring sees
-        # it). ``subset_hook_caller`` would do the same at a cost growing with the
-        # number of plugins, on every registration hook of every plugin loaded.
-        results = self.pm._hookexec(hook, impls, kwargs, False)
+        caller = self._callers.get((hook, plugin))
+        if caller is None:  # pluggy's subset caller: the others left out
+            mine = self._guarded[plugin]
+            caller = self.pm.subset_hook_caller(
+                hook, [p for p in self.pm.get_plugins() if p is not mine])
+            self._callers[(hook, plugin)] = caller
+        results = caller(**kwargs)
         assert isinstance(results, list)
         return results
 

@@ -31,6 +31,7 @@ from adjutant_hookspecs import (
     Policy,
     Provider,
     SpeechEngine,
+    SpeechRecognizer,
     ToolDeclaration,
     convert,
     event_name,
@@ -336,6 +337,28 @@ def _validate_speech_engine(obj: Any) -> str:
     return name
 
 
+def _validate_speech_recognizer(obj: Any) -> str:
+    name = _named(obj)
+    if not isinstance(obj, SpeechRecognizer) or not isinstance(getattr(obj, "remote", None), bool):
+        raise RegistrationError(f"speech recognizer {name!r} lacks remote, destination or "
+                                "recognize()")
+    _need_async(obj, "recognize")
+    return name
+
+
+def _validate_settings(obj: Any) -> str:
+    """A settings class: attrs, every field with a default. The registry key is the
+    plugin's name, given by the kernel; this returns the class's name."""
+    import attrs
+
+    if not (isinstance(obj, type) and attrs.has(obj)):
+        raise RegistrationError(f"settings must be an attrs class, got {obj!r}")
+    if missing := [a.name for a in attrs.fields(obj) if a.default is attrs.NOTHING]:
+        raise RegistrationError(f"settings {obj.__qualname__}: every field needs a default "
+                                f"(an empty section must be valid): {', '.join(missing)}")
+    return obj.__qualname__
+
+
 #: kind → (registration hook, validator returning the registry key)
 KINDS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "providers": ("register_providers", _validate_provider),
@@ -348,6 +371,9 @@ KINDS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "checks": ("register_checks", _validate_check),
     "events": ("register_events", _validate_event),
     "speech_engines": ("register_speech_engines", _validate_speech_engine),
+    "speech_recognizers": ("register_speech_recognizers", _validate_speech_recognizer),
+    #: keyed by the registering plugin's name: one settings class per plugin
+    "settings_schemas": ("register_settings", _validate_settings),
 }
 
 

@@ -19,8 +19,8 @@ from typing import Any, Literal, get_args, get_origin
 import attrs
 from attrs import validators as v
 
-__all__ = ["ModelPreset", "Profile", "ProfileError", "SpeechPreset", "list_profiles",
-           "load_profile", "parse_profile", "profile_path"]
+__all__ = ["ModelPreset", "Profile", "ProfileError", "list_profiles", "load_profile",
+           "parse_profile", "plugin_section", "profile_path"]
 
 Verbosity = Literal["quiet", "normal", "verbose", "debug"]
 PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -28,6 +28,11 @@ PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 #: run of characters (``fs.read``, ``fs.*``, ``mcp.*.get``, ``*``). Anything else is
 #: refused when the profile is loaded, so a typo never widens or silently empties it.
 TOOL_GLOB = re.compile(r"[a-z0-9_*]+(\.[a-z0-9_*]+)*")
+PLUGIN_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+#: Top-level keys of older profiles whose settings now belong to a plugin:
+#: key -> (plugin, the key inside its section; None: the section itself).
+LEGACY_KEYS = {"speech": ("tts", None), "auto_speech": ("tts", "auto_speech"),
+               "listen": ("stt", None)}
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are Adjutant, an operator on the user's own machine. Answer with JSON only: "
@@ -60,43 +65,6 @@ class ModelPreset:
     #: The context window to ask the backend for (tokens); None keeps its default.
     context_size: int | None = attrs.field(
         default=None, validator=v.optional([v.gt(0), v.le(10_000_000)]))
-
-
-@attrs.frozen
-class SpeechPreset:
-    """How answers are spoken (by the ``adjutant-tts`` plugin, when installed)."""
-
-    #: A registered speech engine by name; ``auto``: the embedded voice, else espeak-ng.
-    engine: str = "auto"
-    #: The engine's voice (None: its default); ``model`` for servers with several.
-    voice: str | None = None
-    model: str | None = None
-    speed: float = attrs.field(default=1.0, validator=[v.ge(0.25), v.le(4.0)])
-    #: Auto-speech says answers up to this many characters; longer ones stay on screen.
-    max_auto_chars: int = attrs.field(default=400, validator=[v.ge(0), v.le(100_000)])
-    #: Say the summary of a finished plan too.
-    plan_summary: bool = True
-    #: A new answer while one is being said: ``interrupt`` it or ``queue`` behind it.
-    overlap: Literal["interrupt", "queue"] = "interrupt"
-
-
-@attrs.frozen
-class ListenPreset:
-    """How spoken requests are heard (by the ``adjutant-stt`` plugin, when installed)."""
-
-    #: Show the transcript on an editable line before it goes to the operator.
-    edit_first: bool = False
-    #: The spoken language (ISO code), or ``auto`` to detect it per utterance.
-    language: str = "en"
-    #: A pause this long after speech ends the recording; ``max_s`` is the longest.
-    silence_s: float = attrs.field(default=0.8, validator=[v.ge(0.2), v.le(10.0)])
-    max_s: float = attrs.field(default=30.0, validator=[v.gt(0.0), v.le(600.0)])
-    #: The speech recognizer, by name: ``whisper`` (embedded, on this machine) or a
-    #: registered remote one (``openrouter``). A remote engine is used only when named
-    #: here or on the command line, and only after the user consents each time.
-    engine: str = attrs.field(default="whisper", validator=v.matches_re(r"^[a-z0-9][a-z0-9_.-]*$"))
-    #: The model a remote engine transcribes with (None: the engine's default).
-    remote_model: str | None = None
 
 
 def _bad_tool_globs(value: Any) -> list[tuple[int, str]]:
@@ -135,10 +103,6 @@ class Profile:
     path_cages: tuple[str, ...] = ("{workspace}", "{scratch}")
     #: Context providers switched on (True) or off (False) by name; unlisted ones are on.
     context_providers: dict[str, bool] = attrs.field(factory=dict)
-    #: Speak short answers and plan summaries aloud (``speech`` says how); False: never.
-    auto_speech: bool = True
-    speech: SpeechPreset = SpeechPreset()
-    listen: ListenPreset = ListenPreset()
     verbosity: Verbosity = "normal"
     token_budget: int = attrs.field(default=4096, validator=[v.gt(0), v.le(10_000_000)])
     #: How many tools the planner offers per request, the most relevant first (0: every
@@ -149,6 +113,11 @@ class Profile:
     #: durable one (`adjutant.kernel._stores`).
     stores: dict[str, str] = attrs.field(factory=dict, validator=v.deep_mapping(
         key_validator=v.in_(("log", "kv")), value_validator=v.instance_of(str)))
+    #: Each plugin's own settings, by plugin name, in the shape the plugin declares
+    #: (``register_settings``); validated when the plugin reads them and by
+    #: ``adjutant doctor``. A section for a plugin not installed is kept, unread.
+    plugins: dict[str, dict[str, Any]] = attrs.field(factory=dict, validator=v.deep_mapping(
+        key_validator=v.matches_re(PLUGIN_NAME), value_validator=v.instance_of(dict)))
 
     def allows(self, tool: str) -> bool:
         """Whether the ``tools`` allow-list lets ``tool`` run (or be offered at all)."""
@@ -229,9 +198,22 @@ def parse_profile(data: Mapping[str, Any], *, source: str = "<profile>") -> Prof
     if not isinstance(data, Mapping):
         raise ProfileError(source, [f"expected a JSON object, got {type(data).__name__} @ $"])
     # named with their index here: the class's own check can only say "@ $"
+    legacy = [f"expected a JSON object, got {type(data[key]).__name__} @ $.{key}"
+              for key, (_, inner) in LEGACY_KEYS.items()
+              if inner is None and key in data and not isinstance(data[key], Mapping)]
+    if legacy:
+        raise ProfileError(source, legacy)
+    data = _moved_to_plugins(data)
     tools = data.get("tools")
     listed = [f"{reason} @ $.tools[{index}]" for index, reason in
               (_bad_tool_globs(tools) if isinstance(tools, list | tuple) else [])]
+    plugins = data.get("plugins", {})
+    sections = plugins.items() if isinstance(plugins, Mapping) else [("", plugins)]
+    listed += [f"expected a JSON object, got {type(section).__name__} @ $.plugins"
+               + (f".{name}" if name else "")
+               for name, section in sections if not isinstance(section, Mapping)]
+    if any(p.endswith("@ $.plugins") or "@ $.plugins." in p for p in listed):
+        raise ProfileError(source, listed)
     try:
         return _converter.structure(dict(data), Profile)  # type: ignore[no-any-return]
     except cattrs.BaseValidationError as exc:
@@ -240,6 +222,53 @@ def parse_profile(data: Mapping[str, Any], *, source: str = "<profile>") -> Prof
         problems = [f"{exc} @ $"]
     problems = listed + [p for p in problems if not (listed and p.startswith("'tools'["))]
     raise ProfileError(source, problems) from None
+
+
+def _moved_to_plugins(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """An older profile's ``speech``/``auto_speech``/``listen`` as the ``tts`` and
+    ``stt`` plugins' sections (a value already in the section wins)."""
+    if not any(key in data for key in LEGACY_KEYS):
+        return data
+    data = dict(data)
+    plugins = data.get("plugins", {})
+    if not isinstance(plugins, Mapping):
+        return data  # the class's own check names it
+    plugins = {name: dict(section) if isinstance(section, Mapping) else section
+               for name, section in plugins.items()}
+    for key, (plugin, inner) in LEGACY_KEYS.items():
+        if key not in data:
+            continue
+        value = data.pop(key)
+        section = plugins.setdefault(plugin, {})
+        if not isinstance(section, dict):
+            continue
+        if inner is not None:
+            section.setdefault(inner, value)
+        elif isinstance(value, Mapping):
+            for name, item in value.items():
+                section.setdefault(name, item)
+    data["plugins"] = plugins
+    return data
+
+
+def plugin_section(profile: Profile, plugin: str, schema: type[Any]) -> Any:
+    """``profile.plugins[plugin]`` validated into ``schema`` (an attrs class) with the
+    profile's own strictness; `ProfileError` names each problem under
+    ``$.plugins.<plugin>``."""
+    import cattrs
+
+    global _converter
+    if _converter is None:
+        _converter = _strict_converter()
+    section = profile.plugins.get(plugin, {})
+    where = f"$.plugins.{plugin}"
+    try:
+        return _converter.structure(dict(section), schema)
+    except cattrs.BaseValidationError as exc:
+        problems = cattrs.transform_error(exc, where, _describe)
+    except (TypeError, ValueError) as exc:
+        problems = [f"{exc} @ {where}"]
+    raise ProfileError(repr(profile.name), problems) from None
 
 
 def profile_path(home: Path, name: str) -> Path:

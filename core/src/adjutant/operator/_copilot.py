@@ -11,34 +11,13 @@ decision, approval and effect).
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-import anyio
-
-from adjutant_hookspecs.records import (
-    AssignmentRecord,
-    AttemptRecord,
-    BundleRecord,
-    CageChangedRecord,
-    ContextRecord,
-    DirectCallRecord,
-    EventRecord,
-    OutcomeRecord,
-    PlanRecord,
-    PromptRecord,
-    ReplayRecord,
-    ResponseRecord,
-)
-
-if TYPE_CHECKING:
-    from adjutant_hookspecs import Kernel
-
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, cast
 
+import anyio
 import attrs
 import msgspec
 
@@ -61,7 +40,22 @@ from adjutant_hookspecs import (
     ToolCall,
     to_builtins,
 )
-from adjutant_hookspecs.records import DecisionRecord, ToolCallRecord
+from adjutant_hookspecs.records import (
+    AssignmentRecord,
+    AttemptRecord,
+    BundleRecord,
+    CageChangedRecord,
+    ContextRecord,
+    DecisionRecord,
+    DirectCallRecord,
+    EventRecord,
+    OutcomeRecord,
+    PlanRecord,
+    PromptRecord,
+    ReplayRecord,
+    ResponseRecord,
+    ToolCallRecord,
+)
 
 from ..safety._cages import CageChangedError
 from ._actionlog import ActionLog, ActionLogError, disk_full
@@ -76,6 +70,11 @@ from ._run import Run, RunOutcome
 from ._sessions import SessionStore
 from ._state import OperatorState, key_value_store
 from .planner import Planner, bad_request
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
+    from ..kernel._settings import Profile
 
 __all__ = ["MODES", "Approver", "Copilot", "PlanPacket", "RunOutcome", "StepDecision",
            "StepPacket"]
@@ -298,7 +297,8 @@ class Copilot:
         versions = {p.distribution or p.name: p.version or "?" for p in self.kernel.plugins
                     if p.status == "loaded"}
         path = write_bundle(Path(dest), home=self.kernel.home, records=records,
-                            profile=attrs.asdict(self.kernel.profile), versions=versions,
+                            profile=attrs.asdict(cast("Profile", self.kernel.profile)),
+                            versions=versions,
                             run_ids=run_ids)
         await self.log.record(BundleRecord(run_id=run_id, path=str(path)))
         return path

@@ -150,9 +150,10 @@ def _destination(kernel: Any) -> tuple[Any, str | None] | None:
         recognizer = pick(kernel)
     except SttError:
         return None
-    listen = getattr(kernel.profile, "listen", None)
+    from adjutant_stt import listen_settings
+
     # the model as `adjutant_stt.hear` chooses it (it asks consent for this one)
-    model = getattr(listen, "remote_model", None) or getattr(recognizer, "model", None)
+    model = listen_settings(kernel).remote_model or getattr(recognizer, "model", None)
     return recognizer, model
 
 
@@ -177,10 +178,14 @@ def voice_state(kernel: Any) -> dict[str, Any]:
     """What the page needs to draw the mic button (and its tooltip), and to ask before
     a recording leaves the machine (``remote``)."""
     hear = _loaded(kernel, "stt.heard")
-    listen = getattr(kernel.profile, "listen", None)
+    edit_first = False
+    if hear:
+        from adjutant_stt import listen_settings
+
+        edit_first = listen_settings(kernel).edit_first
     return {"hear": hear, "hearMissing": None if hear else STT_MISSING,
             "speak": _loaded(kernel, "speech.started"),
-            "editFirst": bool(getattr(listen, "edit_first", False)),
+            "editFirst": edit_first,
             "maxSeconds": MAX_SECONDS, "remote": remote_engine(kernel) if hear else None}
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from adjutant_hookspecs import Check, CheckResult, Command, Frontend, hookimpl, lazy
 
 from ._errors import HeardNothing, NoInputDevice, SttError
+from ._settings import SttSettings, listen_settings
 
 __all__ = [
     "HeardNothing",
@@ -24,10 +25,12 @@ __all__ = [
     "NotSent",
     "Spoken",
     "SttError",
+    "SttSettings",
     "Transcript",
     "ask_consent",
     "consent_question",
     "hear",
+    "listen_settings",
     "pick_recognizer",
     "transcribe",
 ]
@@ -51,6 +54,11 @@ def __getattr__(name: str) -> Any:
         module, attribute = _LAZY[name]
         return getattr(importlib.import_module(module, __name__), attribute)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@hookimpl
+def register_settings(register: Callable[[type[Any]], None]) -> None:
+    register(SttSettings)
 
 
 @hookimpl
@@ -102,7 +110,7 @@ def _check(kernel: Any) -> CheckResult:
     if missing:
         return CheckResult(status="fail", message=f"missing: {', '.join(missing)}",
                            fix=f"pip install faster-whisper {PACKAGES}")
-    engine = getattr(getattr(kernel.profile, "listen", None), "engine", "whisper")
+    engine = listen_settings(kernel).engine
     if engine != "whisper":
         from ._engines import recognizers
 

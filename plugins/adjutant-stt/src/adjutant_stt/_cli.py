@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from ._errors import HeardNothing, SttError
+from ._settings import listen_settings
 
 __all__ = ["configure_listen", "configure_transcribe", "listen", "transcribe_command"]
 
@@ -79,7 +80,7 @@ async def _transcribe_remote(kernel: Any, args: argparse.Namespace, recognizer: 
     from ._transcribe import decode_file
 
     copilot = Copilot(kernel)
-    model = kernel.profile.listen.remote_model or getattr(recognizer, "model", None)
+    model = listen_settings(kernel).remote_model or getattr(recognizer, "model", None)
     try:
         samples = await anyio.to_thread.run_sync(decode_file, args.file)
         if len(samples) < 1600 or not await anyio.to_thread.run_sync(has_speech, samples):

@@ -18,6 +18,7 @@ from adjutant_hookspecs import RecognitionRequest, SpeechError, SpeechRecognizer
 
 from ._errors import HeardNothing, SttError
 from ._records import SpeechSentRecord
+from ._settings import listen_settings
 from ._transcribe import SAMPLE_RATE, Transcript
 
 __all__ = ["HOOK", "WHISPER", "Whisper", "has_speech", "pick", "recognizers",
@@ -109,7 +110,7 @@ def pick(kernel: Any, name: str | None = None) -> Any:
     """The recognizer named ``name`` (None: the profile's ``listen.engine``). An
     unknown name is an error naming the installed ones; nothing is chosen in its place."""
     if name is None:
-        name = getattr(getattr(kernel.profile, "listen", None), "engine", WHISPER)
+        name = listen_settings(kernel).engine
     if name == WHISPER:  # ours, without asking any plugin
         return Whisper()
     found = recognizers(kernel)

@@ -24,6 +24,7 @@ from ._engines import WHISPER, has_speech, pick, remote_transcript
 from ._errors import HeardNothing, SttError
 from ._events import Heard, HeardNothingEvent, Listening
 from ._record import DEFAULT_ENDPOINT, Endpoint, file_chunks, microphone_chunks, record_utterance
+from ._settings import listen_settings
 from ._transcribe import SAMPLE_RATE, Transcript, decode_file, transcribe
 
 __all__ = ["PushToTalk", "Spoken", "hear", "record", "utterance"]
@@ -161,11 +162,9 @@ async def hear(kernel: Any, copilot: Any, *, audio: str | None = None,
     if mode == "off":
         _say("the operator is off: not listening (`adjutant mode propose-only` turns it on)")
         return Spoken("off", "")
-    listen = getattr(kernel.profile, "listen", None)
-    endpoint = Endpoint(silence_s=getattr(listen, "silence_s", Endpoint.silence_s),
-                        max_s=getattr(listen, "max_s", Endpoint.max_s))
-    language = getattr(listen, "language", "en")
-    language = None if language == "auto" else language
+    listen = listen_settings(kernel)
+    endpoint = Endpoint(silence_s=listen.silence_s, max_s=listen.max_s)
+    language = None if listen.language == "auto" else listen.language
     samples: Any = None
     try:
         recognizer = pick(kernel, engine)

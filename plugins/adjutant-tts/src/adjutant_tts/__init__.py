@@ -29,15 +29,36 @@ from ._espeak import EspeakEngine
 from ._hibari import HibariEngine
 from ._render import render_wav, synthesize_to_wav
 from ._service import speaker_for
+from ._settings import TtsSettings, speech_settings
 from ._webui import TtsWebUI
 
 if TYPE_CHECKING:
     from adjutant_hookspecs import SpeechEngine
 
-__all__ = ["EspeakEngine", "HibariEngine", "SpeechControls", "TtsWebUI", "register_checks",
-           "register_commands", "register_events", "register_frontends",
-           "register_speech_engines", "render_wav",
-           "shutdown", "speaker_for", "startup", "synthesize_to_wav"]
+__all__ = [
+    "EspeakEngine",
+    "HibariEngine",
+    "SpeechControls",
+    "TtsSettings",
+    "TtsWebUI",
+    "register_checks",
+    "register_commands",
+    "register_events",
+    "register_frontends",
+    "register_settings",
+    "register_speech_engines",
+    "render_wav",
+    "shutdown",
+    "speaker_for",
+    "speech_settings",
+    "startup",
+    "synthesize_to_wav",
+]
+
+
+@hookimpl
+def register_settings(register: Callable[[type[Any]], None]) -> None:
+    register(TtsSettings)
 
 
 @hookimpl
@@ -89,7 +110,11 @@ def _check_engine(kernel: Any) -> CheckResult:
 
     from ._speaker import pick_engine
 
-    wanted = kernel.profile.speech.engine
+    try:
+        wanted = speech_settings(kernel).engine
+    except ValueError as exc:  # ProfileError: the plugin-settings check lists each field
+        return CheckResult(status="fail", message=f"the speech settings are invalid: {exc}",
+                           fix="fix plugins.tts in the profile (see plugin-settings)")
     try:
         engine = pick_engine(kernel.speech_engines, wanted)
     except SpeechError as exc:

@@ -16,6 +16,7 @@ from typing import Any
 
 from adjutant_hookspecs import RunFinished, StateDelta, StateSnapshot, ToolCallStart
 
+from ._settings import speech_settings
 from ._speaker import SILENT_MODES, Speaker
 
 __all__ = ["Progress", "follow", "plan_summary", "spoken_text"]
@@ -90,10 +91,10 @@ async def _handle(envelope: Any, kernel: Any, speaker: Speaker,
         tools.setdefault(run, []).append(event.tool_call_name)
     elif isinstance(event, RunFinished):
         ran = tools.pop(run, [])
-        profile = kernel.profile
-        if not profile.auto_speech or quiet:
+        settings = speech_settings(kernel)
+        if not settings.auto_speech or quiet:
             return
-        text = spoken_text(event.result, ran, profile.speech)
+        text = spoken_text(event.result, ran, settings)
         if text:
             source = "answer" if event.result.get("status") == "answered" else "plan-summary"
             await speaker.say(text, source=source, run_id=run)

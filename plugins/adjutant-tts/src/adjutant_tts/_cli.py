@@ -27,6 +27,7 @@ async def speak(kernel: Any, args: argparse.Namespace) -> int:
 
     from ._output import no_device_reason
     from ._service import speaker_for
+    from ._settings import speech_settings
     from ._speaker import SILENT_MODES, pick_engine
 
     if args.engines:
@@ -36,7 +37,8 @@ async def speak(kernel: Any, args: argparse.Namespace) -> int:
                   f"{getattr(engine, 'description', '')}")
         return 0
     try:
-        engine = pick_engine(kernel.speech_engines, args.engine or kernel.profile.speech.engine)
+        engine = pick_engine(kernel.speech_engines,
+                             args.engine or speech_settings(kernel).engine)
         if args.voices:
             for voice in await engine.voices():
                 print(f"{voice.id:24} {voice.name}")

@@ -28,6 +28,7 @@ from adjutant_hookspecs import (
 )
 
 from ._output import DeviceOutput, FileOutput, Output, no_device_reason
+from ._settings import speech_settings
 from ._streams import closing_stream
 
 __all__ = ["SILENT_MODES", "Speaker", "Utterance", "pick_engine"]
@@ -131,7 +132,7 @@ class Speaker:
         text = text.strip()
         if not text or (path is None and await self._mode() in SILENT_MODES):
             return None
-        preset = self.kernel.profile.speech
+        preset = speech_settings(self.kernel)
         request = SpeechRequest(text=text, voice=voice or preset.voice, model=preset.model,
                                 speed=speed or preset.speed)
         utterance = Utterance(text, request, engine or preset.engine, source, run_id,
