@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     early, rest = pre.parse_known_args(argv)
     chosen = next((word for word in rest if not word.startswith("-")), None)  # subcommand
     if early.log_format or early.verbose:
-        from .._logging import configure_logging  # logging: ~15 ms nobody else needs
+        from .._logging import configure_logging  # structlog: ~20 ms nobody else needs
 
         configure_logging(early.log_format,
                           {0: None, 1: "info"}.get(early.verbose, "debug"))
