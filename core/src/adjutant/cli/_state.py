@@ -20,13 +20,8 @@ from ..safety.terminal import safe_streams
 from ._status import one_line as _one_line
 from ._status import print_status, say_mode, status_info
 
-__all__ = ["bundle", "context", "grant", "mode", "mode_chip", "presets", "status",
-           "terminal_safe", "tools"]
-
-
-def mode_chip(mode: str) -> str:
-    """The mode's chip as plain text (styling is `say_mode`'s, never part of a string)."""
-    return f"[{mode}]"
+__all__ = ["bundle", "context", "grant", "mode", "presets", "status", "terminal_safe",
+           "tools"]
 
 
 def terminal_safe(command: Callable[..., Awaitable[int]]) -> Callable[..., Awaitable[int]]:
