@@ -1,12 +1,17 @@
 """Start-up cost of the ``adjutant`` command.
 
-Measures the wall time of ``adjutant --help`` and ``adjutant plugins`` as fresh
-subprocesses, next to ``python -c pass`` (the interpreter's own floor), and prints
-the slowest imports of ``adjutant plugins`` (``python -X importtime``).
+Measures the wall time of ``adjutant --help`` and ``adjutant mode`` as fresh
+subprocesses, next to ``python -c pass`` (the interpreter's own floor) in the same
+run, and prints each as a multiple of that floor, then the slowest imports of
+``adjutant --help`` (``python -X importtime``).
 
 Why: the CLI is the first thing a user touches and every shell completion or
 scripted call pays it; the kernel promises that loading stays cheap (plugins must
-not import their heavy dependencies until first use). Goal: under 150 ms median.
+not import their heavy dependencies until first use, and a subcommand's module is
+imported only when it runs). Goal: at most 8x the bare interpreter at the median
+(about 100 ms where the interpreter starts in 12 ms). The ratio, not the
+milliseconds, is the figure to compare between machines and runs: a busy machine
+slows both alike.
 
 Run: ``.venv/bin/python bench/startup.py [--quick] [--runs N]``.
 """
@@ -23,7 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-GOAL_MS = 150.0
+GOAL_RATIO = 8.0
 BIN = Path(sys.prefix) / "bin"
 
 
@@ -59,9 +64,17 @@ def run_once(argv: list[str], env: dict[str, str]) -> float:
     return elapsed
 
 
-def time_case(case: Case, runs: int, env: dict[str, str]) -> Timing:
-    run_once(case.argv, env)  # warm-up: bytecode caches, page cache
-    return Timing(case, [run_once(case.argv, env) for _ in range(runs)])
+def time_cases(cases: list[Case], runs: int, env: dict[str, str]) -> list[Timing]:
+    """Each case ``runs`` times after one warm-up (bytecode caches, page cache), in
+    rounds of one run of each: a busy spell on a shared machine slows them alike, so
+    the ratio to the interpreter holds where the milliseconds do not."""
+    for case in cases:
+        run_once(case.argv, env)
+    samples: list[list[float]] = [[] for _ in cases]
+    for _ in range(runs):
+        for case, out in zip(cases, samples, strict=True):
+            out.append(run_once(case.argv, env))
+    return [Timing(case, out) for case, out in zip(cases, samples, strict=True)]
 
 
 def import_times(argv: list[str], env: dict[str, str], repeats: int) -> dict[str, tuple[int, int]]:
@@ -99,22 +112,24 @@ def main() -> None:
         env = {**os.environ, "ADJUTANT_HOME": home}
         baseline = Case("python -c pass", [sys.executable, "-c", "pass"])
         cases = [baseline, Case("adjutant --help", [adjutant, "--help"]),
-                 Case("adjutant plugins", [adjutant, "plugins"])]
-        timings = [time_case(case, runs, env) for case in cases]
-        imports = import_times([adjutant, "plugins"], env, repeats=1 if opts.quick else 3)
+                 Case("adjutant mode", [adjutant, "mode"])]
+        timings = time_cases(cases, runs, env)
+        imports = import_times([adjutant, "--help"], env, repeats=1 if opts.quick else 3)
 
     base = timings[0].median_ms
-    print(f"startup: {runs} runs each after one warm-up (wall time of a fresh subprocess)")
-    print(f"goal: adjutant commands under {GOAL_MS:.0f} ms median\n")
+    print(f"startup: {runs} rounds of each command after one warm-up (wall time of a fresh "
+          f"subprocess; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    print(f"goal: each command at most {GOAL_RATIO:g}x the bare interpreter (median)\n")
     print(f"{'command':<20} {'min ms':>8} {'median ms':>10} {'x baseline':>11}  goal")
     for t in timings:
-        verdict = "-" if t is timings[0] else ("met" if t.median_ms < GOAL_MS else "MISSED")
+        ratio = t.median_ms / base
+        verdict = "-" if t is timings[0] else ("met" if ratio <= GOAL_RATIO else "MISSED")
         print(f"{t.case.label:<20} {t.min_ms:>8.1f} {t.median_ms:>10.1f} "
-              f"{t.median_ms / base:>10.2f}x  {verdict}")
+              f"{ratio:>10.2f}x  {verdict}")
     for t in timings[1:]:
         print(f"  {t.case.label}: {t.median_ms - base:.1f} ms above the interpreter floor")
 
-    print("\nimporttime, `adjutant plugins`: top 8 by cumulative time (min of runs; indent = "
+    print("\nimporttime, `adjutant --help`: top 8 by cumulative time (min of runs; indent = "
           "nesting)")
     print(f"{'cumulative ms':>13} {'self ms':>8}  module")
     top = sorted(imports.items(), key=lambda kv: kv[1][1], reverse=True)[:8]

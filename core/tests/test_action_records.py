@@ -1,8 +1,10 @@
-"""The action log's records are one typed, versioned schema (issue 15 §4):
-`adjutant_hookspecs.records`, written validated and read back as Structs."""
+"""The action log's records are one typed, versioned schema:
+`adjutant_hookspecs.records`, built as Structs where they happen, checked when
+written and read back as Structs."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +19,12 @@ from adjutant_hookspecs.records import (
     VERSION,
     ActionRecord,
     ExtensionRecord,
+    ModeRecord,
+    OutcomeRecord,
     ResultRecord,
     ToolCallRecord,
+    encode_record,
     read_record,
-    record_body,
 )
 
 pytestmark = pytest.mark.anyio
@@ -75,19 +79,52 @@ async def test_every_record_an_operator_writes_reads_back_as_its_struct(
     assert result.args == {"path": "a.txt", "text": "a"} and result.step == 1
 
 
-def test_a_record_of_a_listed_kind_is_checked_when_written() -> None:
+def test_a_record_of_the_wrong_type_is_refused_when_written() -> None:
+    bad = ToolCallRecord(run_id="r", step="0", tool="t", args={},  # type: ignore[arg-type]
+                         cwd="/", digest=None, approved=True)
     with pytest.raises(msgspec.ValidationError, match=r"Expected `int`, got `str` - at `\$.step`"):
-        record_body("tool_call", 1.0, "r", {"step": "0", "tool": "t"})
-    with pytest.raises(msgspec.ValidationError, match="unknown field `colour`"):
-        record_body("outcome", 1.0, "r", {"status": "executed", "colour": "red"})
+        encode_record(bad)
+    with pytest.raises(TypeError, match="colour"):
+        OutcomeRecord(run_id="r", status="executed", colour="red")  # type: ignore[call-arg]
 
 
 def test_the_head_is_kind_time_run_id_version_then_step_and_tool() -> None:
-    """Log stores index runs from a record's first bytes (adjutant-lmdb)."""
-    body = record_body("tool_call", 1.5, "r1", {"approved": True, "tool": "t", "step": 3,
-                                                "args": {}, "cwd": "/", "digest": None})
-    assert msgspec.json.encode(body).startswith(
-        b'{"kind":"tool_call","time":1.5,"run_id":"r1","v":1,"step":3,"tool":"t",')
+    """Log stores index runs from a record's first bytes (adjutant-lmdb), and a record
+    is written exactly as the log wrote it before records were built as Structs."""
+    body = encode_record(ToolCallRecord(time=1.5, run_id="r1", approved=True, tool="t",
+                                        step=3, args={}, cwd="/", digest=None))
+    assert body == (b'{"kind":"tool_call","time":1.5,"run_id":"r1","v":1,"step":3,"tool":"t",'
+                    b'"args":{},"cwd":"/","digest":null,"approved":true}')
+
+
+def test_a_plugin_record_declared_without_kw_only_is_refused() -> None:
+    class Loose(ActionRecord, frozen=True, tag="loose"):
+        path: str
+
+    with pytest.raises(TypeError, match="kw_only=True"):
+        encode_record(Loose(path="a"))
+
+
+def test_time_is_when_the_record_was_built() -> None:
+    before = time.time()
+    record = ModeRecord(mode="off", previous=None, why="user")
+    assert before <= record.time <= time.time()
+    assert record.run_id is None and record.v == VERSION
+
+
+class NotesRecord(ActionRecord, frozen=True, kw_only=True, tag="notes_saved"):
+    path: str
+
+
+async def test_a_plugins_own_kind_is_written_with_the_same_head_and_read_back() -> None:
+    async with Harness() as h:
+        copilot = Copilot(h.kernel)
+        await copilot.log.record(NotesRecord(run_id="r", path="a.txt"))
+        (raw,) = [r for r in await copilot.log.records() if r["kind"] == "notes_saved"]
+        (read,) = [r for r in await copilot.log.read() if isinstance(r, ExtensionRecord)
+                   and r.kind == "notes_saved"]
+    assert list(raw)[:4] == ["kind", "time", "run_id", "v"]
+    assert read.fields == {"v": VERSION, "path": "a.txt"} and read.run_id == "r"
 
 
 def test_older_and_foreign_records_are_read_not_refused() -> None:

@@ -7,6 +7,7 @@ kernel's other names are imported on first use so that start-up stays cheap.
 from __future__ import annotations
 
 import typing as _typing
+from importlib import import_module as _import_module
 
 from adjutant_hookspecs import hookimpl
 
@@ -19,7 +20,7 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (a test ke
     from ._agui import to_ag_ui as to_ag_ui
     from ._logging import configure_logging as configure_logging
     from ._logging import get_logger as get_logger
-    from .cli._operate import TerminalApprover as TerminalApprover
+    from .cli._approver import TerminalApprover as TerminalApprover
     from .kernel._bus import BusClosedError as BusClosedError
     from .kernel._bus import EventBus as EventBus
     from .kernel._bus import Subscription as Subscription
@@ -73,7 +74,7 @@ _LAZY = {
     "ModelPreset": ".kernel._settings", "Profile": ".kernel._settings",
     "ProfileError": ".kernel._settings",
     "load_profile": ".kernel._settings", "parse_profile": ".kernel._settings",
-    "TerminalApprover": ".cli._operate",
+    "TerminalApprover": ".cli._approver",
 }  # fmt: skip
 
 __all__ = ["__version__", "hookimpl", *_LAZY]
@@ -83,9 +84,7 @@ def __getattr__(name: str) -> _typing.Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'adjutant' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(module, __name__), name)
+    value = getattr(_import_module(module, __name__), name)
     globals()[name] = value
     return value
 

@@ -1,30 +1,27 @@
 """The built-in plugin: standard events, the core subcommands and doctor checks.
 
 Built-in features register through the same hooks as any third-party plugin. Loading a
-kernel (an embedding app, a web dock, ``mcp serve``) must not import the CLI, so each
-subcommand names its module and functions, imported when the CLI calls them.
+kernel (an embedding app, a web dock, ``mcp serve``, ``adjutant --help``) must not import
+the CLI's commands, so each subcommand names its module and functions (`lazy`),
+imported when the CLI calls them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib import import_module
 from typing import Any
 
-from adjutant_hookspecs import AG_UI_EVENTS, CONSENT_EVENTS, BusGap, Check, Command, hookimpl
+from adjutant_hookspecs import (
+    AG_UI_EVENTS,
+    CONSENT_EVENTS,
+    BusGap,
+    Check,
+    Command,
+    hookimpl,
+    lazy,
+)
 
 from ._checks import BUILTIN_CHECKS
-
-
-def _cli(module: str, function: str) -> Callable[..., Any]:
-    """``adjutant.cli.<module>.<function>``, imported at its first call."""
-
-    def call(*args: Any) -> Any:
-        return getattr(import_module(f"adjutant.cli.{module}"), function)(*args)
-
-    call.__name__ = call.__qualname__ = function
-    call.__doc__ = f"adjutant.cli.{module}.{function}"
-    return call
 
 
 @hookimpl
@@ -44,23 +41,23 @@ _COMMANDS: tuple[tuple[str, str, str, str, str | None], ...] = (
      "per step", "_operate", "run", "configure_run"),
     ("chat", "a session: requests, quick actions, interrupts", "_operate", "chat",
      "configure_chat"),
-    ("mode", "show or switch the operator's mode", "_operate", "mode", "configure_mode"),
+    ("mode", "show or switch the operator's mode", "_state", "mode", "configure_mode"),
     ("grant", "list, give or revoke time-boxed grants (write, network:<tool>, "
-     "cage:<dir>)", "_operate", "grant", "configure_grant"),
+     "cage:<dir>)", "_state", "grant", "configure_grant"),
     ("workspace", "show the pinned workspace and cages, or trust one again after it "
      "changed", "_workspace", "workspace", "configure_workspace"),
-    ("status", "mode, preset, policies, memory", "_operate", "status", "configure_json"),
-    ("tools", "list the tools or show one's declaration", "_operate", "tools",
+    ("status", "mode, preset, policies, memory", "_state", "status", "configure_json"),
+    ("tools", "list the tools or show one's declaration", "_state", "tools",
      "configure_tools"),
     ("replay", "run a logged step again (or only preview it)", "_operate", "replay",
      "configure_replay"),
-    ("bundle", "write a bug bundle (secrets redacted)", "_operate", "bundle",
+    ("bundle", "write a bug bundle (secrets redacted)", "_state", "bundle",
      "configure_bundle"),
-    ("context", "show the context bulletin a request would use", "_operate", "context",
+    ("context", "show the context bulletin a request would use", "_state", "context",
      "configure_json"),
     ("new", "create a plugin package whose tests pass at once: new plugin NAME "
      "[--kind tool|policy|provider|context]", "_new", "new", "configure"),
-    ("presets", "list model presets or switch to one", "_operate", "presets",
+    ("presets", "list model presets or switch to one", "_state", "presets",
      "configure_presets"),
 )
 
@@ -68,8 +65,9 @@ _COMMANDS: tuple[tuple[str, str, str, str, str | None], ...] = (
 @hookimpl
 def register_commands(register: Callable[[Command], None]) -> None:
     for name, help, module, run, configure in _COMMANDS:
-        register(Command(name=name, help=help, run=_cli(module, run),
-                         configure=_cli(module, configure) if configure else None))
+        where = f"adjutant.cli.{module}"
+        register(Command(name=name, help=help, run=lazy(f"{where}:{run}"),
+                         configure=lazy(f"{where}:{configure}") if configure else None))
 
 
 @hookimpl

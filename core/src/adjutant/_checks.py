@@ -3,13 +3,6 @@ each with an actionable message."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from adjutant_hookspecs import Kernel
-
-    from .kernel._kernel import Kernel as CoreKernel  # what reads the kernel's own hook tables
-
 import os
 import sys
 from collections.abc import Callable
@@ -20,10 +13,16 @@ from adjutant_hookspecs import CheckResult
 if TYPE_CHECKING:
     from pathlib import Path
 
-# subprocess, shutil and anyio are imported inside the checks: this module is imported
-# whenever a kernel loads (the built-in plugin registers the checks).
+    from adjutant_hookspecs import Kernel
+
+    from .kernel._kernel import Kernel as CoreKernel  # what reads the kernel's own hook tables
+
+# anyio, the settings, the sandbox, tempfile and shutil (~15 ms each for the last two,
+# bench/startup.py) are imported inside the checks: this module is imported whenever a
+# kernel loads (the built-in plugin registers the checks), and `adjutant --help` loads one.
 
 __all__ = ["BUILTIN_CHECKS", "safety_chain"]
+
 
 def ok(message: str) -> CheckResult:
     return CheckResult(status="ok", message=message)
@@ -138,8 +137,6 @@ def safety_chain(kernel: CoreKernel) -> list[dict[str, str]]:
     a ``pre_tool_use`` hook, each with its plugin and what it enforces: a policy's
     ``description``, else the first line of its class's docstring or of its module's;
     for a hook, the first line of the hook's docstring, else of its plugin's."""
-    import sys
-
     out = []
     for name, policy in kernel.policies.items():
         owner = kernel.policies.owner(name)

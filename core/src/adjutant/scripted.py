@@ -25,6 +25,8 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal
 
+import anyio
+
 from adjutant_hookspecs import (
     CompletionChunk,
     CompletionRequest,
@@ -84,8 +86,6 @@ class ScriptedProvider:
         return len(self._replies)
 
     async def complete(self, request: CompletionRequest) -> AsyncIterator[CompletionChunk]:
-        import anyio
-
         self.requests.append(request)
         if not self._replies:
             raise ScriptExhaustedError(

@@ -111,6 +111,7 @@ from ._protocols import (
     ToolContext,
     Usage,
     Verdict,
+    lazy,
 )
 from ._roles import MAX_ROLE_VALUES, RoleProblem, RoleValue, role_values
 from ._specs import AdjutantSpec
@@ -233,6 +234,7 @@ __all__ = [
     "hookspec",
     "is_custom",
     "is_write",
+    "lazy",
     "role_values",
     "to_builtins",
 ]

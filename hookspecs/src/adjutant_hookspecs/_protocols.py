@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 import argparse
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from importlib import import_module
 from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 import msgspec
@@ -43,6 +44,7 @@ __all__ = [
     "ToolContext",
     "Usage",
     "Verdict",
+    "lazy",
 ]
 
 _frozen: dict[str, Any] = {"frozen": True, "kw_only": True, "forbid_unknown_fields": True}
@@ -359,13 +361,38 @@ class Command(msgspec.Struct, frozen=True, kw_only=True):
 
     ``configure`` adds arguments to the subparser; ``run`` gets the loaded kernel
     and the parsed arguments and returns an exit code (or an awaitable of one,
-    which the CLI runs on anyio).
+    which the CLI runs on anyio). The CLI calls ``configure`` only for the
+    subcommand being run, so ``adjutant --help`` needs neither: declare both with
+    `lazy` (``run=lazy("my_plugin._cli:run")``) and the module that implements the
+    command is imported only when it runs.
     """
 
     name: str
     help: str
     run: Callable[[Any, argparse.Namespace], int | Awaitable[int]]
     configure: Callable[[argparse.ArgumentParser], None] | None = None
+
+
+def lazy(target: str) -> Callable[..., Any]:
+    """A function that imports ``target`` (``"package.module:function"``) at its first
+    call and calls it: a `Command`'s ``run`` or ``configure`` that costs nothing until
+    its subcommand runs."""
+    module, sep, attr = target.partition(":")
+    if not (sep and module and attr):
+        raise ValueError(f"lazy target {target!r} must be 'package.module:function'")
+    found: list[Callable[..., Any]] = []
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not found:
+            obj: Any = import_module(module)
+            for name in attr.split("."):
+                obj = getattr(obj, name)
+            found.append(obj)
+        return found[0](*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = attr.rpartition(".")[2]
+    call.__doc__ = f"{target}, imported at its first call"
+    return call
 
 
 class CheckResult(msgspec.Struct, frozen=True, kw_only=True):

@@ -27,6 +27,14 @@ import pytest
 
 from adjutant import ActionLog, ActionLogError
 from adjutant.scripted import MemoryLogStore
+from adjutant_hookspecs.records import (
+    ArtifactRecord,
+    DecisionRecord,
+    EventRecord,
+    OutcomeRecord,
+    ResultRecord,
+    ToolCallRecord,
+)
 from adjutant_lmdb import LmdbLogStore
 
 #: A real operator on a real LMDB log, running plans of STEPS steps of a tool whose
@@ -233,18 +241,33 @@ class Counting:
         pass
 
 
+def decision(run_id: str, step: int, tool: str) -> DecisionRecord:
+    return DecisionRecord(run_id=run_id, step=step, tool=tool, stage="run", args={},
+                          decision="allow", policy=None, reason="", verdicts=[])
+
+
+def tool_call(run_id: str, step: int, tool: str) -> ToolCallRecord:
+    return ToolCallRecord(run_id=run_id, step=step, tool=tool, args={}, cwd="/",
+                          digest=None, approved=False)
+
+
+def result(run_id: str, step: int, tool: str) -> ResultRecord:
+    return ResultRecord(run_id=run_id, step=step, tool=tool, args={}, status="ok")
+
+
+
 @pytest.mark.anyio
 async def test_deferred_records_ride_with_the_next_barrier_in_one_commit(
         open_log: Callable[..., LmdbLogStore]) -> None:
     store = Counting(open_log())
     log = ActionLog({"log:counting": store})
-    log.defer("decision", "r", step=0, tool="t")
+    log.defer(decision("r", 0, "t"))
     assert store.commits == 0
-    index = await log.record("tool_call", "r", step=0, tool="t")
-    log.defer("result", "r", step=0, tool="t", status="ok")
-    log.defer("artifact", "r", step=0, path=None)
+    index = await log.record(tool_call("r", 0, "t"))
+    log.defer(result("r", 0, "t"))
+    log.defer(ArtifactRecord(run_id="r", step=0, path=None))
     assert (index, store.commits) == (1, 1)
-    assert await log.record("outcome", "r", status="executed") == 4
+    assert await log.record(OutcomeRecord(run_id="r", status="executed")) == 4
     assert store.commits == 2
     assert await log.flush() == []  # nothing queued: no commit
     assert store.commits == 2
@@ -265,11 +288,11 @@ async def test_concurrent_barriers_share_commits_and_keep_each_runs_order(
     async def run(name: str) -> list[int]:
         got = []
         for step in range(20):
-            log.defer("decision", name, step=step, tool="t")
-            got.append(await log.record("tool_call", name, step=step, tool="t"))
+            log.defer(decision(name, step, "t"))
+            got.append(await log.record(tool_call(name, step, "t")))
             await anyio.lowlevel.checkpoint()
-            log.defer("result", name, step=step, tool="t", status="ok")
-        got.append(await log.record("outcome", name, status="executed"))
+            log.defer(result(name, step, "t"))
+        got.append(await log.record(OutcomeRecord(run_id=name, status="executed")))
         return got
 
     indexes: dict[str, list[int]] = {}
@@ -296,18 +319,18 @@ async def test_concurrent_barriers_share_commits_and_keep_each_runs_order(
 async def test_a_failed_barrier_names_the_step_whose_result_it_carried() -> None:
     store = Counting(MemoryLogStore())
     log = ActionLog({"log:counting": store})
-    await log.record("tool_call", "r", step=0, tool="shell.exec")
-    log.defer("result", "r", step=0, tool="shell.exec", status="ok")
+    await log.record(tool_call("r", 0, "shell.exec"))
+    log.defer(result("r", 0, "shell.exec"))
     store.fail = OSError(28, "No space left on device")
     with pytest.raises(ActionLogError) as failed:
-        await log.record("outcome", "r", status="executed")
+        await log.record(OutcomeRecord(run_id="r", status="executed"))
     assert failed.value.ran == "shell.exec"
     assert "after shell.exec ran: its result may be missing" in str(failed.value)
     with pytest.raises(ActionLogError) as again:  # kept, in order, and said again
         await log.flush()
     assert again.value.ran == "shell.exec"
     store.fail = None
-    assert await log.record("event", text="disk freed") == 3
+    assert await log.record(EventRecord(source="system", text="disk freed")) == 3
     assert [r["kind"] for r in await log.records()] == [
         "tool_call", "result", "outcome", "event"]
     assert len(store.inner.records) == 4
@@ -319,12 +342,12 @@ async def test_a_failed_barrier_names_only_its_own_runs_step() -> None:
     at its own next barrier that its step's result may be missing."""
     store = Counting(MemoryLogStore())
     log = ActionLog({"log:counting": store})
-    log.defer("result", "a", step=0, tool="fs.write", status="ok")
+    log.defer(result("a", 0, "fs.write"))
     store.fail = OSError(28, "No space left on device")
     with pytest.raises(ActionLogError, match="nothing was run"):
-        await log.record("tool_call", "b", step=0, tool="fs.read")
+        await log.record(tool_call("b", 0, "fs.read"))
     with pytest.raises(ActionLogError) as failed:
-        await log.record("outcome", "a", status="executed")
+        await log.record(OutcomeRecord(run_id="a", status="executed"))
     assert failed.value.ran == "fs.write"
 
 
@@ -332,10 +355,10 @@ async def test_a_failed_barrier_names_only_its_own_runs_step() -> None:
 async def test_an_intent_that_cannot_be_written_says_nothing_ran() -> None:
     store = Counting(MemoryLogStore())
     log = ActionLog({"log:counting": store})
-    log.defer("decision", "r", step=0, tool="fs.write")
+    log.defer(decision("r", 0, "fs.write"))
     store.fail = OSError(28, "No space left on device")
     with pytest.raises(ActionLogError, match="nothing was run"):
-        await log.record("tool_call", "r", step=0, tool="fs.write")
+        await log.record(tool_call("r", 0, "fs.write"))
 
 
 

@@ -10,6 +10,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..kernel._errors import cancelled_by_user, leaves
+from ..kernel._kernel import Kernel
+from ..safety.terminal import safe_streams
+
 __all__ = ["main"]
 
 DESCRIPTION = (
@@ -29,13 +33,12 @@ def _global_options(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``adjutant`` console script; returns the exit code."""
-    from ..kernel._kernel import Kernel
-
     pre = argparse.ArgumentParser(add_help=False)
     _global_options(pre)
-    early, _ = pre.parse_known_args(argv)
+    early, rest = pre.parse_known_args(argv)
+    chosen = next((word for word in rest if not word.startswith("-")), None)  # subcommand
     if early.log_format or early.verbose:
-        from .._logging import configure_logging
+        from .._logging import configure_logging  # structlog: ~20 ms nobody else needs
 
         configure_logging(early.log_format,
                           {0: None, 1: "info"}.get(early.verbose, "debug"))
@@ -46,15 +49,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in kernel.commands.values():
         child = sub.add_parser(command.name, help=command.help, description=command.help)
-        if command.configure is not None:
+        # Only the subcommand being run is configured: `adjutant --help` lists the
+        # others by name and help, without importing the modules that implement them.
+        if command.name == chosen and command.configure is not None:
             command.configure(child)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 0
     command = kernel.commands[args.command]
-    from ..safety.terminal import safe_streams
-
     # Every command, a plugin's too, prints through the neutraliser: nothing a model,
     # file, client or tool wrote reaches the terminal raw, errors included.
     with safe_streams():
@@ -70,8 +73,6 @@ def _run_command(kernel: Any, command: Any, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     except BaseException as exc:
-        from ..kernel._errors import cancelled_by_user, leaves
-
         if not isinstance(exc, Exception | BaseExceptionGroup):
             raise  # SystemExit and the like
         if cancelled_by_user(exc):
@@ -90,7 +91,7 @@ def _run_command(kernel: Any, command: Any, args: argparse.Namespace) -> int:
 def _log_error(exc: BaseException) -> BaseException | None:
     """The `ActionLogError` in ``exc`` (raised through task groups: in a group), or
     one for a write a full disk refused before any run began."""
-    from ..operator._actionlog import ActionLogError, disk_full
+    from ..operator._actionlog import ActionLogError, disk_full  # the operator: on error only
 
     if isinstance(exc, ActionLogError):
         return exc
@@ -106,7 +107,7 @@ def _log_error(exc: BaseException) -> BaseException | None:
 def _run_async(kernel: object, awaitable: object) -> int:
     """Start the kernel on anyio (``ADJUTANT_ASYNC_BACKEND``: asyncio or trio) and
     await the command inside it."""
-    import anyio
+    import anyio  # not for `adjutant --help` nor a command that needs no event loop
 
     async def run() -> int:
         started = False

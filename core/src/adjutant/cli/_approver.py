@@ -6,8 +6,11 @@ import concurrent.futures
 import contextlib
 import json
 import sys
+import termios
 import threading
 from typing import Any, Literal
+
+import anyio
 
 from ..operator._consent import Approver, Requester, StepDecision, packet_id
 from ..safety.terminal import SafeStream
@@ -54,16 +57,12 @@ class TerminalApprover(Approver):
         self._throttled: set[int] = set()  # requesters told about their flood
 
     def _turn(self) -> Any:
-        import anyio
-
         if self._lock is None:
             self._lock = anyio.Lock()
         return self._lock
 
     def _discard_typeahead(self) -> None:
         """Whatever was typed before the question is shown answers nothing."""
-        import termios
-
         source = self.tty if self.tty is not None else sys.stdin
         with contextlib.suppress(Exception):
             if source.isatty():
@@ -80,8 +79,6 @@ class TerminalApprover(Approver):
     async def _ask(self, question: str, prefill: str | None = None) -> str:
         """The answer to ``question``; ``prefill``: text already typed for the user to
         edit, where the terminal allows (`prefill_possible`)."""
-        import anyio
-
         if not self.interactive:
             self.out.write(f"{question} -> denied (non-interactive)\n")
             self.out.flush()

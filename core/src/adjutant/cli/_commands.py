@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
+import argparse
+import platform
+import sys
 from typing import TYPE_CHECKING
+
+import msgspec
+
+from adjutant_hookspecs import __version__ as hookspecs_version
+
+from .._version import __version__
 
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
-
-import argparse
-import sys
 
 __all__ = ["configure_plugins", "plugins", "version"]
 
 
 def version(kernel: Kernel, args: argparse.Namespace) -> int:
-    import platform
-
-    from adjutant_hookspecs import __version__ as hookspecs_version
-
-    from .._version import __version__
-
     print(f"adjutant-core {__version__} (adjutant-hookspecs {hookspecs_version}, "
           f"Python {platform.python_version()}, data in {kernel.home})")
     return 0
@@ -40,8 +40,6 @@ def _summary(registered: dict[str, list[str]]) -> str:
 
 def plugins(kernel: Kernel, args: argparse.Namespace) -> int:
     """List every plugin seen, loaded or not. Exit 0: a broken plugin is reported, not fatal."""
-    import msgspec
-
     if args.json:
         sys.stdout.write(msgspec.json.format(msgspec.json.encode(kernel.plugins)).decode())
         sys.stdout.write("\n")

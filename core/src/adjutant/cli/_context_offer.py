@@ -9,8 +9,12 @@ to point at another file) is asked about again.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
+import anyio
+
+from ..safety._cages import CageChangedError
 from ._status import one_line
 
 __all__ = ["SessionFiles", "offer_files"]
@@ -37,12 +41,6 @@ async def offer_files(copilot: Any, request: str, interactive: bool,
                       session: SessionFiles | None = None) -> list[str]:
     """The files to add to this request's context: those the user agrees to now, and
     (with a ``session``) those agreed to for the session, which it says on stderr."""
-    import sys
-
-    import anyio
-
-    from ..safety._cages import CageChangedError
-
     try:
         bulletin = await copilot.bulletin()
     except CageChangedError:  # nothing is looked at; the run itself refuses and says why

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from adjutant_hookspecs import Kernel
-
-import argparse
+import msgspec
 
 from adjutant_hookspecs import CheckResult
 
 from .._checks import BUILTIN_CHECKS, safety_chain
+from ..kernel._errors import leaves
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
 
 __all__ = ["BUILTIN_CHECKS", "configure", "doctor", "run_checks", "safety_chain"]
 
@@ -25,8 +27,6 @@ def run_checks(kernel: Kernel) -> list[tuple[str, CheckResult]]:
             if not isinstance(result, CheckResult):
                 raise TypeError(f"returned {type(result).__name__}, not CheckResult")
         except Exception as exc:
-            from ..kernel._errors import leaves
-
             owner = kernel.checks.owner(name)
             crash = "; ".join(f"{type(e).__name__}: {e}" for e in leaves(exc))
             result = CheckResult(status="fail", message=f"check crashed: {crash}",
@@ -43,8 +43,6 @@ def doctor(kernel: Kernel, args: argparse.Namespace) -> int:
     """Exit 0 when nothing failed (warnings allowed), 1 otherwise."""
     results = run_checks(kernel)
     if args.json:
-        import msgspec
-
         payload = [{"check": n, **msgspec.to_builtins(r)} for n, r in results]
         print(msgspec.json.format(msgspec.json.encode(payload)).decode())
     else:

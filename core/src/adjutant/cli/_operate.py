@@ -1,4 +1,5 @@
-"""The operator's subcommands: ``run``, ``mode``, ``status``, ``tools``, ``presets``.
+"""The operator's subcommands that plan and run steps: ``run``, ``chat``, ``replay``
+(the state's are in `adjutant.cli._state`).
 
 Exit codes (documented in README, relied on by scripts):
 0 done (answered, proposed, executed); 1 error; 2 bad usage; 3 the model or its
@@ -8,43 +9,43 @@ provider failed; 4 something was denied, paused or aborted; 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
-import functools
 import json
 import os
+import signal
 import sys
-from collections.abc import Awaitable, Callable
+import time
 from typing import Any
 
-from adjutant_hookspecs import MODES
+import anyio
 
-from ..safety.terminal import SafeStream, printable, safe_streams
+from adjutant_hookspecs import (
+    MODES,
+    ActivitySnapshot,
+    TextMessageContent,
+    TextMessageEnd,
+    TextMessageStart,
+    ToolCallResult,
+    ToolCallStart,
+    to_builtins,
+)
+
+from ..kernel._paths import data_home
+from ..operator import Copilot
+from ..safety.terminal import SafeStream, printable
 from . import _voice
 from ._approver import TerminalApprover
 from ._context_offer import SessionFiles, offer_files
+from ._state import terminal_safe
 from ._status import one_line as _one_line
+from ._status import print_status, status_info
 from ._status import say_mode as _say_mode
 
 __all__ = ["EXIT", "TerminalApprover", "configure_run", "run"]
 
 EXIT = {"answered": 0, "proposed": 0, "executed": 0, "ignored": 0, "failed": 3,
         "denied": 4, "paused": 4, "aborted": 4, "cancelled": 130}
-
-
-def mode_chip(mode: str) -> str:
-    """The mode's chip as plain text (styling is `_say_mode`'s, never part of a string)."""
-    return f"[{mode}]"
-
-
-def _terminal_safe(command: Callable[..., Awaitable[int]]) -> Callable[..., Awaitable[int]]:
-    """Everything ``command`` prints is neutralised (`adjutant.safety.terminal`): the models,
-    files, tools and clients it shows cannot drive the terminal."""
-
-    @functools.wraps(command)
-    async def guarded(kernel: Any, args: argparse.Namespace) -> int:
-        with safe_streams():
-            return await command(kernel, args)
-    return guarded
 
 
 def configure_run(parser: argparse.ArgumentParser) -> None:
@@ -55,15 +56,12 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
                         help="print the outcome as JSON on stdout")
 
 
-@_terminal_safe
+@terminal_safe
 async def run(kernel: Any, args: argparse.Namespace) -> int:
     """One request: context, the model's answer streamed, the plan with previews, and
     per-step consent as the mode requires."""
-    import anyio
 
-    from adjutant_hookspecs import to_builtins
 
-    from ..operator import Copilot
 
     interactive = not args.non_interactive and sys.stdin.isatty()
     copilot = Copilot(kernel, approver=TerminalApprover(interactive))
@@ -117,7 +115,6 @@ class Progress:
         self.live = SafeStream(sys.stderr).colour
 
     def start(self, label: str) -> None:
-        import time
 
         self.label, self.since = label, time.monotonic()
 
@@ -129,9 +126,7 @@ class Progress:
         self.label, self.shown = None, False
 
     async def run(self) -> None:
-        import time
 
-        import anyio
 
         frame = 0
         while True:
@@ -154,14 +149,6 @@ WOULD = {"allow": "would run without asking", "ask": "would ask you first",
 async def show_events(subscription: Any, progress: Progress | None = None) -> None:
     """What the user watches while the operator works: the context used, the model's
     tokens as they stream, the plan with each step's preview (all on stderr)."""
-    from adjutant_hookspecs import (
-        ActivitySnapshot,
-        TextMessageContent,
-        TextMessageEnd,
-        TextMessageStart,
-        ToolCallResult,
-        ToolCallStart,
-    )
 
     progress = progress or Progress()
     err = SafeStream(sys.stderr)  # the model's, the files' and the tools' text: printable
@@ -200,139 +187,6 @@ async def show_events(subscription: Any, progress: Progress | None = None) -> No
             err.flush()
 
 
-def configure_mode(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("mode", nargs="?", choices=MODES, help="switch to this mode")
-    parser.add_argument("--json", action="store_true")
-
-
-@_terminal_safe
-async def mode(kernel: Any, args: argparse.Namespace) -> int:
-    from ..operator import Copilot
-
-    copilot = Copilot(kernel)
-    if args.mode is not None and not await copilot.set_mode(args.mode, channel="user"):
-        print(f"could not switch to {args.mode} (see `adjutant doctor`)", file=sys.stderr)
-        return 1
-    current = await copilot.mode()
-    if args.json:
-        print(json.dumps({"mode": current}))
-    else:
-        _say_mode(current)
-    return 0
-
-
-def configure_grant(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("grant", nargs="?", help="write, network:<tool> (or network:<prefix>.* "
-                        "for a family, e.g. network:mcp.time.*), cage:/abs/dir")
-    parser.add_argument("--minutes", type=float, default=60.0,
-                        help="how long it lasts (default 60)")
-    parser.add_argument("--revoke", action="store_true", help="take the grant back")
-    parser.add_argument("--json", action="store_true")
-
-
-@_terminal_safe
-async def grant(kernel: Any, args: argparse.Namespace) -> int:
-    """Time-boxed grants from the user: list, give, revoke (persisted, logged)."""
-    from ..operator import Copilot
-
-    copilot = Copilot(kernel)
-    await copilot.mode()
-    if args.grant is not None:
-        if args.revoke:
-            await copilot.revoke(args.grant)
-        else:
-            try:
-                await copilot.grant(args.grant, seconds=args.minutes * 60, channel="user")
-            except ValueError as exc:
-                print(str(exc), file=sys.stderr)
-                return 2
-    live = copilot.grants
-    if args.json:
-        print(json.dumps({"grants": live}))
-    else:
-        print("\n".join(live) if live else "no grants in force")
-    return 0
-
-
-def configure_json(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true")
-
-
-@_terminal_safe
-async def status(kernel: Any, args: argparse.Namespace) -> int:
-    from ..operator import Copilot
-    from ._status import print_status, status_info
-
-    info = await status_info(kernel, Copilot(kernel))
-    if args.json:
-        print(json.dumps(info, default=str))
-    else:
-        print_status(info)
-    return 0
-
-
-def configure_tools(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", nargs="?", choices=["list", "show"], default="list")
-    parser.add_argument("name", nargs="?", help="the tool to show")
-    parser.add_argument("--json", action="store_true")
-
-
-@_terminal_safe
-async def tools(kernel: Any, args: argparse.Namespace) -> int:
-    """With the kernel started: tools mounted at run time (an MCP server's) are listed."""
-    from adjutant_hookspecs import to_builtins
-
-    if args.action == "show":
-        if args.name not in kernel.tools:
-            print(f"no tool named {args.name!r}; `adjutant tools` lists them", file=sys.stderr)
-            return 1
-        declaration = to_builtins(kernel.tools[args.name].declaration)
-        print(json.dumps(declaration, indent=None if args.json else 2))
-        return 0
-    rows = [{"name": n, "level": t.declaration.safety.level, "plugin": kernel.tools.owner(n),
-             "description": t.declaration.description} for n, t in kernel.tools.items()]
-    if args.json:
-        print(json.dumps(rows))
-        return 0
-    width = max((len(row["name"]) for row in rows), default=0)
-    for row in rows:
-        print(f"{row['name']:<{width}}  {row['level']:<12} {_one_line(row['description'], 70)}")
-    return 0
-
-
-def configure_presets(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", nargs="?", choices=["list", "use"], default="list")
-    parser.add_argument("name", nargs="?", help="the preset to use")
-    parser.add_argument("--json", action="store_true")
-
-
-@_terminal_safe
-async def presets(kernel: Any, args: argparse.Namespace) -> int:
-    from ..kernel._settings import load_profile
-    from ..operator import Copilot
-
-    names = _preset_names(os.path.join(kernel.home, "profiles"))
-    if args.action == "use":
-        if not args.name:
-            print("name the preset to use", file=sys.stderr)
-            return 2
-        profile = load_profile(kernel.home, args.name)
-        await Copilot(kernel).use_preset(profile)
-        print(f"using preset {profile.name} ({profile.model.provider}:{profile.model.model})")
-        return 0
-    if args.json:
-        print(json.dumps({"presets": names, "active": kernel.profile.name}))
-        return 0
-    for name in names:
-        print(("* " if name == kernel.profile.name else "  ") + name)
-    return 0
-
-
-def _preset_names(folder: str) -> list[str]:
-    found = os.listdir(folder) if os.path.isdir(folder) else []
-    return sorted({"default"} | {f.removesuffix(".json") for f in found if f.endswith(".json")})
-
-
 #: Quick actions of the chat palette: a slash command and the request it sends.
 QUICK_ACTIONS = {
     "/summarize": "Summarize the current folder: what is here and what it is for.",
@@ -351,15 +205,12 @@ def configure_chat(parser: argparse.ArgumentParser) -> None:
                         help="never ask for approval: anything that needs it is denied")
 
 
-@_terminal_safe
+@terminal_safe
 async def chat(kernel: Any, args: argparse.Namespace) -> int:
     """A session: requests one after another, with history, quick actions and
     interrupts (Ctrl-C stops generation or the step, not the session)."""
-    import signal
 
-    import anyio
 
-    from ..operator import Copilot
 
     _history()
     _voice.bind_talk_key(kernel)
@@ -433,7 +284,6 @@ async def chat(kernel: Any, args: argparse.Namespace) -> int:
                 _say_mode(await copilot.mode())
                 continue
             if line == "/status":
-                from ._status import print_status, status_info
 
                 print_status(await status_info(kernel, copilot))
                 continue
@@ -459,8 +309,6 @@ async def chat(kernel: Any, args: argparse.Namespace) -> int:
             finally:
                 busy.set()
                 progress.stop()
-            from adjutant_hookspecs import to_builtins
-
             last["plan"] = to_builtins(outcome.plan) if outcome.plan else last.get("plan")
             last["text"] = outcome.text or last.get("text")
             _print_outcome(outcome)
@@ -489,7 +337,7 @@ def _input(prompt: str, begun: str) -> str:
     if not begun:
         return input(prompt)
     try:
-        import readline
+        import readline  # line editing for input() from here on: only when asked
     except ImportError:
         return begun + input(prompt + begun)
     readline.set_startup_hook(lambda: readline.insert_text(begun))
@@ -502,12 +350,9 @@ def _input(prompt: str, begun: str) -> str:
 def _history() -> None:
     """Line editing and a persistent history where readline exists."""
     try:
-        import atexit
-        import readline
+        import readline  # line editing for input() once imported: only in a chat
     except ImportError:
         return
-    from ..kernel._paths import data_home
-
     path = os.path.join(str(data_home()), "chat_history")
     with contextlib.suppress(OSError):
         readline.read_history_file(path)
@@ -529,10 +374,9 @@ def configure_replay(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true")
 
 
-@_terminal_safe
+@terminal_safe
 async def replay(kernel: Any, args: argparse.Namespace) -> int:
     """Run a logged step again as a new run, through the whole pipeline."""
-    from ..operator import Copilot
 
     copilot = Copilot(kernel, approver=TerminalApprover(sys.stdin.isatty()))
     try:
@@ -541,7 +385,6 @@ async def replay(kernel: Any, args: argparse.Namespace) -> int:
         print(str(exc), file=sys.stderr)
         return 1
     if args.json:
-        from adjutant_hookspecs import to_builtins
 
         print(json.dumps({"run_id": outcome.run_id, "status": outcome.status,
                           "text": outcome.text, "error": outcome.error,
@@ -549,39 +392,3 @@ async def replay(kernel: Any, args: argparse.Namespace) -> int:
     else:
         _print_outcome(outcome)
     return EXIT.get(outcome.status, 1)
-
-
-def configure_bundle(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--run", dest="run_id", help="only this run (default: all)")
-    parser.add_argument("-o", "--output", default="adjutant-bundle.tar.gz",
-                        help="where to write the bundle (default: %(default)s)")
-
-
-async def bundle(kernel: Any, args: argparse.Namespace) -> int:
-    """A bug bundle: log slice, settings, versions, artifacts; secrets redacted."""
-    from ..operator import Copilot
-
-    path = await Copilot(kernel).export_bundle(args.output, run_id=args.run_id)
-    print(path)
-    return 0
-
-
-@_terminal_safe
-async def context(kernel: Any, args: argparse.Namespace) -> int:
-    """The context bulletin a request would use now, as the operator will show it."""
-    from adjutant_hookspecs import to_builtins
-
-    from ..operator import Copilot
-
-    bulletin = to_builtins(await Copilot(kernel).bulletin())
-    if args.json:
-        print(json.dumps(bulletin))
-        return 0
-    enabled = kernel.profile.context_providers
-    for name, provider in kernel.context_providers.items():
-        on = enabled.get(name, getattr(provider, "default_enabled", True))
-        print(f"source {name}: {'on' if on else 'off (switch on in the profile)'}")
-    for key, value in bulletin.items():
-        if value:
-            print(f"{key}: {json.dumps(value, ensure_ascii=False)[:300]}")
-    return 0

@@ -4,10 +4,13 @@ kill cut short."""
 
 from __future__ import annotations
 
+import resource
 import sys
 from typing import Any
 
+from ..safety._cages import describe
 from ..safety.terminal import SafeStream, printable
+from ._doctor import safety_chain
 
 __all__ = ["print_status", "status_info"]
 
@@ -32,11 +35,6 @@ def one_line(text: Any, limit: int = 0) -> str:
 
 async def status_info(kernel: Any, copilot: Any) -> dict[str, Any]:
     """Everything status shows, as ``adjutant status --json`` prints it."""
-    import resource
-
-    from ..safety._cages import describe
-    from ._doctor import safety_chain
-
     await copilot.mode()  # loads what was persisted
     state = copilot.state()
     profile = kernel.profile

@@ -93,7 +93,7 @@ def prefill_possible(tty: Any) -> bool:
 def read_prefilled(prompt: str, text: str) -> str:
     """``input(prompt)`` with ``text`` already typed, to be edited in place (readline);
     the line does not join the chat history. Empty on end of input."""
-    import readline
+    import readline  # changes input() once imported: only when a step is edited
 
     readline.set_startup_hook(lambda: readline.insert_text(text))
     try:

@@ -16,9 +16,13 @@ import contextlib
 import os
 import select
 import sys
+import termios
+import tty
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from ..clipboard import ClipboardError, copy_text
 
 __all__ = ["COPY", "HUSH", "TALK", "Key", "bind_talk_key", "caught_up", "copy_said",
            "first_key", "hush",
@@ -55,7 +59,7 @@ def bind_talk_key(kernel: Any) -> None:
     if voice_frontend(kernel) is None:
         return
     try:
-        import readline
+        import readline  # changes input() once imported: only in a chat
     except ImportError:
         return
     readline.parse_and_bind(r'"\C-t": "\C-a\C-k/talk\n"')
@@ -83,8 +87,6 @@ def hush(kernel: Any) -> bool:
 def copy_said(kernel: Any, fallback: str) -> None:
     """``/copy``: what was said aloud (else ``fallback``, the last answer) to the
     clipboard; says where it went or why it could not."""
-    from ..clipboard import ClipboardError, copy_text
-
     speech = _frontend(kernel, "said")
     text = (speech.said(kernel) if speech is not None else "") or fallback
     if not text:
@@ -114,9 +116,6 @@ def first_key(prompt: str, still: Callable[[], bool]) -> Key:
     in cbreak mode, as `adjutant speak` does. readline cannot do this itself: Python
     drives it in callback mode, where a lone Esc waits for the next key forever.
     Blocking; returns when a key is pressed or ``still()`` turns false."""
-    import termios
-    import tty
-
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
     out = getattr(sys.stdout, "raw", sys.stdout)

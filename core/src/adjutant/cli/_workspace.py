@@ -7,14 +7,18 @@ until the user looks at it and runs ``adjutant workspace trust PATH``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from adjutant_hookspecs import Kernel
-
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
+
+from adjutant_hookspecs.records import CageTrustedRecord
+
+from ..operator import Copilot
+from ..safety._cages import describe, trust
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
 
 __all__ = ["configure_workspace", "workspace"]
 
@@ -29,9 +33,6 @@ def configure_workspace(parser: argparse.ArgumentParser) -> None:
 
 
 async def workspace(kernel: Kernel, args: argparse.Namespace) -> int:
-    from ..operator import Copilot
-    from ..safety._cages import describe, trust
-
     copilot = Copilot(kernel)
     await copilot.mode()
     kv = copilot.key_values()
@@ -45,11 +46,10 @@ async def workspace(kernel: Kernel, args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"cannot trust {path}: {exc.strerror}", file=sys.stderr)
             return 1
-        await copilot.log.record("cage_trusted", path=new.path, target=new.target,
-                                 device=new.device, inode=new.inode,
-                                 was=None if old is None else {
-                                     "target": old.target, "device": old.device,
-                                     "inode": old.inode})
+        await copilot.log.record(CageTrustedRecord(
+            path=new.path, target=new.target, device=new.device, inode=new.inode,
+            was=None if old is None else {"target": old.target, "device": old.device,
+                                          "inode": old.inode}))
         if args.json:
             print(json.dumps({"path": new.path, "target": new.target, "device": new.device,
                               "inode": new.inode}))

@@ -2,9 +2,11 @@
 
 Each record is one JSON object of the schema in `adjutant_hookspecs.records` (one
 tagged Struct per ``kind``: prompt, context, attempt, plan, decision, approval,
-tool_call, result, mode, ..., with a schema version ``v``): validated when written,
-read back typed by `ActionLog.read` (or as plain dicts by `ActionLog.records`). The
-log store (a `LogStore` plugin; LMDB by default) makes it durable and tamper-evident.
+tool_call, result, mode, ..., with a schema version ``v``). Writers build the Struct
+at the call site, ``log.record(ToolCallRecord(run_id=..., step=0, ...))``, so the type
+checker sees every field; it is checked again when written and read back typed by
+`ActionLog.read` (or as plain dicts by `ActionLog.records`). The log store (a
+`LogStore` plugin; LMDB by default) makes it durable and tamper-evident.
 
 Group commit. A durable commit is the cost of a step, so records are written in as
 few as the guarantees allow: `record` is a barrier (the record and everything
@@ -23,13 +25,22 @@ from __future__ import annotations
 
 import errno
 import re
-import time
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
+from anyio import CancelScope, Lock
+from anyio.lowlevel import current_token
 
-from adjutant_hookspecs.records import ActionRecord, ExtensionRecord, read_record, record_body
+from adjutant_hookspecs.records import (
+    ActionRecord,
+    ExtensionRecord,
+    ResultRecord,
+    encode_record,
+    read_record,
+)
+
+from ..kernel._stores import StoreChoiceError, choose_store
 
 __all__ = ["ActionLog", "ActionLogError", "NoActionLogError", "disk_full"]
 
@@ -90,7 +101,6 @@ class ActionLog:
     def __init__(self, stores: Any, choice: Callable[[], str | None] | None = None) -> None:
         self._stores = stores
         self._choice = choice
-        self._encoder = msgspec.json.Encoder()
         # Records are numbered in the order queued. Queued and not yet handed to the
         # store, oldest first: (body, run id, the tool of a ``result``).
         self._pending: list[tuple[bytes, str | None, str | None]] = []
@@ -101,8 +111,6 @@ class ActionLog:
 
     @property
     def store(self) -> Any:
-        from ..kernel._stores import StoreChoiceError, choose_store
-
         try:
             store = choose_store(self._stores, "log",
                                  self._choice() if self._choice is not None else None)
@@ -122,10 +130,7 @@ class ActionLog:
             return False
         return True
 
-    def _encode(self, kind: str, run_id: str | None, fields: dict[str, Any]) -> bytes:
-        return self._encoder.encode(record_body(kind, time.time(), run_id, fields))
-
-    def defer(self, kind: str, run_id: str | None = None, **fields: Any) -> None:
+    def defer(self, record: ActionRecord) -> None:
         """Queue a record for the next barrier (`record` or `flush`), in order.
 
         For records no effect depends on until the next barrier: a step's decision
@@ -133,16 +138,20 @@ class ActionLog:
         step's intent or the run's outcome). They share that commit instead of
         paying their own; a kill before it loses them, and only them.
         """
-        tool = fields.get("tool") if kind == "result" else None
-        self._pending.append((self._encode(kind, run_id, fields), run_id,
-                              tool if isinstance(tool, str) else None))
+        tool = record.tool if isinstance(record, ResultRecord) else None
+        self._pending.append((encode_record(record), record.run_id, tool))
         self._queued += 1
 
-    async def record(self, kind: str, run_id: str | None = None, **fields: Any) -> int:
-        """Append one record durably, with every record queued before it, in one commit
-        where the store can (``append_many``); returns this record's index. A barrier:
-        when it returns, all of them are durable."""
-        self._pending.append((self._encode(kind, run_id, fields), run_id, None))
+    async def record(self, record: ActionRecord) -> int:
+        """Append ``record`` durably, with every record queued before it, in one commit
+        where the store can (``append_many``); returns its index. A barrier: when it
+        returns, all of them are durable.
+
+        ``record`` is one of `adjutant_hookspecs.records`' Structs, or a plugin's own
+        subclass of `ActionRecord` (its own ``tag``). A field of the wrong type raises
+        `msgspec.ValidationError` and nothing is written."""
+        run_id = record.run_id
+        self._pending.append((encode_record(record), run_id, None))
         number, self._queued = self._queued, self._queued + 1
         self._indexes[number] = -1
         try:
@@ -165,8 +174,6 @@ class ActionLog:
         (one barrier writes at a time, so the log keeps the order records were
         queued in, and a barrier that waited finds its records written by the one
         before it: group commit)."""
-        from anyio import CancelScope
-
         written: list[int] = []  # stays empty when a concurrent barrier wrote it
         with CancelScope(shield=True):  # a barrier once begun ends: none half-waited
             async with self._lock():
@@ -175,9 +182,6 @@ class ActionLog:
         return written
 
     def _lock(self) -> Any:
-        from anyio import Lock
-        from anyio.lowlevel import current_token
-
         token = current_token()
         if self._barrier is None or self._barrier[0] != token:  # a lock per event loop
             self._barrier = (token, Lock())

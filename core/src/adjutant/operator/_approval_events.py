@@ -18,14 +18,13 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-import attrs
-
 from adjutant_hookspecs import (
     ApprovalDecided,
     ApprovalRequested,
     Interrupt,
     ResumeEntry,
     StepDenied,
+    to_builtins,
 )
 
 from ._consent import PlanPacket, Requester, StepPacket
@@ -53,12 +52,12 @@ def approval_requested(packet: StepPacket | PlanPacket) -> ApprovalRequested:
     if isinstance(packet, StepPacket):
         scope, step = "step", packet.index
         message = f"Run step {packet.index + 1}, {packet.tool}?"
-        metadata: dict[str, Any] = {"packet": attrs.asdict(packet)}
+        metadata: dict[str, Any] = {"packet": to_builtins(packet)}
         call_id: str | None = tool_call_id(packet.run_id, packet.index)
     else:
         scope, step, call_id = "plan", None, None
         message = f"Run this plan of {len(packet.steps)} steps?"
-        metadata = {"steps": [attrs.asdict(s) for s in packet.steps]}
+        metadata = {"steps": [to_builtins(s) for s in packet.steps]}
     interrupt = Interrupt(
         id=f"{packet.run_id}-approval-{uuid.uuid4().hex[:12]}",
         reason=f"{scope.replace('step', 'tool')}_approval", message=message,

@@ -17,15 +17,15 @@ import hashlib
 import json
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import attrs
+import msgspec
 
 __all__ = ["Approver", "PlanPacket", "Requester", "StepDecision", "StepPacket", "packet_id"]
 
 
-@attrs.frozen
-class StepPacket:
+class StepPacket(msgspec.Struct, frozen=True):
     """What the user is asked to confirm for one step (the confirmation packet)."""
 
     run_id: str
@@ -37,7 +37,7 @@ class StepPacket:
     level: str
     reasons: tuple[str, ...]
     #: From ``confirmation_details`` hooks: target, current vs proposed, impact, risk.
-    details: dict[str, Any] = attrs.Factory(dict)
+    details: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
 def packet_id(packet: StepPacket) -> str:
@@ -48,14 +48,12 @@ def packet_id(packet: StepPacket) -> str:
     return hashlib.sha256(shown.encode()).hexdigest()[:8]
 
 
-@attrs.frozen
-class PlanPacket:
+class PlanPacket(msgspec.Struct, frozen=True):
     run_id: str
     steps: tuple[StepPacket, ...]
 
 
-@attrs.frozen
-class StepDecision:
+class StepDecision(msgspec.Struct, frozen=True):
     """``grant``, ``deny``, or ``edit`` with new ``args`` (then asked again).
 
     ``unanswered``: why a ``deny`` came from nobody (no terminal, no approver) rather
@@ -76,7 +74,7 @@ class Approver:
         return StepDecision("deny", unanswered="this frontend has no way to ask the user")
 
 
-@attrs.define(eq=False)
+@dataclass(eq=False)
 class Requester:
     """Who asked for the runs in this context when it is not the user (an MCP client's
     session): its name as shown, its question budget, and whether the user denied
@@ -93,8 +91,8 @@ class Requester:
     #: this requester: the frontend records it in the action log.
     on_deny_all: Callable[[str], Awaitable[None]] | None = None
     denied: bool = False
-    _tokens: float = attrs.field(init=False, default=-1.0)
-    _at: float = attrs.field(init=False, default=0.0)
+    _tokens: float = field(init=False, default=-1.0)
+    _at: float = field(init=False, default=0.0)
 
     def take_question(self) -> bool:
         """Whether one more question may be asked now (and counts it)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from adjutant_hookspecs.records import CagePinnedRecord, ContextErrorRecord
+
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
 
@@ -62,8 +64,8 @@ class Workspace:
             return
         roots, renew = self._cage_roots(grants)
         for pin in await check_roots(kv, roots, renew=renew):
-            await self.log.record("cage_pinned", path=pin.path, target=pin.target,
-                                  device=pin.device, inode=pin.inode)
+            await self.log.record(CagePinnedRecord(path=pin.path, target=pin.target,
+                                                   device=pin.device, inode=pin.inode))
 
     def _cage_roots(self, grants: Sequence[str]) -> tuple[list[tuple[str, str]], set[str]]:
         """The roots to check, and the scratch directory if it was just made (its own)."""
@@ -84,7 +86,8 @@ class Workspace:
                 found = await provider.gather(self.cwd)
                 convert({**msgspec.to_builtins(found), "cwd": self.cwd}, ContextBulletin)
             except Exception as exc:  # a broken source costs its fields, not the request
-                await self.log.record("context_error", provider=name, error=repr(exc)[:500])
+                await self.log.record(ContextErrorRecord(provider=name,
+                                                         error=repr(exc)[:500]))
                 continue
             fields.update(found)
         return convert({**msgspec.to_builtins(fields), "cwd": self.cwd}, ContextBulletin)

@@ -14,8 +14,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+import anyio
 import msgspec
 
 from adjutant_hookspecs import (
@@ -37,7 +39,22 @@ from adjutant_hookspecs import (
     ToolCall,
     to_builtins,
 )
-from adjutant_hookspecs.records import DecisionRecord, ToolCallRecord
+from adjutant_hookspecs.records import (
+    AssignmentRecord,
+    AttemptRecord,
+    BundleRecord,
+    CageChangedRecord,
+    ContextRecord,
+    DecisionRecord,
+    DirectCallRecord,
+    EventRecord,
+    OutcomeRecord,
+    PlanRecord,
+    PromptRecord,
+    ReplayRecord,
+    ResponseRecord,
+    ToolCallRecord,
+)
 
 from ..safety._cages import CageChangedError
 from ._actionlog import ActionLog, ActionLogError, disk_full
@@ -203,8 +220,8 @@ class Copilot:
         who answers this run's questions (default: the operator's)."""
 
         async def body(run: Run) -> RunOutcome:
-            await self.log.record("prompt", run.run_id, text=prompt, mode=run.mode,
-                                  thread_id=thread_id, include=list(include))
+            await self.log.record(PromptRecord(run_id=run.run_id, text=prompt, mode=run.mode,
+                                               thread_id=thread_id, include=list(include)))
             return await self._answer(prompt, run, include, approver or self.approver)
 
         return await self._in_run({"prompt": prompt}, thread_id, body)
@@ -213,7 +230,7 @@ class Copilot:
         """A system event (a failed build, a finished download): recorded and shown in
         every mode, including listen-only, on every thread served. It is context, never
         an instruction."""
-        await self.log.record("event", source=source, text=text)
+        await self.log.record(EventRecord(source=source, text=text))
         for thread in self._served():
             self.kernel.bus.publish(Custom(name="copilot.event", value={"source": source,
                                                                         "text": text}),
@@ -223,7 +240,7 @@ class Copilot:
                      thread_id: str | None = None) -> RunOutcome:
         """A task handed over by another agent or a schedule: handled like a prompt,
         under the same mode and approvals, with who assigned it in the log."""
-        await self.log.record("assignment", assigned_by=assigned_by, text=task)
+        await self.log.record(AssignmentRecord(assigned_by=assigned_by, text=task))
         return await self.handle(task, thread_id=thread_id)
 
     async def call(self, call: ToolCall, *, caller: str, thread_id: str | None = None,
@@ -236,8 +253,9 @@ class Copilot:
         agent over MCP): their calls do not keep ``execute-auto`` from expiring."""
 
         async def body(run: Run) -> RunOutcome:
-            await self.log.record("direct_call", run.run_id, caller=caller, tool=call.tool,
-                                  args=call.args, mode=run.mode)
+            await self.log.record(DirectCallRecord(run_id=run.run_id, caller=caller,
+                                                   tool=call.tool, args=call.args,
+                                                   mode=run.mode))
             return await self._carry_out(Plan(steps=(call,)), run, approver or self.approver)
 
         return await self._in_run({"call": call.tool, "caller": caller}, thread_id, body,
@@ -255,8 +273,9 @@ class Copilot:
                         explain=f"replay of run {run_id} step {step}")
 
         async def body(run: Run) -> RunOutcome:
-            await self.log.record("replay", run.run_id, source_run=run_id, source_step=step,
-                                  dry_run=dry_run, tool=call.tool, args=call.args)
+            await self.log.record(ReplayRecord(run_id=run.run_id, source_run=run_id,
+                                               source_step=step, dry_run=dry_run,
+                                               tool=call.tool, args=call.args))
             if not dry_run:
                 return await self._carry_out(Plan(steps=(call,)), run, self.approver)
             checked = await self.pipeline.check(
@@ -271,8 +290,6 @@ class Copilot:
     async def export_bundle(self, dest: Any, *, run_id: str | None = None) -> Any:
         """Write a bug bundle (log slice, settings, versions, artifacts; secrets
         redacted) to ``dest`` (a .tar.gz path) and return the path."""
-        from pathlib import Path
-
         records = await self.log.records(run_id=run_id)
         run_ids = {run_id} if run_id else {r["run_id"] for r in records if r.get("run_id")}
         versions = {p.distribution or p.name: p.version or "?" for p in self.kernel.plugins
@@ -281,7 +298,7 @@ class Copilot:
                             profile=self.kernel.profile.as_dict(),
                             versions=versions,
                             run_ids=run_ids)
-        await self.log.record("bundle", run_id, path=str(path))
+        await self.log.record(BundleRecord(run_id=run_id, path=str(path)))
         return path
 
     # -- the frame of every run ------------------------------------------------------------
@@ -289,8 +306,6 @@ class Copilot:
     async def _in_run(self, run_input: dict[str, Any], thread_id: str | None, body: Body,
                       *, by_user: bool = True) -> RunOutcome:
         """Lifecycle events, session, cancellation, outcome."""
-        import anyio
-
         if by_user:  # the user is here: execute-auto's idle clock starts again
             self.operator_state.user_is_here()
         thread = thread_id or "default"
@@ -319,8 +334,8 @@ class Copilot:
         if scope.cancelled_caught:
             outcome = RunOutcome(run.run_id, "cancelled", results=outcome.results,
                                  error="cancelled by the user")
-        await self.log.record("outcome", run.run_id, status=outcome.status,
-                              error=outcome.error)
+        await self.log.record(OutcomeRecord(run_id=run.run_id, status=outcome.status,
+                                            error=outcome.error))
         if outcome.status in ("failed", "aborted", "cancelled") and outcome.error:
             run.publish(RunError(message=outcome.error, code=outcome.status))
         else:
@@ -335,8 +350,8 @@ class Copilot:
             await self.check_cages()
             return await body(run)
         except CageChangedError as exc:  # nothing is read or run in a swapped cage
-            await self.log.record("cage_changed", run.run_id, path=exc.path, error=str(exc),
-                                  input=run.input)
+            await self.log.record(CageChangedRecord(run_id=run.run_id, path=exc.path,
+                                                    error=str(exc), input=run.input))
             return RunOutcome(run.run_id, "denied", error=str(exc))
         except ActionLogError as exc:
             run.publish(RunError(message=str(exc), code="log"))
@@ -355,7 +370,7 @@ class Copilot:
         if run.mode in ("off", "listen-only"):
             return RunOutcome(run_id, "ignored", text=f"the operator is {run.mode}")
         if refusal := bad_request(prompt):  # before any model: empty, or far too long
-            await self.log.record("response", run_id, text=refusal)
+            await self.log.record(ResponseRecord(run_id=run_id, text=refusal))
             return RunOutcome(run_id, "answered", text=refusal)
         bulletin = await self.workspace.bulletin()
         if include:
@@ -364,7 +379,7 @@ class Copilot:
         run.bulletin = bulletin
         run.publish(ActivitySnapshot(message_id=f"{run_id}-context", activity_type="context",
                                      content=to_builtins(bulletin)))
-        await self.log.record("context", run_id, bulletin=to_builtins(bulletin))
+        await self.log.record(ContextRecord(run_id=run_id, bulletin=to_builtins(bulletin)))
         reply, error = None, ""
         for attempt in range(1, self.max_attempts + 1):
             simplified = attempt > 1
@@ -377,32 +392,34 @@ class Copilot:
                                                           provider)
                 text = await self.prompting.generate(request, run, attempt, provider)
             except ProviderError as exc:
-                await self.log.record("attempt", run_id, attempt=attempt, ok=False,
-                                      simplified=simplified, error=str(exc), menu=menu)
+                await self.log.record(AttemptRecord(run_id=run_id, attempt=attempt, ok=False,
+                                                    simplified=simplified, error=str(exc),
+                                                    menu=menu))
                 return RunOutcome(run_id, "failed", error=f"the model provider failed: {exc}")
             try:
                 reply = parse_reply(text)
             except ContractError as exc:
                 error = str(exc)
-                await self.log.record("attempt", run_id, attempt=attempt, ok=False,
-                                      simplified=simplified, error=error, output=text[:4096],
-                                      menu=menu)
+                await self.log.record(AttemptRecord(run_id=run_id, attempt=attempt, ok=False,
+                                                    simplified=simplified, error=error,
+                                                    output=text[:4096], menu=menu))
                 run.publish(ActivitySnapshot(message_id=f"{run_id}-attempt-{attempt}",
                                              activity_type="malformed-plan",
                                              content={"attempt": attempt, "error": error}))
                 continue
-            await self.log.record("attempt", run_id, attempt=attempt, ok=True,
-                                  simplified=simplified, menu=menu)
+            await self.log.record(AttemptRecord(run_id=run_id, attempt=attempt, ok=True,
+                                                simplified=simplified, menu=menu))
             break
         if reply is None:
             return RunOutcome(run_id, "failed", error=f"the model gave no valid plan in "
                               f"{self.max_attempts} attempts; last error: {error}")
         if isinstance(reply, Response):
-            await self.log.record("response", run_id, text=reply.text)
+            await self.log.record(ResponseRecord(run_id=run_id, text=reply.text))
             return RunOutcome(run_id, "answered", text=reply.text)
         plan_file = write_artifact(self.kernel.home, run_id, "plan.json", to_builtins(reply))
-        await self.log.record("plan", run_id, steps=[to_builtins(s) for s in reply.steps],
-                              artifact=str(plan_file))
+        await self.log.record(PlanRecord(run_id=run_id,
+                                         steps=[to_builtins(s) for s in reply.steps],
+                                         artifact=str(plan_file)))
         run.mode = await self.mode()  # a downgrade while the model wrote holds
         return await self._carry_out(reply, run, approver)
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from adjutant_hookspecs.records import ApprovalRecord, ArtifactRecord
+
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
 
 from typing import Any
 
-import attrs
 import msgspec
 
 from adjutant_hookspecs import (
@@ -68,7 +69,7 @@ class Execution:
                                              run_id=run_id, history=plan.steps[:i],
                                              stage="plan")
                    for i, call in enumerate(plan.steps)]
-        packets = [attrs.asdict(self.packet(run, s)) for s in checked]
+        packets = [to_builtins(self.packet(run, s)) for s in checked]
         for entry, step in zip(packets, checked, strict=True):
             if step.would is not None:  # propose-only: what would happen one mode up
                 entry["would"] = {"decision": step.would.decision, "reason": shown(step.would)}
@@ -84,7 +85,7 @@ class Execution:
             run.publish(asked := approval_requested(packet))
             await self.log.flush()  # nothing waits on a person with records unwritten
             answer = await approver.approve_plan(packet)
-            await self.log.record("approval", run_id, scope="plan", answer=answer)
+            await self.log.record(ApprovalRecord(run_id=run_id, scope="plan", answer=answer))
             run.publish(approval_decided(asked, answer))
             if answer == "deny":
                 return RunOutcome(run_id, "denied", plan=plan, error="plan denied")
@@ -141,9 +142,10 @@ class Execution:
                 run.publish(asked := approval_requested(packet))
                 await self.log.flush()  # nothing waits on a person with records unwritten
                 decision = await approver.approve_step(packet)
-                self.log.defer("approval", run_id, scope="step", step=index,
-                               action=decision.action, digest=step.digest,
-                               args=decision.args, unanswered=decision.unanswered)
+                self.log.defer(ApprovalRecord(run_id=run_id, scope="step", step=index,
+                                              action=decision.action, digest=step.digest,
+                                              args=decision.args,
+                                              unanswered=decision.unanswered))
                 run.publish(approval_decided(asked, decision.action, args=decision.args,
                                              unanswered=decision.unanswered))
                 if decision.action == "deny":
@@ -187,13 +189,13 @@ class Execution:
 
     def _artifact(self, run_id: str, index: int, call: ToolCall, step: CheckedStep,
                   result: ExecutionResult) -> None:
-        artifact: dict[str, Any] = {}
         try:
-            artifact["path"] = str(write_artifact(
+            artifact = ArtifactRecord(run_id=run_id, step=index, path=str(write_artifact(
                 self.kernel.home, run_id, f"step-{index}.json", {
                     "call": to_builtins(call), "preview": step.preview.dry_run_diff
-                    if step.preview else None, "result": to_builtins(result)}))
+                    if step.preview else None, "result": to_builtins(result)})))
         except OSError as exc:  # a full disk: the result must still reach the log
-            artifact = {"path": None, "error": f"not written: {exc.strerror or exc}"}
+            artifact = ArtifactRecord(run_id=run_id, step=index, path=None,
+                                      error=f"not written: {exc.strerror or exc}")
         # with the step's result, in the next step's intent or the run's outcome
-        self.log.defer("artifact", run_id, step=index, **artifact)
+        self.log.defer(artifact)

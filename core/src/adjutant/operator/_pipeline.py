@@ -26,10 +26,10 @@ import hmac
 import secrets
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import attrs
 import msgspec
 
 from adjutant_hookspecs import (
@@ -41,6 +41,13 @@ from adjutant_hookspecs import (
     Verdict,
     is_write,
     to_builtins,
+)
+from adjutant_hookspecs.records import (
+    ChangedRecord,
+    DecisionRecord,
+    RefusedRecord,
+    ResultRecord,
+    ToolCallRecord,
 )
 
 from ._actionlog import ActionLog
@@ -110,7 +117,7 @@ class Approvals:
         return token is not None and hmac.compare_digest(token, self.issue(run_id, step, digest))
 
 
-@attrs.frozen
+@dataclass(frozen=True)
 class CheckedStep:
     """A call that went through steps 1-5: its verdict and (unless denied) preview."""
 
@@ -170,13 +177,12 @@ class Pipeline:
                 step = await self._dry_run(step, ctx)
             elif mode == "propose-only":
                 step = await self._proposed(step, ctx)
-        self.log.defer(  # written with the step's intent, before anything runs
-            "decision", run_id, step=index, stage=stage, tool=call.tool, args=call.args,
+        self.log.defer(DecisionRecord(  # written with the step's intent, before anything runs
+            run_id=run_id, step=index, stage=stage, tool=call.tool, args=call.args,
             decision=step.verdict.decision, policy=step.verdict.policy,
             reason=step.verdict.reason, verdicts=[to_builtins(v) for v in step.verdicts],
             preview=step.preview.dry_run_diff if step.preview else None, digest=step.digest,
-            **({"would": to_builtins(step.would)} if step.would is not None else {}),
-        )
+            would=to_builtins(step.would) if step.would is not None else None))
         return step
 
     def _validate(self, call: ToolCall) -> tuple[ToolDeclaration | None, Verdict | None]:
@@ -197,6 +203,8 @@ class Pipeline:
         if cached is not None and cached[0] is tool.declaration:
             validator = cached[1]
         else:
+            # jsonschema costs more to import than the rest of the operator, which
+            # `adjutant mode` loads (bench/startup.py): at the first step checked
             from jsonschema import Draft202012Validator
 
             validator = Draft202012Validator(tool.declaration.args_schema)
@@ -270,14 +278,14 @@ class Pipeline:
         gate = self._mode_gate(step.declaration, "execute-with-confirmation")
         would = combine([gate, *(v for v in step.verdicts if v.policy != "mode")])
         if would.decision == "deny":
-            return attrs.evolve(step, would=would)
-        tried = await self._dry_run(attrs.evolve(step, verdict=would), ctx)
+            return replace(step, would=would)
+        tried = await self._dry_run(replace(step, verdict=would), ctx)
         if tried.denied:  # the preview itself failed: say what, once
             failed = tried.preview.stderr.strip() if tried.preview else tried.verdict.reason
             would = Verdict(decision="deny", policy="dry-run",
                             reason=f"its preview fails: {failed or 'no reason given'}")
-            return attrs.evolve(step, preview=tried.preview, would=would)
-        return attrs.evolve(step, preview=tried.preview, digest=tried.digest, would=would)
+            return replace(step, preview=tried.preview, would=would)
+        return replace(step, preview=tried.preview, digest=tried.digest, would=would)
 
     async def _dry_run(self, step: CheckedStep, ctx: ToolContext) -> CheckedStep:
         tool = self.kernel.tools[step.call.tool]
@@ -286,13 +294,13 @@ class Pipeline:
         except Exception as exc:
             deny = Verdict(decision="deny", policy="dry-run",
                            reason=f"dry-run failed: {type(exc).__name__}: {exc}")
-            return attrs.evolve(step, verdict=deny, verdicts=(*step.verdicts, deny))
+            return replace(step, verdict=deny, verdicts=(*step.verdicts, deny))
         if preview.status not in ("dry_run", "ok"):
             deny = Verdict(decision="deny", policy="dry-run",
                            reason=f"dry-run refused: {preview.stderr or preview.status}")
-            return attrs.evolve(step, verdict=deny, verdicts=(*step.verdicts, deny),
+            return replace(step, verdict=deny, verdicts=(*step.verdicts, deny),
                                 preview=preview)
-        return attrs.evolve(step, preview=preview, digest=preview_hash(preview))
+        return replace(step, preview=preview, digest=preview_hash(preview))
 
     # -- step 6-7 -------------------------------------------------------------------------
 
@@ -306,9 +314,10 @@ class Pipeline:
         tool = self.kernel.tools[step.call.tool]
         fresh = await tool.dry_run(step.call, ctx)
         if preview_hash(fresh) != step.digest:
-            await self.log.record("changed", run_id, step=step.index, tool=step.call.tool,
-                                  was=step.preview.dry_run_diff if step.preview else None,
-                                  now=fresh.dry_run_diff)
+            await self.log.record(ChangedRecord(
+                run_id=run_id, step=step.index, tool=step.call.tool,
+                was=step.preview.dry_run_diff if step.preview else None,
+                now=fresh.dry_run_diff))
             raise StepChangedError(f"the effect of step {step.index} ({step.call.tool}) "
                                    "changed since it was previewed; it must be approved again")
         # The runtime pre-tool check: no frontend shortcut can skip it.
@@ -319,14 +328,15 @@ class Pipeline:
         approved = self.approvals.valid(token, run_id, step.index, step.digest)
         if runtime.decision == "deny" or (runtime.decision == "ask" and not approved):
             reason = runtime.reason if runtime.decision == "deny" else "no valid approval"
-            await self.log.record("refused", run_id, step=step.index, tool=step.call.tool,
-                                  reason=reason, policy=runtime.policy)
+            await self.log.record(RefusedRecord(run_id=run_id, step=step.index,
+                                                tool=step.call.tool, reason=reason,
+                                                policy=runtime.policy))
             raise PermissionError(f"step {step.index} ({step.call.tool}) not run: {reason}")
         call = ToolCall(tool=step.call.tool, args=step.call.args, dry_run=False,
                         explain=step.call.explain)
-        await self.log.record("tool_call", run_id, step=step.index, tool=call.tool,
-                              args=call.args, cwd=ctx.cwd, digest=step.digest,
-                              approved=approved)
+        await self.log.record(ToolCallRecord(run_id=run_id, step=step.index, tool=call.tool,
+                                             args=call.args, cwd=ctx.cwd, digest=step.digest,
+                                             approved=approved))
         started = time.perf_counter()
         try:
             result: ExecutionResult = await tool.execute(call, ctx)
@@ -336,5 +346,9 @@ class Pipeline:
         elapsed = int((time.perf_counter() - started) * 1000)
         if not result.duration_ms:
             result = msgspec.structs.replace(result, duration_ms=elapsed)
-        self.log.defer("result", run_id, step=step.index, **to_builtins(result))
+        self.log.defer(ResultRecord(
+            run_id=run_id, step=step.index, tool=result.tool, args=result.args,
+            status=result.status, dry_run_diff=result.dry_run_diff, stdout=result.stdout,
+            stderr=result.stderr, duration_ms=result.duration_ms,
+            artifacts=list(result.artifacts)))
         return result

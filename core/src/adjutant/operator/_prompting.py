@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from adjutant_hookspecs.records import ProviderWarningRecord
+
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
 
@@ -129,7 +131,8 @@ class Prompting:
                         run.publish(TextMessageContent(message_id=message_id,
                                                        delta=chunk.text))
                     for warning in chunk.warnings:
-                        await self.log.record("provider_warning", run.run_id, text=warning)
+                        await self.log.record(ProviderWarningRecord(run_id=run.run_id,
+                                                                    text=warning))
                         run.publish(ActivitySnapshot(message_id=f"{message_id}-warning",
                                                      activity_type="warning",
                                                      content={"text": warning}))

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Literal
-
-import attrs
 
 from adjutant_hookspecs import ContextBulletin, ExecutionResult, Plan, ToolContext
 
@@ -23,7 +22,7 @@ Status = Literal["answered", "proposed", "executed", "denied", "paused", "aborte
                  "failed", "ignored", "cancelled"]
 
 
-@attrs.define
+@dataclass
 class RunOutcome:
     """How a run ended. ``executed``: at least one step ran (each result says how it
     went); ``denied``: none ran, each refused by a policy or not approved."""
@@ -32,14 +31,14 @@ class RunOutcome:
     status: Status
     text: str = ""
     plan: Plan | None = None
-    results: list[ExecutionResult] = attrs.Factory(list)
+    results: list[ExecutionResult] = field(default_factory=list)
     error: str | None = None
     #: A proposed plan's steps as shown: each packet (arguments, preview) and what the
     #: pipeline would decide outside propose-only (``would``: decision and reason).
-    proposal: list[dict[str, Any]] = attrs.Factory(list)
+    proposal: list[dict[str, Any]] = field(default_factory=list)
 
 
-@attrs.define(eq=False)
+@dataclass(eq=False)
 class Run:
     """One request on its way through the operator (made by `Copilot` per run)."""
 
@@ -48,7 +47,7 @@ class Run:
     input: dict[str, Any]
     #: Publishes an event on the bus as this run's (its run and thread ids).
     bus_publish: Callable[..., Any]
-    run_id: str = attrs.field(factory=lambda: uuid.uuid4().hex)
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     #: The mode it runs under: read at its start, read again before its plan executes
     #: (a downgrade from another terminal holds at once).
     mode: str = "propose-only"
@@ -60,7 +59,7 @@ class Run:
     bulletin: ContextBulletin | None = None
     #: Approval tokens issued for its steps (step index -> token), bound to each
     #: step's preview hash; a plan approval issues them all at once.
-    tokens: dict[int, str] = attrs.Factory(dict)
+    tokens: dict[int, str] = field(default_factory=dict)
     #: Cancels this run only (set while it runs).
     scope: Any = None
     cancelled: bool = False

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import jsonpatch
 import msgspec
 
 __all__ = ["SessionError", "SessionStore"]
@@ -44,8 +45,6 @@ class SessionStore:
 
     async def apply(self, session_id: str, delta: list[dict[str, Any]]) -> int:
         """Check the delta applies to the current state, then store it; returns its seq."""
-        import jsonpatch
-
         state, seq = await self._state(session_id)
         try:
             jsonpatch.apply_patch(state, delta)
@@ -60,8 +59,6 @@ class SessionStore:
         return (await self._state(session_id))[0]
 
     async def _state(self, session_id: str) -> tuple[Any, int]:
-        import jsonpatch
-
         prefix = self._prefix(session_id)
         raw = await self.kv.get(prefix + "snapshot")
         if raw is None:

@@ -11,6 +11,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from adjutant_hookspecs.records import (
+    GrantIgnoredRecord,
+    GrantRecord,
+    ModeChangeIgnoredRecord,
+    ModeRecord,
+    PresetRecord,
+    PresetUnavailableRecord,
+    RevokeRecord,
+)
+
+from ..kernel._settings import ProfileError, load_profile
+from ..kernel._stores import choose_store
+
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
 
@@ -39,8 +52,6 @@ Changed = Callable[[list[dict[str, Any]]], Awaitable[None]]
 def key_value_store(kernel: Kernel) -> Any:
     """The key/value store that keeps the operator's state, sessions and pins: the one
     the profile names, else the only durable one (`adjutant.kernel._stores`); None: none."""
-    from ..kernel._stores import choose_store
-
     return choose_store(kernel.stores, "kv", kernel.profile.stores.get("kv"))
 
 
@@ -86,13 +97,11 @@ class OperatorState:
         if (grants := await kv.get(GRANTS_KEY)) is not None:
             self._grants = {k: float(v) for k, v in msgspec.json.decode(grants).items()}
         if (preset := await kv.get(PRESET_KEY)) is not None:
-            from ..kernel._settings import ProfileError, load_profile
-
             try:
                 self.kernel.profile = load_profile(self.kernel.home, preset.decode())
             except ProfileError as exc:  # keep going on the default, and say why
-                await self.log.record("preset_unavailable", name=preset.decode(),
-                                      error=str(exc))
+                await self.log.record(PresetUnavailableRecord(name=preset.decode(),
+                                                              error=str(exc)))
 
     async def _sync(self) -> None:
         """Mode and grants as stored now (another process may have changed them)."""
@@ -119,7 +128,7 @@ class OperatorState:
 
     async def set_mode(self, mode: str, *, channel: Literal["user", "model", "system"]) -> bool:
         if channel != "user":
-            await self.log.record("mode_change_ignored", requested=mode, channel=channel)
+            await self.log.record(ModeChangeIgnoredRecord(requested=mode, channel=channel))
             return False
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; one of: {', '.join(MODES)}")
@@ -136,7 +145,7 @@ class OperatorState:
         kv = self.kv()
         if kv is not None:
             await kv.put(MODE_KEY, mode.encode())
-        await self.log.record("mode", mode=mode, previous=previous, why=why)
+        await self.log.record(ModeRecord(mode=mode, previous=previous, why=why))
         await self._changed([{"op": "replace", "path": "/mode", "value": mode}])
 
     async def use_preset(self, profile: Any) -> None:
@@ -144,7 +153,7 @@ class OperatorState:
         kv = self.kv()
         if kv is not None:
             await kv.put(PRESET_KEY, profile.name.encode())
-        await self.log.record("preset", name=profile.name)
+        await self.log.record(PresetRecord(name=profile.name))
         await self._changed([{"op": "replace", "path": "/preset", "value": profile.name}])
 
     @property
@@ -160,7 +169,7 @@ class OperatorState:
 
     async def grant(self, grant: str, *, seconds: float, channel: str) -> bool:
         if channel != "user":
-            await self.log.record("grant_ignored", grant=grant, channel=channel)
+            await self.log.record(GrantIgnoredRecord(grant=grant, channel=channel))
             return False
         if not GRANT.match(grant) or seconds <= 0:
             raise ValueError(f"invalid grant {grant!r} (write, network:<tool>, "
@@ -168,7 +177,7 @@ class OperatorState:
         await self.mode()
         self._grants[grant] = self._wall() + seconds
         await self._save_grants()
-        await self.log.record("grant", grant=grant, seconds=seconds)
+        await self.log.record(GrantRecord(grant=grant, seconds=seconds))
         await self._changed([{"op": "replace", "path": "/grants", "value": self.grants}])
         return True
 
@@ -176,7 +185,7 @@ class OperatorState:
         await self.mode()
         self._grants.pop(grant, None)
         await self._save_grants()
-        await self.log.record("revoke", grant=grant)
+        await self.log.record(RevokeRecord(grant=grant))
         await self._changed([{"op": "replace", "path": "/grants", "value": self.grants}])
 
     async def _save_grants(self) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from adjutant_hookspecs import ProviderCapabilities
+
 from ._http import HttpBackend, error_message
 from ._streams import ndjson_lines, sse_data
 from .openai import OpenAICompatible
@@ -21,7 +23,5 @@ __all__ = ["HttpBackend", "OpenAICompatible", "capabilities_of", "error_message"
 
 def capabilities_of(provider: Any) -> Any:
     """The provider's declared `ProviderCapabilities`, or the plain-text default."""
-    from adjutant_hookspecs import ProviderCapabilities
-
     found = getattr(provider, "capabilities", None)
     return found if isinstance(found, ProviderCapabilities) else ProviderCapabilities()

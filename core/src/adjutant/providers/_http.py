@@ -42,6 +42,8 @@ class HttpBackend:
 
     def _client(self) -> Any:
         if self._http is None:
+            # Provider plugins import this module at every `adjutant` start-up (even
+            # --help); httpx (~60 ms) loads at the first request (bench/startup.py).
             import httpx
 
             headers = dict(self.headers)
@@ -64,7 +66,7 @@ class HttpBackend:
                      body: Any = None) -> AsyncIterator[Any]:
         """An open streaming response with a 2xx status, after retries; the connection
         closes when the block exits (which is how a generation is cancelled)."""
-        import anyio
+        import anyio  # both on first use, as in _client
         import httpx
 
         for attempt in range(self.retries + 1):
@@ -133,7 +135,7 @@ class HttpBackend:
                              "the request was refused; see the message", status=status)
 
     def transport_error(self, exc: Exception, *, streaming: bool) -> ProviderError:
-        import httpx
+        import httpx  # loaded already when it raised (see _client)
 
         if streaming:
             return ProviderError(f"{self.label} dropped the stream ({type(exc).__name__})",

@@ -134,7 +134,7 @@ class OpenAICompatible(HttpBackend):
     async def _cancelled(self) -> None:
         """The consumer stopped early (cancelled, or an error): the connection is
         closed already; backends with a stop endpoint override `stop_generation`."""
-        import anyio
+        import anyio  # providers load at every start-up: anyio at first use
 
         with anyio.CancelScope(shield=True), anyio.move_on_after(5), suppress(ProviderError):
             await self.stop_generation()

@@ -26,6 +26,8 @@ from ._fakes import FakeRead, FakeWrite, fake_tools
 from ._harness import Harness
 from ._recorders import EventRecorder, HookRecorder
 from ._runs import RunResult, plan
+from ._system import SKIP_REASON as _SKIP_REASON
+from ._system import missing as _missing
 from ._system import needs_sandbox
 
 __all__ = [
@@ -74,11 +76,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
                             config: pytest.Config) -> None:
     """Say, at the very end, how many tests could not run for want of the sandbox."""
-    from ._system import SKIP_REASON, missing
-
     skipped = [r for r in terminalreporter.stats.get("skipped", [])
-               if SKIP_REASON in str(getattr(r, "longrepr", ""))]
+               if _SKIP_REASON in str(getattr(r, "longrepr", ""))]
     if skipped:
         terminalreporter.write_line(
             f"adjutant.testing: {len(skipped)} tests needing the sandbox were skipped: "
-            f"{missing()}", yellow=True, bold=True)
+            f"{_missing()}", yellow=True, bold=True)

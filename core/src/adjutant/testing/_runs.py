@@ -4,9 +4,8 @@ short way to write the plan a scripted model replies with."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
-
-import attrs
 
 from adjutant_hookspecs import Envelope, ExecutionResult, Plan, StepDenied, ToolCall
 
@@ -47,7 +46,7 @@ class RecordingApprover(Approver):
         return await self.inner.approve_step(packet)
 
 
-@attrs.frozen
+@dataclass(frozen=True)
 class RunResult(EventView):
     """One run as a client sees it: how it ended (`outcome`, and its fields as
     attributes), every event it published, every action-log record it wrote, and every

@@ -11,6 +11,8 @@ import shutil
 
 import pytest
 
+from adjutant.safety import sandbox
+
 __all__ = ["SKIP_REASON", "missing", "needs_sandbox"]
 
 #: The start of every such skip's reason (the end-of-run count looks for it).
@@ -19,8 +21,6 @@ SKIP_REASON = "needs the sandbox"
 
 def missing() -> str | None:
     """None when sandboxed children run here, else what is missing and what to run."""
-    from adjutant.safety import sandbox
-
     gone = [program for program in ("bwrap", "rg") if not shutil.which(program)]
     if gone:
         return f"{', '.join(gone)} not installed (apt-get install bubblewrap ripgrep)"

@@ -19,15 +19,14 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-
-import attrs
 
 __all__ = ["FakeRequest", "FakeResponse", "FakeServer", "sse", "sse_json"]
 
 
-@attrs.frozen
+@dataclass(frozen=True)
 class FakeRequest:
     method: str
     path: str
@@ -39,13 +38,13 @@ class FakeRequest:
         return json.loads(self.body) if self.body else None
 
 
-@attrs.frozen
+@dataclass(frozen=True)
 class FakeResponse:
     status: int = 200
     #: Bytes, or an iterable of bytes (each written and flushed) and floats (pauses).
     body: bytes | Iterable[bytes | float] = b""
     content_type: str = "application/json"
-    headers: Mapping[str, str] = attrs.field(factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def json(cls, status: int, payload: Any, **headers: str) -> FakeResponse:

@@ -28,6 +28,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from adjutant_hookspecs import ToolDeclaration, decode, encode
+
+from ..kernel._kernel import Kernel
+from ._harness import Harness
+
 __all__ = ["assert_cheap_import", "assert_documented", "assert_entry_point", "assert_registers",
            "assert_registry_matches", "write_registry"]
 
@@ -43,8 +48,6 @@ async def assert_registers(plugin: ModuleType | type,
                            registers: Mapping[str, Sequence[str]]) -> None:
     """Loaded alone in a harness, the plugin (its module, or its class: one instance
     per kernel) registers exactly ``registers`` (by kind), each owned by it."""
-    from ._harness import Harness
-
     async with Harness(plugin) as h:
         (info,) = [p for p in h.kernel.plugins if p.name == _loaded_as(plugin)]
         assert (info.status, info.registered) == ("loaded", dict(registers))
@@ -62,8 +65,6 @@ def assert_entry_point(pyproject: Path, plugin: ModuleType | type,
     """Install-free check of the pyproject's ``adjutant`` entry point: a dist-info
     written from it is found by the kernel's scanner and loads the plugin (a module,
     or one instance of a class)."""
-    from ..kernel._kernel import Kernel
-
     project = tomllib.loads(pyproject.read_text())["project"]
     dist_info = tmp_path / f"{project['name'].replace('-', '_')}-0.dist-info"
     dist_info.mkdir()
@@ -99,8 +100,6 @@ def assert_cheap_import(module: ModuleType, heavy: Collection[str]) -> None:
 def assert_registry_matches(registry: Path, tools: Sequence[Any]) -> None:
     """``registry/tools/<name>.json`` holds exactly each tool's declaration, one file per
     tool and no other file. Regenerate with `write_registry`."""
-    from adjutant_hookspecs import ToolDeclaration, decode, encode
-
     names = sorted(cls.declaration.name + ".json" for cls in tools)
     assert sorted(p.name for p in registry.iterdir()) == names
     for cls in tools:
@@ -111,8 +110,6 @@ def assert_registry_matches(registry: Path, tools: Sequence[Any]) -> None:
 
 def write_registry(registry: Path, tools: Sequence[Any]) -> None:
     """Write each tool's declaration to ``registry/<name>.json`` (after changing one)."""
-    from adjutant_hookspecs import encode
-
     registry.mkdir(parents=True, exist_ok=True)
     for cls in tools:
         (registry / f"{cls.declaration.name}.json").write_bytes(encode(cls.declaration) + b"\n")

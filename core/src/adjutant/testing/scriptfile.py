@@ -15,6 +15,8 @@ import os
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import anyio
+
 from adjutant_hookspecs import CompletionChunk, CompletionRequest, ProviderError, hookimpl
 
 __all__ = ["ScriptFileProvider", "register_providers"]
@@ -24,8 +26,6 @@ class ScriptFileProvider:
     name = "script-file"
 
     async def complete(self, request: CompletionRequest) -> AsyncIterator[CompletionChunk]:
-        import anyio
-
         entry: Any = _next_reply(os.environ.get("ADJUTANT_SCRIPT", ""))
         text, delay = (entry, 0.0) if isinstance(entry, str) else (entry["text"],
                                                                     entry.get("delay", 0.0))

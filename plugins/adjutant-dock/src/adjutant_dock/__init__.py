@@ -9,17 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from adjutant_hookspecs import Command, Frontend, hookimpl
+from adjutant_hookspecs import Command, Frontend, hookimpl, lazy
 
 __all__ = ["register_commands", "register_frontends"]
 
 
 @hookimpl
 def register_commands(register: Callable[[Command], None]) -> None:
-    from ._serve import configure, run
-
     register(Command(name="dock", help="the Copilot Dock: a local web page (mode, chat, "
-                     "plan and approvals, action log)", run=run, configure=configure))
+                     "plan and approvals, action log)", run=lazy("adjutant_dock._serve:run"),
+                     configure=lazy("adjutant_dock._serve:configure")))
 
 
 @hookimpl

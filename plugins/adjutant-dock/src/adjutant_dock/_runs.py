@@ -31,6 +31,7 @@ from adjutant_hookspecs import BusGap, Envelope, RunStarted, event_name, is_cust
 
 from ._history import History
 from ._peers import last_seq, subscribe
+from ._records import DockAnswerRecord
 from ._roles import Skill, system_prompt
 from ._voice_feed import VoiceFeed, is_voice
 from ._wire import envelope
@@ -502,9 +503,10 @@ class Hub:
         segment.client_session = client_session
         self._begin(segment, run_input)
         # durable before the operator acts on it, whatever the operator logs after
-        await self.copilot.log.record(
-            "dock_answer", job.op_run, interrupt=entry["interruptId"], scope=pending.scope,
-            packet=pending.digest, client_session=client_session, **answer)
+        await self.copilot.log.record(DockAnswerRecord(
+            run_id=job.op_run, interrupt=entry["interruptId"], scope=pending.scope,
+            packet=pending.digest, client_session=client_session, action=action,
+            args=answer.get("args")))
         pending.answer = answer
         pending.answered.set()
         return segment

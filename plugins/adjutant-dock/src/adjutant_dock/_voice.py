@@ -43,6 +43,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from . import _peers
+from ._records import DockVoiceConsentRecord
 from ._runs import now_ms
 from ._state import dock_of, error
 from ._voice_feed import MAX_SECONDS, STT_MISSING, remote_engine, voice_state
@@ -91,9 +92,9 @@ async def hear(request: Request) -> Response:
             return bool(line == shown["question"])
 
         consent = bound
-        await copilot.log.record("dock_voice_consent", engine=remote["engine"],
-                                 host=remote["host"], model=remote["model"],
-                                 digest=remote["digest"], given=True)
+        await copilot.log.record(DockVoiceConsentRecord(
+            engine=remote["engine"], host=remote["host"], model=remote["model"],
+            digest=remote["digest"], given=True))
     async with dock.hearing:
         path = _private_copy(body)
         try:
@@ -122,9 +123,9 @@ async def refuse(request: Request) -> Response:
         return _changed(remote)
     found = _peers.recognizer(dock.kernel)
     assert found is not None
-    await dock.copilot.log.record("dock_voice_consent", engine=remote["engine"],
-                                  host=remote["host"], model=remote["model"],
-                                  digest=remote["digest"], given=False)
+    await dock.copilot.log.record(DockVoiceConsentRecord(
+        engine=remote["engine"], host=remote["host"], model=remote["model"],
+        digest=remote["digest"], given=False))
     refused = await _peers.refuse_remote(dock.kernel, dock.copilot, found[0], found[1])
     if refused is None:  # not reached
         return error(500, "adjutant-stt sent nothing but did not refuse")

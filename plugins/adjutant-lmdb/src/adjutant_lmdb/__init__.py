@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from adjutant_hookspecs import lazy
+
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
 
@@ -105,10 +107,9 @@ def shutdown(kernel: Kernel) -> Any:
 
 @hookimpl
 def register_commands(register: Callable[[Command], None]) -> None:
-    from ._cli import configure, run
-
     register(Command(name="log", help="the action log: verify it, export a day, show the tail",
-                     run=run, configure=configure))
+                     run=lazy("adjutant_lmdb._cli:run"),
+                     configure=lazy("adjutant_lmdb._cli:configure")))
 
 
 @hookimpl

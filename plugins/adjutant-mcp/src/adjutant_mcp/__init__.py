@@ -17,9 +17,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from adjutant_hookspecs import Command, Kernel, ToolCall, ToolDeclaration, Verdict, hookimpl
-
-from ._cli import configure, run
+from adjutant_hookspecs import Command, Kernel, ToolCall, ToolDeclaration, Verdict, hookimpl, lazy
 
 __all__ = ["bridge_of", "pre_tool_use", "register_commands", "shutdown", "startup"]
 
@@ -38,7 +36,8 @@ def bridge_of(kernel: Kernel) -> Any:
 @hookimpl
 def register_commands(register: Callable[[Command], None]) -> None:
     register(Command(name="mcp", help="MCP servers: list, add, test, login, enable, disable, "
-                     "remove; serve Adjutant's tools over MCP", run=run, configure=configure))
+                     "remove; serve Adjutant's tools over MCP", run=lazy("adjutant_mcp._cli:run"),
+                     configure=lazy("adjutant_mcp._cli:configure")))
 
 
 @hookimpl

@@ -47,6 +47,8 @@ import hmac
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from adjutant_hookspecs.records import DenyAllRecord, RefusedCallRecord
+
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
 
@@ -119,8 +121,8 @@ def build_server(kernel: Kernel, copilot: Any, *, questions: int = QUESTIONS,
             return clients[key]
 
         async def denied_all(run_id: str) -> None:
-            await copilot.log.record("deny_all", run_id, caller=f"mcp:{name}",
-                                     scope="this client's session")
+            await copilot.log.record(DenyAllRecord(run_id=run_id, caller=f"mcp:{name}",
+                                                   scope="this client's session"))
         who = Requester(f"the MCP client \"{name}\"", questions=questions, window_s=WINDOW_S,
                         on_deny_all=denied_all)
         clients[key] = who
@@ -174,8 +176,10 @@ def build_server(kernel: Kernel, copilot: Any, *, questions: int = QUESTIONS,
         who = requester_of(ctx)
         if who.denied:
             why = f"the user denied everything from {who.name} for this session"
-            await copilot.log.record("refused_call", caller=f"mcp:{client}", tool=params.name,
-                                     args=dict(params.arguments or {}), why=why)
+            await copilot.log.record(RefusedCallRecord(caller=f"mcp:{client}",
+                                                       tool=params.name,
+                                                       args=dict(params.arguments or {}),
+                                                       why=why))
             return await refusal(ctx, f"{params.name} was not run: {why}")
         call = ToolCall(tool=params.name, args=dict(params.arguments or {}),
                         explain=f"asked for by the MCP client {client}")

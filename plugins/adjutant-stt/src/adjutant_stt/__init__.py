@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from adjutant_hookspecs import Check, CheckResult, Command, Frontend, hookimpl
+from adjutant_hookspecs import Check, CheckResult, Command, Frontend, hookimpl, lazy
 
 from ._errors import HeardNothing, NoInputDevice, SttError
 from ._settings import SttSettings, listen_settings
@@ -63,14 +63,12 @@ def register_settings(register: Callable[[type[Any]], None]) -> None:
 
 @hookimpl
 def register_commands(register: Callable[[Command], None]) -> None:
-    from . import _cli
-
     register(Command(name="transcribe", help="print what is said in a recording (offline "
-                     "Whisper)", run=_cli.transcribe_command,
-                     configure=_cli.configure_transcribe))
+                     "Whisper)", run=lazy("adjutant_stt._cli:transcribe_command"),
+                     configure=lazy("adjutant_stt._cli:configure_transcribe")))
     register(Command(name="listen", help="push-to-talk: one spoken request to the operator "
-                     "(the microphone, or --audio FILE)", run=_cli.listen,
-                     configure=_cli.configure_listen))
+                     "(the microphone, or --audio FILE)", run=lazy("adjutant_stt._cli:listen"),
+                     configure=lazy("adjutant_stt._cli:configure_listen")))
 
 
 @hookimpl

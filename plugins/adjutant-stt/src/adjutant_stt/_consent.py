@@ -22,6 +22,7 @@ from typing import Any
 
 from ._errors import SttError
 from ._events import RemoteConsent
+from ._records import SpeechConsentRecord
 
 __all__ = ["Consent", "NotSent", "ask_on_terminal", "consent", "question"]
 
@@ -94,9 +95,9 @@ async def consent(kernel: Any, copilot: Any, recognizer: Any, model: str | None,
                                      model=model or "", given=yes))
     try:
         with anyio.CancelScope(shield=True):
-            await copilot.log.record("speech_consent", engine=recognizer.name,
-                                     host=recognizer.destination, model=model, given=yes,
-                                     by=by)
+            await copilot.log.record(SpeechConsentRecord(
+                engine=recognizer.name, host=recognizer.destination, model=model, given=yes,
+                by=by))
     except Exception as exc:
         raise NotSent(f"not sent: the consent could not be written to the action log ({exc})",
                       hint="fix the action log (adjutant doctor), or use --engine whisper "

@@ -17,6 +17,7 @@ from typing import Any
 from adjutant_hookspecs import RecognitionRequest, SpeechError, SpeechRecognizer
 
 from ._errors import HeardNothing, SttError
+from ._records import SpeechSentRecord
 from ._settings import listen_settings
 from ._transcribe import SAMPLE_RATE, Transcript
 
@@ -178,10 +179,10 @@ async def remote_transcript(copilot: Any, recognizer: Any, samples: Any, *,
         raise SttError(f"{recognizer.name} failed: {type(exc).__name__}: {exc}") from exc
     finally:
         with anyio.CancelScope(shield=True):
-            await copilot.log.record(
-                "speech_sent", engine=recognizer.name, host=recognizer.destination,
+            await copilot.log.record(SpeechSentRecord(
+                engine=recognizer.name, host=recognizer.destination,
                 model=model or getattr(recognizer, "model", None),
-                seconds=round(duration, 3), bytes=len(audio), outcome=outcome[:300])
+                seconds=round(duration, 3), bytes=len(audio), outcome=outcome[:300]))
     return Transcript(text=text, language=language or "", duration_s=round(duration, 3),
                       speech_s=round(speech, 3),
                       elapsed_s=round(time.perf_counter() - started, 3),

@@ -15,6 +15,7 @@ from adjutant_hookspecs import (
     Event,
     Frontend,
     hookimpl,
+    lazy,
 )
 
 from ._settings import TtsSettings, speech_settings
@@ -64,10 +65,9 @@ class TtsPlugin:
 
     @hookimpl
     def register_commands(self, register: Callable[[Command], None]) -> None:
-        from ._cli import configure_speak, speak
-
         register(Command(name="speak", help="say something aloud, or write it to a WAV "
-                         "file (-o out.wav)", run=speak, configure=configure_speak))
+                         "file (-o out.wav)", run=lazy("adjutant_tts._cli:speak"),
+                         configure=lazy("adjutant_tts._cli:configure_speak")))
 
     @hookimpl
     def register_frontends(self, register: Callable[[Frontend], None]) -> None:

@@ -1,0 +1,33 @@
+"""The dock's own action-log records (kinds the kernel's schema does not list: read
+back as `adjutant_hookspecs.records.ExtensionRecord`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adjutant_hookspecs.records import ActionRecord
+
+__all__ = ["DockAnswerRecord", "DockVoiceConsentRecord"]
+
+
+class DockAnswerRecord(ActionRecord, frozen=True, kw_only=True, tag="dock_answer"):
+    """An answer to an open interrupt, durable before the operator acts on it."""
+
+    interrupt: str
+    scope: str
+    #: the digest of the packet answered (the preview the user saw).
+    packet: str
+    client_session: str
+    action: str
+    #: ``edit``: the new arguments.
+    args: dict[str, Any] | None = None
+
+
+class DockVoiceConsentRecord(ActionRecord, frozen=True, kw_only=True, tag="dock_voice_consent"):
+    """The page's answer to sending a recording to a remote speech engine."""
+
+    engine: str
+    host: str
+    model: str | None
+    digest: str
+    given: bool
