@@ -29,6 +29,12 @@ HEAVY = ("httpx", "numpy", "llama_cpp", "starlette", "sse_starlette", "uvicorn",
 #: The terminal approver, the voice frontends, and the commands that plan and run steps.
 RUNNING = ("adjutant.cli._approver", "adjutant.cli._voice", "adjutant.cli._operate",
            "adjutant.cli._context_offer", "adjutant.cli._step_view")
+#: Tool and context implementations, recognizers and voices: registered only for the
+#: commands that use them.
+TOOLS = ("adjutant_files._fs", "adjutant_files._grep", "adjutant_files._zip",
+         "adjutant_git._tools", "adjutant_system._shell", "adjutant_system._proc",
+         "adjutant_context._git", "adjutant_stt._engines", "adjutant_stt._listen",
+         "adjutant_tts._hibari", "adjutant_tts._speaker")
 #: Plugins' command modules (imported when their subcommand runs).
 PLUGIN_COMMANDS = ("adjutant_mcp._cli", "adjutant_stt._cli", "adjutant_lmdb._cli",
                    "adjutant_tts._cli")
@@ -52,7 +58,7 @@ def test_help_lists_every_command_and_imports_none_of_them(tmp_path: Path) -> No
     for command in ("run", "chat", "mode", "grant", "status", "tools", "doctor"):
         assert f"\n    {command} " in shown, shown
     assert roots(modules, HEAVY) == []
-    assert [m for m in RUNNING + PLUGIN_COMMANDS if m in modules] == []
+    assert [m for m in RUNNING + PLUGIN_COMMANDS + TOOLS if m in modules] == []
     assert [m for m in modules if m.startswith(("adjutant.operator", "adjutant.cli._"))] == []
     assert "anyio" not in modules  # no event loop to list commands
 
@@ -63,6 +69,9 @@ def test_mode_imports_the_operator_but_not_the_approver_or_the_voice(tmp_path: P
     assert "adjutant.operator" in modules  # the test would be empty without it
     assert roots(modules, HEAVY) == []
     assert [m for m in RUNNING + PLUGIN_COMMANDS if m in modules] == []
+    assert [m for m in TOOLS if m.startswith(("adjutant_files", "adjutant_git",
+                                              "adjutant_system", "adjutant_context",
+                                              "adjutant_stt")) and m in modules] == []
 
 
 @pytest.mark.parametrize(("argv", "says"), [

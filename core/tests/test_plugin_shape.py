@@ -163,3 +163,38 @@ def test_implementations_are_guarded_before_registration_and_never_rewritten() -
     assert impl.plugin is not greeter and impl.function.__wrapped__ == greeter.startup
     assert Greeter.__dict__["startup"] is original and "startup" not in vars(greeter)
     assert kernel.plugin("greeter") is greeter
+
+
+def test_a_kernel_loads_some_kinds_first_and_the_rest_on_demand() -> None:
+    """The command line lists commands from a kernel that registered nothing else; the
+    rest registers when a subcommand needs it, and a plugin refused then is unloaded
+    with everything it had registered."""
+    from adjutant_hookspecs import Command
+
+    calls: list[str] = []
+
+    class Tools:
+        name = "tools"
+
+        @hookimpl
+        def register_commands(self, register: Any) -> None:
+            calls.append("commands")
+            register(Command(name="hello", help="hi", run=lambda kernel, args: 0))
+
+        @hookimpl
+        def register_tools(self, register: Any) -> None:
+            calls.append("tools")
+            raise RuntimeError("the tool module is broken")
+
+    kernel = kernel_with(Tools).load(kinds={"commands"})
+    assert calls == ["commands"] and "hello" in kernel.commands
+    assert kernel.plugin("tools") is not None
+    kernel.load(kinds={"stores"})  # a kind it does not implement: still loaded
+    assert calls == ["commands"] and kernel.plugin("tools") is not None
+    kernel.load()
+    assert calls == ["commands", "tools"]
+    [info] = [p for p in kernel.plugins if p.name == "tools"]
+    assert info.status == "failed" and "the tool module is broken" in (info.error or "")
+    assert "hello" not in kernel.commands and kernel.plugin("tools") is None
+    with pytest.raises(ValueError, match="unknown registration kinds: tool"):
+        kernel.load(kinds={"tool"})

@@ -62,12 +62,19 @@ _COMMANDS: tuple[tuple[str, str, str, str, str | None], ...] = (
 )
 
 
+#: Commands that use a few kinds of registrations, so they start without the rest
+#: (``adjutant mode`` imports no tool): the mode lives in the stores and its change is
+#: an event.
+_NEEDS = {"version": frozenset(), "mode": frozenset({"stores", "events"})}
+
+
 @hookimpl
 def register_commands(register: Callable[[Command], None]) -> None:
     for name, help, module, run, configure in _COMMANDS:
         where = f"adjutant.cli.{module}"
         register(Command(name=name, help=help, run=lazy(f"{where}:{run}"),
-                         configure=lazy(f"{where}:{configure}") if configure else None))
+                         configure=lazy(f"{where}:{configure}") if configure else None,
+                         needs=_NEEDS.get(name)))
 
 
 @hookimpl

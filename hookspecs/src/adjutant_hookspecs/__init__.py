@@ -87,6 +87,7 @@ from ._kernel import (
     ProfileView,
     Registered,
 )
+from ._lazy import lazy_exports
 from ._markers import PROJECT_NAME, hookimpl, hookspec
 from ._protocols import (
     ARG_ROLE,
@@ -235,6 +236,7 @@ __all__ = [
     "is_custom",
     "is_write",
     "lazy",
+    "lazy_exports",
     "role_values",
     "to_builtins",
 ]

@@ -371,6 +371,10 @@ class Command(msgspec.Struct, frozen=True, kw_only=True):
     help: str
     run: Callable[[Any, argparse.Namespace], int | Awaitable[int]]
     configure: Callable[[argparse.ArgumentParser], None] | None = None
+    #: The kinds of registrations ``run`` uses (``"stores"``, ``"tools"``, ...: the
+    #: kernel's registry names); None: every kind. A command that names a few starts
+    #: without importing the rest (``adjutant mode`` loads no tool).
+    needs: frozenset[str] | None = None
 
 
 def lazy(target: str) -> Callable[..., Any]:

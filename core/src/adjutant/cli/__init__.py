@@ -43,7 +43,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_logging(early.log_format,
                           {0: None, 1: "info"}.get(early.verbose, "debug"))
 
-    kernel = Kernel(profile=early.profile).load()
+    # The parser needs the commands alone: the other registrations (and the modules
+    # behind them, such as every tool) load only for the subcommand that runs.
+    kernel = Kernel(profile=early.profile).load(kinds={"commands"})
     parser = argparse.ArgumentParser(prog="adjutant", description=DESCRIPTION)
     _global_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -58,6 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     command = kernel.commands[args.command]
+    kernel.load(kinds=command.needs)
     # Every command, a plugin's too, prints through the neutraliser: nothing a model,
     # file, client or tool wrote reaches the terminal raw, errors included.
     with safe_streams():

@@ -36,7 +36,7 @@ import pluggy
 
 from adjutant_hookspecs import Verdict
 
-__all__ = ["NO_WRAPPERS", "HookCall", "culprit", "describe", "guard", "refused_wrapper",
+__all__ = ["NO_WRAPPERS", "Guarded", "HookCall", "culprit", "describe", "guard", "refused_wrapper",
            "trace_hooks", "wrapper_plugins"]
 
 #: Hooks the kernel calls one plugin at a time: a wrapper there has nothing to wrap.
@@ -163,6 +163,32 @@ def guard(function: Callable[..., Any], hook: str, plugin: str,
         return call.result if coerce is None else coerce(plugin, call.result, None)
 
     return guarded
+
+
+class Guarded:
+    """What the kernel registers with pluggy in a plugin's place: the plugin's hook
+    implementations under their own names and markers, each plain one wrapped with
+    the kernel's guarantees (`_hooks.guard`). pluggy reads it like any plugin object;
+    the plugin itself is never modified, and pluggy's records are never written to."""
+
+    def __init__(self, plugin: object, name: str, pm: pluggy.PluginManager,
+                 observers: list[Callable[[HookCall], None]]) -> None:
+        self.plugin = plugin
+        self.plugin_name = name
+        marker = f"{pm.project_name}_impl"
+        for attr in dir(plugin):
+            opts = pm.parse_hookimpl_opts(plugin, attr)
+            if opts is None:
+                continue
+            function = getattr(plugin, attr)
+            if not (opts.get("wrapper") or opts.get("hookwrapper")):
+                function = guard(function, opts.get("specname") or attr, name,
+                                        observers)
+                setattr(function, marker, opts)
+            setattr(self, attr, function)
+
+    def __repr__(self) -> str:
+        return f"<hooks of plugin {self.plugin_name!r}>"
 
 
 # -- naming the wrapper at fault ----------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -62,32 +62,6 @@ class _PluginManager(pluggy.PluginManager):
         if name.startswith("__"):
             return None
         return super().parse_hookimpl_opts(plugin, name)
-
-
-class _Guarded:
-    """What the kernel registers with pluggy in a plugin's place: the plugin's hook
-    implementations under their own names and markers, each plain one wrapped with
-    the kernel's guarantees (`_hooks.guard`). pluggy reads it like any plugin object;
-    the plugin itself is never modified, and pluggy's records are never written to."""
-
-    def __init__(self, plugin: object, name: str, pm: pluggy.PluginManager,
-                 observers: list[Callable[[HookCall], None]]) -> None:
-        self.plugin = plugin
-        self.plugin_name = name
-        marker = f"{PROJECT_NAME}_impl"
-        for attr in dir(plugin):
-            opts = pm.parse_hookimpl_opts(plugin, attr)
-            if opts is None:
-                continue
-            function = getattr(plugin, attr)
-            if not (opts.get("wrapper") or opts.get("hookwrapper")):
-                function = _hooks.guard(function, opts.get("specname") or attr, name,
-                                        observers)
-                setattr(function, marker, opts)
-            setattr(self, attr, function)
-
-    def __repr__(self) -> str:
-        return f"<hooks of plugin {self.plugin_name!r}>"
 
 
 class PluginLoadError(RuntimeError):
@@ -144,7 +118,9 @@ class Kernel:
         #: One report per plugin seen, in load order (`adjutant plugins` prints these).
         self.plugins: list[PluginInfo] = []
         self._objects: dict[str, object] = {}  # loaded plugin name -> plugin object
-        self._guarded: dict[str, _Guarded] = {}  # loaded plugin name -> what pluggy holds
+        self._guarded: dict[str, _hooks.Guarded] = {}  # loaded plugin name -> what pluggy holds
+        self._infos: dict[str, PluginInfo] = {}  # loaded plugin name -> its report
+        self._kinds: list[str] = list(KINDS)  # the registration kinds run so far
         self._callers: dict[tuple[str, str], Any] = {}  # (hook, plugin) -> subset caller
         self._settings: dict[tuple[int, str], Any] = {}  # (id(profile), plugin) -> values
         self._impls: dict[str, dict[str, list[Any]]] = {}  # plugin -> hook -> its impls
@@ -158,23 +134,42 @@ class Kernel:
 
     # -- loading ------------------------------------------------------------------------
 
-    def load(self) -> Kernel:
-        """Load built-in, explicit and installed plugins (once; later calls do nothing)."""
-        if self._loaded:
-            return self
-        self._loaded = True
-        from .. import _builtin
-        from .._version import __version__
+    def load(self, kinds: Collection[str] | None = None) -> Kernel:
+        """Load built-in, explicit and installed plugins (once), running their
+        registration hooks of ``kinds`` (registry names; None: every kind).
 
-        self._install(_builtin, PluginInfo(
-            name="adjutant", status="loaded", source="builtin", module=_builtin.__name__,
-            distribution="adjutant-core", version=__version__,
-        ))
-        for plugin in self._explicit:
-            self.add_plugin(plugin)
-        if self._load_installed:
-            for ep in discover():
-                self._add_entry_point(ep)
+        A later call registers the kinds not registered yet, for every plugin loaded:
+        the command line builds its parser from ``commands`` alone and loads the rest
+        only for the subcommand it runs, so a plugin's tools are not imported for
+        ``adjutant --help``. A plugin that fails a later kind is unloaded then, with
+        everything it registered before.
+        """
+        wanted = [kind for kind in KINDS if kinds is None or kind in kinds]
+        if unknown := set(kinds or ()) - set(KINDS):
+            raise ValueError(f"unknown registration kinds: {', '.join(sorted(unknown))}")
+        if not self._loaded:
+            self._loaded = True
+            self._kinds = wanted
+            from .. import _builtin
+            from .._version import __version__
+
+            self._install(_builtin, PluginInfo(
+                name="adjutant", status="loaded", source="builtin",
+                module=_builtin.__name__, distribution="adjutant-core", version=__version__,
+            ))
+            for plugin in self._explicit:
+                self.add_plugin(plugin)
+            if self._load_installed:
+                for ep in discover():
+                    self._add_entry_point(ep)
+            return self
+        missing = [kind for kind in wanted if kind not in self._kinds]
+        if missing:
+            self._kinds = [kind for kind in KINDS if kind in self._kinds or kind in missing]
+            for name in list(self._objects):
+                info = self._infos[name]
+                if error := self._register(name, info, missing):
+                    self._unload(name, info, error)
         return self
 
     def _add_entry_point(self, ep: EntryPoint) -> PluginInfo:
@@ -224,7 +219,7 @@ class Kernel:
             return self._fail(info, f"a plugin named {name!r} is already loaded")
         if any(obj is plugin for obj in self._objects.values()):
             return self._fail(info, f"{plugin!r} is already loaded under another name")
-        guarded = _Guarded(plugin, name, self.pm, self._observers)
+        guarded = _hooks.Guarded(plugin, name, self.pm, self._observers)
         try:
             self.pm.register(guarded, name=name)
         except pluggy.PluginValidationError as exc:
@@ -243,9 +238,21 @@ class Kernel:
             return self._fail(info, refused)
         self._impls[name] = impls
         self._guarded[name] = guarded
+        if error := self._register(name, info, self._kinds):
+            self._unregister(name)
+            return self._fail(info, error)
+        info.status = "loaded"
+        self._objects[name] = plugin
+        self._infos[name] = info
+        return self._report(info)
 
+    def _register(self, name: str, info: PluginInfo, kinds: Collection[str]) -> str | None:
+        """Run ``name``'s registration hooks of ``kinds`` and add what it registered,
+        all or nothing; the reason when something was refused."""
         staged: list[tuple[str, str, Any]] = []  # (kind, key, obj)
         for kind, (hook, _) in _REGISTRATION:
+            if kind not in kinds:
+                continue
 
             def register(obj: Any, _kind: str = kind) -> None:
                 key = validate(_kind, obj)
@@ -258,25 +265,18 @@ class Kernel:
             try:
                 self._call_plugin(hook, name, register=register)
             except RegistrationError as exc:
-                self._unregister(name)
-                return self._fail(info, f"{hook}: {exc}")
+                return f"{hook}: {exc}"
             except Exception as exc:
-                self._unregister(name)
-                return self._fail(info, f"{hook} raised {_describe(exc)}", exc)
+                _log_traceback(name, exc)
+                return f"{hook} raised {_describe(exc)}"
 
         for kind, key, obj in staged:
             registry: Registry[Any] = getattr(self, kind)
             if kind == "settings_schemas" and obj in self.settings_schemas.values():
-                self._unregister(name)
-                return self._fail(info, f"settings {obj.__qualname__} are already declared by "
-                                        "another plugin")
+                return f"settings {obj.__qualname__} are already declared by another plugin"
             if key in registry:
-                self._unregister(name)
-                return self._fail(
-                    info,
-                    f"{registry.kind} {key!r} is already registered by plugin "
-                    f"{registry.owner(key)!r}; plugin {name!r} cannot register it too",
-                )
+                return (f"{registry.kind} {key!r} is already registered by plugin "
+                        f"{registry.owner(key)!r}; plugin {name!r} cannot register it too")
         for kind, key, obj in staged:
             getattr(self, kind)._add(key, obj, name)
             if kind == "settings_schemas":  # reported as what it is, not under its key
@@ -285,9 +285,25 @@ class Kernel:
                 info.registered.setdefault(kind, []).append(key)
             if kind == "events":
                 self._event_classes.add(obj)
-        info.status = "loaded"
-        self._objects[name] = plugin
-        return self._report(info)
+        return None
+
+    def _unload(self, name: str, info: PluginInfo, error: str) -> None:
+        """A loaded plugin refused at a later registration: out with all it registered."""
+        for kind in KINDS:
+            registry: Registry[Any] = getattr(self, kind)
+            for key in [k for k in registry if registry.owner(k) == name]:
+                if kind == "events":
+                    self._event_classes.discard(registry[key])
+                registry._remove(key)
+        self._unregister(name)
+        del self._objects[name], self._infos[name]
+        self._impls.pop(name, None)
+        info.status, info.error, info.registered = "failed", error, {}
+        from .._logging import get_logger
+
+        get_logger(plugin=name).warning("plugin skipped", error=error)
+        if self.strict:
+            raise PluginLoadError(f"plugin {name!r}: {error}")
 
     def _unregister(self, name: str) -> None:
         guarded = self._guarded.pop(name, None)
@@ -489,7 +505,8 @@ class Kernel:
     # -- lifecycle ----------------------------------------------------------------------
 
     async def __aenter__(self) -> Kernel:
-        self.load()
+        if not self._loaded:  # loaded with only some kinds: started as it is
+            self.load()
         for name in self._lifecycle_order("startup", list(self._objects)):
             try:
                 for result in self._call_plugin("startup", name, kernel=self):
@@ -538,6 +555,12 @@ def _plugin_name(plugin: object) -> str:
 def _wrappers(caller: Any) -> str:
     """Who answers for what a hook call returned besides its plain implementations."""
     return ", ".join(wrapper_plugins(caller)) or "kernel"
+
+
+def _log_traceback(plugin: str, exc: BaseException) -> None:
+    from .._logging import get_logger
+
+    get_logger(plugin=plugin).debug("plugin skipped: traceback", exc_info=exc)
 
 
 def _stderr_writer(text: str) -> None:

@@ -15,28 +15,35 @@ import: the sandbox (and anyio) load on first use.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from adjutant_hookspecs import ContextProvider, hookimpl
+from adjutant_hookspecs import ContextProvider, hookimpl, lazy_exports
 
-from ._desktop import ClipboardProvider, FocusProvider
-from ._files import SelectedFilesProvider, ServiceLogsProvider, clear, select, selected
-from ._git import GitProvider
-from ._history import ShellHistoryProvider
-from ._project import ProjectProvider
-from ._redact import redact, redact_text
+if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
+    from ._desktop import ClipboardProvider, FocusProvider
+    from ._files import SelectedFilesProvider, ServiceLogsProvider, clear, select, selected
+    from ._git import GitProvider
+    from ._history import ShellHistoryProvider
+    from ._project import ProjectProvider
+    from ._providers import PROVIDERS
+    from ._redact import redact, redact_text
 
 __all__ = ["PROVIDERS", "ClipboardProvider", "FocusProvider", "GitProvider", "ProjectProvider",
            "SelectedFilesProvider", "ServiceLogsProvider", "ShellHistoryProvider", "clear",
            "redact", "redact_text", "register_context_providers", "select", "selected"]
 
-#: Every provider class of the plugin, in registration (and merge) order.
-PROVIDERS: tuple[type, ...] = (GitProvider, ShellHistoryProvider, FocusProvider,
-                               ClipboardProvider, SelectedFilesProvider, ServiceLogsProvider,
-                               ProjectProvider)
+__getattr__ = lazy_exports(__name__, {
+    "ClipboardProvider": "._desktop", "FocusProvider": "._desktop",
+    "SelectedFilesProvider": "._files", "ServiceLogsProvider": "._files", "clear": "._files",
+    "select": "._files", "selected": "._files", "GitProvider": "._git",
+    "ShellHistoryProvider": "._history", "ProjectProvider": "._project",
+    "PROVIDERS": "._providers", "redact": "._redact", "redact_text": "._redact"})
 
 
 @hookimpl
 def register_context_providers(register: Callable[[ContextProvider], None]) -> None:
     """Hand the kernel one instance of each provider."""
+    from ._providers import PROVIDERS
+
     for cls in PROVIDERS:
         register(cls())

@@ -9,16 +9,19 @@ followed anywhere, see ``_cage``); ``search.grep`` runs ripgrep under
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from adjutant_hookspecs import Tool, hookimpl
+from adjutant_hookspecs import Tool, hookimpl, lazy_exports
 
-from ._cage import PROTECTED_NAMES, protected_reason
-from ._common import MAX_FILE_BYTES
-from ._fs import FsAppend, FsDiff, FsRead, FsWrite
-from ._grep import SearchGrep
-from ._list import FsList
-from ._patch import EditorPatch
-from ._zip import CompressZip
+if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
+    from ._cage import PROTECTED_NAMES, protected_reason
+    from ._common import MAX_FILE_BYTES
+    from ._fs import FsAppend, FsDiff, FsRead, FsWrite
+    from ._grep import SearchGrep
+    from ._list import FsList
+    from ._patch import EditorPatch
+    from ._tools import TOOLS
+    from ._zip import CompressZip
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -36,11 +39,17 @@ __all__ = [
     "register_tools",
 ]
 
-TOOLS = (FsList, FsRead, FsWrite, FsAppend, FsDiff, EditorPatch, SearchGrep, CompressZip)
+__getattr__ = lazy_exports(__name__, {
+    "PROTECTED_NAMES": "._cage", "protected_reason": "._cage", "MAX_FILE_BYTES": "._common",
+    "FsAppend": "._fs", "FsDiff": "._fs", "FsRead": "._fs", "FsWrite": "._fs",
+    "SearchGrep": "._grep", "FsList": "._list", "EditorPatch": "._patch",
+    "CompressZip": "._zip", "TOOLS": "._tools"})
 
 
 @hookimpl
 def register_tools(register: Callable[[Tool], None]) -> None:
     """Hand the kernel every file tool."""
+    from ._tools import TOOLS
+
     for cls in TOOLS:
         register(cls())

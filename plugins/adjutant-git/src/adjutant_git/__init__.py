@@ -12,20 +12,25 @@ program-running key overridden or refused, and user text behind ``--end-of-optio
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from adjutant_hookspecs import Tool, hookimpl
+from adjutant_hookspecs import Tool, hookimpl, lazy_exports
 
-from ._tools import GitBranch, GitCommit, GitDiff, GitLog, GitStatus, GitSwitch
+if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
+    from ._tools import TOOLS, GitBranch, GitCommit, GitDiff, GitLog, GitStatus, GitSwitch
 
 __all__ = ["TOOLS", "GitBranch", "GitCommit", "GitDiff", "GitLog", "GitStatus", "GitSwitch",
            "register_tools"]
 
-#: Every tool class of the plugin, in registration order.
-TOOLS: tuple[type, ...] = (GitStatus, GitDiff, GitLog, GitCommit, GitBranch, GitSwitch)
+__getattr__ = lazy_exports(__name__, dict.fromkeys(
+    ["TOOLS", "GitBranch", "GitCommit", "GitDiff", "GitLog", "GitStatus", "GitSwitch"],
+    "._tools"))
 
 
 @hookimpl
 def register_tools(register: Callable[[Tool], None]) -> None:
     """Hand the kernel one instance of each tool."""
+    from ._tools import TOOLS
+
     for cls in TOOLS:
         register(cls())

@@ -19,7 +19,7 @@ from adjutant_hookspecs import ToolSafety as Safety
 from ._diffs import DIFF_FORMAT, unquoted, withhold
 from ._git import EMPTY_TREE, ZERO, GitRefusal, Repo, git, identity, open_repo
 
-__all__ = ["GitBranch", "GitCommit", "GitDiff", "GitLog", "GitStatus", "GitSwitch"]
+__all__ = ["TOOLS", "GitBranch", "GitCommit", "GitDiff", "GitLog", "GitStatus", "GitSwitch"]
 
 MAX_MESSAGE = 10_000
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -506,3 +506,7 @@ def _shield(ctx: ToolContext, declaration: ToolDeclaration) -> Any:
     from adjutant.safety.protection import Shield
 
     return Shield.for_context(ctx, declaration)
+
+
+#: Every tool class of the plugin, in registration order.
+TOOLS: tuple[type, ...] = (GitStatus, GitDiff, GitLog, GitCommit, GitBranch, GitSwitch)

@@ -12,22 +12,28 @@ Cheap to import: the sandbox (and anyio) load on first use.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from adjutant_hookspecs import Tool, hookimpl
+from adjutant_hookspecs import Tool, hookimpl, lazy_exports
 
-from ._info import NetCheckPort, SysInfo
-from ._proc import ProcKill, ProcList
-from ._shell import ShellExec
+if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
+    from ._info import NetCheckPort, SysInfo
+    from ._proc import ProcKill, ProcList
+    from ._shell import ShellExec
+    from ._tools import TOOLS
 
 __all__ = ["TOOLS", "NetCheckPort", "ProcKill", "ProcList", "ShellExec", "SysInfo",
            "register_tools"]
 
-#: Every tool class of the plugin, in registration order.
-TOOLS: tuple[type, ...] = (ShellExec, ProcList, ProcKill, SysInfo, NetCheckPort)
+__getattr__ = lazy_exports(__name__, {
+    "NetCheckPort": "._info", "SysInfo": "._info", "ProcKill": "._proc",
+    "ProcList": "._proc", "ShellExec": "._shell", "TOOLS": "._tools"})
 
 
 @hookimpl
 def register_tools(register: Callable[[Tool], None]) -> None:
     """Hand the kernel one instance of each tool."""
+    from ._tools import TOOLS
+
     for cls in TOOLS:
         register(cls())

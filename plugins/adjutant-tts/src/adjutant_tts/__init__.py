@@ -13,13 +13,24 @@ use.
 
 from __future__ import annotations
 
-from ._controls import SpeechControls
-from ._espeak import EspeakEngine
-from ._hibari import HibariEngine
+from typing import TYPE_CHECKING
+
+from adjutant_hookspecs import lazy_exports
+
 from ._plugin import TtsPlugin, speaker_for
-from ._render import render_wav, synthesize_to_wav
-from ._settings import TtsSettings, speech_settings
-from ._webui import TtsWebUI
+
+if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
+    from ._controls import SpeechControls
+    from ._espeak import EspeakEngine
+    from ._hibari import HibariEngine
+    from ._render import render_wav, synthesize_to_wav
+    from ._settings import TtsSettings, speech_settings
+    from ._webui import TtsWebUI
 
 __all__ = ["EspeakEngine", "HibariEngine", "SpeechControls", "TtsPlugin", "TtsSettings",
            "TtsWebUI", "render_wav", "speaker_for", "speech_settings", "synthesize_to_wav"]
+
+__getattr__ = lazy_exports(__name__, {
+    "SpeechControls": "._controls", "EspeakEngine": "._espeak", "HibariEngine": "._hibari",
+    "render_wav": "._render", "synthesize_to_wav": "._render", "TtsSettings": "._settings",
+    "speech_settings": "._settings", "TtsWebUI": "._webui"})

@@ -18,8 +18,6 @@ from adjutant_hookspecs import (
     lazy,
 )
 
-from ._settings import TtsSettings, speech_settings
-
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel, SpeechEngine
 
@@ -45,6 +43,8 @@ class TtsPlugin:
 
     @hookimpl
     def register_settings(self, register: Callable[[type[Any]], None]) -> None:
+        from ._settings import TtsSettings
+
         register(TtsSettings)
 
     @hookimpl
@@ -84,6 +84,7 @@ class TtsPlugin:
     @hookimpl
     async def startup(self, kernel: Kernel) -> None:
         from ._service import SpeechService
+        from ._settings import speech_settings
 
         speech_settings(kernel)  # a bad plugins.tts section stops the start, naming it
         self.service = await SpeechService.start(kernel)
@@ -127,6 +128,7 @@ def _check_output(kernel: Kernel) -> CheckResult:
 def _check_engine(kernel: Kernel) -> CheckResult:
     from adjutant_hookspecs import SpeechError
 
+    from ._settings import speech_settings
     from ._speaker import pick_engine
 
     try:
