@@ -3,9 +3,12 @@
 Every request goes through the real operator in propose-only mode: the planner builds
 the prompt and the reply grammar, the embedded llama.cpp model answers at temperature
 0, the reply is decoded and each step checked by the pipeline (schema, policies,
-dry-run), with the operator's retries. Two sets: ``requests.jsonl`` (the TUNING set,
-what the planner was tuned on) and ``heldout.jsonl`` (the HELD-OUT set, written blind,
-never tuned on): only the held-out figures say how the planner generalises.
+dry-run), with the operator's retries. Three sets: ``requests.jsonl`` (the TUNING set,
+what the planner was tuned on), ``heldout.jsonl`` (the HELD-OUT set, written blind,
+never tuned on) and ``heldout2.jsonl`` (a second blind set, 132 requests, 28 of them
+multi-step, written by someone who never saw the planner): only the held-out figures
+say how the planner generalises. Run the held-out sets for their aggregate figures
+and confusion counts only; never read their requests or misses to tune on.
 
 Figures, per model and planner:
 
@@ -19,6 +22,11 @@ Figures, per model and planner:
 - median seconds per whole plan: ``warm`` in one long-lived session (the chat case;
   the first request of the session is left out), ``cold`` as a fresh
   ``adjutant run --json`` process (``--cold N`` requests);
+- questions planned as writes: requests wanting a read tool or an answer whose plan
+  starts with a write or destructive step (the worst miss; goal 0);
+- the time split of warm requests (medians): the request's own prompt tokens, the
+  scoring pass, the tokens the grammar forced (evaluated in one batch), the seconds to
+  the first sampled token and per sampled token;
 - a confusion table (expected first tool -> what was planned) for the misses.
 
 Planners: ``now`` (this checkout) and ``c3400f2`` (the planner and operator request
@@ -50,7 +58,7 @@ import anyio
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden"
-SETS = {"tuning": "requests.jsonl", "heldout": "heldout.jsonl"}
+SETS = {"tuning": "requests.jsonl", "heldout": "heldout.jsonl", "heldout2": "heldout2.jsonl"}
 BASELINE = "c3400f2"
 
 
@@ -119,7 +127,11 @@ def values_ok(request: str, expected: dict[str, Any], got: dict[str, Any]) -> bo
 
 
 class Tally:
-    def __init__(self) -> None:
+    def __init__(self, levels: dict[str, str] | None = None) -> None:
+        #: each tool's safety level, to count reads and answers planned as changes
+        self.levels = levels or {}
+        self.asked = self.asked_as_write = 0
+        self.splits: list[dict[str, float]] = []
         self.n = self.valid = self.with_tool = self.first_ok = 0
         self.single = self.single_values_ok = 0
         self.responses = self.response_ok = self.multi = self.multi_ok = 0
@@ -140,6 +152,10 @@ class Tally:
                                             else "invalid")
         want_first = expected[0] if expected else "response"
         self.confusion[(want_first, got_first)] += 1
+        if self.levels.get(want_first, "read") == "read":
+            # a read or an answer was wanted: planning a change instead is the worst miss
+            self.asked += 1
+            self.asked_as_write += self.levels.get(got_first, "read") != "read"
         ok = got_first == want_first
         if entry["kind"] == "response":
             self.responses += 1
@@ -218,7 +234,7 @@ def baseline_copilot() -> type:
 
 
 async def run(entries: list[dict[str, Any]], model: str, planner: str,
-              show: bool, choice: str = "calibrated") -> Tally:
+              show: bool, choice: str = "calibrated", jump: bool = True) -> Tally:
     import adjutant_files
     import adjutant_git
     import adjutant_system
@@ -226,22 +242,24 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
     from adjutant.testing import Harness
     from adjutant_llamacpp import LlamaCpp
 
-    provider = LlamaCpp(raw=planner == BASELINE)
+    provider = LlamaCpp(raw=planner == BASELINE, jump_forward=jump)
     profile = Profile(model=ModelPreset(provider="llama-cpp", model=model, temperature=0.0,
                                         max_tokens=200))
     kind = baseline_copilot() if planner == BASELINE else Copilot
-    tally = Tally()
     with tempfile.TemporaryDirectory() as tmp:
         async with Harness(adjutant_files, adjutant_system, adjutant_git,
                            provider=provider, profile=profile) as h:  # type: ignore[arg-type]
+            tally = Tally({n: t.declaration.safety.level for n, t in h.kernel.tools.items()})
             space = workspace(Path(tmp))
             copilot = kind(h.kernel, cwd=str(space))
             if planner != BASELINE:
                 copilot.first_choice = choice
             for number, entry in enumerate(entries, 1):
                 start = time.perf_counter()
+                provider.timings = {}
                 outcome = await copilot.handle(entry["request"])
                 tally.add(entry, outcome, time.perf_counter() - start)
+                tally.splits.append(dict(provider.timings))
                 if number % 20 == 0:
                     print(f"    ... {number}/{len(entries)}", file=sys.stderr, flush=True)
                 if show:
@@ -281,6 +299,17 @@ def report(label: str, tally: Tally, cold_times: list[float], misses: bool) -> N
           f" {pct(tally.single_values_ok, tally.single):>14}"
           f" {pct(tally.response_ok, tally.responses):>13} {pct(tally.multi_ok, tally.multi):>12}"
           f" {tally.warm_median():5.1f} {cold_text}", flush=True)
+    print(f"    questions planned as writes: {tally.asked_as_write} of {tally.asked} requests "
+          "wanting a read or an answer")
+    warm = tally.splits[1:] or tally.splits
+    if warm:
+        def mid(key: str) -> float:
+            values = [t[key] for t in warm if key in t]
+            return statistics.median(values) if values else 0.0
+        print(f"    time split (medians): own prompt tokens {mid('prompt_tokens'):.0f}, "
+              f"scoring {mid('score_s'):.2f} s, forced tokens {mid('forced_tokens'):.0f}, "
+              f"to first sampled token {mid('first_token_s'):.2f} s, sampled tokens "
+              f"{mid('generated_tokens'):.0f} at {mid('per_token_s'):.3f} s each")
     wrong = {k: n for k, n in tally.confusion.items() if k[0] != k[1]}
     if wrong:
         rows: dict[str, list[str]] = {}
@@ -312,20 +341,22 @@ async def main(opts: argparse.Namespace) -> None:
         print(header)
         for model in opts.models.split(","):
             for planner in opts.planners.split(","):
-                tally = await run(entries, model, planner, opts.verbose, opts.choice)
+                tally = await run(entries, model, planner, opts.verbose, opts.choice,
+                                  not opts.no_jump)
                 cold_times = cold(entries, model, opts.cold) if (
                     opts.cold and planner == "now") else []
                 label = planner if planner == BASELINE else f"{planner}/{opts.choice}"
                 report(f"{name} {model} {label}", tally, cold_times, opts.misses)
     print("\ngoals (held-out, default model): valid 100%, first tool >= 90%, tool+values "
-          ">= 75%, response >= 90%, multi exact >= 50%, median <= 1.5 s warm, <= 3 s cold")
+          ">= 75%, response >= 90%, multi exact >= 50%, questions planned as writes 0, "
+          "median <= 1.5 s warm, <= 3 s cold")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="8 tuning requests, the default model, this planner")
-    parser.add_argument("--sets", default="tuning,heldout")
+    parser.add_argument("--sets", default="tuning,heldout,heldout2")
     parser.add_argument("--models", default="gemma3-270m,qwen2.5-coder-0.5b")
     parser.add_argument("--planners", default=f"now,{BASELINE}")
     parser.add_argument("--choice", default="calibrated",
@@ -334,6 +365,8 @@ if __name__ == "__main__":
     parser.add_argument("--cold", type=int, default=0,
                         help="also time N fresh `adjutant run --json` processes")
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--no-jump", action="store_true",
+                        help="generate the tokens a grammar forces one by one (as before)")
     parser.add_argument("--misses", action="store_true", help="list every miss")
     parser.add_argument("--verbose", action="store_true", help="each request as it goes")
     options = parser.parse_args()

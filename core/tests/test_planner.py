@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 import jsonschema
+import msgspec
 import pytest
 
 from adjutant.operator.planner import END, Planner, reply_grammar, reply_schema
@@ -206,7 +207,7 @@ def test_optional_keys_appear_at_most_once_in_the_grammar() -> None:
     grammar = reply_grammar({"git.commit": TOOLS["git.commit"]})
     body = next(line for line in grammar.splitlines() if line.startswith("args0 ::="))
     assert "{0," not in body  # no repetition: each optional key is its own `( ... )?`
-    assert body.count('"," ws') == 2  # message, then all? and paths? once each
+    assert body.count('( "," ') == 2  # message, then all? and paths? once each
 
 
 def test_the_static_part_is_the_same_for_every_request() -> None:
@@ -330,3 +331,48 @@ async def test_the_model_chooses_the_first_step_calibrated_against_no_request() 
     assert sum("N/A" in p for p in asked) == 1  # the prior is kept
     _, plain = await planner.choose(scorer, request, names, {}, calibrate=False)
     assert plain == "response"
+
+
+@pytest.mark.parametrize(("request_text", "asks"), [
+    ("which branch am I on?", True),
+    ("Is there anything to commit?", True),
+    ("how much disk is free", True),
+    ("create a branch called fix", False),
+    ("can you commit my changes?", False),  # a polite order
+    ("what does `ls -la` show here?", False),  # a command to run
+    ("how many lines are in README.md? use wc", False),  # the second sentence orders
+])
+def test_a_question_is_told_from_an_order(request_text: str, asks: bool) -> None:
+    from adjutant.operator.planner import is_question
+
+    assert is_question(request_text) is asks
+
+
+def _with_levels() -> dict[str, ToolDeclaration]:
+    levels = {"fs.read": "read", "proc.list": "read", "git.commit": "write",
+              "net.check_port": "read"}
+    return {n: msgspec.structs.replace(d, safety=ToolSafety(
+        level=levels[n], writes=levels[n] != "read"))  # type: ignore[arg-type]
+        for n, d in TOOLS.items()}
+
+
+def test_a_question_is_never_planned_as_a_change() -> None:
+    planner = Planner(_with_levels())
+    choices = ["fs.read", "git.commit", "net.check_port", "proc.list", "response"]
+    scores = [0.5, 3.0, 0.2, 1.0, 0.8]  # the write scored best
+    assert choices[planner.decide("what did I commit last?", choices, scores)] == "proc.list"
+    # an order keeps the model's choice
+    assert choices[planner.decide("commit it as 'wip'", choices, scores)] == "git.commit"
+
+
+def test_a_near_tie_is_broken_by_the_request_words_not_by_rounding() -> None:
+    from adjutant.operator.planner import TIE_MARGIN
+
+    planner = Planner(_with_levels())
+    choices = ["fs.read", "proc.list", "response"]
+    for first, second in ((1.0, 1.0 - TIE_MARGIN / 2), (1.0 - TIE_MARGIN / 2, 1.0)):
+        picked = planner.decide("list python processes", choices, [first, second, 0.0])
+        assert choices[picked] == "proc.list"  # whichever rounding put ahead
+    # a clear winner stays the winner
+    assert choices[planner.decide("list python processes", choices, [2.0, 1.0, 0.0])] \
+        == "fs.read"

@@ -81,20 +81,17 @@ def reply_grammar(tools: Mapping[str, ToolDeclaration],
         args = builder.rule(f"args{index}", declaration.args_schema)
         rule = f"step{index}"
         builder.rules[rule] = (
-            f'"{{" ws "\\"tool\\"" ws ":" ws {_literal(name)} ws "," ws '
-            f'"\\"args\\"" ws ":" ws {args} ws "}}"')
+            f'"{{\\"tool\\":" {_literal(name)} ",\\"args\\":" {args} "}}"')
         steps.append(rule)
         if name in allowed_first:
             first_steps.append(rule)
-    response_rule = ('"{" ws "\\"type\\"" ws ":" ws "\\"response\\"" ws "," ws '
-                     '"\\"text\\"" ws ":" ws string ws "}"')
+    response_rule = '"{\\"type\\":\\"response\\",\\"text\\":" string "}"'
     root = ["response"]
     if steps:
         builder.rules["step"] = " | ".join(steps)
         builder.rules["first"] = " | ".join(first_steps or steps)
-        builder.rules["plan"] = ('"{" ws "\\"type\\"" ws ":" ws "\\"plan\\"" ws "," ws '
-                                 '"\\"steps\\"" ws ":" ws "[" ws first ( "," ws step ){0,7} '
-                                 'ws "]" ws "}"')
+        builder.rules["plan"] = ('"{\\"type\\":\\"plan\\",\\"steps\\":[" first '
+                                 '( "," step ){0,7} "]}"')
         root.insert(0, "plan")
         if not response:
             root.remove("response")
@@ -139,7 +136,7 @@ class _Gbnf:
             return self._object(name, schema)
         if kind == "array":
             item = self.rule(f"{name}-item", schema.get("items", {}))
-            return f'"[" ws ( {item} ( "," ws {item} ){{0,31}} )? ws "]"'
+            return f'"[" ( {item} ( "," {item} ){{0,31}} )? "]"'
         if kind == "integer":
             return _integer(schema)
         if kind == "string":
@@ -157,23 +154,23 @@ class _Gbnf:
             return "object"
         required = [p for p in schema.get("required", []) if p in props]
         optional = [p for p in props if p not in required]
-        pairs = {p: f'{_literal(p)} ws ":" ws {self.rule(f"{name}-{_safe(p)}", props[p])}'
-                 for p in props}
+        pairs = {p: f'{_literal(json.dumps(p) + ":", quote=False)} '
+                    f'{self.rule(f"{name}-{_safe(p)}", props[p])}' for p in props}
         # Each key at most once, in the declared order (a strict decoder refuses repeats).
         parts = []
         for index, prop in enumerate(required):
-            parts.append(("" if index == 0 else '"," ws ') + pairs[prop])
+            parts.append(("" if index == 0 else '"," ') + pairs[prop])
         if required:
-            parts += [f'( "," ws {pairs[p]} )?' for p in optional]
+            parts += [f'( "," {pairs[p]} )?' for p in optional]
         elif optional:  # whichever optional key comes first has no comma before it
             starts = []
             for index, prop in enumerate(optional):
-                rest = " ".join(f'( "," ws {pairs[p]} )?' for p in optional[index + 1:])
+                rest = " ".join(f'( "," {pairs[p]} )?' for p in optional[index + 1:])
                 starts.append(f"{pairs[prop]} {rest}".strip())
             alternatives = self.rule(f"{name}-opt", None)
             self.rules[alternatives] = " | ".join(f"( {a} )" for a in starts)
             parts.append(f"{alternatives}?")
-        return '"{" ws ' + " ws ".join(parts) + ' ws "}"'
+        return '"{" ' + " ".join(parts) + ' "}"'
 
 
 def _integer(schema: dict[str, Any]) -> str:

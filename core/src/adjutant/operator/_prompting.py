@@ -114,7 +114,7 @@ class Prompting:
             return request
         request, _ = await self.planner().choose(
             scorer, request, names, self.priors, paths=self.grounded(prompt, cwd),
-            calibrate=self.first_choice == "calibrated")
+            calibrate=self.first_choice == "calibrated", asked=prompt)
         return request
 
     async def generate(self, request: CompletionRequest, run: Run, attempt: int,

@@ -27,6 +27,7 @@ Pure Python, no model needed: `Planner` is cheap to build per request.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import re
@@ -40,8 +41,8 @@ from adjutant_hookspecs import CompletionRequest, ToolDeclaration
 
 from ._grammar import END, reply_grammar, reply_schema
 
-__all__ = ["ALL_TOOLS", "END", "MAX_REQUEST", "Planner", "bad_request", "named_paths",
-           "reply_grammar", "reply_schema", "workspace_paths"]
+__all__ = ["ALL_TOOLS", "END", "MAX_REQUEST", "TIE_MARGIN", "Planner", "bad_request",
+           "is_question", "named_paths", "reply_grammar", "reply_schema", "workspace_paths"]
 
 #: Up to this many tools, every one is offered (the model chooses); beyond, a ranking
 #: narrows the menu to this many.
@@ -53,6 +54,9 @@ PROMPT_PATHS = 40
 MAX_REQUEST = 4000
 #: How much of the context bulletin the prompt carries (characters of JSON).
 CONTEXT_CHARS = 600
+#: Two calibrated scores closer than this (nats) are a tie: which is higher can flip
+#: with the thread count's rounding, so `Planner.decide` breaks it deliberately.
+TIE_MARGIN = 0.1
 #: The content-free request the model's choice is calibrated against.
 _CONTENT_FREE = "N/A"
 #: How the planner itself teaches the ``response`` choice.
@@ -95,6 +99,7 @@ _MULTI_EXAMPLES: tuple[tuple[str, tuple[tuple[str, dict[str, Any]], ...]], ...] 
     ("read setup.py, then run it with python",
      (("fs.read", {"path": "setup.py"}), ("shell.exec", {"argv": ["python", "setup.py"]}))),
 )
+_log = logging.getLogger("adjutant.planner")
 _EXTENSION = re.compile(r"\w\.[A-Za-z0-9]{1,8}$")
 _WORD = re.compile(r"[a-z0-9]+")
 _STOPWORDS = frozenset([  # words that say nothing about which tool is wanted
@@ -328,8 +333,8 @@ class Planner:
 
     async def choose(self, scorer: Any, request: CompletionRequest, names: Sequence[str],
                      priors: dict[Any, list[float]], *,
-                     paths: Sequence[str] | None = None,
-                     calibrate: bool = True) -> tuple[CompletionRequest, str]:
+                     paths: Sequence[str] | None = None, calibrate: bool = True,
+                     asked: str = "") -> tuple[CompletionRequest, str]:
         """Let the model choose how its reply starts, then constrain the reply to that.
 
         ``scorer(request, continuations)`` (a provider's ``score``) gives each head's
@@ -337,7 +342,8 @@ class Planner:
         likelihood after a content-free request (kept in ``priors``), which removes the
         model's bias towards some names or towards answering in words ("contextual
         calibration"). Returns the request with its grammar fixed to the chosen head,
-        and the choice (a tool name or ``response``)."""
+        and the choice (a tool name or ``response``); ``asked``, the request's own
+        words, gives `decide` its second look and tie-break."""
         heads = self.heads(names)
         scores = list(await scorer(request, heads))
         if calibrate:
@@ -346,12 +352,47 @@ class Planner:
                 empty = msgspec.structs.replace(request, prompt=self.user_text(_CONTENT_FREE))
                 priors[key] = list(await scorer(empty, heads))
             scores = [s - p for s, p in zip(scores, priors[key], strict=True)]
-        best = max(range(len(heads)), key=scores.__getitem__)
+        best = self.decide(asked, [*names, "response"], scores)
         if best == len(names):
             return msgspec.structs.replace(request, grammar=reply_grammar({})), "response"
         grammar = reply_grammar({n: self._grounded(n, paths) for n in names}, [names[best]],
                                 response=False)
         return msgspec.structs.replace(request, grammar=grammar), names[best]
+
+    def decide(self, asked: str, choices: Sequence[str], scores: Sequence[float]) -> int:
+        """The index of the chosen head among ``choices`` (tool names and
+        ``response``), from the model's ``scores``, with a second look: a request
+        that only asks (every sentence a question, none a polite order) is never
+        planned as a write or destructive first step, the best read tool or
+        ``response`` is taken instead (a question planned as a change is the worst
+        miss). Two scores within `TIE_MARGIN` are a tie, broken deliberately by the
+        lexical ranking of the request (then by order), not by rounding noise that
+        differs with the thread count. Each second look and tie-break is logged."""
+        order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))
+        if asked and is_question(asked):
+            reads = [i for i in order if not self._writes(choices[i])]
+            if reads and reads[0] != order[0]:
+                _log.info("second look: %r is a question; %s (%.3f) instead of %s (%.3f)",
+                          asked[:80], choices[reads[0]], scores[reads[0]],
+                          choices[order[0]], scores[order[0]])
+                order = reads
+        if len(order) > 1 and scores[order[0]] - scores[order[1]] < TIE_MARGIN:
+            top = order[:2]
+            lexical = dict(self.rank(asked)) if asked else {}
+            pick = min(top, key=lambda i: (-lexical.get(choices[i], 0.0), i))
+            _log.info("tie-break: %s %.3f vs %s %.3f for %r; took %s", choices[top[0]],
+                      scores[top[0]], choices[top[1]], scores[top[1]], asked[:80],
+                      choices[pick])
+            return pick
+        return order[0]
+
+    def _writes(self, name: str) -> bool:
+        """Whether a first step with ``name`` would change something."""
+        declaration = self.tools.get(name)
+        if declaration is None:
+            return False  # ``response``
+        level = getattr(declaration.safety, "level", "write")
+        return level != "read"
 
     # -- constraints ---------------------------------------------------------------------
 
@@ -436,6 +477,25 @@ def _states(request: str, call: Mapping[str, Any]) -> bool:
         return value is None or re.search(rf"(?<!\w){re.escape(words)}(?!\w)", text) is not None
 
     return stated("", call)
+
+
+_ASKING = re.compile(r"^(what|which|who|whose|where|when|why|how|is|are|was|were|am|does|do|"
+                     r"did|has|have|any|anything)\b")
+#: A polite order, or a command to run: "can you ...?", "what does `ls` show?".
+_ORDERING = re.compile(r"^(can|could|would|will) you\b|\bplease\b|\bpls\b|`[^`]+`|"
+                       r"\b(run|execute|launch|use)\b")
+
+
+def is_question(request: str) -> bool:
+    """Whether ``request`` only asks: every sentence a question (ends with ``?`` or
+    opens with a question word), none a polite order ("can you commit this?") nor
+    naming a command to run."""
+    sentences = [s.strip() for s in re.split(r"(?<=[.?!;])\s+|\n+", request.strip().lower())
+                 if s.strip()]
+    if not sentences:
+        return False
+    return all((s.endswith("?") or _ASKING.match(s)) and not _ORDERING.search(s)
+               for s in sentences)
 
 
 def bad_request(request: str) -> str:
