@@ -115,6 +115,7 @@ from ._speech import (
     SpeechRequest,
     VoiceInfo,
 )
+from ._voice import SpeechFrontend, VoiceFrontend
 
 __version__ = "0.1.0"
 
@@ -185,6 +186,7 @@ __all__ = [
     "RunStarted",
     "SpeechEngine",
     "SpeechError",
+    "SpeechFrontend",
     "SpeechProgress",
     "SpeechRecognizer",
     "SpeechRequest",
@@ -214,6 +216,7 @@ __all__ = [
     "ToolSafety",
     "Usage",
     "Verdict",
+    "VoiceFrontend",
     "VoiceInfo",
     "convert",
     "decode",
