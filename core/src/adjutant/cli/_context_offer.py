@@ -9,9 +9,12 @@ to point at another file) is asked about again.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ._status import one_line
+
+if TYPE_CHECKING:
+    from ..operator import Copilot
 
 __all__ = ["SessionFiles", "offer_files"]
 
@@ -33,7 +36,7 @@ class SessionFiles:
         self._allowed.update(self._key(cwd, n) for n in names)
 
 
-async def offer_files(copilot: Any, request: str, interactive: bool,
+async def offer_files(copilot: Copilot, request: str, interactive: bool,
                       session: SessionFiles | None = None) -> list[str]:
     """The files to add to this request's context: those the user agrees to now, and
     (with a ``session``) those agreed to for the session, which it says on stderr."""

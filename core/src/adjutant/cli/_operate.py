@@ -14,7 +14,7 @@ import json
 import os
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adjutant_hookspecs import MODES
 
@@ -24,6 +24,9 @@ from ._approver import TerminalApprover
 from ._context_offer import SessionFiles, offer_files
 from ._status import one_line as _one_line
 from ._status import say_mode as _say_mode
+
+if TYPE_CHECKING:
+    from ..kernel._kernel import Kernel
 
 __all__ = ["EXIT", "TerminalApprover", "configure_run", "run"]
 
@@ -41,7 +44,7 @@ def _terminal_safe(command: Callable[..., Awaitable[int]]) -> Callable[..., Awai
     files, tools and clients it shows cannot drive the terminal."""
 
     @functools.wraps(command)
-    async def guarded(kernel: Any, args: argparse.Namespace) -> int:
+    async def guarded(kernel: Kernel, args: argparse.Namespace) -> int:
         with safe_streams():
             return await command(kernel, args)
     return guarded
@@ -56,7 +59,7 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
 
 
 @_terminal_safe
-async def run(kernel: Any, args: argparse.Namespace) -> int:
+async def run(kernel: Kernel, args: argparse.Namespace) -> int:
     """One request: context, the model's answer streamed, the plan with previews, and
     per-step consent as the mode requires."""
     import anyio
@@ -206,7 +209,7 @@ def configure_mode(parser: argparse.ArgumentParser) -> None:
 
 
 @_terminal_safe
-async def mode(kernel: Any, args: argparse.Namespace) -> int:
+async def mode(kernel: Kernel, args: argparse.Namespace) -> int:
     from ..operator import Copilot
 
     copilot = Copilot(kernel)
@@ -231,7 +234,7 @@ def configure_grant(parser: argparse.ArgumentParser) -> None:
 
 
 @_terminal_safe
-async def grant(kernel: Any, args: argparse.Namespace) -> int:
+async def grant(kernel: Kernel, args: argparse.Namespace) -> int:
     """Time-boxed grants from the user: list, give, revoke (persisted, logged)."""
     from ..operator import Copilot
 
@@ -259,7 +262,7 @@ def configure_json(parser: argparse.ArgumentParser) -> None:
 
 
 @_terminal_safe
-async def status(kernel: Any, args: argparse.Namespace) -> int:
+async def status(kernel: Kernel, args: argparse.Namespace) -> int:
     from ..operator import Copilot
     from ._status import print_status, status_info
 
@@ -278,7 +281,7 @@ def configure_tools(parser: argparse.ArgumentParser) -> None:
 
 
 @_terminal_safe
-async def tools(kernel: Any, args: argparse.Namespace) -> int:
+async def tools(kernel: Kernel, args: argparse.Namespace) -> int:
     """With the kernel started: tools mounted at run time (an MCP server's) are listed."""
     from adjutant_hookspecs import to_builtins
 
@@ -307,7 +310,7 @@ def configure_presets(parser: argparse.ArgumentParser) -> None:
 
 
 @_terminal_safe
-async def presets(kernel: Any, args: argparse.Namespace) -> int:
+async def presets(kernel: Kernel, args: argparse.Namespace) -> int:
     from ..kernel._settings import load_profile
     from ..operator import Copilot
 
@@ -352,7 +355,7 @@ def configure_chat(parser: argparse.ArgumentParser) -> None:
 
 
 @_terminal_safe
-async def chat(kernel: Any, args: argparse.Namespace) -> int:
+async def chat(kernel: Kernel, args: argparse.Namespace) -> int:
     """A session: requests one after another, with history, quick actions and
     interrupts (Ctrl-C stops generation or the step, not the session)."""
     import signal
@@ -530,7 +533,7 @@ def configure_replay(parser: argparse.ArgumentParser) -> None:
 
 
 @_terminal_safe
-async def replay(kernel: Any, args: argparse.Namespace) -> int:
+async def replay(kernel: Kernel, args: argparse.Namespace) -> int:
     """Run a logged step again as a new run, through the whole pipeline."""
     from ..operator import Copilot
 
@@ -557,7 +560,7 @@ def configure_bundle(parser: argparse.ArgumentParser) -> None:
                         help="where to write the bundle (default: %(default)s)")
 
 
-async def bundle(kernel: Any, args: argparse.Namespace) -> int:
+async def bundle(kernel: Kernel, args: argparse.Namespace) -> int:
     """A bug bundle: log slice, settings, versions, artifacts; secrets redacted."""
     from ..operator import Copilot
 
@@ -567,7 +570,7 @@ async def bundle(kernel: Any, args: argparse.Namespace) -> int:
 
 
 @_terminal_safe
-async def context(kernel: Any, args: argparse.Namespace) -> int:
+async def context(kernel: Kernel, args: argparse.Namespace) -> int:
     """The context bulletin a request would use now, as the operator will show it."""
     from adjutant_hookspecs import to_builtins
 
