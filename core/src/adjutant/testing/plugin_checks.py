@@ -32,24 +32,34 @@ __all__ = ["assert_cheap_import", "assert_documented", "assert_entry_point", "as
            "assert_registry_matches", "write_registry"]
 
 
-async def assert_registers(module: ModuleType, registers: Mapping[str, Sequence[str]]) -> None:
-    """Loaded alone in a harness, the plugin registers exactly ``registers`` (by kind),
-    each owned by it."""
+def _entry(plugin: ModuleType | type) -> tuple[str, str]:
+    """The plugin's module, and how an entry point names it (``module`` or
+    ``module:Class``, a class getting one instance per kernel)."""
+    if isinstance(plugin, ModuleType):
+        return plugin.__name__, plugin.__name__
+    return plugin.__module__, f"{plugin.__module__}:{plugin.__qualname__}"
+
+
+async def assert_registers(module: ModuleType | type,
+                           registers: Mapping[str, Sequence[str]]) -> None:
+    """Loaded alone in a harness, the plugin (a module, or a class) registers exactly
+    ``registers`` (by kind), each owned by it."""
     from ._harness import Harness
 
     async with Harness(module) as h:
-        (info,) = [p for p in h.kernel.plugins if p.module == module.__name__]
+        (info,) = [p for p in h.kernel.plugins if p.module == _entry(module)[0]]
         assert (info.status, info.registered) == ("loaded", dict(registers))
         for kind, names in registers.items():
             registry = getattr(h.kernel, kind)
             assert [registry.owner(name) for name in names] == [info.name] * len(names)
 
 
-def assert_entry_point(pyproject: Path, module: ModuleType,
+def assert_entry_point(pyproject: Path, module: ModuleType | type,
                        registers: Mapping[str, Sequence[str]], tmp_path: Path,
                        monkeypatch: Any) -> None:
     """Install-free check of the pyproject's ``adjutant`` entry point: a dist-info
-    written from it is found by the kernel's scanner and loads the plugin."""
+    written from it is found by the kernel's scanner and loads the plugin (the module,
+    or the class, that the entry point names)."""
     from ..kernel._kernel import Kernel
 
     project = tomllib.loads(pyproject.read_text())["project"]
@@ -65,7 +75,7 @@ def assert_entry_point(pyproject: Path, module: ModuleType,
     kernel = Kernel(env=env).load()
     (info,) = [p for p in kernel.plugins if p.distribution == project["name"]]
     assert info.status == "loaded", info.error
-    assert (info.module, info.registered) == (module.__name__, dict(registers))
+    assert (info.module, info.registered) == (_entry(module)[1], dict(registers))
 
 
 def assert_cheap_import(module: ModuleType, heavy: Collection[str]) -> None:
