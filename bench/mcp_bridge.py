@@ -69,7 +69,7 @@ async def main(n: int) -> None:
         direct = await timed(n, lambda: client.call_tool("get_current_time", ARGS))
 
     t = time.perf_counter()
-    async with Harness(adjutant_guard, adjutant_mcp, home=home) as h:
+    async with Harness(adjutant_guard, adjutant_mcp.McpPlugin, home=home) as h:
         first_start = time.perf_counter() - t
         copilot = Copilot(h.kernel, approver=ScriptedApprover(default="grant"))
         await copilot.set_mode("execute-with-confirmation", channel="user")
@@ -93,7 +93,7 @@ async def main(n: int) -> None:
         assert bridge_of(h.kernel).connections["time"].state == "running"
 
     t = time.perf_counter()
-    async with Harness(adjutant_guard, adjutant_mcp, home=home) as h:
+    async with Harness(adjutant_guard, adjutant_mcp.McpPlugin, home=home) as h:
         cached_start = time.perf_counter() - t
         assert TOOL in h.kernel.tools
 

@@ -125,6 +125,7 @@ from ._speech import (
     SpeechRequest,
     VoiceInfo,
 )
+from ._voice import SpeechFrontend, VoiceFrontend
 
 __version__ = "0.1.0"
 
@@ -197,6 +198,7 @@ __all__ = [
     "RunStarted",
     "SpeechEngine",
     "SpeechError",
+    "SpeechFrontend",
     "SpeechProgress",
     "SpeechRecognizer",
     "SpeechRequest",
@@ -226,6 +228,7 @@ __all__ = [
     "ToolSafety",
     "Usage",
     "Verdict",
+    "VoiceFrontend",
     "VoiceInfo",
     "convert",
     "decode",

@@ -204,7 +204,7 @@ class AdjutantSpec:
 
         :param register: Call once per recognizer with an object satisfying
             :class:`~adjutant_hookspecs.SpeechRecognizer`. Its ``name`` must be unique
-            across all plugins; the profile's ``listen.engine`` selects one by that
+            across all plugins; the profile's ``plugins.stt.engine`` selects one by that
             name. A recognizer whose ``remote`` is True is only used when the user
             names it, and only after the user consented to its ``destination``.
 

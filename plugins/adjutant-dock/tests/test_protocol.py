@@ -380,7 +380,7 @@ async def test_the_mcp_servers_are_listed_with_their_state(tmp_path: Path) -> No
         "time": {"command": sys.executable, "args": ["-m", "mcp_server_time",
                                                      "--local-timezone", "UTC"]},
         "broken": {"command": str(tmp_path / "no-such-server")}}}))
-    async with start_dock(plugins=(mcp,), home=home) as dock:
+    async with start_dock(plugins=(mcp.McpPlugin,), home=home) as dock:
         got = (await dock.client.get("/api/mcp")).json()
     assert got["available"] is True, got
     servers = {s["name"]: s for s in got["servers"]}

@@ -44,7 +44,7 @@ async def hear(dock: Dock, body: bytes, **headers: str) -> httpx.Response:
 @pytest.fixture
 async def stt_dock() -> AsyncIterator[Dock]:
     stt = pytest.importorskip("adjutant_stt", reason="hearing needs adjutant-stt")
-    async with start_dock(plugins=(stt,)) as running:
+    async with start_dock(plugins=(stt.SttPlugin,)) as running:
         yield running
 
 

@@ -121,7 +121,7 @@ async def test_without_adjutant_stt_the_mic_button_says_what_to_install(
 async def test_a_refused_or_missing_microphone_is_a_clear_message_and_loses_nothing(
         playwright: Any) -> None:
     stt = pytest.importorskip("adjutant_stt", reason="the mic button needs adjutant-stt")
-    async with start_dock(plugins=(stt,)) as dock:
+    async with start_dock(plugins=(stt.SttPlugin,)) as dock:
         for flags, expected in (
                 (("--use-fake-device-for-media-stream",), "permission denied"),  # not granted
                 ((), "No microphone found")):  # no device at all
@@ -155,7 +155,7 @@ async def test_push_to_talk_plans_the_spoken_request_listen_logs_it_off_disables
     browser = await launch(playwright, "--use-fake-ui-for-media-stream",
                            "--use-fake-device-for-media-stream",
                            f"--use-file-for-fake-audio-capture={audio}%noloop")
-    async with start_dock(plugins=(stt, system)) as dock:
+    async with start_dock(plugins=(stt.SttPlugin, system)) as dock:
         dock.provider.queue(plan(("proc.list", {"name": "python"})))
         page = await open_page(browser, dock, permissions=("microphone",))
         await page.wait_for_selector("#mic:not([disabled])")
@@ -208,7 +208,8 @@ async def test_a_remote_engine_asks_first_no_sends_nothing_yes_sends(
     with fake_openrouter()(hear=whisper_ear) as server:
         monkeypatch.setenv("OPENROUTER_API_KEY", KEY)
         monkeypatch.setenv("ADJUTANT_OPENROUTER_URL", server.url)
-        async with start_dock(plugins=(stt, openrouter), profile=remote_profile()) as dock:
+        async with start_dock(plugins=(stt.SttPlugin, openrouter),
+                              profile=remote_profile()) as dock:
             host = server.url.removeprefix("http://").split("/")[0]
             dock.provider.queue(say("Heard you."))
             for width in (400, 1100):

@@ -73,7 +73,7 @@ async def remote_dock(server: Any) -> AsyncIterator[Dock]:
     import adjutant_openrouter
     import adjutant_stt
 
-    async with start_dock(plugins=(adjutant_stt, adjutant_openrouter),
+    async with start_dock(plugins=(adjutant_stt.SttPlugin, adjutant_openrouter),
                           profile=remote_profile()) as running:
         yield running
 

@@ -31,7 +31,7 @@ def write_config(home: Path, servers: dict[str, Any], shape: str = "mcpServers")
 
 def harness(home: Path, *plugins: object) -> Harness:
     """A kernel with the bridge and the standard policies (paths, patterns, limits)."""
-    return Harness(adjutant_guard, adjutant_mcp, *plugins, home=home)
+    return Harness(adjutant_guard, adjutant_mcp.McpPlugin, *plugins, home=home)
 
 
 async def call(h: Harness, tool: str, approver: ScriptedApprover | None = None,

@@ -45,7 +45,7 @@ async def test_a_model_that_obeys_the_description_still_needs_the_user(tmp_path:
                                                           "content": "pwned"}),
                           ToolCall(tool="mcp.i.echo", args={"text": "hi"})))
     provider = ScriptedProvider(obeying, Response(text="done"))
-    async with Harness(adjutant_guard, adjutant_files, adjutant_mcp, provider=provider,
+    async with Harness(adjutant_guard, adjutant_files, adjutant_mcp.McpPlugin, provider=provider,
                        home=tmp_path / "home", mode="execute-with-confirmation",
                        approver=ScriptedApprover(plan="step", default="deny")) as h:
         outcome = await h.run("echo hi")

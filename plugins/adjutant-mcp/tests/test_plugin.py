@@ -24,11 +24,11 @@ ADJUTANT = [sys.executable, "-m", "adjutant.cli"]
 
 @pytest.mark.anyio
 async def test_registers_what_it_says() -> None:
-    await assert_registers(adjutant_mcp, REGISTERS)
+    await assert_registers(adjutant_mcp.McpPlugin, REGISTERS)
 
 
 def test_entry_point_is_found_and_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert_entry_point(PYPROJECT, adjutant_mcp, REGISTERS, tmp_path, monkeypatch)
+    assert_entry_point(PYPROJECT, adjutant_mcp.McpPlugin, REGISTERS, tmp_path, monkeypatch)
 
 
 def test_import_is_cheap() -> None:
@@ -94,3 +94,30 @@ def test_a_workspace_server_runs_only_once_enabled(tmp_path: Path) -> None:
     assert f"it runs {sys.executable} -c open(" in enabled.stdout.replace('"', "")
     _adjutant(tmp_path, "mcp", "test", "proj", workspace=ws)
     assert marker.exists()
+
+
+@pytest.mark.anyio
+async def test_another_plugin_reaches_the_servers_through_the_kernel(tmp_path: Path) -> None:
+    """What a dock's MCP panel uses: ``kernel.plugin("mcp")``, an `McpServers`, this
+    kernel's own bridge (another kernel has another), and nothing before start-up."""
+    from adjutant import Kernel
+    from adjutant.testing import Harness
+
+    (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": {
+        "broken": {"command": str(tmp_path / "no-such-server")}}}))
+    idle = Kernel(plugins=[adjutant_mcp.McpPlugin], load_installed=False, home=tmp_path,
+                  env={}).load()
+    not_started = idle.plugin("mcp")
+    assert isinstance(not_started, adjutant_mcp.McpPlugin)
+    with pytest.raises(RuntimeError, match="starts with the kernel"):
+        not_started.server_rows()
+    async with Harness(adjutant_mcp.McpPlugin, home=tmp_path) as h, \
+            Harness(adjutant_mcp.McpPlugin, home=tmp_path / "other") as other:
+        servers, elsewhere = h.kernel.plugin("mcp"), other.kernel.plugin("mcp")
+        assert isinstance(servers, adjutant_mcp.McpServers)
+        assert isinstance(servers, adjutant_mcp.McpPlugin) and servers is not elsewhere
+        [row] = servers.server_rows()
+        assert (row["name"], row["state"], row["tools"]) == ("broken", "error", 0)
+        assert servers.server_problems() == []
+        assert adjutant_mcp.bridge_of(h.kernel) is servers.bridge
+        assert isinstance(elsewhere, adjutant_mcp.McpServers) and elsewhere.server_rows() == []

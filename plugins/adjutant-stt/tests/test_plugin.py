@@ -14,11 +14,12 @@ from adjutant.testing.plugin_checks import assert_cheap_import, assert_entry_poi
 
 
 def test_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert_entry_point(Path(__file__).parents[1] / "pyproject.toml", adjutant_stt,
+    assert_entry_point(Path(__file__).parents[1] / "pyproject.toml", adjutant_stt.SttPlugin,
                        {"frontends": ["voice"], "commands": ["transcribe", "listen"],
                         "checks": ["speech-to-text"],
                         "events": ["stt.listening", "stt.heard", "stt.heard_nothing",
-                                   "stt.remote_consent"]},
+                                   "stt.remote_consent"],
+                        "speech_recognizers": ["whisper"], "settings": ["SttSettings"]},
                        tmp_path, monkeypatch)
 
 
@@ -30,7 +31,8 @@ def test_import_is_cheap() -> None:
 def test_registers_commands_frontend_events_and_check(tmp_path: Path) -> None:
     from adjutant import Kernel
 
-    kernel = Kernel(plugins=[adjutant_stt], load_installed=False, home=tmp_path).load()
+    kernel = Kernel(plugins=[adjutant_stt.SttPlugin], load_installed=False, home=tmp_path).load()
+    assert isinstance(kernel.plugin("stt"), adjutant_stt.SttPlugin)
     assert {"transcribe", "listen"} <= set(kernel.commands)
     assert "voice" in kernel.frontends
     assert {"stt.listening", "stt.heard", "stt.heard_nothing",
@@ -61,7 +63,7 @@ async def test_chat_talk_asks_the_voice_frontend(tmp_path: Path,
     said = Transcript(text="List Python processes.", language="en", duration_s=1.6,
                       speech_s=1.6, elapsed_s=0.5)
     monkeypatch.setattr(_listen, "utterance", lambda *a, **k: said)
-    kernel = Kernel(plugins=[adjutant_stt, Stores()], load_installed=False,
+    kernel = Kernel(plugins=[adjutant_stt.SttPlugin, Stores()], load_installed=False,
                     home=tmp_path).load()
     async with kernel:
         copilot = Copilot(kernel, cwd=str(tmp_path))

@@ -371,7 +371,7 @@ async def test_a_failed_microphone_recording_is_kept_and_the_session_goes_on(
     monkeypatch.setenv("ADJUTANT_OPENROUTER_URL", server.url)
     samples = decode_file(say("List Python processes", tmp_path / "a.wav"))
     monkeypatch.setattr(_listen, "record", lambda *a, **k: samples)  # the microphone
-    kernel = Kernel(plugins=[adjutant_stt, adjutant_openrouter, Stores()],
+    kernel = Kernel(plugins=[adjutant_stt.SttPlugin, adjutant_openrouter, Stores()],
                     load_installed=False, home=tmp_path / "home").load()
     published: list[Any] = []
     async with kernel:
@@ -425,7 +425,7 @@ def test_doctor_says_where_recordings_go(tmp_path: Path, monkeypatch: pytest.Mon
 
     monkeypatch.delenv("ADJUTANT_OPENROUTER_URL", raising=False)
     profile = parse_profile({"listen": {"engine": engine}})
-    kernel = Kernel(plugins=[adjutant_stt, adjutant_openrouter], load_installed=False,
+    kernel = Kernel(plugins=[adjutant_stt.SttPlugin, adjutant_openrouter], load_installed=False,
                     home=tmp_path, profile=profile).load()
     result = kernel.checks["speech-to-text"].run(kernel)
     assert result.status == status and said in result.message

@@ -8,7 +8,12 @@ import inspect
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Command
+
+    from ..kernel._kernel import Kernel
 
 from ..kernel._errors import cancelled_by_user, leaves
 from ..kernel._kernel import Kernel
@@ -67,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_command(kernel, command, args)
 
 
-def _run_command(kernel: Any, command: Any, args: argparse.Namespace) -> int:
+def _run_command(kernel: Kernel, command: Command, args: argparse.Namespace) -> int:
     try:
         result = command.run(kernel, args)
         if inspect.isawaitable(result):

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 import anyio
 
 from ..safety._cages import CageChangedError
 from ._status import one_line
+
+if TYPE_CHECKING:
+    from ..operator import Copilot
 
 __all__ = ["SessionFiles", "offer_files"]
 
@@ -37,7 +40,7 @@ class SessionFiles:
         self._allowed.update(self._key(cwd, n) for n in names)
 
 
-async def offer_files(copilot: Any, request: str, interactive: bool,
+async def offer_files(copilot: Copilot, request: str, interactive: bool,
                       session: SessionFiles | None = None) -> list[str]:
     """The files to add to this request's context: those the user agrees to now, and
     (with a ``session``) those agreed to for the session, which it says on stderr."""

@@ -16,7 +16,7 @@ import os
 import signal
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -42,6 +42,9 @@ from ._status import one_line as _one_line
 from ._status import print_status, status_info
 from ._status import say_mode as _say_mode
 
+if TYPE_CHECKING:
+    from ..kernel._kernel import Kernel
+
 __all__ = ["EXIT", "TerminalApprover", "configure_run", "run"]
 
 EXIT = {"answered": 0, "proposed": 0, "executed": 0, "ignored": 0, "failed": 3,
@@ -57,7 +60,7 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
 
 
 @terminal_safe
-async def run(kernel: Any, args: argparse.Namespace) -> int:
+async def run(kernel: Kernel, args: argparse.Namespace) -> int:
     """One request: context, the model's answer streamed, the plan with previews, and
     per-step consent as the mode requires."""
 
@@ -206,7 +209,7 @@ def configure_chat(parser: argparse.ArgumentParser) -> None:
 
 
 @terminal_safe
-async def chat(kernel: Any, args: argparse.Namespace) -> int:
+async def chat(kernel: Kernel, args: argparse.Namespace) -> int:
     """A session: requests one after another, with history, quick actions and
     interrupts (Ctrl-C stops generation or the step, not the session)."""
 
@@ -375,7 +378,7 @@ def configure_replay(parser: argparse.ArgumentParser) -> None:
 
 
 @terminal_safe
-async def replay(kernel: Any, args: argparse.Namespace) -> int:
+async def replay(kernel: Kernel, args: argparse.Namespace) -> int:
     """Run a logged step again as a new run, through the whole pipeline."""
 
     copilot = Copilot(kernel, approver=TerminalApprover(sys.stdin.isatty()))

@@ -10,7 +10,7 @@ import json
 import os
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from adjutant_hookspecs import MODES, to_builtins
 
@@ -19,6 +19,9 @@ from ..operator import Copilot
 from ..safety.terminal import safe_streams
 from ._status import one_line as _one_line
 from ._status import print_status, say_mode, status_info
+
+if TYPE_CHECKING:
+    from ..kernel._kernel import Kernel
 
 __all__ = ["bundle", "context", "grant", "mode", "presets", "status", "terminal_safe",
            "tools"]
@@ -29,7 +32,7 @@ def terminal_safe(command: Callable[..., Awaitable[int]]) -> Callable[..., Await
     files, tools and clients it shows cannot drive the terminal."""
 
     @functools.wraps(command)
-    async def guarded(kernel: Any, args: argparse.Namespace) -> int:
+    async def guarded(kernel: Kernel, args: argparse.Namespace) -> int:
         with safe_streams():
             return await command(kernel, args)
     return guarded
@@ -41,7 +44,7 @@ def configure_mode(parser: argparse.ArgumentParser) -> None:
 
 
 @terminal_safe
-async def mode(kernel: Any, args: argparse.Namespace) -> int:
+async def mode(kernel: Kernel, args: argparse.Namespace) -> int:
 
     copilot = Copilot(kernel)
     if args.mode is not None and not await copilot.set_mode(args.mode, channel="user"):
@@ -65,7 +68,7 @@ def configure_grant(parser: argparse.ArgumentParser) -> None:
 
 
 @terminal_safe
-async def grant(kernel: Any, args: argparse.Namespace) -> int:
+async def grant(kernel: Kernel, args: argparse.Namespace) -> int:
     """Time-boxed grants from the user: list, give, revoke (persisted, logged)."""
 
     copilot = Copilot(kernel)
@@ -92,7 +95,7 @@ def configure_json(parser: argparse.ArgumentParser) -> None:
 
 
 @terminal_safe
-async def status(kernel: Any, args: argparse.Namespace) -> int:
+async def status(kernel: Kernel, args: argparse.Namespace) -> int:
 
     info = await status_info(kernel, Copilot(kernel))
     if args.json:
@@ -109,7 +112,7 @@ def configure_tools(parser: argparse.ArgumentParser) -> None:
 
 
 @terminal_safe
-async def tools(kernel: Any, args: argparse.Namespace) -> int:
+async def tools(kernel: Kernel, args: argparse.Namespace) -> int:
     """With the kernel started: tools mounted at run time (an MCP server's) are listed."""
     if args.action == "show":
         if args.name not in kernel.tools:
@@ -136,7 +139,7 @@ def configure_presets(parser: argparse.ArgumentParser) -> None:
 
 
 @terminal_safe
-async def presets(kernel: Any, args: argparse.Namespace) -> int:
+async def presets(kernel: Kernel, args: argparse.Namespace) -> int:
 
     names = _preset_names(os.path.join(kernel.home, "profiles"))
     if args.action == "use":
@@ -168,7 +171,7 @@ def configure_bundle(parser: argparse.ArgumentParser) -> None:
                         help="where to write the bundle (default: %(default)s)")
 
 
-async def bundle(kernel: Any, args: argparse.Namespace) -> int:
+async def bundle(kernel: Kernel, args: argparse.Namespace) -> int:
     """A bug bundle: log slice, settings, versions, artifacts; secrets redacted."""
 
     path = await Copilot(kernel).export_bundle(args.output, run_id=args.run_id)
@@ -177,7 +180,7 @@ async def bundle(kernel: Any, args: argparse.Namespace) -> int:
 
 
 @terminal_safe
-async def context(kernel: Any, args: argparse.Namespace) -> int:
+async def context(kernel: Kernel, args: argparse.Namespace) -> int:
     """The context bulletin a request would use now, as the operator will show it."""
 
     bulletin = to_builtins(await Copilot(kernel).bulletin())

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import resource
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..safety._cages import describe
 from ..safety.terminal import SafeStream, printable
 from ._doctor import safety_chain
+
+if TYPE_CHECKING:
+    from ..kernel._kernel import Kernel
+    from ..operator import Copilot
 
 __all__ = ["print_status", "status_info"]
 
@@ -33,7 +37,7 @@ def one_line(text: Any, limit: int = 0) -> str:
     return shown if not limit or len(shown) <= limit else shown[:limit - 3] + "..."
 
 
-async def status_info(kernel: Any, copilot: Any) -> dict[str, Any]:
+async def status_info(kernel: Kernel, copilot: Copilot) -> dict[str, Any]:
     """Everything status shows, as ``adjutant status --json`` prints it."""
     await copilot.mode()  # loads what was persisted
     state = copilot.state()
@@ -74,7 +78,7 @@ def print_status(info: dict[str, Any]) -> None:
             print(f"  run {run['run_id']}: step {run['step']} {one_line(str(run['tool']), 60)}")
 
 
-async def _interrupted(copilot: Any) -> dict[str, Any]:
+async def _interrupted(copilot: Copilot) -> dict[str, Any]:
     """How many runs were cut by a kill (closed as interrupted at a later start), and
     the steps among them that had started executing without a result in the log."""
     if not copilot.log.available:
@@ -87,7 +91,7 @@ async def _interrupted(copilot: Any) -> dict[str, Any]:
         for r in runs if r.get("tool_call_without_result")]}
 
 
-async def _last_tasks(copilot: Any, count: int = 5) -> list[dict[str, Any]]:
+async def _last_tasks(copilot: Copilot, count: int = 5) -> list[dict[str, Any]]:
     """The last requests from the action log: what was asked, how it ended, how long
     it took (first to last record of the run)."""
     runs: dict[str, dict[str, Any]] = {}

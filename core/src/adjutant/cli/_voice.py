@@ -1,11 +1,12 @@
-"""Voice in ``adjutant chat``, through frontends found by what they can do, so core
+"""Voice in ``adjutant chat``, through frontends found by the Protocol they meet
+(`adjutant_hookspecs.VoiceFrontend`, `~adjutant_hookspecs.SpeechFrontend`), so core
 imports no speech plugin:
 
-* push-to-talk: ``/talk`` (or Ctrl-T) asks a voice frontend (one with ``hear``, e.g.
-  adjutant-stt's) for one spoken request. It records, transcribes and shows the
+* push-to-talk: ``/talk`` (or Ctrl-T) asks a voice frontend (adjutant-stt's) for one
+  spoken request. It records, transcribes and shows the
   transcript; what it returns goes to the operator exactly as a typed line does (``""``:
   nothing to plan: heard nothing, the operator is off or listen-only);
-* speech out: a speech frontend (``hush``, ``speaking``, ``said``: adjutant-tts's) lets
+* speech out: a speech frontend (adjutant-tts's) lets
   Space or Esc at the prompt, Ctrl-C there, or ``/hush`` stop what is being said, and
   ``/copy`` put what was said on the clipboard.
 """
@@ -16,17 +17,20 @@ import contextlib
 import os
 import select
 import sys
-import termios
-import tty
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ..clipboard import ClipboardError, copy_text
+from adjutant_hookspecs import SpeechFrontend, VoiceFrontend
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
+    from ..operator import Copilot
 
 __all__ = ["COPY", "HUSH", "TALK", "Key", "bind_talk_key", "caught_up", "copy_said",
            "first_key", "hush",
-           "speaking", "spoken_request", "voice_frontend"]
+           "speaking", "speech_frontend", "spoken_request", "voice_frontend"]
 
 TALK = "/talk"
 HUSH = "/hush"
@@ -35,17 +39,18 @@ COPY = "/copy"
 ESCAPE_WAIT_S = 0.05
 
 
-def _frontend(kernel: Any, method: str) -> Any:
-    return next((f for f in kernel.frontends.values()
-                 if callable(getattr(f, method, None))), None)
-
-
-def voice_frontend(kernel: Any) -> Any:
+def voice_frontend(kernel: Kernel) -> VoiceFrontend | None:
     """The first registered frontend that can hear one request, or None."""
-    return _frontend(kernel, "hear")
+    return next((f for f in kernel.frontends.values() if isinstance(f, VoiceFrontend)), None)
 
 
-async def spoken_request(kernel: Any, copilot: Any) -> str:
+def speech_frontend(kernel: Kernel) -> SpeechFrontend | None:
+    """The first registered frontend that controls speech out, or None."""
+    return next((f for f in kernel.frontends.values() if isinstance(f, SpeechFrontend)),
+                None)
+
+
+async def spoken_request(kernel: Kernel, copilot: Copilot) -> str:
     voice = voice_frontend(kernel)
     if voice is None:
         print("/talk needs a speech-to-text plugin: pip install adjutant-stt", file=sys.stderr)
@@ -53,41 +58,43 @@ async def spoken_request(kernel: Any, copilot: Any) -> str:
     return str(await voice.hear(kernel, copilot)).strip()
 
 
-def bind_talk_key(kernel: Any) -> None:
+def bind_talk_key(kernel: Kernel) -> None:
     """Ctrl-T types ``/talk`` and Enter, where readline exists and a voice frontend is
     installed (the terminal cannot see a key held down: speak, then Enter or a pause)."""
     if voice_frontend(kernel) is None:
         return
     try:
-        import readline  # changes input() once imported: only in a chat
+        import readline
     except ImportError:
         return
     readline.parse_and_bind(r'"\C-t": "\C-a\C-k/talk\n"')
 
 
-async def caught_up(kernel: Any) -> None:
+async def caught_up(kernel: Kernel) -> None:
     """Wait until the speech frontend has queued what it will say of the answers so
     far (auto-speech follows the bus a moment behind the answer)."""
-    speech = _frontend(kernel, "caught_up")
+    speech = speech_frontend(kernel)
     if speech is not None:
         await speech.caught_up(kernel)
 
 
-def speaking(kernel: Any) -> bool:
-    speech = _frontend(kernel, "hush")
+def speaking(kernel: Kernel) -> bool:
+    speech = speech_frontend(kernel)
     return speech is not None and bool(speech.speaking(kernel))
 
 
-def hush(kernel: Any) -> bool:
+def hush(kernel: Kernel) -> bool:
     """Stop what is being said; True when something was."""
-    speech = _frontend(kernel, "hush")
+    speech = speech_frontend(kernel)
     return speech is not None and bool(speech.hush(kernel))
 
 
-def copy_said(kernel: Any, fallback: str) -> None:
+def copy_said(kernel: Kernel, fallback: str) -> None:
     """``/copy``: what was said aloud (else ``fallback``, the last answer) to the
     clipboard; says where it went or why it could not."""
-    speech = _frontend(kernel, "said")
+    from ..clipboard import ClipboardError, copy_text
+
+    speech = speech_frontend(kernel)
     text = (speech.said(kernel) if speech is not None else "") or fallback
     if not text:
         print("nothing to copy yet", file=sys.stderr)
@@ -116,6 +123,9 @@ def first_key(prompt: str, still: Callable[[], bool]) -> Key:
     in cbreak mode, as `adjutant speak` does. readline cannot do this itself: Python
     drives it in callback mode, where a lone Esc waits for the next key forever.
     Blocking; returns when a key is pressed or ``still()`` turns false."""
+    import termios
+    import tty
+
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
     out = getattr(sys.stdout, "raw", sys.stdout)

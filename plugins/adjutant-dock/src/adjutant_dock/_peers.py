@@ -9,22 +9,15 @@ what to install).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    import adjutant
     from adjutant import Copilot
     from adjutant_hookspecs import EventSubscription, Kernel, SpeechRecognizer
 
 __all__ = ["consent_question", "declares", "hear", "last_seq", "mcp_rows", "recognizer",
            "refuse_remote", "speech_control", "subscribe"]
-
-
-def _core(kernel: Kernel) -> adjutant.Kernel:
-    """The kernel the dock runs in, which is adjutant-core's."""
-    return cast("adjutant.Kernel", kernel)
 
 
 def subscribe(kernel: Kernel) -> EventSubscription:
@@ -44,18 +37,22 @@ def declares(kernel: Kernel, event: str) -> bool:
 
 def mcp_rows(kernel: Kernel) -> dict[str, Any]:
     """The MCP servers the profile's configuration names, as ``adjutant mcp list``
-    shows them (read from adjutant-mcp's running bridge; nothing is started here)."""
-    module = sys.modules.get("adjutant_mcp")  # loaded as a plugin: imported already
-    if module is None or not _core(kernel).pm.is_registered(module):
-        return {"available": False, "servers": [], "problems": [],
-                "missing": "MCP servers need the adjutant-mcp plugin: pip install "
-                           "adjutant-mcp (then restart the dock)"}
+    shows them (read from adjutant-mcp's running bridge, reached through the kernel;
+    nothing is started here)."""
+    missing = ("MCP servers need the adjutant-mcp plugin: pip install adjutant-mcp (then "
+               "restart the dock)")
+    plugin = kernel.plugin("mcp")
+    if plugin is None:
+        return {"available": False, "servers": [], "problems": [], "missing": missing}
+    from adjutant_mcp import McpServers
+
+    if not isinstance(plugin, McpServers):
+        return {"available": False, "servers": [], "problems": [], "missing": missing}
     try:
-        bridge = module.bridge_of(kernel)
+        return {"available": True, "servers": plugin.server_rows(),
+                "problems": plugin.server_problems(), "missing": None}
     except RuntimeError as exc:
         return {"available": False, "servers": [], "problems": [], "missing": str(exc)}
-    return {"available": True, "servers": bridge.server_rows(),
-            "problems": list(bridge.problems), "missing": None}
 
 
 def recognizer(kernel: Kernel) -> tuple[SpeechRecognizer, str | None] | None:

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 from adjutant_hookspecs.records import DenyAllRecord, RefusedCallRecord
 
 if TYPE_CHECKING:
+    from adjutant import Copilot
     from adjutant_hookspecs import Kernel
 
 __all__ = ["CLOSE_STREAMS_AFTER_S", "LOG_UNWRITABLE", "QUESTIONS", "WINDOW_S",
@@ -69,13 +70,13 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
               "emergency")
 
 
-def exposed(copilot: Any) -> dict[str, Any]:
+def exposed(copilot: Copilot) -> dict[str, Any]:
     """What is served: the tools the profile offers, minus mounted MCP ones."""
     return {name: tool for name, tool in copilot.offered_tools().items()
             if not name.startswith("mcp.")}
 
 
-def build_server(kernel: Kernel, copilot: Any, *, questions: int = QUESTIONS,
+def build_server(kernel: Kernel, copilot: Copilot, *, questions: int = QUESTIONS,
                  one_client: bool = False,
                  close_streams_after: float = CLOSE_STREAMS_AFTER_S) -> Any:
     """A low-level MCP server over the kernel's tools.

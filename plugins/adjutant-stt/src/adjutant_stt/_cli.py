@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING
 
 from ._errors import HeardNothing, SttError
 from ._settings import listen_settings
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel, SpeechRecognizer
 
 __all__ = ["configure_listen", "configure_transcribe", "listen", "transcribe_command"]
 
@@ -24,7 +28,7 @@ def configure_transcribe(parser: argparse.ArgumentParser) -> None:
 
 def _engine_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", metavar="NAME",
-                        help="the speech recognizer (default: the profile's listen.engine, "
+                        help="the speech recognizer (default: the profile's plugins.stt.engine, "
                              "`whisper`, on this machine); a remote one asks before the "
                              "audio leaves the machine")
     parser.add_argument("--allow-remote", action="store_true",
@@ -41,7 +45,7 @@ def _fail(command: str, exc: SttError) -> int:
     return 1
 
 
-def transcribe_command(kernel: Any, args: argparse.Namespace) -> Any:
+def transcribe_command(kernel: Kernel, args: argparse.Namespace) -> int | Awaitable[int]:
     """Print what is said in a recording. Exit 0; 1 when nothing could be heard, the
     file is no audio, or a remote engine was refused or failed (the reason on stderr);
     4 when a remote engine was chosen and the operator is off."""
@@ -68,7 +72,8 @@ def transcribe_command(kernel: Any, args: argparse.Namespace) -> Any:
     return 0
 
 
-async def _transcribe_remote(kernel: Any, args: argparse.Namespace, recognizer: Any) -> int:
+async def _transcribe_remote(kernel: Kernel, args: argparse.Namespace,
+                             recognizer: SpeechRecognizer) -> int:
     """The file decoded and checked for speech here, then sent (after consent)."""
     import anyio
 
@@ -111,11 +116,11 @@ def configure_listen(parser: argparse.ArgumentParser) -> None:
                         help="print the outcome as JSON on stdout (as `adjutant run --json`)")
     parser.add_argument("--edit", action=argparse.BooleanOptionalAction, default=None,
                         help="edit the transcript before it is sent (default: the "
-                             "profile's listen.edit_first)")
+                             "profile's plugins.stt.edit_first)")
     _engine_options(parser)
 
 
-async def listen(kernel: Any, args: argparse.Namespace) -> int:
+async def listen(kernel: Kernel, args: argparse.Namespace) -> int:
     """One spoken request, then exactly what ``adjutant run REQUEST`` does with it (the
     same command, so the same pipeline, approvals, output and exit codes). Exit 1
     when nothing was heard or there is no microphone; 0 in listen-only (logged)."""

@@ -18,11 +18,15 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ._errors import SttError
 from ._events import RemoteConsent
 from ._records import SpeechConsentRecord
+
+if TYPE_CHECKING:
+    from adjutant import Copilot
+    from adjutant_hookspecs import Kernel, SpeechRecognizer
 
 __all__ = ["Consent", "NotSent", "ask_on_terminal", "consent", "question"]
 
@@ -43,7 +47,7 @@ class NotSent(SttError):
         self.off = off
 
 
-def question(recognizer: Any, model: str | None) -> str:
+def question(recognizer: SpeechRecognizer, model: str | None) -> str:
     where = f"{recognizer.destination}" + (f", model {model}" if model else "")
     return (f"send this recording to {recognizer.name} ({where})? It leaves this "
             "machine. [y/N] ")
@@ -68,8 +72,8 @@ def ask_on_terminal(text: str) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-async def consent(kernel: Any, copilot: Any, recognizer: Any, model: str | None,
-                  given: Consent = None) -> None:
+async def consent(kernel: Kernel, copilot: Copilot, recognizer: SpeechRecognizer,
+                  model: str | None, given: Consent = None) -> None:
     """Return when the user consented to sending a recording to ``recognizer`` (with
     ``model``); raise `NotSent` otherwise. Local recognizers need no consent."""
     import anyio

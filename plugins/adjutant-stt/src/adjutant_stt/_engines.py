@@ -2,17 +2,15 @@
 machine, the default) and any a plugin registers through ``register_speech_recognizers``
 (adjutant-openrouter's ``openrouter`` sends the recording to a hosted model).
 
-A remote recognizer is never chosen implicitly: only the profile's ``listen.engine``
+A remote recognizer is never chosen implicitly: only the profile's ``plugins.stt.engine``
 or ``--engine`` names one, there is no fallback to it, and `consent` must say yes
 before it gets any audio (`remote_transcript`)."""
 
 from __future__ import annotations
 
-import inspect
 import io
 import time
-import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adjutant_hookspecs import RecognitionRequest, SpeechError, SpeechRecognizer
 
@@ -21,14 +19,15 @@ from ._records import SpeechSentRecord
 from ._settings import listen_settings
 from ._transcribe import SAMPLE_RATE, Transcript
 
-__all__ = ["HOOK", "WHISPER", "Whisper", "has_speech", "pick", "recognizers",
-           "remote_transcript", "wav_bytes"]
+if TYPE_CHECKING:
+    from adjutant import Copilot
+    from adjutant_hookspecs import Kernel
+
+__all__ = ["HOOK", "WHISPER", "Whisper", "has_speech", "pick", "remote_transcript",
+           "wav_bytes"]
 
 HOOK = "register_speech_recognizers"
 WHISPER = "whisper"
-#: Registered recognizers per kernel: name -> (recognizer, plugin), and what failed.
-_FOUND: weakref.WeakKeyDictionary[Any, tuple[dict[str, tuple[Any, str]], list[str]]] = \
-    weakref.WeakKeyDictionary()
 
 
 class Whisper:
@@ -64,64 +63,26 @@ class Whisper:
         return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
 
 
-def recognizers(kernel: Any) -> dict[str, tuple[Any, str]]:
-    """name -> (recognizer, plugin): ``whisper`` and every registered one (asked once
-    per kernel, in load order). A plugin whose hook fails, or that registers something
-    that is not a recognizer or a name already taken, is left out (`problems`)."""
-    if kernel in _FOUND:
-        return _FOUND[kernel][0]
-    found: dict[str, tuple[Any, str]] = {WHISPER: (Whisper(), "stt")}
-    problems: list[str] = []
-    pm = getattr(kernel, "pm", None)
-    caller = getattr(pm.hook, HOOK, None) if pm is not None else None
-    impls = {impl.plugin_name: impl for impl in (caller.get_hookimpls() if caller else ())}
-    for plugin in kernel.implementers(HOOK) if hasattr(kernel, "implementers") else impls:
-        impl = impls.get(plugin)
-        if impl is None or getattr(impl.plugin, "__name__", None) == __package__:
-            continue  # ours: whisper is there already
-
-        def register(obj: Any, _plugin: str = plugin) -> None:
-            name = getattr(obj, "name", None)
-            if not isinstance(obj, SpeechRecognizer) or not isinstance(name, str) \
-                    or not isinstance(obj.remote, bool) \
-                    or not inspect.iscoroutinefunction(obj.recognize):
-                problems.append(f"{_plugin}: {obj!r} is not a speech recognizer (name, "
-                                "remote, destination, async recognize)")
-            elif name in found:
-                problems.append(f"{_plugin}: recognizer {name!r} is already registered by "
-                                f"{found[name][1]!r}")
-            else:
-                found[name] = (obj, _plugin)
-
-        try:
-            impl.function(register=register)
-        except Exception as exc:
-            problems.append(f"{plugin}: {HOOK} raised {type(exc).__name__}: {exc}")
-    _FOUND[kernel] = (found, problems)
-    return found
-
-
-def problems(kernel: Any) -> list[str]:
-    recognizers(kernel)
-    return _FOUND[kernel][1]
-
-
-def pick(kernel: Any, name: str | None = None) -> Any:
-    """The recognizer named ``name`` (None: the profile's ``listen.engine``). An
-    unknown name is an error naming the installed ones; nothing is chosen in its place."""
+def pick(kernel: Kernel, name: str | None = None) -> SpeechRecognizer:
+    """The recognizer named ``name`` (None: the profile's ``plugins.stt.engine``), from
+    ``kernel.speech_recognizers``. An unknown name is an error naming the registered
+    ones (and the plugins that failed to register theirs); nothing is chosen in its
+    place."""
     if name is None:
         name = listen_settings(kernel).engine
-    if name == WHISPER:  # ours, without asking any plugin
-        return Whisper()
-    found = recognizers(kernel)
-    if name in found:
-        return found[name][0]
-    broken = "; ".join(problems(kernel))
+    found = kernel.speech_recognizers.get(name)
+    if found is not None:
+        return found
+    if name == WHISPER and WHISPER not in kernel.speech_recognizers:
+        return Whisper()  # a host that calls these functions without loading the plugin
+    broken = "; ".join(f"{p.name}: {p.error}" for p in kernel.plugins
+                       if p.status == "failed" and HOOK in (p.error or ""))
     raise SttError(f"no speech recognizer named {name!r} (installed: "
-                   f"{', '.join(sorted(found))})" + (f"; not loaded: {broken}" if broken else ""),
-                   hint="choose one of those with --engine or the profile's listen.engine "
-                        "(`whisper` transcribes on this machine); remote engines come with "
-                        "their plugins, e.g. pip install adjutant-openrouter")
+                   f"{', '.join(sorted(kernel.speech_recognizers))})"
+                   + (f"; not loaded: {broken}" if broken else ""),
+                   hint="choose one of those with --engine or the profile's "
+                        "plugins.stt.engine (`whisper` transcribes on this machine); remote "
+                        "engines come with their plugins, e.g. pip install adjutant-openrouter")
 
 
 def wav_bytes(samples: Any) -> bytes:
@@ -150,7 +111,7 @@ def has_speech(samples: Any) -> float:
     return float(sum(s["end"] - s["start"] for s in spans)) / SAMPLE_RATE
 
 
-async def remote_transcript(copilot: Any, recognizer: Any, samples: Any, *,
+async def remote_transcript(copilot: Copilot, recognizer: SpeechRecognizer, samples: Any, *,
                             language: str | None, model: str | None) -> Transcript:
     """``samples`` transcribed by a recognizer the user consented to (`consent`): the
     recording as WAV, the words back. What was sent (engine, host, model, seconds,

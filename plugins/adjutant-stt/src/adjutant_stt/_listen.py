@@ -4,7 +4,7 @@ the user's request, through the same pipeline as a typed one (``adjutant run``'s
 Fail closed: in ``off`` the microphone is never opened; in ``listen-only`` the
 transcript is logged as context (`Copilot.notice`) and never planned (the operator
 refuses to plan in that mode too). Audio never leaves the machine unless the user
-named a remote recognizer (``listen.engine``, ``--engine``) and consented to where it
+named a remote recognizer (``plugins.stt.engine``, ``--engine``) and consented to where it
 goes (`_consent`) before the microphone opened; when a remote engine fails, a
 microphone recording is kept on this machine (``<data home>/recordings``)."""
 
@@ -16,7 +16,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._consent import Consent
 from ._consent import consent as ask_consent
@@ -26,6 +26,10 @@ from ._events import Heard, HeardNothingEvent, Listening
 from ._record import DEFAULT_ENDPOINT, Endpoint, file_chunks, microphone_chunks, record_utterance
 from ._settings import listen_settings
 from ._transcribe import SAMPLE_RATE, Transcript, decode_file, transcribe
+
+if TYPE_CHECKING:
+    from adjutant import Copilot
+    from adjutant_hookspecs import Kernel
 
 __all__ = ["PushToTalk", "Spoken", "hear", "record", "utterance"]
 
@@ -76,7 +80,7 @@ def record(audio: str | None = None, *, endpoint: Endpoint = DEFAULT_ENDPOINT,
         samples = decode_file(audio)
         if samples.size / SAMPLE_RATE > endpoint.max_s:
             raise SttError(f"the recording is longer than {endpoint.max_s:g} s "
-                           "(the profile's listen.max_s)")
+                           "(the profile's plugins.stt.max_s)")
         if not has_speech(samples):
             raise HeardNothing("no speech in the recording")
         return samples
@@ -102,7 +106,7 @@ def record(audio: str | None = None, *, endpoint: Endpoint = DEFAULT_ENDPOINT,
     return recording.samples
 
 
-def _keep(kernel: Any, samples: Any) -> Path:
+def _keep(kernel: Kernel, samples: Any) -> Path:
     """A microphone recording a remote engine failed on, kept on this machine (owner
     only), so nothing said is lost: ``adjutant transcribe`` it later."""
     import time
@@ -142,7 +146,7 @@ class Spoken:
     text: str
 
 
-async def hear(kernel: Any, copilot: Any, *, audio: str | None = None,
+async def hear(kernel: Kernel, copilot: Copilot, *, audio: str | None = None,
                edit: bool | None = None, engine: str | None = None,
                consent: Consent = None, whole: bool = False) -> Spoken:
     """One spoken request for the operator. Errors are shown, never raised.
@@ -151,7 +155,7 @@ async def hear(kernel: Any, copilot: Any, *, audio: str | None = None,
     button was held): heard at once and entire, not fed at speaking pace and cut at
     the first pause as a stand-in for the microphone is.
 
-    ``engine``: a recognizer by name (None: the profile's ``listen.engine``, whisper by
+    ``engine``: a recognizer by name (None: the profile's ``plugins.stt.engine``, whisper by
     default). A remote one is asked for consent before anything is recorded:
     ``consent`` None asks on the terminal (refused without one), True means the user
     consented already (``--allow-remote``, a frontend's own question), False refuses,
@@ -168,7 +172,7 @@ async def hear(kernel: Any, copilot: Any, *, audio: str | None = None,
     samples: Any = None
     try:
         recognizer = pick(kernel, engine)
-        model = getattr(listen, "remote_model", None) or getattr(recognizer, "model", None)
+        model = listen.remote_model or getattr(recognizer, "model", None)
         await ask_consent(kernel, copilot, recognizer, model, consent)
         kernel.bus.publish(Listening(source=audio or "microphone"))
         _say(f"listening{' to ' + audio if audio else ''}... "
@@ -204,7 +208,7 @@ async def hear(kernel: Any, copilot: Any, *, audio: str | None = None,
         await copilot.notice(heard.text, source="speech")
         _say(f"({mode}: logged as context, not planned)")
         return Spoken("context", heard.text)
-    wants_edit = getattr(listen, "edit_first", False) if edit is None else edit
+    wants_edit = listen.edit_first if edit is None else edit
     if wants_edit and sys.stdin.isatty():
         return Spoken("request", (await anyio.to_thread.run_sync(_edit, heard.text)).strip())
     return Spoken("request", heard.text)
@@ -216,12 +220,12 @@ class PushToTalk:
 
     name = "voice"
 
-    async def hear(self, kernel: Any, copilot: Any) -> str:
+    async def hear(self, kernel: Kernel, copilot: Copilot) -> str:
         """The spoken request's text, or ``""`` when there is nothing to plan."""
         spoken = await hear(kernel, copilot)
         return spoken.text if spoken.status == "request" else ""
 
-    async def serve(self, kernel: Any) -> None:
+    async def serve(self, kernel: Kernel) -> None:
         import anyio
 
         from adjutant import Copilot, TerminalApprover
