@@ -376,3 +376,26 @@ def test_a_near_tie_is_broken_by_the_request_words_not_by_rounding() -> None:
     # a clear winner stays the winner
     assert choices[planner.decide("list python processes", choices, [2.0, 1.0, 0.0])] \
         == "fs.read"
+
+
+def test_decide_lets_the_requests_words_settle_near_neighbours_never_an_answer() -> None:
+    """The model's margin between near neighbours flips on punctuation ("List, Python,
+    Processes." scored fs.list 1.877, proc.list 1.646); the words the request shares
+    with a declaration tip it. An answer the model preferred stays an answer, and a
+    question never becomes a write through a tie."""
+    from pathlib import Path
+
+    registry = Path(__file__).resolve().parents[2] / "plugins"
+    planner = Planner({d.name: d for d in (
+        msgspec.json.decode(f.read_bytes(), type=ToolDeclaration)
+        for f in registry.glob("adjutant-*/registry/tools/*.json"))})
+    names = ["fs.list", "proc.list", "compress.zip"]
+    choices = [*names, "response"]
+    assert choices[planner.decide("List, Python, Processes.", choices,
+                                  [1.877, 1.646, -1.0, -0.3])] == "proc.list"
+    assert choices[planner.decide("what files are in this folder?", choices,
+                                  [2.0, 0.5, -1.0, -0.3])] == "fs.list"
+    assert choices[planner.decide("what is a unified diff?", choices,
+                                  [-1.0, -1.0, 0.70, 0.751])] == "response"
+    assert choices[planner.decide("list the processes", choices,
+                                  [-1.0, 0.2, -1.0, 2.0])] == "response"

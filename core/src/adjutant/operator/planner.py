@@ -41,8 +41,9 @@ from adjutant_hookspecs import CompletionRequest, ToolDeclaration
 
 from ._grammar import END, reply_grammar, reply_schema
 
-__all__ = ["ALL_TOOLS", "END", "MAX_REQUEST", "TIE_MARGIN", "Planner", "bad_request",
-           "is_question", "named_paths", "reply_grammar", "reply_schema", "workspace_paths"]
+__all__ = ["ALL_TOOLS", "END", "LEXICAL_WEIGHT", "MAX_REQUEST", "TIE_MARGIN", "Planner",
+           "bad_request", "is_question", "named_paths", "reply_grammar", "reply_schema",
+           "workspace_paths"]
 
 #: Up to this many tools, every one is offered (the model chooses); beyond, a ranking
 #: narrows the menu to this many.
@@ -57,6 +58,14 @@ CONTEXT_CHARS = 600
 #: Two calibrated scores closer than this (nats) are a tie: which is higher can flip
 #: with the thread count's rounding, so `Planner.decide` breaks it deliberately.
 TIE_MARGIN = 0.1
+#: How much the request's own words weigh in the choice between tools (nats added to
+#: the calibrated score of the tool the lexical ranking puts first, proportionally
+#: less to the others). A small model's choice between near neighbours flips on
+#: punctuation ("List, Python, Processes." went to fs.list, "List Python processes."
+#: to proc.list); the rarest words the request shares with a tool's declaration are
+#: the steadier signal. It never turns an answer into a tool: ``response`` is decided
+#: on the model's scores alone.
+LEXICAL_WEIGHT = 0.5
 #: The content-free request the model's choice is calibrated against.
 _CONTENT_FREE = "N/A"
 #: How the planner itself teaches the ``response`` choice.
@@ -369,17 +378,31 @@ class Planner:
         lexical ranking of the request (then by order), not by rounding noise that
         differs with the thread count. Each second look and tie-break is logged."""
         order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))
+        lexical = dict(self.rank(asked)) if asked else {}
+        strongest = max(lexical.values(), default=0.0)
+        if strongest > 0 and self.tools.get(choices[order[0]]) is not None:
+            fused = [s + LEXICAL_WEIGHT * lexical.get(c, 0.0) / strongest
+                     if self.tools.get(c) is not None else s
+                     for c, s in zip(choices, scores, strict=True)]
+            tools_first = [i for i in order if self.tools.get(choices[i]) is not None]
+            best = max(tools_first, key=lambda i: (fused[i], -i))
+            if best != order[0]:
+                _log.info("words: %s (%.3f + words) over %s (%.3f) for %r", choices[best],
+                          scores[best], choices[order[0]], scores[order[0]], asked[:80])
+                scores = fused
+                order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))
         if asked and is_question(asked):
             reads = [i for i in order if not self._writes(choices[i])]
             if reads and reads[0] != order[0]:
                 _log.info("second look: %r is a question; %s (%.3f) instead of %s (%.3f)",
                           asked[:80], choices[reads[0]], scores[reads[0]],
                           choices[order[0]], scores[order[0]])
-                order = reads
+            order = reads or order  # a tie below must not bring a write back
         if len(order) > 1 and scores[order[0]] - scores[order[1]] < TIE_MARGIN:
             top = order[:2]
-            lexical = dict(self.rank(asked)) if asked else {}
-            pick = min(top, key=lambda i: (-lexical.get(choices[i], 0.0), i))
+            # equal words: the answer before a tool (it acts on nothing), then by order
+            pick = min(top, key=lambda i: (-lexical.get(choices[i], 0.0),
+                                           self.tools.get(choices[i]) is not None, i))
             _log.info("tie-break: %s %.3f vs %s %.3f for %r; took %s", choices[top[0]],
                       scores[top[0]], choices[top[1]], scores[top[1]], asked[:80],
                       choices[pick])
