@@ -1,4 +1,4 @@
-"""The action log's records are one typed, versioned schema (issue 15 §4):
+"""The action log's records are one typed, versioned schema:
 `adjutant_hookspecs.records`, written validated and read back as Structs."""
 
 from __future__ import annotations
