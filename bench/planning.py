@@ -30,7 +30,7 @@ Figures, per model and planner:
 - a confusion table (expected first tool -> what was planned) for the misses.
 
 Planners: ``now`` (this checkout) and ``c3400f2`` (the planner and operator request
-of commit c3400f2, before issue 14: BM25 menu of 4, a first step forced by a confident
+of commit c3400f2, before model scoring: BM25 menu of 4, a first step forced by a confident
 ranking, raw completion prompts), so the gain is visible in one run.
 
 Run: ``.venv/bin/python bench/planning.py [--quick] [--sets tuning,heldout]

@@ -1,4 +1,4 @@
-"""Bad input through `adjutant run --json` (issue 14): an empty request, a 100 kB one,
+"""Bad input through `adjutant run --json`: an empty request, a 100 kB one,
 one in another language, a path outside the cage, a task no tool can do. Each gets a
 clear response or a clear refusal: never a traceback, never a made-up tool. The model
 is scripted (a file of replies, `adjutant.testing.scriptfile`): what is tested is what
@@ -69,7 +69,7 @@ def test_another_language_and_an_impossible_task_get_a_response(user: dict[str, 
 def test_a_made_up_tool_is_refused_plainly(user: dict[str, Any]) -> None:
     """The embedded model cannot write one (its grammar names only real tools); a
     backend that does gets the step refused, with the reason. (Propose-only shows the
-    plan; its verdicts per step are issue 14's item 2.)"""
+    plan; its verdicts per step are tests/test_proposals.py's.)"""
     subprocess.run([ADJUTANT, "mode", "execute-with-confirmation"], env=user["env"],
                    cwd=user["work"], capture_output=True, check=True, timeout=60)
     made_up = json.dumps({"type": "plan", "steps": [{"tool": "flights.book", "args": {}}]})

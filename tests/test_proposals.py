@@ -1,4 +1,4 @@
-"""Propose-only shows what would happen (issue 14 §2): each proposed step with its
+"""Propose-only shows what would happen: each proposed step with its
 dry-run preview and the pipeline's verdict one mode up, in the terminal and in
 ``--json``; a step whose preview fails says so plainly. Nothing runs."""
 

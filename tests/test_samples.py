@@ -1,4 +1,4 @@
-"""The seed files under samples/ are valid: they decode to their contracts."""
+"""The sample files under samples/ are valid: they decode to their contracts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Two runs at the same time on one operator (issue 15 §3): each run's events,
+"""Two runs at the same time on one operator: each run's events,
 approvals, cancellation and log records stay its own. A web dock and a voice frontend,
 or two clients of ``adjutant mcp serve``, share one `Copilot` this way."""
 

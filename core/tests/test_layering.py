@@ -1,5 +1,5 @@
 """What imports what: a kernel loads without the CLI, the public names are one list,
-and no core module grows past 600 lines without saying why (issue 15 §3, §4)."""
+and no core module grows past 600 lines without saying why."""
 
 from __future__ import annotations
 

@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from adjutant.cli._new import KINDS, generate
+from adjutant.cli._new import KINDS, checkout_copies, generate, render
 
 ADJUTANT = str(Path(sys.executable).with_name("adjutant"))
 
@@ -47,18 +48,37 @@ def test_bad_names_and_existing_directories_are_refused(tmp_path: Path) -> None:
     assert done.returncode == 2 and "already exists" in done.stderr
 
 
-TEMPLATE = Path(__file__).parents[2] / "plugins" / "_template"
+CHECKOUT = Path(__file__).parents[2]
 
 
-@pytest.mark.skipif(not TEMPLATE.is_dir(), reason="plugins/_template is in the repository only")
-def test_the_template_plugin_has_the_tests_new_plugin_writes(tmp_path: Path) -> None:
-    """plugins/_template and `adjutant new plugin template --kind tool` teach the same
-    tests: change one, change the other (copy the generated files over the template's)."""
-    root = generate("template", "tool", tmp_path)
-    written = {p.name: p.read_text() for p in (root / "tests").iterdir()}
-    template = {p.name: p.read_text() for p in (TEMPLATE / "tests").iterdir()
-                if p.suffix == ".py"}
-    assert sorted(template) == sorted(written)
-    for name, text in written.items():
-        assert template[name] == text, f"plugins/_template/tests/{name} differs"
+@pytest.mark.skipif(not (CHECKOUT / "plugins" / "_template").is_dir(),
+                    reason="plugins/_template is in the repository only")
+def test_the_repository_copies_are_the_template_rendered() -> None:
+    """plugins/_template is `adjutant new plugin template` byte for byte, and the
+    wordcount example's packaging and common tests are the template's with its stated
+    edits. After changing the template, `./dev template` rewrites them."""
+    expected = checkout_copies(CHECKOUT)
+    template = CHECKOUT / "plugins" / "_template"
+    written = {p for p in template.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert written == {p for p in expected if p.is_relative_to(template)}
+    assert len(expected) > len(written)  # the example's files are compared too
+    for path, text in expected.items():
+        assert path.read_text() == text, f"{path.relative_to(CHECKOUT)} differs: ./dev template"
 
+
+def test_sources_point_at_the_checkout_relatively_inside_it(tmp_path: Path) -> None:
+    inside = render("x", "tool", CHECKOUT / "plugins" / "adjutant-x")["pyproject.toml"]
+    assert 'adjutant-core = { path = "../../core", editable = true }' in inside
+    outside = render("x", "tool", tmp_path / "adjutant-x")["pyproject.toml"]
+    assert f'adjutant-core = {{ path = "{CHECKOUT / "core"}", editable = true }}' in outside
+
+
+def test_every_kind_renders_every_placeholder() -> None:
+    for kind in KINDS:
+        files = render("my_plugin", kind, CHECKOUT / "x")
+        assert sorted(files) == sorted([
+            "README.md", "pyproject.toml", "src/adjutant_my_plugin/__init__.py",
+            "src/adjutant_my_plugin/py.typed", "tests/conftest.py", "tests/test_plugin.py",
+            f"tests/test_{kind}.py"])
+        for relative, text in files.items():
+            assert not re.search(r"__[A-Z]+__", relative + text), (kind, relative)

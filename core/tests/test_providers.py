@@ -1,5 +1,5 @@
 """The shared OpenAI-compatible client against a real loopback server (`FakeServer`)
-speaking the documented quirks of PROTOCOLS.md sections 0, 2, 3 and 5."""
+speaking the documented quirks of each server's wire format."""
 
 from __future__ import annotations
 

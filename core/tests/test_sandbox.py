@@ -265,7 +265,7 @@ async def test_without_setpriv_the_guard_is_set_by_python(tmp_path: Path,
     assert sandbox._guarded(["true"], None)[:2] == [sys.executable, "-S"]
 
 
-# -- what protects the user stays out of reach (issue 13 §2) ------------------------------
+# -- what protects the user stays out of reach ----------------------------------------------
 
 
 def _home(tmp_path: Path) -> tuple[Path, Shield]:

@@ -1,4 +1,4 @@
-"""Stores are chosen by the profile (issue 15 §4): named there, or the only durable
+"""Stores are chosen by the profile: named there, or the only durable
 one; an ambiguous or missing choice is refused, never guessed."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The data contracts decode strictly, keep the seed's field names and round-trip."""
+"""The data contracts decode strictly, keep their field names and round-trip."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from adjutant_hookspecs import (
     encode,
 )
 
-SEED_FIELDS = {
+WIRE_FIELDS = {
     ToolDeclaration: ["name", "version", "description", "args_schema", "safety",
                       "supports_dry_run", "examples"],
     ToolSafety: ["writes", "allowed_paths", "forbid_patterns", "level", "network"],
@@ -30,13 +30,13 @@ SEED_FIELDS = {
                       "duration_ms", "artifacts"],
     ContextBulletin: ["cwd", "git", "focus", "selected_files", "recent_shell", "logs"],
 }
-#: Fields added after the seed (the seed's names above stay as they are).
+#: Fields added later (the names above stay as they are).
 ADDED_FIELDS: dict[type, list[str]] = {ContextBulletin: ["clipboard", "project"]}
 
 
-@pytest.mark.parametrize("cls", list(SEED_FIELDS))
-def test_seed_field_names_are_kept_on_the_wire(cls: type) -> None:
-    expected = SEED_FIELDS[cls] + ADDED_FIELDS.get(cls, [])
+@pytest.mark.parametrize("cls", list(WIRE_FIELDS))
+def test_field_names_are_kept_on_the_wire(cls: type) -> None:
+    expected = WIRE_FIELDS[cls] + ADDED_FIELDS.get(cls, [])
     assert sorted(cls.__struct_encode_fields__) == sorted(expected)
 
 

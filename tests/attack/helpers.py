@@ -1,4 +1,4 @@
-"""The attacker's bench for issue 13: a temporary root holding a fake ``HOME`` with real
+"""The attacker's bench: a temporary root holding a fake ``HOME`` with real
 secrets in it (``~/.ssh/id_rsa``, ``~/.aws/credentials``, each carrying `MARKER`), a
 data home and a workspace, and the real ``adjutant`` command driven as its user would
 (a subprocess, or a pseudo-terminal where approvals are asked), with a scripted model

@@ -1,4 +1,4 @@
-"""The context bulletin's git follows no repository out of the workspace (issue 13 §1).
+"""The context bulletin's git follows no repository out of the workspace.
 
 The ``git`` context provider runs ``git status`` in the workspace before any request,
 without a question. A repository the user cloned or unpacked can send git elsewhere:

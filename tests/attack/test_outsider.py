@@ -1,4 +1,5 @@
-"""An outsider's attacks on the three families of issue 13, new routes only.
+"""An outsider's attacks on three families (indirect reads,
+sandboxed writes, the terminal), new routes only.
 
 Everything goes through the public interfaces: ``adjutant run`` with the file-scripted
 model (reads run unasked in execute-with-confirmation; every question that is asked is

@@ -5,6 +5,6 @@ import pytest
 
 def pytest_configure(config: pytest.Config) -> None:
     # Rather than `pytest_plugins = ["adjutant.testing"]`, which pytest rejects in a
-    # conftest that is not top-level (`pytest examples/` from the repository root).
-    # A no-op when `-p adjutant.testing` (the repository's root config) loaded it.
+    # conftest that is not top-level (as when the repository's root runs every plugin's
+    # tests at once). A no-op when `-p adjutant.testing` (the root config) loaded it.
     config.pluginmanager.import_plugin("adjutant.testing")

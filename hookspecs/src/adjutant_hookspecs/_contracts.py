@@ -1,6 +1,6 @@
-"""Data contracts that cross a boundary (design seed, section 4).
+"""Data contracts that cross a boundary.
 
-Field names are the seed's and stay that way on the wire. Every contract is a
+Field names are fixed and stay that way on the wire. Every contract is a
 frozen msgspec Struct that rejects unknown fields, so a decode is strict and an
 error names the exact path (``Expected `int`, got `str` - at `$.steps[0].args```).
 """

@@ -1,4 +1,4 @@
-"""editor.patch judges every path a patch names like a direct write (issue 13 §2).
+"""editor.patch judges every path a patch names like a direct write.
 
 The guard sees only a tool's path arguments; a patch carries its paths inside one
 string, so the tool checks each header itself with the deny rules of `fs.write`.

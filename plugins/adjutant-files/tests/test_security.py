@@ -1,4 +1,5 @@
-"""Adversarial tests, one or more per bug class of SECURITY.md. Every refusal is an
+"""Adversarial tests, one or more per bug class of file tools (traversal,
+links, races, protected names, indirect reads). Every refusal is an
 error result naming its rule, and leaves the file system exactly as it was."""
 
 import os
@@ -252,7 +253,7 @@ async def test_grep_does_not_follow_links_out(ctx: ToolContext, tmp_path: Path) 
     assert (result.status, result.stdout) == ("ok", "")
 
 
-# -- indirect reads (issue 13, section 1): every file a tool finds by itself passes the
+# -- indirect reads: every file a tool finds by itself passes the
 # -- deny rules of fs.read, whatever route reached it ---------------------------------
 
 MARKER = "SECRET-MARKER-7f3a"

@@ -1,4 +1,5 @@
-"""Attacks from the repository and from the call's arguments (SECURITY.md's git classes).
+"""Attacks from the repository and from the call's arguments (config,
+hooks, filters, paths outside).
 
 Every "code" an attack plants writes a marker file inside the git directory, which is
 writable while a write tool runs: so a marker that stays absent means the code never
@@ -243,7 +244,7 @@ async def test_any_arguments_are_refused_or_previewed(tmp_path: Path, tool: Any,
         assert "refused by rule `" in result.stderr
 
 
-# -- indirect reads (issue 13, section 1): git reads nothing outside the cage, and a
+# -- indirect reads: git reads nothing outside the cage, and a
 # -- diff never shows what fs.read would refuse -----------------------------------------
 
 MARKER = "SECRET-MARKER-7f3a"

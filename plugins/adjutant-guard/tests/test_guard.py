@@ -1,4 +1,4 @@
-"""The guard against each bug class of SECURITY.md, with real files under tmp_path."""
+"""The guard against each bug class of path and command checks, with real files under tmp_path."""
 
 import errno
 import os

@@ -433,7 +433,7 @@ async def test_the_users_worked_examples_reach_the_planner(tmp_path: Path) -> No
                 '[{"tool":"mcp.time.get_current_time","args":{"timezone":"Europe/Paris"}}]}'
                 in prompt)
         # an example whose request does not state its values would teach the model to
-        # invent them: the planner leaves it out (issue 14 §4)
+        # invent them: the planner leaves it out
         assert "Asia/Tokyo" not in prompt
 
 

@@ -1,5 +1,5 @@
 """Two MCP clients at the same time on one ``adjutant mcp serve`` (one `Copilot`):
-each call's question, outcome, cancellation and log records stay its own (issue 15 §3)."""
+each call's question, outcome, cancellation and log records stay its own."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A fake mlx-lm server from PROTOCOLS.md section 4: chat chunks with ``: keepalive``
+"""A fake mlx-lm server, from its documentation and source: chat chunks with ``: keepalive``
 comments during prompt processing, a finish chunk, an optional usage chunk, then
 ``[DONE]``; errors as ``{"error": "<string>"}``; 411 without Content-Length; empty
 output (no error) when ``response_format`` is sent (mlx-lm #1007)."""

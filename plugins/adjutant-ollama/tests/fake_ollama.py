@@ -1,4 +1,4 @@
-"""A fake Ollama from PROTOCOLS.md section 1: NDJSON lines with ``done:false``, a final
+"""A fake Ollama from its API documentation: NDJSON lines with ``done:false``, a final
 ``done:true`` line with ``done_reason`` and durations in nanoseconds; a mid-stream
 ``{"error"}`` line under HTTP 200; ``{"error": "..."}`` bodies (404 unknown model,
 400 missing capability, 429 with ``Retry-After``, 503 busy); tags, ps, show;

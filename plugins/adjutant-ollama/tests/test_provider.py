@@ -1,4 +1,4 @@
-"""The Ollama provider against its documented native API and quirks (PROTOCOLS.md §1)."""
+"""The Ollama provider against its documented native API and quirks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A fake text-generation-webui API, built from PROTOCOLS.md sections 0 and 2:
+"""A fake text-generation-webui API, built from its documentation:
 sse-starlette framing with ``sep="\\n"`` and ``: ping`` comments, completion chunks
 with ``choices[0].text``, a final chunk with ``finish_reason``, a separate usage chunk
 with ``choices: []`` (when ``include_usage``), then ``[DONE]``; errors inside the 200

@@ -1,5 +1,4 @@
-"""The text-generation-webui provider against its documented wire format
-(PROTOCOLS.md sections 0 and 2)."""
+"""The text-generation-webui provider against its documented wire format."""
 
 from __future__ import annotations
 

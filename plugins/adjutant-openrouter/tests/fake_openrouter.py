@@ -1,4 +1,4 @@
-"""A fake OpenRouter from PROTOCOLS.md section 3: SSE chunks with
+"""A fake OpenRouter from its API documentation: SSE chunks with
 ``: OPENROUTER PROCESSING`` comments anywhere (also before the first token), usage on
 the final chunk, ``[DONE]``; errors as ``{"error": {"code", "message", "metadata"}}``
 with the status equal to the code before streaming, and in-band after tokens were

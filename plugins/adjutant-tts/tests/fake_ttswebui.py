@@ -1,4 +1,4 @@
-"""A fake TTS-WebUI OpenAI TTS API extension, built from PROTOCOLS.md section 6 and the
+"""A fake TTS-WebUI OpenAI TTS API extension, built from the documentation and the
 extension's source (``api/audio.py``, ``models/create_speech_request.py``,
 ``services/tts_service.py``, ``utils/audio_utils.py``, ``router.py``):
 

@@ -1,7 +1,7 @@
 """The operator's subcommands that plan and run steps: ``run``, ``chat``, ``replay``
 (the state's are in `adjutant.cli._state`).
 
-Exit codes (documented in README, relied on by scripts):
+Exit codes (documented in docs/usage.md, relied on by scripts):
 0 done (answered, proposed, executed); 1 error; 2 bad usage; 3 the model or its
 provider failed; 4 something was denied, paused or aborted; 130 interrupted.
 """

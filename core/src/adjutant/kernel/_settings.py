@@ -106,7 +106,7 @@ class Profile:
     verbosity: Verbosity = "normal"
     token_budget: int = attrs.field(default=4096, validator=[v.gt(0), v.le(10_000_000)])
     #: How many tools the planner offers per request, the most relevant first (0: every
-    #: allowed tool, up to 32: the model chooses; issue 14 measured this against 4).
+    #: allowed tool, up to 32: the model chooses; bench/planning.py measured this against 4).
     tool_menu: int = attrs.field(default=0, validator=[v.ge(0), v.le(1000)])
     #: Which registered store keeps the action log (``"log"``) and the operator's state
     #: (``"kv"``), by name (``{"log": "lmdb", "kv": "lmdb"}``); unnamed: the only

@@ -1,6 +1,6 @@
 """Strict decoding of what a model says: a plan or a response, nothing else.
 
-Model output is untrusted. It must be exactly one JSON object in one of the seed's
+Model output is untrusted. It must be exactly one JSON object in one of the
 two forms, with no duplicate keys (``{"tool": "a", "tool": "b"}`` is an attack on
 parsers that keep the last), no NaN/Infinity, nothing trailing, and bounded size.
 Anything else is refused with a reason that can be shown to the user and fed back

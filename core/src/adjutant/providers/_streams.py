@@ -1,4 +1,4 @@
-"""Stream framing: Server-Sent Events and NDJSON, with the quirks of PROTOCOLS.md.
+"""Stream framing: Server-Sent Events and NDJSON, with the servers' documented quirks.
 
 SSE: comment lines (``: ping``, ``: OPENROUTER PROCESSING``, ``: keepalive``) are
 skipped; events end at a blank line in ``\\n`` or ``\\r\\n`` form; ``data: [DONE]``

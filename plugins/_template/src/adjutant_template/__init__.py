@@ -1,15 +1,11 @@
-"""``template.echo``: a copyable Adjutant plugin skeleton (see README.md to copy it).
+"""``template.echo``: a read-only tool. Replace it with yours.
 
-When you copy this package:
-
-- rename ``adjutant_template`` (this folder), the ``template.`` prefix of tool names
-  and the entry point in ``pyproject.toml`` to your plugin's name;
-- keep this module cheap to import: the kernel imports every installed plugin at
-  start-up, so import heavy dependencies (HTTP clients, models, numpy, anyio)
-  inside the methods that use them, as ``tests/test_plugin.py`` checks;
-- replace `Echo` with your own tools, or implement other hooks from
-  ``adjutant_hookspecs.AdjutantSpec`` (``register_providers``, ``register_policies``,
-  ...) the same way: a ``@hookimpl`` function that calls ``register``.
+The ``adjutant`` entry point names this module; the kernel imports it at start-up
+and calls each ``@hookimpl`` function here; other hooks of
+``adjutant_hookspecs.AdjutantSpec`` (``register_policies``, ``startup``, ...) are
+written the same way. Keep it cheap to import: heavy libraries (HTTP clients,
+models, numpy, anyio) go inside the methods that use them, as
+``tests/test_plugin.py`` checks.
 """
 
 from __future__ import annotations
@@ -30,10 +26,11 @@ __all__ = ["Echo", "register_tools"]
 
 
 class Echo:
-    """``template.echo``: return the ``text`` argument. Read-only, no side effects."""
+    """Return the ``text`` argument. Read-only, no side effects."""
 
-    # The declaration is what the operator plans with and what the safety pipeline
-    # checks: keep the schema strict, the safety level honest and the examples valid.
+    # What the operator plans with and the safety pipeline checks: a strict schema,
+    # an honest safety level, examples that fit the schema (checked at registration).
+    # Mark paths with "x-adjutant-role": "path" so policies can judge them.
     declaration = ToolDeclaration(
         name="template.echo",
         version="0.1.0",
@@ -54,19 +51,17 @@ class Echo:
         text = call.args.get("text")
         if not isinstance(text, str):
             return _error(call, "template.echo: `text` must be a string")
-        return ExecutionResult(
-            tool=call.tool, args=dict(call.args), status="dry_run", dry_run_diff=f"echo {text!r}"
-        )
+        return ExecutionResult(tool=call.tool, args=dict(call.args), status="dry_run",
+                               dry_run_diff=f"echo {text!r}")
 
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
         # Checked here too: a tool can be called without the kernel's schema check
-        # (directly, as in the tests), and reports a bad call as a result, not a raise.
+        # (directly, as in the tests). A failure is a result, never a raise.
         text = call.args.get("text")
         if not isinstance(text, str):
             return _error(call, "template.echo: `text` must be a string")
-        return ExecutionResult(
-            tool=call.tool, args=dict(call.args), status="ok", stdout=f"{text}\n"
-        )
+        return ExecutionResult(tool=call.tool, args=dict(call.args), status="ok",
+                               stdout=f"{text}\n")
 
 
 def _error(call: ToolCall, message: str) -> ExecutionResult:

@@ -7,8 +7,8 @@ one with ``RUN_FINISHED`` whose outcome is an interrupt, and the answer (a
 one interrupted. Each segment keeps its envelopes in order (``seq`` from 1) for
 replay, and has exactly one terminal event.
 
-Jobs run one at a time in FIFO order across all threads (the seed's "queue
-globally": the operator is one `Copilot`, shared by every tab), so each thread also
+Jobs run one at a time in FIFO order across all threads (queued
+globally: the operator is one `Copilot`, shared by every tab), so each thread also
 has at most one active run.
 """
 

@@ -1,6 +1,6 @@
 """The dock's wire: the canonical envelope around each AG-UI event, and SSE frames.
 
-The envelope (seed 001, "BFF → Browser SSE Contract") is ``{id, seq, runId,
+The envelope (the dock's server-to-browser SSE contract) is ``{id, seq, runId,
 threadId, clientSessionId, timestamp, event, data}``; ``data`` is the AG-UI event
 itself (camelCase, the shape ``ag-ui-protocol`` validates). ``seq`` counts from 1
 within one AG-UI run and is the SSE ``id:``, so a browser that reconnects with
@@ -16,7 +16,7 @@ import msgspec
 
 __all__ = ["EVENT_NAMES", "envelope", "event_name", "frame"]
 
-#: AG-UI type → the envelope's ``event`` (the seed's names; others lower-cased).
+#: AG-UI type → the envelope's ``event`` (the contract's names; others lower-cased).
 EVENT_NAMES = {
     "RUN_STARTED": "run_started", "RUN_FINISHED": "run_finished", "RUN_ERROR": "run_error",
     "TEXT_MESSAGE_START": "text_start", "TEXT_MESSAGE_CONTENT": "text_delta",

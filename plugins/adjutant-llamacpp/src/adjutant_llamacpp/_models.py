@@ -69,7 +69,7 @@ PRESETS = {
         summary="Gemma 3 270M Q4_K_M (253 MB), a base model prompted as plain completion"),
 }
 #: The preset used when none is named: the best on the held-out planning figures
-#: (bench/planning.py; README, "The embedded model").
+#: (bench/planning.py; docs/architecture.md, "The embedded model").
 DEFAULT_MODEL = "qwen2.5-coder-0.5b"
 
 

@@ -75,7 +75,7 @@ class LlamaCpp:
     load once and stay loaded (``aclose`` frees them).
 
     ``raw``: prompt every model as plain completion, even one with a chat template
-    (how the planner of before issue 14 drove it; kept for the benchmark)."""
+    (how the earlier planner drove it; kept for the benchmark)."""
 
     name = "llama-cpp"
 

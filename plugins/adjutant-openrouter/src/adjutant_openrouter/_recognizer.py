@@ -21,7 +21,7 @@ from ._provider import DEFAULT_URL
 
 __all__ = ["DEFAULT_AUDIO_MODEL", "OpenRouterRecognizer"]
 
-#: Audio in, text out, cheap and quick (PROTOCOLS.md §3: input_modalities has audio).
+#: Audio in, text out, cheap and quick (its input_modalities has audio).
 DEFAULT_AUDIO_MODEL = "google/gemini-2.5-flash"
 SYSTEM = ("You are a speech-to-text engine. Reply with exactly the words spoken in the "
           "recording, verbatim, in the language spoken, with ordinary punctuation. Do not "

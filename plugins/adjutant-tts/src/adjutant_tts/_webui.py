@@ -1,4 +1,4 @@
-"""TTS-WebUI through its OpenAI TTS API extension (PROTOCOLS.md section 6).
+"""TTS-WebUI through its OpenAI TTS API extension.
 
 ``POST /v1/audio/speech`` on port 7778, with what the server really does:
 
