@@ -6,6 +6,12 @@ and calls each ``@hookimpl`` function here; other hooks of
 written the same way. Keep it cheap to import: heavy libraries (HTTP clients,
 models, numpy, anyio) go inside the methods that use them, as
 ``tests/test_plugin.py`` checks.
+
+A plugin that keeps something per kernel (a connection, a cache, a service) or has
+settings of its own is a class instead: the entry point names it (``module:Class``),
+each kernel gets one instance holding that state, and ``register_settings`` declares
+an attrs class read with ``kernel.plugin_settings``. adjutant-tts's ``_plugin.py`` is
+that shape, and the plugin guide shows it.
 """
 
 from __future__ import annotations
