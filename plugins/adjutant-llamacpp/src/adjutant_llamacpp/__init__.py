@@ -11,16 +11,24 @@ loads on the first request.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from adjutant_hookspecs import Provider, hookimpl
+from adjutant_hookspecs import Provider, hookimpl, lazy_exports
 
-from ._models import DEFAULT_MODEL, PRESETS
-from ._provider import LlamaCpp, default_model_path
+if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
+    from ._models import DEFAULT_MODEL, PRESETS
+    from ._provider import LlamaCpp, default_model_path
 
 __all__ = ["DEFAULT_MODEL", "PRESETS", "LlamaCpp", "default_model_path", "register_providers"]
+
+__getattr__ = lazy_exports(__name__, {"DEFAULT_MODEL": "._models", "PRESETS": "._models",
+                                      "LlamaCpp": "._provider",
+                                      "default_model_path": "._provider"})
 
 
 @hookimpl
 def register_providers(register: Callable[[Provider], None]) -> None:
     """Register the embedded provider (no model is loaded until it is used)."""
+    from ._provider import LlamaCpp
+
     register(LlamaCpp())

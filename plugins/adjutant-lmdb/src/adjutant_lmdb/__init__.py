@@ -24,14 +24,15 @@ if TYPE_CHECKING:
 from collections.abc import Callable
 from typing import Any
 
-from adjutant_hookspecs import Check, Command, KeyValueStore, LogStore, hookimpl
+from adjutant_hookspecs import Check, Command, KeyValueStore, LogStore, hookimpl, lazy_exports
 
-from ._chain import Problem, Record, VerifyReport
-from ._env import NotOpenError
-from ._export import ExportError
-from ._kv import LmdbKeyValueStore
-from ._log import LmdbLogStore
-from ._lost import LogMissingError, check_present
+if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
+    from ._chain import Problem, Record, VerifyReport
+    from ._env import NotOpenError
+    from ._export import ExportError
+    from ._kv import LmdbKeyValueStore
+    from ._log import LmdbLogStore
+    from ._lost import LogMissingError
 
 __all__ = [
     "ExportError",
@@ -52,10 +53,18 @@ __all__ = [
 CHECKPOINT_EVERY_ENV = "ADJUTANT_LMDB_CHECKPOINT_EVERY"
 CHECKPOINT_SYNC_ENV = "ADJUTANT_LMDB_CHECKPOINT_SYNC_S"
 
+__getattr__ = lazy_exports(__name__, {
+    "Problem": "._chain", "Record": "._chain", "VerifyReport": "._chain",
+    "NotOpenError": "._env", "ExportError": "._export", "LmdbKeyValueStore": "._kv",
+    "LmdbLogStore": "._log", "LogMissingError": "._lost"})
+
 
 @hookimpl
 def register_stores(register: Callable[[KeyValueStore | LogStore], None]) -> None:
     """A fresh pair per kernel; they are opened in `startup` (they need the home)."""
+    from ._kv import LmdbKeyValueStore
+    from ._log import LmdbLogStore
+
     register(LmdbKeyValueStore())
     register(LmdbLogStore())
 
@@ -63,6 +72,10 @@ def register_stores(register: Callable[[KeyValueStore | LogStore], None]) -> Non
 @hookimpl
 def startup(kernel: Kernel) -> None:
     """Open this kernel's stores under ``<home>/lmdb`` (exports in ``<home>/logs``)."""
+    from ._kv import LmdbKeyValueStore
+    from ._log import LmdbLogStore
+    from ._lost import check_present
+
     raw = kernel.env.get(CHECKPOINT_EVERY_ENV, "1")
     try:
         every = int(raw)
@@ -91,6 +104,8 @@ def startup(kernel: Kernel) -> None:
 
 async def _export_today(kernel: Kernel) -> None:
     import contextlib
+
+    from ._log import LmdbLogStore
 
     for store in kernel.stores.values():
         if isinstance(store, LmdbLogStore) and store.opened:

@@ -8,14 +8,20 @@ request. ``ADJUTANT_MLX_URL`` (default ``http://127.0.0.1:8080``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from adjutant_hookspecs import Provider, hookimpl
+from adjutant_hookspecs import Provider, hookimpl, lazy_exports
 
-from ._provider import MlxLm
+if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
+    from ._provider import MlxLm
 
 __all__ = ["MlxLm", "register_providers"]
+
+__getattr__ = lazy_exports(__name__, dict.fromkeys(["MlxLm"], "._provider"))
 
 
 @hookimpl
 def register_providers(register: Callable[[Provider], None]) -> None:
+    from ._provider import MlxLm
+
     register(MlxLm.from_environment())

@@ -10,15 +10,21 @@ Cheap to import: httpx and anyio load on first request.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from adjutant_hookspecs import Provider, hookimpl
+from adjutant_hookspecs import Provider, hookimpl, lazy_exports
 
-from ._provider import Ollama, truncation_warning
+if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
+    from ._provider import Ollama, truncation_warning
 
 __all__ = ["Ollama", "register_providers", "truncation_warning"]
+
+__getattr__ = lazy_exports(__name__, dict.fromkeys(["Ollama", "truncation_warning"], "._provider"))
 
 
 @hookimpl
 def register_providers(register: Callable[[Provider], None]) -> None:
     """Hand the kernel one Ollama provider, configured from the environment."""
+    from ._provider import Ollama
+
     register(Ollama())

@@ -10,15 +10,21 @@ and ``ADJUTANT_OOBABOOGA_API_KEY``. Cheap to import: httpx and anyio load on fir
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from adjutant_hookspecs import Provider, hookimpl
+from adjutant_hookspecs import Provider, hookimpl, lazy_exports
 
-from ._provider import TextGenerationWebUI
+if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
+    from ._provider import TextGenerationWebUI
 
 __all__ = ["TextGenerationWebUI", "register_providers"]
+
+__getattr__ = lazy_exports(__name__, dict.fromkeys(["TextGenerationWebUI"], "._provider"))
 
 
 @hookimpl
 def register_providers(register: Callable[[Provider], None]) -> None:
     """Hand the kernel one text-generation-webui provider, configured from the environment."""
+    from ._provider import TextGenerationWebUI
+
     register(TextGenerationWebUI())

@@ -13,17 +13,22 @@ to a hosted model, only when the user names this engine and consents each time.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from adjutant_hookspecs import Provider, hookimpl
+from adjutant_hookspecs import Provider, hookimpl, lazy_exports
 
-from ._provider import OpenRouter
+if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
+    from ._provider import OpenRouter
 
 __all__ = ["OpenRouter", "register_providers", "register_speech_recognizers"]
+
+__getattr__ = lazy_exports(__name__, dict.fromkeys(["OpenRouter"], "._provider"))
 
 
 @hookimpl
 def register_providers(register: Callable[[Provider], None]) -> None:
+    from ._provider import OpenRouter
+
     register(OpenRouter.from_environment())
 
 
