@@ -103,7 +103,7 @@ def test_list_python_processes_spoken_runs_read_only(tmp_path: Path,
     assert "heard: list python processes" in done.stderr.replace(",", "").lower()
     outcome = json.loads(done.stdout)
     assert outcome["status"] == "executed"
-    assert [s["tool"] for s in outcome["plan"]["steps"]] == ["proc.list"]
+    assert [s["tool"] for s in outcome["plan"]["steps"]] == ["proc.list"], done.stderr
     result = outcome["results"][0]
     assert (result["tool"], result["status"]) == ("proc.list", "ok")
     assert "python" in result["stdout"].lower()  # this test's own interpreter at least

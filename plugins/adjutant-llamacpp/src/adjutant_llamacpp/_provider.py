@@ -195,7 +195,10 @@ class LlamaCpp:
         if llama.n_tokens >= prefix and list(llama.input_ids[:prefix]) == head:
             return  # the last request's state starts with it: llama.cpp reuses it
         digest = hashlib.sha256(self._identity[path].encode())
-        digest.update(f"{self.context_size}:".encode() + repr(head).encode())
+        # the thread count too: a state evaluated with other threads rounds differently,
+        # and a near choice must not flip on whose cache was read
+        digest.update(f"{self.context_size}:{llama.n_threads_batch}:".encode()
+                      + repr(head).encode())
         folder = cache_dir() / "prefixes"
         file = folder / f"{digest.hexdigest()[:32]}.session"
         if file.is_file():
