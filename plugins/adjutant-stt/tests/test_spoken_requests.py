@@ -84,8 +84,14 @@ async def test_spoken_golden_requests_plan_like_typed_ones(
     assert rate >= 0.6
 
 
+#: Installed for their own tests by ./dev test, never in a user's install: their tools
+#: would change the planner's menu (an echo tool offered flips a near choice).
+TEST_ONLY_PLUGINS = "template,wordcount"
+
+
 def cli(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ADJUTANT_HOME": str(home)}
+    env = {**os.environ, "ADJUTANT_HOME": str(home),
+           "ADJUTANT_DISABLE_PLUGINS": TEST_ONLY_PLUGINS}
     return subprocess.run([*ADJUTANT, *args], capture_output=True, text=True, env=env,
                           cwd=cwd, timeout=900, check=False, stdin=subprocess.DEVNULL)
 
