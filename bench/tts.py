@@ -65,7 +65,7 @@ async def service_figures(repeats: int) -> None:
     import adjutant_tts
     from adjutant.testing import Harness
 
-    async with Harness(adjutant_tts, env={"ADJUTANT_SPEECH_OUTPUT": "file"}) as h:
+    async with Harness(adjutant_tts.TtsPlugin, env={"ADJUTANT_SPEECH_OUTPUT": "file"}) as h:
         speaker = adjutant_tts.speaker_for(h.kernel)
         warm = await speaker.say("Warm up.")
         assert warm is not None
