@@ -119,9 +119,10 @@ def test_pause_then_stop_mid_sentence_gives_the_device_back(tmp_path: Path) -> N
     assert made_later > made and later == held  # paused at once, not after synthesis
     assert out["reason"] == "stopped" and out["open_after_stop"] == 0
     # "stopped", not "finished": the answer was cut off. How much had played by then
-    # depends on the machine's load (the null device drains at its own pace), so only
-    # the invariant is checked: nothing plays that was not synthesized.
-    assert 0 < out["played"] <= out["made"]
+    # depends on the machine's load (the null device drains at its own pace; on a busy
+    # CI machine the pause can land before the first block plays), so only the
+    # invariant is checked: nothing plays that was not synthesized.
+    assert 0 <= out["played"] <= out["made"]
     assert out["again"] == "finished" and out["open_at_end"] == 0
 
 
