@@ -8,6 +8,7 @@ a test keeps that list empty, so the reference cannot fall behind the code.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import inspect
 import re
 import sys
@@ -194,6 +195,12 @@ def _render_type(cls: type) -> Iterator[str]:
             if not f.required:
                 line += f" = `{_default(f)}`"
             items.append(line + (f" — {_md(notes[f.name])}" if f.name in notes else ""))
+    elif dataclasses.is_dataclass(cls):  # an in-process value (`Command`)
+        for d in dataclasses.fields(cls):
+            line = f"- `{d.name}`: `{_ann(hints.get(d.name, d.type), mod)}`"
+            if d.default is not dataclasses.MISSING:
+                line += f" = `{d.default!r}`"
+            items.append(line + (f" — {_md(notes[d.name])}" if d.name in notes else ""))
     else:  # a Protocol: its attributes, then its methods
         items += [f"- `{n}: {_ann(a, mod)}`" for n, a in hints.items()]
         for n, member in vars(cls).items():

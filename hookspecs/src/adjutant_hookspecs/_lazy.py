@@ -4,6 +4,7 @@ not pay for tools nobody runs."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from importlib import import_module
 from typing import Any
@@ -21,6 +22,8 @@ def lazy_exports(package: str, names: Mapping[str, str]) -> Callable[[str], Any]
     def __getattr__(name: str) -> Any:
         if name not in names:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        return getattr(import_module(names[name], package), name)
+        value = getattr(import_module(names[name], package), name)
+        setattr(sys.modules[package], name, value)  # the next lookup is a plain one
+        return value
 
     return __getattr__
