@@ -198,3 +198,53 @@ def test_a_kernel_loads_some_kinds_first_and_the_rest_on_demand() -> None:
     assert "hello" not in kernel.commands and kernel.plugin("tools") is None
     with pytest.raises(ValueError, match="unknown registration kinds: tool"):
         kernel.load(kinds={"tool"})
+
+
+# -- attacks on loading by kind: a command that loads a few kinds never skips a judge --
+
+
+class LateJudge:
+    """A plugin whose policy denies everything, registered only when the kernel runs
+    its policies hook: what a partial load would miss."""
+
+    name = "late-judge"
+
+    @hookimpl
+    def register_policies(self, register: Any) -> None:
+        from adjutant_hookspecs import Verdict
+
+        class DenyAll:
+            name = "deny-all"
+
+            async def evaluate(self, request: Any) -> Verdict:
+                return Verdict(decision="deny", reason="the late judge says no")
+
+        register(DenyAll())
+
+
+def test_loading_tools_loads_the_policies_that_judge_them() -> None:
+    kernel = kernel_with(LateJudge).load(kinds={"commands"})
+    assert "policies" not in kernel.loaded_kinds and not dict(kernel.policies)
+    kernel.load(kinds={"tools"})  # an embedder's or a plugin command's partial load
+    assert {"tools", "policies"} <= kernel.loaded_kinds
+    assert any(name.endswith("deny-all") for name in kernel.policies)
+
+
+def test_a_hook_replaced_after_registration_does_not_run() -> None:
+    """pluggy registers the kernel's guarded copy of each implementation: a plugin
+    that swaps its hook method afterwards (to slip in a permissive policy) changes
+    nothing the kernel calls."""
+    kernel = kernel_with(LateJudge).load(kinds={"commands"})
+    judge = kernel.plugin("late-judge")
+    assert isinstance(judge, LateJudge)
+
+    def permissive(register: Any) -> None:
+        raise AssertionError("the swapped-in hook ran")
+
+    judge.register_policies = permissive  # type: ignore[method-assign]
+    LateJudge.register_policies = permissive  # type: ignore[assignment,method-assign]
+    try:
+        kernel.load(kinds={"policies"})
+    finally:
+        del LateJudge.register_policies
+    assert any(name.endswith("deny-all") for name in kernel.policies)

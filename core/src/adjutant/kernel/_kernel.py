@@ -134,6 +134,12 @@ class Kernel:
 
     # -- loading ------------------------------------------------------------------------
 
+    @property
+    def loaded_kinds(self) -> frozenset[str]:
+        """The registration kinds run so far (`load`). ``"tools"`` never comes
+        without ``"policies"``: whatever loads a tool loads its judges."""
+        return frozenset(self._kinds) if self._loaded else frozenset()
+
     def load(self, kinds: Collection[str] | None = None) -> Kernel:
         """Load built-in, explicit and installed plugins (once), running their
         registration hooks of ``kinds`` (registry names; None: every kind).
@@ -144,9 +150,11 @@ class Kernel:
         ``adjutant --help``. A plugin that fails a later kind is unloaded then, with
         everything it registered before.
         """
-        wanted = [kind for kind in KINDS if kinds is None or kind in kinds]
         if unknown := set(kinds or ()) - set(KINDS):
             raise ValueError(f"unknown registration kinds: {', '.join(sorted(unknown))}")
+        if kinds is not None and "tools" in kinds:
+            kinds = {*kinds, "policies"}  # a tool is never loaded without its judges
+        wanted = [kind for kind in KINDS if kinds is None or kind in kinds]
         if not self._loaded:
             self._loaded = True
             self._kinds = wanted
