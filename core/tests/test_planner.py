@@ -399,3 +399,25 @@ def test_decide_lets_the_requests_words_settle_near_neighbours_never_an_answer()
                                   [-1.0, -1.0, 0.70, 0.751])] == "response"
     assert choices[planner.decide("list the processes", choices,
                                   [-1.0, 0.2, -1.0, 2.0])] == "response"
+
+
+def test_words_that_touch_no_tool_lean_towards_an_answer() -> None:
+    """A small model's calibrated scores drift to an arbitrary tool on small talk
+    ("thank you!" went to compress.zip); a request that shares no word with any tool
+    leans towards the answer in words. A clear preference for a tool still stands, and
+    a request whose words name a tool gets no lean."""
+    from pathlib import Path
+
+    from adjutant.operator.planner import LEXICAL_WEIGHT
+
+    registry = Path(__file__).resolve().parents[2] / "plugins"
+    planner = Planner({d.name: d for d in (
+        msgspec.json.decode(f.read_bytes(), type=ToolDeclaration)
+        for f in registry.glob("adjutant-*/registry/tools/*.json"))})
+    choices = ["fs.list", "compress.zip", "response"]
+    drift = [0.1, 0.4, 0.4 - LEXICAL_WEIGHT / 2]
+    assert choices[planner.decide("thank you!", choices, drift)] == "response"
+    assert choices[planner.decide("order me a pizza", choices, drift)] == "response"
+    sure = [0.1, 0.4 + LEXICAL_WEIGHT, 0.0]  # the model clearly wants the tool
+    assert choices[planner.decide("thank you!", choices, sure)] == "compress.zip"
+    assert choices[planner.decide("zip the src folder", choices, drift)] == "compress.zip"

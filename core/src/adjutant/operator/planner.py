@@ -41,8 +41,8 @@ from adjutant_hookspecs import CompletionRequest, ToolDeclaration
 
 from ._grammar import END, reply_grammar, reply_schema
 
-__all__ = ["ALL_TOOLS", "END", "LEXICAL_WEIGHT", "MAX_REQUEST", "TIE_MARGIN", "Planner",
-           "bad_request", "is_question", "named_paths", "reply_grammar", "reply_schema",
+__all__ = ["ALL_TOOLS", "END", "LEXICAL_WEIGHT", "MAX_REQUEST", "TIE_MARGIN", "WEAK_WORDS",
+           "Planner", "bad_request", "is_question", "named_paths", "reply_grammar", "reply_schema",
            "workspace_paths"]
 
 #: Up to this many tools, every one is offered (the model chooses); beyond, a ranking
@@ -63,9 +63,16 @@ TIE_MARGIN = 0.1
 #: less to the others). A small model's choice between near neighbours flips on
 #: punctuation ("List, Python, Processes." went to fs.list, "List Python processes."
 #: to proc.list); the rarest words the request shares with a tool's declaration are
-#: the steadier signal. It never turns an answer into a tool: ``response`` is decided
-#: on the model's scores alone.
+#: the steadier signal. It never turns an answer into a tool (words that touch no
+#: tool only lean towards an answer: `WEAK_WORDS`).
 LEXICAL_WEIGHT = 0.5
+#: Below this BM25 score of its best-matching tool, a request's words barely touch
+#: any tool ("thank you!", "order me a pizza"): the answer in words is leant towards,
+#: by up to `LEXICAL_WEIGHT` nats as the overlap goes to none. The model still decides
+#: (a strong preference for a tool stands); the words only weigh in where a small
+#: model's calibrated scores drift to an arbitrary tool. Set from the tuning set alone
+#: (its tool requests all score 2.7 or more, five of its eight answers less).
+WEAK_WORDS = 2.5
 #: The content-free request the model's choice is calibrated against.
 _CONTENT_FREE = "N/A"
 #: How the planner itself teaches the ``response`` choice.
@@ -377,9 +384,15 @@ class Planner:
         miss). Two scores within `TIE_MARGIN` are a tie, broken deliberately by the
         lexical ranking of the request (then by order), not by rounding noise that
         differs with the thread count. Each second look and tie-break is logged."""
-        order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))
         lexical = dict(self.rank(asked)) if asked else {}
         strongest = max(lexical.values(), default=0.0)
+        if asked and strongest < WEAK_WORDS and "response" in choices:
+            lean = LEXICAL_WEIGHT * (1 - strongest / WEAK_WORDS)
+            scores = [s + lean if c == "response" else s
+                      for c, s in zip(choices, scores, strict=True)]
+            _log.info("words: %r touches no tool (best %.2f): response +%.2f",
+                      asked[:80], strongest, lean)
+        order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))
         if strongest > 0 and self.tools.get(choices[order[0]]) is not None:
             fused = [s + LEXICAL_WEIGHT * lexical.get(c, 0.0) / strongest
                      if self.tools.get(c) is not None else s
