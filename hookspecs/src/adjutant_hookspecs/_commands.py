@@ -31,7 +31,8 @@ class Command:
     configure: Callable[[argparse.ArgumentParser], None] | None = None
     #: The kinds of registrations ``run`` uses (``"stores"``, ``"tools"``, ...: the
     #: kernel's registry names); None: every kind. A command that names a few starts
-    #: without importing the rest (``adjutant mode`` loads no tool).
+    #: without importing the rest (``adjutant mode`` loads no tool). Naming
+    #: ``"tools"`` brings ``"policies"``: a tool never loads without its judges.
     needs: frozenset[str] | None = None
 
 
