@@ -118,7 +118,6 @@ class Progress:
         self.live = SafeStream(sys.stderr).colour
 
     def start(self, label: str) -> None:
-
         self.label, self.since = label, time.monotonic()
 
     def stop(self) -> None:
@@ -129,8 +128,6 @@ class Progress:
         self.label, self.shown = None, False
 
     async def run(self) -> None:
-
-
         frame = 0
         while True:
             await anyio.sleep(0.2)
@@ -155,6 +152,7 @@ async def show_events(subscription: Any, progress: Progress | None = None) -> No
 
     progress = progress or Progress()
     err = SafeStream(sys.stderr)  # the model's, the files' and the tools' text: printable
+    prefix = ""  # written with the model's first token: the spinner's line would erase it
     async for envelope in subscription:
         event = envelope.event
         if isinstance(event, TextMessageStart):
@@ -165,13 +163,16 @@ async def show_events(subscription: Any, progress: Progress | None = None) -> No
             progress.stop()
         if isinstance(event, TextMessageContent):
             progress.stop()
+            if prefix:
+                err.write(prefix)
+                prefix = ""
             err.style(event.delta, "2")  # chunk by chunk: each control shown as itself
             err.flush()
         elif isinstance(event, ActivitySnapshot) and event.activity_type == "context":
             fields = ", ".join(_one_line(k) for k, v in event.content.items() if v)
             err.write(f"context: {fields} (cwd {_one_line(event.content.get('cwd'))})\n")
-            err.write("model: ")
             err.flush()
+            prefix = "model: "
         elif isinstance(event, ActivitySnapshot) and event.activity_type == "plan":
             err.write("\n")
             for step in event.content.get("steps", []):
