@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .protection import Glob
+from .regular import read_regular
 
 if TYPE_CHECKING:
     from .protection import Protection, Shield
@@ -371,8 +372,7 @@ class _MountWalk:
     def _gitfile(self, path: str) -> None:
         """A ``.git`` file names the git directory of a worktree or submodule."""
         try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                line = handle.readline(4096).strip()
+            line = read_regular(path, 4096).decode("utf-8", "replace").partition("\n")[0].strip()
         except OSError:
             return
         if line.startswith("gitdir:"):
@@ -547,8 +547,7 @@ def _config_values(path: str, section: str, key: str) -> list[str]:
     """The values of ``section.key`` in one git config file (simple quoting only;
     no includes: a value git would read from an included file is not found)."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read(1 << 20)
+        text = read_regular(path, 1 << 20).decode("utf-8", "replace")
     except OSError:
         return []
     found: list[str] = []

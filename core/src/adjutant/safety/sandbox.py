@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ._layout import Layout, sandbox_layout
+from .regular import read_regular
 
 if TYPE_CHECKING:
     from .protection import Shield
@@ -88,6 +89,16 @@ def preview(argv: Sequence[str], *, cwd: str, writable: Sequence[str] = (),
     return "\n".join(lines)
 
 
+
+def _first_line(path: str) -> str:
+    """The first line of a small file git wrote (``.git``, ``commondir``); a FIFO or
+    device under that name is refused (`open_regular`), not waited on."""
+    try:
+        return read_regular(path, 4096).decode("utf-8", "replace").partition("\n")[0].strip()
+    except OSError:
+        return ""
+
+
 def repository_dirs(cwd: str) -> list[str]:
     """The work tree (and a linked worktree's git and common directories) above ``cwd``,
     found by reading ``.git``, never by running anything; empty outside a repository.
@@ -101,15 +112,13 @@ def repository_dirs(cwd: str) -> list[str]:
             return [here]
         if os.path.isfile(dot):
             found = [here]
-            with open(dot, errors="replace") as handle:
-                line = handle.readline().strip()
+            line = _first_line(dot)
             if line.startswith("gitdir:"):
                 git_dir = os.path.join(here, line.removeprefix("gitdir:").strip())
                 found.append(git_dir)
                 common = os.path.join(git_dir, "commondir")
                 if os.path.isfile(common):
-                    with open(common, errors="replace") as handle:
-                        found.append(os.path.join(git_dir, handle.readline().strip()))
+                    found.append(os.path.join(git_dir, _first_line(common)))
             return found
         parent = os.path.dirname(here)
         if parent == here:

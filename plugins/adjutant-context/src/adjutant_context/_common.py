@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from adjutant.safety.regular import open_regular
+
 from ._redact import redact
 
 __all__ = ["TAIL_BYTES", "Source", "clean", "data_home", "read_tail"]
@@ -50,7 +52,7 @@ def read_tail(path: str | os.PathLike[str], limit: int = TAIL_BYTES, shield: Any
         (a hard link swapped in after the caller's check is refused).
     :raises OSError: the file cannot be read, or the shield refuses it.
     """
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:  # a FIFO or device named as a log never blocks
         st = os.fstat(handle.fileno())
         if shield is not None and shield.read_refusal(os.fspath(path), st) is not None:
             raise PermissionError(13, "a file the deny rules protect")

@@ -10,6 +10,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from adjutant.safety.regular import read_regular
+
 from ._common import Source, data_home, read_tail
 from ._redact import redact_text
 
@@ -31,8 +33,7 @@ def _home(home: str | os.PathLike[str] | None) -> Path:
 def _read_json(path: Path) -> Any:
     """The JSON in ``path``, or None when it is missing, too big or not JSON."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(_MAX_JSON + 1)
+        data = read_regular(path, _MAX_JSON + 1)
         if len(data) > _MAX_JSON:
             return None
         return json.loads(data)

@@ -8,6 +8,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from adjutant.safety.regular import read_regular
+
 from ._common import Source
 
 __all__ = ["BUILD_FILES", "ProjectProvider", "describe"]
@@ -21,8 +23,7 @@ _GO_MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.M)
 
 def _text(path: str) -> str | None:
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(_MAX_BYTES + 1)
+        data = read_regular(path, _MAX_BYTES + 1)  # a FIFO named pyproject.toml: refused
     except OSError:
         return None
     return None if len(data) > _MAX_BYTES else data.decode("utf-8", errors="replace")

@@ -17,6 +17,8 @@ from typing import Any
 
 import attrs
 
+from adjutant.safety.regular import open_regular
+
 __all__ = ["RoleError", "Skill", "list_roles", "resolve"]
 
 ROLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -71,7 +73,8 @@ def resolve(workspace: Path, role: str) -> Skill:
             raise RoleError(f"the skill file for role {role!r} ({path}) leads outside the "
                             "workspace's skill folders: replace the link with the file")
         try:
-            raw = real.read_bytes()
+            with open_regular(real) as handle:  # never a FIFO or device: it would block
+                raw = handle.read()
         except OSError as exc:
             raise RoleError(f"the skill file for role {role!r} cannot be read ({path}: "
                             f"{exc.strerror or exc}): fix its permissions") from None

@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from adjutant.safety.protection import CAGE_RULES, cage_refusal
+from adjutant.safety.regular import file_kind
 
 from ._common import MAX_PATH_CHARS, Refused
 
@@ -83,9 +84,12 @@ def locate(cwd: str, cages: Sequence[str], raw: str, *, check_protected: bool = 
 
 def _symlink_or(fd: int, name: str, exc: OSError, shown: str) -> Refused:
     with contextlib.suppress(OSError):
-        if stat.S_ISLNK(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
+        mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+        if stat.S_ISLNK(mode):
             return Refused("symlink", f"{shown}: {name!r} is a symbolic link; links are never "
                            "followed")
+        if exc.errno == errno.ENXIO:  # a socket cannot be opened at all
+            return Refused("not-a-file", f"{shown} is {file_kind(mode)}, not a regular file")
     if exc.errno == errno.ENOENT:
         return Refused("missing", f"{shown}: {name!r} does not exist")
     if exc.errno in (errno.ENOTDIR, errno.ELOOP):
@@ -178,7 +182,7 @@ def walk(located: Located, *, want: str = "file", write: bool = False) -> Iterat
 
 def check_file(st: os.stat_result, root_dev: int, shown: str, *, write: bool) -> None:
     if not stat.S_ISREG(st.st_mode):
-        raise Refused("not-a-file", f"{shown} is not a regular file")
+        raise Refused("not-a-file", f"{shown} is {file_kind(st.st_mode)}, not a regular file")
     if st.st_dev != root_dev:
         raise Refused("device", f"{shown} is on another file system than the cage")
     if write and st.st_nlink != 1:

@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Sequence
 from typing import Any
 
+from adjutant.safety.regular import open_regular
 from adjutant_hookspecs import ARG_ROLE, ExecutionResult, ToolCall, ToolContext, ToolDeclaration
 from adjutant_hookspecs import ToolSafety as Safety
 
@@ -341,7 +342,7 @@ def _refuse_protected(repo: Repo, changes: str, ctx: ToolContext,
 
 def _read(path: str) -> bytes | None:
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a FIFO in the worktree is refused, not waited on
             return handle.read()
     except FileNotFoundError:
         return None

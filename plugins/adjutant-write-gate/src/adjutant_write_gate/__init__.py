@@ -9,9 +9,11 @@ lets the step run). ``confirmation_details`` fills the packet the user sees.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
+from adjutant.safety.regular import NotRegularFile, file_kind, open_regular
 from adjutant_hookspecs import (
     ARG_ROLE,
     ExecutionResult,
@@ -51,17 +53,32 @@ def _targets(call: ToolCall, declaration: ToolDeclaration, cwd: str) -> list[str
 
 
 def _current(path: str) -> dict[str, Any]:
-    target = Path(path)
+    """What is at ``path`` now, for the packet. Never blocks: a named pipe, socket or
+    device is described, not opened (a blocking open of a FIFO would hang the request,
+    and the dock or MCP server with it), and a link is described, not followed."""
     try:
-        if target.is_symlink():
-            return {"path": path, "state": f"symlink to {os.readlink(target)}"}
-        if not target.exists():
-            return {"path": path, "state": "does not exist"}
-        if target.is_dir():
-            return {"path": path, "state": "directory"}
-        with target.open("rb") as handle:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return {"path": path, "state": "does not exist"}
+    except OSError as exc:
+        return {"path": path, "state": f"unreadable: {exc.strerror}"}
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            return {"path": path, "state": f"symlink to {os.readlink(path)}"}
+        except OSError as exc:
+            return {"path": path, "state": f"unreadable link: {exc.strerror}"}
+    if stat.S_ISDIR(st.st_mode):
+        return {"path": path, "state": "directory"}
+    if not stat.S_ISREG(st.st_mode):
+        return {"path": path, "state": f"{file_kind(st.st_mode)}, not a regular file: "
+                "a write to it is refused"}
+    try:
+        with open_regular(path, follow_links=False) as handle:
             head = handle.read(EXCERPT_BYTES + 1)
-        size = target.stat().st_size
+            size = os.fstat(handle.fileno()).st_size
+    except NotRegularFile as exc:  # swapped since the lstat
+        return {"path": path, "state": f"{exc.kind}, not a regular file: a write to it "
+                "is refused"}
     except OSError as exc:
         return {"path": path, "state": f"unreadable: {exc.strerror}"}
     if b"\x00" in head:
