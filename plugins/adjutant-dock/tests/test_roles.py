@@ -52,10 +52,69 @@ async def test_a_missing_or_bad_skill_blocks_the_request(dock: Dock) -> None:
     os.symlink(outside, skills / "sneaky.md")
     (skills / "binary.md").write_bytes(b"\xff\xfe\x00")
     for role, expect in (("auditor", "create .adjutant/skills/auditor.md"),
-                         ("../etc", "letters, digits"), ("sneaky", "leads outside"),
+                         ("../etc", "letters, digits"), ("sneaky", "outside the workspace's skill folders"),
                          ("binary", "not UTF-8")):
         answer = await dock.client.post("/api/copilot/run", json=with_role("go", role))
         assert answer.status_code == 422, role
         assert expect in answer.json()["error"], answer.json()
     assert dock.provider.requests == []  # nothing reached the model
     assert dock.server.hub.segments == {}
+
+
+@pytest.mark.parametrize("linked", [".adjutant/skills", ".adjutant", ".github/skills"])
+async def test_a_linked_skill_folder_never_sends_a_file_from_outside(dock: Dock,
+                                                                     linked: str) -> None:
+    """``ln -s ~/Documents .adjutant/skills``: the role was listed, shown with a
+    workspace-looking path, and ``~/Documents/passwords.md`` went to the model. The
+    file's real path is judged against the workspace's folders as written."""
+    documents = dock.harness.workspace.parent / "Documents"
+    (documents / "skills").mkdir(parents=True)
+    for target in (documents, documents / "skills"):
+        (target / "passwords.md").write_text("bank: PASSWORD-MARK\n")
+        (target / "Passwords_SKILL.md").write_text("bank: PASSWORD-MARK\n")
+    link = dock.harness.workspace / linked
+    link.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(documents if linked != ".adjutant" else documents, link)
+    listed = (await dock.client.get("/api/roles")).json()["roles"]
+    assert listed == [], listed
+    answer = await dock.client.post("/api/copilot/run", json=with_role("go", "passwords"))
+    assert answer.status_code == 422 and "outside" in answer.json()["error"], answer.json()
+    assert dock.provider.requests == []
+
+
+async def test_a_hard_link_to_a_protected_file_never_joins_the_prompt(dock: Dock) -> None:
+    """A hard link to ``~/.ssh/id_rsa`` inside the skills folder sent the private key:
+    the deny rules judge the file by inode, as for a tool's read."""
+    home = dock.harness.kernel.env.get("HOME") or os.path.expanduser("~")
+    ssh = os.path.join(home, ".ssh")
+    key = os.path.join(ssh, "id_rsa_adjutant_test")
+    skills = dock.harness.workspace / ".adjutant" / "skills"
+    skills.mkdir(parents=True)
+    made_ssh = not os.path.isdir(ssh)
+    os.makedirs(ssh, exist_ok=True)
+    try:
+        with open(key, "w") as handle:
+            handle.write("-----BEGIN OPENSSH PRIVATE KEY-----\nKEY-MARK\n")
+        try:
+            os.link(key, skills / "keys.md")
+        except OSError:
+            pytest.skip("the workspace and ~/.ssh are on different file systems")
+        listed = (await dock.client.get("/api/roles")).json()["roles"]
+        assert "keys" not in [r["role"] for r in listed], listed
+        answer = await dock.client.post("/api/copilot/run", json=with_role("go", "keys"))
+        assert answer.status_code == 422 and "hard link" in answer.json()["error"], \
+            answer.json()
+        assert dock.provider.requests == []
+    finally:
+        os.unlink(key)
+        if made_ssh:
+            os.rmdir(ssh)
+
+
+async def test_a_skill_linked_inside_its_folder_shows_its_real_path(dock: Dock) -> None:
+    skills = dock.harness.workspace / ".adjutant" / "skills"
+    skills.mkdir(parents=True)
+    (skills / "base.md").write_text("Be brief. SKILL-MARK-3\n")
+    os.symlink("base.md", skills / "brief.md")
+    roles = {r["role"]: r["path"] for r in (await dock.client.get("/api/roles")).json()["roles"]}
+    assert roles["brief"] == ".adjutant/skills/base.md"

@@ -134,8 +134,9 @@ async def preset(request: Request) -> Response:
 
 
 async def roles(request: Request) -> Response:
-    cwd = dock_of(request).copilot.cwd
-    return JSONResponse({"workspace": cwd, "roles": list_roles(Path(cwd))})
+    dock = dock_of(request)
+    cwd = dock.copilot.cwd
+    return JSONResponse({"workspace": cwd, "roles": list_roles(Path(cwd), dock.shield())})
 
 
 async def mcp(request: Request) -> Response:

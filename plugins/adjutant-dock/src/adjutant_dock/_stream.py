@@ -83,7 +83,7 @@ async def run(request: Request) -> Response:
             skill = None
             if props.get("role"):
                 try:
-                    skill = resolve(Path(dock.copilot.cwd), props["role"])
+                    skill = resolve(Path(dock.copilot.cwd), props["role"], dock.shield())
                 except RoleError as exc:  # blocked, never a silent substitute
                     return error(422, str(exc))
             segment = hub.submit(raw, prompt, session, skill=skill)
