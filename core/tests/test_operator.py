@@ -462,6 +462,20 @@ async def test_included_files_join_the_context_and_only_real_inner_files_are_off
     assert context["bulletin"]["selected_files"] == ["a.txt"]
 
 
+async def test_file_names_are_found_in_a_pasted_wall_of_text_at_once() -> None:
+    """``[\\w./-]+\\.\\w+`` over 100,000 characters backtracked for 34 s before the
+    request was refused as too long; names are found token by token now."""
+    async with Harness(notes()) as h:
+        (h.workspace / "src").mkdir()
+        (h.workspace / "src" / "app.py").write_text("x")
+        (h.workspace / "notes.txt").write_text("x")
+        wall = "x" * 100_000 + " see src/app.py. and notes.txt, or nothing.here"
+        assert h.copilot.mentioned_files(wall) == []  # past what is scanned
+        assert h.copilot.mentioned_files("see src/app.py. and notes.txt, or nothing.here"
+                                          ) == ["src/app.py", "notes.txt"]
+        assert h.copilot.mentioned_files("x" * 7000 + ".py notes.txt") == ["notes.txt"]
+
+
 @pytest.mark.anyio
 async def test_a_direct_call_is_a_logged_one_step_run_under_the_mode() -> None:
     async with Harness(notes(), AllowReads(), approver=ScriptedApprover(steps=["deny"])) as h:
