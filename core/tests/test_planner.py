@@ -421,3 +421,19 @@ def test_words_that_touch_no_tool_lean_towards_an_answer() -> None:
     sure = [0.1, 0.4 + LEXICAL_WEIGHT, 0.0]  # the model clearly wants the tool
     assert choices[planner.decide("thank you!", choices, sure)] == "compress.zip"
     assert choices[planner.decide("zip the src folder", choices, drift)] == "compress.zip"
+
+
+def test_a_request_naming_a_file_that_exists_leans_away_from_an_answer() -> None:
+    """"cat docs/guide.md pls" was echoed back in words: a request about a file that
+    exists here is planned as a tool unless the model clearly prefers to answer."""
+    from adjutant.operator.planner import LEXICAL_WEIGHT
+
+    planner = Planner(_with_levels())
+    choices = ["fs.read", "proc.list", "response"]
+    echo = [0.2, -1.0, 0.2 + LEXICAL_WEIGHT / 2]
+    assert choices[planner.decide("cat docs/guide.md pls", choices, echo)] == "response"
+    assert choices[planner.decide("cat docs/guide.md pls", choices, echo,
+                                  existing=["docs/guide.md"])] == "fs.read"
+    sure = [0.2, -1.0, 0.2 + LEXICAL_WEIGHT * 2]
+    assert choices[planner.decide("what is docs/guide.md for?", choices, sure,
+                                  existing=["docs/guide.md"])] == "response"

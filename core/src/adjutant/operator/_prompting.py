@@ -3,6 +3,7 @@ and the streamed generation (each chunk an AG-UI text event of the run)."""
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from adjutant_hookspecs.records import ProviderWarningRecord
@@ -104,6 +105,11 @@ class Prompting:
         """The paths the read tools may name: those here and those the request names."""
         return list(dict.fromkeys([*workspace_paths(cwd), *named_paths(prompt), "."]))
 
+    @staticmethod
+    def existing(prompt: str, cwd: str) -> list[str]:
+        """The paths the request names that exist here (a stat each, a few at most)."""
+        return [p for p in named_paths(prompt)[:20] if os.path.exists(os.path.join(cwd, p))]
+
     async def choose(self, request: CompletionRequest, names: list[str], prompt: str,
                      cwd: str, provider: Any) -> CompletionRequest:
         """The model's own choice of first step (a tool or a response), where the
@@ -114,7 +120,8 @@ class Prompting:
             return request
         request, _ = await self.planner().choose(
             scorer, request, names, self.priors, paths=self.grounded(prompt, cwd),
-            calibrate=self.first_choice == "calibrated", asked=prompt)
+            calibrate=self.first_choice == "calibrated", asked=prompt,
+            existing=self.existing(prompt, cwd))
         return request
 
     async def generate(self, request: CompletionRequest, run: Run, attempt: int,

@@ -73,6 +73,10 @@ LEXICAL_WEIGHT = 0.5
 #: model's calibrated scores drift to an arbitrary tool. Set from the tuning set alone
 #: (its tool requests all score 2.7 or more, five of its eight answers less).
 WEAK_WORDS = 2.5
+#: A request that names a file which exists here is about that file: an answer in
+#: words cannot have read it ("cat docs/guide.md pls" was echoed back, "what does
+#: config/settings.json contain?" answered from nothing). The answer is leant away
+#: from by `LEXICAL_WEIGHT` nats; the model still decides which tool.
 #: The content-free request the model's choice is calibrated against.
 _CONTENT_FREE = "N/A"
 #: How the planner itself teaches the ``response`` choice.
@@ -350,7 +354,8 @@ class Planner:
     async def choose(self, scorer: Any, request: CompletionRequest, names: Sequence[str],
                      priors: dict[Any, list[float]], *,
                      paths: Sequence[str] | None = None, calibrate: bool = True,
-                     asked: str = "") -> tuple[CompletionRequest, str]:
+                     asked: str = "", existing: Sequence[str] = (),
+                     ) -> tuple[CompletionRequest, str]:
         """Let the model choose how its reply starts, then constrain the reply to that.
 
         ``scorer(request, continuations)`` (a provider's ``score``) gives each head's
@@ -359,7 +364,8 @@ class Planner:
         model's bias towards some names or towards answering in words ("contextual
         calibration"). Returns the request with its grammar fixed to the chosen head,
         and the choice (a tool name or ``response``); ``asked``, the request's own
-        words, gives `decide` its second look and tie-break."""
+        words, gives `decide` its second look and tie-break; ``existing``, the paths
+        it names that exist here."""
         heads = self.heads(names)
         scores = list(await scorer(request, heads))
         if calibrate:
@@ -368,14 +374,15 @@ class Planner:
                 empty = msgspec.structs.replace(request, prompt=self.user_text(_CONTENT_FREE))
                 priors[key] = list(await scorer(empty, heads))
             scores = [s - p for s, p in zip(scores, priors[key], strict=True)]
-        best = self.decide(asked, [*names, "response"], scores)
+        best = self.decide(asked, [*names, "response"], scores, existing=existing)
         if best == len(names):
             return msgspec.structs.replace(request, grammar=reply_grammar({})), "response"
         grammar = reply_grammar({n: self._grounded(n, paths) for n in names}, [names[best]],
                                 response=False)
         return msgspec.structs.replace(request, grammar=grammar), names[best]
 
-    def decide(self, asked: str, choices: Sequence[str], scores: Sequence[float]) -> int:
+    def decide(self, asked: str, choices: Sequence[str], scores: Sequence[float], *,
+               existing: Sequence[str] = ()) -> int:
         """The index of the chosen head among ``choices`` (tool names and
         ``response``), from the model's ``scores``, with a second look: a request
         that only asks (every sentence a question, none a polite order) is never
@@ -386,7 +393,12 @@ class Planner:
         differs with the thread count. Each second look and tie-break is logged."""
         lexical = dict(self.rank(asked)) if asked else {}
         strongest = max(lexical.values(), default=0.0)
-        if asked and strongest < WEAK_WORDS and "response" in choices:
+        if existing and "response" in choices:
+            scores = [s - LEXICAL_WEIGHT if c == "response" else s
+                      for c, s in zip(choices, scores, strict=True)]
+            _log.info("words: %r names %s, which exists: response -%.2f", asked[:80],
+                      ", ".join(existing[:3]), LEXICAL_WEIGHT)
+        elif asked and strongest < WEAK_WORDS and "response" in choices:
             lean = LEXICAL_WEIGHT * (1 - strongest / WEAK_WORDS)
             scores = [s + lean if c == "response" else s
                       for c, s in zip(choices, scores, strict=True)]
