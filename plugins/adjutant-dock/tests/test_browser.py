@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from dockkit import Dock, plan, say, start_dock
 
@@ -346,4 +347,39 @@ async def test_grants_count_down_and_revoke_results_show_as_tables_and_diffs(
     await page.wait_for_selector("#mcp-servers li:has-text('pip install adjutant-mcp')")
     await page.set_viewport_size({"width": 1100, "height": 900})
     await page.screenshot(path=str(SHOTS / "dock-results-1100.png"), full_page=True)
+    assert page.errors == []
+
+
+async def test_bidi_and_invisible_characters_are_shown_as_escapes_everywhere(
+        browser: Any, dock: Dock) -> None:
+    """A planned write to ``photo_\\u202egnp.sh`` rendered as "photo_hs.png" in the
+    Grant box, the plan and the listings. Each field shows the escape now; the edited
+    arguments parse back to the name the tool gets."""
+    tricky = "photo_\u202egnp.sh"
+    listing = "./: 1 entries\nfile     1 B  2026-11-20 10:31  notes\u200b.txt\n"
+    dock.provider.queue(plan(("notes.write", {"path": tricky, "text": "x\n"})))
+    page = await open_page(browser, dock)
+    await ask(page, "save the photo")
+    question = await page.wait_for_selector("#question:not([hidden])")
+    shown = await question.inner_text()
+    assert "photo_\\u202egnp.sh" in shown and "\u202e" not in shown, shown
+    assert "\u202e" not in await page.inner_text("#plan")
+    edit = await page.input_value("#edit-args")
+    assert "\\u202e" in edit and "\u202e" not in edit, edit
+    await page.screenshot(path=str(SHOTS / "dock-bidi.png"), full_page=True)
+    await page.click("#grant")
+    await page.wait_for_selector("#messages .msg.assistant:has-text('Done.')")
+    assert (dock.harness.workspace / tricky).exists()  # what was approved is what ran
+    body = await page.inner_text("body")
+    assert "\u202e" not in body, body
+    # a tool's output (a listing) shows the invisible character too
+    dock.provider.queue(plan(READ))
+    (dock.harness.workspace / "a.txt").write_text(listing)
+    await ask(page, "read a.txt")
+    for _ in range(100):  # (the page's CSP forbids wait_for_function's eval)
+        if "notes\\u200b.txt" in await page.inner_text("#messages"):
+            break
+        await anyio.sleep(0.1)
+    assert "notes\\u200b.txt" in await page.inner_text("#messages")
+    assert "\u200b" not in await page.inner_text("body")
     assert page.errors == []

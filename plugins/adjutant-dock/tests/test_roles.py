@@ -5,6 +5,7 @@ do, never a silent substitute."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -52,7 +53,8 @@ async def test_a_missing_or_bad_skill_blocks_the_request(dock: Dock) -> None:
     os.symlink(outside, skills / "sneaky.md")
     (skills / "binary.md").write_bytes(b"\xff\xfe\x00")
     for role, expect in (("auditor", "create .adjutant/skills/auditor.md"),
-                         ("../etc", "letters, digits"), ("sneaky", "outside the workspace's skill folders"),
+                         ("../etc", "letters, digits"),
+                         ("sneaky", "outside the workspace's skill folders"),
                          ("binary", "not UTF-8")):
         answer = await dock.client.post("/api/copilot/run", json=with_role("go", role))
         assert answer.status_code == 422, role
@@ -74,7 +76,7 @@ async def test_a_linked_skill_folder_never_sends_a_file_from_outside(dock: Dock,
         (target / "Passwords_SKILL.md").write_text("bank: PASSWORD-MARK\n")
     link = dock.harness.workspace / linked
     link.parent.mkdir(parents=True, exist_ok=True)
-    os.symlink(documents if linked != ".adjutant" else documents, link)
+    os.symlink(documents, link)  # .adjutant -> Documents holds skills/ too
     listed = (await dock.client.get("/api/roles")).json()["roles"]
     assert listed == [], listed
     answer = await dock.client.post("/api/copilot/run", json=with_role("go", "passwords"))
@@ -93,8 +95,7 @@ async def test_a_hard_link_to_a_protected_file_never_joins_the_prompt(dock: Dock
     made_ssh = not os.path.isdir(ssh)
     os.makedirs(ssh, exist_ok=True)
     try:
-        with open(key, "w") as handle:
-            handle.write("-----BEGIN OPENSSH PRIVATE KEY-----\nKEY-MARK\n")
+        Path(key).write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nKEY-MARK\n")
         try:
             os.link(key, skills / "keys.md")
         except OSError:

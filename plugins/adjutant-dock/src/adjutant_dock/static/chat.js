@@ -1,9 +1,10 @@
 // The chat: what was asked, the model's output as it streams, each tool call with its
 // arguments and result, how the run ended; sending a request (with a role), stopping.
 
-import { $, addMessage, api, el, setStatus, uid } from "./dom.js";
+import { $, addMessage, api, el, setStatus, setText, uid } from "./dom.js";
 import { answer } from "./plan.js";
 import { dock, follow, on, postRun, session, setBusy, thread } from "./stream.js";
+import { printable } from "./printable.js";
 import { diffView, isDiff, resultWidget } from "./widgets.js";
 
 const bubbles = {}; // model output by message id
@@ -55,7 +56,7 @@ function modelStart(d) {
 }
 function modelDelta(d) {
   const b = bubbles[d.messageId];
-  if (b) { b.pre.append(d.delta); b.pre.scrollTop = b.pre.scrollHeight; }
+  if (b) { b.pre.append(printable(d.delta)); b.pre.scrollTop = b.pre.scrollHeight; }
 }
 function modelEnd(d) {
   const b = bubbles[d.messageId];
@@ -69,11 +70,11 @@ function toolStart(d) {
   item.querySelector("div").replaceWith(el("div", {}, args, result));
   tools[d.toolCallId] = { args, result, item };
 }
-function toolArgs(d) { if (tools[d.toolCallId]) tools[d.toolCallId].args.append(d.delta); }
+function toolArgs(d) { if (tools[d.toolCallId]) tools[d.toolCallId].args.append(printable(d.delta)); }
 function toolResult(d) {
   const t = tools[d.toolCallId];
   if (!t) return;
-  t.result.textContent = `→ ${d.content}`;
+  setText(t.result, `→ ${d.content}`);
   const widget = resultWidget(String(d.content || ""));
   const preview = dock.previews[d.toolCallId];
   if (widget) { // structure shown as such; the raw text one click away

@@ -1,6 +1,9 @@
 // What every part of the page uses: element lookup and creation, the server's JSON
 // API, the status line, the message list and the tabs. Untrusted text is set with
-// textContent only (`el`'s `text`).
+// textContent only (`el`'s `text`, `setText`), through `printable`: a bidi override or
+// an invisible character is shown as its escape.
+
+import { printable } from "./printable.js";
 
 export const $ = (sel) => document.querySelector(sel);
 
@@ -8,9 +11,9 @@ export const el = (tag, props = {}, ...kids) => {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) {
     if (k === "class") node.className = v;
-    else if (k === "text") node.textContent = v;
+    else if (k === "text") node.textContent = printable(v);
     else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v);
+    else node.setAttribute(k, k === "title" || k === "aria-label" ? printable(v) : v);
   }
   for (const kid of kids) node.append(kid);
   return node;
@@ -28,7 +31,9 @@ export async function api(path, body) {
   return data;
 }
 
-export function setStatus(text) { $("#status").textContent = text; }
+export function setText(node, text) { node.textContent = printable(text); }
+
+export function setStatus(text) { setText($("#status"), text); }
 
 export function addMessage(kind, text, who) {
   const item = el("li", { class: `msg ${kind}` }, el("span", { class: "who", text: who || kind }), el("div", { text }));

@@ -1,7 +1,7 @@
 // History: every stored run (from the key/value store): Load rehydrates the chat,
 // marked historical and read-only; Pin; tick two to compare.
 
-import { $, addMessage, api, el, onTab, setStatus, showTab } from "./dom.js";
+import { $, addMessage, api, el, onTab, setStatus, setText, showTab } from "./dom.js";
 import { apply, dock, loadState, setBusy } from "./stream.js";
 
 let compared = [];
@@ -60,7 +60,7 @@ async function loadSession(threadId) {
   dock.lastSeq = {};
   dock.historical = threadId;
   $("#messages").replaceChildren();
-  $("#historical-name").textContent = `(${threadId}, ${data.runs.length} run(s))`;
+  setText($("#historical-name"), `(${threadId}, ${data.runs.length} run(s))`);
   $("#historical").hidden = false;
   $("#ask").hidden = true;
   $(".quick").hidden = true;

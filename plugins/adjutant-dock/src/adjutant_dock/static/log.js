@@ -2,7 +2,8 @@
 // from the action log (filterable), Verify log, Export bug bundle, and each tool call
 // dry-run or replayed again: a new run through the whole pipeline (a write still asks).
 
-import { $, addMessage, api, el, onTab, showTab, uid } from "./dom.js";
+import { $, addMessage, api, el, onTab, setText, showTab, uid } from "./dom.js";
+import { printable } from "./printable.js";
 import { dock, follow, on, postRun, session, setBusy, thread } from "./stream.js";
 
 let records = [];
@@ -24,7 +25,7 @@ async function refreshRecent() {
 async function refreshLog() {
   refreshRecent();
   let data;
-  try { data = await api("/api/log?limit=300"); } catch (err) { $("#verdict").textContent = err.message; return; }
+  try { data = await api("/api/log?limit=300"); } catch (err) { setText($("#verdict"), err.message); return; }
   records = data.records;
   renderLog();
 }
@@ -63,13 +64,13 @@ async function exportBundle() {
   try {
     const b = await api("/api/bundle", {});
     const link = el("a", { href: b.download, text: `Download ${b.download.split("/").pop()}` });
-    $("#verdict").replaceChildren(`Bug bundle written to ${b.path} (secrets redacted). `, link);
-  } catch (err) { $("#verdict").textContent = `Bundle failed: ${err.message}`; }
+    $("#verdict").replaceChildren(printable(`Bug bundle written to ${b.path} (secrets redacted). `), link);
+  } catch (err) { setText($("#verdict"), `Bundle failed: ${err.message}`); }
 }
 
 export async function verifyLog() {
-  try { const v = await api("/api/log/verify"); $("#verdict").textContent = `Log verify: ${v.verdict}`; }
-  catch (err) { $("#verdict").textContent = `Log verify failed: ${err.message}`; }
+  try { const v = await api("/api/log/verify"); setText($("#verdict"), `Log verify: ${v.verdict}`); }
+  catch (err) { setText($("#verdict"), `Log verify failed: ${err.message}`); }
 }
 
 export function initLog() {

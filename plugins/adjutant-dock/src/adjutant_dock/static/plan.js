@@ -4,6 +4,7 @@
 // step by step / Deny).
 
 import { $, addMessage, el, setStatus, showTab, uid } from "./dom.js";
+import { printableJSON } from "./printable.js";
 import { dock, follow, loadState, on, postRun, session, thread } from "./stream.js";
 import { diffView } from "./widgets.js";
 
@@ -72,7 +73,7 @@ function showQuestion(interrupt, runId) {
     if (p.reasons && p.reasons.length) box.append(el("div", { text: `Why it asks: ${p.reasons.join("; ")}` }));
     box.append(el("strong", { text: "Preview (exactly what will happen):" }), diffView(p.preview));
     const edit = el("textarea", { id: "edit-args", rows: "5", "aria-label": "Arguments (JSON)", spellcheck: "false" });
-    edit.value = JSON.stringify(p.args, null, 2);
+    edit.value = printableJSON(p.args);  // valid JSON: edits parse back
     box.append(el("label", { for: "edit-args", text: "Arguments (edit, then “Preview edit”):" }), edit);
     box.append(el("div", { class: "actions" },
       el("button", { type: "button", id: "grant", text: "Grant (run this step)", onclick: () => answer("grant") }),

@@ -3,12 +3,13 @@
 // the configuration names (read-only) and the current profile.
 
 import { $, api, el, onTab, setStatus } from "./dom.js";
+import { printableJSON } from "./printable.js";
 import { setState } from "./stream.js";
 
 async function loadSettings() {
   const data = await api("/api/settings");
-  $("#profile-current").textContent = JSON.stringify(data.current, null, 2);
-  if (!$("#profile-text").value) $("#profile-text").value = JSON.stringify(data.current, null, 2);
+  $("#profile-current").textContent = printableJSON(data.current);
+  if (!$("#profile-text").value) $("#profile-text").value = printableJSON(data.current);
   const list = $("#profiles");
   list.replaceChildren();
   for (const p of data.profiles) {

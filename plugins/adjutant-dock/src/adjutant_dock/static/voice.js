@@ -12,7 +12,7 @@
 //   denies a question); Space stops it when the focus is not in a text field or button.
 
 import { send } from "./chat.js";
-import { $, addMessage, api } from "./dom.js";
+import { $, addMessage, api, setText } from "./dom.js";
 import { dock, loadState, on } from "./stream.js";
 
 const VOICE_RATE = 16000;
@@ -24,7 +24,7 @@ const voiceInfo = () => (dock.state && dock.state.voice) || {};
 
 function showVoiceStatus(text, kind = "info") {
   const box = $("#voice-status");
-  box.textContent = text;
+  setText(box, text);
   box.dataset.kind = kind;
   box.hidden = !text;
 }
@@ -173,9 +173,9 @@ function encodeWav(samples) {
 // naming exactly where it goes. Resolves true only for "Yes"; No, Esc or closing is no.
 function askConsent(remote) {
   const dialog = $("#consent");
-  $("#consent-engine").textContent = remote.engine;
-  $("#consent-host").textContent = remote.host;
-  $("#consent-model").textContent = remote.model || "the engine's default";
+  setText($("#consent-engine"), remote.engine);
+  setText($("#consent-host"), remote.host);
+  setText($("#consent-model"), remote.model || "the engine's default");
   dialog.returnValue = "";
   voice.asking = remote;
   return new Promise((resolve) => {
@@ -327,13 +327,13 @@ function renderSpeech() {
   if (!s) return;
   box.dataset.state = s.state;
   $("#speech-state").textContent = s.state === "paused" ? "Paused" : "Speaking";
-  $("#speech-text").textContent = s.text;
+  setText($("#speech-text"), s.text);
   $("#speech-pause").textContent = s.state === "paused" ? "Resume" : "Pause";
   const progress = $("#speech-progress");
   progress.max = Math.max(s.made, s.played, 1);
   progress.value = s.played;
   $("#speech-time").textContent = s.made ? `${(s.played / 1000).toFixed(1)} s of ${(s.made / 1000).toFixed(1)} s` : "starting…";
-  if (s.output === "file" && !$("#speech-note").textContent) $("#speech-note").textContent = `No audio device: written to ${s.path || "a file"}`;
+  if (s.output === "file" && !$("#speech-note").textContent) setText($("#speech-note"), `No audio device: written to ${s.path || "a file"}`);
 }
 
 async function speechCall(action) {

@@ -2,6 +2,7 @@
 // diff. Tool output is untrusted: every cell is set with textContent.
 
 import { el } from "./dom.js";
+import { printable } from "./printable.js";
 
 export function isDiff(text) {
   return typeof text === "string" && /^@@ /m.test(text) && /^\+\+\+ /m.test(text);
@@ -12,7 +13,7 @@ export function diffView(text) {
   for (const line of String(text || "").split("\n")) {
     const cls = line.startsWith("+") && !line.startsWith("+++") ? "add"
       : line.startsWith("-") && !line.startsWith("---") ? "del" : line.startsWith("@@") ? "hunk" : "";
-    pre.append(cls ? el("span", { class: cls, text: line }) : document.createTextNode(`${line}\n`));
+    pre.append(cls ? el("span", { class: cls, text: line }) : document.createTextNode(`${printable(line)}\n`));
   }
   return pre;
 }
