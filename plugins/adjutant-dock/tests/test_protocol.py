@@ -390,3 +390,19 @@ async def test_the_mcp_servers_are_listed_with_their_state(tmp_path: Path) -> No
     assert servers["broken"]["state"] == "error" and servers["broken"]["tools"] == 0
     assert servers["broken"]["note"], servers["broken"]
     assert servers["time"]["source"].endswith("mcp.json")
+
+
+async def test_every_bad_query_parameter_gets_400_with_the_reason(dock: Dock) -> None:
+    """``GET /api/log?limit=abc`` answered 500; each bad parameter says what it wants."""
+    for query, says in (("limit=abc", "limit must be a whole number"),
+                        ("limit=0", "limit must be"), ("limit=-5", "limit must be"),
+                        ("limit=99999999", "limit must be"),
+                        ("run_id=../x", "run_id must be"), ("kind=%3Cb%3E", "kind must"),
+                        ("colour=red", "unknown parameter")):
+        answer = await dock.client.get(f"/api/log?{query}")
+        assert answer.status_code == 400, (query, answer.text)
+        assert says in answer.json()["error"], (query, answer.json())
+    answer = await dock.client.get("/api/copilot/runs/x/events?after=abc")
+    assert answer.status_code == 400 and "seq number" in answer.json()["error"]
+    good = await dock.client.get("/api/log?limit=3&kind=decision,result")
+    assert good.status_code == 200 and len(good.json()["records"]) <= 3

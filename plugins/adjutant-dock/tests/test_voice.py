@@ -99,6 +99,16 @@ async def test_bad_uploads_are_refused_with_a_reason(dock: Dock) -> None:
     floats[20:22] = (3).to_bytes(2, "little")  # WAVE_FORMAT_IEEE_FLOAT
     answer = await hear(dock, bytes(floats))
     assert answer.status_code == 415 and "16-bit PCM" in answer.json()["error"]
+    for width in (1, 3, 4):  # 8-bit PCM was accepted, although the docs say 16-bit
+        out = io.BytesIO()
+        with wave.open(out, "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(width)
+            w.setframerate(16_000)
+            w.writeframes(bytes(16_000 * width))
+        answer = await hear(dock, out.getvalue())
+        assert answer.status_code == 415, width
+        assert f"{8 * width}-bit samples" in answer.json()["error"], answer.json()
     answer = await hear(dock, b"")
     assert answer.status_code == 400 and "empty" in answer.json()["error"]
     answer = await hear(dock, wav(0))

@@ -75,15 +75,33 @@ async def revoke(request: Request) -> Response:
     return JSONResponse(await snapshot(dock))
 
 
+#: The most records one `/api/log` answer carries.
+MAX_LOG_LIMIT = 100_000
+_KIND = re.compile(r"^[a-z][a-z0-9_.-]{0,63}$")
+
+
 async def log(request: Request) -> Response:
+    """The action log's records: ``run_id``, ``kind`` (comma-separated) and ``limit``
+    (the latest N, 1 to `MAX_LOG_LIMIT`); a bad parameter gets 400 with the reason."""
     copilot = dock_of(request).copilot
-    run_id = request.query_params.get("run_id") or None
-    kinds = set(filter(None, request.query_params.get("kind", "").split(",")))
+    params = request.query_params
+    if unknown := set(params) - {"run_id", "kind", "limit"}:
+        return error(400, f"unknown parameter(s): {', '.join(sorted(unknown))} "
+                     "(run_id, kind, limit)")
+    run_id = params.get("run_id") or None
+    if run_id is not None and not ID.match(run_id):
+        return error(400, f"run_id must be a run id (letters, digits, _.:-), not {run_id!r}")
+    kinds = set(filter(None, params.get("kind", "").split(",")))
+    if bad := sorted(k for k in kinds if not _KIND.match(k)):
+        return error(400, f"kind must name record kinds (e.g. decision,result), not {bad[0]!r}")
+    raw = params.get("limit", "500")
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_LOG_LIMIT:
+        return error(400, f"limit must be a whole number from 1 to {MAX_LOG_LIMIT:,}, "
+                     f"not {raw!r}")
     records = await copilot.log.records(run_id=run_id)
     if kinds:
         records = [r for r in records if r.get("kind") in kinds]
-    limit = int(request.query_params.get("limit", "500"))
-    return JSONResponse({"records": records[-limit:], "total": len(records)})
+    return JSONResponse({"records": records[-int(raw):], "total": len(records)})
 
 
 async def verify(request: Request) -> Response:

@@ -210,6 +210,9 @@ def check_wav(body: bytes) -> str | None:
             frames = len(w.readframes(w.getnframes())) // max(1, width * channels)
     except (wave.Error, EOFError) as exc:
         return f"not a WAV recording this dock reads (16-bit PCM): {exc}"
+    if width != 2:
+        return (f"not a WAV recording this dock reads: {8 * width}-bit samples, where "
+                "it hears 16-bit PCM (e.g. sox in.wav -b 16 out.wav)")
     if not 8000 <= rate <= 48000:
         return f"a sample rate of {rate} Hz: send 8,000 to 48,000 Hz"
     if frames == 0:
