@@ -32,13 +32,51 @@ def test_a_file_others_can_read_or_write_is_refused(tmp_path: Path, mode: int) -
 def test_a_file_another_user_owns_is_refused(tmp_path: Path) -> None:
     path = owner_only_secret(tmp_path / "token")
     os.chown(path, 65534, 65534)  # still 0600: only its owner, someone else, reads it
-    with pytest.raises(PermissionError, match="belongs to another user"):
+    with pytest.raises(PermissionError, match="belongs to another user") as caught:
         owner_only_secret(path)
+    assert "can be read by others" not in str(caught.value)  # it was misreported so
 
 
 def test_a_symlinked_token_file_is_not_made_through_the_link(tmp_path: Path) -> None:
     """A dangling link planted where the token goes is not followed to make a file."""
     (tmp_path / "token").symlink_to(tmp_path / "elsewhere")
-    with pytest.raises(FileExistsError):
+    with pytest.raises(PermissionError, match="a link is never followed"):
         owner_only_secret(tmp_path / "token")
     assert not (tmp_path / "elsewhere").exists()
+
+
+# -- the folders on the way: a mode on the file proves nothing in a swappable folder --
+
+
+def test_a_linked_secret_folder_is_refused_and_never_chmod_through(tmp_path: Path) -> None:
+    """``$ADJUTANT_HOME/mcp/oauth`` made a link to a 0755 folder holding a 0600 token:
+    the token was read and sent."""
+    home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o755)
+    os.chmod(elsewhere, 0o755)
+    (home / "mcp").mkdir(parents=True)
+    (home / "mcp" / "oauth").symlink_to(elsewhere)
+    with pytest.raises(PermissionError, match="symbolic link"):
+        owner_only_secret(home / "mcp" / "oauth" / "token", root=home)
+    assert os.stat(elsewhere).st_mode & 0o777 == 0o755  # not chmod'ed through the link
+    assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.parametrize(("mode", "says"), [(0o777, "written by others"),
+                                            (0o755, "entered by others")])
+def test_a_folder_others_can_write_or_enter_is_refused(tmp_path: Path, mode: int,
+                                                       says: str) -> None:
+    home = tmp_path / "home"
+    (home / "dock").mkdir(parents=True)
+    os.chmod(home / "dock", mode)
+    with pytest.raises(PermissionError, match=says) as caught:
+        owner_only_secret(home / "dock" / "token", root=home)
+    assert "chmod" in str(caught.value)  # what to run
+
+
+def test_a_folder_on_the_way_others_can_write_is_refused(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "mcp" / "oauth").mkdir(parents=True, mode=0o700)
+    os.chmod(home / "mcp", 0o777)  # anyone could rename oauth/ and put their own there
+    with pytest.raises(PermissionError, match=r"mcp can be written by others"):
+        owner_only_secret(home / "mcp" / "oauth" / "token", root=home)

@@ -50,7 +50,10 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (a test ke
     from .operator import StepDecision as StepDecision
     from .operator import StepPacket as StepPacket
     from .operator import parse_reply as parse_reply
+    from .safety._secrets import SecretError as SecretError
+    from .safety._secrets import owner_only_folder as owner_only_folder
     from .safety._secrets import owner_only_secret as owner_only_secret
+    from .safety._secrets import secret_file_problem as secret_file_problem
 
 #: The public names (besides `hookimpl` and `__version__`): each imported from its
 #: module on first use, so that start-up stays cheap.
@@ -68,7 +71,8 @@ _LAZY = {
     "PluginLoadError": ".kernel._kernel",
     "configure_logging": "._logging", "get_logger": "._logging",
     "data_home": ".kernel._paths",
-    "owner_only_secret": ".safety._secrets",
+    "owner_only_secret": ".safety._secrets", "owner_only_folder": ".safety._secrets",
+    "SecretError": ".safety._secrets", "secret_file_problem": ".safety._secrets",
     "PluginInfo": ".kernel._plugins",
     "Registry": ".kernel._registry", "RegistrationError": ".kernel._registry",
     "ModelPreset": ".kernel._settings", "Profile": ".kernel._settings",

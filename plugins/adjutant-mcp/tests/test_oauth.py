@@ -63,10 +63,39 @@ async def test_a_token_file_that_is_a_link_is_not_followed(tmp_path: Path) -> No
     elsewhere.write_text(json.dumps({"tokens": {"access_token": "planted"}}))
     elsewhere.chmod(0o600)
     link = TokenFile(tmp_path, "remote").path
-    link.parent.mkdir(parents=True)
+    link.parent.mkdir(parents=True, mode=0o700)
     os.symlink(elsewhere, link)
     with pytest.raises(OSError, match="link"):
         await TokenFile(tmp_path, "remote").get_tokens()
+
+
+@pytest.mark.parametrize("attack", ["linked folder", "0777 folder", "0755 folder"])
+async def test_a_token_folder_that_is_linked_or_open_is_refused(tmp_path: Path,
+                                                               attack: str) -> None:
+    """``$ADJUTANT_HOME/mcp/oauth`` made a link to a 0755 folder holding a 0600 token
+    file, or a 0777 folder: the token was read and sent, and the 0700 applied when
+    writing followed the link. Nothing is read, written or chmod'ed now."""
+    home = tmp_path / "home"
+    oauth = TokenFile(home, "remote").path.parent
+    oauth.parent.mkdir(parents=True)
+    if attack == "linked folder":
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        os.chmod(elsewhere, 0o755)
+        (elsewhere / "remote.json").write_text(json.dumps({"tokens": {"access_token": "x"}}))
+        (elsewhere / "remote.json").chmod(0o600)
+        oauth.symlink_to(elsewhere)
+    else:
+        oauth.mkdir()
+        os.chmod(oauth, int(attack.split()[0], 8))
+    tokens = TokenFile(home, "remote")
+    with pytest.raises(PermissionError, match="adjutant mcp login"):
+        await tokens.get_tokens()
+    with pytest.raises(PermissionError):
+        tokens._write({"tokens": {"access_token": "new"}})
+    if attack == "linked folder":
+        assert os.stat(tmp_path / "elsewhere").st_mode & 0o777 == 0o755
+        assert sorted(p.name for p in (tmp_path / "elsewhere").iterdir()) == ["remote.json"]
 
 
 async def test_an_expired_token_is_known_to_be_expired_after_a_restart(
@@ -144,3 +173,49 @@ def test_login_is_for_remote_servers_and_says_so(tmp_path: Path) -> None:
                               capture_output=True, text=True, timeout=60,
                               stdin=subprocess.DEVNULL)
         assert done.returncode == 2 and says in done.stderr, done
+
+
+def test_a_failed_sign_in_is_one_line_saying_what_to_try(tmp_path: Path) -> None:
+    """OAuth failures printed the SDK's raw traceback. A server that asks for a sign-in
+    (401) but publishes no authorization server metadata fails the flow."""
+    import http.server
+    import subprocess
+    import sys
+    import threading
+
+    class AsksForSignIn(http.server.BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            if self.path.startswith("/mcp"):
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Bearer realm="x"')
+            else:
+                self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_GET = do_POST = _answer
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), AsksForSignIn)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        home = tmp_path / "home"
+        home.mkdir()
+        (home / "mcp.json").write_text(json.dumps({"mcpServers": {
+            "remote": {"url": f"http://127.0.0.1:{server.server_port}/mcp"}}}))
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith("ADJUTANT_")},
+               "ADJUTANT_HOME": str(home), "ADJUTANT_WORKSPACE": str(tmp_path),
+               "BROWSER": "true"}
+        done = subprocess.run([str(Path(sys.executable).parent / "adjutant"), "mcp",
+                               "login", "remote"], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120,
+                              stdin=subprocess.DEVNULL)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.returncode == 1, done
+    assert "Traceback" not in done.stderr, done.stderr
+    assert "MCP server 'remote'" in done.stderr and "Registration failed" in done.stderr, \
+        done.stderr

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from typing import Any
 
@@ -231,9 +232,18 @@ async def login(bridge: Any, name: str, browser: Any) -> int:
         return 2
     connection = bridge.connections[name]
     await connection.stop()  # the next start signs in
-    connection.login_auth = await login_flow(spec, bridge.home, browser)
     try:
+        connection.login_auth = await login_flow(spec, bridge.home, browser)
         return await _test(bridge, name)
+    except Exception as exc:
+        # (discovery, registration, the token exchange) and a refused token folder: one
+        # line saying what happened and what to try; the trace only with -vv
+        logging.getLogger(__name__).debug("sign-in to %s failed", name, exc_info=True)
+        what = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        _err(f"{name}: sign-in failed: {what} ({type(exc).__name__}). Check the server's "
+             f"URL ({spec.target}) and that it offers OAuth; `adjutant -vv mcp login {name}` "
+             "shows the details")
+        return 1
     finally:
         connection.login_auth = None
 

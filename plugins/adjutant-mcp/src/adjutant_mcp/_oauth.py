@@ -18,13 +18,27 @@ scopes and step-up, refresh); this module gives it what is Adjutant's:
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from adjutant import SecretError, owner_only_folder, secret_file_problem
+
 __all__ = ["LOGIN_TIMEOUT_S", "SignInRequired", "TokenFile", "login_flow", "provider"]
+
+class _TraceOnlyWhenDebugging(logging.Filter):
+    """The SDK logs each OAuth failure with its traceback (``logger.exception``);
+    Adjutant says what failed in one line itself, so the trace shows only with -vv."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return logging.getLogger().isEnabledFor(logging.DEBUG)
+
+
+for _name in ("mcp.client.auth.oauth2", "mcp.client.auth"):  # filters are per logger
+    logging.getLogger(_name).addFilter(_TraceOnlyWhenDebugging())
 
 #: How long ``adjutant mcp login`` waits for the browser to come back.
 LOGIN_TIMEOUT_S = 300.0
@@ -45,25 +59,32 @@ class TokenFile:
     """The SDK's `TokenStorage` for one server, in one owner-only JSON file."""
 
     def __init__(self, home: Path, key: str) -> None:
-        self.path = Path(home) / "mcp" / "oauth" / f"{key}.json"
+        self.home = Path(home)
+        self.path = self.home / "mcp" / "oauth" / f"{key}.json"
+
+    def _folder(self) -> None:
+        """Every folder from the data home down checked: a real folder, the user's, and
+        writable by nobody else; ``oauth/`` closed to others (`owner_only_folder`)."""
+        try:
+            owner_only_folder(self.path.parent, self.home)
+        except SecretError as exc:
+            raise SecretError(f"{exc}; then sign in again with `adjutant mcp login`"
+                              ) from None
 
     def _read(self) -> dict[str, Any]:
+        self._folder()
         try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except FileNotFoundError:
             return {}
         with os.fdopen(fd, encoding="utf-8") as f:
-            st = os.fstat(f.fileno())
-            if st.st_mode & 0o077 or st.st_uid != os.getuid():
-                raise PermissionError(f"{self.path} can be read by others, so its tokens are "
-                                      "no secret: remove it and sign in again with "
-                                      "`adjutant mcp login`")
+            if problem := secret_file_problem(self.path, os.fstat(f.fileno())):
+                raise SecretError(f"{problem}; sign in again with `adjutant mcp login`")
             data = json.load(f)
         return data if isinstance(data, dict) else {}
 
     def _write(self, data: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.chmod(self.path.parent, 0o700)
+        self._folder()
         tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
