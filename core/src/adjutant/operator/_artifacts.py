@@ -18,33 +18,33 @@ from typing import Any
 
 import msgspec
 
+from ..safety.redaction import MASK, Redactor
+
 __all__ = ["redact", "run_dir", "write_artifact", "write_bundle"]
 
 _SECRET_KEYS = re.compile(r"(?i)(api[_-]?key|token|secret|passw(or)?d|authorization|cookie|"
                           r"credential|private[_-]?key|session)")
-_SECRET_TEXT = [
-    re.compile(r"(?i)\b(bearer|token|api[_-]?key|secret|password)(\s*[:=]\s*|\s+)([^\s'\"]{6,})"),
-    re.compile(r"\b(sk|pk|rk|ghp|gho|ghs|github_pat|xox[bpas]|AKIA)[-_A-Za-z0-9]{12,}\b"),
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----",
-               re.DOTALL),
-]
-REDACTED = "[REDACTED]"
+REDACTED = MASK
 
 
-def redact(value: Any) -> Any:
-    """A copy of JSON-like data with secret-looking keys and values redacted."""
+def redact(value: Any, redactor: Redactor | None = None) -> Any:
+    """A copy of JSON-like data with secrets redacted: the value of a secret-named key
+    whole, and in every string what `adjutant.safety.redaction` finds."""
+    redactor = redactor if redactor is not None else Redactor()
     if isinstance(value, dict):
-        return {k: REDACTED if isinstance(k, str) and _SECRET_KEYS.search(k)
-                and isinstance(v, str | int | float) and v != "" else redact(v)
-                for k, v in value.items()}
+        out = {}
+        for k, v in value.items():
+            if isinstance(k, str) and _SECRET_KEYS.search(k) and isinstance(
+                    v, str | int | float) and v != "":
+                redactor.found["secret-named-field"] += 1
+                out[k] = REDACTED
+            else:
+                out[k] = redact(v, redactor)
+        return out
     if isinstance(value, list | tuple):
-        return [redact(v) for v in value]
+        return [redact(v, redactor) for v in value]
     if isinstance(value, str):
-        keyed, *bare = _SECRET_TEXT
-        text = keyed.sub(lambda m: m.group(1) + m.group(2) + REDACTED, value)
-        for pattern in bare:
-            text = pattern.sub(REDACTED, text)
-        return text
+        return redactor.text(value)
     return value
 
 
@@ -72,10 +72,11 @@ def write_bundle(dest: Path, *, home: Path, records: list[dict[str, Any]], profi
         info.size, info.mtime = len(payload), int(time.time())
         tar.addfile(info, io.BytesIO(payload))
 
+    redactor = Redactor()
     with tarfile.open(dest, "w:gz") as tar:
-        log = b"".join(msgspec.json.encode(redact(r)) + b"\n" for r in records)
+        log = b"".join(msgspec.json.encode(redact(r, redactor)) + b"\n" for r in records)
         add(tar, "bundle/log.jsonl", log)
-        add(tar, "bundle/profile.json", msgspec.json.encode(redact(profile)))
+        add(tar, "bundle/profile.json", msgspec.json.encode(redact(profile, redactor)))
         add(tar, "bundle/versions.json", msgspec.json.encode(
             {**versions, "python": platform.python_version(), "platform": platform.platform()}))
         for run_id in sorted(run_ids):
@@ -84,9 +85,16 @@ def write_bundle(dest: Path, *, home: Path, records: list[dict[str, Any]], profi
                     if not file.is_file() or file.is_symlink():
                         continue
                     try:
-                        data = redact(msgspec.json.decode(file.read_bytes()))
+                        data = redact(msgspec.json.decode(file.read_bytes()), redactor)
                         payload = msgspec.json.encode(data)
                     except msgspec.DecodeError:
-                        payload = redact(file.read_text(errors="replace")).encode()
+                        payload = redactor.text(file.read_text(errors="replace")).encode()
                     add(tar, f"bundle/runs/{run_id}/{file.name}", payload)
+        # what was hidden, by rule, so whoever reads the bundle knows what is missing
+        add(tar, "bundle/redactions.json", msgspec.json.format(msgspec.json.encode({
+            "redacted": dict(sorted(redactor.found.items())),
+            "total": sum(redactor.found.values()),
+            "rules": "gitleaks' default rules, PEM private key blocks, URL credentials, "
+                     "Authorization headers, values of secret-named keys and fields",
+        })))
     return dest

@@ -1,0 +1,198 @@
+"""Secrets out of everything that leaves the machine or is meant to be shared: bug
+bundles, ``adjutant log export``, and the context bulletin sent to a remote model.
+
+Known formats come from a maintained ruleset, gitleaks' (about 200 rules, vendored as
+``gitleaks.toml`` beside this file, MIT), applied as gitleaks applies them: a rule's
+keywords prefilter each line, its ``secretGroup`` names the secret, its entropy floor
+and its allowlists (stopwords, regexes) keep ordinary text. Rules of our own add what a
+line-by-line ruleset with entropy floors leaves: a PEM private key's whole block (it
+spans lines), credentials in a URL, Authorization headers, well-known token prefixes
+whatever their entropy (``ghp_``, ``sk-``, ``AKIA``, ``xox``), and a low-entropy
+password after a secret-named key (``db_password=hunter2``). Every redaction is
+counted by rule, so a bundle can say what it hid. The rules load on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import tomllib
+import warnings
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["MASK", "Redactor", "redact", "redact_text"]
+
+MASK = "[REDACTED]"
+RULES_FILE = Path(__file__).with_name("gitleaks.toml")
+#: Longer lines are cut into pieces of this size for the rules (some are quadratic).
+_PIECE = 4096
+
+
+@dataclass(frozen=True)
+class _Rule:
+    id: str
+    regex: re.Pattern[str]
+    keywords: tuple[str, ...]
+    group: int
+    entropy: float
+    allow: tuple[tuple[str, re.Pattern[str]], ...]  # (target, pattern)
+    stopwords: tuple[str, ...]
+
+
+def _python(regex: str) -> str:
+    """A gitleaks (Go RE2) pattern in Python's dialect: ``\\z`` is ``\\Z``, and an inline
+    ``(?i)`` after the start (Go scopes it to the rest of the group) becomes global,
+    which can only widen what is redacted."""
+    regex = regex.replace(r"\z", r"\Z")
+    if "(?i)" in regex[1:]:
+        regex = "(?i)" + regex.replace("(?i)", "")
+    return regex
+
+
+@functools.cache
+def _ruleset() -> tuple[tuple[_Rule, ...], tuple[re.Pattern[str], ...], tuple[str, ...]]:
+    config = tomllib.loads(RULES_FILE.read_text(encoding="utf-8"))
+    rules = []
+    for raw in config.get("rules", []):
+        if not raw.get("regex"):
+            continue  # a rule on file names only
+        try:
+            with warnings.catch_warnings():  # "possible nested set": Go's [[ is literal
+                warnings.simplefilter("ignore", FutureWarning)
+                regex = re.compile(_python(raw["regex"]))
+            allow = tuple((a.get("regexTarget", "secret"), re.compile(_python(p)))
+                          for a in raw.get("allowlists", []) for p in a.get("regexes", [])
+                          if not a.get("paths"))
+        except re.error:
+            continue  # a construct Python lacks: counted by the benchmark, not fatal
+        stop = tuple(w.lower() for a in raw.get("allowlists", []) for w in a.get("stopwords", []))
+        rules.append(_Rule(raw["id"], regex, tuple(k.lower() for k in raw.get("keywords", [])),
+                           int(raw.get("secretGroup", 0)), float(raw.get("entropy", 0.0)),
+                           allow, stop))
+    glob = config.get("allowlist", {})
+    regexes = []
+    for pattern in glob.get("regexes", []):
+        try:
+            regexes.append(re.compile(_python(pattern)))
+        except re.error:
+            continue
+    return tuple(rules), tuple(regexes), tuple(w.lower() for w in glob.get("stopwords", []))
+
+
+def _entropy(text: str) -> float:
+    counts = Counter(text)
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
+
+
+_PEM = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+                  r"(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)", re.S)
+_URL_CREDENTIALS = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]*://[^\s/:@]*):([^\s/@]+)@")
+#: Token prefixes that name a secret whatever its entropy (gitleaks' rules want a
+#: random-looking body; a short or patterned token is a token all the same).
+_PREFIXED = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|"
+                       r"github_pat_[A-Za-z0-9_]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}\b|"
+                       r"xox[abposr]-[A-Za-z0-9-]{10,}|"
+                       r"eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*)")
+_SCHEME = re.compile(r"\b((?:[Bb]earer|Basic)\s+)(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-])"
+                     r"(?!\[REDACTED)[A-Za-z0-9._~+/=-]{8,}")
+#: A secret-named key (not one naming a secret's name, id, size or file) and a value
+#: that is not a bare number: ``db_password=hunter2``, ``--password=...``.
+_KEYED = re.compile(r"(?i)\b([a-z0-9_.-]*(?:passw(?:or)?d|secret|token|api[_-]?key|apikey|"
+                    r"access[_-]?key|private[_-]?key|credentials?)"
+                    r"(?![a-z0-9_.-]*(?:name|id|size|length|count|file|path|type|url)\b)"
+                    r"[a-z0-9_.-]*)"
+                    r"(\"?\s*[=:]\s*)([\"']?)(?!\[REDACTED|(?:[Bb]earer|Basic)\s|\d+\b)"
+                    r"([^\s\"'&;,]+)")
+
+
+@dataclass
+class Redactor:
+    """Redacts text and JSON-like values, counting what it hid by rule (``found``)."""
+
+    found: Counter[str] = field(default_factory=Counter)
+
+    def text(self, text: str) -> str:
+        text = _PEM.sub(self._counted("private-key-block", "[REDACTED PRIVATE KEY]"), text)
+        lines = text.split("\n")
+        return "\n".join(self._line(line) for line in lines)
+
+    def value(self, value: Any) -> Any:
+        """`text` applied to every string in ``value`` (dicts, lists, tuples)."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, Mapping):
+            return {k: self.value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.value(v) for v in value]
+        return value
+
+    def _counted(self, rule: str, mask: str) -> Any:
+        def replace(match: re.Match[str]) -> str:
+            self.found[rule] += 1
+            return mask
+        return replace
+
+    def _line(self, line: str) -> str:
+        if len(line) > _PIECE:
+            return "".join(self._line(line[i:i + _PIECE]) for i in range(0, len(line), _PIECE))
+        rules, allowed, stopwords = _ruleset()
+        lowered = line.lower()
+        secrets: dict[str, str] = {}
+        for rule in rules:
+            if rule.keywords and not any(k in lowered for k in rule.keywords):
+                continue
+            for match in rule.regex.finditer(line):
+                secret = self._secret(match, rule)
+                if not secret or secret in secrets or MASK in secret:
+                    continue
+                if rule.entropy and _entropy(secret) < rule.entropy:
+                    continue
+                if any(p.search(secret) for p in allowed) or any(
+                        w in secret.lower() for w in (*stopwords, *rule.stopwords)):
+                    continue
+                targets = {"secret": secret, "match": match.group(0), "line": line}
+                if any(p.search(targets.get(t, secret)) for t, p in rule.allow):
+                    continue
+                secrets[secret] = rule.id
+        for secret in sorted(secrets, key=len, reverse=True):  # longest first
+            self.found[secrets[secret]] += line.count(secret)
+            line = line.replace(secret, MASK)
+        line = _PREFIXED.sub(self._counted("token-prefix", MASK), line)
+        line = _URL_CREDENTIALS.sub(self._keep_user, line)
+        line = _SCHEME.sub(self._keep_scheme, line)
+        return _KEYED.sub(self._keep_key, line)
+
+    @staticmethod
+    def _secret(match: re.Match[str], rule: _Rule) -> str:
+        if rule.group and rule.group <= (match.re.groups or 0):
+            return match.group(rule.group) or ""
+        return next((g for g in match.groups() if g), match.group(0))
+
+    def _keep_user(self, match: re.Match[str]) -> str:
+        if match.group(2) == MASK:
+            return match.group(0)
+        self.found["url-credentials"] += 1
+        return f"{match.group(1)}:{MASK}@"
+
+    def _keep_scheme(self, match: re.Match[str]) -> str:
+        self.found["authorization-header"] += 1
+        return f"{match.group(1)}{MASK}"
+
+    def _keep_key(self, match: re.Match[str]) -> str:
+        self.found["secret-named-key"] += 1
+        return f"{match.group(1)}{match.group(2)}{match.group(3)}{MASK}"
+
+
+def redact_text(text: str) -> str:
+    """``text`` with every secret it holds replaced by ``[REDACTED]``."""
+    return Redactor().text(text)
+
+
+def redact(value: Any) -> Any:
+    """`redact_text` applied to every string in a JSON-like ``value``."""
+    return Redactor().value(value)
