@@ -151,3 +151,18 @@ def test_mcp_serve_answers_the_next_call_after_a_special_file(
     first, second = anyio.run(calls)
     assert first.is_error  # refused: nobody can approve a write here, and it is a FIFO
     assert not second.is_error and "fine" in second.model_dump_json(), second
+
+
+def test_a_huge_sparse_file_is_refused_in_the_dry_run(
+        bench: tuple[Attack, list[socket.socket]]) -> None:
+    """``compress.zip`` naming a 10 GB sparse file was refused only after Grant: the
+    size check is in the dry-run now, so the plan says it will be refused."""
+    attack, _ = bench
+    with open(attack.work / "huge.img", "wb") as handle:
+        handle.truncate(10 << 30)  # 10 GB, no block written
+    for paths in (["huge.img"], ["."]):
+        attack.script(plan(("compress.zip", {"paths": paths, "output": "huge.zip"})))
+        done = attack.cli("run", "zip it", "--json", timeout=LIMIT)
+        said = done.stdout + done.stderr
+        assert "huge.img is over" in said, (paths, said)
+        assert "Grant" not in said and not (attack.work / "huge.zip").exists()

@@ -78,16 +78,17 @@ class CompressZip(BaseTool):
         skipped: list[str] = []
         withheld: list[tuple[str, str]] = []
         total = 0
+        found_sizes: dict[str, int] = {}
         for raw in get_paths(call.args, "paths", 1000):
             located = locate(ctx.cwd, ctx.cages, raw)
             if located.root != output.root:
                 raise Refused("cage", "the inputs and the archive must be in the same cage")
-            for name, data in self._collect(located, _Found(shield, skipped, withheld),
-                                            read=not dry):
+            for name, data in self._collect(located, _Found(shield, skipped, withheld,
+                                                            found_sizes), read=not dry):
                 if name == output.shown:
                     raise Refused("argument-value", "the archive cannot contain itself")
                 members.append((name, data))
-                total += len(data)
+                total += max(len(data), found_sizes.get(name, 0))  # dry-runs read nothing
                 if len(members) > MAX_ENTRIES or total > 10 * self.max_file_bytes:
                     raise Refused("too-large", f"over {MAX_ENTRIES} files or "
                                   f"{10 * self.max_file_bytes} bytes to archive")
@@ -120,6 +121,11 @@ class CompressZip(BaseTool):
                 path = os.path.join(located.root, located.shown)
                 if why := found.shield.read_refusal(path, opened.st):
                     raise Refused("protected", f"{located.shown}: {why}")
+                if opened.st.st_size > self.max_file_bytes:  # in the dry-run too: the
+                    # packet says it will be refused (a 10 GB sparse file got past it)
+                    raise Refused("too-large", f"{located.shown} is over "
+                                  f"{self.max_file_bytes} bytes")
+                found.sizes[located.shown] = opened.st.st_size
                 out.append((located.shown, opened.read(self.max_file_bytes) if read else b""))
                 return out
             fd = opened.file_fd if opened.file_fd is not None else opened.dir_fd
@@ -162,6 +168,7 @@ class CompressZip(BaseTool):
                     if fst.st_size > self.max_file_bytes:
                         raise Refused("too-large", f"{shown} is over {self.max_file_bytes} "
                                       "bytes")
+                    found.sizes[shown] = fst.st_size
                     out.append((shown, _read_all(ffd) if read else b""))
                 finally:
                     os.close(ffd)
@@ -172,7 +179,8 @@ class _Found:
     withheld (with the reason)."""
 
     def __init__(self, shield: Any, skipped: list[str],
-                 withheld: list[tuple[str, str]]) -> None:
+                 withheld: list[tuple[str, str]], sizes: dict[str, int]) -> None:
+        self.sizes = sizes  # each member's size, known before anything is read
         self.shield, self.skipped, self.withheld = shield, skipped, withheld
 
 
