@@ -389,3 +389,30 @@ def test_the_walk_stops_at_its_budget_and_skips_huge_trees(tmp_path: Path) -> No
     assert not layout.exhausted and str(cage / ".envrc") in layout.args
     assert not any("node_modules" in arg for arg in layout.args)
     layout.close()
+
+
+def test_doctor_removes_and_reports_what_a_killed_adjutant_left(tmp_path: Path) -> None:
+    """A SIGKILLed server left its pids cgroup until the next sandboxed run: `adjutant
+    doctor` removes such leftovers and says so."""
+    import json
+    import sys
+
+    root = Path("/sys/fs/cgroup/pids")
+    if not os.access(root, os.W_OK) or sandbox.available() is not None:
+        pytest.skip(f"cannot make a pids cgroup here ({root} is not writable)")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale = root / f"adjutant-{gone.pid}-789-s1"
+    stale.mkdir()
+    try:
+        assert str(stale) in sandbox.stale_cgroups()
+        done = subprocess.run([str(Path(sys.executable).with_name("adjutant")), "doctor",
+                               "--json"], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "ADJUTANT_HOME": str(tmp_path / "home")},
+                              check=False)
+        checks = {c["check"]: c for c in json.loads(done.stdout)}
+        assert "removed 1 pids cgroup(s)" in checks["sandbox"]["message"], checks["sandbox"]
+        assert not stale.exists()
+    finally:
+        with contextlib.suppress(OSError):
+            stale.rmdir()

@@ -245,6 +245,17 @@ def check_sandbox(kernel: Kernel) -> CheckResult:
             "will be refused",
             fix="apt-get install bubblewrap (Debian/Ubuntu) or dnf install bubblewrap",
         )
+    # pids cgroups a SIGKILLed Adjutant left: removed here (a sandboxed run does too),
+    # and named if one cannot be
+    left = sandbox.stale_cgroups()
+    removed = sandbox.remove_stale_cgroups() if left else []
+    if stuck := sorted(set(left) - set(removed)):
+        return CheckResult(
+            status="warn", message=f"{len(stuck)} pids cgroup(s) left by Adjutant processes "
+            f"that were killed could not be removed: {', '.join(stuck)}",
+            fix=f"kill what is in them (cat {stuck[0]}/cgroup.procs), then rmdir them")
+    cleaned = (f"; removed {len(removed)} pids cgroup(s) left by killed Adjutant "
+               "processes" if removed else "")
     with tempfile.TemporaryDirectory(prefix="adjutant-doctor-") as cage:
         try:
             result = anyio.run(lambda: sandbox.run(
@@ -253,7 +264,7 @@ def check_sandbox(kernel: Kernel) -> CheckResult:
             error = result.stderr.strip() or f"exit status {result.returncode}"
             if result.returncode == 0:
                 return ok("bubblewrap sandbox works: the cage is writable, the root "
-                          "read-only")
+                          f"read-only{cleaned}")
         except Exception as exc:
             error = str(exc)
     return CheckResult(

@@ -41,7 +41,8 @@ if TYPE_CHECKING:
     from .protection import Shield
 
 __all__ = ["Layout", "SandboxResult", "SandboxUnavailableError", "available", "clean_text",
-           "preview", "remove_stale_cgroups", "repository_dirs", "run", "sandbox_layout"]
+           "preview", "remove_stale_cgroups", "repository_dirs", "run", "sandbox_layout",
+           "stale_cgroups"]
 
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 MAX_OUTPUT = 1 << 20
@@ -279,12 +280,22 @@ _CGROUP_NAME = re.compile(r"^adjutant-(\d+)-\d+(?:-s(\d+))?$")
 _stale_checked = False
 
 
+def stale_cgroups() -> list[str]:
+    """The pids cgroups left by Adjutant processes that no longer run (killed before
+    they could remove their own); `adjutant doctor` names them."""
+    return _stale(remove=False)
+
+
 def remove_stale_cgroups() -> list[str]:
-    """Remove the pids cgroups left by Adjutant processes that no longer run (killed
-    before they could remove their own), killing anything still in them; returns the
-    paths removed. Called once per process, before its first sandboxed run; cheap
-    (one directory listing per cgroup root)."""
-    removed = []
+    """Remove the pids cgroups left by Adjutant processes that no longer run, killing
+    anything still in them; returns the paths removed. Called once per process,
+    before its first sandboxed run, and by `adjutant doctor`; cheap (one directory
+    listing per cgroup root)."""
+    return _stale(remove=True)
+
+
+def _stale(*, remove: bool) -> list[str]:
+    found = []
     for root in _PidsCgroup.ROOTS:
         try:
             names = os.listdir(root)
@@ -299,9 +310,9 @@ def remove_stale_cgroups() -> list[str]:
             if now is not None and (not start or now == start):
                 continue  # its owner still runs (a reused pid with the old naming: kept)
             path = os.path.join(root, name)
-            if os.path.isdir(path) and _empty_and_remove(path):
-                removed.append(path)
-    return removed
+            if os.path.isdir(path) and (not remove or _empty_and_remove(path)):
+                found.append(path)
+    return found
 
 
 #: Runs first in the sandbox's process (setpriv has just set PR_SET_PDEATHSIG): if
