@@ -134,3 +134,18 @@ def test_status_shows_the_policies_loaded_not_names_that_look_safe(
                                  "enforces": "refuses every destructive step"}]
     user["env"]["ADJUTANT_LOAD_PLUGINS"] = "scripted"
     assert "policies: none installed: every step asks" in adjutant(user, "status").stdout
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> None:
+    """``adjutant doctor --json | head -c 1`` printed "error: [Errno 32] Broken pipe"."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([str(Path(sys.executable).with_name("adjutant")), "doctor",
+                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={"ADJUTANT_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before anything is written
+    with proc.stderr:
+        err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) in (0, 141) and "Broken pipe" not in err, err

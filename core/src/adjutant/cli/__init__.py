@@ -69,7 +69,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Every command, a plugin's too, prints through the neutraliser: nothing a model,
     # file, client or tool wrote reaches the terminal raw, errors included.
     with safe_streams():
-        return _run_command(kernel, command, args)
+        code = _run_command(kernel, command, args)
+        try:
+            sys.stdout.flush()  # here, not at exit: a reader gone is not an error
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
+        return code
 
 
 def _run_command(kernel: Kernel, command: Command, args: argparse.Namespace) -> int:
@@ -85,6 +91,10 @@ def _run_command(kernel: Kernel, command: Command, args: argparse.Namespace) -> 
             raise  # SystemExit and the like
         if cancelled_by_user(exc):
             return 130
+        if any(isinstance(cause, BrokenPipeError) for cause in leaves(exc)):
+            # the reader went away (`adjutant doctor --json | head`): quiet, as cat is
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
         if args.verbose >= 2:
             raise
         if (unwritable := _log_error(exc)) is not None:  # one line, never a traceback
