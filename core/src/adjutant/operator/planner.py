@@ -67,16 +67,12 @@ TIE_MARGIN = 0.1
 #: tool only lean towards an answer: `WEAK_WORDS`).
 LEXICAL_WEIGHT = 0.5
 #: Below this BM25 score of its best-matching tool, a request's words barely touch
-#: any tool ("thank you!", "order me a pizza"): the answer in words is leant towards,
-#: by up to `LEXICAL_WEIGHT` nats as the overlap goes to none. The model still decides
-#: (a strong preference for a tool stands); the words only weigh in where a small
-#: model's calibrated scores drift to an arbitrary tool. Set from the tuning set alone
-#: (its tool requests all score 2.7 or more, five of its eight answers less).
+#: any tool ("thank you!"): the answer in words gains up to `LEXICAL_WEIGHT` nats as
+#: the overlap goes to none; a strong preference for a tool still stands. Set from the
+#: tuning set alone (its tool requests all score 2.7 or more, five of eight answers less).
 WEAK_WORDS = 2.5
-#: A request that names a file which exists here is about that file: an answer in
-#: words cannot have read it ("cat docs/guide.md pls" was echoed back, "what does
-#: config/settings.json contain?" answered from nothing). The answer is leant away
-#: from by `LEXICAL_WEIGHT` nats; the model still decides which tool.
+#: A request naming a path that exists here is about it: an answer in words cannot
+#: have read it ("cat docs/guide.md pls" was echoed back), so it loses `LEXICAL_WEIGHT`.
 #: The content-free request the model's choice is calibrated against.
 _CONTENT_FREE = "N/A"
 #: How the planner itself teaches the ``response`` choice.
