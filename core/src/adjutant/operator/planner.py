@@ -389,17 +389,13 @@ class Planner:
         differs with the thread count. Each second look and tie-break is logged."""
         lexical = dict(self.rank(asked)) if asked else {}
         strongest = max(lexical.values(), default=0.0)
-        if existing and "response" in choices:
-            scores = [s - LEXICAL_WEIGHT if c == "response" else s
-                      for c, s in zip(choices, scores, strict=True)]
-            _log.info("words: %r names %s, which exists: response -%.2f", asked[:80],
-                      ", ".join(existing[:3]), LEXICAL_WEIGHT)
-        elif asked and strongest < WEAK_WORDS and "response" in choices:
-            lean = LEXICAL_WEIGHT * (1 - strongest / WEAK_WORDS)
+        lean = (-LEXICAL_WEIGHT if existing else LEXICAL_WEIGHT * (1 - strongest / WEAK_WORDS)
+                if asked and strongest < WEAK_WORDS else 0.0)
+        if lean and "response" in choices:  # named paths exist / words touch no tool
             scores = [s + lean if c == "response" else s
                       for c, s in zip(choices, scores, strict=True)]
-            _log.info("words: %r touches no tool (best %.2f): response +%.2f",
-                      asked[:80], strongest, lean)
+            _log.info("words: %r (best %.2f, exists: %s): response %+.2f", asked[:80],
+                      strongest, ", ".join(existing[:3]) or "-", lean)
         order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))
         if strongest > 0 and self.tools.get(choices[order[0]]) is not None:
             fused = [s + LEXICAL_WEIGHT * lexical.get(c, 0.0) / strongest
