@@ -54,7 +54,7 @@ async def test_a_missing_or_bad_skill_blocks_the_request(dock: Dock) -> None:
     (skills / "binary.md").write_bytes(b"\xff\xfe\x00")
     for role, expect in (("auditor", "create .adjutant/skills/auditor.md"),
                          ("../etc", "letters, digits"),
-                         ("sneaky", "outside the workspace's skill folders"),
+                         ("sneaky", "outside the workspace"),
                          ("binary", "not UTF-8")):
         answer = await dock.client.post("/api/copilot/run", json=with_role("go", role))
         assert answer.status_code == 422, role

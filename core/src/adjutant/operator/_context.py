@@ -10,6 +10,8 @@ from adjutant_hookspecs.records import CagePinnedRecord, ContextErrorRecord
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
 
+    from ..safety.protection import PromptFiles
+
 import contextlib
 import os
 import re
@@ -94,13 +96,46 @@ class Workspace:
                                                          error=repr(exc)[:500]))
                 continue
             fields.update(found)
+        if fields.get("selected_files"):
+            fields["selected_files"] = self.admitted(fields["selected_files"])
         return convert({**msgspec.to_builtins(fields), "cwd": self.cwd}, ContextBulletin)
+
+    def prompt_files(self) -> PromptFiles:
+        """Core's check for files joining a prompt: inside the profile's cages (the
+        workspace and scratch, no grants) once resolved, the deny rules, one link."""
+        from ..safety.protection import PromptFiles
+
+        context = self.tool_context("", ())
+        return PromptFiles(context.cages, home=context.home, data_home=context.data_home)
+
+    def admitted(self, paths: Sequence[str]) -> list[str]:
+        """The files of ``paths`` that may join a prompt (`prompt_files`), each named by
+        where it really is, every link resolved: absolute if given so, else relative to
+        the working directory when it lies there. The others are dropped, whatever name
+        reached them."""
+        files = self.prompt_files()
+        cwd = os.path.realpath(self.cwd)
+        out: list[str] = []
+        for given in paths:
+            if not isinstance(given, str) or not given or "\x00" in given:
+                continue
+            path = os.path.join(self.cwd, given)
+            if files.refusal(path) is not None:
+                continue
+            real = os.path.realpath(path)
+            shown = real if os.path.isabs(given) or not real.startswith(cwd + os.sep) \
+                else os.path.relpath(real, cwd)
+            if shown not in out:
+                out.append(shown)
+        return out
 
     def mentioned_files(self, prompt: str, bulletin: ContextBulletin | None = None,
                         limit: int = 5) -> list[str]:
         """Files the request names that exist under the working directory and are not
         in the context yet."""
         known = set(bulletin.selected_files) if bulletin else set()
+        files = self.prompt_files()
+        cwd = os.path.realpath(self.cwd)
         found: list[str] = []
         # Tokens first, then a test of each token's end: ``[\w./-]+\.\w+`` over the
         # whole text backtracks from every start (100,000 characters took 34 s).
@@ -108,8 +143,11 @@ class Workspace:
             word = token.rstrip("./-")
             if not re.search(r"\w\.\w+$", word):
                 continue
-            path = os.path.normpath(os.path.join(self.cwd, word))
-            inside = path.startswith(os.path.realpath(self.cwd) + os.sep)
-            if inside and word not in known and word not in found and os.path.isfile(path):
+            path = os.path.join(self.cwd, word)
+            # under the working directory once resolved, and a file that may join a
+            # prompt (`PromptFiles`): a name linked out of it is not offered
+            inside = os.path.realpath(path).startswith(cwd + os.sep)
+            if inside and word not in known and word not in found \
+                    and os.path.realpath(path) not in known and files.refusal(path) is None:
                 found.append(word)
         return found[:limit]

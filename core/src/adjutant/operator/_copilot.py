@@ -374,7 +374,9 @@ class Copilot:
             return RunOutcome(run_id, "answered", text=refusal)
         bulletin = await self.workspace.bulletin()
         if include:
-            chosen = tuple(dict.fromkeys((*bulletin.selected_files, *include)))
+            # each through the same check as the selection (`Workspace.admitted`)
+            chosen = tuple(dict.fromkeys((*bulletin.selected_files,
+                                          *self.workspace.admitted(include))))
             bulletin = msgspec.structs.replace(bulletin, selected_files=chosen)
         run.bulletin = bulletin
         run.publish(ActivitySnapshot(message_id=f"{run_id}-context", activity_type="context",

@@ -1,4 +1,10 @@
-"""``project``: name, version and language from the build files in the cwd."""
+"""``project``: name, version and language from the build files in the cwd.
+
+A build file is read only through core's check for files joining a prompt
+(`adjutant.safety.protection.PromptFiles`, caged to the cwd): a ``pyproject.toml``
+linked out of the project, to a protected file, or with a second hard link is not read
+and not listed.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +12,12 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from adjutant.safety.regular import read_regular
+from ._common import Source, data_home
 
-from ._common import Source
+if TYPE_CHECKING:
+    from adjutant.safety.protection import PromptFiles
 
 __all__ = ["BUILD_FILES", "ProjectProvider", "describe"]
 
@@ -21,12 +28,12 @@ _MAX_BYTES = 1 << 20
 _GO_MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.M)
 
 
-def _text(path: str) -> str | None:
+def _text(path: str, files: PromptFiles) -> str | None:
     try:
-        data = read_regular(path, _MAX_BYTES + 1)  # a FIFO named pyproject.toml: refused
-    except OSError:
+        data = files.read(path, _MAX_BYTES).data
+    except OSError:  # refused (PromptFileRefused is a PermissionError) or unreadable
         return None
-    return None if len(data) > _MAX_BYTES else data.decode("utf-8", errors="replace")
+    return data.decode("utf-8", errors="replace")
 
 
 def _str(value: Any) -> str | None:
@@ -57,13 +64,17 @@ def _metadata(file: str, text: str) -> tuple[str | None, str | None]:
 
 def describe(cwd: str) -> dict[str, Any] | None:
     """The project in ``cwd``, or None when no build file is there."""
-    files = [f for f in BUILD_FILES if os.path.isfile(os.path.join(cwd, f))]
+    from adjutant.safety.protection import PromptFiles
+
+    gate = PromptFiles([cwd], data_home=str(data_home()))
+    files = [f for f in BUILD_FILES if os.path.isfile(os.path.join(cwd, f))
+             and gate.refusal(os.path.join(cwd, f)) is None]
     if not files:
         return None
     project: dict[str, Any] = {"name": None, "version": None,
                                "language": BUILD_FILES[files[0]], "files": files}
     for file in files:
-        text = _text(os.path.join(cwd, file))
+        text = _text(os.path.join(cwd, file), gate)
         name, version = _metadata(file, text) if text is not None else (None, None)
         if name is not None:
             project.update(name=name, version=version, language=BUILD_FILES[file])

@@ -28,7 +28,7 @@ from starlette.routing import Route
 from adjutant import ProfileError, load_profile, parse_profile
 
 from . import _peers
-from ._roles import list_roles
+from ._roles import list_roles, prompt_files
 from ._state import ID, MODE_NAMES, dock_of, error, read_json, snapshot
 
 __all__ = ["STATIC", "routes"]
@@ -154,7 +154,8 @@ async def preset(request: Request) -> Response:
 async def roles(request: Request) -> Response:
     dock = dock_of(request)
     cwd = dock.copilot.cwd
-    return JSONResponse({"workspace": cwd, "roles": list_roles(Path(cwd), dock.shield())})
+    roles, refused = list_roles(Path(cwd), prompt_files(dock.kernel, cwd))
+    return JSONResponse({"workspace": cwd, "roles": roles, "refused": refused})
 
 
 async def mcp(request: Request) -> Response:

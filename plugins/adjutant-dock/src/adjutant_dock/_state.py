@@ -14,8 +14,6 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from adjutant.safety.protection import Shield
-
 from ._access import cookie_value
 from ._voice_feed import voice_state
 
@@ -67,11 +65,6 @@ class DockState:
     @property
     def voice(self) -> VoiceFeed:
         return self.hub.voice
-
-    def shield(self) -> Shield:
-        """The deny rules (the user's home, Adjutant's data home) for files that join a
-        prompt: a role's skill file is judged like a file a tool reads."""
-        return Shield(self.kernel.env.get("HOME", ""), str(self.kernel.home))
 
 
 def dock_of(request: Request) -> DockState:

@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ._roles import RoleError, resolve
+from ._roles import RoleError, prompt_files, resolve
 from ._runs import Refused, Segment, now_ms
 from ._state import ID, DockState, dock_of, error, snapshot
 from ._wire import envelope, frame
@@ -83,7 +83,8 @@ async def run(request: Request) -> Response:
             skill = None
             if props.get("role"):
                 try:
-                    skill = resolve(Path(dock.copilot.cwd), props["role"], dock.shield())
+                    cwd = dock.copilot.cwd
+                    skill = resolve(Path(cwd), props["role"], prompt_files(dock.kernel, cwd))
                 except RoleError as exc:  # blocked, never a silent substitute
                     return error(422, str(exc))
             segment = hub.submit(raw, prompt, session, skill=skill)

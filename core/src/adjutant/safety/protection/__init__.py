@@ -14,6 +14,9 @@ apply the same rules through `Shield`:
 - `confined_repository` and `audit_git_config` before git is trusted with a
   repository (the git tools, the context bulletin): git only prints where the
   repository lies and which configuration it reads; outside the cages, refused;
+- `PromptFiles` before a file joins a prompt (a role's skill file, a selected file, a
+  build file): its resolved path inside the cages, the deny rules and the cage rules on
+  it, one hard link only; the user is shown where it really is;
 - `sandbox_layout` (in `adjutant.safety.sandbox`) hides the secrets and binds the
   protected files read-only inside a sandbox's writable cages.
 
@@ -30,6 +33,7 @@ from typing import Any
 
 from ._globs import Glob
 from ._inodes import ProtectedFile, protected_inodes
+from ._prompt import PromptFile, PromptFileRefused, PromptFiles
 from ._repo import (
     GIT_CONFIG_LISTING,
     GIT_ENV,
@@ -53,7 +57,8 @@ from ._rules import (
 )
 
 __all__ = ["CAGE_RULES", "DEFAULT_RULES", "GIT_CONFIG_LISTING", "GIT_ENV", "GIT_OVERRIDES",
-           "GIT_WHERE", "GitRefusal", "Glob", "ProtectedFile", "Protection", "Rule", "RuleSpec",
+           "GIT_WHERE", "GitRefusal", "Glob", "PromptFile", "PromptFileRefused", "PromptFiles",
+           "ProtectedFile", "Protection", "Rule", "RuleSpec",
            "Shield", "allowed_globs", "audit_git_config", "cage_refusal", "confined_repository",
            "git_location", "home_bases", "inside", "protected_inodes", "protection"]
 
