@@ -406,3 +406,43 @@ async def test_every_bad_query_parameter_gets_400_with_the_reason(dock: Dock) ->
     assert answer.status_code == 400 and "seq number" in answer.json()["error"]
     good = await dock.client.get("/api/log?limit=3&kind=decision,result")
     assert good.status_code == 200 and len(good.json()["records"]) <= 3
+
+
+async def test_a_named_pipe_in_a_plan_stalls_no_request(dock: Dock) -> None:
+    """A planned write to a FIFO hung every dock request (``/api/state``, the log,
+    Stop) until something opened the pipe: the write-gate opened it, blocking the event
+    loop, to build its packet. The packet describes it now, and the dock answers."""
+    import json
+    import os
+    import threading
+
+    import anyio
+
+    pipe = dock.harness.workspace / "pipe"
+    os.mkfifo(pipe)
+    rescued, done = threading.Event(), threading.Event()
+
+    def rescue() -> None:  # a blocked reader blocks the event loop: only a writer frees it
+        while not done.wait(2 if rescued.is_set() else 20):
+            try:
+                os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))  # if a reader waits
+                rescued.set()
+            except OSError:
+                pass
+
+    timer = threading.Thread(target=rescue, daemon=True)
+    timer.start()
+    try:
+        dock.provider.queue(plan(("notes.write", {"path": "pipe", "text": "x\n"})))
+        with anyio.fail_after(30):
+            request = dock.client.build_request("POST", "/api/copilot/run",
+                                                json=run_input("write x to pipe"))
+            stream = await read(await dock.client.send(request, stream=True))
+            state = await dock.client.get("/api/state")
+            log = await dock.client.get("/api/log?limit=5")
+    finally:
+        done.set()
+    assert not rescued.is_set(), "the dock waited on the FIFO until a writer opened it"
+    assert state.status_code == 200 and log.status_code == 200
+    shown = json.dumps(stream.envelopes)
+    assert "named pipe (FIFO)" in shown, shown[-2000:]
