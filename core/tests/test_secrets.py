@@ -62,16 +62,23 @@ def test_a_linked_secret_folder_is_refused_and_never_chmod_through(tmp_path: Pat
     assert list(elsewhere.iterdir()) == []
 
 
-@pytest.mark.parametrize(("mode", "says"), [(0o777, "written by others"),
-                                            (0o755, "entered by others")])
-def test_a_folder_others_can_write_or_enter_is_refused(tmp_path: Path, mode: int,
-                                                       says: str) -> None:
+def test_a_folder_others_can_write_is_refused(tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / "dock").mkdir(parents=True)
-    os.chmod(home / "dock", mode)
-    with pytest.raises(PermissionError, match=says) as caught:
+    os.chmod(home / "dock", 0o777)
+    with pytest.raises(PermissionError, match="written by others") as caught:
         owner_only_secret(home / "dock" / "token", root=home)
     assert "chmod" in str(caught.value)  # what to run
+
+
+def test_an_own_folder_others_can_enter_is_closed_not_refused(tmp_path: Path) -> None:
+    """``mkdir -p`` made ``mcp/`` 0755 on installs before the folder checks: the user's
+    own real folder is tightened to 0700, so ``mcp serve --http`` still starts."""
+    home = tmp_path / "home"
+    (home / "mcp").mkdir(parents=True)
+    os.chmod(home / "mcp", 0o755)
+    owner_only_secret(home / "mcp" / "serve-token", root=home)
+    assert os.stat(home / "mcp").st_mode & 0o777 == 0o700
 
 
 def test_a_folder_on_the_way_others_can_write_is_refused(tmp_path: Path) -> None:

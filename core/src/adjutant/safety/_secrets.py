@@ -61,7 +61,7 @@ def owner_only_folder(folder: Path, root: Path) -> Path:
     """``folder`` (under ``root``, the data home) made where missing, mode 0700, and
     checked from ``root`` down: every folder a real one (``root`` itself may be a
     link, the user's choice of data home), owned by the user, writable by nobody else;
-    ``folder`` itself closed to others.
+    ``folder`` itself closed to others (tightened to 0700 when it is the user's own).
 
     :raises SecretError: a folder fails; nothing is chmod'ed through a link.
     """
@@ -78,9 +78,22 @@ def owner_only_folder(folder: Path, root: Path) -> Path:
         except FileNotFoundError:
             os.mkdir(here, 0o700)  # fails on a link planted meanwhile: no follow
             st = os.lstat(here)
-        if problem := _folder_problem(here, st, last=i == len(chain) - 1):
+        last = i == len(chain) - 1
+        if last and _folder_problem(here, st, last=False) is None and st.st_mode & 0o077:
+            _close_to_others(here)  # ours, real, nobody else writes it: tighten, as
+            st = os.lstat(here)     # `mkdir -p` made it 0755 on installs before this
+        if problem := _folder_problem(here, st, last=last):
             raise SecretError(problem)
     return folder
+
+
+def _close_to_others(folder: Path) -> None:
+    """chmod 700 through a descriptor opened without following links."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        os.fchmod(fd, 0o700)
+    finally:
+        os.close(fd)
 
 
 def secret_file_problem(path: Path, st: os.stat_result) -> str | None:
