@@ -4,7 +4,8 @@ remote model receives, hide.
 Two sets of secret formats, one line (or PEM block) each with the secret it holds:
 ``tests/fixtures/secrets.jsonl`` (34 formats, written while the rules were chosen: the
 tuning set) and ``bench/redaction_heldout/secrets.jsonl`` (written by someone who never
-saw the rules: the held-out set). Recall is the share of secrets whose value no longer
+saw the rules: the held-out set), and ``bench/redaction_heldout2/`` (78 formats, written
+by a session that saw no code at all). Recall is the share of secrets whose value no longer
 appears after redaction. False positives are lines of ordinary technical text (hashes,
 UUIDs, digests, config keys naming secrets, placeholders) that redaction changed. The
 baseline in the same run is the bundle's redactor before gitleaks' rules (three
@@ -28,7 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SETS = {"tuning": (ROOT / "tests" / "fixtures" / "secrets.jsonl",
                    ROOT / "tests" / "fixtures" / "ordinary.txt"),
         "heldout": (ROOT / "bench" / "redaction_heldout" / "secrets.jsonl",
-                    ROOT / "bench" / "redaction_heldout" / "ordinary.txt")}
+                    ROOT / "bench" / "redaction_heldout" / "ordinary.txt"),
+        "heldout2": (ROOT / "bench" / "redaction_heldout2" / "secrets.jsonl",
+                     ROOT / "bench" / "redaction_heldout2" / "ordinary.txt")}
 
 # The bundle's redactor before this one, kept here as the baseline.
 _OLD = [

@@ -45,8 +45,15 @@ def check_data_home(kernel: Kernel) -> CheckResult:
         return CheckResult(status="fail", message=f"data directory {home} is not writable",
                            fix=f"make {probe} writable, or set ADJUTANT_HOME to a writable "
                            "directory")
-    state = "exists" if home.exists() else "will be created on first use"
-    return ok(f"data directory {home} ({state})")
+    if not home.exists():
+        return ok(f"data directory {home} (will be created on first use, mode 700)")
+    mode = home.stat().st_mode & 0o777
+    if mode & 0o077:
+        return CheckResult(
+            status="warn", message=f"data directory {home} can be read by other users "
+            f"(mode {mode:o}): the action log and run artifacts in it hold what your files "
+            "and commands said", fix=f"chmod 700 {home}")
+    return ok(f"data directory {home} (exists, mode {mode:o})")
 
 
 def check_profiles(kernel: Kernel) -> CheckResult:

@@ -39,7 +39,7 @@ from . import _hooks
 from ._bus import DEFAULT_CAPACITY, EventBus
 from ._hooks import HookCall, culprit, wrapper_plugins
 from ._hooks import describe as _describe
-from ._paths import data_home
+from ._paths import data_home, private_home
 from ._plugins import EntryPoint, PluginInfo, discover, selection
 from ._registry import KINDS, TOOL_NAME, RegistrationError, Registry, validate
 
@@ -515,6 +515,7 @@ class Kernel:
     async def __aenter__(self) -> Kernel:
         if not self._loaded:  # loaded with only some kinds: started as it is
             self.load()
+        private_home(self.home)
         for name in self._lifecycle_order("startup", list(self._objects)):
             try:
                 for result in self._call_plugin("startup", name, kernel=self):

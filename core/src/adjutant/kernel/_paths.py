@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["cache_home", "data_home"]
+__all__ = ["cache_home", "data_home", "private_home"]
 
 
 def data_home(env: Mapping[str, str] | None = None) -> Path:
@@ -33,3 +33,15 @@ def cache_home(env: Mapping[str, str] | None = None) -> Path:
     home = env.get("HOME") or os.path.expanduser("~")
     base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path(home) / ".cache"
     return base / "adjutant"
+
+
+def private_home(home: Path) -> None:
+    """Make the data home where missing, mode 0700: the action log, the run artifacts
+    and the tokens in it hold what the user's files and commands said, which is no
+    business of other local users. An existing home keeps its mode (it may be a folder
+    the user chose for more than Adjutant); `adjutant doctor` warns when others can
+    read it."""
+    try:
+        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError:
+        pass  # unwritable: the first write says so, and doctor too

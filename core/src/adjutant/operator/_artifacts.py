@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import platform
-import re
 import tarfile
 import time
 from pathlib import Path
@@ -18,34 +17,13 @@ from typing import Any
 
 import msgspec
 
-from ..safety.redaction import MASK, Redactor
+from ..safety.redaction import Redactor
 
 __all__ = ["redact", "run_dir", "write_artifact", "write_bundle"]
 
-_SECRET_KEYS = re.compile(r"(?i)(api[_-]?key|token|secret|passw(or)?d|authorization|cookie|"
-                          r"credential|private[_-]?key|session)")
-REDACTED = MASK
-
-
 def redact(value: Any, redactor: Redactor | None = None) -> Any:
-    """A copy of JSON-like data with secrets redacted: the value of a secret-named key
-    whole, and in every string what `adjutant.safety.redaction` finds."""
-    redactor = redactor if redactor is not None else Redactor()
-    if isinstance(value, dict):
-        out = {}
-        for k, v in value.items():
-            if isinstance(k, str) and _SECRET_KEYS.search(k) and isinstance(
-                    v, str | int | float) and v != "":
-                redactor.found["secret-named-field"] += 1
-                out[k] = REDACTED
-            else:
-                out[k] = redact(v, redactor)
-        return out
-    if isinstance(value, list | tuple):
-        return [redact(v, redactor) for v in value]
-    if isinstance(value, str):
-        return redactor.text(value)
-    return value
+    """A copy of JSON-like data with secrets redacted (`Redactor.value`)."""
+    return (redactor if redactor is not None else Redactor()).value(value)
 
 
 def run_dir(home: Path, run_id: str, when: float | None = None) -> Path:

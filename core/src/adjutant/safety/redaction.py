@@ -109,6 +109,14 @@ _KEYED = re.compile(r"(?i)\b([a-z0-9_.-]*(?:passw(?:or)?d|secret|token|api[_-]?k
                     r"(\"?\s*[=:]\s*)([\"']?)(?!\[REDACTED|(?:[Bb]earer|Basic)\s|\d+\b)"
                     r"([^\s\"'&;,]+)")
 
+#: A JSON field whose whole value is a secret: the same names as `_KEYED`, plus
+#: ``authorization``, ``cookie`` and ``session`` (a session cookie's value).
+_SECRET_FIELD = re.compile(r"(?i)[a-z0-9_.-]*(?:passw(?:or)?d|secret|token|api[_-]?key|apikey|"
+                           r"access[_-]?key|private[_-]?key|credentials?|authorization|"
+                           r"cookie|session)"
+                           r"(?![a-z0-9_.-]*(?:name|id|size|length|count|file|path|type|url|"
+                           r"s)$)[a-z0-9_.-]*")
+
 
 @dataclass
 class Redactor:
@@ -122,11 +130,21 @@ class Redactor:
         return "\n".join(self._line(line) for line in lines)
 
     def value(self, value: Any) -> Any:
-        """`text` applied to every string in ``value`` (dicts, lists, tuples)."""
+        """A copy of JSON-like ``value`` (dicts, lists, tuples) with `text` applied to
+        every string, and a secret-named key's string or number masked whole
+        (``{"password": "hunter2"}``; not ``password_length`` or ``token_count``)."""
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, Mapping):
-            return {k: self.value(v) for k, v in value.items()}
+            out = {}
+            for k, v in value.items():
+                if (isinstance(k, str) and _SECRET_FIELD.fullmatch(k) and v not in ("", None)
+                        and isinstance(v, str | int | float) and not isinstance(v, bool)):
+                    self.found["secret-named-field"] += 1
+                    out[k] = MASK
+                else:
+                    out[k] = self.value(v)
+            return out
         if isinstance(value, list | tuple):
             return [self.value(v) for v in value]
         return value

@@ -41,9 +41,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "proves that every record up to it is unchanged.")
     head.add_argument("--json", action="store_true", help="print index, hash and time as JSON")
     export = sub.add_parser(
-        "export", help="append a day's records to <home>/logs/YYYY-MM-DD.jsonl",
-        description="Incremental: records already in the file are not written again.")
+        "export", help="append a day's records to <home>/logs/YYYY-MM-DD.jsonl, or write "
+        "a redacted copy to share (--output)",
+        description="Without --output: brings the data home's own JSONL copy of the day up "
+        "to date (incremental; like the log itself it holds everything the tools saw, and "
+        "stays in the data home). With --output: writes the day's records to FILE (or - "
+        "for standard output) with every secret the redactor knows replaced by "
+        "[REDACTED], for a bug report or a colleague; standard error says what was hidden.")
     export.add_argument("--day", metavar="YYYY-MM-DD", help="the UTC day (default: today)")
+    export.add_argument("--output", "-o", metavar="FILE", help="write a redacted copy here "
+                        "(- for standard output); an existing file is never overwritten")
     reset = sub.add_parser(
         "reset", help="acknowledge a lost log (data.mdb deleted) and start a new one",
         description="Only when the log's data.mdb is gone although a log existed (Adjutant "
@@ -160,8 +167,51 @@ async def _head(kernel: Kernel, args: argparse.Namespace) -> int:
 
 
 async def _export(kernel: Kernel, args: argparse.Namespace) -> int:
-    path, added = await _store(kernel).export_jsonl(args.day)
-    print(f"exported {added} new record(s) to {path}")
+    from ._export import ExportError
+
+    try:
+        if args.output is not None:
+            return await _share(kernel, args)
+        path, added = await _store(kernel).export_jsonl(args.day)
+    except (ValueError, ExportError, OSError) as exc:
+        print(f"adjutant log export: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, ValueError) else 1
+    print(f"exported {added} new record(s) to {path} (not redacted: it stays in the data "
+          "home; to share a day, use --output FILE)")
+    return 0
+
+
+async def _share(kernel: Kernel, args: argparse.Namespace) -> int:
+    """The day's records, redacted, to ``--output``: made new (never overwriting) and
+    removed again if the export fails half-way, so no partial copy is left to send."""
+    import contextlib
+    import os
+
+    from adjutant.safety.redaction import Redactor
+
+    from ._export import parse_day, shareable_line
+
+    day = parse_day(args.day)  # a bad day fails before a file is made
+    redactor = Redactor()
+    to_stdout = args.output == "-"
+    out = sys.stdout.buffer if to_stdout else open(args.output, "xb")  # noqa: SIM115
+    try:
+        count = await _store(kernel).share_day(day, lambda record: out.write(
+            shareable_line(record, redactor.value, redactor.text)))
+        out.flush()
+    except BaseException:
+        if not to_stdout:
+            out.close()
+            with contextlib.suppress(OSError):
+                os.unlink(args.output)
+        raise
+    if not to_stdout:
+        out.close()
+    hidden = ", ".join(f"{rule} {n}" for rule, n in sorted(redactor.found.items()))
+    where = "standard output" if to_stdout else args.output
+    print(f"wrote {count} record(s) of {day.isoformat()} to {where}; redacted "
+          f"{sum(redactor.found.values())} secret(s)" + (f" ({hidden})" if hidden else ""),
+          file=sys.stderr)
     return 0
 
 

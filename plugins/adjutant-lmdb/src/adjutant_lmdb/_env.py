@@ -112,12 +112,13 @@ def acquire(path: Path, map_size: int = DEFAULT_MAP_SIZE) -> SharedEnv:
     """
     import lmdb
 
-    path.mkdir(parents=True, exist_ok=True)
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)  # the log holds what tools read
     key = str(path.resolve())
     with _OPEN_LOCK:
         shared = _OPEN.get(key)
         if shared is None:
-            env = lmdb.open(key, map_size=map_size, max_dbs=MAX_DBS, subdir=True)
+            env = lmdb.open(key, map_size=map_size, max_dbs=MAX_DBS, subdir=True,
+                            mode=0o600)
             shared = _OPEN[key] = SharedEnv(key, env)
         shared.refs += 1
         return shared

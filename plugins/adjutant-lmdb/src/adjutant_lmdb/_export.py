@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import calendar
+import contextlib
 import json
 import re
 from collections.abc import Callable, Generator
@@ -23,7 +24,7 @@ from typing import Any
 from ._chain import Record, parse_header, parse_record
 from ._files import AppendFile, last_line, locked
 
-__all__ = ["ExportError", "export_day", "export_line", "parse_day"]
+__all__ = ["ExportError", "day_records", "export_day", "export_line", "parse_day", "shareable_line"]
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DAY_NS = 86_400 * 1_000_000_000
@@ -74,34 +75,61 @@ def export_day(values: Callable[[int], Generator[bytes, None, None]], exports: P
     worker thread: it reads the whole log's headers (records of a day are found by
     their timestamp, which a stepped clock may put out of index order).
     """
-    exports.mkdir(parents=True, exist_ok=True)
+    exports.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = exports / f"{day.isoformat()}.jsonl"
-    start_ns = calendar.timegm(day.timetuple()) * 1_000_000_000
-    end_ns = start_ns + _DAY_NS
     out = AppendFile(path)
     added = 0
     try:
         with locked(out.fd):
             after = _last_index(path, out.fd)
             pending: list[bytes] = []
-            stream = values(after + 1)
-            try:
-                for value in stream:
-                    if not start_ns <= parse_header(value)[1] < end_ns:
-                        continue
-                    pending.append(export_line(parse_record(value)))
+            with contextlib.closing(day_records(values, day, after + 1)) as records:
+                for record in records:
+                    pending.append(export_line(record))
                     if len(pending) >= _FLUSH_LINES:
                         out.append(b"".join(pending))
                         added += len(pending)
                         pending.clear()
-            finally:
-                stream.close()  # ends the read transaction now, in this thread
             if pending:
                 out.append(b"".join(pending))
                 added += len(pending)
     finally:
         out.close()
     return path, added
+
+
+def day_records(values: Callable[[int], Generator[bytes, None, None]], day: date,
+                start: int = 0) -> Generator[Record, None, None]:
+    """The records from index ``start`` on whose timestamp falls on ``day`` (UTC).
+    Iterate in one thread and close it there: it holds a read transaction."""
+    start_ns = calendar.timegm(day.timetuple()) * 1_000_000_000
+    end_ns = start_ns + _DAY_NS
+    stream = values(start)
+    try:
+        for value in stream:
+            if start_ns <= parse_header(value)[1] < end_ns:
+                yield parse_record(value)
+    finally:
+        stream.close()  # ends the read transaction now, in this thread
+
+
+def shareable_line(record: Record, redact: Callable[[Any], Any],
+                   redact_text: Callable[[str], str]) -> bytes:
+    """`export_line` for a file meant to be shared: the body passed through ``redact``
+    (a JSON value) or ``redact_text`` (UTF-8 text that is not JSON, as ``body_text``);
+    a body that is neither is withheld (``body_withheld``: its size). The hashes stay,
+    so the lines can still be matched with the log; a redacted body no longer hashes
+    to its record's hash, and the LMDB log stays the evidence."""
+    out: dict[str, Any] = json.loads(export_line(record))
+    if "body" in out:
+        out["body"] = redact(out["body"])
+    else:
+        del out["body_base64"]
+        try:
+            out["body_text"] = redact_text(record.body.decode("utf-8"))
+        except UnicodeDecodeError:
+            out["body_withheld"] = f"{len(record.body)} bytes, not UTF-8"
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 
 
 def _last_index(path: Path, fd: int) -> int:

@@ -69,7 +69,7 @@ class AppendFile:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.created = not path.exists()
-        self.fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        self.fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         if self.created:
             fsync_dir(path.parent)
 

@@ -26,7 +26,7 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Generator, Sequence
+from collections.abc import AsyncIterator, Callable, Generator, Sequence
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -443,6 +443,25 @@ class LmdbLogStore:
         self._env("export")
         assert self.exports is not None
         return await in_thread(export_day, self._values, self.exports, parse_day(day))
+
+    async def share_day(self, day: date | str | None, write: Callable[[Record], None]) -> int:
+        """Call ``write`` (in a worker thread) with each record of ``day`` (UTC;
+        default today); returns how many. For a copy made elsewhere, such as the
+        redacted one `adjutant log export --output` writes."""
+        from ._export import day_records, parse_day
+
+        self._env("export")
+        parsed = parse_day(day)
+
+        def each() -> int:
+            count = 0
+            with contextlib.closing(day_records(self._values, parsed)) as records:
+                for record in records:
+                    write(record)
+                    count += 1
+            return count
+
+        return await in_thread(each)
 
     def _values(self, start: int) -> Generator[bytes, None, None]:
         """Raw stored values from index ``start`` on, in one read transaction (the
