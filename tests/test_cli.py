@@ -192,7 +192,7 @@ def test_chat_status_is_what_adjutant_status_shows(user: dict[str, Any]) -> None
     for line in status.splitlines():
         if not line.startswith("cwd "):  # the memory figure differs between processes
             assert line in shown, (line, shown)
-    assert "[propose-only] preset default (script-file:script)" in shown
+    assert "[propose] preset default (script-file:script)" in shown
     assert "policy guard (" in shown
 
 
@@ -238,7 +238,7 @@ def test_chat_quick_actions_plan_and_mode(user: dict[str, Any]) -> None:
     child.expect('"tool": "fs.read"')
     child.expect("> ")
     child.sendline("/mode execute-auto")
-    child.expect(r"\[execute-auto\]")
+    child.expect(r"\[auto\]")
     child.expect("> ")
     child.sendeof()
     child.expect(pexpect.EOF)

@@ -99,6 +99,7 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (`__all__`
     )
     from ._protocols import (
         ARG_ROLE,
+        MODE_LABELS,
         MODES,
         Check,
         CheckResult,
@@ -119,6 +120,7 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (`__all__`
         ToolContext,
         Usage,
         Verdict,
+        mode_named,
     )
     from ._roles import (
         MAX_ROLE_VALUES,
@@ -176,6 +178,7 @@ _LAZY = {
     "CompletionChunk": "._protocols", "CompletionRequest": "._protocols",
     "ContextProvider": "._protocols", "Frontend": "._protocols",
     "KeyValueStore": "._protocols", "LogStore": "._protocols", "MODES": "._protocols",
+    "MODE_LABELS": "._protocols", "mode_named": "._protocols",
     "Mode": "._protocols", "ModelInfo": "._protocols", "Policy": "._protocols",
     "PolicyRequest": "._protocols", "Provider": "._protocols",
     "ProviderCapabilities": "._protocols", "ProviderError": "._protocols",
@@ -199,6 +202,7 @@ __all__ = [
     "CONSENT_EVENTS",
     "MAX_ROLE_VALUES",
     "MODES",
+    "MODE_LABELS",
     "PROJECT_NAME",
     "SPEECH_EVENTS",
     "ActivityDelta",
@@ -304,6 +308,7 @@ __all__ = [
     "is_write",
     "lazy",
     "lazy_exports",
+    "mode_named",
     "role_values",
     "to_builtins",
 ]

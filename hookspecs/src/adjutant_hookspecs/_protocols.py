@@ -23,6 +23,7 @@ from ._contracts import ExecutionResult, ToolCall, ToolDeclaration
 __all__ = [
     "ARG_ROLE",
     "MODES",
+    "MODE_LABELS",
     "Check",
     "CheckResult",
     "Command",
@@ -44,6 +45,7 @@ __all__ = [
     "Usage",
     "Verdict",
     "lazy",
+    "mode_named",
 ]
 
 _frozen: dict[str, Any] = {"frozen": True, "kw_only": True, "forbid_unknown_fields": True}
@@ -57,6 +59,27 @@ ARG_ROLE = "x-adjutant-role"
 Mode = Literal["off", "listen-only", "propose-only", "execute-with-confirmation", "execute-auto"]
 #: The operator's modes, from doing nothing to running steps without asking.
 MODES: tuple[Mode, ...] = get_args(Mode)
+#: One vocabulary for the modes, used by every frontend: each mode's short name (the
+#: button, the chip, ``adjutant mode confirm``) and what it means in one line. The long
+#: name is what is stored and logged.
+MODE_LABELS: dict[Mode, tuple[str, str]] = {
+    "off": ("off", "does nothing: no planning, no microphone"),
+    "listen-only": ("listen", "keeps what was said as context; plans nothing"),
+    "propose-only": ("propose", "plans and previews every step; nothing runs"),
+    "execute-with-confirmation": ("confirm", "reads run; every change waits for your yes"),
+    "execute-auto": ("auto", "runs each step the safety rules allow, without asking"),
+}
+
+
+def mode_named(name: str) -> Mode:
+    """The mode a short or long name means (``"confirm"`` or
+    ``"execute-with-confirmation"``); `ValueError` lists the names."""
+    for mode, (short, _) in MODE_LABELS.items():
+        if name in (mode, short):
+            return mode
+    raise ValueError(f"unknown mode {name!r}; one of "
+                     + ", ".join(f"{s} ({m})" for m, (s, _) in MODE_LABELS.items()))
+
 Decision = Literal["allow", "ask", "deny", "abstain"]
 
 

@@ -101,7 +101,7 @@ class Setup:
 
     def set_mode(self, mode: str) -> None:
         self.cli("mode", mode)
-        assert f"[{mode}]" in self.cli("mode").stdout
+        assert f"({mode})" in self.cli("mode").stdout
 
     def log(self) -> list[dict[str, Any]]:
         """The action log's records (their bodies), oldest first."""

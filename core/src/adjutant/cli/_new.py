@@ -25,7 +25,10 @@ import sys
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
 
 __all__ = ["KINDS", "checkout_copies", "configure", "generate", "new", "render",
            "write_checkout_copies"]
@@ -180,7 +183,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="where to create the package directory (default: here)")
 
 
-def new(kernel: Any, args: argparse.Namespace) -> int:
+def new(kernel: Kernel, args: argparse.Namespace) -> int:
     try:
         root = generate(args.name, args.kind, args.dest)
     except (ValueError, FileExistsError) as exc:

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from adjutant_hookspecs import (
-    MODES,
     ActivitySnapshot,
     TextMessageContent,
     TextMessageEnd,
@@ -282,9 +281,11 @@ async def chat(kernel: Kernel, args: argparse.Namespace) -> int:
                 continue
             if line.startswith("/mode"):
                 wanted = line.split()[1:] or [""]
-                if wanted[0] and not await copilot.set_mode(wanted[0], channel="user"):
-                    print(f"unknown or refused mode {_one_line(wanted[0], 40)!r}; "
-                          f"modes: {', '.join(MODES)}")
+                try:
+                    if wanted[0] and not await copilot.set_mode(wanted[0], channel="user"):
+                        print(f"mode {_one_line(wanted[0], 40)!r} was refused")
+                except ValueError as exc:
+                    print(_one_line(str(exc)))
                 _say_mode(await copilot.mode())
                 continue
             if line == "/status":

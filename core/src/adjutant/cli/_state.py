@@ -12,7 +12,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from adjutant_hookspecs import MODES, to_builtins
+from adjutant_hookspecs import MODE_LABELS, mode_named, to_builtins
 
 from ..kernel._settings import load_profile
 from ..operator import Copilot
@@ -38,8 +38,17 @@ def terminal_safe(command: Callable[..., Awaitable[int]]) -> Callable[..., Await
     return guarded
 
 
+def _mode_name(name: str) -> str:
+    try:
+        return mode_named(name)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def configure_mode(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("mode", nargs="?", choices=MODES, help="switch to this mode")
+    parser.add_argument(
+        "mode", nargs="?", type=_mode_name, metavar="MODE", help="switch to this mode: "
+        + "; ".join(f"{short} ({mode}): {what}" for mode, (short, what) in MODE_LABELS.items()))
     parser.add_argument("--json", action="store_true")
 
 
@@ -54,7 +63,8 @@ async def mode(kernel: Kernel, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"mode": current}))
     else:
-        say_mode(current)
+        what = MODE_LABELS[current][1]  # type: ignore[index]
+        say_mode(current, f" {what} ({current})")
     return 0
 
 

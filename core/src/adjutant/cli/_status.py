@@ -8,6 +8,8 @@ import resource
 import sys
 from typing import TYPE_CHECKING, Any
 
+from adjutant_hookspecs import MODE_LABELS
+
 from ..safety._cages import describe
 from ..safety.terminal import SafeStream, printable
 from ._doctor import safety_chain
@@ -24,9 +26,11 @@ COLOURS = {"off": "90", "listen-only": "90", "propose-only": "34",
 
 
 def say_mode(mode: str, rest: str = "", stream: Any = None) -> None:
-    """The mode's chip (in its colour on a terminal), then ``rest``, on one line."""
+    """The mode's chip, its short name (in its colour on a terminal), then ``rest``, on
+    one line."""
     out = SafeStream(stream or sys.stdout)
-    out.style(f"[{mode}]", COLOURS.get(mode, "0"))
+    short = MODE_LABELS[mode][0] if mode in MODE_LABELS else mode
+    out.style(f"[{short}]", COLOURS.get(mode, "0"))
     out.write(f"{rest}\n")
     out.flush()
 

@@ -3,6 +3,7 @@ can rebuild (the XDG cache home)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -41,7 +42,5 @@ def private_home(home: Path) -> None:
     business of other local users. An existing home keeps its mode (it may be a folder
     the user chose for more than Adjutant); `adjutant doctor` warns when others can
     read it."""
-    try:
+    with contextlib.suppress(OSError):  # unwritable: the first write says so, and doctor
         home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError:
-        pass  # unwritable: the first write says so, and doctor too

@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from adjutant_hookspecs import MODES
+from adjutant_hookspecs import MODES, mode_named
 
 from ._actionlog import ActionLog
 
@@ -130,8 +130,7 @@ class OperatorState:
         if channel != "user":
             await self.log.record(ModeChangeIgnoredRecord(requested=mode, channel=channel))
             return False
-        if mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r}; one of: {', '.join(MODES)}")
+        mode = mode_named(mode)  # a short name ("confirm") or the long one; else ValueError
         if mode == "execute-auto" and shutil.which("bwrap") is None:
             raise ValueError("execute-auto needs the bubblewrap sandbox, which is not "
                              "installed (apt-get install bubblewrap)")

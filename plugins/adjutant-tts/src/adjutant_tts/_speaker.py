@@ -32,6 +32,7 @@ from ._settings import speech_settings
 from ._streams import closing_stream
 
 if TYPE_CHECKING:
+    from adjutant import Copilot
     from adjutant_hookspecs import Kernel, Registered
 
 __all__ = ["SILENT_MODES", "Speaker", "Utterance", "pick_engine"]
@@ -117,7 +118,7 @@ class Speaker:
         self._idle: Any = None
         self.current: Utterance | None = None
         self.paused = False
-        self._copilot: Any = None
+        self._copilot: Copilot | None = None
         #: The text of the utterance being said, else of the last one said.
         self.last_text = ""
         self._output: Output | None = None  # the one playing, for pause and resume
@@ -229,8 +230,7 @@ class Speaker:
             from adjutant import Copilot
 
             self._copilot = Copilot(self.kernel)
-        mode: str = await self._copilot.mode()
-        return mode
+        return await self._copilot.mode()
 
     def _output_for(self, utterance: Utterance) -> tuple[str, Path | None]:
         if utterance.path is not None:
