@@ -71,7 +71,8 @@ def two_writes_at_the_plan_question(user: dict[str, Any], a: str, b: str) -> Any
 def test_approval_flow_with_an_edited_argument_and_a_denied_step(user: dict[str, Any]) -> None:
     child = two_writes_at_the_plan_question(user, "draft\n", "no\n")
     child.sendline("s")
-    child.expect("step 1: fs.write")
+    child.expect(r"step 1: Create a.txt \(1 line\)")  # plain words first
+    child.expect("tool: fs.write")
     child.expect(r"\+draft")  # the dry-run preview is a unified diff
     child.expect(r"\[g\] grant, \[d\] deny, \[e\] edit arguments: ")
     child.sendline("e")
@@ -81,7 +82,7 @@ def test_approval_flow_with_an_edited_argument_and_a_denied_step(user: dict[str,
     child.expect(r"\+final")  # the edit is previewed again before it is granted
     child.expect("edit arguments: ")
     child.sendline("g")
-    child.expect("step 2: fs.write")
+    child.expect(r"step 2: Create b.txt \(1 line\)")
     child.expect("edit arguments: ")
     child.sendline("d")
     child.expect(pexpect.EOF)
@@ -335,7 +336,7 @@ def test_a_tool_from_an_mcp_server_is_planned_previewed_and_approved(
     granted = adjutant(user, "grant", "network:mcp.time.*", "--minutes", "5")
     assert granted.stdout.strip() == "network:mcp.time.*"
     child = spawn(user, "run", "what time is it in Tokyo?")
-    child.expect("step 1: mcp.time.get_current_time")
+    child.expect("step 1: mcp.time.get_current_time")  # a tool with no summary: its name
     child.expect("is new: approve it once")
     child.expect("definition sha256:[0-9a-f]{16}, NEW")
     child.expect("edit arguments: ")

@@ -71,6 +71,10 @@ class ToolDeclaration(_Struct, **_common):
     supports_dry_run: bool = True
     #: Example calls, each an object of arguments; used in prompts and docs.
     examples: tuple[dict[str, Any], ...] = ()
+    #: A call in plain words, for questions and history: a template over the arguments,
+    #: ``"Append to {path}"``; a ``[...]`` part shows only when each field in it is
+    #: given (``"Search for {pattern}[ in {paths}]"``). A dry-run's own `summary` wins.
+    summary: str = ""
 
 
 def is_write(declaration: ToolDeclaration) -> bool:
@@ -100,6 +104,9 @@ class ExecutionResult(_Struct, **_common):
     duration_ms: int = 0
     #: Paths of files the step produced (under the run's artifact directory).
     artifacts: tuple[str, ...] = ()
+    #: The call in plain words, as only running it can say (``"Append 1 line to
+    #: notes.md"``); set by a dry-run, shown in the question before the details.
+    summary: str = ""
 
 
 class GitState(_Struct, **_common):

@@ -47,8 +47,8 @@ def show_step(packet: Any, out: Any = None, *, who: Any = None, ident: str = "")
     """The confirmation packet, on ``out`` (default stderr)."""
     out = SafeStream(out or sys.stderr)
     named = f", packet #{ident}" if ident else ""
-    out.write(f"\nstep {packet.index + 1}: {one_line(packet.tool)} "
-              f"({one_line(packet.level)}){named}\n")
+    out.write(f"\nstep {packet.index + 1}: {one_line(packet.summary or packet.tool)}\n")
+    out.write(f"  tool: {one_line(packet.tool)} ({one_line(packet.level)}){named}\n")
     if who is not None:
         out.write(f"  asked by: {one_line(who.name, 120)}\n")
     out.write(f"  args: {one_line(json.dumps(packet.args, ensure_ascii=False), 2000)}\n")

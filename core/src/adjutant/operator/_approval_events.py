@@ -51,7 +51,7 @@ def approval_requested(packet: StepPacket | PlanPacket) -> ApprovalRequested:
     who = Requester.current()
     if isinstance(packet, StepPacket):
         scope, step = "step", packet.index
-        message = f"Run step {packet.index + 1}, {packet.tool}?"
+        message = f"{packet.summary or packet.tool}?"
         metadata: dict[str, Any] = {"packet": to_builtins(packet)}
         call_id: str | None = tool_call_id(packet.run_id, packet.index)
     else:

@@ -38,6 +38,8 @@ class StepPacket(msgspec.Struct, frozen=True):
     reasons: tuple[str, ...]
     #: From ``confirmation_details`` hooks: target, current vs proposed, impact, risk.
     details: dict[str, Any] = msgspec.field(default_factory=dict)
+    #: The step in plain words, shown first ("Append 1 line to notes.md").
+    summary: str = ""
 
 
 def packet_id(packet: StepPacket) -> str:

@@ -32,6 +32,7 @@ from ._artifacts import write_artifact
 from ._consent import Approver, PlanPacket, StepPacket
 from ._pipeline import CheckedStep, Pipeline, StepChangedError, shown
 from ._run import Run, RunOutcome
+from ._summary import summarize
 
 __all__ = ["Execution"]
 
@@ -60,7 +61,9 @@ class Execution:
                           step.call.explain, step.preview.dry_run_diff if step.preview else None,
                           step.declaration.safety.level if step.declaration else "?",
                           tuple(shown(v) for v in step.verdicts
-                                if v.decision not in ("allow", "abstain")), details)
+                                if v.decision not in ("allow", "abstain")), details,
+                          summarize(step.call.tool, step.call.args, step.declaration,
+                                    step.preview))
 
     async def carry_out(self, plan: Plan, run: Run, approver: Approver) -> RunOutcome:
         assert run.ctx is not None

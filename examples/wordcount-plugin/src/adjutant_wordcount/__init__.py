@@ -44,6 +44,7 @@ class WordCount:
     declaration = ToolDeclaration(
         name="wordcount.count",
         version="0.1.0",
+        summary="Count the lines, words and bytes of {path}",
         description="Count the lines, words and bytes of a file in the working directory, "
         "like `wc`.",
         args_schema={
@@ -53,6 +54,7 @@ class WordCount:
                     "type": "string",
                     "minLength": 1,
                     "description": "File path relative to the working directory.",
+                    "x-adjutant-role": "path",  # so the guard cages it
                 },
             },
             "required": ["path"],

@@ -36,10 +36,12 @@ class Echo:
 
     # What the operator plans with and the safety pipeline checks: a strict schema,
     # an honest safety level, examples that fit the schema (checked at registration).
-    # Mark paths with "x-adjutant-role": "path" so policies can judge them.
+    # Mark paths with "x-adjutant-role": "path" so policies can judge them. `summary`
+    # says a call in plain words, first in every question ("Echo hello").
     declaration = ToolDeclaration(
         name="template.echo",
         version="0.1.0",
+        summary="Echo {text}",
         description="Echo the given text back.",
         args_schema={
             "type": "object",

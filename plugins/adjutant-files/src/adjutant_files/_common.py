@@ -126,7 +126,9 @@ class BaseTool:
         return await self._guarded(call, ctx, dry=False)
 
     async def run(self, call: ToolCall, ctx: ToolContext, dry: bool) -> tuple[str, str]:
-        """Return (stdout, preview): the preview for a dry-run, stdout for a run."""
+        """Return (stdout, preview): for a run, its stdout; for a dry-run, the call in
+        plain words where only running it can say ("Append 1 line to notes.md", else
+        ``""``) and the preview."""
         raise NotImplementedError
 
     async def _guarded(self, call: ToolCall, ctx: ToolContext, dry: bool) -> ExecutionResult:
@@ -146,7 +148,8 @@ class BaseTool:
                                    duration_ms=_ms(started))
         if dry:
             return ExecutionResult(tool=call.tool, args=args, status="dry_run",
-                                   dry_run_diff=preview, duration_ms=_ms(started))
+                                   dry_run_diff=preview, duration_ms=_ms(started),
+                                   summary=stdout.strip())
         return ExecutionResult(tool=call.tool, args=args, status="ok", stdout=stdout,
                                duration_ms=_ms(started))
 

@@ -45,6 +45,7 @@ class FsRead(BaseTool):
     declaration = ToolDeclaration(
         name="fs.read",
         version="0.1.0",
+        summary="Read {path}",
         description=(
             "Read a UTF-8 text file inside the cage (binary files are refused). Symbolic "
             "links are never followed; protected files (.env, .git/config, ...) are refused. "
@@ -89,10 +90,27 @@ def _trim_partial_utf8(data: bytes) -> bytes:
     return data
 
 
+def _lines(text: str) -> str:
+    n = text.count("\n") + (not text.endswith("\n") and bool(text))
+    return f"{n} line" + ("" if n == 1 else "s")
+
+
+def _summary(shown: str, old: str | None, content: str, *, append: bool) -> str:
+    """A write in plain words: "Append 1 line to notes.md", "Create todo.md (3 lines)"."""
+    if append:
+        return f"Append {_lines(content)} to {shown}"
+    if old is None:
+        return f"Create {shown} ({_lines(content)})"
+    if old == content:
+        return f"Leave {shown} as it is (same content)"
+    return f"Replace {shown} ({_lines(old)} now, {_lines(content)} after)"
+
+
 class FsWrite(BaseTool):
     declaration = ToolDeclaration(
         name="fs.write",
         version="0.1.0",
+        summary="Write {path}",
         description=(
             "Create or replace a UTF-8 text file inside the cage, atomically. The preview is "
             "the exact unified diff. The parent directory must exist; links are never "
@@ -130,10 +148,12 @@ class FsWrite(BaseTool):
                 raise Refused("too-large", f"{located.shown} would be over "
                               f"{self.max_file_bytes} bytes")
             if dry:
+                summary = _summary(located.shown, old, content, append=self.append)
                 if old is None:
-                    return "", f"create {located.shown} ({len(data)} bytes)\n" + _unified(
+                    return summary, f"create {located.shown} ({len(data)} bytes)\n" + _unified(
                         located.shown, None, new)
-                return "", _unified(located.shown, old, new) or f"no change to {located.shown}"
+                return summary, (_unified(located.shown, old, new)
+                                 or f"no change to {located.shown}")
             replace(opened, data)
         verb = "appended to" if self.append else "created" if old is None else "wrote"
         return f"{verb} {located.shown} ({len(data)} bytes)\n", ""
@@ -143,6 +163,7 @@ class FsAppend(FsWrite):
     declaration = ToolDeclaration(
         name="fs.append",
         version="0.1.0",
+        summary="Append to {path}",
         description=(
             "Append UTF-8 text to the end of an existing text file inside the cage, "
             "atomically (the whole file is rewritten). The preview is the exact unified "
@@ -165,6 +186,7 @@ class FsDiff(BaseTool):
     declaration = ToolDeclaration(
         name="fs.diff",
         version="0.1.0",
+        summary="Compare {a} with {b}",
         description=(
             "Show the unified diff between two UTF-8 text files inside the cage. Requests "
             "like: 'how does notes.txt differ from notes.old?', 'compare a.py and b.py'."),

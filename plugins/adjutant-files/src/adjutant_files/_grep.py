@@ -48,6 +48,7 @@ class SearchGrep(BaseTool):
     declaration = ToolDeclaration(
         name="search.grep",
         version="0.1.0",
+        summary="Search for “{pattern}”[ in {paths}][ ({glob} files)]",
         description=(
             "Search text files inside the cage for a regular expression with ripgrep, run "
             "in the read-only OS sandbox. Hidden files, ignored files and links are "

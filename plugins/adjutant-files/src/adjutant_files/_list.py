@@ -38,6 +38,7 @@ class FsList(BaseTool):
     declaration = ToolDeclaration(
         name="fs.list",
         version="0.1.0",
+        summary="List the files[ in {path}][ matching {glob}]",
         description=(
             "List a directory inside the cage: each entry's kind, size and modification "
             "time, optionally several levels deep and filtered by a glob. Hidden files and "

@@ -194,6 +194,7 @@ class EditorPatch(BaseTool):
     declaration = ToolDeclaration(
         name="editor.patch",
         version="0.1.0",
+        summary="Apply a patch",
         description=(
             "Apply a unified diff to UTF-8 text files inside the cage, atomically: every "
             "hunk must match exactly (no fuzz), and a malformed, inexact or escaping patch "
@@ -242,7 +243,12 @@ class EditorPatch(BaseTool):
                                   f"{self.max_file_bytes} bytes")
                 work.append((opened, old, new))
             if dry:
-                return "", "".join(unified(o.located.shown, old, new) for o, old, new in work)
+                names = [o.located.shown for o, _, _ in work]
+                summary = (f"Patch {names[0]}" if len(names) == 1 else
+                           f"Patch {len(names)} files: {', '.join(names[:3])}"
+                           + (", …" if len(names) > 3 else ""))
+                return summary, "".join(unified(o.located.shown, old, new)
+                                        for o, old, new in work)
             _commit(work)
         return "".join(f"patched {o.located.shown}\n" for o, _, _ in work), ""
 

@@ -37,6 +37,7 @@ class CompressZip(BaseTool):
     declaration = ToolDeclaration(
         name="compress.zip",
         version="0.1.0",
+        summary="Zip {paths} into {output}",
         description=(
             "Create a new zip archive inside the cage from files and directories of the "
             "cage. Never overwrites an existing file; links are skipped, never followed; "
@@ -101,7 +102,8 @@ class CompressZip(BaseTool):
                 f"  skipped link: {name}\n" for name in skipped) + "".join(
                 f"  withheld (protected): {name}: {why}\n" for name, why in withheld)
             if dry:
-                return "", f"create {output.shown} with {len(members)} file(s):\n{listing}"
+                return (f"Zip {len(members)} file(s) into {output.shown}",
+                        f"create {output.shown} with {len(members)} file(s):\n{listing}")
             tmp = _build(opened.dir_fd, members)
             try:
                 os.link(tmp, opened.name, src_dir_fd=opened.dir_fd, dst_dir_fd=opened.dir_fd,

@@ -158,6 +158,7 @@ class _ReadTool(_GitTool):
 class GitStatus(_ReadTool):
     declaration = ToolDeclaration(
         name="git.status", version="0.1.0",
+        summary="Show the git status",
         description="Show the current branch and which files are modified, staged or "
                     "untracked (git status, short form).",
         args_schema=_schema(
@@ -177,6 +178,7 @@ class GitStatus(_ReadTool):
 class GitDiff(_ReadTool):
     declaration = ToolDeclaration(
         name="git.diff", version="0.1.0",
+        summary="Show the changes[ against {ref}][ in {paths}]",
         description="Show changes as a unified diff: the working tree against the index, "
                     "the staged changes, or the working tree against a commit.",
         args_schema=_schema(
@@ -217,6 +219,7 @@ class GitDiff(_ReadTool):
 class GitLog(_ReadTool):
     declaration = ToolDeclaration(
         name="git.log", version="0.1.0",
+        summary="Show recent commits[ of {ref}][ touching {path}]",
         description="List recent commits (short id, date, author, subject), newest first, "
                     "optionally of one branch or one file.",
         args_schema=_schema(
@@ -251,6 +254,7 @@ class GitCommit(_GitTool):
 
     declaration = ToolDeclaration(
         name="git.commit", version="0.1.0",
+        summary="Commit “{message}”[ ({paths})]",
         description="Record a commit on the current branch with the given message: what "
                     "is staged, plus the listed paths or all tracked changes. Never "
                     "amends, never pushes, runs no hooks.",
@@ -419,6 +423,7 @@ async def _switch(repo: Repo, ctx: ToolContext, ref: str, target: str) -> None:
 class GitBranch(_GitTool):
     declaration = ToolDeclaration(
         name="git.branch", version="0.1.0",
+        summary="Create branch {name}[ at {start}]",
         description="Create a new branch at the current commit (or at `start`) and, "
                     "unless `switch` is false, switch to it. Never moves an existing "
                     "branch.",
@@ -471,6 +476,7 @@ class GitBranch(_GitTool):
 class GitSwitch(_GitTool):
     declaration = ToolDeclaration(
         name="git.switch", version="0.1.0",
+        summary="Switch to branch {branch}",
         description="Switch the working tree to an existing local branch. Uncommitted "
                     "changes are carried over; git refuses if they would be overwritten.",
         args_schema=_schema(

@@ -194,7 +194,7 @@ async def _share(kernel: Kernel, args: argparse.Namespace) -> int:
     day = parse_day(args.day)  # a bad day fails before a file is made
     redactor = Redactor()
     to_stdout = args.output == "-"
-    out = sys.stdout.buffer if to_stdout else open(args.output, "xb")  # noqa: SIM115
+    out = sys.stdout.buffer if to_stdout else open(args.output, "xb")  # noqa: SIM115, ASYNC230 - one new local file
     try:
         count = await _store(kernel).share_day(day, lambda record: out.write(
             shareable_line(record, redactor.value, redactor.text)))

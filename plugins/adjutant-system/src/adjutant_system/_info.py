@@ -31,6 +31,7 @@ class SysInfo:
     declaration = ToolDeclaration(
         name="sys.info",
         version="0.1.0",
+        summary="Show system information[ ({sections})]",
         description=(
             "Describe this machine: operating system and kernel, CPU count and load, "
             "memory, free disk space of the working directory, Python version. Reads no "
@@ -112,6 +113,7 @@ class NetCheckPort:
     declaration = ToolDeclaration(
         name="net.check_port",
         version="0.1.0",
+        summary="Check whether port {port} is open[ on {host}]",
         description=(
             "Tell whether something on this machine listens on a TCP port of the loopback "
             "address (127.0.0.1 or ::1), from the kernel's socket table; no connection is "

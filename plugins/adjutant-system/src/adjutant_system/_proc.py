@@ -31,6 +31,7 @@ class ProcList:
     declaration = ToolDeclaration(
         name="proc.list",
         version="0.1.0",
+        summary="List processes[ named {name}]",
         description=(
             "List your own processes (same user id as Adjutant), read from /proc: pid, "
             "parent pid, state, CPU seconds and average CPU %, resident memory and %, and "
@@ -126,6 +127,7 @@ class ProcKill:
     declaration = ToolDeclaration(
         name="proc.kill",
         version="0.1.0",
+        summary="Kill process {pid}",
         description=(
             "Ask one of your own processes to stop (SIGTERM only, never SIGKILL). Refused "
             "for pid 1, kernel threads, Adjutant itself and its parents, other users' "

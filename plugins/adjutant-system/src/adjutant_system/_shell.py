@@ -44,6 +44,7 @@ class ShellExec:
     declaration = ToolDeclaration(
         name="shell.exec",
         version="0.1.0",
+        summary="Run `{argv}`",
         description=(
             "Run one program with its arguments (an argv array, never a shell string) "
             "in an OS sandbox: the file system is read-only except the writable cages, "
