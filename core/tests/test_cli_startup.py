@@ -75,7 +75,7 @@ def test_mode_imports_the_operator_but_not_the_approver_or_the_voice(tmp_path: P
 
 
 @pytest.mark.parametrize(("argv", "says"), [
-    (("mode", "--help"), "{off,listen-only,propose-only,execute-with-confirmation,"),
+    (("mode", "--help"), "confirm (execute-with-"),
     (("run", "--help"), "--non-interactive"),
 ])
 def test_the_chosen_subcommand_is_configured(tmp_path: Path, argv: tuple[str, ...],

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import sys
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -82,7 +83,7 @@ def _sources(package: Path) -> str:
         return ""
     package = Path(os.path.abspath(package))
     paths = {}
-    for name in ("hookspecs", "core"):
+    for name in ("hookspecs", "core", "plugins/adjutant-guard", "plugins/adjutant-write-gate"):
         target = checkout / name
         paths[name] = (os.path.relpath(target, package) if package.is_relative_to(checkout)
                        else str(target))
@@ -90,7 +91,10 @@ def _sources(package: Path) -> str:
             "index\n# (the bare name `adjutant` there belongs to an unrelated project).\n"
             "[tool.uv.sources]\n"
             f'adjutant-hookspecs = {{ path = "{paths["hookspecs"]}", editable = true }}\n'
-            f'adjutant-core = {{ path = "{paths["core"]}", editable = true }}\n')
+            f'adjutant-core = {{ path = "{paths["core"]}", editable = true }}\n'
+            f'adjutant-guard = {{ path = "{paths["plugins/adjutant-guard"]}", editable = true }}\n'
+            'adjutant-write-gate = { path = '
+            f'"{paths["plugins/adjutant-write-gate"]}", editable = true }}\n')
 
 
 def _walk(folder: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
@@ -189,10 +193,35 @@ def new(kernel: Kernel, args: argparse.Namespace) -> int:
     except (ValueError, FileExistsError) as exc:
         print(f"adjutant new: {exc}", file=sys.stderr)
         return 2
-    print(f"created {root} ({args.kind} plugin {args.name!r}). Next:\n"
-          f"  cd {root}\n  uv pip install -e '.[test]'    # or pip install -e '.[test]'\n"
-          f"  pytest\n  adjutant plugins")
+    python = sys.executable
+    adjutant = Path(python).with_name("adjutant")
+    print(f"created {root} ({args.kind} plugin {args.name!r}). Next, from any shell "
+          "(into the environment this adjutant runs in):\n"
+          f"  cd {shlex.quote(str(root))}\n  {install_command(python)}\n"
+          f"  {shlex.quote(python)} -m pytest\n"
+          f"  {shlex.quote(str(adjutant)) if adjutant.exists() else 'adjutant'} plugins")
     return 0
+
+
+def install_command(python: str) -> str:
+    """A command that installs the package in the current folder, with its test extra,
+    into ``python``'s environment, needing no activated virtual environment: pip when
+    that environment has it, else uv (on PATH, or the one a checkout's ``./dev``
+    bootstrapped), else pip brought in by ``ensurepip``."""
+    import importlib.util
+    import shutil
+
+    py = shlex.quote(python)
+    if importlib.util.find_spec("pip") is not None:
+        return f"{py} -m pip install -e '.[test]'"
+    uv = shutil.which("uv")
+    checkout = _checkout()
+    boot = checkout / ".cache" / "uv-bootstrap" / "bin" / "uv" if checkout else None
+    if uv is None and boot is not None and boot.is_file():
+        uv = str(boot)
+    if uv is not None:
+        return f"{shlex.quote(uv)} pip install --python {py} -e '.[test]'"
+    return f"{py} -m ensurepip && {py} -m pip install -e '.[test]'"
 
 
 if __name__ == "__main__":

@@ -50,7 +50,11 @@ async def assert_registers(plugin: ModuleType | type,
     per kernel) registers exactly ``registers`` (by kind), each owned by it."""
     async with Harness(plugin) as h:
         (info,) = [p for p in h.kernel.plugins if p.name == _loaded_as(plugin)]
-        assert (info.status, info.registered) == ("loaded", dict(registers))
+        assert info.status == "loaded", f"the plugin did not load: {info.error}"
+        got = {kind: sorted(names) for kind, names in info.registered.items()}
+        want = {kind: sorted(names) for kind, names in registers.items()}
+        assert got == want, (f"it registered {got}, REGISTERS says {want} (the order of "
+                             "names does not matter)")
         for kind, names in registers.items():
             if kind == "settings":  # one class per plugin, kept under the plugin's name
                 assert h.kernel.settings_schemas[info.name].__qualname__ == names[0]
