@@ -82,3 +82,42 @@ def test_every_kind_renders_every_placeholder() -> None:
             f"tests/test_{kind}.py"])
         for relative, text in files.items():
             assert not re.search(r"__[A-Z]+__", relative + text), (kind, relative)
+
+
+def _uv() -> str | None:
+    import shutil
+
+    boot = CHECKOUT / ".cache" / "uv-bootstrap" / "bin" / "uv"
+    return shutil.which("uv") or (str(boot) if boot.is_file() else None)
+
+
+@pytest.mark.skipif(_uv() is None, reason="needs uv (./dev bootstraps it) to make a venv")
+def test_the_printed_commands_install_and_test_from_a_fresh_shell(tmp_path: Path) -> None:
+    """What `adjutant new plugin` prints is run as printed, line by line, by a shell with
+    a bare PATH and no activated virtual environment: the install, the package's tests
+    and `adjutant plugins` all work (the printed line was `uv pip install -e` before,
+    which fails outside an activated venv)."""
+    uv = _uv()
+    assert uv is not None
+    venv = tmp_path / "venv"
+    env = {k: v for k, v in os.environ.items()  # the user's shell (certificates, index)
+           if not k.startswith(("PYTEST_", "ADJUTANT_", "VIRTUAL_ENV", "PYTHON", "UV_"))}
+    env.update(PATH="/usr/bin:/bin", UV_PYTHON_DOWNLOADS="never",
+               ADJUTANT_HOME=str(tmp_path / "data"))
+    for argv in ([uv, "venv", "-q", "--python", sys.executable, str(venv)],
+                 [uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python"),
+                  "-e", str(CHECKOUT / "hookspecs"), "-e", f"{CHECKOUT / 'core'}[testing]"]):
+        made = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600,
+                              check=False)
+        assert made.returncode == 0, made.stderr[-2000:]
+    done = subprocess.run([str(venv / "bin" / "adjutant"), "new", "plugin", "hello",
+                           "--dest", str(tmp_path)], env=env, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    steps = [line.strip() for line in done.stdout.splitlines()[1:]]
+    assert steps[0] == f"cd {tmp_path / 'adjutant-hello'}" and len(steps) == 4, steps
+    shown = subprocess.run(["bash", "-c", " && ".join(steps)], env=env, cwd=tmp_path,
+                           capture_output=True, text=True, timeout=600, check=False)
+    assert shown.returncode == 0, (steps, shown.stdout[-3000:], shown.stderr[-2000:])
+    assert " passed" in shown.stdout and "failed" not in shown.stdout
+    assert re.search(r"hello\s.*loaded", shown.stdout), shown.stdout[-1500:]
