@@ -43,6 +43,7 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (a test ke
     from .operator import Copilot as Copilot
     from .operator import NoActionLogError as NoActionLogError
     from .operator import Pipeline as Pipeline
+    from .operator import PlanDecision as PlanDecision
     from .operator import PlanPacket as PlanPacket
     from .operator import Requester as Requester
     from .operator import Run as Run
@@ -60,6 +61,7 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (a test ke
 _LAZY = {
     "ActionLog": ".operator", "ActionLogError": ".operator", "NoActionLogError": ".operator",
     "Approver": ".operator", "Copilot": ".operator", "PlanPacket": ".operator",
+    "PlanDecision": ".operator",
     "Requester": ".operator", "Run": ".operator", "RunOutcome": ".operator",
     "StepDecision": ".operator", "StepPacket": ".operator", "Pipeline": ".operator",
     "parse_reply": ".operator",

@@ -6,12 +6,12 @@ For an app's demo or dry mode, a tutorial, or a test: nothing here imports pytes
 kernel like any plugin::
 
     from adjutant import Copilot, Kernel
-    from adjutant.scripted import ScriptedApprover, ScriptedProvider, plugin
+    from adjutant.scripted import ScriptedApprover, ScriptedProvider, plugin, profile
     from adjutant_hookspecs import Plan, ToolCall
 
     provider = ScriptedProvider(Plan(steps=(ToolCall(tool="fs.read",
                                                      args={"path": "README.md"}),)))
-    async with Kernel(plugins=[plugin(provider)], profile=...) as kernel:
+    async with Kernel(plugins=[plugin(provider)], profile=profile()) as kernel:
         copilot = Copilot(kernel, approver=ScriptedApprover(steps=["grant"]))
 
 `plugin` registers the provider and the stores (an in-memory action log included:
@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
@@ -36,16 +36,27 @@ from adjutant_hookspecs import (
     hookimpl,
 )
 
-from .operator._consent import Approver, PlanPacket, StepDecision, StepPacket
+if TYPE_CHECKING:
+    from .kernel._settings import Profile
+
+from .operator._consent import Approver, PlanDecision, PlanPacket, StepDecision, StepPacket
 
 __all__ = [
+    "MODEL",
+    "PROVIDER",
     "MemoryKeyValueStore",
     "MemoryLogStore",
     "ScriptExhaustedError",
     "ScriptedApprover",
     "ScriptedProvider",
     "plugin",
+    "profile",
 ]
+
+#: The provider name `ScriptedProvider` registers by default, and the model name its
+#: profile asks for (any name is answered from the script).
+PROVIDER = "scripted"
+MODEL = "script"
 
 # -- the provider ----------------------------------------------------------------------
 
@@ -68,7 +79,7 @@ class ScriptedProvider:
     :param delay: Seconds to sleep before each chunk: makes interruption testable.
     """
 
-    def __init__(self, *replies: _Reply, name: str = "scripted", delay: float = 0.0) -> None:
+    def __init__(self, *replies: _Reply, name: str = PROVIDER, delay: float = 0.0) -> None:
         self.name = name
         self.delay = delay
         self.requests: list[CompletionRequest] = []
@@ -130,9 +141,9 @@ class ScriptedApprover(Approver):
         self.plans: list[PlanPacket] = []
         self.asked: list[StepPacket] = []
 
-    async def approve_plan(self, packet: PlanPacket) -> Literal["execute", "step", "deny"]:
+    async def approve_plan(self, packet: PlanPacket) -> PlanDecision:
         self.plans.append(packet)
-        return self.plan
+        return PlanDecision(self.plan)
 
     async def approve_step(self, packet: StepPacket) -> StepDecision:
         self.asked.append(packet)
@@ -233,8 +244,20 @@ class _Plugin:
 
 def plugin(provider: ScriptedProvider | None = None, *,
            kv: MemoryKeyValueStore | None = None,
-           log: MemoryLogStore | None = None) -> object:
+           log: MemoryLogStore | None = None, stores: bool = True) -> object:
     """A plugin object registering ``provider`` (if given) and in-memory stores (new
-    ones unless given): pass it to ``Kernel(plugins=[...])``. Its plugin name is
-    ``scripted``; a profile selects the provider by its ``name`` (``scripted``)."""
+    ones unless given; none with ``stores=False``, beside a real log store such as
+    adjutant-lmdb): pass it to ``Kernel(plugins=[...])``. Its plugin name is
+    ``scripted``; `profile` selects the provider by its ``name`` (``scripted``)."""
+    if not stores:
+        return _Plugin(provider, ())
     return _Plugin(provider, (kv or MemoryKeyValueStore(), log or MemoryLogStore()))
+
+
+def profile(provider: str = PROVIDER) -> Profile:
+    """A `Profile` whose model is the scripted provider named ``provider``:
+    ``Kernel(plugins=[plugin(ScriptedProvider(...))], profile=scripted.profile())``."""
+    from .kernel._settings import ModelPreset, Profile
+
+    return Profile(model=ModelPreset(provider=provider, model=MODEL))
+

@@ -8,11 +8,11 @@ import json
 import sys
 import termios
 import threading
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 
-from ..operator._consent import Approver, Requester, StepDecision, packet_id
+from ..operator._consent import Approver, PlanDecision, Requester, StepDecision, packet_id
 from ..safety.terminal import SafeStream
 from ._status import one_line as _one_line
 from ._step_view import editable, prefill_possible, read_prefilled, show_step
@@ -115,12 +115,15 @@ class TerminalApprover(Approver):
         self._reading = None
         return line.strip()
 
-    async def approve_plan(self, packet: Any) -> Literal["execute", "step", "deny"]:
+    async def approve_plan(self, packet: Any) -> PlanDecision:
         async with self._turn():
             self.out.write(f"\nThe plan has {len(packet.steps)} steps.\n")
             answer = (await self._ask("[x] execute the plan, [s] step by step, [d] deny: "
                                       )).lower()
-        return {"x": "execute", "s": "step"}.get(answer[:1], "deny")  # type: ignore[return-value]
+        if not self.interactive:
+            return PlanDecision("deny", unanswered=self.unanswered)
+        return PlanDecision({"x": "execute", "s": "step"}.get(  # type: ignore[arg-type]
+            answer[:1], "deny"))
 
     async def approve_step(self, packet: Any) -> StepDecision:
         who = Requester.current()

@@ -16,13 +16,28 @@ safety pipeline, with consent and a durable action log.
 from __future__ import annotations
 
 from ._actionlog import ActionLog, ActionLogError, NoActionLogError
-from ._consent import Approver, PlanPacket, Requester, StepDecision, StepPacket
+from ._consent import Approver, PlanDecision, PlanPacket, Requester, StepDecision, StepPacket
 from ._copilot import Copilot
 from ._pipeline import Pipeline
 from ._replies import parse_reply
 from ._run import Run, RunOutcome
 from ._state import OperatorState, key_value_store
 
-__all__ = ["ActionLog", "ActionLogError", "Approver", "Copilot", "NoActionLogError",
-           "OperatorState", "Pipeline", "PlanPacket", "Requester", "Run", "RunOutcome",
-           "StepDecision", "StepPacket", "key_value_store", "parse_reply"]
+__all__ = [
+           "ActionLog",
+           "ActionLogError",
+           "Approver",
+           "Copilot",
+           "NoActionLogError",
+           "OperatorState",
+           "Pipeline",
+           "PlanDecision",
+           "PlanPacket",
+           "Requester",
+           "Run",
+           "RunOutcome",
+           "StepDecision",
+           "StepPacket",
+           "key_value_store",
+           "parse_reply",
+]

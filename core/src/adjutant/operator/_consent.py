@@ -66,11 +66,25 @@ class StepDecision(msgspec.Struct, frozen=True):
     unanswered: str | None = None
 
 
-class Approver:
-    """The user's side of consent; frontends implement it. The default refuses."""
+class PlanDecision(msgspec.Struct, frozen=True):
+    """The answer to a whole plan: ``execute`` every step (each bound to the preview
+    shown), go ``step`` by step (each asked), or ``deny``. ``unanswered``: as for
+    `StepDecision`. `Approver.approve_plan` may also return the bare action string."""
 
-    async def approve_plan(self, packet: PlanPacket) -> Literal["execute", "step", "deny"]:
-        return "deny"
+    action: Literal["execute", "step", "deny"]
+    unanswered: str | None = None
+
+
+class Approver:
+    r"""The user's side of consent; frontends implement it. The default refuses.
+
+    ``approve_plan`` gets a `PlanPacket` (a plan with writes, as a whole; its
+    ``steps`` are `StepPacket`\ s) and returns a `PlanDecision`; ``approve_step`` gets
+    one `StepPacket` and returns a `StepDecision`."""
+
+    async def approve_plan(self, packet: PlanPacket) -> PlanDecision | Literal[
+            "execute", "step", "deny"]:
+        return PlanDecision("deny", unanswered="this frontend has no way to ask the user")
 
     async def approve_step(self, packet: StepPacket) -> StepDecision:
         return StepDecision("deny", unanswered="this frontend has no way to ask the user")

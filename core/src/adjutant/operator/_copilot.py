@@ -27,6 +27,7 @@ from adjutant_hookspecs import (
     ContextBulletin,
     ContractError,
     Custom,
+    Envelope,
     PatchOp,
     Plan,
     ProviderError,
@@ -211,20 +212,24 @@ class Copilot:
     # -- requests --------------------------------------------------------------------------
 
     async def handle(self, prompt: str, *, thread_id: str | None = None,
-                     include: Sequence[str] = (), approver: Approver | None = None
-                     ) -> RunOutcome:
+                     include: Sequence[str] = (), approver: Approver | None = None,
+                     on_event: OnEvent | None = None) -> RunOutcome:
         """Answer one user request: a response, a proposal, or an executed plan.
 
         ``include``: files the user agreed to add to this request's context (see
         `mentioned_files`); they join the bulletin's ``selected_files``. ``approver``:
-        who answers this run's questions (default: the operator's)."""
+        who answers this run's questions (default: the operator's). ``on_event``:
+        called with each of this run's events (`Envelope`), in order, as it is
+        published, from ``RUN_STARTED`` to ``RUN_FINISHED``/``RUN_ERROR``; keep it
+        quick (hand slow work to a stream). An exception in it is logged, never
+        raised into the run."""
 
         async def body(run: Run) -> RunOutcome:
             await self.log.record(PromptRecord(run_id=run.run_id, text=prompt, mode=run.mode,
                                                thread_id=thread_id, include=list(include)))
             return await self._answer(prompt, run, include, approver or self.approver)
 
-        return await self._in_run({"prompt": prompt}, thread_id, body)
+        return await self._in_run({"prompt": prompt}, thread_id, body, on_event=on_event)
 
     async def notice(self, text: str, *, source: str = "system") -> None:
         """A system event (a failed build, a finished download): recorded and shown in
@@ -244,13 +249,15 @@ class Copilot:
         return await self.handle(task, thread_id=thread_id)
 
     async def call(self, call: ToolCall, *, caller: str, thread_id: str | None = None,
-                   by_user: bool = True, approver: Approver | None = None) -> RunOutcome:
+                   by_user: bool = True, approver: Approver | None = None,
+                   on_event: OnEvent | None = None) -> RunOutcome:
         """One tool call asked for directly (an MCP client, an embedding app), not
         planned by the model: a one-step run through the whole pipeline, under the
         mode, with the approvals it needs and who asked in the log.
 
         ``by_user=False`` for callers that are not the user at a keyboard (another
-        agent over MCP): their calls do not keep ``execute-auto`` from expiring."""
+        agent over MCP): their calls do not keep ``execute-auto`` from expiring.
+        ``on_event``: as for `handle`."""
 
         async def body(run: Run) -> RunOutcome:
             await self.log.record(DirectCallRecord(run_id=run.run_id, caller=caller,
@@ -259,7 +266,7 @@ class Copilot:
             return await self._carry_out(Plan(steps=(call,)), run, approver or self.approver)
 
         return await self._in_run({"call": call.tool, "caller": caller}, thread_id, body,
-                                  by_user=by_user)
+                                  by_user=by_user, on_event=on_event)
 
     async def replay(self, run_id: str, step: int, *, dry_run: bool = True,
                      thread_id: str | None = None) -> RunOutcome:
@@ -304,13 +311,15 @@ class Copilot:
     # -- the frame of every run ------------------------------------------------------------
 
     async def _in_run(self, run_input: dict[str, Any], thread_id: str | None, body: Body,
-                      *, by_user: bool = True) -> RunOutcome:
+                      *, by_user: bool = True, on_event: OnEvent | None = None) -> RunOutcome:
         """Lifecycle events, session, cancellation, outcome."""
         if by_user:  # the user is here: execute-auto's idle clock starts again
             self.operator_state.user_is_here()
         thread = thread_id or "default"
         self._threads.setdefault(thread, None)
-        run = Run(thread_id=thread, input=run_input, bus_publish=self.kernel.bus.publish)
+        publish = self.kernel.bus.publish if on_event is None else _also_to(
+            self.kernel.bus.publish, on_event)
+        run = Run(thread_id=thread, input=run_input, bus_publish=publish)
         run.mode = await self.mode()
         run.publish(RunStarted(input=run_input))
         snapshot = self.state()
@@ -475,3 +484,25 @@ class Copilot:
                  error: str) -> tuple[CompletionRequest, list[str]]:
         return self.prompting.request(prompt, bulletin, simplified, error, self.cwd,
                                       self._provider())
+
+
+#: Called with each event of one run (`Copilot.handle`'s ``on_event``).
+OnEvent = Callable[[Envelope], None]
+
+
+def _also_to(publish: Callable[..., Envelope], on_event: OnEvent) -> Callable[..., Envelope]:
+    """``publish`` that hands each published envelope to ``on_event`` too; the
+    callback's failure is logged and leaves the run alone."""
+    def both(event: Any, **ids: Any) -> Envelope:
+        envelope = publish(event, **ids)
+        try:
+            on_event(envelope)
+        except Exception as exc:
+            from .._logging import get_logger
+
+            get_logger().warning("on_event failed; the run goes on",
+                                 event_type=type(envelope.event).__name__,
+                                 error=f"{type(exc).__name__}: {exc}")
+        return envelope
+    return both
+

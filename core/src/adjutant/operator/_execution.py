@@ -29,7 +29,7 @@ from adjutant_hookspecs import (
 
 from ._approval_events import approval_decided, approval_requested, step_denied, tool_call_id
 from ._artifacts import write_artifact
-from ._consent import Approver, PlanPacket, StepPacket
+from ._consent import Approver, PlanDecision, PlanPacket, StepPacket
 from ._pipeline import CheckedStep, Pipeline, StepChangedError, shown
 from ._run import Run, RunOutcome
 from ._summary import summarize
@@ -87,9 +87,11 @@ class Execution:
             packet = PlanPacket(run_id, tuple(self.packet(run, s) for s in checked))
             run.publish(asked := approval_requested(packet))
             await self.log.flush()  # nothing waits on a person with records unwritten
-            answer = await approver.approve_plan(packet)
+            given = await approver.approve_plan(packet)
+            decided = given if isinstance(given, PlanDecision) else PlanDecision(given)
+            answer = decided.action if decided.action in ("execute", "step") else "deny"
             await self.log.record(ApprovalRecord(run_id=run_id, scope="plan", answer=answer))
-            run.publish(approval_decided(asked, answer))
+            run.publish(approval_decided(asked, answer, unanswered=decided.unanswered))
             if answer == "deny":
                 return RunOutcome(run_id, "denied", plan=plan, error="plan denied")
             if answer == "execute":  # consent to every preview shown, bound to each hash

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from adjutant_hookspecs import Envelope, ExecutionResult, Plan, StepDenied, ToolCall
 
 from ..operator import RunOutcome
-from ..operator._consent import Approver, PlanPacket, StepDecision, StepPacket
+from ..operator._consent import Approver, PlanDecision, PlanPacket, StepDecision, StepPacket
 from ._recorders import EventView
 
 __all__ = ["RecordingApprover", "RunResult", "plan"]
@@ -37,7 +37,8 @@ class RecordingApprover(Approver):
         self.steps: list[StepPacket] = []
         self.plans: list[PlanPacket] = []
 
-    async def approve_plan(self, packet: PlanPacket) -> Literal["execute", "step", "deny"]:
+    async def approve_plan(self, packet: PlanPacket) -> PlanDecision | Literal[
+            "execute", "step", "deny"]:
         self.plans.append(packet)
         return await self.inner.approve_plan(packet)
 
