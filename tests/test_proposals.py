@@ -32,7 +32,7 @@ def test_a_proposed_plan_shows_each_preview_and_what_would_happen(user: Attack) 
     assert "list ./ (depth 1)" in shown
     assert "+call the plumber" in shown  # the append's exact diff, though nothing runs
     assert "would run without asking" in shown and "would ask you first" in shown
-    assert "would be refused: dry-run: its preview fails" in shown
+    assert "would be refused: fs.read: its preview fails" in shown
     assert "missing.txt does not exist" in shown
     assert "would be refused: guard:" in shown and "SSH" in shown
     assert (user.work / "notes.txt").read_text() == "buy milk\n"  # proposed, never run

@@ -72,3 +72,18 @@ async def test_a_new_file_and_a_replaced_one_are_told_apart() -> None:
             ("fs.write", {"path": "new.txt", "content": "x\n"}),
             ("fs.write", {"path": "old.txt", "content": "y\n"})))
         assert [p.summary for p in result.asked][:1] == ["Create new.txt (1 line)"]
+
+
+async def test_a_tools_own_refusal_is_reported_as_the_tools() -> None:
+    """fs.append on a missing file is refused by the tool's dry-run: that is the tool
+    speaking, not a policy named "dry-run" (as it was reported before)."""
+    from adjutant_hookspecs import StepDenied
+
+    async with Harness(adjutant_files, adjutant_write_gate, mode="execute-with-confirmation",
+                       approver=ScriptedApprover(steps=["grant"])) as h:
+        result = await h.run("add to my notes", reply=plan(
+            ("fs.append", {"path": "missing.md", "content": "x\n"})))
+        [denied] = [e for e in result.events if isinstance(e, StepDenied)]
+        assert (denied.by, denied.policy) == ("tool", "fs.append")
+        assert "missing.md does not exist" in denied.reason
+        assert result.asked == ()  # nothing was asked: there was nothing to approve

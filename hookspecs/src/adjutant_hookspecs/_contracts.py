@@ -43,7 +43,14 @@ class ContractError(ValueError):
 
 
 class ToolSafety(_Struct, **_common):
-    """The safety declaration of a tool: what it may touch and how dangerous it is."""
+    """The safety declaration of a tool: what it may touch and how dangerous it is.
+
+    ``level`` is the one that matters: ``read`` (no effect: runs without a question
+    from confirm mode up), ``write`` (changes something the user can inspect and undo:
+    asked in every mode by the write-gate) or ``destructive`` (deletes, overwrites or
+    stops something that cannot be brought back: asked, and shown as high risk).
+    ``writes`` says the same as a yes/no (true for
+    ``write`` and ``destructive``); the two must agree, which is checked."""
 
     writes: bool = False
     #: Path globs the tool may touch; empty means "only the active cages".

@@ -382,7 +382,9 @@ class ApprovalDecided(CustomEvent, frozen=True, omit_defaults=True,
 
 class StepDenied(CustomEvent, frozen=True, omit_defaults=True, tag="adjutant.step.denied"):
     """A step was not run: refused by a policy (``by="policy"``, ``policy`` names it),
-    by the user (``by="user"``), or because nobody could approve it (``by="nobody"``).
+    by the tool itself, its dry-run refusing the call (``by="tool"``, ``policy`` is the
+    tool's name), by the user (``by="user"``), or because nobody could approve it
+    (``by="nobody"``).
 
     A step refused when it is checked has no ``TOOL_CALL_*`` events; one refused by the
     runtime check right before execution (``policy="runtime-check"``) has them, with
@@ -391,7 +393,7 @@ class StepDenied(CustomEvent, frozen=True, omit_defaults=True, tag="adjutant.ste
     step: int
     tool: str
     tool_call_id: str
-    by: Literal["policy", "user", "nobody"]
+    by: Literal["policy", "tool", "user", "nobody"]
     reason: str
     policy: str | None = None
 

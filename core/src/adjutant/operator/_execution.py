@@ -136,7 +136,8 @@ class Execution:
             step = await self.pipeline.check(index, call, ctx=ctx, mode=mode, grants=run.grants,
                                              history=tuple(history), run_id=run_id)
             if step.denied:
-                run.publish(step_denied(run_id, index, call.tool, by="policy",
+                by = "tool" if step.verdict.policy == call.tool else "policy"
+                run.publish(step_denied(run_id, index, call.tool, by=by,
                                         reason=step.verdict.reason, policy=step.verdict.policy))
                 return ExecutionResult(tool=call.tool, args=call.args, status="denied",
                                        stderr=shown(step.verdict))

@@ -282,7 +282,7 @@ class Pipeline:
         tried = await self._dry_run(replace(step, verdict=would), ctx)
         if tried.denied:  # the preview itself failed: say what, once
             failed = tried.preview.stderr.strip() if tried.preview else tried.verdict.reason
-            would = Verdict(decision="deny", policy="dry-run",
+            would = Verdict(decision="deny", policy=step.call.tool,
                             reason=f"its preview fails: {failed or 'no reason given'}")
             return replace(step, preview=tried.preview, would=would)
         return replace(step, preview=tried.preview, digest=tried.digest, would=would)
@@ -292,12 +292,13 @@ class Pipeline:
         try:
             preview = await tool.dry_run(step.call, ctx)
         except Exception as exc:
-            deny = Verdict(decision="deny", policy="dry-run",
-                           reason=f"dry-run failed: {type(exc).__name__}: {exc}")
+            deny = Verdict(decision="deny", policy=step.call.tool,  # the tool's own refusal
+                           reason=f"its dry-run failed: {type(exc).__name__}: {exc}")
             return replace(step, verdict=deny, verdicts=(*step.verdicts, deny))
         if preview.status not in ("dry_run", "ok"):
-            deny = Verdict(decision="deny", policy="dry-run",
-                           reason=f"dry-run refused: {preview.stderr or preview.status}")
+            why = preview.stderr.strip() or preview.status
+            deny = Verdict(decision="deny", policy=step.call.tool,
+                           reason=f"its dry-run refused: {why}")
             return replace(step, verdict=deny, verdicts=(*step.verdicts, deny),
                                 preview=preview)
         return replace(step, preview=preview, digest=preview_hash(preview))

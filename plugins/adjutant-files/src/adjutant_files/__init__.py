@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from adjutant_hookspecs import Tool, hookimpl, lazy_exports
 
 if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
-    from ._cage import PROTECTED_NAMES, protected_reason
+    from adjutant.toolkit import PROTECTED_NAMES, protected_reason
+
     from ._common import MAX_FILE_BYTES
     from ._fs import FsAppend, FsDiff, FsRead, FsWrite
     from ._grep import SearchGrep
@@ -40,7 +41,8 @@ __all__ = [
 ]
 
 __getattr__ = lazy_exports(__name__, {
-    "PROTECTED_NAMES": "._cage", "protected_reason": "._cage", "MAX_FILE_BYTES": "._common",
+    "PROTECTED_NAMES": "adjutant.toolkit", "protected_reason": "adjutant.toolkit",
+    "MAX_FILE_BYTES": "._common",
     "FsAppend": "._fs", "FsDiff": "._fs", "FsRead": "._fs", "FsWrite": "._fs",
     "SearchGrep": "._grep", "FsList": "._list", "EditorPatch": "._patch",
     "CompressZip": "._zip", "TOOLS": "._tools"})

@@ -10,25 +10,14 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from adjutant.toolkit import MAX_PATH_CHARS as MAX_PATH_CHARS
+from adjutant.toolkit import Refused as Refused
 from adjutant_hookspecs import ARG_ROLE, ExecutionResult, ToolCall, ToolContext, ToolDeclaration
 
 #: Files larger than this are refused (each tool takes ``max_file_bytes=`` to change it).
 MAX_FILE_BYTES = 10 << 20
-MAX_PATH_CHARS = 4096
 #: How much of a file decides whether it is binary (a NUL byte in it).
 BINARY_PROBE = 8192
-
-
-class Refused(Exception):
-    """A call refused by a named rule; becomes ``status="error"`` with the rule named."""
-
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(message)
-        self.rule = rule
-        self.message = message
-
-    def __str__(self) -> str:
-        return f"{self.message} [rule: {self.rule}]"
 
 
 def path_prop(description: str) -> dict[str, Any]:
@@ -96,19 +85,6 @@ def as_text(data: bytes, shown: str) -> str:
     except UnicodeDecodeError:
         raise Refused("binary", f"{shown} is not UTF-8 text; the file tools handle UTF-8 text "
                       "only") from None
-
-
-def unified(shown: str, old: str | None, new: str | None) -> str:
-    """The exact unified diff of ``old`` to ``new`` (None: the file does not exist)."""
-    import difflib
-
-    a = old.splitlines(keepends=True) if old is not None else []
-    b = new.splitlines(keepends=True) if new is not None else []
-    lines = []
-    for line in difflib.unified_diff(a, b, "/dev/null" if old is None else f"a/{shown}",
-                                     "/dev/null" if new is None else f"b/{shown}"):
-        lines.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(lines)
 
 
 class BaseTool:

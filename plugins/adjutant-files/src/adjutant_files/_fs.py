@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from adjutant.toolkit import Located, locate, replace, walk
+from adjutant.toolkit import unified_diff as _unified
 from adjutant_hookspecs import ToolCall, ToolContext, ToolDeclaration, ToolSafety
 
-from ._cage import Located, locate, replace, walk
 from ._common import MAX_FILE_BYTES, BaseTool, Refused, as_text, get_int, get_str, path_prop
-from ._common import unified as _unified
 
 __all__ = ["FsAppend", "FsDiff", "FsRead", "FsWrite"]
 

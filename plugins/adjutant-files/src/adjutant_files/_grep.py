@@ -23,9 +23,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from adjutant.toolkit import locate, walk
 from adjutant_hookspecs import ARG_ROLE, ToolCall, ToolContext, ToolDeclaration, ToolSafety
 
-from ._cage import locate, walk
 from ._common import BaseTool, Refused, get_bool, get_int, get_paths, get_str
 
 __all__ = ["SearchGrep"]

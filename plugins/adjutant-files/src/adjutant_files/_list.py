@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
+from adjutant.toolkit import Located, locate, walk
 from adjutant_hookspecs import ARG_ROLE, ToolCall, ToolContext, ToolDeclaration, ToolSafety
 
-from ._cage import Located, locate, walk
 from ._common import BaseTool, get_bool, get_int, get_str
 
 if TYPE_CHECKING:

@@ -21,10 +21,11 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from adjutant.toolkit import Opened, current, discard, locate, same_file, stage, walk
+from adjutant.toolkit import unified_diff as unified
 from adjutant_hookspecs import ToolCall, ToolContext, ToolDeclaration, ToolSafety
 
-from ._cage import Opened, current, discard, locate, same_file, stage, walk
-from ._common import MAX_FILE_BYTES, BaseTool, Refused, as_text, get_str, unified
+from ._common import MAX_FILE_BYTES, BaseTool, Refused, as_text, get_str
 
 __all__ = ["EditorPatch", "FilePatch", "named_paths", "parse"]
 

@@ -21,9 +21,9 @@ import os
 import stat
 from typing import Any
 
+from adjutant.toolkit import Located, check_file, discard, locate, protected_reason, walk
 from adjutant_hookspecs import ARG_ROLE, ToolCall, ToolContext, ToolDeclaration, ToolSafety
 
-from ._cage import Located, check_file, discard, locate, protected_reason, walk
 from ._common import BaseTool, Refused, get_paths, get_str, path_prop
 
 __all__ = ["CompressZip"]

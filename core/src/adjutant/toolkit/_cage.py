@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from adjutant.safety.protection import CAGE_RULES, cage_refusal
 from adjutant.safety.regular import file_kind
 
-from ._common import MAX_PATH_CHARS, Refused
+from ._refused import MAX_PATH_CHARS, Refused
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
