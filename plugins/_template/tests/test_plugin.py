@@ -13,7 +13,7 @@ from adjutant.testing.plugin_checks import (
 )
 
 #: What this plugin registers, by kind; update it along with the plugin.
-REGISTERS = {"tools": ["template.echo"]}
+REGISTERS = {"tools": ["template.echo", "template.append"]}
 PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
 
 

@@ -7,7 +7,8 @@ under ``<kind>/`` (the plugin module and the tests of its kind). Each file there
 in ``.tmpl`` (so no tool mistakes it for code) and may use these placeholders, in its
 text and in its path: ``__NAME__`` (the plugin's name, ``my_plugin``), ``__MODULE__``
 (``adjutant_my_plugin``), ``__DIST__`` (``adjutant-my-plugin``), ``__KIND__``,
-``__SUMMARY__``, ``__REGISTERS__`` (what the plugin registers, by kind) and
+``__SUMMARY__``, ``__REGISTERS__`` (what the plugin registers, by kind), ``__DEPENDENCIES__``
+(its run-time requirements) and
 ``__SOURCES__`` (uv sources pointing at the Adjutant checkout, when there is one).
 
 In the repository, ``plugins/_template`` is this template rendered for ``template``
@@ -37,12 +38,17 @@ __all__ = ["KINDS", "checkout_copies", "configure", "generate", "new", "render",
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 KINDS = ("tool", "policy", "provider", "context")
 
-#: kind -> (what the plugin registers, as a Python literal; the package's summary)
-_KINDS: dict[str, tuple[str, str]] = {
-    "tool": ('{"tools": ["__NAME__.echo"]}', "A tool for Adjutant."),
-    "policy": ('{"policies": ["__NAME__"]}', "A safety policy for Adjutant."),
-    "provider": ('{"providers": ["__NAME__"]}', "A model provider for Adjutant."),
-    "context": ('{"context_providers": ["__NAME__"]}', "A context source for Adjutant."),
+_CONTRACTS = '"adjutant-hookspecs>=0.1"'
+#: kind -> (what the plugin registers, as a Python literal; the package's summary; its
+#: run-time dependencies)
+_KINDS: dict[str, tuple[str, str, str]] = {
+    "tool": ('{"tools": ["__NAME__.echo", "__NAME__.append"]}', "A tool for Adjutant.",
+             f'{_CONTRACTS}, "adjutant-core>=0.1"'),  # adjutant.toolkit
+    "policy": ('{"policies": ["__NAME__"]}', "A safety policy for Adjutant.", _CONTRACTS),
+    "provider": ('{"providers": ["__NAME__"]}', "A model provider for Adjutant.",
+                 _CONTRACTS),
+    "context": ('{"context_providers": ["__NAME__"]}', "A context source for Adjutant.",
+                _CONTRACTS),
 }
 _SUFFIX = ".tmpl"
 
@@ -56,11 +62,12 @@ _IN_CHECKOUT: dict[str, tuple[str, str, dict[str, tuple[tuple[str, str], ...]] |
             ('description = "A tool for Adjutant."',
              'description = "Count lines, words and bytes of a file, like wc: an example '
              'Adjutant tool plugin"'),
-            ('dependencies = ["adjutant-hookspecs>=0.1"]',
+            ('dependencies = ["adjutant-hookspecs>=0.1", "adjutant-core>=0.1"]',
              'dependencies = ["adjutant-hookspecs>=0.1", "anyio>=4.6"]')),
         "src/adjutant_wordcount/py.typed": (),
         "tests/conftest.py": (),
-        "tests/test_plugin.py": (('"wordcount.echo"', '"wordcount.count"'),),
+        "tests/test_plugin.py": (('["wordcount.echo", "wordcount.append"]',
+                                  '["wordcount.count"]'),),
     }),
 }
 
@@ -117,9 +124,10 @@ def render(name: str, kind: str, package: Path) -> dict[str, str]:
                          "of tool names)")
     if kind not in _KINDS:
         raise ValueError(f"unknown kind {kind!r}; one of: {', '.join(KINDS)}")
-    registers, summary = _KINDS[kind]
+    registers, summary, dependencies = _KINDS[kind]
     template = files("adjutant") / "templates" / "plugin"
     values = {"__SOURCES__\n": _sources(package), "__REGISTERS__": registers,
+              "__DEPENDENCIES__": dependencies,
               "__SUMMARY__": summary, "__KIND__": kind, "__MODULE__": f"adjutant_{name}",
               "__DIST__": f"adjutant-{name.replace('_', '-')}", "__NAME__": name}
     rendered = {}

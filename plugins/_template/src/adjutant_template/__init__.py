@@ -1,4 +1,5 @@
-"""``template.echo``: a read-only tool. Replace it with yours.
+"""``template.echo``, a read-only tool, and ``template.append``, a write. Replace them
+with yours.
 
 The ``adjutant`` entry point names this module; the kernel imports it at start-up
 and calls each ``@hookimpl`` function here; other hooks of
@@ -28,7 +29,7 @@ from adjutant_hookspecs import (
     hookimpl,
 )
 
-__all__ = ["Echo", "register_tools"]
+__all__ = ["Append", "Echo", "register_tools"]
 
 
 class Echo:
@@ -72,6 +73,66 @@ class Echo:
                                stdout=f"{text}\n")
 
 
+class Append:
+    """Add a line to the end of an existing text file: a write, so the operator shows
+    its exact diff and asks before it runs, in every mode. Files are touched through
+    `adjutant.toolkit` (imported on use): confined to the run's cages, opened without
+    following links, written atomically and only if the file still holds what the
+    preview showed."""
+
+    declaration = ToolDeclaration(
+        name="template.append",
+        version="0.1.0",
+        summary="Add a line to {path}",
+        description="Add one line of text to the end of an existing text file.",
+        args_schema={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "minLength": 1, "x-adjutant-role": "path",
+                         "description": "The file, relative to the working directory."},
+                "line": {"type": "string", "description": "The line to add."},
+            },
+            "required": ["path", "line"],
+            "additionalProperties": False,
+        },
+        safety=ToolSafety(writes=True, level="write", network=False),
+        examples=({"path": "notes.txt", "line": "buy milk"},),
+    )
+
+    async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
+        from adjutant.toolkit import Refused, refusal, unified_diff
+
+        try:
+            path, old, new = _appended(call, ctx)
+        except Refused as exc:
+            return refusal(call, exc)
+        return ExecutionResult(tool=call.tool, args=dict(call.args), status="dry_run",
+                               dry_run_diff=unified_diff(path, old, new),
+                               summary=f"Add 1 line to {path}")
+
+    async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
+        from adjutant.toolkit import Refused, refusal, write_text
+
+        try:
+            path, old, new = _appended(call, ctx)
+            write_text(ctx, path, new, expect=old)  # refused if it changed meanwhile
+        except Refused as exc:
+            return refusal(call, exc)
+        return ExecutionResult(tool=call.tool, args=dict(call.args), status="ok",
+                               stdout=f"added a line to {path}\n")
+
+
+def _appended(call: ToolCall, ctx: ToolContext) -> tuple[str, str, str]:
+    """The path, the file's text now, and its text with the line added."""
+    from adjutant.toolkit import Refused, read_text
+
+    path, line = call.args.get("path"), call.args.get("line")
+    if not isinstance(path, str) or not isinstance(line, str) or "\n" in line:
+        raise Refused("argument", "`path` and `line` must be strings, `line` a single line")
+    old = read_text(ctx, path) or ""
+    return path, old, old + ("\n" if old and not old.endswith("\n") else "") + line + "\n"
+
+
 def _error(call: ToolCall, message: str) -> ExecutionResult:
     return ExecutionResult(tool=call.tool, args=dict(call.args), status="error", stderr=message)
 
@@ -80,3 +141,4 @@ def _error(call: ToolCall, message: str) -> ExecutionResult:
 def register_tools(register: Callable[[Tool], None]) -> None:
     """Called once when the kernel loads the plugin: hand it every tool."""
     register(Echo())
+    register(Append())
