@@ -52,6 +52,7 @@ class Note:
     declaration = ah.ToolDeclaration(
         name="host.note",
         version="1.0",
+        summary="Write a note to {path}",  # the question's first words
         description="Write a text note to a file in the workspace.",
         args_schema={"type": "object", "required": ["path", "text"],
                      "additionalProperties": False,

@@ -25,7 +25,7 @@ def test_the_example_approves_in_code_streams_and_cancels(args: tuple[str, ...])
     done = run(*args)
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "event adjutant.approval.requested Run step 1, host.note?" in out
+    assert "event adjutant.approval.requested Write a note to notes/todo.txt?" in out
     assert "event adjutant.step.denied host.note by user" in out
     assert "outcome: executed; host.note notes/todo.txt: ok, host.note README.md: denied" in out
     assert "outcome: cancelled (cancelled by the user)" in out

@@ -32,4 +32,4 @@ def test_cli_reports_what_each_plugin_registered(tmp_path) -> None:
     listed = {p["name"]: p for p in json.loads(done.stdout)}
     assert listed["wordcount"]["registered"] == {"tools": ["wordcount.count"]}
     assert listed["wordcount"]["distribution"] == "adjutant-wordcount"
-    assert listed["template"]["registered"] == {"tools": ["template.echo"]}
+    assert listed["template"]["registered"] == {"tools": ["template.echo", "template.append"]}

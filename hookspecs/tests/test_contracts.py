@@ -23,11 +23,11 @@ from adjutant_hookspecs import (
 
 WIRE_FIELDS = {
     ToolDeclaration: ["name", "version", "description", "args_schema", "safety",
-                      "supports_dry_run", "examples"],
+                      "supports_dry_run", "examples", "summary"],
     ToolSafety: ["writes", "allowed_paths", "forbid_patterns", "level", "network"],
     ToolCall: ["tool", "args", "dry_run", "explain"],
     ExecutionResult: ["tool", "args", "status", "dry_run_diff", "stdout", "stderr",
-                      "duration_ms", "artifacts"],
+                      "duration_ms", "artifacts", "summary"],
     ContextBulletin: ["cwd", "git", "focus", "selected_files", "recent_shell", "logs"],
 }
 #: Fields added later (the names above stay as they are).
