@@ -61,6 +61,11 @@ def test_help_lists_every_command_and_imports_none_of_them(tmp_path: Path) -> No
     assert [m for m in RUNNING + PLUGIN_COMMANDS + TOOLS if m in modules] == []
     assert [m for m in modules if m.startswith(("adjutant.operator", "adjutant.cli._"))] == []
     assert "anyio" not in modules  # no event loop to list commands
+    # nor the contracts' structs: listing commands needs dataclasses only
+    assert roots(modules, ("msgspec", "typing_extensions")) == []
+    assert [m for m in modules if m.startswith("adjutant_hookspecs._")] == [
+        "adjutant_hookspecs._commands", "adjutant_hookspecs._lazy",
+        "adjutant_hookspecs._markers", "adjutant_hookspecs._specs"]
 
 
 def test_mode_imports_the_operator_but_not_the_approver_or_the_voice(tmp_path: Path) -> None:

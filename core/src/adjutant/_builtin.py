@@ -9,23 +9,20 @@ imported when the CLI calls them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from adjutant_hookspecs import (
-    AG_UI_EVENTS,
-    CONSENT_EVENTS,
-    BusGap,
-    Check,
-    Command,
-    hookimpl,
-    lazy,
-)
+from adjutant_hookspecs import Command, hookimpl, lazy
 
-from ._checks import BUILTIN_CHECKS
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Check
 
 
+# The events, checks and their msgspec structs are imported by the hooks that register
+# them: `adjutant --help` loads only the commands, and pays for nothing else.
 @hookimpl
 def register_events(register: Callable[[Any], None]) -> None:
+    from adjutant_hookspecs import AG_UI_EVENTS, CONSENT_EVENTS, BusGap
+
     for cls in (*AG_UI_EVENTS, BusGap, *CONSENT_EVENTS):
         register(cls)
 
@@ -79,5 +76,9 @@ def register_commands(register: Callable[[Command], None]) -> None:
 
 @hookimpl
 def register_checks(register: Callable[[Check], None]) -> None:
+    from adjutant_hookspecs import Check
+
+    from ._checks import BUILTIN_CHECKS
+
     for name, run in BUILTIN_CHECKS:
         register(Check(name=name, run=run))

@@ -22,10 +22,10 @@ import time
 from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING, Any
 
-from adjutant_hookspecs import BusGap, Envelope, Event, RunError, RunFinished, event_name
-
 if TYPE_CHECKING:
     import anyio
+
+    from adjutant_hookspecs import Envelope, Event
 
 __all__ = ["BusClosedError", "EventBus", "Subscription", "UndeclaredEventError"]
 
@@ -79,6 +79,10 @@ class EventBus:
         :raises UndeclaredEventError: the event's type was not declared.
         :raises BusClosedError: the bus is closed.
         """
+        # The contracts are msgspec structs, imported on the first publish (after the
+        # first, a dictionary lookup): a kernel made for `adjutant --help` never pays.
+        from adjutant_hookspecs import Envelope, RunError, RunFinished
+
         cls = type(event)
         declared = self._declared
         if declared is not None and cls not in declared:
@@ -261,6 +265,8 @@ class Subscription:
 
 
 def _gap(first: int, last: int, clock: Callable[[], int]) -> Envelope:
+    from adjutant_hookspecs import BusGap, Envelope
+
     return Envelope(
         seq=last,
         run_seq=0,
@@ -272,6 +278,8 @@ def _gap(first: int, last: int, clock: Callable[[], int]) -> Envelope:
 
 
 def _name(cls: type) -> str:
+    from adjutant_hookspecs import event_name
+
     try:
         return event_name(cls)
     except (TypeError, AttributeError):

@@ -30,11 +30,13 @@ import reprlib
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from adjutant_hookspecs import Verdict
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Verdict
+
 
 __all__ = ["NO_WRAPPERS", "Guarded", "HookCall", "culprit", "describe", "guard", "refused_wrapper",
            "trace_hooks", "wrapper_plugins"]
@@ -97,6 +99,8 @@ def refused_wrapper(impls: Mapping[str, Sequence[pluggy.HookImpl]]) -> str | Non
 def _verdict(plugin: str, result: Any, error: BaseException | None) -> Verdict | None:
     """Fail closed: an exception or anything but a `Verdict` or None is a deny naming
     ``plugin``; a verdict without a policy is attributed to ``plugin``."""
+    from adjutant_hookspecs import Verdict
+
     if error is not None:
         return Verdict(decision="deny", policy=plugin,
                        reason=f"pre_tool_use raised {describe(error)}")

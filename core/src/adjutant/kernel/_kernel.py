@@ -17,23 +17,24 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
 
-from adjutant_hookspecs import (
-    PROJECT_NAME,
-    AdjutantSpec,
-    Check,
-    Command,
-    ContextProvider,
-    Event,
-    Frontend,
-    Policy,
-    Provider,
-    SpeechEngine,
-    SpeechRecognizer,
-    Tool,
-    ToolCall,
-    ToolDeclaration,
-    Verdict,
-)
+from adjutant_hookspecs import PROJECT_NAME, AdjutantSpec, Command
+
+if TYPE_CHECKING:  # the contracts (msgspec structs): imported when first used, so that
+    # `adjutant --help`, which loads only commands, never pays for msgspec
+    from adjutant_hookspecs import (
+        Check,
+        ContextProvider,
+        Event,
+        Frontend,
+        Policy,
+        Provider,
+        SpeechEngine,
+        SpeechRecognizer,
+        Tool,
+        ToolCall,
+        ToolDeclaration,
+        Verdict,
+    )
 
 from . import _hooks
 from ._bus import DEFAULT_CAPACITY, EventBus
@@ -444,6 +445,8 @@ class Kernel:
         Fail closed: an implementation that raises or returns something else is a
         deny naming its plugin (other implementations still run); a wrapper that
         raises, or hands back anything but a list of verdicts, is a deny naming it."""
+        from adjutant_hookspecs import Verdict
+
         caller = self.pm.hook.pre_tool_use
         try:
             results = caller(call=call, declaration=declaration, mode=mode)

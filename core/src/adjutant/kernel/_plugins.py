@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
-
-import msgspec
 
 __all__ = ["EntryPoint", "PluginInfo", "discover", "selection"]
 
 Status = Literal["loaded", "failed", "disabled"]
 
 
-class PluginInfo(msgspec.Struct, kw_only=True):
-    """What `adjutant plugins` reports about one plugin."""
+@dataclass(kw_only=True)
+class PluginInfo:
+    """What `adjutant plugins` reports about one plugin (a dataclass, not a struct:
+    the kernel that lists plugins for ``--help`` imports no msgspec)."""
 
     name: str
     status: Status
@@ -30,12 +31,13 @@ class PluginInfo(msgspec.Struct, kw_only=True):
     distribution: str | None = None
     version: str | None = None
     #: kind → the names this plugin registered (``{"tools": ["files.read"]}``).
-    registered: dict[str, list[str]] = msgspec.field(default_factory=dict)
+    registered: dict[str, list[str]] = field(default_factory=dict)
     #: Why it failed or was disabled: what went wrong and what to do.
     error: str | None = None
 
 
-class EntryPoint(msgspec.Struct, frozen=True):
+@dataclass(frozen=True)
+class EntryPoint:
     """One ``adjutant`` entry point of an installed distribution."""
 
     name: str

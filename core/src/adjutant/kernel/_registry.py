@@ -14,30 +14,13 @@ import inspect
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-import msgspec
+import adjutant_hookspecs as _hs
 
-from adjutant_hookspecs import (
-    Check,
-    Command,
-    ContextProvider,
-    ContractError,
-    CustomEvent,
-    Event,
-    Frontend,
-    KeyValueStore,
-    LogStore,
-    Policy,
-    Provider,
-    SpeechEngine,
-    SpeechRecognizer,
-    ToolDeclaration,
-    convert,
-    event_name,
-    to_builtins,
-)
-from adjutant_hookspecs._events import CUSTOM_NAME
+if TYPE_CHECKING:  # msgspec and the contracts load on first use (`_hs.Name`): `adjutant
+    # --help` registers only commands (dataclasses) and never pays for them
+    from adjutant_hookspecs import ToolDeclaration
 
 from ._paths import cache_home
 
@@ -125,7 +108,7 @@ def _named(obj: Any, pattern: re.Pattern[str] = PLAIN_NAME) -> str:
 
 def _validate_provider(obj: Any) -> str:
     name = _named(obj)
-    if not isinstance(obj, Provider):
+    if not isinstance(obj, _hs.Provider):
         raise RegistrationError(f"provider {name!r} lacks complete() or aclose()")
     _need_async(obj, "complete", "aclose")
     return name
@@ -143,19 +126,19 @@ def validate_schema(schema: Any, where: str) -> None:
         raise RegistrationError(f"{where}: args_schema.required must be a list of names")
     if missing := [r for r in required if r not in props]:
         raise RegistrationError(f"{where}: required {missing} not in args_schema.properties")
-    if len(msgspec.json.encode(schema)) > MAX_SCHEMA_BYTES:
+    if len(_json(schema)) > MAX_SCHEMA_BYTES:
         raise RegistrationError(f"{where}: args_schema is larger than {MAX_SCHEMA_BYTES} bytes")
 
 
 def validate_declaration(declaration: Any) -> ToolDeclaration:
     """Strictly re-validate a declaration (Python construction skips type checks)."""
-    if not isinstance(declaration, ToolDeclaration):
+    if not isinstance(declaration, _hs.ToolDeclaration):
         raise RegistrationError(
             f"tool declaration must be a ToolDeclaration, got {type(declaration).__qualname__}"
         )
     try:
-        checked = convert(to_builtins(declaration), ToolDeclaration)
-    except (ContractError, TypeError) as exc:
+        checked = _hs.convert(_hs.to_builtins(declaration), _hs.ToolDeclaration)
+    except (_hs.ContractError, TypeError) as exc:
         raise RegistrationError(f"malformed tool declaration: {exc}") from None
     where = f"tool {checked.name!r}"
     if not TOOL_NAME.match(checked.name):
@@ -220,7 +203,7 @@ _CHECKS_VERSION = "1"
 def _digest(schema: Any, examples: Any) -> str:
     import hashlib
 
-    blob = msgspec.json.encode([_CHECKS_VERSION, schema, examples], order="deterministic")
+    blob = _json([_CHECKS_VERSION, schema, examples], order="deterministic")
     return hashlib.sha256(blob).hexdigest()
 
 
@@ -249,7 +232,7 @@ def _remember(digest: str) -> None:
 
 
 def _short(value: Any) -> str:
-    text = msgspec.json.encode(value).decode()
+    text = _json(value).decode()
     return text if len(text) <= 120 else text[:117] + "..."
 
 
@@ -261,7 +244,7 @@ def _validate_tool(obj: Any) -> str:
 
 def _validate_context_provider(obj: Any) -> str:
     name = _named(obj)
-    if not isinstance(obj, ContextProvider):
+    if not isinstance(obj, _hs.ContextProvider):
         raise RegistrationError(f"context provider {name!r} lacks gather()")
     _need_async(obj, "gather")
     return name
@@ -269,7 +252,7 @@ def _validate_context_provider(obj: Any) -> str:
 
 def _validate_policy(obj: Any) -> str:
     name = _named(obj)
-    if not isinstance(obj, Policy):
+    if not isinstance(obj, _hs.Policy):
         raise RegistrationError(f"policy {name!r} lacks evaluate()")
     _need_async(obj, "evaluate")
     return name
@@ -278,7 +261,7 @@ def _validate_policy(obj: Any) -> str:
 def _validate_store(obj: Any) -> str:
     name = _named(obj)
     kind = getattr(obj, "kind", None)
-    protocol: Any = {"kv": KeyValueStore, "log": LogStore}.get(kind)  # type: ignore[arg-type]
+    protocol: Any = {"kv": _hs.KeyValueStore, "log": _hs.LogStore}.get(kind)  # type: ignore[arg-type]
     if protocol is None:
         raise RegistrationError(f"store {name!r}: kind must be 'kv' or 'log', got {kind!r}")
     if not isinstance(obj, protocol):
@@ -290,14 +273,14 @@ def _validate_store(obj: Any) -> str:
 
 def _validate_frontend(obj: Any) -> str:
     name = _named(obj)
-    if not isinstance(obj, Frontend):
+    if not isinstance(obj, _hs.Frontend):
         raise RegistrationError(f"frontend {name!r} lacks serve()")
     _need_async(obj, "serve")
     return name
 
 
 def _validate_command(obj: Any) -> str:
-    if not isinstance(obj, Command):
+    if not isinstance(obj, _hs.Command):
         raise RegistrationError(f"expected a Command, got {type(obj).__qualname__}")
     if not COMMAND_NAME.match(obj.name):
         raise RegistrationError(f"command name {obj.name!r} must match {COMMAND_NAME.pattern}")
@@ -307,21 +290,21 @@ def _validate_command(obj: Any) -> str:
 
 
 def _validate_check(obj: Any) -> str:
-    if not isinstance(obj, Check) or not callable(obj.run):
+    if not isinstance(obj, _hs.Check) or not callable(obj.run):
         raise RegistrationError(f"expected a Check with a callable run, got {obj!r}")
     return obj.name
 
 
 def _validate_event(obj: Any) -> str:
-    if not (isinstance(obj, type) and issubclass(obj, Event)):
+    if not (isinstance(obj, type) and issubclass(obj, _hs.Event)):
         raise RegistrationError(f"expected an Event subclass, got {obj!r}")
     try:
-        name = event_name(obj)
+        name = _hs.event_name(obj)
     except TypeError as exc:
         raise RegistrationError(str(exc)) from None
     if not obj.__struct_config__.frozen:
         raise RegistrationError(f"event {name!r} must be frozen (immutable)")
-    if issubclass(obj, CustomEvent) and not CUSTOM_NAME.match(name):
+    if issubclass(obj, _hs.CustomEvent) and not _custom_name().match(name):
         raise RegistrationError(
             f"custom event name {name!r} must be dotted lower case, like 'myplugin.thing'"
         )
@@ -330,7 +313,7 @@ def _validate_event(obj: Any) -> str:
 
 def _validate_speech_engine(obj: Any) -> str:
     name = _named(obj)
-    if not isinstance(obj, SpeechEngine):
+    if not isinstance(obj, _hs.SpeechEngine):
         raise RegistrationError(f"speech engine {name!r} lacks synthesize(), voices() or "
                                 "aclose()")
     _need_async(obj, "synthesize", "voices", "aclose")
@@ -339,7 +322,8 @@ def _validate_speech_engine(obj: Any) -> str:
 
 def _validate_speech_recognizer(obj: Any) -> str:
     name = _named(obj)
-    if not isinstance(obj, SpeechRecognizer) or not isinstance(getattr(obj, "remote", None), bool):
+    if not isinstance(obj, _hs.SpeechRecognizer) or not isinstance(
+            getattr(obj, "remote", None), bool):
         raise RegistrationError(f"speech recognizer {name!r} lacks remote, destination or "
                                 "recognize()")
     _need_async(obj, "recognize")
@@ -380,3 +364,16 @@ KINDS: dict[str, tuple[str, Callable[[Any], str]]] = {
 def validate(kind: str, obj: Any) -> str:
     """Validate ``obj`` as a ``kind`` registration and return its key."""
     return KINDS[kind][1](obj)
+
+
+def _json(value: Any, **options: Any) -> bytes:
+    import msgspec
+
+    return msgspec.json.encode(value, **options)
+
+
+def _custom_name() -> re.Pattern[str]:
+    from adjutant_hookspecs._events import CUSTOM_NAME
+
+    return CUSTOM_NAME
+

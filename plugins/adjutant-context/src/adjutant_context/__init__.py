@@ -17,9 +17,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from adjutant_hookspecs import ContextProvider, hookimpl, lazy_exports
+from adjutant_hookspecs import hookimpl, lazy_exports
 
 if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
+    from adjutant_hookspecs import ContextProvider
+
     from ._desktop import ClipboardProvider, FocusProvider
     from ._files import SelectedFilesProvider, ServiceLogsProvider, clear, select, selected
     from ._git import GitProvider

@@ -8,8 +8,12 @@ terminal. Cheap to import: the web stack loads when the dock starts.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from adjutant_hookspecs import Command, Frontend, hookimpl, lazy
+from adjutant_hookspecs import Command, hookimpl, lazy
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Frontend
 
 __all__ = ["register_commands", "register_frontends"]
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from adjutant_hookspecs import Tool, hookimpl, lazy_exports
+from adjutant_hookspecs import hookimpl, lazy_exports
 
 if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
     from adjutant.toolkit import PROTECTED_NAMES, protected_reason
+    from adjutant_hookspecs import Tool
 
     from ._common import MAX_FILE_BYTES
     from ._fs import FsAppend, FsDiff, FsRead, FsWrite

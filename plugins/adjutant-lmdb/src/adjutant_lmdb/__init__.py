@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING
 from adjutant_hookspecs import lazy
 
 if TYPE_CHECKING:
-    from adjutant_hookspecs import Kernel
+    from adjutant_hookspecs import Check, Kernel, KeyValueStore, LogStore
 
 from collections.abc import Callable
 from typing import Any
 
-from adjutant_hookspecs import Check, Command, KeyValueStore, LogStore, hookimpl, lazy_exports
+from adjutant_hookspecs import Command, hookimpl, lazy_exports
 
 if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
     from ._chain import Problem, Record, VerifyReport
@@ -129,6 +129,8 @@ def register_commands(register: Callable[[Command], None]) -> None:
 
 @hookimpl
 def register_checks(register: Callable[[Check], None]) -> None:
+    from adjutant_hookspecs import Check
+
     from ._checks import check_lmdb
 
     register(Check(name="lmdb", run=check_lmdb))

@@ -18,9 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from adjutant_hookspecs import Command, Kernel, ToolCall, ToolDeclaration, Verdict, hookimpl, lazy
+from adjutant_hookspecs import Command, hookimpl, lazy
 
 if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel, ToolCall, ToolDeclaration, Verdict
+
     from ._bridge import Bridge
 
 __all__ = ["McpPlugin", "McpServers", "bridge_of"]
@@ -92,6 +94,8 @@ class McpPlugin:
                      mode: str) -> Verdict | None:
         """A definition the user has not approved in this exact form asks, in every
         mode."""
+        from adjutant_hookspecs import Verdict
+
         from ._tools import mounted
 
         tool = mounted(declaration)

@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from adjutant_hookspecs import Provider, hookimpl, lazy_exports
+from adjutant_hookspecs import hookimpl, lazy_exports
 
 if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
+    from adjutant_hookspecs import Provider
+
     from ._provider import MlxLm
 
 __all__ = ["MlxLm", "register_providers"]

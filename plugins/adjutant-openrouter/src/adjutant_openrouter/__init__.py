@@ -15,9 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from adjutant_hookspecs import Provider, hookimpl, lazy_exports
+from adjutant_hookspecs import hookimpl, lazy_exports
 
 if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
+    from adjutant_hookspecs import Provider
+
     from ._provider import OpenRouter
 
 __all__ = ["OpenRouter", "register_providers", "register_speech_recognizers"]

@@ -12,19 +12,12 @@ loads until something is heard.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from adjutant_hookspecs import (
-    Check,
-    CheckResult,
-    Command,
-    Event,
-    Frontend,
-    Kernel,
-    SpeechRecognizer,
-    hookimpl,
-    lazy,
-)
+from adjutant_hookspecs import Command, hookimpl, lazy
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Check, CheckResult, Event, Frontend, Kernel, SpeechRecognizer
 
 from ._errors import HeardNothing, NoInputDevice, SttError
 
@@ -117,12 +110,16 @@ class SttPlugin:
 
     @hookimpl
     def register_checks(self, register: Callable[[Check], None]) -> None:
+        from adjutant_hookspecs import Check
+
         register(Check(name="speech-to-text", run=_check))
 
 
 def _check(kernel: Kernel) -> CheckResult:
     """The model's packages are there (not loaded: the doctor stays quick)."""
     import importlib.util
+
+    from adjutant_hookspecs import CheckResult
 
     from ._model import PACKAGES
 

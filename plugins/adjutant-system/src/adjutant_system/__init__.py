@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from adjutant_hookspecs import Tool, hookimpl, lazy_exports
+from adjutant_hookspecs import hookimpl, lazy_exports
 
 if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
+    from adjutant_hookspecs import Tool
+
     from ._info import NetCheckPort, SysInfo
     from ._proc import ProcKill, ProcList
     from ._shell import ShellExec

@@ -7,19 +7,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from adjutant_hookspecs import (
-    SPEECH_EVENTS,
-    Check,
-    CheckResult,
-    Command,
-    Event,
-    Frontend,
-    hookimpl,
-    lazy,
-)
+from adjutant_hookspecs import Command, hookimpl, lazy
 
 if TYPE_CHECKING:
-    from adjutant_hookspecs import Kernel, SpeechEngine
+    from adjutant_hookspecs import (
+        Check,
+        CheckResult,
+        Event,
+        Frontend,
+        Kernel,
+        SpeechEngine,
+    )
 
     from ._service import SpeechService
     from ._speaker import Speaker
@@ -60,6 +58,8 @@ class TtsPlugin:
 
     @hookimpl
     def register_events(self, register: Callable[[type[Event]], None]) -> None:
+        from adjutant_hookspecs import SPEECH_EVENTS
+
         for event in SPEECH_EVENTS:
             register(event)
 
@@ -78,6 +78,8 @@ class TtsPlugin:
 
     @hookimpl
     def register_checks(self, register: Callable[[Check], None]) -> None:
+        from adjutant_hookspecs import Check
+
         register(Check(name="speech output", run=_check_output))
         register(Check(name="speech engine", run=_check_engine))
 
@@ -115,6 +117,8 @@ def speaker_for(kernel: Kernel) -> Speaker:
 
 
 def _check_output(kernel: Kernel) -> CheckResult:
+    from adjutant_hookspecs import CheckResult
+
     from ._output import no_device_reason
 
     reason = no_device_reason(kernel.env)
@@ -126,7 +130,7 @@ def _check_output(kernel: Kernel) -> CheckResult:
 
 
 def _check_engine(kernel: Kernel) -> CheckResult:
-    from adjutant_hookspecs import SpeechError
+    from adjutant_hookspecs import CheckResult, SpeechError
 
     from ._settings import speech_settings
     from ._speaker import pick_engine

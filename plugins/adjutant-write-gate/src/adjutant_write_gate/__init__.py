@@ -11,20 +11,16 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adjutant.safety.regular import NotRegularFile, file_kind, open_regular
-from adjutant_hookspecs import (
-    ARG_ROLE,
-    ExecutionResult,
-    ToolCall,
-    ToolDeclaration,
-    Verdict,
-    hookimpl,
-    is_write,
-)
+from adjutant_hookspecs import hookimpl, lazy_exports
+
+if TYPE_CHECKING:  # msgspec structs, imported when a hook first runs (`--help` never)
+    from adjutant_hookspecs import ExecutionResult, ToolCall, ToolDeclaration, Verdict, is_write
 
 __all__ = ["EXCERPT_BYTES", "confirmation_details", "is_write", "pre_tool_use"]
+__getattr__ = lazy_exports(__name__, {"is_write": "adjutant_hookspecs"})
 
 #: How much of a target's current content the packet shows.
 EXCERPT_BYTES = 4096
@@ -32,6 +28,8 @@ EXCERPT_BYTES = 4096
 
 @hookimpl
 def pre_tool_use(call: ToolCall, declaration: ToolDeclaration, mode: str) -> Verdict | None:
+    from adjutant_hookspecs import Verdict, is_write
+
     if not is_write(declaration):
         return None
     return Verdict(decision="ask", policy="write-gate",
@@ -42,6 +40,8 @@ def pre_tool_use(call: ToolCall, declaration: ToolDeclaration, mode: str) -> Ver
 def _targets(call: ToolCall, declaration: ToolDeclaration, cwd: str) -> list[str]:
     """Arguments the schema marks as paths, made absolute (not resolved: show what
     the model asked for; the guard judges where it really lands)."""
+    from adjutant_hookspecs import ARG_ROLE
+
     out = []
     for name, schema in declaration.args_schema.get("properties", {}).items():
         role, value = schema.get(ARG_ROLE), call.args.get(name)
@@ -91,6 +91,8 @@ def _current(path: str) -> dict[str, Any]:
 @hookimpl
 def confirmation_details(call: ToolCall, declaration: ToolDeclaration,
                          preview: ExecutionResult, cwd: str) -> dict[str, Any] | None:
+    from adjutant_hookspecs import is_write
+
     if not is_write(declaration):
         return None
     targets = _targets(call, declaration, cwd)
