@@ -6,8 +6,6 @@ from pathlib import Path
 import pytest
 
 import adjutant_template
-import adjutant_guard
-import adjutant_write_gate
 from adjutant.testing import Harness, ScriptedApprover, plan
 from adjutant.testing.conformance import ToolConformance
 from adjutant_hookspecs import ToolContext
@@ -59,6 +57,9 @@ class TestAppend(ToolConformance):
 async def test_a_write_is_previewed_asked_and_run_as_a_user_has_it() -> None:
     # With the guard (cages, deny rules) and the write-gate (every write asks), as in
     # a user's installation: the question shows the exact diff in plain words first.
+    import adjutant_guard
+    import adjutant_write_gate
+
     async with Harness(adjutant_template, adjutant_guard, adjutant_write_gate,
                        mode="execute-with-confirmation",
                        approver=ScriptedApprover(steps=["grant"])) as h:
