@@ -226,9 +226,23 @@ def test_a_kill_right_after_the_sandbox_is_forked_takes_the_sandbox_with_it(
             time.sleep(0.1)
             left = _running(marker)
         if left:
-            survived.append((round_, left))
+            survived.append((round_, [_describe_process(pid) for pid in left]))
             _kill_all(left)
     assert survived == []
+
+
+def _describe_process(pid: int) -> str:
+    """What a survivor is, for the failure message: its parent, the parent-death
+    signal it would get (not in /proc: shown as the command line and its states)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:4]
+        return (f"{pid} ppid={fields.get('PPid', '?').strip()} "
+                f"nspid={fields.get('NSpid', '?').strip()} uid={fields.get('Uid', '?')} "
+                f"caps={fields.get('CapEff', '?').strip()} argv={argv}")
+    except OSError as exc:
+        return f"{pid} ({exc.strerror})"
 
 
 def test_stale_cgroups_of_dead_processes_are_removed_with_what_is_in_them() -> None:
