@@ -29,7 +29,7 @@ async def check(**args: Any) -> ExecutionResult:
 async def test_sys_info_reports_the_machine(tmp_path: Path) -> None:
     result = await info(tmp_path)
     keys = [line.split(":")[0].split(" (")[0] for line in result.stdout.splitlines()]
-    assert {"os", "kernel", "machine", "cpus", "memory", "disk", "python"} <= set(keys)
+    assert {"os", "kernel", "machine", "up", "cpus", "memory", "disk", "python"} <= set(keys)
     assert f"disk ({tmp_path})" in result.stdout
     assert f"cpus: {os.cpu_count()}" in result.stdout
 

@@ -7,6 +7,7 @@ import os
 import platform
 import shutil
 import sys
+from pathlib import Path
 
 from adjutant_hookspecs import ExecutionResult, ToolCall, ToolContext, ToolDeclaration
 from adjutant_hookspecs import ToolSafety as Safety
@@ -33,9 +34,9 @@ class SysInfo:
         version="0.1.0",
         summary="Show system information[ ({sections})]",
         description=(
-            "Describe this machine: operating system and kernel, CPU count and load, "
-            "memory, free disk space of the working directory, Python version. Reads no "
-            "environment variables and no user data."
+            "Describe this machine: operating system and kernel, how long it has been up, "
+            "CPU cores and load, memory, free disk space of the working directory, Python "
+            "version. Reads no environment variables and no user data."
         ),
         args_schema=object_schema(
             {"sections": {"type": "array", "minItems": 1, "uniqueItems": True,
@@ -43,7 +44,8 @@ class SysInfo:
                           "description": "Which parts to show (default: all of them)."}},
             [],
             ["what machine is this?", "how much memory is free?",
-             "how much disk space is left here?"],
+             "how much disk space is left here?", "how many CPU cores do I have?",
+             "how long has this computer been running?"],
         ),
         safety=Safety(writes=False, level="read", network=False),
         examples=({}, {"sections": ["memory", "disk"]}, {"sections": ["python"]}),
@@ -73,6 +75,8 @@ class SysInfo:
             uname = platform.uname()
             lines += [f"os: {uname.system} {_os_release()}".rstrip(),
                       f"kernel: {uname.release}", f"machine: {uname.machine}"]
+            if (up := _uptime()) is not None:
+                lines.append(f"up: {up}")
         if "cpu" in sections:
             lines.append(f"cpus: {os.cpu_count()}")
             if hasattr(os, "getloadavg"):
@@ -95,6 +99,17 @@ class SysInfo:
                          f"{platform.python_version()} ({sys.executable})")
         return ExecutionResult(tool=call.tool, args=dict(call.args), status="ok",
                                stdout="\n".join(lines) + "\n")
+
+
+def _uptime() -> str | None:
+    """How long the machine has been up (``3 days, 4:05``), from /proc/uptime."""
+    try:
+        seconds = int(float(Path("/proc/uptime").read_text().split()[0]))
+    except (OSError, ValueError, IndexError):
+        return None
+    days, rest = divmod(seconds, 86_400)
+    clock = f"{rest // 3600}:{rest % 3600 // 60:02d}"
+    return f"{days} day{'s' if days != 1 else ''}, {clock}" if days else clock
 
 
 def _os_release() -> str:
