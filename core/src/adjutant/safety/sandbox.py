@@ -315,15 +315,32 @@ def _stale(*, remove: bool) -> list[str]:
     return found
 
 
-#: Runs first in the sandbox's process (setpriv has just set PR_SET_PDEATHSIG): if
-#: Adjutant died before that, no signal will ever come, so the parent is checked
-#: *after* setting it; then the process joins the cgroup (every descendant is born
-#: in it) and becomes prlimit and bubblewrap (one process all along).
-_GUARD = ('[ "$PPID" = "$1" ] || exit 125; '
-          '[ -z "$2" ] || echo $$ > "$2/cgroup.procs" || exit 125; shift 2; exec "$@"')
+#: Runs first in the sandbox's process, the leader of its own process group, once
+#: setpriv has set PR_SET_PDEATHSIG to SIGTERM: if Adjutant died before that, no
+#: signal will ever come, so the parent is checked *after* setting it. It joins the
+#: cgroup (every descendant is born in it), then stays, as the supervisor, while
+#: prlimit and bubblewrap run as its child: when Adjutant dies, the TERM it gets kills
+#: the whole group. Exec'ing bubblewrap instead left a window (bubblewrap's issue
+#: #633): its own --die-with-parent is set in the sandbox's pid 1 after the clone, so
+#: a kill landing in between left pid 1 and the command running under init. The
+#: command's status is passed on, a death by signal as the same signal.
+_GUARD = (
+    # t: stop the tree under $1 (a stopped process cannot fork), then k: kill it, the
+    # deepest first. bubblewrap's pid 1 calls setsid(), so the group alone misses it.
+    't() { kill -STOP $1 2>/dev/null; for c in $(cat /proc/$1/task/*/children 2>/dev/null); '
+    'do t $c; done; }; '
+    'k() { for c in $(cat /proc/$1/task/*/children 2>/dev/null); do k $c; done; '
+    'kill -KILL $1 2>/dev/null; }; '
+    'trap \'for c in $(cat /proc/$$/task/*/children); do t $c; k $c; done; '
+    '[ -z "$g" ] || for p in $(cat "$g/cgroup.procs"); do [ $p = $$ ] || kill -KILL $p; done; '
+    'kill -KILL 0\' TERM; '
+    '[ "$PPID" = "$1" ] || exit 125; g=$2; '
+    '[ -z "$2" ] || echo $$ > "$2/cgroup.procs" || exit 125; shift 2; '
+    'exec 3<&0; "$@" <&3 3<&- & exec 3<&-; wait $!; s=$?; '
+    '[ "$s" -gt 128 ] && trap - TERM && kill -$((s - 128)) $$; exit $s')
 #: The same where setpriv is missing (slower: a Python start).
 _GUARD_PY = ("import ctypes,os,sys\n"
-             "ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)\n"  # PR_SET_PDEATHSIG
+             "ctypes.CDLL(None, use_errno=True).prctl(1, 15, 0, 0, 0)\n"  # PDEATHSIG: TERM
              "os.getppid() == int(sys.argv[1]) or os._exit(125)\n"
              "os.execv('/bin/sh', ['/bin/sh', '-c', sys.argv[3], 'adjutant-sandbox', "
              "sys.argv[1], *sys.argv[2:3], *sys.argv[4:]])\n")
@@ -331,14 +348,15 @@ _GUARD_PY = ("import ctypes,os,sys\n"
 
 def _guarded(cmd: list[str], cgroup: str | None) -> list[str]:
     """``cmd`` started so that it dies with this process, always: PR_SET_PDEATHSIG
-    (SIGKILL) set in the child before anything else runs, then a check that the
+    (SIGTERM) set in the child before anything else runs, then a check that the
     parent is still this process (a kill landing between fork and that call would
-    otherwise leave the child reparented to init, running on past its timeout;
-    bubblewrap's own ``--die-with-parent`` comes too late for that window)."""
+    otherwise leave the child reparented to init, running on past its timeout), then
+    the guard (`_GUARD`) supervising ``cmd`` in its process group, which it kills when
+    that signal comes (bubblewrap's own ``--die-with-parent`` comes too late)."""
     parent, where = str(os.getpid()), cgroup or ""
     setpriv = shutil.which("setpriv")
     if setpriv is not None:
-        return [setpriv, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", _GUARD,
+        return [setpriv, "--pdeathsig", "TERM", "--", "/bin/sh", "-c", _GUARD,
                 "adjutant-sandbox", parent, where, *cmd]
     import sys
 
@@ -408,7 +426,8 @@ async def run(
         timed_out = scope.cancelled_caught
     finally:
         if process.returncode is None:
-            # the session leader is bwrap: killing the group ends the pid namespace
+            # the group holds the guard, bwrap and the sandbox's pid 1: killing it
+            # ends the pid namespace
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             with anyio.CancelScope(shield=True):
