@@ -26,7 +26,10 @@ def test_the_generated_package_passes_its_own_tests(tmp_path: Path, kind: str) -
     assert f"created {root}" in done.stdout
     assert {p.name for p in root.iterdir()} == {"pyproject.toml", "README.md", "src", "tests"}
     assert (root / "src" / f"adjutant_my_{kind}" / "py.typed").exists()
-    env = {**os.environ, "PYTHONPATH": str(root / "src")}
+    # the package on the path, with what its test extra installs from this checkout (the
+    # guard and the write-gate, which a tool's tests meet), as `pip install -e .[test]`
+    extra = [CHECKOUT / "plugins" / p / "src" for p in ("adjutant-guard", "adjutant-write-gate")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, [root / "src", *extra]))}
     env.pop("PYTEST_ADDOPTS", None)
     tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
                            cwd=root, env=env, capture_output=True, text=True, timeout=300,
