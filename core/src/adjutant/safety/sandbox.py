@@ -426,11 +426,16 @@ async def run(
         timed_out = scope.cancelled_caught
     finally:
         if process.returncode is None:
-            # the group holds the guard, bwrap and the sandbox's pid 1: killing it
-            # ends the pid namespace
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
+            # The guard kills the tree under it on SIGTERM (bubblewrap calls setsid, so
+            # its processes are not all in the guard's group); SIGKILL to the group after
+            # it, or when the guard does not end within a second.
             with anyio.CancelScope(shield=True):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(process.pid, signal.SIGTERM)
+                with anyio.move_on_after(1.0):
+                    await process.wait()
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
                 await process.wait()
         with anyio.CancelScope(shield=True):
             await process.aclose()  # close the pipes
