@@ -432,3 +432,28 @@ def test_doctor_removes_and_reports_what_a_killed_adjutant_left(tmp_path: Path) 
     finally:
         with contextlib.suppress(OSError):
             stale.rmdir()
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+def test_a_command_that_leaves_its_session_and_ignores_signals_ends_at_the_timeout(
+        tmp_path: Path) -> None:
+    """An outsider's escape from a timeout: the sandboxed command double-forks into a
+    new session that ignores TERM and HUP (outside the guard's process group, as
+    bubblewrap's own setsid is). The guard's tree kill must still end it."""
+    marker = f"30.{os.getpid() % 1000:03d}{time.time_ns() % 10**6:06d}"  # seconds
+    script = (f'setsid sh -c \'trap "" TERM HUP; exec sleep {marker}\' & '
+              f'setsid sh -c \'trap "" TERM HUP; sleep {marker}\' & sleep 30')
+
+    async def main() -> sandbox.SandboxResult:
+        return await sandbox.run(["sh", "-c", script], cwd=str(tmp_path), timeout=2)
+
+    result = anyio.run(main)
+    assert result.timed_out
+    left = _running(marker)
+    for _ in range(20):
+        if not left:
+            break
+        time.sleep(0.1)
+        left = _running(marker)
+    _kill_all(left)
+    assert left == [], [_describe_process(pid) for pid in left]
