@@ -32,6 +32,7 @@ from adjutant_hookspecs import (
     CompletionRequest,
     Plan,
     Response,
+    Usage,
     encode,
     hookimpl,
 )
@@ -77,11 +78,15 @@ class ScriptedProvider:
     `CompletionRequest` received, so a test can check what the model was sent.
 
     :param delay: Seconds to sleep before each chunk: makes interruption testable.
+    :param usage: What the last chunk of every reply reports (tokens, cost), as a
+        backend that counts does; None: nothing, as the embedded model.
     """
 
-    def __init__(self, *replies: _Reply, name: str = PROVIDER, delay: float = 0.0) -> None:
+    def __init__(self, *replies: _Reply, name: str = PROVIDER, delay: float = 0.0,
+                 usage: Usage | None = None) -> None:
         self.name = name
         self.delay = delay
+        self.usage = usage
         self.requests: list[CompletionRequest] = []
         self.closed = False
         self._replies: deque[_Reply] = deque()
@@ -112,7 +117,7 @@ class ScriptedProvider:
             else:
                 await anyio.lowlevel.checkpoint()
             yield CompletionChunk(text=chunk)
-        yield CompletionChunk(finish_reason="stop")
+        yield CompletionChunk(finish_reason="stop", usage=self.usage)
 
     async def aclose(self) -> None:
         self.closed = True
@@ -130,12 +135,16 @@ def _chunks(reply: Any) -> list[str]:
 
 class ScriptedApprover(Approver):
     """``plan`` answers every plan approval; ``steps`` answers step approvals in order
-    (``"grant"``, ``"deny"`` or a `StepDecision`), then ``default``."""
+    (``"grant"``, ``"deny"`` or a `StepDecision`), then ``default``; ``escalate``
+    answers whether a request may go to a remote preset (`Escalation`, kept in
+    ``escalations``)."""
 
     def __init__(self, plan: Literal["execute", "step", "deny"] = "step",
                  steps: list[Any] | None = None,
-                 default: Literal["grant", "deny"] = "deny") -> None:
+                 default: Literal["grant", "deny"] = "deny", escalate: bool = False) -> None:
         self.plan = plan
+        self.escalate = escalate
+        self.escalations: list[Any] = []
         self._steps: deque[Any] = deque(steps or [])
         self.default = default
         self.plans: list[PlanPacket] = []
@@ -149,6 +158,10 @@ class ScriptedApprover(Approver):
         self.asked.append(packet)
         answer: Any = self._steps.popleft() if self._steps else self.default
         return answer if isinstance(answer, StepDecision) else StepDecision(action=answer)
+
+    async def approve_escalation(self, question: Any) -> bool:
+        self.escalations.append(question)
+        return self.escalate
 
 
 # -- the stores ------------------------------------------------------------------------

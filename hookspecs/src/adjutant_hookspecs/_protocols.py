@@ -107,6 +107,8 @@ class Usage(msgspec.Struct, **_frozen):
 
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    #: What the call cost in US dollars, where the backend says (OpenRouter's ``cost``).
+    cost: float | None = None
 
 
 class CompletionChunk(msgspec.Struct, **_frozen):
@@ -138,6 +140,9 @@ class ProviderCapabilities(msgspec.Struct, **_frozen):
     load_models: bool = False
     #: The context window in tokens, when known.
     context_size: int | None = None
+    #: Requests leave this machine (a hosted API): the router asks before it sends one
+    #: there on its own, outside the auto mode.
+    remote: bool = False
 
 
 class ModelInfo(msgspec.Struct, **_frozen):

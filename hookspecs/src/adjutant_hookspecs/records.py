@@ -33,6 +33,7 @@ __all__ = [
     "ArtifactRecord",
     "AssignmentRecord",
     "AttemptRecord",
+    "BudgetRefusedRecord",
     "BundleRecord",
     "CageChangedRecord",
     "CagePinnedRecord",
@@ -61,7 +62,9 @@ __all__ = [
     "ResponseRecord",
     "ResultRecord",
     "RevokeRecord",
+    "RouteRecord",
     "ToolCallRecord",
+    "UsageRecord",
     "encode_record",
     "read_record",
 ]
@@ -281,6 +284,38 @@ class PresetUnavailableRecord(ActionRecord, frozen=True, kw_only=True, tag="pres
     error: str
 
 
+class RouteRecord(ActionRecord, frozen=True, kw_only=True, tag="route"):
+    """Which preset the router sent a request to, and why. ``asked``: the user was
+    asked before it left the machine; ``declined``: a stronger preset was wanted and
+    the user (or a frontend that cannot ask) said no, so it stayed on ``preset``."""
+
+    preset: str
+    model: str
+    reason: str
+    escalated: bool = False
+    asked: bool = False
+    declined: str | None = None
+
+
+class UsageRecord(ActionRecord, frozen=True, kw_only=True, tag="usage"):
+    """What one model call spent (``estimated``: the backend reported no token counts,
+    so they are counted at four characters a token)."""
+
+    preset: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float = 0.0
+    metered: bool = False
+    estimated: bool = False
+
+
+class BudgetRefusedRecord(ActionRecord, frozen=True, kw_only=True, tag="budget_refused"):
+    """A model call refused before it ran: over a cap, with the figures."""
+
+    preset: str
+    reason: str
+
+
 class EventRecord(ActionRecord, frozen=True, kw_only=True, tag="event"):
     """A system event (`Copilot.notice`): context, never an instruction."""
 
@@ -383,5 +418,6 @@ RECORDS: dict[str, type[ActionRecord]] = {
                 ModeRecord, ModeChangeIgnoredRecord, GrantRecord, GrantIgnoredRecord,
                 RevokeRecord, PresetRecord, PresetUnavailableRecord, EventRecord,
                 BundleRecord, CagePinnedRecord, CageTrustedRecord, CageChangedRecord,
-                DenyAllRecord, RefusedCallRecord)
+                DenyAllRecord, RefusedCallRecord, RouteRecord, UsageRecord,
+                BudgetRefusedRecord)
 }

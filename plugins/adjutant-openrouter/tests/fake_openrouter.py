@@ -1,6 +1,7 @@
 """A fake OpenRouter from its API documentation: SSE chunks with
 ``: OPENROUTER PROCESSING`` comments anywhere (also before the first token), usage on
-the final chunk, ``[DONE]``; errors as ``{"error": {"code", "message", "metadata"}}``
+the final chunk (with its ``cost`` when the request asks for usage accounting,
+``"usage": {"include": true}``), ``[DONE]``; errors as ``{"error": {"code", "message", "metadata"}}``
 with the status equal to the code before streaming, and in-band after tokens were
 sent (HTTP 200, a top-level ``error`` whose code may be a string, finish_reason
 "error", sometimes empty ``choices``); 429 with Retry-After and X-RateLimit-*; models.
@@ -119,10 +120,15 @@ class FakeOpenRouter(FakeServer):
                                                      "finish_reason": "error"}]}))
                 return FakeResponse(200, events, content_type="text/event-stream",
                                     headers={"X-Generation-Id": "gen-1"})
+        usage: dict[str, Any] = {"prompt_tokens": 12, "completion_tokens": len(pieces),
+                                 "total_tokens": 12 + len(pieces)}
+        if isinstance(body.get("usage"), dict) and body["usage"].get("include"):
+            # usage accounting: the cost in credits (US dollars) at the model's prices
+            price = listed[model]["pricing"]
+            usage |= {"cost": 12 * float(price["prompt"])
+                      + len(pieces) * float(price["completion"]), "is_byok": False}
         events.append(sse_json({"id": "gen-1", "choices": [
-            {"index": 0, "delta": {}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 12, "completion_tokens": len(pieces),
-                      "total_tokens": 12 + len(pieces)}}))
+            {"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage}))
         events.append(sse("[DONE]"))
         return FakeResponse(200, events, content_type="text/event-stream",
                             headers={"X-Generation-Id": "gen-1"})

@@ -46,6 +46,9 @@ async def test_streams_with_processing_comments_attribution_and_schema() -> None
     assert body["provider"] == {"require_parameters": True}
     assert sent.headers["http-referer"] and sent.headers["x-openrouter-title"] == "Adjutant"
     assert sent.headers["authorization"] == f"Bearer {KEY}"
+    # usage accounting asked for, and the cost it reports carried to the budget
+    assert body["usage"] == {"include": True}
+    assert chunks[-1].usage.cost == pytest.approx(12 * 0.00000015 + 2 * 0.0000006)
 
 
 async def test_no_schema_no_require_parameters() -> None:

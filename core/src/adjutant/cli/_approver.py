@@ -125,6 +125,18 @@ class TerminalApprover(Approver):
         return PlanDecision({"x": "execute", "s": "step"}.get(  # type: ignore[arg-type]
             answer[:1], "deny"))
 
+    async def approve_escalation(self, question: Any) -> bool:
+        """Asked before a request leaves the machine for a remote preset (y/N)."""
+        if Requester.current() is not None:  # another program asked: never sent out
+            return False
+        async with self._turn():
+            self.out.write(f"\nThis request is heavy ({_one_line(question.reason, 200)}).\n")
+            answer = await self._ask(
+                f"Send it to {_one_line(question.preset, 40)} "
+                f"({_one_line(question.model, 80)}, off this machine; up to "
+                f"{question.tokens:,} tokens, ~${question.cost:.4f})? [y/N] ")
+        return self.interactive and answer.lower() in ("y", "yes")
+
     async def approve_step(self, packet: Any) -> StepDecision:
         who = Requester.current()
         if who is not None and who.denied:

@@ -188,6 +188,11 @@ async def show_events(subscription: Any, progress: Progress | None = None) -> No
         elif isinstance(event, ActivitySnapshot) and event.activity_type == "warning":
             err.write(f"\nwarning: {event.content.get('text')}\n")
             err.flush()
+        elif isinstance(event, ActivitySnapshot) and event.activity_type == "route":
+            went = "went to" if event.content.get("escalated") else "stays on"
+            err.write(f"this one {went} {_one_line(event.content.get('label'), 120)}: "
+                      f"{_one_line(event.content.get('reason'), 300)}\n")
+            err.flush()
 
 
 #: Quick actions of the chat palette: a slash command and the request it sends.

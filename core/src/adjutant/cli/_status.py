@@ -55,7 +55,8 @@ async def status_info(kernel: Kernel, copilot: Copilot) -> dict[str, Any]:
             "workspace": await describe(copilot.key_values(), copilot.cwd),
             "memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "last_tasks": await _last_tasks(copilot) if copilot.log.available else [],
-            "interrupted": await _interrupted(copilot)}
+            "interrupted": await _interrupted(copilot),
+            "spent": await copilot.routing.report()}
 
 
 def print_status(info: dict[str, Any]) -> None:
@@ -71,6 +72,17 @@ def print_status(info: dict[str, Any]) -> None:
         print(f"policy {one_line(link['name'])} ({link['kind']}): "
               f"{one_line(link['enforces'], 200)}")
     print(f"workspace {info['workspace']['state']}")
+    spent = info.get("spent") or {}
+    if spent.get("today"):
+        print("spent today: " + "; ".join(
+            f"{one_line(name, 40)} {s['tokens']:,} tokens, ${s['cost']:.4f} ({s['calls']} calls)"
+            for name, s in spent["today"].items()))
+    for window, s in (spent.get("windows") or {}).items():
+        caps = [f"{s['cap_tokens']:,} tokens" if s["cap_tokens"] is not None else "",
+                f"${s['cap_cost_usd']:.2f}" if s["cap_cost_usd"] is not None else ""]
+        if any(caps):
+            print(f"budget this {window}: {s['tokens']:,} tokens, ${s['cost']:.4f} of "
+                  + " and ".join(c for c in caps if c))
     for task in info["last_tasks"]:
         print(f"  {task['outcome']:<10} {task['seconds']:>6.1f} s  "
               f"{one_line(task['request'], 60)}")

@@ -19,8 +19,8 @@ from typing import Any, Literal, get_args, get_origin
 import attrs
 from attrs import validators as v
 
-__all__ = ["ModelPreset", "Profile", "ProfileError", "list_profiles", "load_profile",
-           "parse_profile", "plugin_section", "profile_path"]
+__all__ = ["Budgets", "Cap", "ModelPreset", "Profile", "ProfileError", "RouterSettings",
+           "list_profiles", "load_profile", "parse_profile", "plugin_section", "profile_path"]
 
 Verbosity = Literal["quiet", "normal", "verbose", "debug"]
 PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -65,6 +65,67 @@ class ModelPreset:
     #: The context window to ask the backend for (tokens); None keeps its default.
     context_size: int | None = attrs.field(
         default=None, validator=v.optional([v.gt(0), v.le(10_000_000)]))
+    #: What a million tokens cost on this preset, in US dollars (prompt, completion):
+    #: the estimate a budget is checked against before a call. 0: the model costs
+    #: nothing (a local one), and no cost cap ever blocks it.
+    prompt_cost_per_mtok: float = attrs.field(default=0.0, validator=[v.ge(0.0),
+                                                                      v.le(100_000.0)])
+    completion_cost_per_mtok: float = attrs.field(default=0.0, validator=[v.ge(0.0),
+                                                                          v.le(100_000.0)])
+    #: For a GGUF named by path: its SHA-256, checked before it is loaded.
+    sha256: str | None = attrs.field(default=None, validator=v.optional(
+        v.matches_re(r"^[0-9a-f]{64}$")))
+
+
+def _not_default(name: str) -> None:
+    if name == "default":
+        raise ValueError("'models' may not name a preset 'default': that is the profile's "
+                         "'model'")
+
+
+def _escalation_known(profile: Profile) -> None:
+    target = profile.router.escalate_to
+    if target is not None and target != "default" and target not in profile.models:
+        known = ", ".join(["default", *profile.models])
+        raise ValueError(f"'router.escalate_to' names no preset: {target!r} (known: {known})")
+
+
+@attrs.frozen
+class RouterSettings:
+    """Which preset a request goes to. A request stays on the profile's ``model`` (the
+    ``default`` preset) unless it is long, carries files, or offers many tools, and
+    ``escalate_to`` names a stronger preset (in ``models``); no rule ever picks a preset
+    the user did not set up."""
+
+    #: The preset (a name in ``models``) for long or heavy requests; None: never switch.
+    escalate_to: str | None = None
+    #: A request whose prompt and context come to more than this many tokens (estimated
+    #: at four characters a token) is long.
+    long_tokens: int = attrs.field(default=2000, validator=[v.gt(0), v.le(10_000_000)])
+    #: This many files attached to the request (included in its context) or more.
+    attachments: int = attrs.field(default=1, validator=[v.gt(0), v.le(10_000)])
+    #: This many tools offered or more.
+    many_tools: int = attrs.field(default=64, validator=[v.gt(0), v.le(100_000)])
+
+
+@attrs.frozen
+class Cap:
+    """A spending limit: tokens (prompt and completion) and US dollars; None: no limit."""
+
+    tokens: int | None = attrs.field(default=None, validator=v.optional(v.ge(0)))
+    cost_usd: float | None = attrs.field(default=None, validator=v.optional(v.ge(0.0)))
+
+
+@attrs.frozen
+class Budgets:
+    """Caps per request and per calendar day, week (Monday first) and month, checked
+    before every model call that costs something. A preset whose calls cost nothing (a
+    local model, prices 0) is counted and shown, never blocked."""
+
+    request: Cap = Cap()
+    day: Cap = Cap()
+    week: Cap = Cap()
+    month: Cap = Cap()
 
 
 def _bad_tool_globs(value: Any) -> list[tuple[int, str]]:
@@ -118,6 +179,25 @@ class Profile:
     #: ``adjutant doctor``. A section for a plugin not installed is kept, unread.
     plugins: dict[str, dict[str, Any]] = attrs.field(factory=dict, validator=v.deep_mapping(
         key_validator=v.matches_re(PLUGIN_NAME), value_validator=v.instance_of(dict)))
+    #: More presets by name (``model`` is the one named ``default``): a remote or larger
+    #: model the router may send a request to (``router.escalate_to``), or that "try a
+    #: stronger model" uses.
+    models: dict[str, ModelPreset] = attrs.field(factory=dict, validator=v.deep_mapping(
+        key_validator=[v.matches_re(PROFILE_NAME), lambda _i, _a, key: _not_default(key)],
+        value_validator=v.instance_of(ModelPreset)))
+    router: RouterSettings = attrs.field(default=RouterSettings())
+    budgets: Budgets = Budgets()
+
+    def __attrs_post_init__(self) -> None:
+        _escalation_known(self)
+
+    def preset(self, name: str) -> ModelPreset:
+        """The preset named ``name`` (``default``: ``model``); `KeyError` if none."""
+        return self.model if name == "default" else self.models[name]
+
+    def presets(self) -> list[str]:
+        """Every preset's name, ``default`` first, then ``models`` in their order."""
+        return ["default", *self.models]
 
     def allows(self, tool: str) -> bool:
         """Whether the ``tools`` allow-list lets ``tool`` run (or be offered at all)."""

@@ -22,7 +22,8 @@ from typing import Any, Literal
 
 import msgspec
 
-__all__ = ["Approver", "PlanPacket", "Requester", "StepDecision", "StepPacket", "packet_id"]
+__all__ = ["Approver", "Escalation", "PlanPacket", "Requester", "StepDecision", "StepPacket",
+           "packet_id"]
 
 
 class StepPacket(msgspec.Struct, frozen=True):
@@ -75,6 +76,18 @@ class PlanDecision(msgspec.Struct, frozen=True):
     unanswered: str | None = None
 
 
+class Escalation(msgspec.Struct, frozen=True):
+    """A request the router would send off this machine (a remote preset): the user is
+    asked first, outside the auto mode, with what it may cost."""
+
+    run_id: str
+    preset: str
+    model: str
+    reason: str
+    tokens: int
+    cost: float
+
+
 class Approver:
     r"""The user's side of consent; frontends implement it. The default refuses.
 
@@ -88,6 +101,11 @@ class Approver:
 
     async def approve_step(self, packet: StepPacket) -> StepDecision:
         return StepDecision("deny", unanswered="this frontend has no way to ask the user")
+
+    async def approve_escalation(self, question: Escalation) -> bool:
+        """Whether this request may go to the remote preset the router picked; no (the
+        default) keeps it on the profile's own model."""
+        return False
 
 
 @dataclass(eq=False)

@@ -66,6 +66,7 @@ from ._execution import Execution
 from ._pipeline import Pipeline
 from ._prompting import Prompting
 from ._replies import parse_reply
+from ._routing import BudgetExceeded, Routing
 from ._run import Run, RunOutcome
 from ._sessions import SessionStore
 from ._state import OperatorState, key_value_store
@@ -107,6 +108,7 @@ class Copilot:
         self.workspace = Workspace(kernel, self.log,
                                    cwd or kernel.env.get("ADJUTANT_WORKSPACE") or os.getcwd())
         self.prompting = Prompting(kernel, self.log)
+        self.routing = Routing(kernel, self.log)
         self.execution = Execution(kernel, self.pipeline, self._delta, max_steps=max_steps)
         #: The runs in progress, by id (each owns its state; this only finds them).
         self.runs: dict[str, Run] = {}
@@ -391,17 +393,24 @@ class Copilot:
         run.publish(ActivitySnapshot(message_id=f"{run_id}-context", activity_type="context",
                                      content=to_builtins(bulletin)))
         await self.log.record(ContextRecord(run_id=run_id, bulletin=to_builtins(bulletin)))
+        chosen = await self.routing.choose(prompt, bulletin, len(self.offered_tools()), run,
+                                           approver)
         reply, error = None, ""
         for attempt in range(1, self.max_attempts + 1):
             simplified = attempt > 1
             menu: list[str] = []
             try:
-                request, menu = self._request(prompt, bulletin, simplified, error)
-                provider = self._provider()
+                request, menu = self._request(prompt, bulletin, simplified, error,
+                                              preset=chosen.preset)
+                provider = self._provider(chosen.preset)
+                await self.routing.check(chosen, request, run)
                 if not simplified:
                     request = await self.prompting.choose(request, menu, prompt, self.cwd,
                                                           provider)
                 text = await self.prompting.generate(request, run, attempt, provider)
+                await self.routing.spent(chosen, request, text, run.usage, run)
+            except BudgetExceeded as exc:
+                return RunOutcome(run_id, "denied", error=str(exc))
             except ProviderError as exc:
                 await self.log.record(AttemptRecord(run_id=run_id, attempt=attempt, ok=False,
                                                     simplified=simplified, error=str(exc),
@@ -477,13 +486,13 @@ class Copilot:
     def _planner(self) -> Planner:
         return self.prompting.planner()
 
-    def _provider(self) -> Any:
-        return self.prompting.provider()
+    def _provider(self, preset: Any = None) -> Any:
+        return self.prompting.provider(preset)
 
     def _request(self, prompt: str, bulletin: ContextBulletin, simplified: bool,
-                 error: str) -> tuple[CompletionRequest, list[str]]:
+                 error: str, preset: Any = None) -> tuple[CompletionRequest, list[str]]:
         return self.prompting.request(prompt, bulletin, simplified, error, self.cwd,
-                                      self._provider())
+                                      self._provider(preset), preset)
 
 
 #: Called with each event of one run (`Copilot.handle`'s ``on_event``).

@@ -54,8 +54,9 @@ class Prompting:
     def planner(self) -> Planner:
         return Planner({n: t.declaration for n, t in self.offered_tools().items()})
 
-    def provider(self) -> Any:
-        name = self.kernel.profile.model.provider
+    def provider(self, preset: Any = None) -> Any:
+        """The provider of ``preset`` (default: the profile's own ``model``)."""
+        name = (preset or self.kernel.profile.model).provider
         if name not in self.kernel.providers:
             installed = ", ".join(self.kernel.providers) or "none"
             raise ProviderError(f"no model provider named {name!r} is installed (installed: "
@@ -64,7 +65,8 @@ class Prompting:
         return self.kernel.providers[name]
 
     def request(self, prompt: str, bulletin: ContextBulletin, simplified: bool, error: str,
-                cwd: str, provider: Any) -> tuple[CompletionRequest, list[str]]:
+                cwd: str, provider: Any, preset: Any = None
+                ) -> tuple[CompletionRequest, list[str]]:
         """The completion request for one attempt, and the tools it offers.
 
         Every allowed tool is offered (a ranking narrows very long lists, and a retry
@@ -72,8 +74,9 @@ class Prompting:
         part of the prompt goes in ``system`` so a provider can keep it evaluated. The
         reply is constrained by a grammar or a JSON schema where the provider takes one,
         with the read tools' paths limited to those that exist or that the request
-        names."""
-        profile, preset = self.kernel.profile, self.kernel.profile.model
+        names. ``preset``: the one the router chose (default: the profile's ``model``)."""
+        profile = self.kernel.profile
+        preset = preset or profile.model
         planner = self.planner()
         names = planner.offered(prompt, profile.tool_menu)
         if simplified:
@@ -126,13 +129,17 @@ class Prompting:
 
     async def generate(self, request: CompletionRequest, run: Run, attempt: int,
                        provider: Any) -> str:
-        """The model's reply, streamed to the run's subscribers as it comes."""
+        """The model's reply, streamed to the run's subscribers as it comes (the usage
+        the backend reported, if any, in ``run.usage``)."""
         message_id = f"{run.run_id}-model-{attempt}"
+        run.usage = None
         run.publish(TextMessageStart(message_id=message_id))
         pieces = []
         try:
             async with aclosing(provider.complete(request)) as stream:
                 async for chunk in stream:
+                    if chunk.usage is not None:
+                        run.usage = chunk.usage
                     if chunk.text:
                         pieces.append(chunk.text)
                         run.publish(TextMessageContent(message_id=message_id,

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from adjutant_hookspecs import ContextBulletin, ExecutionResult, Plan, ToolContext
+from adjutant_hookspecs import ContextBulletin, ExecutionResult, Plan, ToolContext, Usage
 
 __all__ = ["Run", "RunOutcome"]
 
@@ -63,6 +63,8 @@ class Run:
     #: Cancels this run only (set while it runs).
     scope: Any = None
     cancelled: bool = False
+    #: What the backend reported for the model call just made (None: nothing).
+    usage: Usage | None = None
 
     def publish(self, event: Any) -> None:
         """An event of this run, on its thread."""

@@ -118,8 +118,11 @@ class OpenAICompatible(HttpBackend):
                 reason = _FINISH.get(str(raw), "stop")
         usage = None
         if isinstance(found := chunk.get("usage"), dict):
+            cost = found.get("cost")
             usage = Usage(prompt_tokens=found.get("prompt_tokens"),
-                          completion_tokens=found.get("completion_tokens"))
+                          completion_tokens=found.get("completion_tokens"),
+                          cost=float(cost) if isinstance(cost, int | float)
+                          and not isinstance(cost, bool) else None)
         return str(text), reason, usage
 
     def stream_error(self, chunk: dict[str, Any]) -> ProviderError:

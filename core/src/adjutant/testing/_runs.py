@@ -10,7 +10,14 @@ from typing import Any, Literal
 from adjutant_hookspecs import Envelope, ExecutionResult, Plan, StepDenied, ToolCall
 
 from ..operator import RunOutcome
-from ..operator._consent import Approver, PlanDecision, PlanPacket, StepDecision, StepPacket
+from ..operator._consent import (
+    Approver,
+    Escalation,
+    PlanDecision,
+    PlanPacket,
+    StepDecision,
+    StepPacket,
+)
 from ._recorders import EventView
 
 __all__ = ["RecordingApprover", "RunResult", "plan"]
@@ -36,6 +43,7 @@ class RecordingApprover(Approver):
         self.inner = inner
         self.steps: list[StepPacket] = []
         self.plans: list[PlanPacket] = []
+        self.escalations: list[Escalation] = []
 
     async def approve_plan(self, packet: PlanPacket) -> PlanDecision | Literal[
             "execute", "step", "deny"]:
@@ -45,6 +53,10 @@ class RecordingApprover(Approver):
     async def approve_step(self, packet: StepPacket) -> StepDecision:
         self.steps.append(packet)
         return await self.inner.approve_step(packet)
+
+    async def approve_escalation(self, question: Escalation) -> bool:
+        self.escalations.append(question)
+        return await self.inner.approve_escalation(question)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ class OpenRouter(OpenAICompatible):
     start_hint = "check your network connection and https://status.openrouter.ai"
     key_hint = "set OPENROUTER_API_KEY to a key from https://openrouter.ai/settings/keys"
     capabilities = ProviderCapabilities(json_schema=True, native_tools=True, audio_input=True,
-                                        list_models=True, load_models=True)
+                                        list_models=True, load_models=True, remote=True)
 
     def __init__(self, base_url: str = DEFAULT_URL, *, api_key: str | None = None,
                  attribution: Mapping[str, str] | None = None, **options: Any) -> None:
@@ -54,6 +54,7 @@ class OpenRouter(OpenAICompatible):
         if not self.api_key:
             raise ProviderError("no OpenRouter API key", hint=self.key_hint)
         body = super().body(request)
+        body["usage"] = {"include": True}  # the final chunk's usage carries the cost
         if "response_format" in body:  # never routed to a provider that would ignore it
             body["provider"] = {"require_parameters": True}
         if self._audio is not None:

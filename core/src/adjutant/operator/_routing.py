@@ -1,0 +1,152 @@
+"""Routing and budgets for one operator: which preset each request goes to (asking
+before a request leaves the machine), whether a call fits the budgets, and what it
+spent (in the action log and the ledger)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from adjutant_hookspecs import ActivitySnapshot, to_builtins
+from adjutant_hookspecs.records import BudgetRefusedRecord, RouteRecord, UsageRecord
+
+from ..providers import capabilities_of
+from ..providers._budget import BudgetExceeded, Ledger, estimate, over_budget
+from ..providers._router import Route, estimate_tokens, route
+from ._consent import Escalation
+from ._state import key_value_store
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import CompletionRequest, ContextBulletin, Kernel, Usage
+
+    from ..kernel._settings import ModelPreset, Profile
+    from ._actionlog import ActionLog
+    from ._consent import Approver
+    from ._run import Run
+
+__all__ = ["BudgetExceeded", "Routing"]
+
+
+class Routing:
+    """The router and the budgets as one operator applies them."""
+
+    def __init__(self, kernel: Kernel, log: ActionLog) -> None:
+        self.kernel = kernel
+        self.log = log
+
+    @property
+    def profile(self) -> Profile:
+        return self.kernel.profile  # type: ignore[return-value]  # core's own Profile
+
+    def ledger(self) -> Ledger | None:
+        kv = key_value_store(self.kernel)
+        return Ledger(kv) if kv is not None else None
+
+    def remote(self, preset: ModelPreset) -> bool:
+        provider = self.kernel.providers.get(preset.provider)
+        return provider is not None and bool(capabilities_of(provider).remote)
+
+    def metered(self, preset: ModelPreset) -> bool:
+        """Whether a call on ``preset`` counts against the caps: it leaves the machine
+        or has a price. A local model's calls cost nothing and are never blocked."""
+        return self.remote(preset) or preset.prompt_cost_per_mtok > 0 \
+            or preset.completion_cost_per_mtok > 0
+
+    async def choose(self, prompt: str, bulletin: ContextBulletin, tools: int, run: Run,
+                     approver: Approver) -> Route:
+        """The preset for this request, said on the bus and in the log. A remote one is
+        asked for first outside the auto mode; no (or a frontend that cannot ask)
+        keeps the request on the profile's own model."""
+        profile = self.profile
+        context = json.dumps(to_builtins(bulletin), default=str)
+        chosen = route(profile, tokens=estimate_tokens(prompt, context),
+                       attachments=len(bulletin.selected_files), tools=tools)
+        asked, declined = False, None
+        if chosen.escalated:
+            if chosen.preset.provider not in self.kernel.providers:
+                declined = f"its provider {chosen.preset.provider!r} is not installed"
+            elif self.remote(chosen.preset) and run.mode != "execute-auto":
+                asked = True
+                planned = estimate(chosen.preset, estimate_tokens(prompt, context))
+                question = Escalation(run_id=run.run_id, preset=chosen.name,
+                                      model=f"{chosen.preset.provider}:{chosen.preset.model}",
+                                      reason=chosen.reason, tokens=planned.tokens,
+                                      cost=planned.cost)
+                if not await approver.approve_escalation(question):
+                    declined = "not approved (it would leave this machine)"
+        if declined is not None:
+            wanted = chosen.name
+            chosen = Route("default", profile.model,
+                           f"{chosen.reason}; {wanted} {declined}")
+        if not profile.models:  # one preset: nothing was chosen, nothing to say
+            return chosen
+        await self.log.record(RouteRecord(run_id=run.run_id, preset=chosen.name,
+                                          model=f"{chosen.preset.provider}:"
+                                                f"{chosen.preset.model}",
+                                          reason=chosen.reason, escalated=chosen.escalated,
+                                          asked=asked, declined=declined))
+        run.publish(ActivitySnapshot(message_id=f"{run.run_id}-route", activity_type="route",
+                                     content={"preset": chosen.name, "label": chosen.label,
+                                              "reason": chosen.reason,
+                                              "escalated": chosen.escalated,
+                                              "declined": declined}))
+        return chosen
+
+    async def check(self, chosen: Route, request: CompletionRequest, run: Run) -> None:
+        """Refuse (`BudgetExceeded`, logged) a metered call over a cap, with the figures."""
+        if not self.metered(chosen.preset):
+            return
+        budgets = self.profile.budgets
+        planned = estimate(chosen.preset, estimate_tokens(request.system, request.prompt))
+        ledger = self.ledger()
+        if ledger is None:
+            why = "no key-value store to count what was spent, so no budget can be kept"
+        else:
+            why = over_budget(budgets, planned, await ledger.spent())
+        if why is None:
+            return
+        await self.log.record(BudgetRefusedRecord(run_id=run.run_id, preset=chosen.name,
+                                                  reason=why))
+        raise BudgetExceeded(f"over budget on {chosen.label}: {why}. Raise the cap under "
+                             "\"budgets\" in the profile, wait for the next period, or use "
+                             "a local preset (its calls cost nothing)")
+
+    async def spent(self, chosen: Route, request: CompletionRequest, text: str,
+                    usage: Usage | None, run: Run) -> None:
+        """Count one call: the backend's figures where it reported them, else estimated."""
+        preset = chosen.preset
+        prompt = usage.prompt_tokens if usage is not None else None
+        completion = usage.completion_tokens if usage is not None else None
+        estimated = prompt is None or completion is None
+        prompt = prompt if prompt is not None else estimate_tokens(request.system,
+                                                                   request.prompt)
+        completion = completion if completion is not None else estimate_tokens(text)
+        cost: Any = usage.cost if usage is not None else None
+        if cost is None:
+            cost = (prompt * preset.prompt_cost_per_mtok
+                    + completion * preset.completion_cost_per_mtok) / 1e6
+        metered = self.metered(preset)
+        if metered:  # what left the machine or cost money is in the log; the ledger
+            # counts every call (``adjutant status``)
+            await self.log.record(UsageRecord(run_id=run.run_id, preset=chosen.name,
+                                              prompt_tokens=prompt,
+                                              completion_tokens=completion, cost=float(cost),
+                                              metered=metered, estimated=estimated))
+        if (ledger := self.ledger()) is not None:
+            await ledger.add(preset=chosen.name, tokens=prompt + completion, cost=float(cost),
+                             metered=metered, estimated=estimated, run_id=run.run_id)
+
+    async def report(self) -> dict[str, Any]:
+        """What was spent: today per preset (every call), and the metered spend of each
+        window beside its caps (``adjutant status``, the dock)."""
+        ledger = self.ledger()
+        if ledger is None:
+            return {"today": {}, "windows": {}}
+        budgets = self.profile.budgets
+        today = {name: {"tokens": s.tokens, "cost": round(s.cost, 6), "calls": s.calls}
+                 for name, s in (await ledger.by_preset()).items()}
+        windows = {window: {"tokens": s.tokens, "cost": round(s.cost, 6),
+                            "cap_tokens": getattr(budgets, window).tokens,
+                            "cap_cost_usd": getattr(budgets, window).cost_usd}
+                   for window, s in (await ledger.spent()).items()}
+        return {"today": today, "windows": windows}

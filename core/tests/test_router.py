@@ -1,0 +1,202 @@
+"""The router and the budgets: which preset a request goes to, asking before it leaves
+the machine, refusing what is over a cap with the figures, and never blocking a local
+model that costs nothing."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from adjutant.kernel._settings import Budgets, Cap, ModelPreset, Profile, RouterSettings
+from adjutant.providers._budget import Ledger, Spend, estimate, over_budget
+from adjutant.providers._router import estimate_tokens, route
+from adjutant.scripted import ScriptedApprover, ScriptedProvider
+from adjutant.testing import Harness, MemoryKeyValueStore
+from adjutant_hookspecs import ProviderCapabilities, Response, Usage, hookimpl
+
+pytestmark = pytest.mark.anyio
+
+LOCAL = ModelPreset(provider="scripted", model="small")
+STRONG = ModelPreset(provider="remote", model="big/model", prompt_cost_per_mtok=2.0,
+                     completion_cost_per_mtok=8.0, max_tokens=100)
+
+
+def profile(**changes: Any) -> Profile:
+    base = Profile(model=LOCAL, models={"strong": STRONG},
+                   router=RouterSettings(escalate_to="strong", long_tokens=200))
+    return base.replace(**changes)
+
+
+# -- the rules --------------------------------------------------------------------------
+
+
+def test_short_requests_stay_local_and_heavy_ones_go_to_the_preset_set_up() -> None:
+    p = profile()
+    short = route(p, tokens=50)
+    assert (short.name, short.escalated, short.reason) == ("default", False,
+                                                           "short, nothing attached")
+    long = route(p, tokens=5000)
+    assert (long.name, long.escalated, long.preset) == ("strong", True, STRONG)
+    assert "~5,000 tokens" in long.reason
+    assert route(p, tokens=10, attachments=1).name == "strong"
+    assert "1 file attached" in route(p, tokens=10, attachments=1).reason
+    assert route(p, tokens=10, tools=64).name == "strong"
+
+
+def test_no_rule_picks_a_preset_the_user_did_not_set_up() -> None:
+    bare = Profile(model=LOCAL, models={"strong": STRONG})  # no escalate_to
+    chosen = route(bare, tokens=1_000_000, attachments=9, tools=900)
+    assert chosen.name == "default" and not chosen.escalated
+    assert "router.escalate_to" in chosen.reason
+
+
+def test_the_profile_refuses_a_router_naming_no_preset() -> None:
+    from adjutant.kernel._settings import ProfileError, parse_profile
+
+    with pytest.raises(ProfileError, match="names no preset: 'strongest'"):
+        parse_profile({"router": {"escalate_to": "strongest"}})
+    with pytest.raises(ProfileError, match="may not name a preset 'default'"):
+        parse_profile({"models": {"default": {}}})
+    with pytest.raises(ProfileError, match=r"must be >= 0.0.*budgets\.day"):
+        parse_profile({"budgets": {"day": {"cost_usd": -1}}})
+
+
+def test_estimates_are_four_characters_a_token() -> None:
+    assert estimate_tokens("a" * 400) == 101
+    assert estimate(STRONG, 1000) == Spend(1100, (1000 * 2 + 100 * 8) / 1e6, 1)
+
+
+# -- the caps ---------------------------------------------------------------------------
+
+
+def test_caps_per_request_and_window_say_the_figures() -> None:
+    planned = Spend(1100, 0.0028, 1)
+    assert over_budget(Budgets(), planned, {}) is None
+    why = over_budget(Budgets(request=Cap(tokens=1000)), planned, {})
+    assert why is not None and "1,100 tokens over the cap of 1,000" in why
+    why = over_budget(Budgets(day=Cap(cost_usd=0.01)), planned,
+                      {"day": Spend(100, 0.008, 3)})
+    assert why is not None and "this day has spent 100 tokens, $0.0080" in why
+    assert "budgets.day" in why
+    assert over_budget(Budgets(month=Cap(cost_usd=0.02)), planned,
+                       {"month": Spend(100, 0.008, 3)}) is None
+
+
+async def test_the_ledger_sums_days_weeks_from_monday_and_months() -> None:
+    ledger = Ledger(MemoryKeyValueStore())
+    wednesday = dt.date(2026, 11, 25)
+    for day, cost in [(wednesday, 0.5), (dt.date(2026, 11, 23), 0.25),   # Monday
+                      (dt.date(2026, 11, 22), 0.125), (dt.date(2026, 10, 31), 1.0)]:
+        await ledger.add(preset="strong", tokens=10, cost=cost, metered=True,
+                         estimated=False, run_id="r", when=day)
+    await ledger.add(preset="default", tokens=999, cost=0.0, metered=False, estimated=True,
+                     run_id="r", when=wednesday)
+    spent = await ledger.spent(wednesday)
+    assert spent["day"] == Spend(10, 0.5, 1)        # the local call is not metered
+    assert spent["week"] == Spend(20, 0.75, 2)      # Monday 23 .. Wednesday 25
+    assert spent["month"] == Spend(30, 0.875, 3)    # not October's
+    by_preset = await ledger.by_preset(wednesday)
+    assert by_preset["default"] == Spend(999, 0.0, 1)
+
+
+# -- through the operator ---------------------------------------------------------------
+
+
+class Remote(ScriptedProvider):
+    """A hosted API as the router sees one: remote, and reporting tokens and cost."""
+
+    capabilities = ProviderCapabilities(remote=True)
+
+
+class RemotePlugin:
+    def __init__(self, provider: Remote) -> None:
+        self.provider = provider
+
+    @hookimpl
+    def register_providers(self, register: Any) -> None:
+        register(self.provider)
+
+
+LONG = "summarize this: " + "lorem ipsum " * 200  # ~600 tokens
+
+
+async def test_a_long_request_goes_to_the_strong_preset_after_a_yes_and_says_so() -> None:
+    remote = Remote(Response(text="done remotely"), name="remote",
+                    usage=Usage(prompt_tokens=700, completion_tokens=5, cost=0.0015))
+    approver = ScriptedApprover(escalate=True)
+    async with Harness(RemotePlugin(remote), profile=profile(), approver=approver,
+                       mode="execute-with-confirmation") as h:
+        local = await h.run("hi", reply=Response(text="local answer"))
+        assert local.outcome.text == "local answer" and not approver.escalations
+        assert local.logged("route")[-1]["preset"] == "default"
+
+        run = await h.run(LONG)
+        assert run.outcome.text == "done remotely"
+        [asked] = approver.escalations
+        assert (asked.preset, asked.model) == ("strong", "remote:big/model")
+        assert asked.tokens > 600 and asked.cost > 0
+        [said] = [e for e in run.events if getattr(e, "activity_type", "") == "route"]
+        assert said.content["escalated"] and said.content["preset"] == "strong"
+        route_record = run.logged("route")[-1]
+        assert route_record["asked"] and route_record["declined"] is None
+        usage = run.logged("usage")[-1]
+        assert (usage["preset"], usage["cost"], usage["metered"]) == ("strong", 0.0015, True)
+        status = await h.copilot.routing.report()
+        assert status["today"]["strong"] == {"tokens": 705, "cost": 0.0015, "calls": 1}
+
+
+async def test_a_no_keeps_the_request_local_and_the_log_says_why() -> None:
+    remote = Remote(name="remote")
+    async with Harness(RemotePlugin(remote), profile=profile(),
+                       approver=ScriptedApprover(escalate=False),
+                       mode="execute-with-confirmation") as h:
+        run = await h.run(LONG, reply=Response(text="local after all"))
+        assert run.outcome.text == "local after all" and not remote.requests
+        record = run.logged("route")[-1]
+        assert record["preset"] == "default" and record["asked"]
+        assert "not approved" in record["declined"]
+
+
+async def test_propose_only_asks_too_and_a_frontend_that_cannot_ask_stays_local() -> None:
+    remote = Remote(name="remote")
+    async with Harness(RemotePlugin(remote), profile=profile(), mode="propose-only") as h:
+        run = await h.run(LONG, reply=Response(text="local"))  # the default Approver: no
+        assert run.outcome.text == "local" and not remote.requests
+
+
+async def test_auto_mode_escalates_without_asking() -> None:
+    remote = Remote(Response(text="remote"), name="remote")
+    approver = ScriptedApprover(escalate=False)
+    async with Harness(RemotePlugin(remote), profile=profile(), approver=approver,
+                       mode="execute-auto") as h:
+        run = await h.run(LONG)
+        assert run.outcome.text == "remote" and not approver.escalations
+
+
+async def test_over_budget_is_refused_before_the_call_with_the_figures() -> None:
+    remote = Remote(Response(text="first"), name="remote",
+                    usage=Usage(prompt_tokens=700, completion_tokens=5, cost=0.004))
+    capped = profile(budgets=Budgets(day=Cap(cost_usd=0.005)))
+    async with Harness(RemotePlugin(remote), profile=capped, mode="execute-auto") as h:
+        first = await h.run(LONG)
+        assert first.outcome.text == "first"
+        second = await h.run(LONG)
+        assert second.outcome.status == "denied" and len(remote.requests) == 1
+        assert "this day has spent" in second.outcome.error
+        assert "$0.0040" in second.outcome.error and "budgets.day" in second.outcome.error
+        assert second.logged("budget_refused")[-1]["preset"] == "strong"
+
+
+async def test_a_cost_cap_never_blocks_a_local_model_that_costs_nothing() -> None:
+    broke = profile(budgets=Budgets(request=Cap(tokens=0, cost_usd=0.0),
+                                    day=Cap(tokens=0, cost_usd=0.0)))
+    async with Harness(RemotePlugin(Remote(name="remote")), profile=broke,
+                       mode="execute-auto") as h:
+        for _ in range(3):
+            run = await h.run("hi", reply=Response(text="free"))
+            assert run.outcome.text == "free"
+        assert not run.logged("usage")  # nothing metered is in the log ...
+        report = await h.copilot.routing.report()
+        assert report["today"]["default"]["calls"] == 3  # ... yet every call is counted
