@@ -1,10 +1,11 @@
 """A fake OpenRouter from its API documentation: SSE chunks with
 ``: OPENROUTER PROCESSING`` comments anywhere (also before the first token), usage on
 the final chunk (with its ``cost`` when the request asks for usage accounting,
-``"usage": {"include": true}``), ``[DONE]``; errors as ``{"error": {"code", "message", "metadata"}}``
-with the status equal to the code before streaming, and in-band after tokens were
-sent (HTTP 200, a top-level ``error`` whose code may be a string, finish_reason
-"error", sometimes empty ``choices``); 429 with Retry-After and X-RateLimit-*; models.
+``"usage": {"include": true}``), ``[DONE]``; errors as
+``{"error": {"code", "message", "metadata"}}`` with the status equal to the code
+before streaming, and in-band after tokens were sent (HTTP 200, a top-level ``error``
+whose code may be a string, finish_reason "error", sometimes empty ``choices``); 429
+with Retry-After and X-RateLimit-*; models.
 
 Audio input as the real API takes it: ``input_audio`` parts of a user message with raw
 base64 ``data`` (a ``data:`` URI or anything that is not base64 is a 400), a ``format``

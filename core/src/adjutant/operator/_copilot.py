@@ -393,7 +393,7 @@ class Copilot:
         run.publish(ActivitySnapshot(message_id=f"{run_id}-context", activity_type="context",
                                      content=to_builtins(bulletin)))
         await self.log.record(ContextRecord(run_id=run_id, bulletin=to_builtins(bulletin)))
-        chosen = await self.routing.choose(prompt, bulletin, len(self.offered_tools()), run,
+        routed = await self.routing.choose(prompt, bulletin, len(self.offered_tools()), run,
                                            approver)
         reply, error = None, ""
         for attempt in range(1, self.max_attempts + 1):
@@ -401,14 +401,14 @@ class Copilot:
             menu: list[str] = []
             try:
                 request, menu = self._request(prompt, bulletin, simplified, error,
-                                              preset=chosen.preset)
-                provider = self._provider(chosen.preset)
-                await self.routing.check(chosen, request, run)
+                                              preset=routed.preset)
+                provider = self._provider(routed.preset)
+                await self.routing.check(routed, request, run)
                 if not simplified:
                     request = await self.prompting.choose(request, menu, prompt, self.cwd,
                                                           provider)
                 text = await self.prompting.generate(request, run, attempt, provider)
-                await self.routing.spent(chosen, request, text, run.usage, run)
+                await self.routing.spent(routed, request, text, run.usage, run)
             except BudgetExceeded as exc:
                 return RunOutcome(run_id, "denied", error=str(exc))
             except ProviderError as exc:

@@ -97,8 +97,12 @@ class Routing:
         if not self.metered(chosen.preset):
             return
         budgets = self.profile.budgets
+        caps = (budgets.request, budgets.day, budgets.week, budgets.month)
+        if all(cap.tokens is None and cap.cost_usd is None for cap in caps):
+            return  # no budget set: nothing to keep
         planned = estimate(chosen.preset, estimate_tokens(request.system, request.prompt))
         ledger = self.ledger()
+        why: str | None
         if ledger is None:
             why = "no key-value store to count what was spent, so no budget can be kept"
         else:

@@ -18,7 +18,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from adjutant_hookspecs import (
     Usage,
 )
 
+from ._fit import available_memory, judge, kv_cache_bytes
 from ._jump import forced_start
 from ._models import DEFAULT_MODEL, PRESETS, cache_dir, preset_path
 
@@ -81,7 +82,8 @@ class LlamaCpp:
 
     def __init__(self, model_path: str | None = None, *, context_size: int = 4096,
                  threads: int | None = None, seed: int = 0, raw: bool = False,
-                 prefix_cache: bool = True, jump_forward: bool = True) -> None:
+                 prefix_cache: bool = True, jump_forward: bool = True,
+                 memory: Callable[[], int | None] | None = None) -> None:
         self.model_path = model_path or os.environ.get("ADJUTANT_LLAMACPP_MODEL") or None
         self.context_size, self.threads, self.seed = context_size, threads, seed
         self.raw, self.prefix_cache = raw, prefix_cache
@@ -99,6 +101,9 @@ class LlamaCpp:
         self._grammars: dict[str, Any] = {}
         self._busy = threading.Lock()  # one generation at a time per process
         self._load = threading.Lock()
+        #: Bytes of memory available now (the fit check before a load); None: unknown.
+        self.memory = memory or available_memory
+        self._fit_warnings: list[str] = []  # said with the next answer, once
 
     # -- models ---------------------------------------------------------------------------
 
@@ -124,6 +129,7 @@ class LlamaCpp:
                 except ImportError as exc:
                     raise ProviderError("llama-cpp-python is not installed",
                                         hint="pip install llama-cpp-python") from exc
+                self._check_fit(path, Llama)
                 try:
                     self._models[path] = Llama(
                         model_path=path, n_ctx=self.context_size, n_threads=self.threads,
@@ -134,6 +140,29 @@ class LlamaCpp:
                                         hint="check that the file is a GGUF model") from exc
                 self._identity[path] = _identity(path)
             return self._models[path]
+
+    def _check_fit(self, path: str, llama: Any) -> None:
+        """Refuse a model that does not fit in the memory available (red); note one that
+        takes most of it (yellow, "may be slow"). The KV cache comes from the GGUF's own
+        metadata, read without loading the weights."""
+        available = self.memory()
+        if available is None:
+            return
+        try:
+            metadata = llama(model_path=path, vocab_only=True, verbose=False).metadata
+        except (ValueError, RuntimeError):
+            metadata = {}  # the full load says what is wrong with the file
+        fit = judge(os.path.getsize(path), kv_cache_bytes(metadata, self.context_size),
+                    available)
+        said = fit.describe(os.path.basename(path), self.context_size)
+        if fit.verdict == "red":
+            smaller = sorted(PRESETS.values(), key=lambda p: p.size)[0]
+            raise ProviderError(f"{said}: it does not fit", hint=(
+                f"free memory, lower the preset's context_size, or choose a smaller model "
+                f"(the smallest shipped one is {smaller.name}, "
+                f"{smaller.size / 2**20:,.0f} MB)"))
+        if fit.verdict == "yellow":
+            self._fit_warnings.append(f"{said}: it may be slow (the system may page)")
 
     async def load_model(self, name: str) -> None:
         """Load (and keep) a model now, so the next request starts at once."""
@@ -300,6 +329,9 @@ class LlamaCpp:
 
         llama = await anyio.to_thread.run_sync(self._llama, request.model)
         path = self._path(request.model)
+        if self._fit_warnings:
+            warnings, self._fit_warnings = tuple(self._fit_warnings), []
+            yield CompletionChunk(warnings=warnings)
         head: list[int] = []
         rest = request.grammar or ""
         if request.grammar and self.jump_forward:
@@ -314,12 +346,14 @@ class LlamaCpp:
         grammar = self._grammar(llama, rest) if rest else None
         tokens: queue.SimpleQueue[Any] = queue.SimpleQueue()
         stop = threading.Event()
+        counted: dict[str, int] = {}
 
         def work() -> None:
             with self._busy:
                 try:
                     started = time.perf_counter()
                     prompt, prefix = self._tokens(llama, request)
+                    counted["prompt"] = len(prompt)
                     if len(prompt) + len(head) >= self.context_size:
                         raise ValueError(f"the prompt is {len(prompt)} tokens, more than "
                                          f"the context of {self.context_size}")
@@ -368,7 +402,9 @@ class LlamaCpp:
                 for entry in batch:
                     if entry is _DONE:
                         yield CompletionChunk(finish_reason=finish,  # type: ignore[arg-type]
-                                              usage=Usage(completion_tokens=produced))
+                                              usage=Usage(
+                                                  prompt_tokens=counted.get("prompt"),
+                                                  completion_tokens=produced))
                         return
                     if isinstance(entry, Exception):
                         raise ProviderError(f"llama.cpp failed: {entry}",

@@ -1,0 +1,61 @@
+"""The fit check before a GGUF is loaded: the real shipped model's size and KV cache
+(from its own metadata) against the memory said to be available."""
+
+from __future__ import annotations
+
+from contextlib import aclosing
+
+import pytest
+
+from adjutant_hookspecs import CompletionRequest, ProviderError
+from adjutant_llamacpp import LlamaCpp
+from adjutant_llamacpp._fit import judge, kv_cache_bytes
+from adjutant_llamacpp._models import DEFAULT_MODEL, preset_path
+
+pytestmark = pytest.mark.anyio
+QWEN = {"general.architecture": "qwen2", "qwen2.block_count": "24",
+        "qwen2.attention.head_count": "14", "qwen2.attention.head_count_kv": "2",
+        "qwen2.embedding_length": "896"}
+
+
+def test_the_kv_cache_comes_from_the_metadata() -> None:
+    # 24 layers x 2 KV heads x (64 + 64) values x 2 bytes, per token
+    assert kv_cache_bytes(QWEN, 4096) == 4096 * 24 * 2 * 128 * 2
+    assert kv_cache_bytes({"general.architecture": "x"}, 4096) == 0  # unknown: 0
+
+
+def test_green_yellow_red() -> None:
+    mb = 2**20
+    assert judge(500 * mb, 50 * mb, 4000 * mb).verdict == "green"
+    assert judge(500 * mb, 50 * mb, 700 * mb).verdict == "yellow"
+    assert judge(500 * mb, 50 * mb, 400 * mb).verdict == "red"
+
+
+async def test_a_model_that_does_not_fit_is_refused_before_it_loads() -> None:
+    provider = LlamaCpp(context_size=32768, memory=lambda: 300 * 2**20)
+    request = CompletionRequest(prompt="hi", max_tokens=1)
+
+    async def ask() -> None:
+        async with aclosing(provider.complete(request)) as stream:
+            async for _ in stream:
+                pass
+
+    with pytest.raises(ProviderError) as refused:
+        await ask()
+    assert "does not fit" in str(refused.value) and "300 MB is available" in str(refused.value)
+    assert "smaller model" in (refused.value.hint or "")
+    assert not provider._models  # nothing was loaded
+
+
+async def test_a_tight_fit_loads_and_says_it_may_be_slow() -> None:
+    size = preset_path(DEFAULT_MODEL).stat().st_size
+    provider = LlamaCpp(context_size=512, memory=lambda: int(size * 1.3))
+    request = CompletionRequest(prompt="The capital of France is", max_tokens=2)
+    try:
+        async with aclosing(provider.complete(request)) as stream:
+            chunks = [c async for c in stream]
+    finally:
+        await provider.aclose()
+    warned = [w for c in chunks for w in c.warnings]
+    assert len(warned) == 1 and "may be slow" in warned[0]
+    assert chunks[-1].finish_reason in ("stop", "length")
