@@ -200,3 +200,44 @@ async def test_a_cost_cap_never_blocks_a_local_model_that_costs_nothing() -> Non
         assert not run.logged("usage")  # nothing metered is in the log ...
         report = await h.copilot.routing.report()
         assert report["today"]["default"]["calls"] == 3  # ... yet every call is counted
+
+
+async def test_a_pinned_model_file_that_changed_is_refused(tmp_path: Any) -> None:
+    import hashlib
+
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF weights")
+    pin = hashlib.sha256(b"GGUF weights").hexdigest()
+    pinned = Profile(model=ModelPreset(provider="scripted", model=str(model), sha256=pin))
+    async with Harness(profile=pinned) as h:
+        assert (await h.run("hi", reply=Response(text="ok"))).outcome.text == "ok"
+        model.write_bytes(b"other weights")  # swapped behind the profile's back
+        run = await h.run("hi", reply=Response(text="never"))
+        assert run.outcome.status == "failed"
+        assert "is not the model the profile pinned" in run.outcome.error
+        assert h.provider.pending == 1  # the model was never asked
+
+
+async def test_try_a_stronger_model_retries_the_same_request_under_one_ask() -> None:
+    remote = Remote(Response(text="the strong answer"), name="remote",
+                    usage=Usage(prompt_tokens=40, completion_tokens=4, cost=0.0001))
+    approver = ScriptedApprover(escalate=True)
+    async with Harness(RemotePlugin(remote), profile=profile(), approver=approver,
+                       mode="execute-with-confirmation") as h:
+        first = await h.run("what is a monad?", reply=Response(text="a weak answer"))
+        again = await h.observe(h.copilot.stronger())
+        assert again.outcome.text == "the strong answer"
+        assert remote.requests[0].prompt.count("what is a monad?") == 1
+        [asked] = approver.escalations  # the estimate was shown before it ran
+        assert asked.preset == "strong" and asked.reason == "try a stronger model"
+        assert asked.cost > 0
+        record = again.logged("route")[-1]
+        assert (record["preset"], record["ask_id"]) == ("strong", first.run_id)
+        with pytest.raises(LookupError, match="no preset stronger than 'strong'"):
+            await h.copilot.stronger(again.run_id)
+        with pytest.raises(LookupError, match="no request nope"):
+            await h.copilot.stronger("nope")
+
+        approver.escalate = False
+        declined = await h.observe(h.copilot.stronger(first.run_id))
+        assert declined.outcome.status == "denied" and len(remote.requests) == 1

@@ -56,6 +56,8 @@ _COMMANDS: tuple[tuple[str, str, str, str, str | None], ...] = (
      "[--kind tool|policy|provider|context]", "_new", "new", "configure"),
     ("presets", "list model presets or switch to one", "_state", "presets",
      "configure_presets"),
+    ("stronger", "try a stronger model: the last request (or RUN_ID) again on the next "
+     "preset up", "_operate", "stronger", "configure_stronger"),
 )
 
 

@@ -295,6 +295,9 @@ class RouteRecord(ActionRecord, frozen=True, kw_only=True, tag="route"):
     escalated: bool = False
     asked: bool = False
     declined: str | None = None
+    #: "Try a stronger model": the run whose answer this one retries (one ask, several
+    #: answers).
+    ask_id: str | None = None
 
 
 class UsageRecord(ActionRecord, frozen=True, kw_only=True, tag="usage"):

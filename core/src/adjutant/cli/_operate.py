@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -44,7 +45,7 @@ from ._status import say_mode as _say_mode
 if TYPE_CHECKING:
     from ..kernel._kernel import Kernel
 
-__all__ = ["EXIT", "TerminalApprover", "configure_run", "run"]
+__all__ = ["EXIT", "TerminalApprover", "configure_run", "configure_stronger", "run", "stronger"]
 
 EXIT = {"answered": 0, "proposed": 0, "executed": 0, "ignored": 0, "failed": 3,
         "denied": 4, "paused": 4, "aborted": 4, "cancelled": 130}
@@ -71,16 +72,52 @@ async def run(kernel: Kernel, args: argparse.Namespace) -> int:
     _say_mode(mode, f" {kernel.profile.name} preset, "
               f"{kernel.profile.model.provider}:{kernel.profile.model.model}", sys.stderr)
     include = await offer_files(copilot, args.request, interactive)
+    outcome = await _shown(kernel, copilot.handle(args.request, include=include))
+    return _report(outcome, mode, args.json)
+
+
+def configure_stronger(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_id", nargs="?", help="the run whose request to ask again "
+                        "(default: the last one; `adjutant log` lists them)")
+    parser.add_argument("--non-interactive", action="store_true",
+                        help="never ask: a metered preset's cost is not approved")
+    parser.add_argument("--json", action="store_true",
+                        help="print the outcome as JSON on stdout")
+
+
+@terminal_safe
+async def stronger(kernel: Kernel, args: argparse.Namespace) -> int:
+    """"Try a stronger model": a request again on the next preset up, its cost estimate
+    asked about first where it costs or leaves the machine."""
+    interactive = not args.non_interactive and sys.stdin.isatty()
+    copilot = Copilot(kernel, approver=TerminalApprover(interactive))
+    mode = await copilot.mode()
+    try:
+        await copilot.stronger_target(args.run_id)  # before any event is shown
+    except LookupError as exc:
+        print(f"adjutant stronger: {exc.args[0]}", file=sys.stderr)
+        return 2
+    outcome = await _shown(kernel, copilot.stronger(args.run_id))
+    return _report(outcome, mode, args.json)
+
+
+async def _shown(kernel: Kernel, started: Awaitable[Any]) -> Any:
+    """The outcome of a run, its events shown on stderr as they come."""
     progress = Progress()
     async with anyio.create_task_group() as tg:
         tg.start_soon(show_events, kernel.bus.subscribe(), progress)
         tg.start_soon(progress.run)
-        outcome = await copilot.handle(args.request, include=include)
+        outcome = await started
         progress.stop()
         await anyio.sleep(0.05)  # let the last events print
         tg.cancel_scope.cancel()
     print(file=sys.stderr)
-    if args.json:
+    return outcome
+
+
+def _report(outcome: Any, mode: str, as_json: bool) -> int:
+    """The outcome on stdout (text, or JSON with ``--json``) and its exit code."""
+    if as_json:
         print(json.dumps({"run_id": outcome.run_id, "status": outcome.status,
                           "text": outcome.text, "error": outcome.error,
                           "plan": to_builtins(outcome.plan) if outcome.plan else None,

@@ -233,6 +233,46 @@ class Copilot:
 
         return await self._in_run({"prompt": prompt}, thread_id, body, on_event=on_event)
 
+    async def stronger(self, run_id: str | None = None, *, approver: Approver | None = None,
+                       on_event: OnEvent | None = None) -> RunOutcome:
+        """"Try a stronger model": the request of ``run_id`` (default: the last one) again,
+        on the next preset up from the one that answered it, in the same thread, logged
+        under the first run's id as its ask. Its cost estimate is asked about first where
+        it is metered (outside the auto mode). `LookupError` when there is no such run
+        or no stronger preset."""
+        first, prompt, thread_id, target = await self.stronger_target(run_id)
+        ask: tuple[str, str] = (target, first)
+
+        async def body(run: Run) -> RunOutcome:
+            await self.log.record(PromptRecord(run_id=run.run_id, text=prompt, mode=run.mode,
+                                               thread_id=thread_id, include=[]))
+            return await self._answer(prompt, run, (), approver or self.approver,
+                                      stronger=ask)
+
+        return await self._in_run({"prompt": prompt, "stronger": target}, thread_id, body,
+                                  on_event=on_event)
+
+    async def stronger_target(self, run_id: str | None = None
+                              ) -> tuple[str, str, str | None, str]:
+        """For `stronger`: the run asked again (id, request, thread) and the preset it
+        goes to. `LookupError` says why there is none."""
+        first, prompt, thread_id, used = None, None, None, "default"
+        for record in await self.log.records():
+            if record.get("kind") == "prompt" and (run_id is None
+                                                   or record.get("run_id") == run_id):
+                first, prompt = record.get("run_id"), record.get("text")
+                thread_id, used = record.get("thread_id"), "default"
+            elif record.get("kind") == "route" and record.get("run_id") == first:
+                used = str(record.get("preset"))
+        if first is None or not isinstance(prompt, str):
+            raise LookupError(f"no request {run_id} in the log" if run_id
+                              else "no request in the log yet")
+        target = self.routing.stronger_than(used)
+        if target is None:
+            raise LookupError(f"no preset stronger than {used!r}: add one under \"models\" "
+                              "in the profile")
+        return str(first), prompt, thread_id, target
+
     async def notice(self, text: str, *, source: str = "system") -> None:
         """A system event (a failed build, a finished download): recorded and shown in
         every mode, including listen-only, on every thread served. It is context, never
@@ -375,7 +415,8 @@ class Copilot:
             return RunOutcome(run.run_id, "failed", error=f"{type(exc).__name__}: {exc}")
 
     async def _answer(self, prompt: str, run: Run, include: Sequence[str],
-                      approver: Approver) -> RunOutcome:
+                      approver: Approver, stronger: tuple[str, str] | None = None
+                      ) -> RunOutcome:
         """Context, the model's reply (retried when malformed), then its plan."""
         run_id = run.run_id
         if run.mode in ("off", "listen-only"):
@@ -394,7 +435,10 @@ class Copilot:
                                      content=to_builtins(bulletin)))
         await self.log.record(ContextRecord(run_id=run_id, bulletin=to_builtins(bulletin)))
         routed = await self.routing.choose(prompt, bulletin, len(self.offered_tools()), run,
-                                           approver)
+                                           approver, stronger)
+        if stronger is not None and not routed.escalated:  # asked about, and declined
+            return RunOutcome(run_id, "denied", error=f"not sent to {stronger[0]}: "
+                              f"{routed.reason}")
         reply, error = None, ""
         for attempt in range(1, self.max_attempts + 1):
             simplified = attempt > 1

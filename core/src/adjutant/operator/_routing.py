@@ -4,10 +4,14 @@ spent (in the action log and the ledger)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from typing import TYPE_CHECKING, Any
 
-from adjutant_hookspecs import ActivitySnapshot, to_builtins
+import anyio
+
+from adjutant_hookspecs import ActivitySnapshot, ProviderError, to_builtins
 from adjutant_hookspecs.records import BudgetRefusedRecord, RouteRecord, UsageRecord
 
 from ..providers import capabilities_of
@@ -24,7 +28,35 @@ if TYPE_CHECKING:
     from ._consent import Approver
     from ._run import Run
 
-__all__ = ["BudgetExceeded", "Routing"]
+__all__ = ["BudgetExceeded", "Pins", "Routing"]
+
+
+class Pins:
+    """SHA-256 pins of model files named by path: hashed once per file version (size
+    and modification time), refused when the file is not the one pinned."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str, int, int], str] = {}
+
+    def verify(self, path: str, sha256: str) -> None:
+        try:
+            info = os.stat(path)
+        except OSError as exc:
+            raise ProviderError(f"the pinned model file {path!r} cannot be read: "
+                                f"{exc.strerror}", hint="check the preset's model path") from exc
+        key = (os.path.realpath(path), info.st_size, info.st_mtime_ns)
+        if key not in self._seen:
+            digest = hashlib.sha256()
+            with open(path, "rb") as model:
+                while block := model.read(1 << 20):
+                    digest.update(block)
+            self._seen[key] = digest.hexdigest()
+        if self._seen[key] != sha256:
+            raise ProviderError(
+                f"{path} is not the model the profile pinned: its SHA-256 is "
+                f"{self._seen[key][:16]}…, the pin says {sha256[:16]}…",
+                hint="put the pinned file back, or update the preset's sha256 if you "
+                     "replaced it on purpose")
 
 
 class Routing:
@@ -33,6 +65,7 @@ class Routing:
     def __init__(self, kernel: Kernel, log: ActionLog) -> None:
         self.kernel = kernel
         self.log = log
+        self.pins = Pins()
 
     @property
     def profile(self) -> Profile:
@@ -52,20 +85,36 @@ class Routing:
         return self.remote(preset) or preset.prompt_cost_per_mtok > 0 \
             or preset.completion_cost_per_mtok > 0
 
+    def stronger_than(self, name: str) -> str | None:
+        """The next preset up from ``name``: ``default``, then ``models`` in the order
+        the profile lists them."""
+        names = self.profile.presets()
+        index = names.index(name) if name in names else 0
+        return names[index + 1] if index + 1 < len(names) else None
+
     async def choose(self, prompt: str, bulletin: ContextBulletin, tools: int, run: Run,
-                     approver: Approver) -> Route:
+                     approver: Approver, stronger: tuple[str, str] | None = None) -> Route:
         """The preset for this request, said on the bus and in the log. A remote one is
         asked for first outside the auto mode; no (or a frontend that cannot ask)
-        keeps the request on the profile's own model."""
+        keeps the request on the profile's own model. ``stronger``: (preset, ask id)
+        for "try a stronger model", asked with its cost estimate whenever it is
+        metered."""
         profile = self.profile
         context = json.dumps(to_builtins(bulletin), default=str)
-        chosen = route(profile, tokens=estimate_tokens(prompt, context),
-                       attachments=len(bulletin.selected_files), tools=tools)
+        ask_id = None
+        if stronger is not None:
+            name, ask_id = stronger
+            chosen = Route(name, profile.preset(name), "try a stronger model", escalated=True)
+        else:
+            chosen = route(profile, tokens=estimate_tokens(prompt, context),
+                           attachments=len(bulletin.selected_files), tools=tools)
         asked, declined = False, None
         if chosen.escalated:
             if chosen.preset.provider not in self.kernel.providers:
                 declined = f"its provider {chosen.preset.provider!r} is not installed"
-            elif self.remote(chosen.preset) and run.mode != "execute-auto":
+            elif (self.remote(chosen.preset) or (stronger is not None
+                                                 and self.metered(chosen.preset))) \
+                    and run.mode != "execute-auto":
                 asked = True
                 planned = estimate(chosen.preset, estimate_tokens(prompt, context))
                 question = Escalation(run_id=run.run_id, preset=chosen.name,
@@ -84,16 +133,20 @@ class Routing:
                                           model=f"{chosen.preset.provider}:"
                                                 f"{chosen.preset.model}",
                                           reason=chosen.reason, escalated=chosen.escalated,
-                                          asked=asked, declined=declined))
+                                          asked=asked, declined=declined, ask_id=ask_id))
         run.publish(ActivitySnapshot(message_id=f"{run.run_id}-route", activity_type="route",
                                      content={"preset": chosen.name, "label": chosen.label,
                                               "reason": chosen.reason,
                                               "escalated": chosen.escalated,
-                                              "declined": declined}))
+                                              "declined": declined, "ask_id": ask_id}))
         return chosen
 
     async def check(self, chosen: Route, request: CompletionRequest, run: Run) -> None:
-        """Refuse (`BudgetExceeded`, logged) a metered call over a cap, with the figures."""
+        """Refuse a model file that is not the one the profile pinned (`ProviderError`),
+        and a metered call over a cap (`BudgetExceeded`, logged), with the figures."""
+        if chosen.preset.sha256 is not None:
+            await anyio.to_thread.run_sync(self.pins.verify, chosen.preset.model,
+                                           chosen.preset.sha256)
         if not self.metered(chosen.preset):
             return
         budgets = self.profile.budgets
