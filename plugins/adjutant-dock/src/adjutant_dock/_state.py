@@ -98,6 +98,7 @@ async def snapshot(dock: DockState) -> dict[str, Any]:
     state["policies"] = sorted(kernel.policies)
     state["sandbox"] = shutil.which("bwrap") is not None
     state["memoryMb"] = _rss_mb()
+    state["spent"] = await copilot.routing.report()
     state["voice"] = voice_state(kernel)
     state["grantsExpire"], state["serverNow"] = _grant_expiries(
         copilot, state.get("grants") or [])

@@ -25,6 +25,11 @@ function renderState() {
   for (const p of s.policies || []) chip(p === "guard" ? "no-sudo · caged FS" : `policy: ${p}`);
   chip(s.sandbox ? "sandbox: on" : "sandbox: missing", !s.sandbox);
   if (s.memoryMb) chip(`memory: ${Math.round(s.memoryMb)} MB`);
+  const day = s.spent && s.spent.windows && s.spent.windows.day;
+  if (day && (day.cost > 0 || day.cap_cost_usd != null || day.cap_tokens != null)) {
+    const cap = day.cap_cost_usd != null ? ` of $${day.cap_cost_usd.toFixed(2)}` : "";
+    chip(`spent today: $${day.cost.toFixed(4)}${cap}`, day.cap_cost_usd != null && day.cost >= day.cap_cost_usd);
+  }
   if (s.voice && s.voice.remote) chip(`speech in: ${s.voice.remote.engine} @ ${s.voice.remote.host} (asks each time)`, true);
   renderGrants(chips, s);
 }

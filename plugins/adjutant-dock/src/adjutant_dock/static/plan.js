@@ -41,6 +41,10 @@ function activity(d, env) {
     stackItem("bulletin", `Context bulletin: cwd ${c.cwd || "?"}${c.git && c.git.branch ? `, git ${c.git.branch}` : ""}${(c.selected_files || []).length ? `, files ${c.selected_files.join(", ")}` : ""}${(c.recent_shell || []).length ? `, ${c.recent_shell.length} recent shell lines` : ""}`);
     setStatus(`Context: ${c.cwd || ""}${c.git && c.git.branch ? ` (branch ${c.git.branch})` : ""}`);
   } else if (d.activityType === "warning") addMessage("error", d.content.text, "warning");
+  else if (d.activityType === "route") {  // which preset answers, said where it is read
+    const c = d.content || {};
+    addMessage("system", `This one ${c.escalated ? "went to" : "stays on"} ${c.label}: ${c.reason}`, "route");
+  }
 }
 
 function custom(d) {
