@@ -121,12 +121,15 @@ class FakeOpenRouter(FakeServer):
                                                      "finish_reason": "error"}]}))
                 return FakeResponse(200, events, content_type="text/event-stream",
                                     headers={"X-Generation-Id": "gen-1"})
-        usage: dict[str, Any] = {"prompt_tokens": 12, "completion_tokens": len(pieces),
-                                 "total_tokens": 12 + len(pieces)}
+        # the prompt's tokens, counted as a tokenizer roughly would: 4 characters each
+        prompt = max(1, sum(len(m.get("content") or "") if isinstance(m.get("content"), str)
+                            else 0 for m in body.get("messages") or []) // 4)
+        usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": len(pieces),
+                                 "total_tokens": prompt + len(pieces)}
         if isinstance(body.get("usage"), dict) and body["usage"].get("include"):
             # usage accounting: the cost in credits (US dollars) at the model's prices
             price = listed[model]["pricing"]
-            usage |= {"cost": 12 * float(price["prompt"])
+            usage |= {"cost": prompt * float(price["prompt"])
                       + len(pieces) * float(price["completion"]), "is_byok": False}
         events.append(sse_json({"id": "gen-1", "choices": [
             {"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage}))

@@ -39,7 +39,7 @@ async def test_streams_with_processing_comments_attribution_and_schema() -> None
         chunks = await collect(provider(server), request)
         sent = server.requests[-1]
     assert "".join(c.text for c in chunks) == "Hello"
-    assert chunks[-1].finish_reason == "stop" and chunks[-1].usage.prompt_tokens == 12
+    assert chunks[-1].finish_reason == "stop" and chunks[-1].usage.prompt_tokens == 1
     body = sent.json()
     assert body["response_format"] == {"type": "json_schema", "json_schema": {
         "name": "reply", "strict": True, "schema": {"type": "object"}}}
@@ -48,7 +48,7 @@ async def test_streams_with_processing_comments_attribution_and_schema() -> None
     assert sent.headers["authorization"] == f"Bearer {KEY}"
     # usage accounting asked for, and the cost it reports carried to the budget
     assert body["usage"] == {"include": True}
-    assert chunks[-1].usage.cost == pytest.approx(12 * 0.00000015 + 2 * 0.0000006)
+    assert chunks[-1].usage.cost == pytest.approx(1 * 0.00000015 + 2 * 0.0000006)
 
 
 async def test_no_schema_no_require_parameters() -> None:
