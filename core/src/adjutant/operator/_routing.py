@@ -66,14 +66,21 @@ class Routing:
         self.kernel = kernel
         self.log = log
         self.pins = Pins()
+        self._ledger: Ledger | None = None
 
     @property
     def profile(self) -> Profile:
         return self.kernel.profile  # type: ignore[return-value]  # core's own Profile
 
     def ledger(self) -> Ledger | None:
+        """The ledger on the profile's key-value store (one per store: it keeps the
+        totals of past days)."""
         kv = key_value_store(self.kernel)
-        return Ledger(kv) if kv is not None else None
+        if kv is None:
+            return None
+        if self._ledger is None or self._ledger.kv is not kv:
+            self._ledger = Ledger(kv)
+        return self._ledger
 
     def remote(self, preset: ModelPreset) -> bool:
         provider = self.kernel.providers.get(preset.provider)

@@ -91,6 +91,7 @@ class Ledger:
 
     def __init__(self, kv: Any) -> None:
         self.kv = kv
+        self._past: dict[dt.date, Spend] = {}  # metered totals of days gone by
 
     async def add(self, *, preset: str, tokens: int, cost: float, metered: bool,
                   estimated: bool, run_id: str, when: dt.date | None = None) -> None:
@@ -111,19 +112,25 @@ class Ledger:
                 entries.append(entry)
         return entries
 
-    async def spent(self, today: dt.date | None = None, *,
-                    metered_only: bool = True) -> dict[str, Spend]:
-        """The spend of each window (``day``, ``week``, ``month``) up to ``today``."""
+    async def spent(self, today: dt.date | None = None) -> dict[str, Spend]:
+        """The metered spend of each window (``day``, ``week``, ``month``) up to
+        ``today``. Days before today are summed once and kept (nothing is added to a
+        past day); today is read again every time, so other processes' calls count."""
         today = today or dt.date.today()
         days = sorted(set(_window_days("week", today)) | set(_window_days("month", today)))
         per_day: dict[dt.date, Spend] = {}
         for day in days:
+            if day != today and day in self._past:
+                per_day[day] = self._past[day]
+                continue
             total = Spend()
             for entry in await self.day(day):
-                if metered_only and not entry.get("metered"):
-                    continue
-                total += Spend(int(entry.get("tokens") or 0), float(entry.get("cost") or 0), 1)
+                if entry.get("metered"):
+                    total += Spend(int(entry.get("tokens") or 0),
+                                   float(entry.get("cost") or 0), 1)
             per_day[day] = total
+            if day != today:
+                self._past[day] = total
         return {window: sum((per_day[d] for d in _window_days(window, today)), Spend())
                 for window in WINDOWS}
 
