@@ -29,7 +29,9 @@ Figures, per model and planner:
   the first sampled token and per sampled token;
 - a confusion table (expected first tool -> what was planned) for the misses.
 
-Planners: ``now`` (this checkout) and ``c3400f2`` (the planner and operator request
+Planners: ``now`` (this checkout), ``whole`` (this checkout planning every request as
+one, never clause by clause: what splitting "do X and then Y" into clauses adds) and
+``c3400f2`` (the planner and operator request
 of commit c3400f2, before model scoring: BM25 menu of 4, a first step forced by a confident
 ranking, raw completion prompts), so the gain is visible in one run.
 
@@ -254,6 +256,8 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
             copilot = kind(h.kernel, cwd=str(space))
             if planner != BASELINE:
                 copilot.first_choice = choice
+            if planner == "whole":  # this checkout, a request never split into clauses
+                copilot.split_steps = False
             for number, entry in enumerate(entries, 1):
                 start = time.perf_counter()
                 provider.timings = {}
@@ -358,7 +362,7 @@ if __name__ == "__main__":
                         help="8 tuning requests, the default model, this planner")
     parser.add_argument("--sets", default="tuning,heldout,heldout2")
     parser.add_argument("--models", default="gemma3-270m,qwen2.5-coder-0.5b")
-    parser.add_argument("--planners", default=f"now,{BASELINE}")
+    parser.add_argument("--planners", default=f"now,whole,{BASELINE}")
     parser.add_argument("--choice", default="calibrated",
                         choices=["calibrated", "scored", "free"],
                         help="how this planner chooses the first step (Copilot.first_choice)")

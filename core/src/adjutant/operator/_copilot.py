@@ -60,6 +60,7 @@ from adjutant_hookspecs.records import (
 from ..safety._cages import CageChangedError
 from ._actionlog import ActionLog, ActionLogError, disk_full
 from ._artifacts import write_artifact, write_bundle
+from ._clauses import clauses
 from ._consent import Approver, PlanPacket, StepDecision, StepPacket
 from ._context import Workspace
 from ._execution import Execution
@@ -74,6 +75,8 @@ from .planner import Planner, bad_request
 
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
+
+    from ..providers._router import Route
 
 
 __all__ = ["MODES", "Approver", "Copilot", "PlanPacket", "RunOutcome", "StepDecision",
@@ -109,6 +112,12 @@ class Copilot:
                                    cwd or kernel.env.get("ADJUTANT_WORKSPACE") or os.getcwd())
         self.prompting = Prompting(kernel, self.log)
         self.routing = Routing(kernel, self.log)
+        #: Plan a request of several steps ("do X and then Y") clause by clause
+        #: (`planner.clauses`): True always, False never, None (the default) where the
+        #: provider scores continuations, the small local models the planner drives step
+        #: by step (a larger model writes every step itself). bench/planning.py
+        #: measures it against False.
+        self.split_steps: bool | None = None
         self.execution = Execution(kernel, self.pipeline, self._delta, max_steps=max_steps)
         #: The runs in progress, by id (each owns its state; this only finds them).
         self.runs: dict[str, Run] = {}
@@ -256,22 +265,7 @@ class Copilot:
                               ) -> tuple[str, str, str | None, str]:
         """For `stronger`: the run asked again (id, request, thread) and the preset it
         goes to. `LookupError` says why there is none."""
-        first, prompt, thread_id, used = None, None, None, "default"
-        for record in await self.log.records():
-            if record.get("kind") == "prompt" and (run_id is None
-                                                   or record.get("run_id") == run_id):
-                first, prompt = record.get("run_id"), record.get("text")
-                thread_id, used = record.get("thread_id"), "default"
-            elif record.get("kind") == "route" and record.get("run_id") == first:
-                used = str(record.get("preset"))
-        if first is None or not isinstance(prompt, str):
-            raise LookupError(f"no request {run_id} in the log" if run_id
-                              else "no request in the log yet")
-        target = self.routing.stronger_than(used)
-        if target is None:
-            raise LookupError(f"no preset stronger than {used!r}: add one under \"models\" "
-                              "in the profile")
-        return str(first), prompt, thread_id, target
+        return await self.routing.stronger_target(run_id)
 
     async def notice(self, text: str, *, source: str = "system") -> None:
         """A system event (a failed build, a finished download): recorded and shown in
@@ -439,9 +433,53 @@ class Copilot:
         if stronger is not None and not routed.escalated:  # asked about, and declined
             return RunOutcome(run_id, "denied", error=f"not sent to {stronger[0]}: "
                               f"{routed.reason}")
-        reply, error = None, ""
-        for attempt in range(1, self.max_attempts + 1):
-            simplified = attempt > 1
+        replies = await self._plan_clauses(prompt, bulletin, run, routed)
+        if isinstance(replies, RunOutcome):
+            return replies
+        # a request of several steps is planned clause by clause: the steps in order,
+        # a clause answered in words adds none
+        steps = tuple(step for r in replies if isinstance(r, Plan) for step in r.steps)
+        reply: Plan | Response = Plan(steps=steps) if steps else replies[0]
+        if isinstance(reply, Response):
+            await self.log.record(ResponseRecord(run_id=run_id, text=reply.text))
+            return RunOutcome(run_id, "answered", text=reply.text)
+        plan_file = write_artifact(self.kernel.home, run_id, "plan.json", to_builtins(reply))
+        await self.log.record(PlanRecord(run_id=run_id,
+                                         steps=[to_builtins(s) for s in reply.steps],
+                                         artifact=str(plan_file)))
+        run.mode = await self.mode()  # a downgrade while the model wrote holds
+        return await self._carry_out(reply, run, approver)
+
+    async def _plan_clauses(self, prompt: str, bulletin: ContextBulletin, run: Run,
+                            routed: Route) -> list[Plan | Response] | RunOutcome:
+        """The model's reply to each clause of a request of several steps, in order (one
+        reply for a request of one). A clause the model cannot plan at all: the request
+        is planned as a whole instead."""
+        split = self.split_steps
+        if split is None:
+            split = getattr(self._provider(routed.preset), "score", None) is not None
+        parts = clauses(prompt) if split else [prompt]
+        replies: list[Plan | Response] = []
+        for number, part in enumerate(parts):
+            got = await self._reply(part, bulletin, run, routed,
+                                    first_attempt=number * self.max_attempts + 1)
+            if isinstance(got, RunOutcome):
+                if got.status != "failed" or len(parts) == 1:
+                    return got
+                whole = await self._reply(prompt, bulletin, run, routed,
+                                          first_attempt=len(parts) * self.max_attempts + 1)
+                return whole if isinstance(whole, RunOutcome) else [whole]
+            replies.append(got)
+        return replies
+
+    async def _reply(self, prompt: str, bulletin: ContextBulletin, run: Run, routed: Route,
+                     first_attempt: int = 1) -> Plan | Response | RunOutcome:
+        """The model's reply to ``prompt`` (a request, or one clause of one), retried
+        with a simpler prompt when malformed; a `RunOutcome` when it cannot be had."""
+        run_id = run.run_id
+        error = ""
+        for attempt in range(first_attempt, first_attempt + self.max_attempts):
+            simplified = attempt > first_attempt
             menu: list[str] = []
             try:
                 request, menu = self._request(prompt, bulletin, simplified, error,
@@ -473,19 +511,9 @@ class Copilot:
                 continue
             await self.log.record(AttemptRecord(run_id=run_id, attempt=attempt, ok=True,
                                                 simplified=simplified, menu=menu))
-            break
-        if reply is None:
-            return RunOutcome(run_id, "failed", error=f"the model gave no valid plan in "
-                              f"{self.max_attempts} attempts; last error: {error}")
-        if isinstance(reply, Response):
-            await self.log.record(ResponseRecord(run_id=run_id, text=reply.text))
-            return RunOutcome(run_id, "answered", text=reply.text)
-        plan_file = write_artifact(self.kernel.home, run_id, "plan.json", to_builtins(reply))
-        await self.log.record(PlanRecord(run_id=run_id,
-                                         steps=[to_builtins(s) for s in reply.steps],
-                                         artifact=str(plan_file)))
-        run.mode = await self.mode()  # a downgrade while the model wrote holds
-        return await self._carry_out(reply, run, approver)
+            return reply
+        return RunOutcome(run_id, "failed", error=f"the model gave no valid plan in "
+                          f"{self.max_attempts} attempts; last error: {error}")
 
     async def _carry_out(self, plan: Plan, run: Run, approver: Approver) -> RunOutcome:
         """The plan under the grants in force now, fixed for all its steps."""

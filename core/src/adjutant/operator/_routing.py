@@ -99,6 +99,27 @@ class Routing:
         index = names.index(name) if name in names else 0
         return names[index + 1] if index + 1 < len(names) else None
 
+    async def stronger_target(self, run_id: str | None = None
+                              ) -> tuple[str, str, str | None, str]:
+        """The run "try a stronger model" asks again (id, request, thread; default: the
+        last) and the preset it goes to. `LookupError` says why there is none."""
+        first, prompt, thread_id, used = None, None, None, "default"
+        for record in await self.log.records():
+            if record.get("kind") == "prompt" and (run_id is None
+                                                   or record.get("run_id") == run_id):
+                first, prompt = record.get("run_id"), record.get("text")
+                thread_id, used = record.get("thread_id"), "default"
+            elif record.get("kind") == "route" and record.get("run_id") == first:
+                used = str(record.get("preset"))
+        if first is None or not isinstance(prompt, str):
+            raise LookupError(f"no request {run_id} in the log" if run_id
+                              else "no request in the log yet")
+        target = self.stronger_than(used)
+        if target is None:
+            raise LookupError(f"no preset stronger than {used!r}: add one under \"models\" "
+                              "in the profile")
+        return str(first), prompt, thread_id, target
+
     async def choose(self, prompt: str, bulletin: ContextBulletin, tools: int, run: Run,
                      approver: Approver, stronger: tuple[str, str] | None = None) -> Route:
         """The preset for this request, said on the bus and in the log. A remote one is

@@ -17,6 +17,8 @@ Levers, each measured on the tuning and the held-out golden sets
   for backends that take one (tool names limited to real tools, arguments to each
   tool's schema, and the path arguments of tools that only read limited to paths that
   exist or that the request names), a JSON schema for those that take that.
+- **One step at a time.** A request of several steps ("do X and then Y") is planned
+  clause by clause (`adjutant.operator._clauses`): the model rarely writes a second step.
 - **Validation.** Whatever the backend claims, the reply is decoded strictly and each
   step's arguments validated against its tool's schema; the operator retries with the
   error fed back.

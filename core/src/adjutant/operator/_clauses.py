@@ -1,0 +1,75 @@
+"""The steps a request names, in order: "show git status and then the diff" is two
+requests to a small model, which plans one step well and rarely writes the second.
+Pure text rules, no model."""
+
+from __future__ import annotations
+
+import re
+
+from .planner import is_question, named_paths
+
+__all__ = ["clauses"]
+
+#: Verbs that open an order: a clause after "and" or a comma must start with one to be
+#: a step of its own ("search for TODO and zip src" is two; "copy a.txt and b.txt" one).
+_VERBS = frozenset((
+    "add", "append", "archive", "check", "checkout", "clean", "commit", "compare",
+    "compress", "copy", "count", "create", "delete", "diff", "display", "download", "edit",
+    "extract", "fetch", "find", "fix", "grep", "install", "kill", "list", "look", "make",
+    "merge", "move", "open", "patch", "print", "pull", "push", "read", "remove", "rename",
+    "rerun", "restart", "restore", "run", "save", "search", "show", "stage", "start",
+    "stash", "stop", "summarize", "switch", "tell", "test", "touch", "undo", "unzip",
+    "update", "view", "write", "zip"))
+#: Where one step of a request ends and the next begins: "then" in any form, a
+#: semicolon, and "and" or a comma before a verb.
+_THEN = re.compile(r"\s*(?:,?\s*\band then\b|,?\s*\bthen\b|,\s*\bafter that\b|;)\s*",
+                   re.IGNORECASE)
+_AND = re.compile(r"\s*(?:,\s*and\b|\band\b|,)\s+", re.IGNORECASE)
+_IT = re.compile(r"\b(it|that file|the file)\b", re.IGNORECASE)
+
+
+def clauses(request: str) -> list[str]:
+    """The steps a request names in order, one clause each ("show git status and then
+    the diff" -> "show git status", "show the diff"), or ``[request]`` when it names
+    one. A small model plans one step well and rarely writes a second: the operator
+    plans each clause on its own. A clause without a verb borrows the one before's
+    ("the diff" -> "show the diff"); "it" is the last file named before."""
+    if is_question(request) or "\n" in request.strip():
+        return [request]
+    quoted: list[str] = []  # quoted text is never split ("append 'a, then b'")
+
+    def hide(match: re.Match[str]) -> str:
+        quoted.append(match.group(0))
+        return f"\x00{len(quoted) - 1}\x00"
+
+    masked = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", hide, request.strip())
+    pieces: list[str] = []
+    for part in _THEN.split(masked):
+        words = _AND.split(part)
+        current = words[0]
+        for word in words[1:]:
+            if word.split(" ", 1)[0].lower() in _VERBS and len(current.split()) >= 2:
+                pieces.append(current)
+                current = word
+            else:
+                current = f"{current} and {word}" if not current.endswith(",") else \
+                    f"{current} {word}"
+        pieces.append(current)
+    pieces = [re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m.group(1))], p).strip(" ,.")
+              for p in pieces if p.strip(" ,.")]
+    if len(pieces) < 2 or len(pieces) > 6:
+        return [request]
+    steps: list[str] = []
+    verb, last_path = "", ""
+    for piece in pieces:
+        head = piece.split(" ", 1)[0].lower()
+        if head in _VERBS:
+            verb = piece.split(" ", 1)[0]
+        elif verb and steps:
+            piece = f"{verb} {piece}"
+        if last_path and steps:
+            piece = _IT.sub(last_path, piece)
+        if named := named_paths(piece):
+            last_path = named[-1]
+        steps.append(piece)
+    return steps

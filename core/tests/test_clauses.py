@@ -1,0 +1,110 @@
+"""Requests of several steps ("do X and then Y") are planned clause by clause: a small
+model plans one step well and rarely writes the second."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from adjutant.operator._clauses import clauses
+from adjutant.testing import (
+    FakeRead,
+    FakeWrite,
+    Harness,
+    ScriptedApprover,
+    ScriptedProvider,
+    fake_tools,
+)
+from adjutant.testing import plan as steps
+from adjutant_hookspecs import Response
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.mark.parametrize(("request_", "expected"), [
+    ("show git status and then the diff", ["show git status", "show the diff"]),
+    ("read notes.txt and then append 'call mom' to it",
+     ["read notes.txt", "append 'call mom' to notes.txt"]),
+    ("search for TODO and zip the src folder", ["search for TODO", "zip the src folder"]),
+    ("create branch feature/x, write a.md; then commit everything",
+     ["create branch feature/x", "write a.md", "commit everything"]),
+])
+def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
+    assert clauses(request_) == expected
+
+
+@pytest.mark.parametrize("request_", [
+    "copy a.txt and b.txt to backup",            # "and" between two things, not steps
+    "search for TODO and FIXME in src",
+    "find and delete tmp files",                 # one verb phrase
+    "append 'buy milk, then eggs' to notes.txt",  # quoted text is never split
+    "write hello, world to a.txt",
+    "what branch am I on and what changed?",      # a question is answered whole
+    "show me notes.txt",
+    "first line\nand then run the tests",        # several lines: as written
+])
+def test_what_is_one_step_stays_whole(request_: str) -> None:
+    assert clauses(request_) == [request_]
+
+
+def notes() -> Any:
+    return fake_tools(FakeRead("notes.read"), FakeWrite("notes.write"), name="notes")
+
+
+async def test_each_clause_is_planned_and_the_plan_holds_every_step_in_order() -> None:
+    approver = ScriptedApprover(plan="execute")
+    async with Harness(notes(), mode="execute-with-confirmation", approver=approver) as h:
+        h.copilot.split_steps = True  # as for the embedded model (it scores)
+        (h.workspace / "a.txt").write_text("old\n")
+        h.provider.queue(steps(("notes.read", {"path": "a.txt"})),
+                         steps(("notes.write", {"path": "a.txt", "text": "new\n"})))
+        run = await h.run("read a.txt and then write new to it")
+        assert [s.tool for s in run.plan.steps] == ["notes.read", "notes.write"]
+        sent = [r.prompt for r in h.provider.requests]
+        assert "read a.txt" in sent[0] and "write new to a.txt" in sent[1]
+        assert "write new" not in sent[0]  # each clause asked on its own
+        assert (h.workspace / "a.txt").read_text() == "new\n"  # approved as one plan
+        assert len(approver.plans) == 1
+
+
+async def test_a_clause_answered_in_words_adds_no_step() -> None:
+    async with Harness(notes()) as h:
+        h.copilot.split_steps = True
+        h.provider.queue(Response(text="nothing to do"),
+                         steps(("notes.read", {"path": "a.txt"})))
+        run = await h.run("tell me a joke and then read a.txt")
+        assert [s.tool for s in run.plan.steps] == ["notes.read"]
+
+
+async def test_a_clause_the_model_cannot_plan_falls_back_to_the_whole_request() -> None:
+    async with Harness(notes()) as h:
+        h.copilot.split_steps = True
+        h.provider.queue(steps(("notes.read", {"path": "a.txt"})),
+                         "not json", "still not json", "nor this",  # the second clause
+                         steps(("notes.read", {"path": "b.txt"})))  # the whole request
+        run = await h.run("read a.txt and then read b.txt")
+        assert [s.args["path"] for s in run.plan.steps] == ["b.txt"]
+        assert "read a.txt and then read b.txt" in h.provider.requests[-1].prompt
+        attempts = [r["attempt"] for r in run.logged("attempt")]
+        assert attempts == sorted(set(attempts))  # numbered once each across clauses
+
+
+class Scoring(ScriptedProvider):
+    """A provider that scores continuations, as the embedded llama.cpp one does."""
+
+    async def score(self, request: Any, continuations: Any) -> list[float]:
+        return [0.0 for _ in continuations]
+
+
+async def test_by_default_only_a_provider_that_scores_is_asked_clause_by_clause() -> None:
+    async with Harness(notes()) as h:  # the scripted provider writes whole plans
+        run = await h.run("read a.txt and then read b.txt",
+                          reply=steps(("notes.read", {"path": "a.txt"}),
+                                      ("notes.read", {"path": "b.txt"})))
+        assert len(h.provider.requests) == 1 and len(run.plan.steps) == 2
+    scoring = Scoring(steps(("notes.read", {"path": "a.txt"})),
+                      steps(("notes.read", {"path": "b.txt"})))
+    async with Harness(notes(), provider=scoring) as h:
+        run = await h.run("read a.txt and then read b.txt")
+        assert len(scoring.requests) == 2 and len(run.plan.steps) == 2
