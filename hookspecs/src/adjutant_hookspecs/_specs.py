@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         Tool,
         Verdict,
     )
+    from ._copilot import CopilotAnalyzer
     from ._speech import SpeechEngine, SpeechRecognizer
 
 __all__ = ["AdjutantSpec"]
@@ -315,4 +316,23 @@ class AdjutantSpec:
         plugin even when another one's shutdown failed (failures are logged).
 
         .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def register_copilot_analyzers(self, register: Callable[[CopilotAnalyzer], None]) -> None:
+        """Register implementations of the copilot's analysis (``copilot_analyze``).
+
+        :param register: Call once per analyzer with an object satisfying
+            :class:`~adjutant_hookspecs.CopilotAnalyzer`. Its ``name`` must be unique
+            across all plugins. The live-recording agent uses the first registered
+            analyzer that ``supports`` the active provider, ``native`` ones (the model
+            hears the audio itself) before pipelines (speech-to-text, then the text
+            model); with none, analysis is not supported
+            (:class:`~adjutant_hookspecs.CopilotUnsupported`) and the agent does not start.
+
+        Returns nothing. Called once per plugin, in load order; the kernel keeps them in
+        ``kernel.copilot_analyzers``. Load models on first use only. What a recording
+        says is data: an analyzer returns fields, never instructions.
+
+        .. versionadded:: 0.3
         """
