@@ -28,6 +28,7 @@ from ._markers import hookspec
 
 if TYPE_CHECKING:
     from ._contracts import ExecutionResult, ToolCall, ToolDeclaration
+    from ._copilot import CopilotAnalyzer
     from ._events import Event
     from ._kernel import Kernel
     from ._protocols import (
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
         Tool,
         Verdict,
     )
-    from ._copilot import CopilotAnalyzer
     from ._speech import SpeechEngine, SpeechRecognizer
 
 __all__ = ["AdjutantSpec"]

@@ -156,7 +156,7 @@ class TranscribeThenAnalyze:
         says never leaves the machine without the user choosing a native analyzer)."""
         from adjutant_stt import pick_recognizer
 
-        recognizer = pick_recognizer(kernel, self.recognizer)
+        recognizer: SpeechRecognizer = pick_recognizer(kernel, self.recognizer)
         if recognizer.remote:
             raise ProviderError(f"the speech recognizer {recognizer.name!r} sends audio to "
                                 f"{recognizer.destination}",

@@ -22,6 +22,12 @@ def mmss(seconds: float) -> str:
     return f"{s // 60:02d}:{s % 60:02d}"
 
 
+def _short(seconds: float) -> str:
+    """``0:00``, ``1:05``: the design's audio chunk span."""
+    s = int(seconds)
+    return f"{s // 60}:{s % 60:02d}"
+
+
 def _clean(text: str) -> str:
     """Text for the log: no NUL or other control bytes (the log is text, never audio);
     a fence inside cannot close the log's own."""
@@ -85,7 +91,7 @@ class AgentLog:
         end = mmss(start_s + seconds)
         self.write(
             f"---\n\n## Cycle {number} — {mmss(start_s)} → {end}\n\n"
-            f"**Audio chunk:** {mmss(start_s).lstrip('0') or '0'}–{end.lstrip('0') or '0'} "
+            f"**Audio chunk:** {_short(start_s)}–{_short(start_s + seconds)} "  # noqa: RUF001
             f"({round(seconds)}s, includes {overlap}s overlap)\n"
             f"**Inference time:** {inference_s:.1f}s\n**Status:** {_clean(status)}\n\n"
             f"### Prompt\n{_clean(prompt)}\n\n### Response\n```json\n{_clean(response)}\n```\n\n")

@@ -112,8 +112,6 @@ def parse_cycle_result(text: str) -> CopilotCycleResult:
     """The fields of the model's answer ``text`` that parse, defaults for the rest.
     When no JSON object is found at all, the text itself is ``new_content`` (the
     summary stays empty, so the running summary is kept)."""
-    if not isinstance(text, str):
-        return CopilotCycleResult()
     found = _object(text)
     if not found:
         return CopilotCycleResult(new_content=_text(text))

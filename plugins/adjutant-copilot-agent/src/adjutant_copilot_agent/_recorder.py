@@ -62,9 +62,8 @@ class Recorder:
                 if self._stop.is_set() or stop_file.exists():
                     break
         finally:
-            with anyio.CancelScope(shield=True):
-                writer.close()
-                session.status, session.stopped_at = "stopped", now_iso()
-                session.seconds = writer.seconds
-                save_session(self.home, session)
+            writer.close()
+            session.status, session.stopped_at = "stopped", now_iso()
+            session.seconds = writer.seconds
+            save_session(self.home, session)
         return session

@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 import struct
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
 
@@ -37,7 +38,7 @@ def resample(samples: Any, rate: int) -> Any:
     aliasing when going down, then linear interpolation)."""
     import numpy as np
 
-    x = np.asarray(samples, dtype=np.float32)
+    x: Any = np.asarray(samples, dtype=np.float32)
     if rate != SAMPLE_RATE and len(x):
         if rate > SAMPLE_RATE:
             width = max(1, round(rate / SAMPLE_RATE))
@@ -50,7 +51,7 @@ def resample(samples: Any, rate: int) -> Any:
 
 async def from_file(path: Path, *, speed: float, sleep: Sleep) -> AsyncIterator[bytes]:
     """A sound file (WAV, FLAC, Ogg: what libsndfile reads), block by block, paced at
-    ``speed`` × real time (0: as fast as it reads)."""
+    ``speed`` times real time (0: as fast as it reads)."""
     import soundfile as sf
 
     try:
@@ -126,10 +127,8 @@ async def microphone() -> AsyncIterator[bytes]:
     token = anyio.lowlevel.current_token()
 
     def callback(data: Any, frames: int, time: Any, status: Any) -> None:
-        try:
+        with suppress(anyio.WouldBlock, anyio.ClosedResourceError, RuntimeError):
             anyio.from_thread.run_sync(send.send_nowait, bytes(data), token=token)
-        except (anyio.WouldBlock, anyio.ClosedResourceError, RuntimeError):
-            pass
 
     try:
         stream = sd.RawInputStream(samplerate=SAMPLE_RATE, channels=1, dtype="int16",

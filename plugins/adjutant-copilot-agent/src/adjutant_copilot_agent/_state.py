@@ -25,9 +25,24 @@ import msgspec
 
 from adjutant_hookspecs import CopilotCycleResult, TranscriptSegment
 
-__all__ = ["MAX_SUGGESTED", "CopilotState", "CycleMetadata", "Evidence", "Item", "KeyConcept",
-           "SuggestedQuestion", "decode_state", "encode_state", "evidence_for", "merge",
-           "dismiss", "failed", "normalize", "to_builtins", "words_in"]
+__all__ = [
+    "MAX_SUGGESTED",
+    "CopilotState",
+    "CycleMetadata",
+    "Evidence",
+    "Item",
+    "KeyConcept",
+    "SuggestedQuestion",
+    "decode_state",
+    "dismiss",
+    "encode_state",
+    "evidence_for",
+    "failed",
+    "merge",
+    "normalize",
+    "to_builtins",
+    "words_in",
+]
 
 #: At most this many suggested questions are kept.
 MAX_SUGGESTED = 5

@@ -38,7 +38,7 @@ def wav_bytes(pcm: bytes, rate: int = SAMPLE_RATE) -> bytes:
 
 
 def chunk_bytes(cycle_interval: int, audio_overlap: int) -> int:
-    """Bytes of PCM one cycle takes: ``(cycle_interval + audio_overlap) × 16000 × 2``."""
+    """Bytes of PCM one cycle takes: ``(cycle_interval + audio_overlap) * 16000 * 2``."""
     return (cycle_interval + audio_overlap) * BYTES_PER_SECOND
 
 
