@@ -41,8 +41,10 @@ async def run_agent(steps: list[Any], *, settings: CopilotAgentSettings = kit.SE
             if not steps:
                 agent.request_stop()
             with anyio.fail_after(60):
-                while agent.log.path is None and agent.status == "starting" \
-                        and settings.agent_logging:
+                for _ in range(10_000):
+                    if agent.log.path is not None or agent.status != "starting" \
+                            or not settings.agent_logging:
+                        break
                     await anyio.sleep(0.001)
                 analyzer.log_path = agent.log.path
                 await agent.finished.wait()

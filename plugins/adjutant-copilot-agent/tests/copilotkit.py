@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 
 from adjutant import hookimpl
 from adjutant_copilot_agent import CopilotAgentPlugin, CopilotAgentSettings, FastClock, Recorder
@@ -47,7 +48,7 @@ class ScriptAnalyzer:
             step = self.steps.pop(0) if self.steps else CopilotCycleResult()
             if not self.steps and self.on_done is not None:
                 self.on_done()
-            await anyio.sleep(0)
+            await anyio.lowlevel.checkpoint()
             if isinstance(step, BaseException):
                 raise step
             if step == HANG:

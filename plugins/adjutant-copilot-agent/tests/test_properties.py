@@ -5,6 +5,7 @@ here, in the docstring."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import string
 import tempfile
@@ -461,7 +462,7 @@ def test_property_21_log_file_append_only(script: list[CopilotCycleResult]) -> N
     """Each cycle's entry is appended; what the log held before stays as it was."""
     outcome = run(script)
     seen = [*outcome.analyzer.logs, outcome.log_text]
-    for before, after in zip(seen, seen[1:], strict=False):
+    for before, after in itertools.pairwise(seen):
         assert after.startswith(before)
     assert outcome.log_text.count("\n## Cycle ") == len(script)
 
