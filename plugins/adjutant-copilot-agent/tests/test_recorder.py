@@ -61,7 +61,7 @@ async def test_a_pipe_takes_a_wav_stream_or_raw_pcm(tmp_path: Path) -> None:
 @pytest.mark.anyio
 async def test_what_is_not_audio_is_refused_clearly(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("hello")
-    with pytest.raises(RecorderError, match="cannot read .*notes.txt as audio"):
+    with pytest.raises(RecorderError, match=r"cannot read .*notes\.txt as audio"):
         await from_file(tmp_path / "notes.txt", speed=0, sleep=anyio.sleep).__anext__()
 
 
