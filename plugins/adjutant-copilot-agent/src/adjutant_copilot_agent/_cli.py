@@ -73,6 +73,8 @@ def configure_record(parser: argparse.ArgumentParser) -> None:
 async def record(kernel: Kernel, args: argparse.Namespace) -> int:
     import anyio
 
+    from adjutant_hookspecs import CopilotUnsupported
+
     from ._agent import AgentError, CopilotAgent
     from ._clock import Clock, FastClock
     from ._recorder import Recorder
@@ -134,20 +136,18 @@ async def record(kernel: Kernel, args: argparse.Namespace) -> int:
 
     session = recorder.open()
     _say(f"recording {session.id} ({name}) to {recorder.audio}", err=True)
-    with_agent = args.agent or settings.enabled
+    agent = None
+    if args.agent or settings.enabled:
+        try:  # claimed before the first block is written: it sees the whole recording
+            agent = await CopilotAgent.prepare(kernel, session_id=session.id, clock=clock)
+        except (AgentError, CopilotUnsupported, LookupError) as exc:
+            _say(f"copilot agent: {exc}", err=True)
     try:
-        if with_agent:
+        if agent is not None:
             async with anyio.create_task_group() as tg:
-
-                async def run_agent() -> None:
-                    try:
-                        async with CopilotAgent.running(kernel, session_id=session.id,
-                                                        clock=clock) as agent:
-                            await _follow(kernel, agent)
-                    except AgentError as exc:
-                        _say(f"copilot agent: {exc}", err=True)
-
-                tg.start_soon(run_agent)
+                subscription = _subscribe(kernel)
+                tg.start_soon(agent.run)
+                tg.start_soon(_follow, subscription, agent)
                 done = await recorder.record(rest())
         else:
             done = await recorder.record(rest())
@@ -157,12 +157,17 @@ async def record(kernel: Kernel, args: argparse.Namespace) -> int:
     return 0
 
 
-async def _follow(kernel: Kernel, agent: Any) -> None:
-    """Print the agent's status changes and errors until it finishes."""
+def _subscribe(kernel: Kernel) -> Any:
     from ._events import CopilotError, CopilotStatus
 
-    subscription = kernel.bus.subscribe(types=(CopilotStatus, CopilotError))
+    return kernel.bus.subscribe(types=(CopilotStatus, CopilotError))
+
+
+async def _follow(subscription: Any, agent: Any) -> None:
+    """Print the agent's status changes and errors until it finishes."""
     import anyio
+
+    from ._events import CopilotError, CopilotStatus
 
     async with anyio.create_task_group() as tg:
 
@@ -255,10 +260,11 @@ async def _agent(kernel: Kernel, args: argparse.Namespace) -> int:
     home, action = kernel.home, args.action
     if action == "start":
         try:
+            subscription = _subscribe(kernel)
             async with CopilotAgent.running(kernel, session_id=args.session) as running:
                 _say(f"copilot agent on {running.session.id} (stop: adjutant copilot-agent "
                      "stop, or Ctrl-C)", err=True)
-                await _follow(kernel, running)
+                await _follow(subscription, running)
         except AgentError as exc:
             return _fail(exc)
         except Exception as exc:  # CopilotUnsupported, no store
