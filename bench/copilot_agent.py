@@ -36,10 +36,10 @@ async def one_cycle(folder: Path, seconds: float) -> None:
 
     from adjutant.testing import Harness
     from adjutant_copilot_agent import CopilotAgentPlugin, TranscribeThenAnalyze
-    from adjutant_hookspecs import CopilotRequest
-    from adjutant_llamacpp import LlamaCpp
     from adjutant_copilot_agent._sources import resample
     from adjutant_copilot_agent._wav import wav_bytes
+    from adjutant_hookspecs import CopilotRequest
+    from adjutant_llamacpp import LlamaCpp
 
     spoken = meeting.speak(folder)
     data, rate = sf.read(str(spoken), dtype="float32")
