@@ -41,7 +41,7 @@ __all__ = ["GRAMMAR", "JSON_SCHEMA", "SYSTEM", "TranscribeThenAnalyze", "build_p
 
 #: Seconds per transcription window (cut at the quietest 100 ms within 3 s of it).
 WINDOW_S = 15.0
-MAX_TOKENS = 700
+MAX_TOKENS = 450
 
 SYSTEM = (
     "You are a meeting assistant. You read the transcript of a conversation being "
@@ -54,12 +54,12 @@ SYSTEM = (
     "[00:00] Hi Dana. We agreed to move the demo to Tuesday. Dana, you will book the "
     "room. Who pays for the catering?\n"
     "Example answer:\n"
-    '{"new_content": "The demo moves to Tuesday.", "updated_summary": "The team moved the '
-    'demo to Tuesday; Dana books the room.", "key_points": ["The demo moves to Tuesday"], '
-    '"decisions": ["Move the demo to Tuesday"], "action_items": ["Dana will book the '
-    'room"], "open_questions": ["Who pays for the catering?"], "suggested_questions": '
-    '[{"question": "What is the catering budget?", "reason": "nobody said who pays"}], '
-    '"key_concepts": [{"term": "Dana", "context": "books the room"}]}')
+    '{"decisions": ["Move the demo to Tuesday"], "action_items": ["Dana will book the '
+    'room"], "open_questions": ["Who pays for the catering?"], "key_points": ["The demo '
+    'moves to Tuesday"], "updated_summary": "The team moved the demo to Tuesday; Dana '
+    'books the room.", "suggested_questions": [{"question": "What is the catering '
+    'budget?", "reason": "nobody said who pays"}], "key_concepts": [{"term": "Dana", '
+    '"context": "books the room"}], "new_content": "The demo moves to Tuesday."}')
 
 _ASK = """Analyze the new transcript segment and provide:
 1. What new content was discussed
@@ -71,21 +71,26 @@ _ASK = """Analyze the new transcript segment and provide:
 7. Suggested questions to ask next (with reasons)
 8. Key concepts (technical terms, names, topics) with brief context
 
-Respond in JSON format with these exact fields:
-{"new_content": "...", "updated_summary": "...", "key_points": [...], "decisions": [...], \
-"action_items": [...], "open_questions": [...], "suggested_questions": \
-[{"question": "...", "reason": "..."}], "key_concepts": [{"term": "...", "context": "..."}]}"""
+Respond in JSON format with these exact fields, short, in this order:
+{"decisions": [...], "action_items": [...], "open_questions": [...], "key_points": [...], \
+"updated_summary": "...", "suggested_questions": [{"question": "...", "reason": "..."}], \
+"key_concepts": [{"term": "...", "context": "..."}], "new_content": "..."}"""
 
 _STR = r'"\"" ([^"\\\x7F\x00-\x1F] | "\\" ["\\/bfnrt])* "\""'
+#: The fields in the order the model writes them: what matters most first, so an
+#: answer cut at ``max_tokens`` loses the least (the tolerant parser keeps the rest).
+ORDER = ("decisions", "action_items", "open_questions", "key_points", "updated_summary",
+         "suggested_questions", "key_concepts", "new_content")
+_RULE = {"decisions": "strs", "action_items": "strs", "open_questions": "strs",
+         "key_points": "strs", "updated_summary": "str", "suggested_questions": "qs",
+         "key_concepts": "cs", "new_content": "str"}
 GRAMMAR = "\n".join([
-    'root ::= "{" ws "\\"new_content\\":" ws str "," ws "\\"updated_summary\\":" ws str "," '
-    'ws "\\"key_points\\":" ws strs "," ws "\\"decisions\\":" ws strs "," ws '
-    '"\\"action_items\\":" ws strs "," ws "\\"open_questions\\":" ws strs "," ws '
-    '"\\"suggested_questions\\":" ws qs "," ws "\\"key_concepts\\":" ws cs ws "}"',
-    'strs ::= "[" ws ( str ( "," ws str ){0,5} )? ws "]"',
-    'qs ::= "[" ws ( q ( "," ws q ){0,4} )? ws "]"',
+    'root ::= "{" ws ' + ' "," ws '.join(f'"\\"{name}\\":" ws {_RULE[name]}' for name in ORDER)
+    + ' ws "}"',
+    'strs ::= "[" ws ( str ( "," ws str ){0,3} )? ws "]"',
+    'qs ::= "[" ws ( q ( "," ws q ){0,2} )? ws "]"',
     'q ::= "{" ws "\\"question\\":" ws str "," ws "\\"reason\\":" ws str ws "}"',
-    'cs ::= "[" ws ( c ( "," ws c ){0,5} )? ws "]"',
+    'cs ::= "[" ws ( c ( "," ws c ){0,3} )? ws "]"',
     'c ::= "{" ws "\\"term\\":" ws str "," ws "\\"context\\":" ws str ws "}"',
     f"str ::= {_STR}",
     "ws ::= [ \\t\\n]{0,2}",
