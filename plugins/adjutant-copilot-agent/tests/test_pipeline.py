@@ -111,3 +111,16 @@ def test_the_grammar_is_one_llama_cpp_accepts() -> None:
     from llama_cpp import LlamaGrammar
 
     LlamaGrammar.from_string(GRAMMAR, verbose=False)
+
+
+def test_items_copied_from_the_prompts_example_are_dropped_unless_said() -> None:
+    from adjutant_copilot_agent._analysis import _without_example
+    from adjutant_hookspecs import CopilotCycleResult, TranscriptSegment
+
+    answer = CopilotCycleResult(action_items=("Dana books the room", "Bob updates pricing"),
+                                open_questions=("What is the catering budget?",))
+    heard = [TranscriptSegment(start_s=0, end_s=5, text="Bob updates pricing.")]
+    kept = _without_example(answer, heard)
+    assert kept.action_items == ("Bob updates pricing",) and kept.open_questions == ()
+    said = [TranscriptSegment(start_s=0, end_s=5, text="Dana books the room.")]
+    assert _without_example(answer, said).action_items == answer.action_items

@@ -156,24 +156,29 @@ def split_windows(samples: Any, window_s: float = WINDOW_S) -> list[tuple[int, i
     return out
 
 
-#: What the worked example in `SYSTEM` says: a small model sometimes copies it; an item
-#: that repeats it word for word was not heard.
-_EXAMPLE = {"the demo moves to tuesday", "move the demo to tuesday", "dana will book the room",
-            "who pays for the catering", "what is the catering budget", "dana"}
+#: The worked example's own words (``dana``, ``catering``, ...): a small model sometimes
+#: copies the example, and an item using a word of it that nobody said was not heard.
+_EXAMPLE_WORDS = {"dana", "catering", "tuesday", "demo", "budget"}
 
 
-def _without_example(result: CopilotCycleResult) -> CopilotCycleResult:
-    from ._state import normalize
+def _without_example(result: CopilotCycleResult,
+                     segments: list[TranscriptSegment]) -> CopilotCycleResult:
+    from ._state import words_in
+
+    heard = set().union(*(words_in(s.text) for s in segments)) if segments else set()
+    foreign = _EXAMPLE_WORDS - heard
+
+    def ok(text: str) -> bool:
+        return not (words_in(text) & foreign)
 
     def keep(texts: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(t for t in texts if normalize(t) not in _EXAMPLE)
+        return tuple(t for t in texts if ok(t))
 
     return msgspec.structs.replace(
         result, key_points=keep(result.key_points), decisions=keep(result.decisions),
         action_items=keep(result.action_items), open_questions=keep(result.open_questions),
-        suggested_questions=tuple(q for q in result.suggested_questions
-                                  if normalize(q.question) not in _EXAMPLE),
-        key_concepts=tuple(c for c in result.key_concepts if normalize(c.term) not in _EXAMPLE))
+        suggested_questions=tuple(q for q in result.suggested_questions if ok(q.question)),
+        key_concepts=tuple(c for c in result.key_concepts if ok(c.term)))
 
 
 class TranscribeThenAnalyze:
@@ -235,7 +240,7 @@ class TranscribeThenAnalyze:
             if chunk.finish_reason == "error":
                 raise ProviderError(f"the model failed: {''.join(pieces)[-200:]}")
         response = "".join(pieces)
-        result = _without_example(parse_cycle_result(response))
+        result = _without_example(parse_cycle_result(response), segments)
         return msgspec.structs.replace(
             result, transcript=tuple(segments), prompt=prompt, response=response, stt_s=stt_s,
             analysis_s=time.perf_counter() - started - stt_s)
