@@ -157,3 +157,22 @@ async def test_an_analyzer_missing_its_contract_is_refused_naming_it() -> None:
         async with Harness(Plugin()):
             pass
     assert isinstance(caught.value, RegistrationError) or "half" in str(caught.value)
+
+
+@pytest.mark.anyio
+async def test_a_state_that_cannot_be_saved_ends_the_agent_with_an_error_status() -> None:
+    analyzer = kit.ScriptAnalyzer([CopilotCycleResult(updated_summary="one")] * 3)
+    async with Harness(*kit.plugins(analyzer)) as h:
+        kit.close(kit.start_recording(h.kernel.home, 5.0))
+        async with CopilotAgent.running(h.kernel, clock=kit.fast(),
+                                        settings=kit.SETTINGS) as agent:
+            async def full(session_id: str, state: object) -> None:
+                raise OSError(28, "No space left on device")
+
+            agent.store.save = full  # type: ignore[method-assign]
+            with anyio.fail_after(30):
+                await agent.finished.wait()
+        last = [e.event for e in h.events.envelopes if isinstance(e.event, CopilotStatus)][-1]
+        assert last.status == "error" and "No space left on device" in last.message
+        assert agent.log.path is not None and "## Summary" in agent.log.path.read_text()
+        assert not list(h.kernel.home.glob("recordings/*/agent.json"))

@@ -73,6 +73,8 @@ def test_record_with_the_agent_then_state_dismiss_show_export_from_other_process
     assert "Ship on Friday \\x1b[2J" in state.stdout and "\x1b" not in state.stdout
     assert "1. Who reviews?" in state.stdout
     assert "> we decided to ship on friday" in state.stdout.lower()  # the evidence's words
+    watched = adjutant(env, "copilot-agent", "state", "--watch")  # ends with the recording
+    assert watched.returncode == 0 and watched.stdout.count("# Co-Pilot") == 1
     dismissed = adjutant(env, "copilot-agent", "dismiss", "2")
     assert dismissed.returncode == 0 and "When is the demo?" in dismissed.stdout
     data = json.loads(adjutant(env, "copilot-agent", "state", "--json").stdout)

@@ -240,15 +240,21 @@ class CopilotAgent:
                                      self._model_name())
             if self.log.warning:
                 self._publish_status("starting", self.log.warning)
-            async with self._lock:
-                self._published = None
-                await self._set(self.state)
             self._analysed_to = 0.0
-            self._publish_status("active")
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(self._serve_requests)
-                reason = await self._loop()
-                tg.cancel_scope.cancel()
+            try:
+                async with self._lock:
+                    self._published = None
+                    await self._set(self.state)
+                self._publish_status("active")
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(self._serve_requests)
+                    reason = await self._loop()
+                    tg.cancel_scope.cancel()
+            except Exception as exc:  # the state store failed (a full disk): say so, end
+                reason = "error"
+                message = str(exc.exceptions[0]) if isinstance(exc, BaseExceptionGroup) \
+                    and len(exc.exceptions) == 1 else str(exc)
+                self._publish_status("error", f"the agent stopped: {message}")
             self._finish(reason)
         finally:
             self._release()
@@ -385,7 +391,7 @@ class CopilotAgent:
             if self.inference_times else 0.0
         self.log.summary(self.attempts, self.successes, self.skipped, errors, avg,
                          self._recorded_s())
-        if reason != "paused":
+        if reason not in ("paused", "error"):
             self._publish_status("stopped", "the recording ended" if reason ==
                                  "recording-ended" else "stopped")
 
