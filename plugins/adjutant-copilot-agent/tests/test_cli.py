@@ -23,7 +23,7 @@ ANSWER = {
     "key_points": [], "decisions": [f"Ship on Friday {ESC}"],
     "action_items": ["Write the release notes in notes.txt"], "open_questions": [],
     "suggested_questions": [{"question": "Who reviews?", "reason": "unsaid"},
-                            {"question": "When is the demo?", "reason": "unsaid"}],
+                            {"question": "When is the launch party?", "reason": "unsaid"}],
     "key_concepts": [{"term": "Release", "context": "Friday"}],
 }
 
@@ -76,7 +76,7 @@ def test_record_with_the_agent_then_state_dismiss_show_export_from_other_process
     watched = adjutant(env, "copilot-agent", "state", "--watch")  # ends with the recording
     assert watched.returncode == 0 and watched.stdout.count("# Co-Pilot") == 1
     dismissed = adjutant(env, "copilot-agent", "dismiss", "2")
-    assert dismissed.returncode == 0 and "When is the demo?" in dismissed.stdout
+    assert dismissed.returncode == 0 and "When is the launch party?" in dismissed.stdout
     data = json.loads(adjutant(env, "copilot-agent", "state", "--json").stdout)
     assert [q["dismissed"] for q in data["state"]["suggested_questions"]] == [False, True]
     out = tmp_path / "export.json"
