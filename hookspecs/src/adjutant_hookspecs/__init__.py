@@ -37,6 +37,15 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (`__all__`
         is_write,
         to_builtins,
     )
+    from ._copilot import (
+        CopilotAnalyzer,
+        CopilotConcept,
+        CopilotCycleResult,
+        CopilotQuestion,
+        CopilotRequest,
+        CopilotUnsupported,
+        TranscriptSegment,
+    )
     from ._events import (
         AG_UI_EVENTS,
         CONSENT_EVENTS,
@@ -190,6 +199,10 @@ _LAZY = {
     "SpeechError": "._speech", "SpeechRecognizer": "._speech", "SpeechRequest": "._speech",
     "VoiceInfo": "._speech",
     "SpeechFrontend": "._voice", "VoiceFrontend": "._voice",
+    "CopilotAnalyzer": "._copilot", "CopilotConcept": "._copilot",
+    "CopilotCycleResult": "._copilot", "CopilotQuestion": "._copilot",
+    "CopilotRequest": "._copilot", "CopilotUnsupported": "._copilot",
+    "TranscriptSegment": "._copilot",
 }  # fmt: skip
 
 __getattr__ = lazy_exports(__name__, _LAZY)
@@ -220,6 +233,12 @@ __all__ = [
     "ContextBulletin",
     "ContextProvider",
     "ContractError",
+    "CopilotAnalyzer",
+    "CopilotConcept",
+    "CopilotCycleResult",
+    "CopilotQuestion",
+    "CopilotRequest",
+    "CopilotUnsupported",
     "Custom",
     "CustomEvent",
     "Envelope",
@@ -294,6 +313,7 @@ __all__ = [
     "ToolContext",
     "ToolDeclaration",
     "ToolSafety",
+    "TranscriptSegment",
     "Usage",
     "Verdict",
     "VoiceFrontend",

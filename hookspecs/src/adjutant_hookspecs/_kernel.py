@@ -8,6 +8,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ._contracts import ToolCall, ToolDeclaration
+from ._copilot import CopilotAnalyzer
 from ._events import Envelope, Event
 from ._protocols import (
     Check,
@@ -237,3 +238,8 @@ class Kernel(Protocol):
 
     def confirmation_details(self, call: ToolCall, declaration: ToolDeclaration,
                              preview: Any, cwd: str) -> dict[str, Any]: ...
+
+    @property
+    def copilot_analyzers(self) -> Registered[CopilotAnalyzer]:
+        """The live-recording copilot's analyzers (``register_copilot_analyzers``)."""
+        ...

@@ -28,6 +28,7 @@ from ._markers import hookspec
 
 if TYPE_CHECKING:
     from ._contracts import ExecutionResult, ToolCall, ToolDeclaration
+    from ._copilot import CopilotAnalyzer
     from ._events import Event
     from ._kernel import Kernel
     from ._protocols import (
@@ -315,4 +316,23 @@ class AdjutantSpec:
         plugin even when another one's shutdown failed (failures are logged).
 
         .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def register_copilot_analyzers(self, register: Callable[[CopilotAnalyzer], None]) -> None:
+        """Register implementations of the copilot's analysis (``copilot_analyze``).
+
+        :param register: Call once per analyzer with an object satisfying
+            :class:`~adjutant_hookspecs.CopilotAnalyzer`. Its ``name`` must be unique
+            across all plugins. The live-recording agent uses the first registered
+            analyzer that ``supports`` the active provider, ``native`` ones (the model
+            hears the audio itself) before pipelines (speech-to-text, then the text
+            model); with none, analysis is not supported
+            (:class:`~adjutant_hookspecs.CopilotUnsupported`) and the agent does not start.
+
+        Returns nothing. Called once per plugin, in load order; the kernel keeps them in
+        ``kernel.copilot_analyzers``. Load models on first use only. What a recording
+        says is data: an analyzer returns fields, never instructions.
+
+        .. versionadded:: 0.3
         """

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the contracts (msgspec structs): imported when first used, 
     from adjutant_hookspecs import (
         Check,
         ContextProvider,
+        CopilotAnalyzer,
         Event,
         Frontend,
         Policy,
@@ -113,6 +114,7 @@ class Kernel:
         self.speech_recognizers: Registry[SpeechRecognizer] = Registry("speech recognizer")
         #: plugin name -> the settings class it declared (``register_settings``)
         self.settings_schemas: Registry[type[Any]] = Registry("settings")
+        self.copilot_analyzers: Registry[CopilotAnalyzer] = Registry("copilot analyzer")
         self._event_classes: set[type[Event]] = set()
         self.bus = EventBus(capacity=bus_capacity, declared=self._event_classes)
 

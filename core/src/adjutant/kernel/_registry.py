@@ -343,6 +343,16 @@ def _validate_settings(obj: Any) -> str:
     return obj.__qualname__
 
 
+def _validate_copilot_analyzer(obj: Any) -> str:
+    name = _named(obj)
+    if not isinstance(obj, _hs.CopilotAnalyzer) or not isinstance(
+            getattr(obj, "native", None), bool):
+        raise RegistrationError(f"copilot analyzer {name!r} lacks native, supports() or "
+                                "copilot_analyze()")
+    _need_async(obj, "copilot_analyze")
+    return name
+
+
 #: kind → (registration hook, validator returning the registry key)
 KINDS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "providers": ("register_providers", _validate_provider),
@@ -358,6 +368,7 @@ KINDS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "speech_recognizers": ("register_speech_recognizers", _validate_speech_recognizer),
     #: keyed by the registering plugin's name: one settings class per plugin
     "settings_schemas": ("register_settings", _validate_settings),
+    "copilot_analyzers": ("register_copilot_analyzers", _validate_copilot_analyzer),
 }
 
 

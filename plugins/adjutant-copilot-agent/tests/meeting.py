@@ -1,0 +1,82 @@
+"""A scripted meeting spoken by espeak-ng in two voices, and the recall of its items in a
+copilot state: shared by the end-to-end test and ``bench/copilot_agent.py``."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+VOICES = {"Alice": "en-us+f3", "Bob": "en-us"}
+LINES = [
+    ("Alice", "Good morning Bob. Thanks for joining the launch planning meeting."),
+    ("Bob", "Good morning Alice. The beta feedback from our customers was very positive."),
+    ("Alice", "The design team finished the new icons and the onboarding screens."),
+    ("Bob", "Support tickets went down by ten percent last month."),
+    ("Alice", "So we decided to launch the mobile app on March tenth."),
+    ("Bob", "Agreed. We also decided to use Postgres for the new billing database."),
+    ("Alice", "Bob, you will update the pricing page by Friday."),
+    ("Bob", "Sure. Alice, you will send the press release to the marketing team."),
+    ("Alice", "Yes. And Carol will fix the login bug before the launch."),
+    ("Bob", "One open question: how many servers do we need on launch day?"),
+    ("Alice", "Good question. We will find out with the load test next week."),
+    ("Bob", "Great. Let us meet again next Monday. Thank you Alice."),
+]
+#: The scripted items, each recognised by any one of its keyword sets (all words of a
+#: set in one item's text, case and punctuation aside).
+DECISIONS = {"launch on March tenth": [{"march"}, {"launch", "tenth"}],
+             "use Postgres for billing": [{"postgres"}, {"billing", "database"}]}
+ACTIONS = {"Bob updates the pricing page": [{"pricing"}],
+           "Alice sends the press release": [{"press"}, {"release", "marketing"}],
+           "Carol fixes the login bug": [{"login"}, {"bug"}]}
+QUESTIONS = {"how many servers on launch day": [{"servers"}]}
+
+
+def speak(folder: Path, pause_s: float = 1.0) -> Path:
+    """The meeting as one WAV (22.05 kHz mono, as espeak-ng writes it)."""
+    import numpy as np
+    import soundfile as sf
+
+    pieces = []
+    rate = 22_050
+    for n, (who, text) in enumerate(LINES):
+        path = folder / f"line{n}.wav"
+        subprocess.run(["espeak-ng", "-v", VOICES[who], "-s", "160", "-w", str(path), text],
+                       check=True, timeout=60)
+        data, rate = sf.read(str(path), dtype="float32")
+        pieces += [data, np.zeros(int(pause_s * rate), dtype=np.float32)]
+    out = folder / "meeting.wav"
+    sf.write(str(out), np.concatenate(pieces), rate, subtype="PCM_16")
+    return out
+
+
+def _found(texts: list[str], ways: list[set[str]]) -> bool:
+    from adjutant_copilot_agent._state import normalize
+
+    words = [set(normalize(t).split()) for t in texts]
+    return any(way <= w for w in words for way in ways)
+
+
+def recall(state: Any) -> dict[str, Any]:
+    """How many scripted items the state holds: ``strict`` (in their own list) and
+    ``anywhere`` (in any list of items, or the summary)."""
+    def texts(items: Any) -> list[str]:
+        return [i.text for i in items]
+
+    everything = (texts(state.decisions) + texts(state.action_items)
+                  + texts(state.key_points) + texts(state.open_questions)
+                  + [state.running_summary])
+    groups = {"decisions": (DECISIONS, texts(state.decisions)),
+              "action_items": (ACTIONS, texts(state.action_items)),
+              "open_questions": (QUESTIONS, texts(state.open_questions))}
+    out: dict[str, Any] = {}
+    strict = anywhere = total = 0
+    for name, (scripted, own) in groups.items():
+        hits = {item: _found(own, ways) for item, ways in scripted.items()}
+        loose = {item: _found(everything, ways) for item, ways in scripted.items()}
+        out[name] = hits
+        strict += sum(hits.values())
+        anywhere += sum(loose.values())
+        total += len(scripted)
+    out["strict"], out["anywhere"], out["total"] = strict / total, anywhere / total, total
+    return out
