@@ -37,6 +37,10 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (`__all__`
         is_write,
         to_builtins,
     )
+    from ._embedding import (
+        Embedder,
+        EmbeddingError,
+    )
     from ._events import (
         AG_UI_EVENTS,
         CONSENT_EVENTS,
@@ -190,6 +194,7 @@ _LAZY = {
     "SpeechError": "._speech", "SpeechRecognizer": "._speech", "SpeechRequest": "._speech",
     "VoiceInfo": "._speech",
     "SpeechFrontend": "._voice", "VoiceFrontend": "._voice",
+    "Embedder": "._embedding", "EmbeddingError": "._embedding",
 }  # fmt: skip
 
 __getattr__ = lazy_exports(__name__, _LAZY)
@@ -222,6 +227,8 @@ __all__ = [
     "ContractError",
     "Custom",
     "CustomEvent",
+    "Embedder",
+    "EmbeddingError",
     "Envelope",
     "Event",
     "EventBusView",

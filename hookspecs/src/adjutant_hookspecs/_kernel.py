@@ -8,6 +8,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ._contracts import ToolCall, ToolDeclaration
+from ._embedding import Embedder
 from ._events import Envelope, Event
 from ._protocols import (
     Check,
@@ -237,3 +238,8 @@ class Kernel(Protocol):
 
     def confirmation_details(self, call: ToolCall, declaration: ToolDeclaration,
                              preview: Any, cwd: str) -> dict[str, Any]: ...
+
+    @property
+    def embedders(self) -> Registered[Embedder]:
+        """The text-embedding models plugins registered (``register_embedders``)."""
+        ...

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the contracts (msgspec structs): imported when first used, 
     from adjutant_hookspecs import (
         Check,
         ContextProvider,
+        Embedder,
         Event,
         Frontend,
         Policy,
@@ -111,6 +112,7 @@ class Kernel:
         self.events: Registry[type[Event]] = Registry("event")
         self.speech_engines: Registry[SpeechEngine] = Registry("speech engine")
         self.speech_recognizers: Registry[SpeechRecognizer] = Registry("speech recognizer")
+        self.embedders: Registry[Embedder] = Registry("embedder")
         #: plugin name -> the settings class it declared (``register_settings``)
         self.settings_schemas: Registry[type[Any]] = Registry("settings")
         self._event_classes: set[type[Event]] = set()
