@@ -270,10 +270,12 @@ class Planner:
 
     def user_text(self, request: str, names: Sequence[str] = (), *,
                   context: Mapping[str, Any] | None = None, paths: Sequence[str] = (),
-                  error: str = "", similar: int = 0) -> str:
+                  error: str = "", similar: int = 0, retrieved: str = "") -> str:
         """The part of the prompt that is the request's own: its context, the files
         here, ``similar`` worked examples nearest to it (among ``names``' examples),
-        the error of a refused answer, then the request."""
+        what memory retrieved for it (``retrieved``: labelled untrusted by whoever
+        retrieved it, trimmed to its own budget), the error of a refused answer, then
+        the request."""
         parts = []
         if context:
             parts.append("Context: " + json.dumps(context, separators=(",", ":"),
@@ -285,6 +287,8 @@ class Planner:
         if similar:
             parts.extend(_worked(r, _plan(n, a)) for n, r, a in self.similar(
                 request, names, similar))
+        if retrieved:
+            parts.append(retrieved)
         if error:
             parts.append(f"Your previous answer was refused: {error}. Answer with one JSON "
                          "object only, a plan with fewer steps if in doubt.")
