@@ -81,7 +81,7 @@ def assemble(*, pinned: Sequence[Entry], unindexed: Sequence[str] = (),
             continue
         if take(_passage(hit, room)):
             out["sources"].append(f"{hit.path}:{hit.start}-{hit.end}")
-    if question and not hits:
+    if question and not hits and not cited:
         take(f"Nothing in this project matches the request: if the answer depends on it, "
              f"answer \"{NOTHING_FOUND}\".")
         out["answer"] = NOTHING_FOUND

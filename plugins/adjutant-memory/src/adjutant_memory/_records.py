@@ -15,7 +15,7 @@ class MemoryRememberedRecord(ActionRecord, frozen=True, kw_only=True, tag="memor
 
     entry_id: str
     text: str
-    kind: str
+    entry_kind: str
     by: str
     added: bool = True
 
@@ -25,7 +25,7 @@ class MemoryForgotRecord(ActionRecord, frozen=True, kw_only=True, tag="memory_fo
 
     entry_id: str
     text: str
-    kind: str
+    entry_kind: str
     by: str
 
 

@@ -67,7 +67,7 @@ class MemoryService:
 
         entry, added = self.working.add(text, kind=kind, by=by, run_id=run_id)
         await self.record(MemoryRememberedRecord(entry_id=entry.id, text=entry.text,
-                                                 kind=entry.kind, by=by, added=added,
+                                                 entry_kind=entry.kind, by=by, added=added,
                                                  run_id=run_id))
         return entry, added
 
@@ -77,7 +77,7 @@ class MemoryService:
 
         entry = self.working.forget(ref)
         await self.record(MemoryForgotRecord(entry_id=entry.id, text=entry.text,
-                                             kind=entry.kind, by=by))
+                                             entry_kind=entry.kind, by=by))
         return entry
 
     async def take_proposals(self, raw: str, *, by: str,
