@@ -19,7 +19,7 @@ def everything_stored(index: ProjectIndex) -> str:
     """Every byte the index file holds, as text: a secret must appear nowhere."""
     db = sqlite3.connect(index.path)
     rows = [str(r) for table in ("files", "chunks", "meta")
-            for r in db.execute(f"SELECT * FROM {table}")]  # noqa: S608 (fixed names)
+            for r in db.execute(f"SELECT * FROM {table}")]
     db.close()
     return "\n".join(rows)
 

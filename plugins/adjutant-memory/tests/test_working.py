@@ -80,7 +80,7 @@ async def test_a_malformed_extraction_is_kept_and_reported_not_dropped() -> None
         assert isinstance(plugin, MemoryPlugin)
         service = plugin.require()
         raw = '[{"text": "I prefer pytest -q", "kind": "preference"'  # truncated JSON
-        entries, error = await service.take_proposals(raw, by="operator", run_id="r9")
+        _, error = await service.take_proposals(raw, by="operator", run_id="r9")
         assert error is not None and "not a list of memories" in error
         [kept] = service.working.entries()
         assert (kept.kind, kept.text, kept.pinned) == ("unparsed", raw, False)

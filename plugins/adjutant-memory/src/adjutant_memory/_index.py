@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -213,6 +214,11 @@ class ProjectIndex:
         restat: list[tuple[int, int, str]] = []
         for rel in self.walk():
             path = os.path.join(self.root, rel)
+            row = known.get(rel)
+            if row is not None and self._same(path, row[0], row[1]):
+                seen.add(rel)
+                report.unchanged += 1
+                continue
             if (reason := self.files.refusal(path)) is not None:
                 report.refused.append((rel, reason))
                 continue
@@ -225,10 +231,6 @@ class ProjectIndex:
                 report.skipped.append((rel, f"larger than {self.max_file_bytes:,} bytes"))
                 continue
             seen.add(rel)
-            row = known.get(rel)
-            if row is not None and (row[0], row[1]) == (st.st_size, st.st_mtime_ns):
-                report.unchanged += 1
-                continue
             if row is not None and row[3] == "done" and row[2] is not None:
                 digest = self._digest(path)
                 if digest == row[2]:  # touched, not changed
@@ -252,6 +254,18 @@ class ProjectIndex:
                 self._bump()
         report.queued, report.removed = len(queue), len(gone)
         return report
+
+    @staticmethod
+    def _same(path: str, size: int | None, mtime_ns: int | None) -> bool:
+        """Whether the file at ``path`` is still the one indexed: a regular file (not a
+        link), one name only, the same size and time. Anything else (a new link to it,
+        a symbolic link put in its place) goes through the deny rules again."""
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return False
+        return (stat.S_ISREG(st.st_mode) and st.st_nlink == 1
+                and (st.st_size, st.st_mtime_ns) == (size, mtime_ns))
 
     def _digest(self, path: str) -> str | None:
         from adjutant.safety.protection import PromptFileRefused

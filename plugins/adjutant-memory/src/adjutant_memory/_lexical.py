@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,12 +19,14 @@ QUESTION_WORDS = (
 )
 
 
+@functools.cache
 def _stopwords() -> list[str]:
     from bm25s.stopwords import STOPWORDS_EN
 
     return sorted({*STOPWORDS_EN, *QUESTION_WORDS})
 
 
+@functools.cache
 def _stemmer() -> Any:
     import Stemmer
 
