@@ -71,5 +71,5 @@ class LexicalIndex:
         if not words:
             return []
         docs, scores = self._retriever.retrieve([words], k=min(k, self.size),
-                                                show_progress=False, n_threads=1)
+                                                show_progress=False, n_threads=0)
         return [(int(d), float(s)) for d, s in zip(docs[0], scores[0], strict=True) if s > 0]
