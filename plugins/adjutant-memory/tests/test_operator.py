@@ -124,3 +124,37 @@ async def test_an_instruction_inside_a_retrieved_file_stays_data(tmp_path: Path)
         prompt = h.provider.requests[-1].prompt
         assert prompt.index(UNTRUSTED) < prompt.index("IGNORE PREVIOUS")
         assert await h.copilot.mode() == "execute-with-confirmation"
+
+
+async def test_the_profile_can_switch_the_memory_context_off() -> None:
+    from adjutant import ModelPreset, Profile
+
+    profile = Profile(model=ModelPreset(provider="scripted"),
+                      context_providers={"memory": False})
+    async with Harness(MemoryPlugin, mode="execute-with-confirmation", profile=profile) as h:
+        write_project(h.workspace)
+        run = await h.run("where do we parse the config?", reply=Response(text="?"))
+        [context] = [r for r in run.records if r["kind"] == "context"]
+        assert context["bulletin"]["memory"] is None
+        assert "def parse_config" not in h.provider.requests[-1].prompt
+
+
+async def test_concurrent_requests_share_the_index_safely() -> None:
+    import anyio
+
+    async with Harness(MemoryPlugin, mode="execute-with-confirmation") as h:
+        write_project(h.workspace)
+        plugin = h.kernel.plugin("memory")
+        assert isinstance(plugin, MemoryPlugin)
+        service = plugin.require()
+        results: list[dict[str, object]] = []
+
+        async def ask(i: int) -> None:
+            results.append(await service.context(str(h.workspace),
+                                                 "where do we parse the config?", f"t{i}"))
+
+        async with anyio.create_task_group() as tg:
+            for i in range(6):
+                tg.start_soon(ask, i)
+        assert len(results) == 6
+        assert all(str(r["sources"]).count("larkspur/settings.py") == 1 for r in results)

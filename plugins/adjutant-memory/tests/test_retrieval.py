@@ -82,3 +82,12 @@ async def test_touching_a_file_without_changing_it_queues_nothing(tmp_path: Path
     await index.ingest()
     os.utime(root / "README.md", ns=(1, 1))
     assert index.scan().queued == 0  # the hash is the same
+
+
+async def test_a_project_larger_than_the_limit_is_indexed_up_to_it_and_says_so(
+        tmp_path: Path) -> None:
+    index = ProjectIndex(tmp_path / "home", str(write_project(tmp_path / "p")), max_files=5)
+    report = index.scan()
+    await index.ingest()
+    assert index.counts()["done"] == 5
+    assert "more than 5 files" in report.skipped[-1][1]

@@ -214,8 +214,9 @@ async def _index(service: MemoryService, args: argparse.Namespace) -> int:
         return _err(str(exc))
     if args.retry:
         index.retry_failed()
-    scan = index.scan()
-    report = await service.refresh(root, force=False)
+    report = await service.refresh(root, force=True)
+    scan = service.last_scan
+    assert scan is not None  # forced
     counts = index.counts()
     if args.json:
         _print_json({"root": index.root, "queued": scan.queued, "removed": scan.removed,
@@ -224,8 +225,10 @@ async def _index(service: MemoryService, args: argparse.Namespace) -> int:
                      "batches": report.batches, "done": report.done,
                      "failed": report.failed, "chunks": report.chunks,
                      "vectors": report.vectors, "counts": counts,
-                     "errors": index.errors()})
+                     "errors": index.errors(), "vector_error": service.vector_error})
         return 0
+    if service.vector_error:
+        print(f"  vectors not made: {service.vector_error}", file=sys.stderr)
     print(f"{index.root}: {report.done} files indexed in {report.batches} batches "
           f"({report.chunks} chunks, {report.vectors} vectors); {counts['done']} files, "
           f"{counts['chunks']} chunks in the index")

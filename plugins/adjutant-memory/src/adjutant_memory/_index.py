@@ -116,7 +116,8 @@ class ProjectIndex:
     """
 
     def __init__(self, home: str | os.PathLike[str], root: str, *, user_home: str = "",
-                 chunk_lines: int = 40, max_file_bytes: int = 512_000) -> None:
+                 chunk_lines: int = 40, max_file_bytes: int = 512_000,
+                 max_files: int = 50_000) -> None:
         from adjutant.safety.protection import PromptFiles
 
         self.root = os.path.realpath(root)
@@ -125,6 +126,7 @@ class ProjectIndex:
         self.home = os.fspath(home)
         self.chunk_lines = chunk_lines
         self.max_file_bytes = max_file_bytes
+        self.max_files = max_files
         self.files = PromptFiles([self.root], home=user_home, data_home=self.home)
         self.path = index_path(home, self.root)
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -213,6 +215,10 @@ class ProjectIndex:
         queue: list[str] = []
         restat: list[tuple[int, int, str]] = []
         for rel in self.walk():
+            if len(seen) >= self.max_files:
+                report.skipped.append((rel, f"the project has more than {self.max_files:,} "
+                                            "files: the rest is not indexed"))
+                break
             path = os.path.join(self.root, rel)
             row = known.get(rel)
             if row is not None and self._same(path, row[0], row[1]):

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
     from adjutant_hookspecs.records import ActionRecord
 
-    from ._index import Hit, ProjectIndex
+    from ._index import Hit, IngestReport, ProjectIndex, ScanReport
     from ._settings import MemorySettings
     from ._working import Entry, Kind
 
@@ -31,6 +31,8 @@ class MemoryService:
     """adjutant-memory for one kernel (made at start-up, closed at shutdown)."""
 
     def __init__(self, kernel: Kernel, settings: MemorySettings) -> None:
+        import anyio
+
         from adjutant.operator import ActionLog
 
         from ._working import WorkingMemory
@@ -45,6 +47,11 @@ class MemoryService:
         self._embedder_error: str | None = None
         self._embedder_ready = False
         self._cited: OrderedDict[str, list[Hit]] = OrderedDict()
+        #: one index operation at a time (concurrent runs share the SQLite connection)
+        self._lock = anyio.Lock()
+        #: what the last scan found; why vectors could not be made, if they could not
+        self.last_scan: ScanReport | None = None
+        self.vector_error: str | None = None
 
     def close(self) -> None:
         for index in self._indexes.values():
@@ -110,7 +117,8 @@ class MemoryService:
         if real not in self._indexes:
             index = ProjectIndex(self.kernel.home, real, user_home=self._user_home(),
                                  chunk_lines=self.settings.chunk_lines,
-                                 max_file_bytes=self.settings.max_file_bytes)
+                                 max_file_bytes=self.settings.max_file_bytes,
+                                 max_files=self.settings.max_files)
             index.recover(self.settings.stale_after_s)
             self._indexes[real] = index
         return self._indexes[real]
@@ -152,34 +160,54 @@ class MemoryService:
         return self._embedder_error
 
     async def refresh(self, root: str, *, max_batches: int | None = None,
-                      force: bool = False) -> Any:
-        """Scan the project (at most every `SCAN_EVERY_S` unless ``force``) and index
-        what changed, ``max_batches`` batches at most (None: all)."""
+                      force: bool = False) -> IngestReport:
+        """Scan the project (at most every `SCAN_EVERY_S` unless ``force``; the report
+        is kept as `last_scan`) and index what changed, ``max_batches`` batches at most
+        (None: all). Vectors that cannot be made are reported in `vector_error`; the
+        lexical index is complete without them."""
         import anyio
+
+        from adjutant_hookspecs import EmbeddingError
 
         from ._records import MemoryReembedRecord
 
         index = self.index(root)
-        now = time.monotonic()
-        if force or now - self._scanned.get(index.root, -1e9) >= SCAN_EVERY_S:
-            await anyio.to_thread.run_sync(index.scan)
-            self._scanned[index.root] = now
-        embedder = self.embedder()
-        report = await index.ingest(self.settings.batch_files, max_batches=max_batches)
-        if embedder is not None:
+        async with self._lock:
+            now = time.monotonic()
+            if force or now - self._scanned.get(index.root, -1e9) >= SCAN_EVERY_S:
+                self.last_scan = await anyio.to_thread.run_sync(index.scan)
+                self._scanned[index.root] = now
+            report = await index.ingest(self.settings.batch_files, max_batches=max_batches)
+            embedder = self.embedder()
+            if embedder is None:
+                return report
+
             async def reembed(old_model: str, old_dim: int, chunks: int) -> None:
                 await self.record(MemoryReembedRecord(
                     project=index.root, old_model=old_model, old_dimension=old_dim,
                     new_model=embedder.model_id, new_dimension=int(embedder.dimension),
                     chunks=chunks))
 
-            report.vectors = await index.sync_vectors(embedder, on_reembed=reembed)
-        return report
+            try:
+                report.vectors = await index.sync_vectors(embedder, on_reembed=reembed)
+                self.vector_error = None
+            except (EmbeddingError, ValueError, OSError) as exc:
+                self.vector_error = f"{embedder.name}: {exc}"
+            return report
 
     async def search(self, root: str, query: str, k: int | None = None) -> list[Hit]:
-        """The passages of the project relevant to ``query``, best first."""
+        """The passages of the project relevant to ``query``, best first (lexical only
+        when the embedder fails, said in `vector_error`)."""
+        from adjutant_hookspecs import EmbeddingError
+
         index = self.index(root)
-        hits = await index.search(query, k or self.settings.hits, embedder=self.embedder())
+        k = k or self.settings.hits
+        async with self._lock:
+            try:
+                hits = await index.search(query, k, embedder=self.embedder())
+            except (EmbeddingError, ValueError, OSError) as exc:
+                self.vector_error = f"searching with vectors failed: {exc}"
+                hits = await index.search(query, k)
         return [h for h in hits if self.relevant(h)]
 
     def relevant(self, hit: Hit) -> bool:
@@ -200,11 +228,16 @@ class MemoryService:
         pinned = self.pinned()
         if prompt is None:
             return assemble(pinned=pinned, budget=self.settings.budget_chars)
-        await self.refresh(cwd, max_batches=1)
-        index = self.index(cwd)
-        hits = await self.search(cwd, prompt)
+        import sqlite3
+
+        try:
+            await self.refresh(cwd, max_batches=1)
+            unindexed = self.index(cwd).unindexed()
+            hits = await self.search(cwd, prompt)
+        except (OSError, sqlite3.Error):  # no index here: working memory still goes
+            return assemble(pinned=pinned, budget=self.settings.budget_chars)
         cited = list(self._cited.get(thread_id, [])) if thread_id else []
-        out = assemble(pinned=pinned, unindexed=index.unindexed(), hits=hits, cited=cited,
+        out = assemble(pinned=pinned, unindexed=unindexed, hits=hits, cited=cited,
                        budget=self.settings.budget_chars, question=is_question(prompt))
         if thread_id and hits:  # what was given is backfill for the thread's next turn
             given = set(out["sources"])

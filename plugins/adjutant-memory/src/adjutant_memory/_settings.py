@@ -28,6 +28,8 @@ class MemorySettings:
     batch_files: int = attrs.field(default=32, validator=[v.ge(1), v.le(10_000)])
     #: Files larger than this are not indexed.
     max_file_bytes: int = attrs.field(default=512_000, validator=[v.ge(1), v.le(50_000_000)])
+    #: Files indexed at most per project (a home folder is not a project).
+    max_files: int = attrs.field(default=50_000, validator=[v.ge(1), v.le(10_000_000)])
     #: Ingestion work stuck in ``processing`` longer than this (seconds) is ``failed``
     #: at start-up rather than ``paused``.
     stale_after_s: float = attrs.field(default=86_400.0, validator=v.gt(0))
