@@ -272,10 +272,9 @@ class Planner:
                   context: Mapping[str, Any] | None = None, paths: Sequence[str] = (),
                   error: str = "", similar: int = 0, retrieved: str = "") -> str:
         """The part of the prompt that is the request's own: its context, the files
-        here, ``similar`` worked examples nearest to it (among ``names``' examples),
-        what memory retrieved for it (``retrieved``: labelled untrusted by whoever
-        retrieved it, trimmed to its own budget), the error of a refused answer, then
-        the request."""
+        here, ``similar`` worked examples nearest to it (among ``names``' examples), what
+        memory ``retrieved`` (labelled untrusted by whoever retrieved it, within its own
+        budget), the error of a refused answer, then the request."""
         parts = []
         if context:
             parts.append("Context: " + json.dumps(context, separators=(",", ":"),
