@@ -60,6 +60,6 @@ def search_words(text: str) -> str:
     ``parseConfig`` also give ``parse config``), for the lexical index."""
     extra: list[str] = []
     for token in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text):
-        if "_" in token or any(c.isupper() for c in token[1:]):
+        if "_" in token or (len(token) > 2 and not token[1:].islower()):
             extra.extend(p.lower() for p in _CAMEL.findall(token.replace("_", " ")))
     return text + ("\n" + " ".join(extra) if extra else "")
