@@ -42,7 +42,12 @@ WORDS = ["the", "a", "value", "returns", "list", "when", "each", "file", "path",
 
 
 def rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """The process's resident memory now (MB)."""
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[1]) * resource.getpagesize() / 2**20
+    except OSError:  # no /proc: the peak instead
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def make_project(root: Path, files: int, seed: int = 7) -> None:
@@ -196,7 +201,14 @@ async def main_async(quick: bool) -> None:
     from adjutant_memory import Model2VecEmbedder
 
     model = model_folder()
+    import bm25s  # noqa: F401 (the baseline includes the libraries)
+    import numpy  # noqa: F401
+
+    print(f"resident memory: {rss_mb():.0f} MB with numpy and bm25s loaded")
     embedder = Model2VecEmbedder(model) if model else None
+    if embedder is not None:
+        print(f"resident memory: {rss_mb():.0f} MB once the static model is loaded "
+              "(model2vec and its tokenizer)")
     hnsw = importlib.util.find_spec("hnswlib") is not None
     print(f"vector index: exact numpy search; hnswlib {'installed' if hnsw else 'absent'} "
           "(optional accelerator, not used by default)")

@@ -91,3 +91,17 @@ async def test_a_project_larger_than_the_limit_is_indexed_up_to_it_and_says_so(
     await index.ingest()
     assert index.counts()["done"] == 5
     assert "more than 5 files" in report.skipped[-1][1]
+
+
+async def test_a_scan_out_of_time_drops_nothing_and_the_next_goes_further(
+        tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p")
+    index = ProjectIndex(tmp_path / "home", str(root))
+    index.scan()
+    await index.ingest()
+    known = len(index.states())
+    partial = index.scan(budget_s=0.0)
+    assert partial.partial and partial.removed == 0
+    assert len(index.states()) == known
+    (root / "zzz.md").write_text("new notes about herons\n")
+    assert index.scan(budget_s=10.0).queued == 1

@@ -88,6 +88,8 @@ class ScanReport(msgspec.Struct, kw_only=True):
     unchanged: int = 0
     refused: list[tuple[str, str]] = msgspec.field(default_factory=list)
     skipped: list[tuple[str, str]] = msgspec.field(default_factory=list)
+    #: The time budget ran out before the walk ended (nothing was dropped).
+    partial: bool = False
 
 
 class IngestReport(msgspec.Struct, kw_only=True):
@@ -204,10 +206,13 @@ class ProjectIndex:
             for name in sorted(names):
                 yield os.path.relpath(os.path.join(folder, name), self.root)
 
-    def scan(self) -> ScanReport:
+    def scan(self, budget_s: float | None = None) -> ScanReport:
         """Queue what is new or changed (size, mtime, then content hash), drop what is
-        gone or now refused. Reads only files the deny rules admit."""
+        gone or now refused. Reads only files the deny rules admit. With ``budget_s``,
+        the walk stops after that long (``partial``: nothing is dropped then, and the
+        next scan, quick over the files it already knows, goes further)."""
         report = ScanReport()
+        deadline = None if budget_s is None else time.monotonic() + budget_s
         known = {str(r[0]): (r[1], r[2], r[3], r[4]) for r in self.db.execute(
             "SELECT path, size, mtime_ns, sha256, state FROM files")}
         seen: set[str] = set()
@@ -215,6 +220,9 @@ class ProjectIndex:
         queue: list[str] = []
         restat: list[tuple[int, int, str]] = []
         for rel in self.walk():
+            if deadline is not None and time.monotonic() > deadline:
+                report.partial = True
+                break
             if len(seen) >= self.max_files:
                 report.skipped.append((rel, f"the project has more than {self.max_files:,} "
                                             "files: the rest is not indexed"))
@@ -244,7 +252,7 @@ class ProjectIndex:
                     report.unchanged += 1
                     continue
             queue.append(rel)
-        gone = [p for p in known if p not in seen]
+        gone = [] if report.partial else [p for p in known if p not in seen]
         with self._tx() as db:
             db.executemany("UPDATE files SET size=?, mtime_ns=? WHERE path=?", restat)
             for rel in queue:

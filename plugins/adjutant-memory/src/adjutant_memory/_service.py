@@ -25,6 +25,8 @@ MAX_THREADS = 64
 MAX_CITED = 8
 #: A scan of the project before a request at most this often (seconds).
 SCAN_EVERY_S = 2.0
+#: How long a request may spend walking the project (the next request goes further).
+REQUEST_SCAN_S = 0.25
 
 
 class MemoryService:
@@ -160,7 +162,8 @@ class MemoryService:
         return self._embedder_error
 
     async def refresh(self, root: str, *, max_batches: int | None = None,
-                      force: bool = False) -> IngestReport:
+                      force: bool = False, scan_budget_s: float | None = None
+                      ) -> IngestReport:
         """Scan the project (at most every `SCAN_EVERY_S` unless ``force``; the report
         is kept as `last_scan`) and index what changed, ``max_batches`` batches at most
         (None: all). Vectors that cannot be made are reported in `vector_error`; the
@@ -175,7 +178,7 @@ class MemoryService:
         async with self._lock:
             now = time.monotonic()
             if force or now - self._scanned.get(index.root, -1e9) >= SCAN_EVERY_S:
-                self.last_scan = await anyio.to_thread.run_sync(index.scan)
+                self.last_scan = await anyio.to_thread.run_sync(index.scan, scan_budget_s)
                 self._scanned[index.root] = now
             report = await index.ingest(self.settings.batch_files, max_batches=max_batches)
             embedder = self.embedder()
@@ -231,7 +234,7 @@ class MemoryService:
         import sqlite3
 
         try:
-            await self.refresh(cwd, max_batches=1)
+            await self.refresh(cwd, max_batches=1, scan_budget_s=REQUEST_SCAN_S)
             unindexed = self.index(cwd).unindexed()
             hits = await self.search(cwd, prompt)
         except (OSError, sqlite3.Error):  # no index here: working memory still goes
