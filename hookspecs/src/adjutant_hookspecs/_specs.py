@@ -318,8 +318,6 @@ class AdjutantSpec:
         .. versionadded:: 0.1
         """
 
-    # -- added in 0.3 ---------------------------------------------------------------------
-
     @hookspec
     def register_embedders(self, register: Callable[[Embedder], None]) -> None:
         """Register text-embedding models (a local static model, Ollama's or
