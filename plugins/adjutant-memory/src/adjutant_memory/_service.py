@@ -53,6 +53,8 @@ class MemoryService:
         self._lock = anyio.Lock()
         #: what the last scan found; why vectors could not be made, if they could not
         self.last_scan: ScanReport | None = None
+        #: per project: the index generation and model its vectors were last synced at
+        self._synced: dict[str, tuple[int, str, int]] = {}
         self.vector_error: str | None = None
 
     def close(self) -> None:
@@ -191,8 +193,13 @@ class MemoryService:
                     new_model=embedder.model_id, new_dimension=int(embedder.dimension),
                     chunks=chunks))
 
+            synced = (index.generation, embedder.model_id, int(embedder.dimension))
+            if self._synced.get(index.root) == synced:  # nothing new since: no query
+                return report
             try:
                 report.vectors = await index.sync_vectors(embedder, on_reembed=reembed)
+                self._synced[index.root] = (index.generation, embedder.model_id,
+                                            int(embedder.dimension))
                 self.vector_error = None
             except (EmbeddingError, ValueError, OSError) as exc:
                 self.vector_error = f"{embedder.name}: {exc}"
