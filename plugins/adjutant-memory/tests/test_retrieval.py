@@ -105,3 +105,23 @@ async def test_a_scan_out_of_time_drops_nothing_and_the_next_goes_further(
     assert len(index.states()) == known
     (root / "zzz.md").write_text("new notes about herons\n")
     assert index.scan(budget_s=10.0).queued == 1
+
+
+async def test_a_change_goes_to_a_delta_index_not_a_rebuild(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p")
+    index = ProjectIndex(tmp_path / "home", str(root))
+    index.scan()
+    await index.ingest()
+    index.lexical_hits("config", 5)
+    assert index._lexical is not None
+    main = index._lexical[1][0]
+    (root / "larkspur" / "exif.py").write_text('"""Reading GPS coordinates."""\n')
+    (root / "notes.md").write_text("Herons nest by the river.\n")
+    index.scan()
+    await index.ingest()
+    assert [h.path for h in await index.search("GPS coordinates", 5)][0] == "larkspur/exif.py"
+    assert [h.path for h in await index.search("herons river", 5)][0] == "notes.md"
+    old = await index.search("DateTimeOriginal taken_at", 5)  # the old exif text
+    assert "larkspur/exif.py" not in [h.path for h in old]
+    assert index._lexical[1][0] is main  # the main index was not rebuilt
+    assert len(index._lexical[1]) == 2 and index._lexical[2]  # a delta, dead ids skipped

@@ -43,6 +43,10 @@ STATES = ("pending", "processing", "done", "paused", "failed")
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv",
                        ".tox", ".nox", ".mypy_cache", ".ruff_cache", ".pytest_cache",
                        ".cache", "dist", "build", ".idea", ".vscode"})
+#: The delta index (chunks added, and removed, since the main BM25 index was built) is
+#: folded into a rebuilt main index when it passes this share of it, or this many.
+DELTA_SHARE = 0.1
+DELTA_MIN = 500
 #: Vectors are embedded this many chunks at a time.
 EMBED_BATCH = 256
 
@@ -138,7 +142,7 @@ class ProjectIndex:
         self.db.execute("PRAGMA synchronous=FULL")  # a committed batch survives a crash
         self.db.executescript(_SCHEMA)
         self._set_meta("root", self.root)
-        self._lexical: tuple[int, Any, list[int]] | None = None
+        self._lexical: tuple[int, list[tuple[Any, list[int]]], set[int]] | None = None
         self._vectors: tuple[int, str, Any, list[int]] | None = None
 
     def close(self) -> None:
@@ -443,15 +447,40 @@ class ProjectIndex:
 
     # -- search -------------------------------------------------------------------------
 
-    def _lexical_index(self) -> tuple[Any, list[int]]:
+    def _lexical_parts(self) -> tuple[list[tuple[Any, list[int]]], set[int]]:
+        """The BM25 indexes to search, with the chunk ids of their rows, and the ids in
+        them that are gone. A change does not rebuild the main index: chunks added
+        since (their ids are larger) go to a small delta index and removed ones are
+        skipped, until the two together pass `DELTA_SHARE` of the main one."""
         from ._lexical import LexicalIndex
 
         generation = self.generation
-        if self._lexical is None or self._lexical[0] != generation:
-            rows = self.db.execute("SELECT id, path, text FROM chunks ORDER BY id").fetchall()
+        if self._lexical is not None and self._lexical[0] == generation:
+            return self._lexical[1], self._lexical[2]
+
+        def build(rows: list[Any]) -> tuple[Any, list[int]]:
             texts = [search_words(f"{r[1].replace('/', ' ')}\n{r[2]}") for r in rows]
-            self._lexical = (generation, LexicalIndex(texts), [int(r[0]) for r in rows])
-        return self._lexical[1], self._lexical[2]
+            return LexicalIndex(texts), [int(r[0]) for r in rows]
+
+        main = self._lexical[1][0] if self._lexical is not None else None
+        parts: list[tuple[Any, list[int]]]
+        dead: set[int] = set()
+        if main is not None:
+            main_ids = main[1]
+            newest = main_ids[-1] if main_ids else 0
+            delta = self.db.execute("SELECT id, path, text FROM chunks WHERE id > ? "
+                                    "ORDER BY id", (newest,)).fetchall()
+            live = {int(r[0]) for r in self.db.execute(
+                "SELECT id FROM chunks WHERE id <= ?", (newest,))}
+            dead = set(main_ids) - live
+            if len(delta) + len(dead) <= max(DELTA_MIN, DELTA_SHARE * len(main_ids)):
+                parts = [main, build(delta)] if delta else [main]
+                self._lexical = (generation, parts, dead)
+                return parts, dead
+        rows = self.db.execute("SELECT id, path, text FROM chunks ORDER BY id").fetchall()
+        parts = [build(rows)]
+        self._lexical = (generation, parts, set())
+        return parts, set()
 
     def _vector_index(self, model: str, dim: int) -> tuple[Any, list[int]]:
         import numpy as np
@@ -469,8 +498,11 @@ class ProjectIndex:
 
     def lexical_hits(self, query: str, k: int) -> list[tuple[int, float]]:
         """(chunk id, BM25 score), best first."""
-        index, ids = self._lexical_index()
-        return [(ids[i], s) for i, s in index.search(query, k)]
+        parts, dead = self._lexical_parts()
+        found = [(ids[i], score) for index, ids in parts
+                 for i, score in index.search(query, k + min(len(dead), 200))
+                 if ids[i] not in dead]
+        return sorted(found, key=lambda hit: -hit[1])[:k]
 
     async def search(self, query: str, k: int = 5, *, embedder: Any = None) -> list[Hit]:
         """The ``k`` best passages for ``query``: BM25, fused with vector similarity
