@@ -119,8 +119,8 @@ async def test_a_change_goes_to_a_delta_index_not_a_rebuild(tmp_path: Path) -> N
     (root / "notes.md").write_text("Herons nest by the river.\n")
     index.scan()
     await index.ingest()
-    assert [h.path for h in await index.search("GPS coordinates", 5)][0] == "larkspur/exif.py"
-    assert [h.path for h in await index.search("herons river", 5)][0] == "notes.md"
+    assert (await index.search("GPS coordinates", 5))[0].path == "larkspur/exif.py"
+    assert (await index.search("herons river", 5))[0].path == "notes.md"
     old = await index.search("DateTimeOriginal taken_at", 5)  # the old exif text
     assert "larkspur/exif.py" not in [h.path for h in old]
     assert index._lexical[1][0] is main  # the main index was not rebuilt
