@@ -3,7 +3,8 @@ footprint and retrieval quality.
 
 - ingestion: scan + chunk + commit of a synthetic project, in chunks per second (each
   file 10 paragraphs, one chunk each), lexical only and with the static embedding model;
-- query latency p50/p99 at 10k chunks (and 100k in the full run): BM25 (``bm25s``),
+- query latency p50/p99 at 10k chunks (and 100k in the full run): BM25 (``bm25s``; and
+  the first query after a file changed, which adds a delta index, not a rebuild),
   exact vector search (numpy, the model2vec static model, 64 dimensions) and the hybrid
   search the context uses; ``hnswlib`` is reported as absent unless it is installed;
 - context assembly: what the memory context provider adds to a request at 10k chunks
@@ -112,6 +113,14 @@ async def scale(files: int, queries: int, embedder: Any) -> None:
         p50, p99 = percentiles(samples)
         print(f"{'':>7}         query lexical (bm25s):        p50 {p50:7.2f} ms  p99 "
               f"{p99:7.2f} ms")
+        edited = root / "pkg0" / "mod0.py"
+        edited.write_text(edited.read_text() + "\nheron kestrel osprey\n")
+        index.scan()
+        await index.ingest(256)
+        t = time.perf_counter()
+        index.lexical_hits("heron kestrel", 5)
+        print(f"{'':>7}         first query after a file changed (delta index): "
+              f"{(time.perf_counter() - t) * 1000:7.2f} ms")
         if embedder is not None:
             from adjutant_memory import ExactIndex
 
