@@ -154,8 +154,8 @@ class MemoryService:
             except (EmbeddingError, ImportError, OSError, ValueError) as exc:
                 self._embedder_error = f"the model2vec model cannot be loaded: {exc}"
         else:
-            self._embedder_error = ("no embedder set (plugins.memory.embedder or "
-                                    "plugins.memory.model2vec_path): lexical retrieval only")
+            self._embedder_error = ("no embedder set: plugins.memory.embedder or "
+                                    "plugins.memory.model2vec_path")
         return self._embedder
 
     @property
