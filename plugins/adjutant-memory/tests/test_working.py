@@ -147,3 +147,18 @@ def test_cli_index_search_status(tmp_path: Path) -> None:
     status = json.loads(cli(tmp_path, "status", "--path", "p", "--json").stdout)
     assert status["retrieval"] == "lexical only" and "no embedder" in status["embedder_problem"]
     assert status["index"]["done"] == 14
+
+
+def test_cli_edit_in_the_editor_is_applied_and_logged(tmp_path: Path) -> None:
+    pytest.importorskip("adjutant_lmdb")
+    assert cli(tmp_path, "add", "I prefer pytest -q").returncode == 0
+    assert cli(tmp_path, "add", "The project uses tabs", "--kind", "fact").returncode == 0
+    editor = tmp_path / "drop-first.py"
+    editor.write_text("import json, sys\npath = sys.argv[1]\nentries = json.load(open(path))\n"
+                      "json.dump(entries[1:], open(path, 'w'))\n")
+    done = cli(tmp_path, "edit", "--json", EDITOR=f"{sys.executable} {editor}")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (len(report["removed"]), report["added"], report["changed"]) == (1, [], [])
+    shown = json.loads(cli(tmp_path, "show", "--json").stdout)["entries"]
+    assert [e["text"] for e in shown] == ["The project uses tabs"]
