@@ -111,3 +111,27 @@ async def test_a_failed_file_is_retried_when_it_changes(tmp_path: Path) -> None:
     await index.ingest()
     assert index.states()["blob.bin"] == "done"
     assert (await index.search("kestrels", 1))[0].path == "blob.bin"
+
+
+async def test_a_batch_cancelled_in_process_is_paused_and_resumed(tmp_path: Path) -> None:
+    import anyio
+
+    root = write_project(tmp_path / "p")
+    index = ProjectIndex(tmp_path / "home", str(root))
+    index.scan()
+
+    def stop_in_second(number: int, paths: list[str]) -> None:
+        if number == 2:
+            raise KeyboardInterrupt  # what Ctrl-C raises in the middle of the work
+
+    with pytest.raises(KeyboardInterrupt):
+        await index.ingest(4, on_batch=stop_in_second)
+    states = sorted(index.states().values())
+    assert (states.count("done"), states.count("paused"), states.count("processing")) == \
+        (4, 4, 0)
+    with anyio.CancelScope() as scope:  # a cancelled request leaves no batch processing
+        scope.cancel()
+        await index.ingest(4)
+    assert "processing" not in index.states().values()
+    await index.ingest(4)
+    assert set(index.states().values()) == {"done"}
