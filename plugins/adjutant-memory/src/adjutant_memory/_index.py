@@ -350,10 +350,9 @@ class ProjectIndex:
                     on_batch(number, paths)
                 prepared = await anyio.to_thread.run_sync(self._prepare, paths)
             except BaseException:  # cancelled or failed before the checkpoint: the batch
-                with anyio.CancelScope(shield=True):  # is paused, resumed by the next run
-                    with self._tx() as db:
-                        db.executemany("UPDATE files SET state='paused' WHERE path=? AND "
-                                       "state='processing'", [(p,) for p in paths])
+                with self._tx() as db:  # is paused, resumed by the next run (no await here)
+                    db.executemany("UPDATE files SET state='paused' WHERE path=? AND "
+                                   "state='processing'", [(p,) for p in paths])
                 raise
             with self._tx() as db:
                 for rel, outcome in prepared:
