@@ -25,7 +25,7 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 #: Never needed to list the commands or to show the mode.
 HEAVY = ("httpx", "numpy", "llama_cpp", "starlette", "sse_starlette", "uvicorn", "fastapi",
          "mcp", "faster_whisper", "ctranslate2", "sounddevice", "onnxruntime", "hibari",
-         "structlog")
+         "structlog", "bm25s", "Stemmer", "scipy", "model2vec")
 #: The terminal approver, the voice frontends, and the commands that plan and run steps.
 RUNNING = ("adjutant.cli._approver", "adjutant.cli._voice", "adjutant.cli._operate",
            "adjutant.cli._context_offer", "adjutant.cli._step_view")
@@ -34,10 +34,11 @@ RUNNING = ("adjutant.cli._approver", "adjutant.cli._voice", "adjutant.cli._opera
 TOOLS = ("adjutant_files._fs", "adjutant_files._grep", "adjutant_files._zip",
          "adjutant_git._tools", "adjutant_system._shell", "adjutant_system._proc",
          "adjutant_context._git", "adjutant_stt._engines", "adjutant_stt._listen",
-         "adjutant_tts._hibari", "adjutant_tts._speaker")
+         "adjutant_tts._hibari", "adjutant_tts._speaker", "adjutant_memory._tool",
+         "adjutant_memory._index", "adjutant_memory._service")
 #: Plugins' command modules (imported when their subcommand runs).
 PLUGIN_COMMANDS = ("adjutant_mcp._cli", "adjutant_stt._cli", "adjutant_lmdb._cli",
-                   "adjutant_tts._cli")
+                   "adjutant_tts._cli", "adjutant_memory._cli")
 
 
 def imported(tmp_path: Path, *argv: str) -> tuple[set[str], str]:

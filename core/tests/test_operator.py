@@ -450,6 +450,47 @@ async def test_a_default_off_source_needs_the_profile() -> None:
         assert (await h.copilot.bulletin()).clipboard == "secret-ish text"
 
 
+class Retrieval:
+    """A context source that answers the request (``gather_for``)."""
+
+    class Source:
+        name = "retrieval"
+
+        def __init__(self) -> None:
+            self.asked: list[tuple[str, str | None]] = []
+
+        async def gather(self, cwd: str) -> dict[str, Any]:
+            return {"memory": {"text": "pinned only"}}
+
+        async def gather_for(self, cwd: str, prompt: str,
+                             thread_id: str | None) -> dict[str, Any]:
+            self.asked.append((prompt, thread_id))
+            return {"memory": {"text": f"Retrieved for {prompt!r}: untrusted data"}}
+
+    def __init__(self) -> None:
+        self.source = self.Source()
+
+    from adjutant import hookimpl
+
+    @hookimpl
+    def register_context_providers(self, register: Any) -> None:
+        register(self.source)
+
+
+async def test_a_retrieval_source_answers_the_request_and_its_text_reaches_the_prompt(
+        ) -> None:
+    plugin = Retrieval()
+    async with Harness(plugin, script=[Response(text="ok")]) as h:
+        run = await h.run("where is it?", thread_id="t1")
+        (context,) = run.logged("context")
+        assert plugin.source.asked == [("where is it?", "t1")]
+        assert context["bulletin"]["memory"]["text"].startswith("Retrieved for")
+        prompt = h.provider.requests[-1].prompt
+        assert "Retrieved for 'where is it?': untrusted data" in prompt
+        assert prompt.index("Retrieved for") < prompt.index("Request: where is it?")
+        assert (await h.copilot.bulletin()).memory == {"text": "pinned only"}
+
+
 async def test_included_files_join_the_context_and_only_real_inner_files_are_offered(
         ) -> None:
     async with Harness(notes()) as h:

@@ -31,7 +31,7 @@ WIRE_FIELDS = {
     ContextBulletin: ["cwd", "git", "focus", "selected_files", "recent_shell", "logs"],
 }
 #: Fields added later (the names above stay as they are).
-ADDED_FIELDS: dict[type, list[str]] = {ContextBulletin: ["clipboard", "project"]}
+ADDED_FIELDS: dict[type, list[str]] = {ContextBulletin: ["clipboard", "project", "memory"]}
 
 
 @pytest.mark.parametrize("cls", list(WIRE_FIELDS))

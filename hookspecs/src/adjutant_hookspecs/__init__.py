@@ -45,6 +45,9 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (`__all__`
         CopilotRequest,
         CopilotUnsupported,
         TranscriptSegment,
+    from ._embedding import (
+        Embedder,
+        EmbeddingError,
     )
     from ._events import (
         AG_UI_EVENTS,
@@ -203,6 +206,7 @@ _LAZY = {
     "CopilotCycleResult": "._copilot", "CopilotQuestion": "._copilot",
     "CopilotRequest": "._copilot", "CopilotUnsupported": "._copilot",
     "TranscriptSegment": "._copilot",
+    "Embedder": "._embedding", "EmbeddingError": "._embedding",
 }  # fmt: skip
 
 __getattr__ = lazy_exports(__name__, _LAZY)
@@ -241,6 +245,8 @@ __all__ = [
     "CopilotUnsupported",
     "Custom",
     "CustomEvent",
+    "Embedder",
+    "EmbeddingError",
     "Envelope",
     "Event",
     "EventBusView",

@@ -139,6 +139,9 @@ class ContextBulletin(_Struct, **_common):
     clipboard: str | None = None
     #: Project metadata: name, version, language, build files found in the cwd.
     project: dict[str, Any] | None = None
+    #: What memory retrieved for the request (working memory, project passages):
+    #: ``text`` is what the prompt carries, labelled untrusted; ``sources`` the passages.
+    memory: dict[str, Any] | None = None
 
 
 class Plan(_Struct, tag_field="type", tag="plan", **_common):

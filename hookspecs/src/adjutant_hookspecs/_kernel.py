@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ._contracts import ToolCall, ToolDeclaration
 from ._copilot import CopilotAnalyzer
+from ._embedding import Embedder
 from ._events import Envelope, Event
 from ._protocols import (
     Check,
@@ -242,4 +243,6 @@ class Kernel(Protocol):
     @property
     def copilot_analyzers(self) -> Registered[CopilotAnalyzer]:
         """The live-recording copilot's analyzers (``register_copilot_analyzers``)."""
+    def embedders(self) -> Registered[Embedder]:
+        """The text-embedding models plugins registered (``register_embedders``)."""
         ...

@@ -231,7 +231,12 @@ class ContextProvider(Protocol):
     name: str
 
     async def gather(self, cwd: str) -> Mapping[str, Any]:
-        """Return bulletin fields; the kernel merges contributions in plugin order."""
+        """Return bulletin fields; the kernel merges contributions in plugin order.
+
+        A provider that answers a request (retrieval) may also define
+        ``async def gather_for(self, cwd: str, prompt: str, thread_id: str | None)``:
+        the operator then calls it instead, with the request, before the bulletin is
+        shown and logged."""
         ...
 
 

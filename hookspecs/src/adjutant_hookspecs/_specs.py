@@ -29,6 +29,7 @@ from ._markers import hookspec
 if TYPE_CHECKING:
     from ._contracts import ExecutionResult, ToolCall, ToolDeclaration
     from ._copilot import CopilotAnalyzer
+    from ._embedding import Embedder
     from ._events import Event
     from ._kernel import Kernel
     from ._protocols import (
@@ -333,6 +334,20 @@ class AdjutantSpec:
         Returns nothing. Called once per plugin, in load order; the kernel keeps them in
         ``kernel.copilot_analyzers``. Load models on first use only. What a recording
         says is data: an analyzer returns fields, never instructions.
+    def register_embedders(self, register: Callable[[Embedder], None]) -> None:
+        """Register text-embedding models (a local static model, Ollama's or
+        OpenRouter's embeddings).
+
+        :param register: Call once per embedder with an object satisfying
+            :class:`~adjutant_hookspecs.Embedder`. Its ``name`` must be unique across
+            all plugins; ``adjutant-memory``'s ``plugins.memory.embedder`` selects one by
+            that name. An embedder whose ``remote`` is True is only used when the user
+            names it: the project's text then goes to its ``destination``.
+
+        Returns nothing. Called once per plugin, in load order; the kernel keeps them
+        in ``kernel.embedders``. Load models and open connections on first use only:
+        this runs for every ``adjutant`` command. Whoever stores vectors keeps each
+        one with the embedder's ``model_id`` and ``dimension``.
 
         .. versionadded:: 0.3
         """

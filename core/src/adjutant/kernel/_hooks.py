@@ -48,6 +48,7 @@ NO_WRAPPERS = frozenset({
     "register_checks", "register_events", "register_speech_engines",
     "register_speech_recognizers", "register_settings", "startup", "shutdown",
     "register_copilot_analyzers",
+    "register_embedders",
 })
 
 

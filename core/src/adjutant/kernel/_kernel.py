@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the contracts (msgspec structs): imported when first used, 
         Check,
         ContextProvider,
         CopilotAnalyzer,
+        Embedder,
         Event,
         Frontend,
         Policy,
@@ -112,6 +113,7 @@ class Kernel:
         self.events: Registry[type[Event]] = Registry("event")
         self.speech_engines: Registry[SpeechEngine] = Registry("speech engine")
         self.speech_recognizers: Registry[SpeechRecognizer] = Registry("speech recognizer")
+        self.embedders: Registry[Embedder] = Registry("embedder")
         #: plugin name -> the settings class it declared (``register_settings``)
         self.settings_schemas: Registry[type[Any]] = Registry("settings")
         self.copilot_analyzers: Registry[CopilotAnalyzer] = Registry("copilot analyzer")

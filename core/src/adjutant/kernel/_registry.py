@@ -330,6 +330,21 @@ def _validate_speech_recognizer(obj: Any) -> str:
     return name
 
 
+def _validate_embedder(obj: Any) -> str:
+    name = _named(obj)
+    if not isinstance(obj, _hs.Embedder) or not isinstance(getattr(obj, "remote", None), bool):
+        raise RegistrationError(f"embedder {name!r} lacks model_id, dimension, remote, "
+                                "destination or embed()")
+    dimension = obj.dimension
+    if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1:
+        raise RegistrationError(f"embedder {name!r}: dimension must be a positive int, "
+                                f"got {dimension!r}")
+    if not isinstance(obj.model_id, str) or not obj.model_id:
+        raise RegistrationError(f"embedder {name!r}: model_id must be a non-empty string")
+    _need_async(obj, "embed")
+    return name
+
+
 def _validate_settings(obj: Any) -> str:
     """A settings class: attrs, every field with a default. The registry key is the
     plugin's name, given by the kernel; this returns the class's name."""
@@ -369,6 +384,7 @@ KINDS: dict[str, tuple[str, Callable[[Any], str]]] = {
     #: keyed by the registering plugin's name: one settings class per plugin
     "settings_schemas": ("register_settings", _validate_settings),
     "copilot_analyzers": ("register_copilot_analyzers", _validate_copilot_analyzer),
+    "embedders": ("register_embedders", _validate_embedder),
 }
 
 

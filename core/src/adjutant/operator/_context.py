@@ -80,8 +80,10 @@ class Workspace:
                  *(("cage", c) for c in self.tool_context("", grants).cages)]
         return roots, {self.scratch} if made else set()
 
-    async def bulletin(self) -> ContextBulletin:
-        """What the context providers the profile enables see now."""
+    async def bulletin(self, prompt: str | None = None,
+                       thread_id: str | None = None) -> ContextBulletin:
+        """What the context providers the profile enables see now; with ``prompt``, a
+        provider that has ``gather_for`` (retrieval) answers for that request."""
         fields: dict[str, Any] = {}
         enabled = self.kernel.profile.context_providers
         for name, provider in self.kernel.context_providers.items():
@@ -89,7 +91,10 @@ class Workspace:
             if not enabled.get(name, getattr(provider, "default_enabled", True)):
                 continue
             try:
-                found = await provider.gather(self.cwd)
+                gather_for = getattr(provider, "gather_for", None)
+                found = await (gather_for(self.cwd, prompt, thread_id)
+                               if prompt is not None and callable(gather_for)
+                               else provider.gather(self.cwd))
                 convert({**msgspec.to_builtins(found), "cwd": self.cwd}, ContextBulletin)
             except Exception as exc:  # a broken source costs its fields, not the request
                 await self.log.record(ContextErrorRecord(provider=name,

@@ -83,12 +83,15 @@ class Prompting:
             names = planner.menu(prompt, max(1, len(names) // 2))
         context = {"cwd": bulletin.cwd} if simplified else to_builtins(bulletin)
         context.pop("cwd", None)
+        memory = context.pop("memory", None)
+        retrieved = str(memory.get("text") or "") if isinstance(memory, dict) else ""
         grounded = self.grounded(prompt, cwd)
         system = planner.system_text(names, system=profile.system_prompt,
                                      schemas=not simplified)
         # the files are not listed in the prompt (measured: a list made the model answer
         # about files in words); the grammar limits the read tools' paths to them
-        text = planner.user_text(prompt, names, context=context, error=error)
+        text = planner.user_text(prompt, names, context=context, error=error,
+                                 retrieved=retrieved)
         capabilities = capabilities_of(provider)
         grammar = preset.grammar
         if grammar is None and capabilities.grammar:

@@ -272,10 +272,11 @@ class Planner:
 
     def user_text(self, request: str, names: Sequence[str] = (), *,
                   context: Mapping[str, Any] | None = None, paths: Sequence[str] = (),
-                  error: str = "", similar: int = 0) -> str:
+                  error: str = "", similar: int = 0, retrieved: str = "") -> str:
         """The part of the prompt that is the request's own: its context, the files
-        here, ``similar`` worked examples nearest to it (among ``names``' examples),
-        the error of a refused answer, then the request."""
+        here, ``similar`` worked examples nearest to it (among ``names``' examples), what
+        memory ``retrieved`` (labelled untrusted by whoever retrieved it, within its own
+        budget), the error of a refused answer, then the request."""
         parts = []
         if context:
             parts.append("Context: " + json.dumps(context, separators=(",", ":"),
@@ -287,6 +288,8 @@ class Planner:
         if similar:
             parts.extend(_worked(r, _plan(n, a)) for n, r, a in self.similar(
                 request, names, similar))
+        if retrieved:
+            parts.append(retrieved)
         if error:
             parts.append(f"Your previous answer was refused: {error}. Answer with one JSON "
                          "object only, a plan with fewer steps if in doubt.")

@@ -1,0 +1,128 @@
+"""The ``memory.remember`` tool: a write like any other (previewed, approved, logged),
+and ``memory.search``, a read over the project index."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from adjutant_hookspecs import ExecutionResult, ToolCall, ToolContext, ToolDeclaration, ToolSafety
+
+if TYPE_CHECKING:
+    from ._plugin import MemoryPlugin
+
+__all__ = ["RememberTool", "SearchTool"]
+
+
+def _result(call: ToolCall, status: Any, *, diff: str | None = None, stdout: str = "",
+            stderr: str = "", started: float = 0.0, summary: str = "") -> ExecutionResult:
+    return ExecutionResult(tool=call.tool, args=dict(call.args), status=status,
+                           dry_run_diff=diff, stdout=stdout, stderr=stderr, summary=summary,
+                           duration_ms=int((time.monotonic() - started) * 1000))
+
+
+class RememberTool:
+    """Store a preference or a project fact in working memory, after approval."""
+
+    declaration = ToolDeclaration(
+        name="memory.remember", version="0.1.0",
+        description="Remember a preference of the user's or a fact about the project, "
+                    "kept in working memory and given with every later request.",
+        args_schema={
+            "type": "object", "additionalProperties": False, "required": ["text"],
+            "properties": {
+                "text": {"type": "string", "minLength": 1, "maxLength": 2000,
+                         "description": "what to remember, in one sentence"},
+                "kind": {"type": "string", "enum": ["preference", "fact", "note"],
+                         "default": "preference"}},
+            "x-adjutant-requests": ["remember that I prefer pytest -q",
+                                    "remember that the project uses tabs"]},
+        safety=ToolSafety(writes=True, level="write"),
+        examples=({"text": "I prefer pytest -q", "kind": "preference"},),
+        summary="Remember: {text}")
+
+    def __init__(self, plugin: MemoryPlugin) -> None:
+        self.plugin = plugin
+
+    def _check(self, call: ToolCall) -> tuple[str, Any]:
+        from ._working import check_text
+
+        text = check_text(call.args.get("text", ""))
+        kind = call.args.get("kind", "preference")
+        if kind not in ("preference", "fact", "note"):
+            raise ValueError(f"kind must be preference, fact or note, not {kind!r}")
+        return text, kind
+
+    async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
+        from ._working import normalized
+
+        started = time.monotonic()
+        try:
+            text, kind = self._check(call)
+            service = self.plugin.require()
+            same = [e for e in service.working.entries()
+                    if normalized(e.text) == normalized(text)]
+        except (ValueError, LookupError) as exc:
+            return _result(call, "error", stderr=str(exc), started=started)
+        if same:
+            return _result(call, "dry_run", started=started,
+                           diff=f"already remembered as {same[0].id}: {same[0].text}\n"
+                                "(nothing changes: an identical entry is kept once)",
+                           summary="Already remembered")
+        where = f"run {ctx.run_id}" if ctx.run_id else "no run"
+        return _result(call, "dry_run", started=started,
+                       diff=f"+ working memory ({kind}): {text}\n"
+                            f"  source: the operator, {where}",
+                       summary=f"Remember a {kind}")
+
+    async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
+        started = time.monotonic()
+        try:
+            text, kind = self._check(call)
+            entry, added = await self.plugin.require().remember(
+                text, kind=kind, by="operator", run_id=ctx.run_id)
+        except (ValueError, LookupError) as exc:
+            return _result(call, "error", stderr=str(exc), started=started)
+        said = f"remembered as {entry.id}" if added else \
+            f"already remembered as {entry.id}: kept once, nothing removed"
+        return _result(call, "ok", stdout=said, started=started)
+
+
+class SearchTool:
+    """Search the project's index (files are read through the deny rules)."""
+
+    declaration = ToolDeclaration(
+        name="memory.search", version="0.1.0",
+        description="Find the passages of the project's files that answer a question "
+                    "(lexical and, when a model is set, vector search).",
+        args_schema={
+            "type": "object", "additionalProperties": False, "required": ["query"],
+            "properties": {
+                "query": {"type": "string", "minLength": 1, "maxLength": 1000},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5}},
+            "x-adjutant-requests": ["where do we parse the config?"]},
+        safety=ToolSafety(level="read"),
+        examples=({"query": "parse the config"},),
+        summary="Search the project for {query}")
+
+    def __init__(self, plugin: MemoryPlugin) -> None:
+        self.plugin = plugin
+
+    async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
+        return _result(call, "dry_run", diff=None, summary="Search the project (reads only)")
+
+    async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
+        from ._assemble import NOTHING_FOUND, UNTRUSTED
+
+        started = time.monotonic()
+        try:
+            service = self.plugin.require()
+            await service.refresh(ctx.cwd)
+            hits = await service.search(ctx.cwd, str(call.args.get("query", "")),
+                                        int(call.args.get("limit", 5)))
+        except (ValueError, LookupError, OSError) as exc:
+            return _result(call, "error", stderr=str(exc), started=started)
+        if not hits:
+            return _result(call, "ok", stdout=NOTHING_FOUND, started=started)
+        body = "\n".join(f"[{h.path}:{h.start}-{h.end}]\n{h.text}" for h in hits)
+        return _result(call, "ok", stdout=f"{UNTRUSTED}\n{body}", started=started)
