@@ -38,7 +38,8 @@ def setup(tmp_path: Path, replies: list[str]) -> dict[str, str]:
     profiles.mkdir(parents=True)
     (profiles / "default.json").write_text(json.dumps(
         {"model": {"provider": "script-file", "model": "script"},
-         "plugins": {"copilot-agent": {"cycle_interval": 30, "audio_overlap": 5}}}))
+         "plugins": {"copilot-agent": {"cycle_interval": 30, "audio_overlap": 5,
+                                       "analysis_timeout": 600}}}))
     script = tmp_path / "script.json"
     script.write_text(json.dumps(replies))
     subprocess.run(["espeak-ng", "-w", str(tmp_path / "meeting.wav"),

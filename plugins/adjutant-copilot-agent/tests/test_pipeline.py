@@ -21,7 +21,7 @@ from adjutant_copilot_agent._sources import from_file
 from adjutant_copilot_agent._wav import extract_chunk
 from adjutant_hookspecs import RunStarted, ToolCallStart
 
-SETTINGS = CopilotAgentSettings(cycle_interval=30, audio_overlap=5)
+SETTINGS = CopilotAgentSettings(cycle_interval=30, audio_overlap=5, analysis_timeout=600)
 
 SAID = ("Good morning everyone, this is the planning meeting. "
         "We decided to ship the release on Friday. "

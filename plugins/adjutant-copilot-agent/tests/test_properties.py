@@ -250,7 +250,7 @@ def test_property_09_context_propagation_between_cycles(summaries: list[str]) ->
 def test_property_10_failure_skips_cycle(steps: list[str]) -> None:
     """A failed or timed-out cycle counts in ``failed_cycles``, keeps the running
     context, and the agent goes on to the next cycle."""
-    fast = CopilotAgentSettings(cycle_interval=30, audio_overlap=5, analysis_timeout=0.05)
+    fast = CopilotAgentSettings(cycle_interval=30, audio_overlap=5, analysis_timeout=0.2)
     script: list[Any] = []
     for i, s in enumerate(steps):
         script.append(CopilotCycleResult(updated_summary=f"summary {i}") if s == "ok" else
