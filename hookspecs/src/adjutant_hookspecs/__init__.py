@@ -45,6 +45,7 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (`__all__`
         CopilotRequest,
         CopilotUnsupported,
         TranscriptSegment,
+    )
     from ._embedding import (
         Embedder,
         EmbeddingError,

@@ -334,6 +334,11 @@ class AdjutantSpec:
         Returns nothing. Called once per plugin, in load order; the kernel keeps them in
         ``kernel.copilot_analyzers``. Load models on first use only. What a recording
         says is data: an analyzer returns fields, never instructions.
+
+        .. versionadded:: 0.3
+        """
+
+    @hookspec
     def register_embedders(self, register: Callable[[Embedder], None]) -> None:
         """Register text-embedding models (a local static model, Ollama's or
         OpenRouter's embeddings).
