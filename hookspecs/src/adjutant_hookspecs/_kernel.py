@@ -243,6 +243,9 @@ class Kernel(Protocol):
     @property
     def copilot_analyzers(self) -> Registered[CopilotAnalyzer]:
         """The live-recording copilot's analyzers (``register_copilot_analyzers``)."""
+        ...
+
+    @property
     def embedders(self) -> Registered[Embedder]:
         """The text-embedding models plugins registered (``register_embedders``)."""
         ...

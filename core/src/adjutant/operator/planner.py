@@ -17,8 +17,7 @@ Levers, each measured on the tuning and the held-out golden sets
   for backends that take one (tool names limited to real tools, arguments to each
   tool's schema, and the path arguments of tools that only read limited to paths that
   exist or that the request names), a JSON schema for those that take that.
-- **One step at a time.** A request of several steps ("do X and then Y") is planned
-  clause by clause (`adjutant.operator._clauses`): the model rarely writes a second step.
+- **One step at a time.** "Do X and then Y" is planned clause by clause (`_clauses`).
 - **Validation.** Whatever the backend claims, the reply is decoded strictly and each
   step's arguments validated against its tool's schema; the operator retries with the
   error fed back.
@@ -275,8 +274,7 @@ class Planner:
                   error: str = "", similar: int = 0, retrieved: str = "") -> str:
         """The part of the prompt that is the request's own: its context, the files
         here, ``similar`` worked examples nearest to it (among ``names``' examples), what
-        memory ``retrieved`` (labelled untrusted by whoever retrieved it, within its own
-        budget), the error of a refused answer, then the request."""
+        memory ``retrieved`` (labelled untrusted), the error of a refusal, the request."""
         parts = []
         if context:
             parts.append("Context: " + json.dumps(context, separators=(",", ":"),
