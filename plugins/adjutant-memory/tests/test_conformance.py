@@ -9,7 +9,7 @@ from adjutant import Kernel
 from adjutant.testing.conformance import ContextProviderConformance, ToolConformance
 from adjutant_memory import MemoryPlugin, MemoryService, MemorySettings
 from adjutant_memory._context import MemoryContext
-from adjutant_memory._tool import RememberTool, SearchTool
+from adjutant_memory._tool import RememberTool
 
 
 @pytest.fixture
@@ -25,12 +25,6 @@ class TestRemember(ToolConformance):
     @pytest.fixture
     def tool(self, plugin: MemoryPlugin) -> RememberTool:
         return RememberTool(plugin)
-
-
-class TestSearch(ToolConformance):
-    @pytest.fixture
-    def tool(self, plugin: MemoryPlugin) -> SearchTool:
-        return SearchTool(plugin)
 
 
 class TestContext(ContextProviderConformance):

@@ -3,17 +3,17 @@
 To regenerate after changing a declaration::
 
     from adjutant.testing.plugin_checks import write_registry
-    from adjutant_memory._tool import RememberTool, SearchTool
-    write_registry(Path("plugins/adjutant-memory/registry/tools"), [RememberTool, SearchTool])
+    from adjutant_memory._tool import RememberTool
+    write_registry(Path("plugins/adjutant-memory/registry/tools"), [RememberTool])
 """
 
 from pathlib import Path
 
 from adjutant.testing.plugin_checks import assert_registry_matches
-from adjutant_memory._tool import RememberTool, SearchTool
+from adjutant_memory._tool import RememberTool
 
 REGISTRY = Path(__file__).parents[1] / "registry" / "tools"
 
 
 def test_registry_files_equal_the_declarations() -> None:
-    assert_registry_matches(REGISTRY, [RememberTool, SearchTool])
+    assert_registry_matches(REGISTRY, [RememberTool])

@@ -18,9 +18,9 @@ __all__ = ["MemoryPlugin"]
 
 
 class MemoryPlugin:
-    """Memory: settings, the ``memory`` command, the ``memory.remember`` and
-    ``memory.search`` tools, the ``memory`` context provider, a check, and the memory
-    service from ``startup`` to ``shutdown``."""
+    """Memory: settings, the ``memory`` command, the ``memory.remember`` tool, the
+    ``memory`` context provider, a check, and the memory service from ``startup`` to
+    ``shutdown``."""
 
     name = "memory"
 
@@ -49,10 +49,9 @@ class MemoryPlugin:
 
     @hookimpl
     def register_tools(self, register: Callable[[Tool], None]) -> None:
-        from ._tool import RememberTool, SearchTool
+        from ._tool import RememberTool
 
         register(RememberTool(self))
-        register(SearchTool(self))
 
     @hookimpl
     def register_context_providers(self, register: Callable[[ContextProvider], None]) -> None:
