@@ -137,6 +137,11 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (`__all__`
         SpeechRequest,
         VoiceInfo,
     )
+    from ._tasks import (
+        TaskCapability,
+        TaskContext,
+        TaskFailed,
+    )
     from ._voice import (
         SpeechFrontend,
         VoiceFrontend,
@@ -190,6 +195,7 @@ _LAZY = {
     "SpeechError": "._speech", "SpeechRecognizer": "._speech", "SpeechRequest": "._speech",
     "VoiceInfo": "._speech",
     "SpeechFrontend": "._voice", "VoiceFrontend": "._voice",
+    "TaskCapability": "._tasks", "TaskContext": "._tasks", "TaskFailed": "._tasks",
 }  # fmt: skip
 
 __getattr__ = lazy_exports(__name__, _LAZY)
@@ -280,6 +286,9 @@ __all__ = [
     "SubagentError",
     "SubagentFinished",
     "SubagentStarted",
+    "TaskCapability",
+    "TaskContext",
+    "TaskFailed",
     "TextMessageChunk",
     "TextMessageContent",
     "TextMessageEnd",

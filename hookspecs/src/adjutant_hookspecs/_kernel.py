@@ -20,6 +20,7 @@ from ._protocols import (
     Verdict,
 )
 from ._speech import SpeechEngine, SpeechRecognizer
+from ._tasks import TaskCapability
 
 if TYPE_CHECKING:  # pathlib pulls in urllib and ipaddress: plugin load stays cheap
     from pathlib import Path
@@ -237,3 +238,8 @@ class Kernel(Protocol):
 
     def confirmation_details(self, call: ToolCall, declaration: ToolDeclaration,
                              preview: Any, cwd: str) -> dict[str, Any]: ...
+
+    @property
+    def task_capabilities(self) -> Registered[TaskCapability]:
+        """Work the task runner can queue (``register_task_capabilities``), by name."""
+        ...

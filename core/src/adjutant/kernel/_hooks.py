@@ -47,6 +47,7 @@ NO_WRAPPERS = frozenset({
     "register_policies", "register_stores", "register_frontends", "register_commands",
     "register_checks", "register_events", "register_speech_engines",
     "register_speech_recognizers", "register_settings", "startup", "shutdown",
+    "register_task_capabilities",
 })
 
 
