@@ -1,145 +1,267 @@
-"""`TaskQueue`: tasks kept in the profile's key/value store (LMDB by default).
+"""The durable queue: tasks, schedules and checkpoints in the profile's key/value store.
 
-Every change is one ``put`` of the whole task, durable when it returns: a process
-killed at any point leaves each task as it was last written, never half of it.
+Keys (all under ``tasks/``):
+
+- ``tasks/t/<id>``: the task (JSON, `Task`);
+- ``tasks/open/<id>``: present while the task is not finished (queued, running or
+  waiting for a human): what a runner scans, so finished tasks cost nothing;
+- ``tasks/key/<idempotency key>``: the id of the task queued with that key;
+- ``tasks/ckpt/<id>``: the task's last checkpoint (JSON);
+- ``tasks/req/<id>``: a request (cancel, retry) for the runner that owns the queue;
+- ``tasks/sched/<id>``: a cron schedule (`Schedule`).
+
+Ids sort by creation time (milliseconds, then randomness), so a scan is in queue order.
+Only the process holding the runner lock (`RunnerLock`) changes a task once it is
+queued; anyone else asks it with a request, so two processes never race on one task.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import secrets
 import time
-from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from ._model import FINISHED, Task, canonical_json, input_hash, new_task_id
-
 if TYPE_CHECKING:
-    from adjutant_hookspecs import KeyValueStore, TaskCapability
+    from adjutant_hookspecs import Kernel
 
-__all__ = ["TaskQueue", "TaskStateError", "UnknownTaskError"]
+__all__ = ["FINISHED", "STATUSES", "NoStoreError", "Schedule", "Status", "Task", "TaskQueue",
+           "UnknownTaskError", "canonical_json", "input_hash", "key_value_store", "new_id"]
 
-TASK = "tasks/t/"
-CHECKPOINT = "tasks/c/"
-IDEMPOTENCY = "tasks/k/"
+Status = Literal["queued", "running", "waiting_for_human", "done", "failed", "cancelled"]
+STATUSES: tuple[str, ...] = ("queued", "running", "waiting_for_human", "done", "failed",
+                             "cancelled")
+FINISHED = frozenset({"done", "failed", "cancelled"})
+
+_T, _OPEN, _KEY, _CKPT, _REQ, _SCHED = ("tasks/t/", "tasks/open/", "tasks/key/",
+                                        "tasks/ckpt/", "tasks/req/", "tasks/sched/")
+
+
+class NoStoreError(LookupError):
+    """No durable key/value store to keep the queue in."""
 
 
 class UnknownTaskError(LookupError):
-    """No task has that id."""
+    """No task (or several) with the id given."""
 
 
-class TaskStateError(ValueError):
-    """The task cannot do that in its status (cancel a finished task, retry a done one)."""
+class Task(msgspec.Struct, kw_only=True):
+    """One piece of queued work and everything known about it."""
+
+    id: str
+    capability: str
+    inputs: dict[str, Any]
+    #: sha256 of the inputs' canonical JSON when queued; checked before every attempt.
+    input_hash: str
+    status: Status = "queued"
+    progress: float = 0.0
+    message: str = ""
+    outputs: dict[str, Any] | None = None
+    error: str | None = None
+    created_at: float
+    updated_at: float
+    #: Not to start before this time (a task queued for later, a retry's back-off).
+    not_before: float
+    started_at: float | None = None
+    finished_at: float | None = None
+    #: The run that queued it (its events carry this run id).
+    parent_run: str | None = None
+    idempotency_key: str | None = None
+    attempts: int = 0
+    max_attempts: int = 1
+    #: Seconds one attempt may take (the capability's, when queued).
+    timeout_s: float = 3600.0
+    #: Times it was resumed after the process running it died.
+    resumes: int = 0
+    #: The schedule that queued it, if any.
+    schedule_id: str | None = None
+    #: ``<home>/runs/YYYY-MM-DD/copilot/<id>/``
+    artifacts: str = ""
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED
+
+
+class Schedule(msgspec.Struct, kw_only=True):
+    """A capability queued with the same inputs on a cron schedule."""
+
+    id: str
+    capability: str
+    inputs: dict[str, Any]
+    cron: str
+    #: When it queues its next task (Unix seconds).
+    next_at: float
+    created_at: float
+    parent_run: str | None = None
+    enabled: bool = True
+    last_task: str | None = None
+
+
+class Request(msgspec.Struct, kw_only=True):
+    op: Literal["cancel", "retry"]
+    at: float
+
+
+def canonical_json(value: Any) -> bytes:
+    """JSON with sorted keys and no spaces: the same value, the same bytes."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode()
+
+
+def input_hash(inputs: Mapping[str, Any]) -> str:
+    return hashlib.sha256(canonical_json(dict(inputs))).hexdigest()
+
+
+def new_id(now: float | None = None) -> str:
+    """Sortable by creation: 12 hex digits of milliseconds, 8 of randomness."""
+    ms = int((time.time() if now is None else now) * 1000)
+    return f"{ms:012x}{secrets.token_hex(4)}"
+
+
+def key_value_store(kernel: Kernel) -> Any:
+    """The key/value store the profile names (``stores.kv``), else the only durable one
+    (the same choice the operator makes for its own state)."""
+    wanted = kernel.profile.stores.get("kv")
+    named = {key.split(":", 1)[1]: obj for key, obj in kernel.stores.items()
+             if key.startswith("kv:")}
+    if wanted is not None:
+        if wanted not in named:
+            raise NoStoreError(f"the profile names kv store {wanted!r}, which is not "
+                               f"registered (registered: {', '.join(named) or 'none'})")
+        return named[wanted]
+    durable = [obj for obj in named.values() if getattr(obj, "durable", True)]
+    if len(durable) == 1:
+        return durable[0]
+    if len(durable) > 1:
+        raise NoStoreError(f"several kv stores are registered ({', '.join(named)}): name "
+                           "one in the profile's \"stores\"")
+    if named:
+        return next(iter(named.values()))
+    raise NoStoreError("no key/value store is registered: install adjutant-lmdb (the "
+                       "task queue lives in the profile's store)")
+
+
+_task_decoder = msgspec.json.Decoder(Task)
+_sched_decoder = msgspec.json.Decoder(Schedule)
+_req_decoder = msgspec.json.Decoder(Request)
+_encoder = msgspec.json.Encoder()
 
 
 class TaskQueue:
-    """The durable queue of one data home.
+    """Tasks, schedules and checkpoints in ``kv`` (a `KeyValueStore`)."""
 
-    :param kv: the profile's key/value store.
-    :param home: the data home (artifacts go to ``runs/YYYY-MM-DD/copilot/<id>/``).
-    """
-
-    def __init__(self, kv: KeyValueStore, home: Path, *,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, kv: Any) -> None:
         self.kv = kv
-        self.home = home
-        self.clock = clock
 
-    # -- reading ------------------------------------------------------------------------
+    # -- tasks ---------------------------------------------------------------------------
 
     async def get(self, task_id: str) -> Task | None:
-        if not task_id or "/" in task_id:
-            return None
-        raw = await self.kv.get(TASK + task_id)
-        return None if raw is None else msgspec.json.decode(raw, type=Task)
+        raw = await self.kv.get(_T + task_id)
+        return None if raw is None else _task_decoder.decode(raw)
 
-    async def require(self, task_id: str) -> Task:
-        task = await self.get(task_id)
+    async def find(self, prefix: str) -> Task:
+        """The task whose id is ``prefix`` or starts with it (unique)."""
+        if not prefix or "/" in prefix:
+            raise UnknownTaskError(f"no task {prefix!r}")
+        exact = await self.get(prefix)
+        if exact is not None:
+            return exact
+        found = [key async for key, _ in self.kv.scan(_T + prefix)]
+        if not found:
+            raise UnknownTaskError(f"no task {prefix!r} (adjutant tasks list shows them)")
+        if len(found) > 1:
+            raise UnknownTaskError(f"{len(found)} tasks start with {prefix!r}: give more "
+                                   "of the id")
+        task = await self.get(found[0][len(_T):])
         if task is None:
-            raise UnknownTaskError(f"no task {task_id!r} (adjutant tasks list shows them)")
+            raise UnknownTaskError(f"no task {prefix!r}")
         return task
 
-    async def all(self) -> list[Task]:
-        """Every task, oldest first."""
-        return [msgspec.json.decode(raw, type=Task) async for _, raw in self.kv.scan(TASK)]
+    async def put(self, task: Task) -> None:
+        task.updated_at = time.time()
+        await self.kv.put(_T + task.id, _encoder.encode(task))
+        if task.finished:
+            await self.kv.delete(_OPEN + task.id)
 
-    # -- writing ------------------------------------------------------------------------
-
-    async def save(self, task: Task) -> Task:
-        task = msgspec.structs.replace(task, updated_at=self.clock())
-        await self.kv.put(TASK + task.id, msgspec.json.encode(task))
+    async def add(self, task: Task) -> Task:
+        """Store a new task (open). With an idempotency key already used, nothing is
+        added and the task queued with that key is returned."""
+        if task.idempotency_key is not None:
+            existing = await self.kv.get(_KEY + task.idempotency_key)
+            if existing is not None and (found := await self.get(existing.decode())):
+                return found
+        await self.kv.put(_T + task.id, _encoder.encode(task))
+        if task.idempotency_key is not None:
+            await self.kv.put(_KEY + task.idempotency_key, task.id.encode())
+        await self.kv.put(_OPEN + task.id, b"")
         return task
 
-    def artifact_dir(self, task_id: str, created: float) -> Path:
-        day = time.strftime("%Y-%m-%d", time.localtime(created))
-        return self.home / "runs" / day / "copilot" / task_id
+    async def add_existing(self, task: Task) -> None:
+        """Store ``task`` and open it again (a retry)."""
+        await self.put(task)
+        await self.kv.put(_OPEN + task.id, b"")
 
-    async def enqueue(self, capability: TaskCapability, inputs: Mapping[str, Any], *,
-                      run_at: float | None = None, parent_run: str | None = None,
-                      idempotency_key: str | None = None,
-                      max_attempts: int = 3) -> tuple[Task, bool]:
-        """Queue ``capability`` with ``inputs``; returns the task and whether it is new
-        (False: a task with ``idempotency_key`` exists, and that one is returned)."""
-        if not isinstance(inputs, Mapping):
-            raise TypeError(f"task inputs must be a JSON object, got {type(inputs).__name__}")
-        try:
-            plain = msgspec.json.decode(canonical_json(dict(inputs)))
-        except (TypeError, msgspec.EncodeError) as exc:
-            raise ValueError(f"task inputs must be JSON values: {exc}") from None
-        now = self.clock()
-        task_id = new_task_id(now)
-        if idempotency_key is not None:
-            if not idempotency_key or len(idempotency_key.encode()) > 200:
-                raise ValueError("an idempotency key must be 1 to 200 bytes")
-            key = IDEMPOTENCY + idempotency_key
-            known = await self.kv.get(key)
-            if known is not None:
-                existing = await self.get(known.decode())
-                if existing is not None:
-                    return existing, False
-                task_id = known.decode()  # the key was written, the task was not: make it
+    async def holder_of(self, key: str) -> str | None:
+        raw = await self.kv.get(_KEY + key)
+        return None if raw is None else raw.decode()
+
+    async def open_ids(self) -> list[str]:
+        return [key[len(_OPEN):] async for key, _ in self.kv.scan(_OPEN)]
+
+    async def open_tasks(self) -> list[Task]:
+        tasks = []
+        for task_id in await self.open_ids():
+            task = await self.get(task_id)
+            if task is None:  # the record is gone: nothing to run
+                await self.kv.delete(_OPEN + task_id)
             else:
-                await self.kv.put(key, task_id.encode())  # the key first: a crash between
-                # the two writes leaves a key naming a task still to be made, never a
-                # task a second delivery would make again
-        task = Task(id=task_id, capability=capability.name, inputs=plain,
-                    input_hash=input_hash(plain), status="queued",
-                    resource=capability.resource, timeout_s=float(capability.timeout_s),
-                    max_attempts=max_attempts if capability.retryable else 1,
-                    created_at=now, updated_at=now, run_at=now if run_at is None else run_at,
-                    artifacts=str(self.artifact_dir(task_id, now)), parent_run=parent_run,
-                    idempotency_key=idempotency_key)
-        return await self.save(task), True
+                tasks.append(task)
+        return tasks
 
-    async def cancel(self, task_id: str) -> Task:
-        """Cancel a task: one not running ends at once; a running one is asked to stop
-        (the runner stops it and marks it ``cancelled``)."""
-        task = await self.require(task_id)
-        if task.status in FINISHED:
-            raise TaskStateError(f"task {task_id} is already {task.status}")
-        if task.status == "running":
-            return await self.save(msgspec.structs.replace(task, cancel_requested=True))
-        now = self.clock()
-        return await self.save(msgspec.structs.replace(
-            task, status="cancelled", finished_at=now, message="cancelled before it ran"
-            if task.attempts == 0 else "cancelled"))
+    async def all(self) -> AsyncIterator[Task]:
+        async for _, raw in self.kv.scan(_T):
+            yield _task_decoder.decode(raw)
 
-    async def retry(self, task_id: str) -> Task:
-        """Queue a failed or cancelled task again, with its attempts counted afresh."""
-        task = await self.require(task_id)
-        if task.status not in ("failed", "cancelled"):
-            raise TaskStateError(f"task {task_id} is {task.status}: only a failed or "
-                                 "cancelled task is retried")
-        return await self.save(msgspec.structs.replace(
-            task, status="queued", attempts=0, error=None, finished_at=None,
-            cancel_requested=False, run_at=self.clock(), message="retried by the user"))
-
-    # -- checkpoints --------------------------------------------------------------------
+    # -- checkpoints ---------------------------------------------------------------------
 
     async def save_checkpoint(self, task_id: str, state: Any) -> None:
-        await self.kv.put(CHECKPOINT + task_id, msgspec.json.encode(state))
+        await self.kv.put(_CKPT + task_id, canonical_json(state))
 
     async def load_checkpoint(self, task_id: str) -> Any:
-        raw = await self.kv.get(CHECKPOINT + task_id)
-        return None if raw is None else msgspec.json.decode(raw)
+        raw = await self.kv.get(_CKPT + task_id)
+        return None if raw is None else json.loads(raw)
+
+    async def drop_checkpoint(self, task_id: str) -> None:
+        await self.kv.delete(_CKPT + task_id)
+
+    # -- requests to the runner -----------------------------------------------------------
+
+    async def request(self, task_id: str, op: Literal["cancel", "retry"]) -> None:
+        await self.kv.put(_REQ + task_id, _encoder.encode(Request(op=op, at=time.time())))
+
+    async def requests(self) -> list[tuple[str, str]]:
+        return [(key[len(_REQ):], _req_decoder.decode(raw).op)
+                async for key, raw in self.kv.scan(_REQ)]
+
+    async def pending_request(self, task_id: str) -> str | None:
+        raw = await self.kv.get(_REQ + task_id)
+        return None if raw is None else _req_decoder.decode(raw).op
+
+    async def clear_request(self, task_id: str) -> None:
+        await self.kv.delete(_REQ + task_id)
+
+    # -- schedules -----------------------------------------------------------------------
+
+    async def put_schedule(self, schedule: Schedule) -> None:
+        await self.kv.put(_SCHED + schedule.id, _encoder.encode(schedule))
+
+    async def schedules(self) -> list[Schedule]:
+        return [_sched_decoder.decode(raw) async for _, raw in self.kv.scan(_SCHED)]
+
+    async def delete_schedule(self, schedule_id: str) -> bool:
+        return bool(await self.kv.delete(_SCHED + schedule_id))

@@ -1,62 +1,203 @@
-"""`TaskRunner`: the workers that run queued tasks, and recovery after a crash.
+"""The runner: workers that take tasks off the durable queue.
 
-One process at a time runs tasks for a data home: the one holding the runner lock
-(``<home>/tasks/runner.lock``, an ``flock`` the system releases when the process ends,
-even by SIGKILL). At start it recovers: each task found ``running`` was interrupted
-(its process ended); one whose attempt is older than its timeout fails with that
-reason, the others are queued again and resume from their last checkpoint.
-
-Workers are anyio tasks: one task at a time per resource (``model``, ``cpu``), each
-attempt under its capability's timeout and its own cancel scope. Failures that are
-retryable are tried again, with a doubling back-off, up to ``max_attempts``.
+One runner per data home at a time: it holds an exclusive ``flock`` on
+``<home>/tasks/runner.lock`` (the kernel releases it when the process dies, SIGKILL
+included), so only one process changes queued tasks. On start it recovers what the
+previous runner left running: each such task is queued again to resume from its last
+checkpoint, or failed with the reason when it is older than its timeout (or was
+resumed too often). Then it runs due tasks, one at a time per resource (a lock per
+resource name), each attempt under its timeout and cancellable, retrying failures that
+may be retried up to the bound with a doubling back-off, and queues the tasks of cron
+schedules when they come due.
 """
 
 from __future__ import annotations
 
-import contextlib
+import math
 import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.abc
 import msgspec
 
-from ._events import TaskFinished, TaskProgress, TaskQueued, TaskRecovered, TaskStarted
-from ._model import Task, input_hash
+from ._events import (
+    TaskFinished,
+    TaskProgress,
+    TaskQueued,
+    TaskRecovered,
+    TaskRetrying,
+    TaskStarted,
+)
+from ._queue import Schedule, Status, Task, TaskQueue, canonical_json, input_hash, new_id
+from ._settings import TasksSettings
 
 if TYPE_CHECKING:
-    from adjutant_hookspecs import Event, Kernel, TaskCapability
+    from adjutant_hookspecs import Kernel, TaskCapability
 
-    from ._queue import TaskQueue
-    from ._settings import TasksSettings
+__all__ = ["Runner", "RunnerBusyError", "RunnerLock", "UnknownCapabilityError",
+           "apply_request", "cron_next", "enqueue", "runner_pid"]
 
-__all__ = ["Recovery", "TaskContextImpl", "TaskRunner"]
-
-
-class Recovery(msgspec.Struct, frozen=True, kw_only=True):
-    """What start-up recovery found: tasks resumed, failed, and still queued."""
-
-    resumed: list[str]
-    failed: list[str]
-    queued: int
-    seconds: float
+_PROGRESS_PERSIST_S = 0.25
 
 
-class TaskContextImpl:
-    """The `adjutant_hookspecs.TaskContext` a capability's ``run`` gets."""
+class UnknownCapabilityError(LookupError):
+    """No registered task capability by that name."""
 
-    def __init__(self, runner: TaskRunner, task: Task) -> None:
-        self._runner = runner
+
+class RunnerBusyError(RuntimeError):
+    """Another process runs this data home's queue."""
+
+
+def lock_path(home: Path) -> Path:
+    return home / "tasks" / "runner.lock"
+
+
+class RunnerLock:
+    """An exclusive, non-blocking ``flock`` on ``<home>/tasks/runner.lock``."""
+
+    def __init__(self, home: Path) -> None:
+        self.path = lock_path(home)
+        self._fd: int | None = None
+
+    def try_acquire(self) -> bool:
+        import fcntl
+
+        if self._fd is not None:
+            return True
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._fd = fd
+        return True
+
+    def release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)  # closing the descriptor releases the lock
+
+
+def runner_pid(home: Path) -> int | None:
+    """The pid of the process running this home's queue (None: no runner)."""
+    probe = RunnerLock(home)
+    if probe.try_acquire():
+        probe.release()
+        return None
+    try:
+        return int(probe.path.read_text().strip() or 0) or None
+    except (OSError, ValueError):
+        return None
+
+
+def cron_next(cron: str, after: float) -> float:
+    """The first time the cron expression matches after ``after`` (local time)."""
+    from datetime import datetime
+
+    from croniter import croniter
+
+    start = datetime.fromtimestamp(after).astimezone()
+    return float(croniter(cron, start).get_next(float))
+
+
+def artifact_dir(home: Path, task_id: str, created: float) -> Path:
+    day = time.strftime("%Y-%m-%d", time.localtime(created))
+    return home / "runs" / day / "copilot" / task_id
+
+
+def capability(kernel: Kernel, name: str) -> TaskCapability:
+    found = kernel.task_capabilities.get(name)
+    if found is None:
+        known = ", ".join(sorted(kernel.task_capabilities)) or "none"
+        raise UnknownCapabilityError(f"no task capability {name!r} (registered: {known})")
+    return found
+
+
+async def enqueue(kernel: Kernel, queue: TaskQueue, name: str, inputs: Mapping[str, Any], *,
+                  settings: TasksSettings, not_before: float | None = None,
+                  parent_run: str | None = None, idempotency_key: str | None = None,
+                  schedule_id: str | None = None) -> tuple[Task, bool]:
+    """Queue capability ``name`` with ``inputs``; returns the task and whether it is
+    new (False: a task with ``idempotency_key`` was queued before, and is returned)."""
+    cap = capability(kernel, name)
+    if not isinstance(inputs, Mapping):
+        raise TypeError(f"a task's inputs are an object, got {type(inputs).__name__}")
+    try:
+        plain = msgspec.json.decode(canonical_json(dict(inputs)))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"a task's inputs must be JSON values: {exc}") from None
+    now = time.time()
+    task_id = new_id(now)
+    task = Task(id=task_id, capability=name, inputs=plain, input_hash=input_hash(plain),
+                created_at=now, updated_at=now,
+                not_before=now if not_before is None else not_before,
+                parent_run=parent_run, idempotency_key=idempotency_key,
+                max_attempts=settings.max_attempts, timeout_s=float(cap.timeout_s),
+                schedule_id=schedule_id,
+                artifacts=str(artifact_dir(kernel.home, task_id, now)))
+    stored = await queue.add(task)
+    if stored.id != task.id:
+        return stored, False
+    kernel.bus.publish(TaskQueued(task_id=task.id, capability=name,
+                                  not_before=not_before), run_id=parent_run)
+    return stored, True
+
+
+async def apply_request(kernel: Kernel, queue: TaskQueue, task: Task, op: str) -> Task:
+    """Cancel or retry ``task`` as the queue's owner (the runner, or a process that
+    holds the runner lock because no runner is alive). A running task is not touched
+    here: its runner cancels it."""
+    if op == "cancel" and task.status in ("queued", "waiting_for_human"):
+        task.status, task.error, task.finished_at = "cancelled", "cancelled by the user", \
+            time.time()
+        await queue.put(task)
+        kernel.bus.publish(TaskFinished(task_id=task.id, capability=task.capability,
+                                        status="cancelled", error=task.error),
+                           run_id=task.parent_run)
+    elif op == "retry" and task.status in ("failed", "cancelled"):
+        task.status, task.error, task.outputs = "queued", None, None
+        task.attempts = task.resumes = 0
+        task.progress, task.message, task.finished_at = 0.0, "", None
+        task.not_before = time.time()
+        await queue.add_existing(task)
+        kernel.bus.publish(TaskQueued(task_id=task.id, capability=task.capability),
+                           run_id=task.parent_run)
+    return task
+
+
+class _Context:
+    """What a capability's ``run`` sees (`adjutant_hookspecs.TaskContext`)."""
+
+    def __init__(self, runner: Runner, task: Task) -> None:
+        self._runner, self._task = runner, task
         self.task_id = task.id
-        self.inputs: Mapping[str, Any] = task.inputs
+        self.inputs: Mapping[str, Any] = MappingProxyType(msgspec.json.decode(
+            canonical_json(task.inputs)))
         self.attempt = task.attempts
         self.artifacts = Path(task.artifacts)
-        self.kernel: Kernel = runner.kernel
+        self.kernel = runner.kernel
+        self._persisted = 0.0
 
     async def progress(self, fraction: float, message: str = "") -> None:
-        await self._runner.report_progress(self.task_id, fraction, message)
+        task = self._task
+        fraction = 0.0 if math.isnan(fraction) else min(1.0, max(0.0, float(fraction)))
+        task.progress, task.message = fraction, message[:500]
+        self.kernel.bus.publish(TaskProgress(task_id=task.id, capability=task.capability,
+                                             progress=fraction, message=task.message),
+                                run_id=task.parent_run)
+        now = time.monotonic()
+        if now - self._persisted >= _PROGRESS_PERSIST_S:
+            self._persisted = now
+            await self._runner.queue.put(task)
 
     async def save_checkpoint(self, state: Any) -> None:
         await self._runner.queue.save_checkpoint(self.task_id, state)
@@ -65,304 +206,256 @@ class TaskContextImpl:
         return await self._runner.queue.load_checkpoint(self.task_id)
 
 
-class TaskRunner:
-    """Runs the tasks of one queue while `serve` runs (see the module's docstring)."""
+class Runner:
+    """Runs this data home's queue while `serve` runs (one process at a time).
+
+    :param clock: Wall-clock seconds (tests pass a controlled clock: due times and
+        cron schedules follow it).
+    """
 
     def __init__(self, kernel: Kernel, queue: TaskQueue, settings: TasksSettings, *,
                  clock: Callable[[], float] = time.time) -> None:
-        self.kernel = kernel
-        self.queue = queue
-        self.settings = settings
-        self.clock = clock
-        self._lock_file: BinaryIO | None = None
+        self.kernel, self.queue, self.settings, self.clock = kernel, queue, settings, clock
+        self.lock = RunnerLock(kernel.home)
+        self._locks: dict[str, anyio.Lock] = {}
+        self._inflight: set[str] = set()
+        self._scopes: dict[str, anyio.CancelScope] = {}
         self._wake = anyio.Event()
-        self._busy: set[str] = set()  # resources held by a running task
-        self._scopes: dict[str, anyio.CancelScope] = {}  # running task id -> its scope
-        self._pending: dict[str, Task] = {}  # queued tasks known, by id
-        self._idle = anyio.Event()
-        self.recovery: Recovery | None = None
+        self.serving = False
 
-    # -- the lock -----------------------------------------------------------------------
-
-    def acquire(self) -> bool:
-        """Take the runner lock of the data home (False: another process holds it)."""
-        import fcntl
-
-        where = self.queue.home / "tasks"
-        where.mkdir(parents=True, exist_ok=True)
-        handle = open(where / "runner.lock", "ab")  # noqa: SIM115 (held until release)
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.close()
-            return False
-        handle.truncate(0)
-        handle.write(f"{os.getpid()}\n".encode())
-        handle.flush()
-        self._lock_file = handle
-        return True
-
-    def release(self) -> None:
-        handle, self._lock_file = self._lock_file, None
-        if handle is not None:
-            handle.close()  # closing the file releases the flock
-
-    @property
-    def active(self) -> bool:
-        """True while this runner holds the lock (it runs the tasks)."""
-        return self._lock_file is not None
-
-    # -- recovery -----------------------------------------------------------------------
-
-    async def recover(self) -> Recovery:
-        """Mark the tasks an ended process left running: queued again (they resume from
-        their checkpoint), or failed when their attempt is older than their timeout."""
-        started = time.perf_counter()
-        now = self.clock()
-        resumed: list[str] = []
-        failed: list[str] = []
-        self._pending.clear()
-        for task in await self.queue.all():
-            if task.status == "running":
-                age = now - (task.started_at or task.created_at)
-                if age > task.timeout_s:
-                    reason = (f"interrupted: its process ended while it ran, {age:.0f} s "
-                              f"ago, longer than its timeout ({task.timeout_s:g} s)")
-                    task = await self.queue.save(msgspec.structs.replace(
-                        task, status="failed", error=reason, finished_at=now,
-                        message="interrupted"))
-                    failed.append(task.id)
-                    self._publish(TaskRecovered(task_id=task.id, capability=task.capability,
-                                                outcome="failed", reason=reason), task)
-                    continue
-                reason = "interrupted: its process ended while it ran; resumed from its " \
-                         "last checkpoint"
-                task = await self.queue.save(msgspec.structs.replace(
-                    task, status="queued", resumed=task.resumed + 1, run_at=now,
-                    cancel_requested=False, message=reason))
-                resumed.append(task.id)
-                self._publish(TaskRecovered(task_id=task.id, capability=task.capability,
-                                            outcome="resumed", reason=reason), task)
-            if task.status == "queued":
-                self._pending[task.id] = task
-        self.recovery = Recovery(resumed=resumed, failed=failed, queued=len(self._pending),
-                                 seconds=time.perf_counter() - started)
-        return self.recovery
-
-    # -- queueing -----------------------------------------------------------------------
-
-    async def submit(self, capability: str, inputs: Mapping[str, Any], *,
-                     run_at: float | None = None, parent_run: str | None = None,
-                     idempotency_key: str | None = None) -> tuple[Task, bool]:
-        """Queue a registered capability (see `TaskQueue.enqueue`)."""
-        cap = self.capability(capability)
-        task, created = await self.queue.enqueue(
-            cap, inputs, run_at=run_at, parent_run=parent_run,
-            idempotency_key=idempotency_key, max_attempts=self.settings.max_attempts)
-        if created:
-            self._publish(TaskQueued(task_id=task.id, capability=task.capability,
-                                     run_at=task.run_at), task)
-            self.notify(task)
-        return task, created
-
-    def capability(self, name: str) -> TaskCapability:
-        cap = self.kernel.task_capabilities.get(name)
-        if cap is None:
-            known = ", ".join(sorted(self.kernel.task_capabilities)) or "none"
-            raise LookupError(f"no task capability {name!r} (registered: {known})")
-        return cap
-
-    def notify(self, task: Task) -> None:
-        """A task was queued or asked to cancel in this process: act on it now."""
-        if task.status == "queued":
-            self._pending[task.id] = task
-        if task.cancel_requested and (scope := self._scopes.get(task.id)) is not None:
-            scope.cancel()
+    def wake(self) -> None:
+        """Look at the queue now (something was queued or asked)."""
         self._wake.set()
 
-    async def cancel(self, task_id: str) -> Task:
-        task = await self.queue.cancel(task_id)
-        self._pending.pop(task_id, None)
-        self.notify(task)
-        if task.status == "cancelled":
-            self._publish(TaskFinished(task_id=task.id, capability=task.capability,
-                                       status="cancelled"), task)
-        return task
-
-    async def retry(self, task_id: str) -> Task:
-        task = await self.queue.retry(task_id)
-        self._publish(TaskQueued(task_id=task.id, capability=task.capability,
-                                 run_at=task.run_at), task)
-        self.notify(task)
-        return task
-
-    async def report_progress(self, task_id: str, fraction: float, message: str) -> None:
-        fraction = min(1.0, max(0.0, float(fraction)))
-        task = await self.queue.get(task_id)
-        if task is None or task.status != "running":
-            return
-        task = await self.queue.save(msgspec.structs.replace(task, progress=fraction,
-                                                             message=message))
-        self._publish(TaskProgress(task_id=task_id, progress=fraction, message=message), task)
-
-    # -- the workers --------------------------------------------------------------------
-
-    async def serve(self, *, until_idle: bool = False) -> None:
-        """Run queued tasks until cancelled (``until_idle``: until none is queued or
-        running that is due or could run here). Needs the lock (`acquire`)."""
-        if not self.active:
-            raise RuntimeError("the task runner does not hold the runner lock")
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self._poll)
-            while True:
-                self._wake = anyio.Event()
-                now = self.clock()
-                next_due: float | None = None
-                for task in sorted(self._pending.values(), key=lambda t: (t.run_at, t.id)):
-                    if task.capability not in self.kernel.task_capabilities:
-                        continue  # stays queued until a plugin offers it again
-                    if task.run_at > now:
-                        next_due = task.run_at if next_due is None else min(next_due,
-                                                                            task.run_at)
-                        continue
-                    if task.resource in self._busy:
-                        continue
-                    self._busy.add(task.resource)
-                    del self._pending[task.id]
-                    tg.start_soon(self._run, task)
-                if until_idle and not self._busy and next_due is None and not any(
-                        t.capability in self.kernel.task_capabilities
-                        for t in self._pending.values()):
-                    tg.cancel_scope.cancel()
-                    return
-                wait = self.settings.poll_s if next_due is None else max(
-                    0.0, min(self.settings.poll_s, next_due - now))
-                with anyio.move_on_after(wait):
-                    await self._wake.wait()
-
-    async def _poll(self) -> None:
-        """Pick up what other processes did: tasks queued, cancels asked."""
-        while True:
-            await anyio.sleep(self.settings.poll_s)
-            changed = False
-            for task in await self.queue.all():
-                if task.status == "queued" and task.id not in self._pending \
-                        and task.id not in self._scopes:
-                    self._pending[task.id] = task
-                    changed = True
-                elif task.status != "queued" and task.id in self._pending:
-                    del self._pending[task.id]  # cancelled elsewhere
-                    changed = True
-                elif task.cancel_requested and (scope := self._scopes.get(task.id)):
-                    scope.cancel()
-            if changed:
-                self._wake.set()
-
-    async def _run(self, task: Task) -> None:
+    async def serve(self, *, until_idle: bool = False,
+                    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+                    ) -> None:
+        """Run the queue until cancelled (``until_idle``: until nothing is running or
+        due). Raises `RunnerBusyError` when another process runs it."""
+        if not self.lock.try_acquire():
+            pid = runner_pid(self.kernel.home)
+            raise RunnerBusyError(f"another process (pid {pid}) runs the task queue of "
+                                  f"{self.kernel.home}")
         try:
-            await self._attempt(task)
+            await self.recover()
+            self.serving = True
+            task_status.started()
+            async with anyio.create_task_group() as tg:
+                while True:
+                    await self._handle_requests()
+                    await self._fire_schedules()
+                    next_due = await self._dispatch(tg)
+                    now = self.clock()
+                    if until_idle and not self._inflight and (
+                            next_due is None or next_due > now + 1.0):
+                        break
+                    wait = self.settings.poll_s if next_due is None else \
+                        min(self.settings.poll_s, max(0.0, next_due - now))
+                    with anyio.move_on_after(wait):
+                        await self._wake.wait()
+                    self._wake = anyio.Event()
         finally:
-            self._busy.discard(task.resource)
-            self._wake.set()
+            self.serving = False
+            self.lock.release()
 
-    async def _attempt(self, queued: Task) -> None:
-        task = await self.queue.get(queued.id)
+    # -- recovery ------------------------------------------------------------------------
+
+    async def recover(self) -> list[Task]:
+        """Tasks a dead runner left running: queued again to resume from their
+        checkpoint, or failed with the reason. Returns them."""
+        now = self.clock()
+        found = []
+        for task in await self.queue.open_tasks():
+            if task.status != "running":
+                continue
+            age = now - (task.started_at or task.created_at)
+            if age > task.timeout_s:
+                reason = (f"interrupted: the process running it stopped, and it started "
+                          f"{age:.0f} s ago, more than its timeout ({task.timeout_s:g} s)")
+                await self._finish(task, "failed", error=reason)
+                outcome = "failed"
+            elif task.resumes >= self.settings.max_resumes:
+                reason = (f"interrupted {task.resumes + 1} times: the process running it "
+                          "stopped each time")
+                await self._finish(task, "failed", error=reason)
+                outcome = "failed"
+            else:
+                reason = "the process running it stopped; it resumes from its checkpoint"
+                task.status, task.resumes, task.message = "queued", task.resumes + 1, reason
+                task.not_before = now
+                await self.queue.put(task)
+                outcome = "resumed"
+            self.kernel.bus.publish(TaskRecovered(task_id=task.id, capability=task.capability,
+                                                  outcome=outcome, reason=reason),
+                                    run_id=task.parent_run)
+            found.append(task)
+        return found
+
+    # -- the loop ------------------------------------------------------------------------
+
+    async def _handle_requests(self) -> None:
+        for task_id, op in await self.queue.requests():
+            if task_id in self._scopes:  # running here: cancel it; the worker clears
+                if op == "cancel":
+                    self._scopes[task_id].cancel()
+                    continue
+                await self.queue.clear_request(task_id)
+                continue
+            task = await self.queue.get(task_id)
+            if task is not None and task_id not in self._inflight:
+                await apply_request(self.kernel, self.queue, task, op)
+                await self.queue.clear_request(task_id)
+            elif task is None:
+                await self.queue.clear_request(task_id)
+
+    async def _fire_schedules(self) -> None:
+        now = self.clock()
+        for schedule in await self.queue.schedules():
+            if not schedule.enabled or schedule.next_at > now:
+                continue
+            key = f"schedule:{schedule.id}:{schedule.next_at:.0f}"
+            try:
+                task, _ = await enqueue(self.kernel, self.queue, schedule.capability,
+                                        schedule.inputs, settings=self.settings,
+                                        parent_run=schedule.parent_run, idempotency_key=key,
+                                        schedule_id=schedule.id)
+                schedule.last_task = task.id
+            except (LookupError, ValueError, TypeError):  # its capability is gone
+                schedule.enabled = False
+            schedule.next_at = cron_next(schedule.cron, now)
+            await self.queue.put_schedule(schedule)
+
+    async def _dispatch(self, tg: anyio.abc.TaskGroup) -> float | None:
+        """Start a worker for each due task; return when the next one is due."""
+        now = self.clock()
+        next_due: float | None = None
+        for task_id in await self.queue.open_ids():
+            if task_id in self._inflight:
+                continue
+            task = await self.queue.get(task_id)
+            if task is None or task.status != "queued":
+                continue
+            if task.not_before > now:
+                next_due = task.not_before if next_due is None else min(next_due,
+                                                                        task.not_before)
+                continue
+            self._inflight.add(task_id)
+            tg.start_soon(self._work, task_id)
+        return next_due
+
+    # -- one task ------------------------------------------------------------------------
+
+    async def _work(self, task_id: str) -> None:
+        try:
+            task = await self.queue.get(task_id)
+            if task is None:
+                return
+            cap = self.kernel.task_capabilities.get(task.capability)
+            if cap is None:
+                await self._finish(task, "failed", error=f"no task capability "
+                                   f"{task.capability!r} is registered (its plugin is not "
+                                   "loaded)")
+                return
+            async with self._locks.setdefault(cap.resource, anyio.Lock()):
+                await self._attempt(task_id, cap)
+        finally:
+            self._inflight.discard(task_id)
+            self.wake()
+
+    async def _attempt(self, task_id: str, cap: TaskCapability) -> None:
+        task = await self.queue.get(task_id)  # as stored now, not as dispatched
         if task is None or task.status != "queued":
-            return  # cancelled meanwhile
-        cap = self.kernel.task_capabilities.get(task.capability)
-        if cap is None:
-            self._pending[task.id] = task
+            return
+        if await self.queue.pending_request(task_id) == "cancel":
+            await self.queue.clear_request(task_id)
+            await self._finish(task, "cancelled", error="cancelled by the user")
             return
         if input_hash(task.inputs) != task.input_hash:
-            await self._finish(task, "failed", error="refused: its inputs changed while "
-                               "it was queued (their hash no longer matches the one taken "
-                               "when it was queued); it was not run")
+            await self._finish(task, "failed", error="refused: the task's inputs changed "
+                               "after it was queued (their sha256 no longer matches)")
             return
-        task = await self.queue.save(msgspec.structs.replace(
-            task, status="running", attempts=task.attempts + 1, started_at=self.clock(),
-            error=None))
-        self._publish(TaskStarted(task_id=task.id, capability=task.capability,
-                                  attempt=task.attempts, resumed=task.resumed > 0), task)
-        context = TaskContextImpl(self, task)
+        if task.idempotency_key is not None:
+            holder = await self.queue.holder_of(task.idempotency_key)
+            if holder is not None and holder != task.id:
+                await self._finish(task, "cancelled", error=f"a duplicate of task {holder} "
+                                   f"(idempotency key {task.idempotency_key!r})")
+                return
+        resumed = task.resumes > 0 and task.attempts > 0
+        task.status, task.attempts, task.started_at = "running", task.attempts + 1, self.clock()
+        task.error = None
+        await self.queue.put(task)
+        self.kernel.bus.publish(TaskStarted(task_id=task.id, capability=task.capability,
+                                            attempt=task.attempts, resumed=resumed),
+                                run_id=task.parent_run)
+        context = _Context(self, task)
         scope = anyio.CancelScope()
         self._scopes[task.id] = scope
-        outputs: Mapping[str, Any] | None = None
-        failure: BaseException | None = None
+        error: str | None = None
+        retry = False
+        outputs: Any = None
         try:
-            with scope:
-                try:
-                    with anyio.fail_after(task.timeout_s):
-                        outputs = await cap.run(context)
-                except Exception as exc:  # the capability's failure, or its timeout
-                    failure = exc
+            context.artifacts.mkdir(parents=True, exist_ok=True, mode=0o700)
+            with scope, anyio.fail_after(task.timeout_s):
+                outputs = await cap.run(context)
+        except TimeoutError:
+            error, retry = f"timed out after {task.timeout_s:g} s", bool(cap.retryable)
         except anyio.get_cancelled_exc_class():
-            # the runner is stopping: the task goes back to the queue and resumes from
-            # its checkpoint when a runner starts again
-            with anyio.CancelScope(shield=True):
-                current = await self.queue.get(task.id) or task
-                await self.queue.save(msgspec.structs.replace(
-                    current, status="queued", run_at=self.clock(),
-                    message="interrupted by shutdown; resumes from its last checkpoint"))
+            with anyio.CancelScope(shield=True):  # the runner stops: resume next start
+                task.status, task.message = "queued", "stopped with the runner; resumes"
+                await self.queue.put(task)
             raise
+        except Exception as exc:
+            from adjutant_hookspecs import TaskFailed
+
+            error = str(exc) or type(exc).__name__
+            retry = exc.retryable if isinstance(exc, TaskFailed) else bool(cap.retryable)
         finally:
             self._scopes.pop(task.id, None)
         if scope.cancelled_caught:
-            await self._finish(task, "cancelled", message="cancelled while running")
+            await self.queue.clear_request(task.id)
+            await self._finish(task, "cancelled", error="cancelled by the user")
             return
-        if failure is None:
-            if outputs is not None and not isinstance(outputs, Mapping):
-                failure = TypeError(f"capability {cap.name!r} returned "
-                                    f"{type(outputs).__name__}, not a mapping of outputs")
-            else:
-                try:
-                    plain = msgspec.json.decode(msgspec.json.encode(dict(outputs or {})))
-                except (TypeError, msgspec.EncodeError) as exc:
-                    failure = TypeError(f"capability {cap.name!r}'s outputs are not JSON "
-                                        f"values: {exc}")
-                else:
-                    await self._finish(task, "done", outputs=plain)
-                    return
-        await self._failed(task, cap, failure)
-
-    async def _failed(self, task: Task, cap: TaskCapability, failure: BaseException) -> None:
-        from adjutant_hookspecs import TaskFailed
-
-        if isinstance(failure, TimeoutError):
-            reason = f"timed out after {task.timeout_s:g} s"
-            retryable = bool(cap.retryable)
-        elif isinstance(failure, TaskFailed):
-            reason, retryable = str(failure), failure.retryable
-        else:
-            reason = f"{type(failure).__name__}: {failure}"
-            retryable = bool(cap.retryable)
-        current = await self.queue.get(task.id) or task
-        if current.cancel_requested:
-            await self._finish(current, "cancelled", message="cancelled while running")
+        if error is None:
+            try:
+                task.outputs = msgspec.json.decode(canonical_json(dict(outputs or {})))
+            except (TypeError, ValueError) as exc:
+                await self._finish(task, "failed", error=f"its outputs are not JSON: {exc}")
+                return
+            task.progress = 1.0
+            await self._finish(task, "done")
+            await self.queue.drop_checkpoint(task.id)
             return
-        if retryable and current.attempts < current.max_attempts:
-            delay = self.settings.retry_backoff_s * 2 ** (current.attempts - 1)
-            again = await self.queue.save(msgspec.structs.replace(
-                current, status="queued", error=reason, run_at=self.clock() + delay,
-                message=f"attempt {current.attempts} failed; retrying in {delay:g} s"))
-            self._publish(TaskQueued(task_id=again.id, capability=again.capability,
-                                     run_at=again.run_at, attempt=again.attempts), again)
-            self._pending[again.id] = again
+        if retry and task.attempts < task.max_attempts:
+            delay = self.settings.retry_backoff_s * 2 ** (task.attempts - 1)
+            task.status, task.error = "queued", error
+            task.not_before = self.clock() + delay
+            await self.queue.put(task)
+            self.kernel.bus.publish(TaskRetrying(task_id=task.id, capability=task.capability,
+                                                 attempt=task.attempts, error=error,
+                                                 not_before=task.not_before),
+                                    run_id=task.parent_run)
             return
-        if retryable:
-            reason = f"{reason} (after {current.attempts} attempts)"
-        await self._finish(current, "failed", error=reason)
+        if retry:
+            error = f"{error} (after {task.attempts} attempts)"
+        await self._finish(task, "failed", error=error)
 
-    async def _finish(self, task: Task, status: str, *, outputs: dict[str, Any] | None = None,
-                      error: str | None = None, message: str = "") -> None:
-        current = await self.queue.get(task.id) or task
-        done = msgspec.structs.replace(
-            current, status=status, outputs=outputs, error=error,
-            finished_at=self.clock(), progress=1.0 if status == "done" else current.progress,
-            message=message or status, cancel_requested=False)
-        await self.queue.save(done)
-        self._publish(TaskFinished(task_id=done.id, capability=done.capability, status=status,
-                                   outputs=outputs, error=error), done)
+    async def _finish(self, task: Task, status: Status, *, error: str | None = None) -> None:
+        task.status = status
+        task.error, task.finished_at = error, self.clock()
+        await self.queue.put(task)
+        self.kernel.bus.publish(TaskFinished(task_id=task.id, capability=task.capability,
+                                             status=status, error=error,
+                                             artifacts=task.artifacts or None),
+                                run_id=task.parent_run)
 
-    def _publish(self, event: Event, task: Task) -> None:
-        with contextlib.suppress(Exception):  # the bus never fails a task
-            self.kernel.bus.publish(event, run_id=task.parent_run)
+
+async def add_schedule(kernel: Kernel, queue: TaskQueue, name: str, inputs: Mapping[str, Any],
+                       cron: str, *, now: float, parent_run: str | None = None) -> Schedule:
+    """Store a cron schedule for capability ``name`` (validated first)."""
+    capability(kernel, name)
+    plain = msgspec.json.decode(canonical_json(dict(inputs)))
+    schedule = Schedule(id="s" + new_id(now), capability=name, inputs=plain, cron=cron,
+                        next_at=cron_next(cron, now), created_at=now, parent_run=parent_run)
+    await queue.put_schedule(schedule)
+    return schedule
+
