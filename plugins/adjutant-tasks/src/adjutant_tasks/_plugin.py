@@ -48,9 +48,7 @@ class TasksPlugin:
     def register_commands(self, register: Callable[[Command], None]) -> None:
         register(Command(name="tasks", help="durable tasks: list, show, cancel, retry, "
                          "watch, run the queue", run=lazy("adjutant_tasks._cli:run"),
-                         configure=lazy("adjutant_tasks._cli:configure"),
-                         needs=frozenset({"stores", "settings_schemas", "events",
-                                          "task_capabilities", "providers"})))
+                         configure=lazy("adjutant_tasks._cli:configure")))
 
     @hookimpl
     def register_tools(self, register: Callable[[Tool], None]) -> None:

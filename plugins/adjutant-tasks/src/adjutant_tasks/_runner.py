@@ -186,6 +186,7 @@ class _Context:
         self.artifacts = Path(task.artifacts)
         self.kernel = runner.kernel
         self._persisted = 0.0
+        self.saved = task.resumes > 0 or task.attempts > 1  # a checkpoint may exist
 
     async def progress(self, fraction: float, message: str = "") -> None:
         task = self._task
@@ -200,6 +201,7 @@ class _Context:
             await self._runner.queue.put(task)
 
     async def save_checkpoint(self, state: Any) -> None:
+        self.saved = True
         await self._runner.queue.save_checkpoint(self.task_id, state)
 
     async def load_checkpoint(self) -> Any:
@@ -423,7 +425,8 @@ class Runner:
                 return
             task.progress = 1.0
             await self._finish(task, "done")
-            await self.queue.drop_checkpoint(task.id)
+            if context.saved:
+                await self.queue.drop_checkpoint(task.id)
             return
         if retry and task.attempts < task.max_attempts:
             delay = self.settings.retry_backoff_s * 2 ** (task.attempts - 1)
