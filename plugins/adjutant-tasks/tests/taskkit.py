@@ -126,7 +126,8 @@ def settings_profile(**tasks: Any) -> Any:
 
 
 @contextlib.asynccontextmanager
-async def kernel_at(home: Path, *extra: object,
+async def kernel_at(home: Path, *extra: object, mode: str | None = None,
+                    approver: Any = None,
                     **tasks: Any) -> AsyncIterator[tuple[Harness, TasksPlugin]]:
     """A started kernel on ``home`` with LMDB, adjutant-tasks, the test capabilities
     and ``extra`` plugins (``tasks``: the ``plugins.tasks`` settings; the retry back-off
@@ -134,5 +135,6 @@ async def kernel_at(home: Path, *extra: object,
     plugin = TasksPlugin()
     tasks.setdefault("run_in_process", False)
     async with Harness(adjutant_lmdb, plugin, Capabilities(), *extra, home=home,
+                       mode=mode, approver=approver,
                        profile=settings_profile(**tasks)) as h:
         yield h, plugin

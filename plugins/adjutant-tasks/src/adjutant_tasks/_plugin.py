@@ -52,13 +52,17 @@ class TasksPlugin:
 
     @hookimpl
     def register_tools(self, register: Callable[[Tool], None]) -> None:
+        from ._doctool import DocSummarize
         from ._tools import ScheduleTask
 
         register(ScheduleTask(self))
+        register(DocSummarize(self))
 
     @hookimpl
     def register_task_capabilities(self, register: Callable[[TaskCapability], None]) -> None:
-        return None
+        from ._summarize import SummarizeCapability
+
+        register(SummarizeCapability())
 
     @hookimpl
     async def startup(self, kernel: Kernel) -> None:
