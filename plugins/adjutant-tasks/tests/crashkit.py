@@ -20,7 +20,7 @@ import anyio
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from taskkit import kernel_at  # noqa: E402
+from taskkit import kernel_at
 
 
 async def main(home: Path, what: str, *rest: str) -> None:

@@ -11,8 +11,9 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import adjutant_lmdb
 import anyio
+
+import adjutant_lmdb
 from adjutant.testing import Harness
 from adjutant_hookspecs import TaskContext, TaskFailed, hookimpl
 from adjutant_tasks import TasksPlugin

@@ -14,8 +14,9 @@ from typing import Any
 
 import anyio
 import pytest
-from adjutant_tasks import Runner, tasks_settings
 from taskkit import kernel_at
+
+from adjutant_tasks import Runner, tasks_settings
 
 KIT = Path(__file__).parent / "crashkit.py"
 

@@ -4,12 +4,16 @@ time per resource, and events on the bus."""
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
 import msgspec
 import pytest
+from taskkit import kernel_at
+
 from adjutant_tasks import (
     Runner,
     RunnerBusyError,
@@ -19,9 +23,23 @@ from adjutant_tasks import (
     TaskStarted,
 )
 from adjutant_tasks import tasks_settings as settings_of
-from taskkit import kernel_at
 
 pytestmark = pytest.mark.anyio
+
+
+async def _until(check: Callable[[], Awaitable[bool]], limit: float = 10.0) -> None:
+    """Poll the store until ``check`` holds (the runner writes it; no event to wait on
+    crosses a process, so the tests read the store as another process would)."""
+    with anyio.fail_after(limit):
+        for _ in itertools.count():
+            if await check():
+                return
+            await anyio.sleep(0.02)
+
+
+async def _is(plugin: Any, task_id: str, status: str) -> bool:
+    task = await plugin.queue.get(task_id)
+    return task is not None and task.status == status
 
 
 async def _drain(h: Any, plugin: Any) -> Runner:
@@ -124,7 +142,7 @@ async def test_one_task_at_a_time_per_resource(tmp_path: Path) -> None:
         for i in range(3):
             await plugin.submit("test.probe-a", {"i": i})
             await plugin.submit("test.probe-b", {"i": i})
-        other, _ = await plugin.submit("test.steps", {"n": 2, "delay": 0.1})
+        await plugin.submit("test.steps", {"n": 2, "delay": 0.1})  # another resource
         await _drain(h, plugin)
         caps = h.kernel.task_capabilities
         assert caps["test.probe-a"].resource == caps["test.probe-b"].resource == "model"
@@ -139,17 +157,16 @@ async def test_a_running_task_is_cancelled_and_a_queued_one_never_runs(tmp_path:
         runner = Runner(h.kernel, plugin.queue, settings_of(h.kernel))
         async with anyio.create_task_group() as tg:
             await tg.start(runner.serve)
-            with anyio.fail_after(10):
-                while (t := await plugin.queue.get(slow.id)) and t.progress < 0.05:
-                    await anyio.sleep(0.02)
+            async def started() -> bool:
+                task = await plugin.queue.get(slow.id)
+                return task is not None and task.progress >= 0.05
+
+            await _until(started)
             await plugin.queue.request(slow.id, "cancel")
             await plugin.queue.request(later.id, "cancel")
             runner.wake()
-            with anyio.fail_after(10):
-                while (t := await plugin.queue.get(slow.id)) and t.status == "running":
-                    await anyio.sleep(0.02)
-                while (t := await plugin.queue.get(later.id)) and t.status == "queued":
-                    await anyio.sleep(0.02)
+            await _until(lambda: _is(plugin, slow.id, "cancelled"))
+            await _until(lambda: _is(plugin, later.id, "cancelled"))
             tg.cancel_scope.cancel()
         slow_t, later_t = await plugin.queue.get(slow.id), await plugin.queue.get(later.id)
         assert slow_t is not None and slow_t.status == "cancelled"
@@ -162,7 +179,7 @@ async def test_a_running_task_is_cancelled_and_a_queued_one_never_runs(tmp_path:
 
 async def test_unknown_capabilities_and_bad_inputs_are_refused(tmp_path: Path) -> None:
     async with kernel_at(tmp_path / "home") as (_, plugin):
-        with pytest.raises(LookupError, match="no task capability 'nope'.*test.steps"):
+        with pytest.raises(LookupError, match=r"no task capability 'nope'.*test\.steps"):
             await plugin.submit("nope", {})
         with pytest.raises(ValueError, match="JSON values"):
             await plugin.submit("test.steps", {"n": float("nan")})
@@ -183,7 +200,5 @@ async def test_one_runner_per_data_home(tmp_path: Path) -> None:
 async def test_the_in_process_runner_runs_what_this_process_queues(tmp_path: Path) -> None:
     async with kernel_at(tmp_path / "home", run_in_process=True) as (_, plugin):
         task, _ = await plugin.submit("test.steps", {"n": 2})
-        with anyio.fail_after(10):
-            while (t := await plugin.queue.get(task.id)) and t.status != "done":
-                await anyio.sleep(0.02)
+        await _until(lambda: _is(plugin, task.id, "done"))
         assert (Path(task.artifacts) / "steps.log").read_text() == "0\n1\n"

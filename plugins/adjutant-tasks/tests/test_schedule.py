@@ -8,11 +8,12 @@ from pathlib import Path
 
 import anyio
 import pytest
+from taskkit import kernel_at
+
 from adjutant.testing import ScriptedApprover, plan
 from adjutant_tasks import Runner, tasks_settings
 from adjutant_tasks._runner import add_schedule
 from adjutant_tasks._tools import when_of
-from taskkit import kernel_at
 
 pytestmark = pytest.mark.anyio
 

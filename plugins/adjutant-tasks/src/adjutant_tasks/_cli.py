@@ -15,7 +15,7 @@ import json
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
@@ -67,7 +67,7 @@ async def run(kernel: Kernel, args: argparse.Namespace) -> int:
             return await _list(queue, args)
         if action == "show":
             return _show(await queue.find(args.task), args.json)
-        if action in ("cancel", "retry"):
+        if action == "cancel" or action == "retry":
             return await _change(kernel, queue, await queue.find(args.task), action, args.json)
         if action == "watch":
             return await _watch(queue, args)
@@ -140,7 +140,8 @@ def _show(task: Task, as_json: bool) -> int:
     return 0
 
 
-async def _change(kernel: Kernel, queue: TaskQueue, task: Task, op: str, as_json: bool) -> int:
+async def _change(kernel: Kernel, queue: TaskQueue, task: Task,
+                  op: Literal["cancel", "retry"], as_json: bool) -> int:
     import anyio
 
     from ._runner import RunnerLock, apply_request

@@ -4,7 +4,7 @@ that instance and nowhere else."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
 from adjutant_hookspecs import Command, hookimpl, lazy
@@ -173,7 +173,8 @@ def _spawn(function: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[No
     return cancel_asyncio
 
 
-def _logged(function: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
+def _logged(function: Callable[[], Awaitable[None]]
+            ) -> Callable[[], Coroutine[Any, Any, None]]:
     """A runner failure is logged, never raised into the event loop (on trio a system
     task's exception would end the whole program)."""
 
