@@ -93,7 +93,7 @@ class DocSummarize:
         documents: list[dict[str, Any]] = []
         for path in raw:
             try:
-                located = locate(ctx.cwd, ctx.cages or (ctx.cwd,), path)
+                located = locate(ctx.cwd, ctx.cages, path)
                 with walk(located, want="file") as opened:
                     if opened.file_fd is None or opened.st is None:
                         raise _Refused(f"{path}: no such file")

@@ -32,7 +32,7 @@ def ocr_available() -> str | None:
         return "tesseract is not installed (apt-get install tesseract-ocr)"
     try:
         import PIL  # noqa: F401
-        import pytesseract  # noqa: F401
+        import pytesseract  # type: ignore[import-untyped,import-not-found,unused-ignore]  # noqa: F401
     except ImportError:
         return "pytesseract and pillow are not installed (pip install 'adjutant-tasks[ocr]')"
     return None
@@ -62,7 +62,7 @@ def pdf_pages(path: Path, *, first: int = 0) -> list[PageText]:
 def _ocr(page: object, number: int) -> PageText:
     if ocr_available() is not None:
         return PageText(number=number, text="", source="none")
-    import pytesseract
+    import pytesseract  # type: ignore[import-untyped,import-not-found,unused-ignore]
     from PIL import Image
 
     texts: list[str] = []

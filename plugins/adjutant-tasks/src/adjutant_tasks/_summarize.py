@@ -2,7 +2,8 @@
 
 Map-reduce within the context budget: the documents' text is cut into pieces that
 fit the model's context window with room for the answer; each piece is summarised
-(map, one checkpoint after each, so a resumed task does not redo them), then the
+(map, one checkpoint after each, keyed by the piece's digest, so a resumed task does
+not redo them, even with another budget), then the
 piece summaries are combined (reduce, again in pieces while they do not fit). A
 document whose bytes changed since it was chosen is refused.
 """
@@ -88,28 +89,30 @@ class SummarizeCapability:
         if not pieces:
             raise TaskFailed("the documents have no text (scanned pages need OCR: "
                              "apt-get install tesseract-ocr)", retryable=False)
-        maps: dict[str, str] = state["maps"]
-        for index, (name, piece) in enumerate(pieces):
-            key = str(index)
+        maps: dict[str, str] = state["maps"]  # piece digest -> its summary
+        keys = [hashlib.sha256(f"{name}\0{piece}".encode()).hexdigest()[:24]
+                for name, piece in pieces]
+        for index, ((name, piece), key) in enumerate(zip(pieces, keys, strict=True)):
             if key not in maps:
                 maps[key] = await _complete(context.kernel, f"Summarise this part of the "
                                             f"document {name}:\n\n{piece}\n\nSummary:")
                 await context.save_checkpoint({"maps": maps})
             await context.progress(0.1 + 0.8 * (index + 1) / len(pieces),
                                    f"summarised part {index + 1} of {len(pieces)}")
-        partial = [maps[str(i)] for i in range(len(pieces))]
+        partial = [maps[key] for key in keys]
         summary = partial[0] if len(partial) == 1 else await _reduce(context.kernel,
                                                                       partial, budget)
         names = ", ".join(name for name, _ in texts)
         body = f"# Summary of {names}\n\n{summary.strip()}\n"
-        context.artifacts.mkdir(parents=True, exist_ok=True)
+        await anyio.Path(context.artifacts).mkdir(parents=True, exist_ok=True)
         target = context.artifacts / "summary.md"
         await anyio.Path(target).write_text(body)
         await context.progress(1.0, "summary written")
-        return msgspec.to_builtins({"summary_path": str(target), "summary": body,
-                                    "documents": len(documents), "pages": pages,
-                                    "ocr_pages": ocr_pages, "pages_without_text": blank,
-                                    "parts": len(pieces)})
+        outputs: dict[str, Any] = msgspec.to_builtins({
+            "summary_path": str(target), "summary": body, "documents": len(documents),
+            "pages": pages, "ocr_pages": ocr_pages, "pages_without_text": blank,
+            "parts": len(pieces)})
+        return outputs
 
 
 def _documents(inputs: Mapping[str, Any]) -> list[dict[str, Any]]:
