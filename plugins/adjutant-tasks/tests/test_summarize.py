@@ -63,7 +63,7 @@ def test_a_scanned_page_is_read_with_ocr(tmp_path: Path) -> None:
 def test_a_file_that_is_not_a_pdf_is_a_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.pdf"
     bad.write_bytes(b"%PDF-1.4\nthis is not really a PDF\n")
-    with pytest.raises(ValueError, match="bad.pdf is not a readable PDF"):
+    with pytest.raises(ValueError, match=r"bad\.pdf is not a readable PDF"):
         pdf_pages(bad)
 
 
@@ -147,7 +147,7 @@ async def test_a_document_changed_since_it_was_chosen_is_refused(tmp_path: Path)
     pdf = text_pdf(tmp_path / "survey.pdf", PAGES)
     inputs = {"documents": [{"path": str(pdf), "sha256": "0" * 64}]}
     async with Harness(TasksPlugin()) as h:
-        with pytest.raises(TaskFailed, match="survey.pdf changed since it was chosen") as e:
+        with pytest.raises(TaskFailed, match=r"survey\.pdf changed since it was chosen") as e:
             await SummarizeCapability().run(Context(h.kernel, inputs, tmp_path / "a"))
     assert not e.value.retryable
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ._plugin import TasksPlugin
     from ._queue import Task
 
-__all__ = ["MAX_PDF_BYTES", "MAX_PDFS", "DocSummarize"]
+__all__ = ["MAX_PDFS", "MAX_PDF_BYTES", "DocSummarize"]
 
 MAX_PDFS = 20
 MAX_PDF_BYTES = 100 << 20

@@ -55,6 +55,7 @@ class SummarizeCapability:
     async def run(self, context: TaskContext) -> Mapping[str, Any]:
         import anyio
         import msgspec
+
         from adjutant_hookspecs import TaskFailed
 
         from ._pdf import pdf_pages
