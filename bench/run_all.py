@@ -18,7 +18,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BENCHMARKS = ("startup", "bus", "hooks", "step", "log", "sandbox", "tools", "stream",
-              "planning", "mcp_bridge", "stt", "spoken", "tts", "redaction")
+              "planning", "mcp_bridge", "stt", "spoken", "tts", "redaction", "tasks",
+              "summarize")
 
 
 def main() -> int:
