@@ -202,3 +202,18 @@ async def test_the_in_process_runner_runs_what_this_process_queues(tmp_path: Pat
         task, _ = await plugin.submit("test.steps", {"n": 2})
         await _until(lambda: _is(plugin, task.id, "done"))
         assert (Path(task.artifacts) / "steps.log").read_text() == "0\n1\n"
+
+
+async def test_an_operator_s_first_run_resumes_what_a_previous_process_left(
+        tmp_path: Path) -> None:
+    from adjutant.testing import plan
+
+    home = tmp_path / "home"
+    async with kernel_at(home) as (_, plugin):  # queued, never run (no runner)
+        task, _ = await plugin.submit("test.steps", {"n": 2})
+    async with kernel_at(home, run_in_process=True) as (h, plugin):
+        assert await _is(plugin, task.id, "queued")
+        await h.run("what is queued?", reply=plan(("schedule.task", {
+            "capability": "test.steps", "inputs": {"n": 1}, "at": "2040-01-01T00:00"})))
+        await _until(lambda: _is(plugin, task.id, "done"))
+        assert (Path(task.artifacts) / "steps.log").read_text() == "0\n1\n"

@@ -4,7 +4,7 @@ that instance and nowhere else."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
 from adjutant_hookspecs import Command, hookimpl, lazy
@@ -30,6 +30,7 @@ class TasksPlugin:
         self._queue: TaskQueue | None = None
         self.runner: Runner | None = None
         self._stop: Callable[[], Awaitable[None]] | None = None
+        self._stop_watch: Callable[[], Awaitable[None]] | None = None
 
     @hookimpl
     def register_settings(self, register: Callable[[type[Any]], None]) -> None:
@@ -68,11 +69,22 @@ class TasksPlugin:
     async def startup(self, kernel: Kernel) -> None:
         from ._settings import tasks_settings
 
-        tasks_settings(kernel)  # a bad plugins.tasks section stops the start, naming it
+        settings = tasks_settings(kernel)  # a bad plugins.tasks section stops the start
         self.kernel = kernel
+        if settings.run_in_process:
+            # Not at start-up (every `adjutant` command starts the kernel, `tasks list`
+            # too): the first run of an operator here (chat, dock, `adjutant run`)
+            # starts the runner when tasks are open, so what a crash left resumes.
+            from adjutant_hookspecs import RunStarted
+
+            runs = kernel.bus.subscribe(types=[RunStarted])  # now: the first run is seen
+            self._stop_watch = _spawn(lambda: self._resume_on_first_run(runs))
 
     @hookimpl
     async def shutdown(self, kernel: Kernel) -> None:
+        watch, self._stop_watch = self._stop_watch, None
+        if watch is not None:
+            await watch()
         stop, self._stop = self._stop, None
         if stop is not None:
             await stop()
@@ -108,6 +120,15 @@ class TasksPlugin:
                                   parent_run=parent_run, idempotency_key=idempotency_key)
         self.ensure_runner()
         return task, new
+
+    async def _resume_on_first_run(self, runs: AsyncIterator[Any]) -> None:
+        async for _ in runs:
+            try:
+                if await self.queue.open_ids():
+                    self.ensure_runner()
+            except LookupError:  # no key/value store: no queue to run
+                pass
+            return
 
     def ensure_runner(self) -> None:
         """Run the queue in this process, in the background, unless another process
