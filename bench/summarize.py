@@ -34,6 +34,7 @@ class Context:
 
     async def progress(self, fraction: float, message: str = "") -> None:
         self.calls.append(time.perf_counter())
+        print(f"  {time.perf_counter() - self.calls[0]:7.1f} s  {message}", flush=True)
 
     async def save_checkpoint(self, state: Any) -> None:
         self.state = state

@@ -22,7 +22,10 @@ __all__ = ["SummarizeCapability", "chunk_text"]
 
 #: Characters per token, a safe under-estimate for English prose.
 CHARS_PER_TOKEN = 3
-ANSWER_TOKENS = 256
+ANSWER_TOKENS = 160
+#: A summary is one paragraph: a blank line ends it (a small model otherwise goes on
+#: repeating the prompt's pattern until ``max_tokens``).
+STOP = ("\n\n",)
 SYSTEM = ("You summarise documents faithfully and briefly. Write plain sentences; do not "
           "invent anything that is not in the text.")
 
@@ -166,7 +169,7 @@ async def _complete(kernel: Kernel, prompt: str) -> str:
         raise TaskFailed(f"the profile's model provider {model.provider!r} is not "
                          "installed", retryable=False)
     request = CompletionRequest(prompt=prompt, system=SYSTEM, model=model.model,
-                                temperature=0.2, max_tokens=ANSWER_TOKENS,
+                                temperature=0.2, max_tokens=ANSWER_TOKENS, stop=STOP,
                                 context_size=model.context_size)
     parts: list[str] = []
     try:
