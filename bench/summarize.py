@@ -75,6 +75,7 @@ async def run(pages: int) -> None:
     print(f"s per page            {total / max(1, int(outputs['pages'])):>8.2f}")
     print(f"s per model call      {total / calls:>8.2f}")
     print(f"summary characters    {len(outputs['summary']):>8}")
+    print("summary:", " ".join(str(outputs["summary"]).split())[:300])
     print("goal: none set; the figure to watch is seconds per model call on this machine")
 
 

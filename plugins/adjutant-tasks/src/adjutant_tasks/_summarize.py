@@ -23,9 +23,9 @@ __all__ = ["SummarizeCapability", "chunk_text"]
 #: Characters per token, a safe under-estimate for English prose.
 CHARS_PER_TOKEN = 3
 ANSWER_TOKENS = 160
-#: A summary is one paragraph: a blank line ends it (a small model otherwise goes on
-#: repeating the prompt's pattern until ``max_tokens``).
-STOP = ("\n\n",)
+#: A summary is one paragraph: a blank line after some text ends it (a small model
+#: otherwise goes on repeating the prompt's pattern until ``max_tokens``).
+PARAGRAPH_END = "\n\n"
 SYSTEM = ("You summarise documents faithfully and briefly. Write plain sentences; do not "
           "invent anything that is not in the text.")
 
@@ -169,15 +169,22 @@ async def _complete(kernel: Kernel, prompt: str) -> str:
         raise TaskFailed(f"the profile's model provider {model.provider!r} is not "
                          "installed", retryable=False)
     request = CompletionRequest(prompt=prompt, system=SYSTEM, model=model.model,
-                                temperature=0.2, max_tokens=ANSWER_TOKENS, stop=STOP,
+                                temperature=0.2, max_tokens=ANSWER_TOKENS,
                                 context_size=model.context_size)
-    parts: list[str] = []
+    text = ""
     try:
-        async for chunk in provider.complete(request):
-            parts.append(chunk.text)
+        stream = provider.complete(request)
+        try:
+            async for chunk in stream:
+                text += chunk.text
+                if PARAGRAPH_END in text.lstrip():
+                    break
+        finally:  # closing the stream stops the generation (a generator has aclose)
+            if (close := getattr(stream, "aclose", None)) is not None:
+                await close()
     except ProviderError as exc:
         raise TaskFailed(f"the model failed: {exc}", retryable=exc.retryable) from exc
-    text = "".join(parts).strip()
+    text = text.strip().split(PARAGRAPH_END, 1)[0].strip()
     if not text:
         raise TaskFailed("the model returned an empty summary", retryable=True)
     return text
