@@ -205,3 +205,29 @@ async def test_summarize_the_pdfs_here_through_the_pipeline(tmp_path: Path) -> N
         # the scanned page reached the model as text read by OCR
         prompts = " ".join(r.prompt for r in provider.requests).upper()
         assert "INVOICE NUMBER 4711" in prompts and "NITRATE LEVELS FELL" in prompts
+
+
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract-ocr not installed")
+async def test_the_embedded_model_summarises_a_text_pdf_and_a_scan(tmp_path: Path) -> None:
+    """The real embedded model (adjutant-llamacpp; skipped where it is not installed):
+    only what must hold on any machine is asserted, a summary paragraph in
+    summary.md for both documents, one page read by OCR."""
+    llamacpp = pytest.importorskip("adjutant_llamacpp")
+    provider = llamacpp.LlamaCpp(context_size=2048)
+    profile = Profile(model=ModelPreset(provider=provider.name, model="gemma3-270m",
+                                        temperature=0.0, context_size=2048))
+    try:
+        async with Harness(TasksPlugin(), provider=provider, profile=profile,
+                           mode="execute-with-confirmation",
+                           approver=ScriptedApprover(steps=["grant"])) as h:
+            text_pdf(h.workspace / "survey.pdf", PAGES)
+            scanned_pdf(h.workspace / "invoice.pdf", SCAN)
+            run = await h.call("doc.summarize")
+            (result,) = run.outcome.results
+            assert result.status == "ok", result
+            summary = Path(result.artifacts[0]).read_text()
+            head, _, body = summary.partition("\n\n")
+            assert head == "# Summary of invoice.pdf, survey.pdf"
+            assert body.strip() and "\n\n" not in body.strip()  # one paragraph
+    finally:
+        await provider.aclose()
