@@ -152,16 +152,114 @@ _req_decoder = msgspec.json.Decoder(Request)
 _encoder = msgspec.json.Encoder()
 
 
+class _Batch:
+    def __init__(self) -> None:
+        import anyio
+
+        self.items: list[tuple[str, bytes | None]] = []
+        self.committed = anyio.Event()
+        self.error: BaseException | None = None
+
+
 class TaskQueue:
-    """Tasks, schedules and checkpoints in ``kv`` (a `KeyValueStore`)."""
+    """Tasks, schedules and checkpoints in ``kv`` (a `KeyValueStore`).
+
+    Writes are grouped (group commit): where the store has ``put_many`` (LMDB does),
+    the writes of concurrent callers go in one transaction, one fsync. A caller
+    awaits its write's commit, unless it passes ``wait=False`` while `background`
+    is a task group (the runner's): then the commit happens in the background, and
+    this queue's own reads see the write at once (an overlay of what is not
+    committed yet)."""
 
     def __init__(self, kv: Any) -> None:
         self.kv = kv
+        self._many = getattr(kv, "put_many", None)
+        #: Where background commits run (the runner sets it while it serves).
+        self.background: Any = None
+        self._pending: dict[str, bytes | None] = {}
+        self._batch = _Batch()
+        self._flushing = False
+
+    # -- storage -------------------------------------------------------------------------
+
+    async def _write(self, items: list[tuple[str, bytes | None]], *, wait: bool = True) -> None:
+        if self._many is None:  # a store without batches: one call each, in order
+            for key, value in items:
+                if value is None:
+                    await self.kv.delete(key)
+                else:
+                    await self.kv.put(key, value)
+            return
+        batch = self._batch
+        batch.items.extend(items)
+        self._pending.update(items)
+        if not self._flushing:
+            if wait or self.background is None:
+                await self._flush()
+            else:
+                self._flushing = True
+                self.background.start_soon(self._flush, True)
+        if wait or self.background is None:
+            await batch.committed.wait()
+            if batch.error is not None:
+                raise batch.error
+
+    async def _flush(self, claimed: bool = False) -> None:
+        """Commit batches until none is waiting (one flusher at a time)."""
+        import anyio
+
+        many = self._many
+        if many is None or (self._flushing and not claimed):
+            return
+        self._flushing = True
+        try:
+            while self._batch.items:
+                batch, self._batch = self._batch, _Batch()
+                try:
+                    with anyio.CancelScope(shield=True):  # a commit is never abandoned
+                        await many(batch.items)
+                except Exception as exc:  # raised to those who wait; logged for the rest
+                    batch.error = exc
+                    from adjutant import get_logger
+
+                    get_logger(plugin="tasks").error("task queue write failed",
+                                                     error=repr(exc))
+                finally:
+                    for key, value in batch.items:
+                        if key in self._pending and self._pending[key] is value:
+                            del self._pending[key]
+                    batch.committed.set()
+        finally:
+            self._flushing = False
+
+    async def flush(self) -> None:
+        """Wait until every write so far is committed."""
+        while self._flushing or self._batch.items:
+            batch = self._batch
+            if not self._flushing:
+                await self._flush()
+            await batch.committed.wait()
+
+    async def _get(self, key: str) -> bytes | None:
+        if key in self._pending:
+            return self._pending[key]
+        raw: bytes | None = await self.kv.get(key)
+        return raw
+
+    async def _scan(self, prefix: str) -> list[tuple[str, bytes]]:
+        found = {key: value async for key, value in self.kv.scan(prefix)}
+        for key, value in list(self._pending.items()):
+            if key.startswith(prefix):
+                if value is None:
+                    found.pop(key, None)
+                else:
+                    found[key] = value
+        return sorted(found.items())
 
     # -- tasks ---------------------------------------------------------------------------
 
     async def get(self, task_id: str) -> Task | None:
-        raw = await self.kv.get(_T + task_id)
+        raw = await self._get(_T + task_id)
         return None if raw is None else _task_decoder.decode(raw)
 
     async def find(self, prefix: str) -> Task:
@@ -171,7 +269,7 @@ class TaskQueue:
         exact = await self.get(prefix)
         if exact is not None:
             return exact
-        found = [key async for key, _ in self.kv.scan(_T + prefix)]
+        found = [key for key, _ in await self._scan(_T + prefix)]
         if not found:
             raise UnknownTaskError(f"no task {prefix!r} (adjutant tasks list shows them)")
         if len(found) > 1:
@@ -182,86 +280,90 @@ class TaskQueue:
             raise UnknownTaskError(f"no task {prefix!r}")
         return task
 
-    async def put(self, task: Task) -> None:
+    async def put(self, task: Task, *, wait: bool = True) -> None:
+        """Store ``task`` (a finished one leaves the open index in the same commit)."""
         task.updated_at = time.time()
-        await self.kv.put(_T + task.id, _encoder.encode(task))
+        items: list[tuple[str, bytes | None]] = [(_T + task.id, _encoder.encode(task))]
         if task.finished:
-            await self.kv.delete(_OPEN + task.id)
+            items.append((_OPEN + task.id, None))
+        await self._write(items, wait=wait)
 
     async def add(self, task: Task) -> Task:
-        """Store a new task (open). With an idempotency key already used, nothing is
-        added and the task queued with that key is returned."""
+        """Store a new task (open), durably, in one commit. With an idempotency key
+        already used, nothing is added and the task queued with that key is returned."""
+        items: list[tuple[str, bytes | None]] = [(_T + task.id, _encoder.encode(task))]
         if task.idempotency_key is not None:
-            existing = await self.kv.get(_KEY + task.idempotency_key)
+            existing = await self._get(_KEY + task.idempotency_key)
             if existing is not None and (found := await self.get(existing.decode())):
                 return found
-        await self.kv.put(_T + task.id, _encoder.encode(task))
-        if task.idempotency_key is not None:
-            await self.kv.put(_KEY + task.idempotency_key, task.id.encode())
-        await self.kv.put(_OPEN + task.id, b"")
+            items.append((_KEY + task.idempotency_key, task.id.encode()))
+        items.append((_OPEN + task.id, b""))
+        await self._write(items)
         return task
 
     async def add_existing(self, task: Task) -> None:
         """Store ``task`` and open it again (a retry)."""
-        await self.put(task)
-        await self.kv.put(_OPEN + task.id, b"")
+        task.updated_at = time.time()
+        await self._write([(_T + task.id, _encoder.encode(task)), (_OPEN + task.id, b"")])
 
     async def holder_of(self, key: str) -> str | None:
-        raw = await self.kv.get(_KEY + key)
+        raw = await self._get(_KEY + key)
         return None if raw is None else raw.decode()
 
     async def open_ids(self) -> list[str]:
-        return [key[len(_OPEN):] async for key, _ in self.kv.scan(_OPEN)]
+        return [key[len(_OPEN):] for key, _ in await self._scan(_OPEN)]
 
     async def open_tasks(self) -> list[Task]:
         tasks = []
         for task_id in await self.open_ids():
             task = await self.get(task_id)
             if task is None:  # the record is gone: nothing to run
-                await self.kv.delete(_OPEN + task_id)
+                await self._write([(_OPEN + task_id, None)])
             else:
                 tasks.append(task)
         return tasks
 
     async def all(self) -> AsyncIterator[Task]:
-        async for _, raw in self.kv.scan(_T):
+        for _, raw in await self._scan(_T):
             yield _task_decoder.decode(raw)
 
     # -- checkpoints ---------------------------------------------------------------------
 
     async def save_checkpoint(self, task_id: str, state: Any) -> None:
-        await self.kv.put(_CKPT + task_id, canonical_json(state))
+        await self._write([(_CKPT + task_id, canonical_json(state))])
 
     async def load_checkpoint(self, task_id: str) -> Any:
-        raw = await self.kv.get(_CKPT + task_id)
+        raw = await self._get(_CKPT + task_id)
         return None if raw is None else json.loads(raw)
 
     async def drop_checkpoint(self, task_id: str) -> None:
-        await self.kv.delete(_CKPT + task_id)
+        await self._write([(_CKPT + task_id, None)], wait=False)
 
     # -- requests to the runner -----------------------------------------------------------
 
     async def request(self, task_id: str, op: Literal["cancel", "retry"]) -> None:
-        await self.kv.put(_REQ + task_id, _encoder.encode(Request(op=op, at=time.time())))
+        await self._write([(_REQ + task_id, _encoder.encode(Request(op=op, at=time.time())))])
 
     async def requests(self) -> list[tuple[str, str]]:
         return [(key[len(_REQ):], _req_decoder.decode(raw).op)
-                async for key, raw in self.kv.scan(_REQ)]
+                for key, raw in await self._scan(_REQ)]
 
     async def pending_request(self, task_id: str) -> str | None:
-        raw = await self.kv.get(_REQ + task_id)
+        raw = await self._get(_REQ + task_id)
         return None if raw is None else _req_decoder.decode(raw).op
 
     async def clear_request(self, task_id: str) -> None:
-        await self.kv.delete(_REQ + task_id)
+        await self._write([(_REQ + task_id, None)])
 
     # -- schedules -----------------------------------------------------------------------
 
     async def put_schedule(self, schedule: Schedule) -> None:
-        await self.kv.put(_SCHED + schedule.id, _encoder.encode(schedule))
+        await self._write([(_SCHED + schedule.id, _encoder.encode(schedule))])
 
     async def schedules(self) -> list[Schedule]:
-        return [_sched_decoder.decode(raw) async for _, raw in self.kv.scan(_SCHED)]
+        return [_sched_decoder.decode(raw) for _, raw in await self._scan(_SCHED)]
 
     async def delete_schedule(self, schedule_id: str) -> bool:
-        return bool(await self.kv.delete(_SCHED + schedule_id))
+        existed = await self._get(_SCHED + schedule_id) is not None
+        await self._write([(_SCHED + schedule_id, None)])
+        return existed

@@ -198,7 +198,7 @@ class _Context:
         now = time.monotonic()
         if now - self._persisted >= _PROGRESS_PERSIST_S:
             self._persisted = now
-            await self._runner.queue.put(task)
+            await self._runner.queue.put(task, wait=False)
 
     async def save_checkpoint(self, state: Any) -> None:
         self.saved = True
@@ -243,6 +243,9 @@ class Runner:
             self.serving = True
             task_status.started()
             async with anyio.create_task_group() as tg:
+                # Task state changes commit in the background, grouped (the queue's own
+                # reads see them at once); the group ends after the last commit.
+                self.queue.background = tg
                 while True:
                     await self._handle_requests()
                     await self._fire_schedules()
@@ -257,6 +260,7 @@ class Runner:
                         await self._wake.wait()
                     self._wake = anyio.Event()
         finally:
+            self.queue.background = None
             self.serving = False
             self.lock.release()
 
@@ -362,7 +366,8 @@ class Runner:
                 await self._attempt(task_id, cap)
         finally:
             self._inflight.discard(task_id)
-            self.wake()
+            if not self._inflight:  # the loop looks again (a retry wakes it too)
+                self.wake()
 
     async def _attempt(self, task_id: str, cap: TaskCapability) -> None:
         task = await self.queue.get(task_id)  # as stored now, not as dispatched
@@ -385,6 +390,8 @@ class Runner:
         resumed = task.resumes > 0 and task.attempts > 0
         task.status, task.attempts, task.started_at = "running", task.attempts + 1, self.clock()
         task.error = None
+        # Durable before the capability runs: a crash from here on finds it running
+        # (its timeout then counts); the commit also carries the previous task's end.
         await self.queue.put(task)
         self.kernel.bus.publish(TaskStarted(task_id=task.id, capability=task.capability,
                                             attempt=task.attempts, resumed=resumed),
@@ -432,7 +439,8 @@ class Runner:
             delay = self.settings.retry_backoff_s * 2 ** (task.attempts - 1)
             task.status, task.error = "queued", error
             task.not_before = self.clock() + delay
-            await self.queue.put(task)
+            await self.queue.put(task, wait=False)
+            self.wake()
             self.kernel.bus.publish(TaskRetrying(task_id=task.id, capability=task.capability,
                                                  attempt=task.attempts, error=error,
                                                  not_before=task.not_before),
@@ -445,7 +453,7 @@ class Runner:
     async def _finish(self, task: Task, status: Status, *, error: str | None = None) -> None:
         task.status = status
         task.error, task.finished_at = error, self.clock()
-        await self.queue.put(task)
+        await self.queue.put(task, wait=False)
         self.kernel.bus.publish(TaskFinished(task_id=task.id, capability=task.capability,
                                              status=status, error=error,
                                              artifacts=task.artifacts or None),
