@@ -136,3 +136,35 @@ def test_cancel_through_a_live_runner_and_watch(tmp_path: Path) -> None:
     finally:
         runner.kill()
         runner.communicate(timeout=10)
+
+
+def test_watch_draws_a_progress_bar_on_a_terminal(
+        filled: tuple[Path, dict[str, str]]) -> None:
+    import pty
+
+    home, ids = filled
+    controller, terminal = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")}
+    env.update(ADJUTANT_HOME=str(home), TERM="xterm")
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "adjutant.cli", "tasks", "watch",
+                                 ids["done"]], stdout=terminal, stderr=subprocess.PIPE,
+                                env=env)
+        os.close(terminal)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err
+        out = b""
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:  # the terminal closed: all is read
+                break
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        os.close(controller)
+    text = out.decode()
+    assert f"{ids['done'][:12]} [{'#' * 30}] 100.0% done" in text
+    assert "\x1b[K" in text  # redrawn in place
+    assert text.rstrip().endswith(f"{ids['done']} done")

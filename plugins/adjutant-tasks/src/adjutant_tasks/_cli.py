@@ -191,6 +191,16 @@ def _bar(task: Task, width: int = 30) -> str:
             f"{task.progress * 100:5.1f}% {task.status:<10} {task.message[:40]}")
 
 
+def _control(sequence: str) -> None:
+    """One of our own terminal controls: through the CLI's neutralising stream's
+    ``control`` (which lets only its caller's sequences through), else as is."""
+    control = getattr(sys.stdout, "control", None)
+    if control is not None:
+        control(sequence)
+    else:
+        sys.stdout.write(sequence)
+
+
 async def _watch(queue: TaskQueue, args: argparse.Namespace) -> int:
     import anyio
 
@@ -220,9 +230,13 @@ async def _watch(queue: TaskQueue, args: argparse.Namespace) -> int:
                           + (f" error: {t.error}" if t.error else ""), flush=True)
             seen[t.id] = state
         if fancy:
-            sys.stdout.write("\r\x1b[K" + "\n\x1b[K".join(lines))
+            for n, line in enumerate(lines):
+                if n:
+                    sys.stdout.write("\n")
+                _control("\r\x1b[K")
+                sys.stdout.write(line)  # neutralised: a task's message is not ours
             if len(lines) > 1:
-                sys.stdout.write(f"\x1b[{len(lines) - 1}A")
+                _control(f"\x1b[{len(lines) - 1}A")
             sys.stdout.flush()
         if all(t.status in FINISHED for t in tasks):
             failed = any(t.status != "done" for t in tasks)
