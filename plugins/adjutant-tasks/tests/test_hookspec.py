@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
+
 from adjutant.testing import Harness
 from adjutant_hookspecs import hookimpl
 from adjutant_tasks import TasksPlugin

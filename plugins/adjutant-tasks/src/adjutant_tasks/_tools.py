@@ -106,8 +106,11 @@ class ScheduleTask:
                                     "at 18:00 run the backup task"],
         },
         safety=ToolSafety(writes=True, level="write"),
-        examples=({"capability": "doc.summarize", "inputs": {"paths": ["report.pdf"]}},
-                  {"capability": "doc.summarize", "inputs": {}, "cron": "30 7 * * *"}),
+        examples=({"capability": "doc.summarize",
+                   "inputs": {"paths": ["/home/me/inbox/report.pdf"]}},
+                  {"capability": "doc.summarize",
+                   "inputs": {"paths": ["/home/me/inbox/report.pdf"]},
+                   "cron": "30 7 * * *"}),
     )
 
     def __init__(self, plugin: TasksPlugin, *, clock: Callable[[], float] = time.time) -> None:
