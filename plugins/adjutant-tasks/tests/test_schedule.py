@@ -100,3 +100,21 @@ async def test_a_cron_schedule_queues_once_per_firing_on_a_controlled_clock(
         assert {t.parent_run for t in tasks} == {"run-9"}
         (stored,) = await plugin.queue.schedules()
         assert stored.next_at == datetime(2030, 1, 3, 7, 30).timestamp()
+
+
+async def test_a_path_in_the_inputs_outside_the_cage_is_refused(tmp_path: Path) -> None:
+    async with kernel_at(tmp_path / "home") as (h, plugin):
+        inside = h.workspace / "report.pdf"
+        ok = await h.dry_run("schedule.task", capability="test.steps",
+                             inputs={"n": 1, "paths": [str(inside)]})
+        assert ok.status == "dry_run", ok.stderr
+        for outside in ("/etc/passwd", "~/.ssh/id_rsa", str(h.workspace / ".." / "x")):
+            bad = await h.dry_run("schedule.task", capability="test.steps",
+                                  inputs={"n": 1, "deep": [{"path": outside}]})
+            assert bad.status == "error", outside
+            assert "outside the cage" in bad.stderr and "path-outside-cage" in bad.stderr
+        (h.workspace / "link").symlink_to("/etc")
+        linked = await h.dry_run("schedule.task", capability="test.steps",
+                                 inputs={"n": 1, "path": str(h.workspace / "link" / "hosts")})
+        assert linked.status == "error" and "outside the cage" in linked.stderr
+        assert [t async for t in plugin.queue.all()] == []

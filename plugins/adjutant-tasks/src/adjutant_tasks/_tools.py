@@ -117,8 +117,8 @@ class ScheduleTask:
         self.plugin = plugin
         self.clock = clock
 
-    def _check(self, call: ToolCall) -> tuple[str, dict[str, Any], str, float | None,
-                                               str | None]:
+    def _check(self, call: ToolCall, ctx: ToolContext) -> tuple[
+            str, dict[str, Any], str, float | None, str | None]:
         from ._runner import capability
 
         args = call.args
@@ -143,6 +143,7 @@ class ScheduleTask:
             raise _Refused(f"`inputs` must be JSON values: {exc}") from None
         if size > _MAX_INPUT_BYTES:
             raise _Refused(f"`inputs` is larger than {_MAX_INPUT_BYTES} bytes")
+        _check_paths(inputs, ctx)
         key = args.get("idempotency_key")
         if key is not None and (not isinstance(key, str) or "/" in key):
             raise _Refused("`idempotency_key` must be a string without '/'")
@@ -160,7 +161,7 @@ class ScheduleTask:
 
     async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
         try:
-            name, inputs, words, _, _ = self._check(call)
+            name, inputs, words, _, _ = self._check(call, ctx)
         except _Refused as exc:
             return _refused(call, exc)
         preview = self._preview(name, inputs, words, call.args.get("idempotency_key"))
@@ -169,7 +170,7 @@ class ScheduleTask:
 
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
         try:
-            name, inputs, words, not_before, cron = self._check(call)
+            name, inputs, words, not_before, cron = self._check(call, ctx)
         except _Refused as exc:
             return _refused(call, exc)
         plugin = self.plugin
@@ -190,6 +191,27 @@ class ScheduleTask:
                 "idempotency key")
         return ExecutionResult(tool=call.tool, args=dict(call.args), status="ok",
                                stdout=said + "\n")
+
+
+def _check_paths(value: Any, ctx: ToolContext) -> None:
+    """The path rules apply to a task's inputs too: an absolute path (or ``~/...``)
+    anywhere in them must be inside a cage of this call (a task runs later, with no
+    working directory, so it is resolved now, links included)."""
+    import os
+
+    if isinstance(value, dict):
+        for item in value.values():
+            _check_paths(item, ctx)
+    elif isinstance(value, list):
+        for item in value:
+            _check_paths(item, ctx)
+    elif isinstance(value, str) and (value.startswith("/") or value.startswith("~/")):
+        real = os.path.realpath(os.path.expanduser(value))
+        cages = [os.path.realpath(cage) for cage in ctx.cages]
+        if not any(real == cage or real.startswith(cage.rstrip("/") + "/")
+                   for cage in cages):
+            raise _Refused(f"the inputs name {value!r}, outside the cage "
+                           f"({', '.join(ctx.cages) or 'no cage'}) [rule: path-outside-cage]")
 
 
 def _refused(call: ToolCall, exc: Exception) -> ExecutionResult:
