@@ -168,3 +168,26 @@ def test_watch_draws_a_progress_bar_on_a_terminal(
     assert f"{ids['done'][:12]} [{'#' * 30}] 100.0% done" in text
     assert "\x1b[K" in text  # redrawn in place
     assert text.rstrip().endswith(f"{ids['done']} done")
+
+
+def test_schedules_are_listed_and_removed(tmp_path: Path) -> None:
+    from adjutant_tasks._runner import add_schedule
+
+    home = tmp_path / "home"
+
+    async def make() -> str:
+        async with kernel_at(home) as (h, plugin):
+            schedule = await add_schedule(h.kernel, plugin.queue, "test.steps", {"n": 1},
+                                          "30 7 * * *", now=time.time())
+            return schedule.id
+
+    sid = anyio.run(make)
+    listed = json.loads(adjutant(home, "tasks", "schedules", "--json").stdout)
+    assert [(s["id"], s["cron"], s["capability"]) for s in listed] == [
+        (sid, "30 7 * * *", "test.steps")]
+    assert "30 7 * * *" in adjutant(home, "tasks", "schedules").stdout
+    removed = adjutant(home, "tasks", "unschedule", sid)
+    assert f"schedule {sid}: removed" in removed.stdout
+    assert json.loads(adjutant(home, "tasks", "schedules", "--json").stdout) == []
+    again = adjutant(home, "tasks", "unschedule", sid, check=False)
+    assert again.returncode == 1 and f"no schedule {sid!r}" in again.stderr

@@ -118,3 +118,20 @@ async def test_a_path_in_the_inputs_outside_the_cage_is_refused(tmp_path: Path) 
                                  inputs={"n": 1, "path": str(h.workspace / "link" / "hosts")})
         assert linked.status == "error" and "outside the cage" in linked.stderr
         assert [t async for t in plugin.queue.all()] == []
+
+
+async def test_a_live_runner_removes_a_schedule_when_asked(tmp_path: Path) -> None:
+    async with kernel_at(tmp_path / "home") as (h, plugin):
+        schedule = await add_schedule(h.kernel, plugin.queue, "test.steps", {"n": 1},
+                                      "* * * * *", now=datetime(2030, 1, 1).timestamp())
+        runner = Runner(h.kernel, plugin.queue, tasks_settings(h.kernel))
+        async with anyio.create_task_group() as tg:
+            await tg.start(runner.serve)
+            await plugin.queue.request(schedule.id, "unschedule")
+            runner.wake()
+            with anyio.fail_after(10):
+                while await plugin.queue.get_schedule(schedule.id) is not None:  # noqa: ASYNC110
+                    await anyio.sleep(0.02)
+            tg.cancel_scope.cancel()
+        assert await plugin.queue.schedules() == []
+        assert await plugin.queue.requests() == []

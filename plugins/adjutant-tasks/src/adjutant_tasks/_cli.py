@@ -47,6 +47,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     runner.add_argument("--until-idle", action="store_true",
                         help="stop when nothing is running or due")
     sub.add_parser("schedules", help="the cron schedules")
+    unschedule = sub.add_parser("unschedule", help="remove a cron schedule (the tasks it "
+                                "queued stay)")
+    unschedule.add_argument("schedule", help="the schedule's id (adjutant tasks schedules)")
     for child in sub.choices.values():
         child.add_argument("--json", action="store_true", help="JSON output")
 
@@ -58,7 +61,7 @@ async def run(kernel: Kernel, args: argparse.Namespace) -> int:
     action = getattr(args, "tasks_command", None)
     if action is None:
         print("adjutant tasks: error: name an action: list, show, cancel, retry, watch, "
-              "run, schedules", file=sys.stderr)
+              "run, schedules, unschedule", file=sys.stderr)
         return 2
     try:
         plugin = tasks_of(kernel)
@@ -73,6 +76,8 @@ async def run(kernel: Kernel, args: argparse.Namespace) -> int:
             return await _watch(queue, args)
         if action == "schedules":
             return await _schedules(queue, args.json)
+        if action == "unschedule":
+            return await _unschedule(kernel, queue, args.schedule, args.json)
         return await _run(kernel, queue, args)
     except (UnknownTaskError, NoStoreError) as exc:
         print(f"adjutant tasks {action}: error: {exc.args[0]}", file=sys.stderr)
@@ -261,6 +266,37 @@ async def _schedules(queue: TaskQueue, as_json: bool) -> int:
     for s in found:
         print(f"{s.id}  {s.cron:<16} next {_when(s.next_at)}  {s.capability}"
               + ("" if s.enabled else "  (disabled)"))
+    return 0
+
+
+async def _unschedule(kernel: Kernel, queue: TaskQueue, schedule_id: str,
+                      as_json: bool) -> int:
+    import anyio
+
+    from ._runner import RunnerLock
+
+    if "/" in schedule_id or await queue.get_schedule(schedule_id) is None:
+        print(f"adjutant tasks unschedule: error: no schedule {schedule_id!r} (adjutant "
+              "tasks schedules lists them)", file=sys.stderr)
+        return 1
+    lock = RunnerLock(kernel.home)
+    if lock.try_acquire():  # no runner: nobody else rewrites schedules now
+        try:
+            await queue.delete_schedule(schedule_id)
+        finally:
+            lock.release()
+    else:
+        await queue.request(schedule_id, "unschedule")
+        with anyio.move_on_after(_REQUEST_WAIT_S):
+            while await queue.get_schedule(schedule_id) is not None:  # noqa: ASYNC110
+                await anyio.sleep(0.05)
+        if await queue.get_schedule(schedule_id) is not None:
+            print(f"adjutant tasks unschedule: error: asked the runner; schedule "
+                  f"{schedule_id} is still there after {_REQUEST_WAIT_S:g} s",
+                  file=sys.stderr)
+            return 1
+    print(json.dumps({"removed": schedule_id}) if as_json else
+          f"schedule {schedule_id}: removed")
     return 0
 
 

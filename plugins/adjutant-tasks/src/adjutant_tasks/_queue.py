@@ -102,8 +102,11 @@ class Schedule(msgspec.Struct, kw_only=True):
     last_task: str | None = None
 
 
+Op = Literal["cancel", "retry", "unschedule"]
+
+
 class Request(msgspec.Struct, kw_only=True):
-    op: Literal["cancel", "retry"]
+    op: Op
     at: float
 
 
@@ -341,7 +344,8 @@ class TaskQueue:
 
     # -- requests to the runner -----------------------------------------------------------
 
-    async def request(self, task_id: str, op: Literal["cancel", "retry"]) -> None:
+    async def request(self, task_id: str, op: Op) -> None:
+        """Ask the runner to change a task (or, ``unschedule``, a schedule) by id."""
         await self._write([(_REQ + task_id, _encoder.encode(Request(op=op, at=time.time())))])
 
     async def requests(self) -> list[tuple[str, str]]:
@@ -362,6 +366,10 @@ class TaskQueue:
 
     async def schedules(self) -> list[Schedule]:
         return [_sched_decoder.decode(raw) for _, raw in await self._scan(_SCHED)]
+
+    async def get_schedule(self, schedule_id: str) -> Schedule | None:
+        raw = await self._get(_SCHED + schedule_id)
+        return None if raw is None else _sched_decoder.decode(raw)
 
     async def delete_schedule(self, schedule_id: str) -> bool:
         existed = await self._get(_SCHED + schedule_id) is not None

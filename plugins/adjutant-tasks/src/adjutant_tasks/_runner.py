@@ -301,6 +301,10 @@ class Runner:
 
     async def _handle_requests(self) -> None:
         for task_id, op in await self.queue.requests():
+            if op == "unschedule":  # a schedule's id: only the runner rewrites them
+                await self.queue.delete_schedule(task_id)
+                await self.queue.clear_request(task_id)
+                continue
             if task_id in self._scopes:  # running here: cancel it; the worker clears
                 if op == "cancel":
                     self._scopes[task_id].cancel()
