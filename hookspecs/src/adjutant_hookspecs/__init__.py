@@ -150,6 +150,11 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (`__all__`
         SpeechRequest,
         VoiceInfo,
     )
+    from ._tasks import (
+        TaskCapability,
+        TaskContext,
+        TaskFailed,
+    )
     from ._voice import (
         SpeechFrontend,
         VoiceFrontend,
@@ -208,6 +213,7 @@ _LAZY = {
     "CopilotRequest": "._copilot", "CopilotUnsupported": "._copilot",
     "TranscriptSegment": "._copilot",
     "Embedder": "._embedding", "EmbeddingError": "._embedding",
+    "TaskCapability": "._tasks", "TaskContext": "._tasks", "TaskFailed": "._tasks",
 }  # fmt: skip
 
 __getattr__ = lazy_exports(__name__, _LAZY)
@@ -306,6 +312,9 @@ __all__ = [
     "SubagentError",
     "SubagentFinished",
     "SubagentStarted",
+    "TaskCapability",
+    "TaskContext",
+    "TaskFailed",
     "TextMessageChunk",
     "TextMessageContent",
     "TextMessageEnd",

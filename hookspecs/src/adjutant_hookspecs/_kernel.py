@@ -22,6 +22,7 @@ from ._protocols import (
     Verdict,
 )
 from ._speech import SpeechEngine, SpeechRecognizer
+from ._tasks import TaskCapability
 
 if TYPE_CHECKING:  # pathlib pulls in urllib and ipaddress: plugin load stays cheap
     from pathlib import Path
@@ -248,4 +249,9 @@ class Kernel(Protocol):
     @property
     def embedders(self) -> Registered[Embedder]:
         """The text-embedding models plugins registered (``register_embedders``)."""
+        ...
+
+    @property
+    def task_capabilities(self) -> Registered[TaskCapability]:
+        """Work the task runner can queue (``register_task_capabilities``), by name."""
         ...

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         Verdict,
     )
     from ._speech import SpeechEngine, SpeechRecognizer
+    from ._tasks import TaskCapability
 
 __all__ = ["AdjutantSpec"]
 
@@ -353,6 +354,26 @@ class AdjutantSpec:
         in ``kernel.embedders``. Load models and open connections on first use only:
         this runs for every ``adjutant`` command. Whoever stores vectors keeps each
         one with the embedder's ``model_id`` and ``dimension``.
+
+        .. versionadded:: 0.3
+        """
+
+    # -- durable tasks ------------------------------------------------------------------
+
+    @hookspec
+    def register_task_capabilities(self, register: Callable[[TaskCapability], None]) -> None:
+        """Register work the task runner can queue (``doc.summarize``, ``ocr.pdf``).
+
+        :param register: Call once per capability with an object satisfying
+            :class:`~adjutant_hookspecs.TaskCapability`: a ``name`` unique across all
+            plugins, the ``resource`` it holds while it runs (one task at a time per
+            resource), ``timeout_s`` for one attempt, whether its failures are
+            ``retryable``, and ``async run(context)`` returning the outputs.
+
+        Returns nothing. Called once per plugin, in load order; the kernel keeps them
+        in ``kernel.task_capabilities``. Load models on first use only: this runs for
+        every ``adjutant`` command. A capability's ``run`` may be resumed after a crash
+        from the checkpoint it saved, so it must not assume it starts fresh.
 
         .. versionadded:: 0.3
         """

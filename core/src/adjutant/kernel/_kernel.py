@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the contracts (msgspec structs): imported when first used, 
         Provider,
         SpeechEngine,
         SpeechRecognizer,
+        TaskCapability,
         Tool,
         ToolCall,
         ToolDeclaration,
@@ -117,6 +118,7 @@ class Kernel:
         #: plugin name -> the settings class it declared (``register_settings``)
         self.settings_schemas: Registry[type[Any]] = Registry("settings")
         self.copilot_analyzers: Registry[CopilotAnalyzer] = Registry("copilot analyzer")
+        self.task_capabilities: Registry[TaskCapability] = Registry("task capability")
         self._event_classes: set[type[Event]] = set()
         self.bus = EventBus(capacity=bus_capacity, declared=self._event_classes)
 

@@ -345,6 +345,22 @@ def _validate_embedder(obj: Any) -> str:
     return name
 
 
+def _validate_task_capability(obj: Any) -> str:
+    name = _named(obj)
+    if not isinstance(obj, _hs.TaskCapability):
+        raise RegistrationError(f"task capability {name!r} lacks resource, timeout_s, "
+                                "retryable or run()")
+    timeout = obj.timeout_s
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+        raise RegistrationError(f"task capability {name!r}: timeout_s must be a positive "
+                                f"number, got {timeout!r}")
+    if not isinstance(obj.resource, str) or not obj.resource:
+        raise RegistrationError(f"task capability {name!r}: resource must be a non-empty "
+                                "string")
+    _need_async(obj, "run")
+    return name
+
+
 def _validate_settings(obj: Any) -> str:
     """A settings class: attrs, every field with a default. The registry key is the
     plugin's name, given by the kernel; this returns the class's name."""
@@ -385,6 +401,7 @@ KINDS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "settings_schemas": ("register_settings", _validate_settings),
     "copilot_analyzers": ("register_copilot_analyzers", _validate_copilot_analyzer),
     "embedders": ("register_embedders", _validate_embedder),
+    "task_capabilities": ("register_task_capabilities", _validate_task_capability),
 }
 
 

@@ -13,7 +13,7 @@ stays inline. ``scan`` reads in batches, each in a worker thread.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -101,6 +101,26 @@ class LmdbKeyValueStore:
     def _put(self, key: bytes, value: bytes) -> None:
         with self._env("put").use("put") as env, env.begin(write=True, db=self._db) as txn:
             txn.put(key, value)
+
+    async def put_many(self, items: Sequence[tuple[str, bytes | None]]) -> None:
+        """Several puts (a value of None deletes the key) in one transaction: one
+        commit, one fsync, all or nothing. Not in the `KeyValueStore` protocol: a
+        caller that groups writes (adjutant-tasks' queue) uses it where present."""
+        batch = []
+        for key, value in items:
+            if value is not None and not isinstance(value, bytes | bytearray | memoryview):
+                raise TypeError(f"value must be bytes or None, got {type(value).__name__}")
+            batch.append((self._key(key), None if value is None else bytes(value)))
+        if batch:
+            await in_thread(self._put_many, batch)
+
+    def _put_many(self, batch: list[tuple[bytes, bytes | None]]) -> None:
+        with self._env("put").use("put") as env, env.begin(write=True, db=self._db) as txn:
+            for key, value in batch:
+                if value is None:
+                    txn.delete(key)
+                else:
+                    txn.put(key, value)
 
     async def delete(self, key: str) -> bool:
         return await in_thread(self._delete, self._key(key))

@@ -1,0 +1,75 @@
+"""Durable tasks: the protocol of a task capability (work that outlives a request) and
+the context the task runner hands it.
+
+A capability is named work the runner can queue: summarise PDFs, OCR a scan, say a
+text aloud. It names the resource it needs (``model``, ``cpu``, ...; the runner runs
+one task at a time per resource), a timeout, and whether its failures may be retried.
+Its ``run`` gets a `TaskContext`: the inputs, a progress callback, a checkpoint it can
+save and load (a task resumed after a crash starts from its last checkpoint), the
+task's artifact folder and the kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ._kernel import Kernel
+
+__all__ = ["TaskCapability", "TaskContext", "TaskFailed"]
+
+
+class TaskFailed(Exception):
+    """A capability's failure with a reason; ``retryable`` says whether running it
+    again may succeed (the runner retries up to its bound, and only then)."""
+
+    def __init__(self, message: str, *, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+@runtime_checkable
+class TaskContext(Protocol):
+    """What a running task sees. ``inputs`` are JSON values, as queued; ``attempt``
+    counts from 1; ``artifacts`` is ``<home>/runs/YYYY-MM-DD/copilot/<task id>/``."""
+
+    task_id: str
+    inputs: Mapping[str, Any]
+    attempt: int
+    artifacts: Path
+    kernel: Kernel
+
+    async def progress(self, fraction: float, message: str = "") -> None:
+        """Report progress (0.0 to 1.0) with a short message; kept and published."""
+        ...
+
+    async def save_checkpoint(self, state: Any) -> None:
+        """Durably keep ``state`` (JSON values): a resumed task gets it back."""
+        ...
+
+    async def load_checkpoint(self) -> Any:
+        """The last saved checkpoint (None: none, a fresh start)."""
+        ...
+
+
+@runtime_checkable
+class TaskCapability(Protocol):
+    """Work the task runner can queue. ``name`` is unique (``doc.summarize``);
+    ``resource`` names what it holds while it runs (``model``, ``cpu``); ``timeout_s``
+    bounds one attempt; ``retryable``: whether failures that do not say otherwise may be
+    retried. Optional: ``description`` (one line for listings).
+
+    ``run`` returns the outputs (JSON values). It raises `TaskFailed` to fail with a
+    reason; any other exception fails the task with the exception as the reason.
+    Blocking work (parsing a PDF) belongs in a worker thread (``anyio.to_thread``).
+    Cancelling the caller stops the work."""
+
+    name: str
+    resource: str
+    timeout_s: float
+    retryable: bool
+
+    async def run(self, context: TaskContext) -> Mapping[str, Any]: ...

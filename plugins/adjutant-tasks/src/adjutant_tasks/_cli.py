@@ -1,0 +1,315 @@
+"""``adjutant tasks list|show|cancel|retry|watch|run``: the durable queue from a shell.
+
+Every subcommand takes ``--json``. ``cancel`` and ``retry`` change a task through the
+queue's owner: when a runner is alive (``adjutant tasks run``, a chat) they ask it and
+wait for the change; when none is, this process takes the runner lock for the moment
+it needs, so two processes never change one task at once. ``watch`` follows tasks in
+the store until they finish: a progress bar on a terminal, plain lines when the output
+is not a terminal or ``NO_COLOR`` is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from adjutant_hookspecs import Kernel
+
+    from ._queue import Task, TaskQueue
+
+__all__ = ["configure", "run"]
+
+_REQUEST_WAIT_S = 10.0
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="tasks_command", metavar="ACTION")
+    listing = sub.add_parser("list", help="the tasks, newest first")
+    listing.add_argument("--status", choices=["queued", "running", "waiting_for_human", "done",
+                                              "failed", "cancelled", "open"],
+                         help="only tasks with this status (open: not finished)")
+    listing.add_argument("-n", "--limit", type=int, default=50, help="at most this many "
+                         "(default 50; 0: all)")
+    for name, text in (("show", "one task: inputs, outputs, error, artifacts"),
+                       ("cancel", "cancel a queued or running task"),
+                       ("retry", "queue a failed or cancelled task again")):
+        one = sub.add_parser(name, help=text)
+        one.add_argument("task", help="the task id (a unique prefix is enough)")
+    watch = sub.add_parser("watch", help="follow tasks until they finish")
+    watch.add_argument("task", nargs="*", help="task ids (default: every open task)")
+    watch.add_argument("--interval", type=float, default=0.2, help=argparse.SUPPRESS)
+    runner = sub.add_parser("run", help="run the queue in this process (until Ctrl-C)")
+    runner.add_argument("--until-idle", action="store_true",
+                        help="stop when nothing is running or due")
+    sub.add_parser("schedules", help="the cron schedules")
+    unschedule = sub.add_parser("unschedule", help="remove a cron schedule (the tasks it "
+                                "queued stay)")
+    unschedule.add_argument("schedule", help="the schedule's id (adjutant tasks schedules)")
+    for child in sub.choices.values():
+        child.add_argument("--json", action="store_true", help="JSON output")
+
+
+async def run(kernel: Kernel, args: argparse.Namespace) -> int:
+    from ._plugin import tasks_of
+    from ._queue import NoStoreError, UnknownTaskError
+
+    action = getattr(args, "tasks_command", None)
+    if action is None:
+        print("adjutant tasks: error: name an action: list, show, cancel, retry, watch, "
+              "run, schedules, unschedule", file=sys.stderr)
+        return 2
+    try:
+        plugin = tasks_of(kernel)
+        queue = plugin.queue
+        if action == "list":
+            return await _list(queue, args)
+        if action == "show":
+            return _show(await queue.find(args.task), args.json)
+        if action == "cancel" or action == "retry":
+            return await _change(kernel, queue, await queue.find(args.task), action, args.json)
+        if action == "watch":
+            return await _watch(queue, args)
+        if action == "schedules":
+            return await _schedules(queue, args.json)
+        if action == "unschedule":
+            return await _unschedule(kernel, queue, args.schedule, args.json)
+        return await _run(kernel, queue, args)
+    except (UnknownTaskError, NoStoreError) as exc:
+        print(f"adjutant tasks {action}: error: {exc.args[0]}", file=sys.stderr)
+        return 1
+
+
+def _plain(task: Task) -> dict[str, Any]:
+    import msgspec
+
+    return msgspec.to_builtins(task)  # type: ignore[no-any-return]
+
+
+def _when(ts: float | None) -> str:
+    return "-" if ts is None else time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+
+
+async def _list(queue: TaskQueue, args: argparse.Namespace) -> int:
+    from ._queue import FINISHED
+
+    tasks = [task async for task in queue.all()]
+    if args.status == "open":
+        tasks = [t for t in tasks if t.status not in FINISHED]
+    elif args.status:
+        tasks = [t for t in tasks if t.status == args.status]
+    tasks.reverse()  # ids sort by creation: newest first
+    if args.limit > 0:
+        tasks = tasks[:args.limit]
+    if args.json:
+        print(json.dumps([_plain(t) for t in tasks], ensure_ascii=False))
+        return 0
+    if not tasks:
+        print("no tasks")
+        return 0
+    for t in tasks:
+        note = t.error or t.message
+        print(f"{t.id}  {t.status:<17} {t.progress * 100:5.1f}%  {t.capability:<20} "
+              f"{_when(t.created_at)}  {note[:60]}".rstrip())
+    return 0
+
+
+def _show(task: Task, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(_plain(task), ensure_ascii=False))
+        return 0
+    rows = [("id", task.id), ("capability", task.capability), ("status", task.status),
+            ("progress", f"{task.progress * 100:.1f}% {task.message}".rstrip()),
+            ("attempts", f"{task.attempts} of {task.max_attempts}"
+                         + (f", resumed {task.resumes} times" if task.resumes else "")),
+            ("created", _when(task.created_at)), ("due", _when(task.not_before)),
+            ("started", _when(task.started_at)), ("finished", _when(task.finished_at)),
+            ("timeout", f"{task.timeout_s:g} s"), ("parent run", task.parent_run or "-"),
+            ("idempotency key", task.idempotency_key or "-"),
+            ("input sha256", task.input_hash), ("artifacts", task.artifacts or "-")]
+    if task.schedule_id:
+        rows.append(("schedule", task.schedule_id))
+    if task.error:
+        rows.append(("error", task.error))
+    for name, value in rows:
+        print(f"{name + ':':<17}{value}")
+    print("inputs:")
+    print(json.dumps(task.inputs, indent=2, ensure_ascii=False, sort_keys=True))
+    if task.outputs is not None:
+        print("outputs:")
+        print(json.dumps(task.outputs, indent=2, ensure_ascii=False, sort_keys=True))
+    return 0
+
+
+async def _change(kernel: Kernel, queue: TaskQueue, task: Task,
+                  op: Literal["cancel", "retry"], as_json: bool) -> int:
+    import anyio
+
+    from ._runner import RunnerLock, apply_request
+
+    wanted_from = {"cancel": ("queued", "running", "waiting_for_human"),
+                   "retry": ("failed", "cancelled")}[op]
+    if task.status not in wanted_from:
+        print(f"adjutant tasks {op}: error: task {task.id} is {task.status}; {op} takes a "
+              f"task that is {' or '.join(wanted_from)}", file=sys.stderr)
+        return 1
+    lock = RunnerLock(kernel.home)
+    if lock.try_acquire():  # no runner is alive: this process owns the queue a moment
+        try:
+            current = await queue.get(task.id)
+            if current is None:
+                raise LookupError(task.id)
+            if current.status == "running":  # its runner died: `tasks run` recovers it
+                current.status = "queued"
+            task = await apply_request(kernel, queue, current, op)
+        finally:
+            lock.release()
+    else:
+        before = task.status
+        await queue.request(task.id, op)
+        with anyio.move_on_after(_REQUEST_WAIT_S):
+            while True:
+                await anyio.sleep(0.05)
+                current = await queue.get(task.id)
+                if current is not None and (current.status != before or (
+                        op == "retry" and current.attempts == 0)):
+                    task = current
+                    break
+        if task.status == before:
+            print(f"adjutant tasks {op}: error: asked the runner; task {task.id} is still "
+                  f"{task.status} after {_REQUEST_WAIT_S:g} s", file=sys.stderr)
+            return 1
+    if as_json:
+        print(json.dumps(_plain(task), ensure_ascii=False))
+    else:
+        print(f"task {task.id}: {task.status}")
+    return 0
+
+
+def _bar(task: Task, width: int = 30) -> str:
+    filled = round(task.progress * width)
+    return (f"{task.id[:12]} [{'#' * filled}{'.' * (width - filled)}] "
+            f"{task.progress * 100:5.1f}% {task.status:<10} {task.message[:40]}")
+
+
+def _control(sequence: str) -> None:
+    """One of our own terminal controls: through the CLI's neutralising stream's
+    ``control`` (which lets only its caller's sequences through), else as is."""
+    control = getattr(sys.stdout, "control", None)
+    if control is not None:
+        control(sequence)
+    else:
+        sys.stdout.write(sequence)
+
+
+async def _watch(queue: TaskQueue, args: argparse.Namespace) -> int:
+    import anyio
+
+    from ._queue import FINISHED
+
+    ids = [(await queue.find(one)).id for one in args.task] or await queue.open_ids()
+    if not ids:
+        print("[]" if args.json else "no open tasks")
+        return 0
+    fancy = (not args.json and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+             and os.environ.get("TERM") != "dumb")
+    seen: dict[str, tuple[str, float, str]] = {}
+    failed = False
+    while True:
+        tasks = [t for t in [await queue.get(i) for i in ids] if t is not None]
+        lines = []
+        for t in tasks:
+            state = (t.status, round(t.progress, 3), t.message)
+            if fancy:
+                lines.append(_bar(t))
+            elif seen.get(t.id) != state:
+                if args.json:
+                    print(json.dumps({"id": t.id, "status": t.status, "progress": t.progress,
+                                      "message": t.message, "error": t.error}), flush=True)
+                else:
+                    print(f"{t.id} {t.status} {t.progress * 100:.0f}% {t.message}".rstrip()
+                          + (f" error: {t.error}" if t.error else ""), flush=True)
+            seen[t.id] = state
+        if fancy:
+            for n, line in enumerate(lines):
+                if n:
+                    sys.stdout.write("\n")
+                _control("\r\x1b[K")
+                sys.stdout.write(line)  # neutralised: a task's message is not ours
+            if len(lines) > 1:
+                _control(f"\x1b[{len(lines) - 1}A")
+            sys.stdout.flush()
+        if all(t.status in FINISHED for t in tasks):
+            failed = any(t.status != "done" for t in tasks)
+            break
+        await anyio.sleep(args.interval)
+    if fancy:
+        sys.stdout.write("\n" * len(tasks))
+        for t in tasks:
+            print(f"{t.id} {t.status}" + (f": {t.error}" if t.error else ""))
+    return 1 if failed else 0
+
+
+async def _schedules(queue: TaskQueue, as_json: bool) -> int:
+    import msgspec
+
+    found = await queue.schedules()
+    if as_json:
+        print(json.dumps([msgspec.to_builtins(s) for s in found], ensure_ascii=False))
+        return 0
+    if not found:
+        print("no schedules")
+    for s in found:
+        print(f"{s.id}  {s.cron:<16} next {_when(s.next_at)}  {s.capability}"
+              + ("" if s.enabled else "  (disabled)"))
+    return 0
+
+
+async def _unschedule(kernel: Kernel, queue: TaskQueue, schedule_id: str,
+                      as_json: bool) -> int:
+    import anyio
+
+    from ._runner import RunnerLock
+
+    if "/" in schedule_id or await queue.get_schedule(schedule_id) is None:
+        print(f"adjutant tasks unschedule: error: no schedule {schedule_id!r} (adjutant "
+              "tasks schedules lists them)", file=sys.stderr)
+        return 1
+    lock = RunnerLock(kernel.home)
+    if lock.try_acquire():  # no runner: nobody else rewrites schedules now
+        try:
+            await queue.delete_schedule(schedule_id)
+        finally:
+            lock.release()
+    else:
+        await queue.request(schedule_id, "unschedule")
+        with anyio.move_on_after(_REQUEST_WAIT_S):
+            while await queue.get_schedule(schedule_id) is not None:  # noqa: ASYNC110
+                await anyio.sleep(0.05)
+        if await queue.get_schedule(schedule_id) is not None:
+            print(f"adjutant tasks unschedule: error: asked the runner; schedule "
+                  f"{schedule_id} is still there after {_REQUEST_WAIT_S:g} s",
+                  file=sys.stderr)
+            return 1
+    print(json.dumps({"removed": schedule_id}) if as_json else
+          f"schedule {schedule_id}: removed")
+    return 0
+
+
+async def _run(kernel: Kernel, queue: TaskQueue, args: argparse.Namespace) -> int:
+    from ._runner import Runner, RunnerBusyError
+    from ._settings import tasks_settings
+
+    runner = Runner(kernel, queue, tasks_settings(kernel))
+    try:
+        await runner.serve(until_idle=args.until_idle)
+    except RunnerBusyError as exc:
+        print(f"adjutant tasks run: error: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({"stopped": True}))
+    return 0

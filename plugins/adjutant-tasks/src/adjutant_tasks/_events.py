@@ -1,0 +1,74 @@
+"""The task runner's events on the bus (AG-UI ``CUSTOM`` events named ``task.*``).
+
+Each carries the task's id and capability; the envelope's ``run_id`` is the run that
+queued the task (its parent run), so an operator follows the tasks it spawned with
+``kernel.bus.subscribe()`` and a filter on ``run_id``."""
+
+from __future__ import annotations
+
+from adjutant_hookspecs import CustomEvent, Event
+
+__all__ = ["TASK_EVENTS", "TaskFinished", "TaskProgress", "TaskQueued", "TaskRecovered",
+           "TaskRetrying", "TaskStarted"]
+
+
+class TaskQueued(CustomEvent, frozen=True, omit_defaults=True, tag="task.queued"):
+    """A task was queued; ``not_before`` (Unix seconds) when it is due later."""
+
+    task_id: str
+    capability: str
+    not_before: float | None = None
+
+
+class TaskStarted(CustomEvent, frozen=True, omit_defaults=True, tag="task.started"):
+    """An attempt began (``attempt`` counts from 1; ``resumed``: after a crash)."""
+
+    task_id: str
+    capability: str
+    attempt: int
+    resumed: bool = False
+
+
+class TaskProgress(CustomEvent, frozen=True, omit_defaults=True, tag="task.progress"):
+    """How far a running task is (0.0 to 1.0) and what it is doing."""
+
+    task_id: str
+    capability: str
+    progress: float
+    message: str = ""
+
+
+class TaskRetrying(CustomEvent, frozen=True, omit_defaults=True, tag="task.retrying"):
+    """An attempt failed with a failure that may be retried; the next is due at
+    ``not_before``."""
+
+    task_id: str
+    capability: str
+    attempt: int
+    error: str
+    not_before: float
+
+
+class TaskRecovered(CustomEvent, frozen=True, omit_defaults=True, tag="task.recovered"):
+    """A task found running when a runner started (its process died): ``outcome``
+    ``resumed`` (queued again, it resumes from its checkpoint) or ``failed``."""
+
+    task_id: str
+    capability: str
+    outcome: str
+    reason: str
+
+
+class TaskFinished(CustomEvent, frozen=True, omit_defaults=True, tag="task.finished"):
+    """A task ended: ``status`` ``done``, ``failed`` or ``cancelled``; ``error`` says
+    why it did not finish; ``artifacts`` is its folder."""
+
+    task_id: str
+    capability: str
+    status: str
+    error: str | None = None
+    artifacts: str | None = None
+
+
+TASK_EVENTS: tuple[type[Event], ...] = (TaskQueued, TaskStarted, TaskProgress, TaskRetrying,
+                                       TaskRecovered, TaskFinished)

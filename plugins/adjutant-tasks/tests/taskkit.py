@@ -1,0 +1,141 @@
+"""Task capabilities the tests queue, and a kernel with a real LMDB store.
+
+The capabilities do real work on real files in the task's artifact folder (each
+step appends a line to ``steps.log``), so a test reads what ran, and how often, from
+disk, also after the process that ran it was killed."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+import adjutant_lmdb
+from adjutant.testing import Harness
+from adjutant_hookspecs import TaskContext, TaskFailed, hookimpl
+from adjutant_tasks import TasksPlugin
+
+
+class Steps:
+    """``test.steps``: ``n`` steps of ``delay`` seconds; each appends its number to
+    ``steps.log`` and saves the next step as the checkpoint."""
+
+    name, resource, timeout_s, retryable = "test.steps", "cpu", 60.0, False
+
+    async def run(self, context: TaskContext) -> Mapping[str, Any]:
+        n, delay = int(context.inputs["n"]), float(context.inputs.get("delay", 0.0))
+        start = await context.load_checkpoint() or 0
+        log = context.artifacts / "steps.log"
+        for i in range(start, n):
+            await anyio.sleep(delay)
+            with log.open("a") as f:
+                f.write(f"{i}\n")
+            await context.save_checkpoint(i + 1)
+            await context.progress((i + 1) / n, f"step {i + 1} of {n}")
+        return {"steps": n, "resumed_at": start, "attempt": context.attempt}
+
+
+class Flaky:
+    """``test.flaky``: fails (retryable) the first ``fail`` attempts, then succeeds."""
+
+    name, resource, timeout_s, retryable = "test.flaky", "cpu", 10.0, False
+
+    async def run(self, context: TaskContext) -> Mapping[str, Any]:
+        if context.attempt <= int(context.inputs["fail"]):
+            raise TaskFailed(f"flaked on attempt {context.attempt}", retryable=True)
+        return {"attempt": context.attempt}
+
+
+class Broken:
+    """``test.broken``: always fails, saying it cannot be retried."""
+
+    name, resource, timeout_s, retryable = "test.broken", "cpu", 10.0, True
+
+    async def run(self, context: TaskContext) -> Mapping[str, Any]:
+        raise TaskFailed("the input file is not a PDF", retryable=False)
+
+
+class Hang:
+    """``test.hang``: never ends by itself (timeout 0.3 s, retryable)."""
+
+    name, resource, timeout_s, retryable = "test.hang", "other", 0.3, True
+
+    async def run(self, context: TaskContext) -> Mapping[str, Any]:
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+
+class Sleepy:
+    """``test.sleepy``: writes ``started`` in its folder, then sleeps 30 s (its 1 s
+    timeout would end it; the tests kill its process first)."""
+
+    name, resource, timeout_s, retryable = "test.sleepy", "cpu", 1.0, False
+
+    async def run(self, context: TaskContext) -> Mapping[str, Any]:
+        (context.artifacts / "started").write_text("")
+        await anyio.sleep(30)
+        return {}
+
+
+class Probe:
+    """On resource ``model``: records how many run at once."""
+
+    resource, timeout_s, retryable = "model", 10.0, False
+
+    def __init__(self, name: str, shared: dict[str, int]) -> None:
+        self.name, self.shared = name, shared
+
+    async def run(self, context: TaskContext) -> Mapping[str, Any]:
+        self.shared["now"] += 1
+        self.shared["max"] = max(self.shared["max"], self.shared["now"])
+        await anyio.sleep(0.05)
+        self.shared["now"] -= 1
+        return {}
+
+
+class Noop:
+    """``test.noop``: does nothing (the benchmark's task)."""
+
+    name, resource, timeout_s, retryable = "test.noop", "cpu", 10.0, False
+
+    async def run(self, context: TaskContext) -> Mapping[str, Any]:
+        return {}
+
+
+class Capabilities:
+    """A plugin registering the test capabilities."""
+
+    def __init__(self) -> None:
+        self.shared = {"now": 0, "max": 0}
+
+    @hookimpl
+    def register_task_capabilities(self, register: Callable[[Any], None]) -> None:
+        for cap in (Steps(), Flaky(), Broken(), Hang(), Noop(), Sleepy(),
+                    Probe("test.probe-a", self.shared), Probe("test.probe-b", self.shared)):
+            register(cap)
+
+
+def settings_profile(**tasks: Any) -> Any:
+    from adjutant import ModelPreset, Profile
+    from adjutant.testing import ScriptedProvider
+
+    return Profile(model=ModelPreset(provider=ScriptedProvider().name),
+                   plugins={"tasks": {"retry_backoff_s": 0.0, **tasks}})
+
+
+@contextlib.asynccontextmanager
+async def kernel_at(home: Path, *extra: object, mode: str | None = None,
+                    approver: Any = None,
+                    **tasks: Any) -> AsyncIterator[tuple[Harness, TasksPlugin]]:
+    """A started kernel on ``home`` with LMDB, adjutant-tasks, the test capabilities
+    and ``extra`` plugins (``tasks``: the ``plugins.tasks`` settings; the retry back-off
+    is 0 and the in-process runner off unless given)."""
+    plugin = TasksPlugin()
+    tasks.setdefault("run_in_process", False)
+    async with Harness(adjutant_lmdb, plugin, Capabilities(), *extra, home=home,
+                       mode=mode, approver=approver,
+                       profile=settings_profile(**tasks)) as h:
+        yield h, plugin
