@@ -97,11 +97,23 @@ async def test_a_file_swapped_for_a_secret_between_scan_and_read_is_not_read(
 
 async def test_the_data_home_inside_the_project_is_not_indexed(tmp_path: Path) -> None:
     root = write_project(tmp_path / "p")
-    home = root / ".adjutant"
+    home = root / "adjutant-data"  # not hidden: hidden folders are never walked at all
     (home / "memory").mkdir(parents=True)
     (home / "memory" / "working.json").write_text(f'{{"note": "{SECRET}"}}')
     index = ProjectIndex(home, str(root))
     report = index.scan()
     await index.ingest()
-    assert ".adjutant/memory/working.json" in dict(report.refused)
+    assert "adjutant-data/memory/working.json" in dict(report.refused)
     assert SECRET not in everything_stored(index)
+
+
+async def test_hidden_folders_are_not_walked(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p")
+    (root / ".hypothesis" / "constants").mkdir(parents=True)
+    (root / ".hypothesis" / "constants" / "x").write_text("where do we parse the config\n")
+    (root / ".github").mkdir()
+    (root / ".github" / "ci.yml").write_text("run: pytest\n")
+    index = ProjectIndex(tmp_path / "home", str(root))
+    walked = set(index.walk())
+    assert ".github/ci.yml" in walked
+    assert not any(p.startswith(".hypothesis") for p in walked)

@@ -43,6 +43,8 @@ STATES = ("pending", "processing", "done", "paused", "failed")
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv",
                        ".tox", ".nox", ".mypy_cache", ".ruff_cache", ".pytest_cache",
                        ".cache", "dist", "build", ".idea", ".vscode"})
+#: Hidden folders that are walked all the same (every other ``.name`` folder is not).
+SHOWN_DIRS = frozenset({".github", ".gitlab", ".circleci"})
 #: The delta index (chunks added, and removed, since the main BM25 index was built) is
 #: folded into a rebuilt main index when it passes this share of it, or this many.
 DELTA_SHARE = 0.1
@@ -204,9 +206,12 @@ class ProjectIndex:
 
     def walk(self) -> Iterator[str]:
         """Paths (relative to the root) of the regular-looking files under it, links
-        not followed, version control and caches skipped."""
+        not followed, version control, caches and hidden folders skipped."""
         for folder, dirs, names in os.walk(self.root, followlinks=False):
-            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+            # hidden folders are tools' state (.hypothesis, .coverage ...), not the
+            # project's text; .github is the exception people read
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS
+                             and (not d.startswith(".") or d in SHOWN_DIRS))
             for name in sorted(names):
                 yield os.path.relpath(os.path.join(folder, name), self.root)
 

@@ -36,7 +36,7 @@ class MemorySettings:
     #: Retrieved passages per request, and the characters the memory context may take
     #: (about 400 tokens: a small local model's prompt pays for every one of them).
     hits: int = attrs.field(default=5, validator=[v.ge(1), v.le(50)])
-    budget_chars: int = attrs.field(default=1500, validator=[v.ge(200), v.le(200_000)])
+    budget_chars: int = attrs.field(default=600, validator=[v.ge(200), v.le(200_000)])
     #: A passage is relevant when it holds at least this share of the request's words
     #: (stemmed, stop words aside), or is this similar (cosine) by vectors.
     min_coverage: float = attrs.field(default=0.5, validator=[v.gt(0), v.le(1)])
