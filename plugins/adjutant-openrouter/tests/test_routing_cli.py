@@ -9,18 +9,22 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
-import pexpect
 import pytest
 
 from .fake_openrouter import FakeOpenRouter
+
+pexpect = pytest.importorskip("pexpect", reason="drives `adjutant run` on a terminal")
+pytest.importorskip("adjutant_lmdb", reason="the spend is kept across processes in the "
+                    "lmdb store (this runs in the integration environment)")
 
 KEY = "sk-or-v1-test"
 LONG = "summarize the history of the printing press for me " * 12  # ~150 tokens
 REPLY = ('{"type":"response",', '"text":"printed by the strong model"}')
 
 
-def adjutant(home: Path, server: FakeOpenRouter, *args: str) -> pexpect.spawn:
+def adjutant(home: Path, server: FakeOpenRouter, *args: str) -> Any:
     env = {"ADJUTANT_HOME": str(home), "OPENROUTER_API_KEY": KEY,
            "ADJUTANT_OPENROUTER_URL": server.url, "NO_COLOR": "1", "PATH": "/usr/bin:/bin",
            "HOME": str(home)}
