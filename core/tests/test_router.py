@@ -241,3 +241,21 @@ async def test_try_a_stronger_model_retries_the_same_request_under_one_ask() -> 
         approver.escalate = False
         declined = await h.observe(h.copilot.stronger(first.run_id))
         assert declined.outcome.status == "denied" and len(remote.requests) == 1
+
+
+async def test_another_program_asking_never_sends_a_request_off_the_machine() -> None:
+    """An MCP client's request (a `Requester`) is never escalated to a remote preset by
+    the terminal's approver, even with a user at the keyboard: the question is not asked
+    and nothing is read from the terminal."""
+    import io
+
+    from adjutant.cli._approver import TerminalApprover
+    from adjutant.operator._consent import Escalation, Requester
+
+    out = io.StringIO()
+    approver = TerminalApprover(True, tty=out)  # would read from `out`: never reached
+    question = Escalation(run_id="r", preset="strong", model="openrouter:x",
+                          reason="long", tokens=10, cost=0.1)
+    with Requester("an MCP client").asking():
+        assert await approver.approve_escalation(question) is False
+    assert out.getvalue() == ""
