@@ -124,6 +124,9 @@ class GitState(_Struct, **_common):
     head: str | None = None
     dirty: bool = False
     changed: tuple[str, ...] = ()
+    #: Why git could not be read here (a named pipe among its files, a repository
+    #: reaching outside the cage, a timeout): said, not silently left out.
+    unavailable: str | None = None
 
 
 class ContextBulletin(_Struct, **_common):

@@ -60,7 +60,8 @@ async def test_bulletin_has_git_state_and_recent_shell_not_the_clipboard(
         workspace = h.workspace
     assert bulletin["cwd"] == str(workspace)
     assert bulletin["git"] == {"root": str(workspace.resolve()), "branch": "feature",
-                               "head": head, "dirty": True, "changed": ["draft.txt"]}
+                               "head": head, "dirty": True, "changed": ["draft.txt"],
+                               "unavailable": None}
     assert bulletin["recent_shell"] == ["ls", "export API_KEY=[REDACTED]", "make test"]
     assert bulletin["clipboard"] is None  # off by default, though readable
 

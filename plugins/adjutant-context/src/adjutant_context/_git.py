@@ -98,12 +98,17 @@ class GitProvider(Source):
             audit_git_config,
             confined_repository,
             git_location,
+            refuse_special_files_near,
         )
 
         found = sandbox.repository_dirs(cwd)
         if not found or sandbox.available() is not None:
             return {}  # never run git on a repository unsandboxed
         cage = found[:1]  # the directory holding the `.git` cwd belongs to
+        try:
+            refuse_special_files_near(found)
+        except GitRefusal as refusal:  # shown, not silently dropped
+            return {"git": {"root": found[0], "unavailable": refusal.detail}}
         where = await self._git(GIT_WHERE, cwd, found)
         if where.returncode != 0:
             return {}
@@ -115,9 +120,14 @@ class GitProvider(Source):
             if listing.returncode != 0:
                 return {}
             audit_git_config(listing.stdout, cwd, cage)
-        except GitRefusal:
-            return {}  # git would read outside the repository, or run a program
+        except GitRefusal as refusal:
+            if refusal.rule == "special-file":  # said; its path is inside the repository
+                return {"git": {"root": found[0], "unavailable": refusal.detail}}
+            return {}  # git would read outside the repository (never named), or run a program
         status = await self._git([*pin, "status", "--porcelain=v1", "--branch"], cwd, dirs)
+        if status.timed_out:  # a FIFO named .gitignore in a folder, say
+            return {"git": {"root": top, "unavailable": f"git status did not finish in "
+                            f"{self.timeout:g} s"}}
         if status.returncode != 0:
             return {}
         parsed = parse_status(status.stdout)

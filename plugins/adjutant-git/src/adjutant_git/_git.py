@@ -87,6 +87,11 @@ async def git(args: Sequence[str], *, cwd: str, writable: Sequence[str] = (),
                                unchecked_env={**GIT_ENV, **(env or {})}, stdin=stdin,
                                max_output=max_output,
                                shield=shield if shield is not None or repo is None else repo.shield)
+    if result.timed_out:  # never read as an answer (no HEAD, nothing changed...)
+        raise GitRefusal("git-timeout", f"`git {args[0]}` did not finish in {timeout:g} s; "
+                         "a named pipe or device among the files git opens (a "
+                         "`.gitignore` in a folder, say) makes it wait forever, and so does "
+                         "a very large repository")
     judge = shield if shield is not None else repo.shield if repo is not None else None
     if judge is not None and result.stderr:
         result = attrs.evolve(result, stderr=withhold_quotes(result.stderr, cwd, judge))
@@ -165,6 +170,12 @@ async def open_repo(cwd: str, cages: Sequence[str], shield: Any = None) -> Repo:
     `audit_git_config`). The `Repo` pins every later git to it."""
     from adjutant.safety import protection
 
+    from adjutant.safety import sandbox
+
+    try:
+        protection.refuse_special_files_near(sandbox.repository_dirs(cwd))
+    except protection.GitRefusal as refusal:
+        raise GitRefusal(refusal.rule, refusal.detail) from None
     found = await git(protection.GIT_WHERE, cwd=cwd, check=False, shield=shield)
     lines = found.stdout.splitlines()
     if found.returncode != 0 or len(lines) < 3:

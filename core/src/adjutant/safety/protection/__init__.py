@@ -44,6 +44,8 @@ from ._repo import (
     confined_repository,
     git_location,
     inside,
+    refuse_special_files,
+    refuse_special_files_near,
 )
 from ._rules import (
     CAGE_RULES,
@@ -60,7 +62,8 @@ __all__ = ["CAGE_RULES", "DEFAULT_RULES", "GIT_CONFIG_LISTING", "GIT_ENV", "GIT_
            "GIT_WHERE", "GitRefusal", "Glob", "PromptFile", "PromptFileRefused", "PromptFiles",
            "ProtectedFile", "Protection", "Rule", "RuleSpec",
            "Shield", "allowed_globs", "audit_git_config", "cage_refusal", "confined_repository",
-           "git_location", "home_bases", "inside", "protected_inodes", "protection"]
+           "git_location", "home_bases", "inside", "protected_inodes", "protection",
+           "refuse_special_files", "refuse_special_files_near"]
 
 
 def cage_refusal(parts: Sequence[str]) -> str | None:

@@ -18,11 +18,13 @@ from __future__ import annotations
 import codecs
 import os
 import re
+import stat
 from collections.abc import Sequence
 
 __all__ = ["GIT_CONFIG_LISTING", "GIT_ENV", "GIT_OVERRIDES", "GIT_WHERE", "GitRefusal",
            "alternates", "audit_git_config", "confine", "confined_repository",
-           "git_location", "inside"]
+           "git_location", "inside", "refuse_special_files",
+           "refuse_special_files_near"]
 
 #: Keys whose programs git could run, overridden on every command line (``-c`` beats
 #: every configuration file), and output settings every parser here relies on.
@@ -105,7 +107,61 @@ def confined_repository(cwd: str, where: Sequence[str], cages: Sequence[str]
         confine(what, path, cages)
     for path in alternates(os.path.join(common, "objects"), cages):
         confine("alternate object directory", path, cages)
+    refuse_special_files(top, git_dir, common)
     return top, git_dir, common
+
+
+#: Files git opens at a work tree's top (ignores, attributes, submodules, mailmap).
+_TOP_FILES = (".gitignore", ".gitattributes", ".gitmodules", ".mailmap")
+#: How many entries of a git directory are looked at; past it, git's own timeout is
+#: the backstop (a git directory holds hundreds, loose objects aside).
+_SCAN_LIMIT = 20_000
+_LOOSE = re.compile(r"[0-9a-f]{2}")
+
+
+def refuse_special_files_near(found: Sequence[str]) -> None:
+    """`refuse_special_files` before git first runs (even `GIT_WHERE` reads ``HEAD`` and
+    the configuration), on what `adjutant.safety.sandbox.repository_dirs` found: the work
+    tree, then a linked worktree's git and common directories."""
+    if found:
+        dot = os.path.join(found[0], ".git")
+        refuse_special_files(found[0], *([dot] if os.path.isdir(dot) else found[1:]))
+
+
+def refuse_special_files(top: str, *git_dirs: str) -> None:
+    """Refuse a repository where git would open a named pipe, socket or device: git
+    opens its files blocking, so a FIFO at ``.git/packed-refs``, ``info/exclude`` or
+    ``.gitattributes`` stalls every git until its timeout, which then looks like an
+    empty or broken repository. Looked at (``lstat``, links followed by ``stat``, never
+    opened): each git directory but its loose objects, and the work tree's top files.
+    Deeper ``.gitignore`` files are left to the timeout (`GitRefusal` "git-timeout")."""
+    from adjutant.safety.regular import file_kind
+
+    def judge(path: str) -> None:
+        try:
+            mode = os.stat(path).st_mode  # follows a link: git would
+        except OSError:
+            return  # missing, or a dangling link: git copes
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            shown = os.path.relpath(path, top) if inside(path, [top]) else path
+            raise GitRefusal("special-file", f"{shown} is {file_kind(mode)}, not a file: git "
+                             "would wait on it forever, so Adjutant does not run git on this "
+                             "repository (remove it, or replace it with a regular file)")
+
+    for name in _TOP_FILES:
+        judge(os.path.join(top, name))
+    seen = 0
+    for root in dict.fromkeys(git_dirs):
+        for folder, dirs, files in os.walk(root):
+            if os.path.basename(folder) == "objects":
+                dirs[:] = [d for d in dirs if not _LOOSE.fullmatch(d)]
+            for name in files:
+                seen += 1
+                if seen > _SCAN_LIMIT:
+                    return
+                path = os.path.join(folder, name)
+                if not os.path.isfile(path):  # not a regular file, or a link to none
+                    judge(path)
 
 
 def alternates(objects: str, cages: Sequence[str], depth: int = 0) -> list[str]:
