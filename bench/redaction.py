@@ -5,7 +5,10 @@ Two sets of secret formats, one line (or PEM block) each with the secret it hold
 ``tests/fixtures/secrets.jsonl`` (34 formats, written while the rules were chosen: the
 tuning set) and ``bench/redaction_heldout/secrets.jsonl`` (written by someone who never
 saw the rules: the held-out set), and ``bench/redaction_heldout2/`` (78 formats, written
-by a session that saw no code at all). Recall is the share of secrets whose value no longer
+by a session that saw no code at all). ``tests/fixtures/config_secrets.jsonl`` (34
+everyday configuration formats an outside attack found passing: kubeconfig, Maven,
+.pgpass, cookies, signed URLs, passphrases) was written with the rules that catch them:
+a second tuning set. Recall is the share of secrets whose value no longer
 appears after redaction. False positives are lines of ordinary technical text (hashes,
 UUIDs, digests, config keys naming secrets, placeholders) that redaction changed. The
 baseline in the same run is the bundle's redactor before gitleaks' rules (three
@@ -27,6 +30,8 @@ from adjutant.safety.redaction import Redactor
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = {"tuning": (ROOT / "tests" / "fixtures" / "secrets.jsonl",
+                   ROOT / "tests" / "fixtures" / "ordinary.txt"),
+        "config": (ROOT / "tests" / "fixtures" / "config_secrets.jsonl",
                    ROOT / "tests" / "fixtures" / "ordinary.txt"),
         "heldout": (ROOT / "bench" / "redaction_heldout" / "secrets.jsonl",
                     ROOT / "bench" / "redaction_heldout" / "ordinary.txt"),

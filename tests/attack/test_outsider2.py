@@ -100,3 +100,138 @@ def test_a_named_pipe_deeper_in_the_tree_ends_at_the_bulletins_timeout_with_its_
     os.mkfifo(bench.work / "docs" / ".gitignore")  # git status opens it: found only by waiting
     context = json.loads(bench.cli("context", "--json", check=True, timeout=60).stdout)
     assert "did not finish" in context["git"]["unavailable"], context
+
+
+# -- 2. a secret as a key ----------------------------------------------------------------
+
+#: A GitHub token the model proposes as an argument's *name*.
+KEY_TOKEN = "ghp_" + "Q7rX2mV9kL4pZ8wN1sT6yB3cF5hJ0dG8aE2u"
+
+
+def _members(path: Path) -> str:
+    with tarfile.open(path) as tar:
+        return "\n".join(tar.extractfile(m).read().decode()  # type: ignore[union-attr]
+                         for m in tar.getmembers() if m.isfile())
+
+
+def test_a_secret_used_as_a_json_key_never_reaches_the_bundle(bench: Attack) -> None:
+    (bench.work / "notes.txt").write_text("hello\n")
+    bench.mode("propose-only")
+    bench.script(plan(("fs.read", {"path": "notes.txt", KEY_TOKEN: "x"})))
+    bench.cli("run", "read notes.txt")
+    assert any(KEY_TOKEN in json.dumps(r) for r in bench.log())  # the attack reached the log
+    out = bench.root / "bundle.tar.gz"
+    made = bench.cli("bundle", "-o", str(out))
+    assert made.returncode == 0, made.stderr
+    everything = _members(out)
+    assert KEY_TOKEN not in everything
+    assert "[REDACTED]" in everything
+
+
+# -- 3. passwords on command lines in the shell history ----------------------------------
+
+HISTORY = [("mysql -uroot -p{s} shop", "Mysq1{m}"),
+           ("sshpass -p {s} ssh deploy@web1", "Sshp{m}"),
+           ("redis-cli -h cache -a {s} ping", "Redis{m}"),
+           ("docker login -u me -p {s} registry.example.com", "Dock{m}"),
+           ("echo {s} | sudo -S systemctl restart nginx", "Sudo{m}"),
+           ("ldapsearch -x -D cn=admin,dc=ex -w {s} -b dc=ex", "Ldap{m}"),
+           ("openssl rsa -in key.pem -passin pass:{s} -out plain.pem", "Ossl{m}"),
+           ("curl -u alice:{s} https://api.example.com/v1", "Curl{m}"),
+           ("htpasswd -b .htpasswd bob {s}", "Htpw{m}"),
+           ("psql --password {s} -h db", "Psql{m}"),
+           ("smbclient //nas/share -U bob%{s}", "Smb{m}"),
+           ("nmcli dev wifi connect Home password {s}", "Wifi{m}")]
+
+
+def test_passwords_typed_on_command_lines_never_reach_the_bulletin(bench: Attack) -> None:
+    secrets = [secret.format(m=MARKER.replace("-", "")) for _, secret in HISTORY]
+    lines = [command.format(s=s) for (command, _), s in zip(HISTORY, secrets, strict=True)]
+    for start in range(0, len(lines), 4):  # the bulletin keeps the last few commands
+        chunk = lines[start:start + 4]
+        (bench.home / ".bash_history").write_text("\n".join(["ls", *chunk, "make test"]) + "\n")
+        done = bench.cli("context", "--json", check=True)
+        shell = json.loads(done.stdout)["recent_shell"]
+        assert "make test" in shell, shell
+        assert len([line for line in shell if "[REDACTED]" in line]) == len(chunk), shell
+        leaked = [s for s in secrets if s in done.stdout]
+        assert leaked == [], leaked
+
+
+# -- 4 and 5. the bundle's output name ---------------------------------------------------
+
+def test_the_bundle_never_blocks_on_a_named_pipe_at_its_output_name(bench: Attack) -> None:
+    os.mkfifo(bench.work / "adjutant-bundle.tar.gz")
+    done = bench.cli("bundle", timeout=NO_STALL)
+    assert done.returncode == 1 and "already exists" in done.stderr, done.stderr
+    assert (bench.work / "adjutant-bundle.tar.gz").is_fifo()
+
+
+@pytest.mark.parametrize("given", [None, "link.tar.gz", "dangling.tar.gz"])
+def test_the_bundle_never_writes_through_a_link(bench: Attack, given: str | None) -> None:
+    bashrc = bench.home / ".bashrc"
+    before = bashrc.read_bytes()
+    name = given or "adjutant-bundle.tar.gz"
+    target = bench.home / "nothing-yet" if given == "dangling.tar.gz" else bashrc
+    (bench.work / name).symlink_to(target)
+    done = bench.cli("bundle", *(["-o", name] if given else []))
+    assert done.returncode == 1 and "already exists" in done.stderr, done.stderr
+    assert bashrc.read_bytes() == before and not (bench.home / "nothing-yet").exists()
+    # a new name works, and is private
+    made = bench.cli("bundle", "-o", "fresh.tar.gz")
+    assert made.returncode == 0, made.stderr
+    assert (bench.work / "fresh.tar.gz").stat().st_mode & 0o077 == 0
+
+
+# -- 6. weak token files -----------------------------------------------------------------
+
+@pytest.mark.parametrize("token", ["", "x\n", "0123456789\n", "two words but long enough..\n"])
+@pytest.mark.parametrize("command", [("dock", "--no-browser", "--port", "0"),
+                                     ("mcp", "serve", "--http", "--port", "0")])
+def test_a_weak_token_file_is_refused(bench: Attack, token: str,
+                                      command: tuple[str, ...]) -> None:
+    if command[0] == "dock":
+        pytest.importorskip("adjutant_dock")
+        path = bench.data / "dock" / "token"
+    else:
+        pytest.importorskip("adjutant_mcp")
+        path = bench.data / "mcp" / "serve-token"
+    bench.data.chmod(0o700)
+    path.parent.mkdir(mode=0o700)
+    path.write_text(token)
+    path.chmod(0o600)
+    done = bench.cli(*command, timeout=60)
+    assert done.returncode != 0, done.stderr
+    assert "token" in done.stderr and "at least 32" in done.stderr, done.stderr
+
+
+# -- 7. everyday configuration secrets ---------------------------------------------------
+
+CONFIG = Path(__file__).resolve().parents[1] / "fixtures" / "config_secrets.jsonl"
+
+
+def test_everyday_configuration_secrets_never_reach_the_bundle(bench: Attack) -> None:
+    cases = [json.loads(line) for line in CONFIG.read_text().splitlines() if line.strip()]
+    assert len(cases) >= 30
+    (bench.work / "configs.txt").write_text("\n".join(c["text"] for c in cases) + "\n")
+    bench.mode("execute-with-confirmation")  # reads run without a question
+    bench.script(plan(("fs.read", {"path": "configs.txt"})))
+    done = bench.cli("run", "show me configs.txt", "--json")
+    assert json.loads(done.stdout)["status"] == "executed", done.stderr
+    assert cases[0]["secret"] in done.stdout  # the user sees their own file, whole
+    out = bench.root / "bundle.tar.gz"
+    assert bench.cli("bundle", "-o", str(out)).returncode == 0
+    everything = _members(out)
+    leaked = [c["kind"] for c in cases if c["secret"] in everything]
+    assert leaked == [], leaked
+
+
+@pytest.mark.parametrize("name", ["server.key", "certs/privkey.pem", "store.p12"])
+def test_a_private_key_file_by_its_name_is_never_read(bench: Attack, name: str) -> None:
+    (bench.work / name).parent.mkdir(parents=True, exist_ok=True)
+    (bench.work / name).write_text(f"-----BEGIN RSA PRIVATE KEY-----\n{MARKER}\n")
+    bench.mode("execute-with-confirmation")  # reads run without a question
+    bench.script(plan(("fs.read", {"path": name})))
+    done = bench.cli("run", f"show me {name}", "--json")
+    assert MARKER not in done.stdout + done.stderr
+    assert "private key" in done.stdout + done.stderr, done.stdout

@@ -50,11 +50,11 @@ def test_secrets_in_a_home_used_as_the_project_never_reach_the_index(tmp_path: P
             assert MARK.encode() not in (Path(folder) / name).read_bytes(), name
 
 
-@pytest.mark.xfail(strict=True, reason="not covered: a secret under a name no deny rule "
-                   "protects (secrets.key) is indexed, as fs.read would read it")
-def test_a_secret_under_an_unprotected_name(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["secrets.key", "server.p12", "tls/privkey1.pem",
+                                  "client-key.pem", "vault.kdbx"])
+def test_a_private_key_file_by_its_name_is_never_indexed(tmp_path: Path, name: str) -> None:
     home = tmp_path / "home"
-    home.mkdir()
-    (home / "secrets.key").write_text(f"{MARK}4\n")
+    (home / name).parent.mkdir(parents=True)
+    (home / name).write_text(f"{MARK}4\n")
     assert adjutant(home, "index").returncode == 0
     assert MARK not in adjutant(home, "search", MARK, "--json").stdout

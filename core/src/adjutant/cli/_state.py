@@ -184,7 +184,11 @@ def configure_bundle(parser: argparse.ArgumentParser) -> None:
 async def bundle(kernel: Kernel, args: argparse.Namespace) -> int:
     """A bug bundle: log slice, settings, versions, artifacts; secrets redacted."""
 
-    path = await Copilot(kernel).export_bundle(args.output, run_id=args.run_id)
+    try:
+        path = await Copilot(kernel).export_bundle(args.output, run_id=args.run_id)
+    except FileExistsError as exc:
+        print(f"adjutant bundle: {exc.filename}: {exc.strerror} (-o FILE)", file=sys.stderr)
+        return 1
     print(path)
     return 0
 

@@ -42,7 +42,11 @@ def write_artifact(home: Path, run_id: str, name: str, data: Any) -> Path:
 
 def write_bundle(dest: Path, *, home: Path, records: list[dict[str, Any]], profile: Any,
                  versions: dict[str, str], run_ids: set[str]) -> Path:
-    """A tar.gz for a bug report; nothing in it is left unredacted."""
+    """A tar.gz for a bug report; nothing in it is left unredacted. ``dest`` is made
+    new (`adjutant.safety.regular.create_new`): never over a file, through a link or
+    into a named pipe."""
+    from ..safety.regular import create_new
+
     dest.parent.mkdir(parents=True, exist_ok=True)
 
     def add(tar: tarfile.TarFile, name: str, payload: bytes) -> None:
@@ -51,7 +55,7 @@ def write_bundle(dest: Path, *, home: Path, records: list[dict[str, Any]], profi
         tar.addfile(info, io.BytesIO(payload))
 
     redactor = Redactor()
-    with tarfile.open(dest, "w:gz") as tar:
+    with create_new(dest) as out, tarfile.open(fileobj=out, mode="w:gz") as tar:
         log = b"".join(msgspec.json.encode(redact(r, redactor)) + b"\n" for r in records)
         add(tar, "bundle/log.jsonl", log)
         add(tar, "bundle/profile.json", msgspec.json.encode(redact(profile, redactor)))

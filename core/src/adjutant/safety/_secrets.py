@@ -109,6 +109,11 @@ def secret_file_problem(path: Path, st: os.stat_result) -> str | None:
     return None
 
 
+#: The shortest token accepted from a token file (ours are 43 characters of
+#: ``token_urlsafe(32)``, 256 bits): a guessable token guards nothing.
+MIN_TOKEN_CHARS = 32
+
+
 def owner_only_secret(path: Path, root: Path | None = None) -> Path:
     """The file at ``path`` holding a random token, made on first use (mode 0600, in a
     folder checked by `owner_only_folder` from ``root``, by default two levels up:
@@ -132,6 +137,12 @@ def owner_only_secret(path: Path, root: Path | None = None) -> Path:
     try:
         if problem := secret_file_problem(path, os.fstat(fd)):
             raise SecretError(problem)
+        token = os.read(fd, 4096).strip()
     finally:
         os.close(fd)
+    if len(token) < MIN_TOKEN_CHARS or len(token.split()) != 1:
+        size = f"{len(token)} character{'' if len(token) == 1 else 's'}"
+        raise SecretError(f"{path} holds {'a weak token' if token else 'no token'} ({size}; "
+                          f"a token is one word of at least {MIN_TOKEN_CHARS}): remove it "
+                          "and a new one is made")
     return path

@@ -20,7 +20,7 @@ import re
 import tomllib
 import warnings
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,12 +102,35 @@ _SCHEME = re.compile(r"\b((?:[Bb]earer|Basic)\s+)(?=[A-Za-z0-9._~+/=-]*[0-9._~+/
                      r"(?!\[REDACTED)[A-Za-z0-9._~+/=-]{8,}")
 #: A secret-named key (not one naming a secret's name, id, size or file) and a value
 #: that is not a bare number: ``db_password=hunter2``, ``--password=...``.
-_KEYED = re.compile(r"(?i)\b([a-z0-9_.-]*(?:passw(?:or)?d|secret|token|api[_-]?key|apikey|"
-                    r"access[_-]?key|private[_-]?key|credentials?)"
+_KEYED = re.compile(r"(?i)\b([a-z0-9_.-]*(?:passw(?:or)?d|passphrase|secret|token|"
+                    r"api[_-]?key|apikey|access[_-]?key|private[_-]?key(?:_id)?|credentials?|"
+                    r"(?<![a-z])(?:pass|pwd|psk)(?![a-z]))"
                     r"(?![a-z0-9_.-]*(?:name|id|size|length|count|file|path|type|url)\b)"
                     r"[a-z0-9_.-]*)"
-                    r"(\"?\s*[=:]\s*)([\"']?)(?!\[REDACTED|(?:[Bb]earer|Basic)\s|\d+\b)"
+                    r"(\"?\s*[=:]\s*)([\"']?)(?!\[REDACTED|(?:[Bb]earer|Basic)\s|\d+\b|[{\[])"
                     r"([^\s\"'&;,]+)")
+#: Everyday configuration formats a line-by-line ruleset misses; group ``s`` is the
+#: secret: kubeconfig's key data, XML elements and ``<add key=... value=...>``
+#: settings named for a secret, ``.pgpass`` lines, ``.netrc`` passwords, a passphrase
+#: (words and spaces, to the end of the line), and signatures and tokens in URLs.
+_SECRET_WORDS = (r"(?:passw(?:or)?d|passphrase|secret|token|api[_-]?key|apikey|"
+                 r"private[_-]?key|connection[_-]?string|credentials?|pwd)")
+_CONFIG = tuple(re.compile(p) for p in (
+    r"(?i)\bclient-key-data\s*:\s*(?P<s>[A-Za-z0-9+/=]{8,})",
+    rf"(?i)<(?P<tag>(?:[\w.-]+:)?[\w.-]*{_SECRET_WORDS}[\w.-]*)(?:\s[^>]*)?>"
+    r"(?P<s>[^<\s][^<]*)</(?P=tag)>",
+    rf"(?i)\bkey\s*=\s*[\"'][\w.:-]*{_SECRET_WORDS}[\w.:-]*[\"']\s+value\s*=\s*"
+    r"[\"'](?P<s>[^\"']+)",
+    r"^[^:\s#]+:(?:\d+|\*):[^:\s]+:[^:\s]+:(?P<s>\S+)$",
+    r"(?i)\blogin\s+\S+\s+password\s+(?P<s>\S+)",
+    r"(?i)\b[\w.-]*passphrase[\w.-]*[\"']?\s*[=:]\s*[\"']?(?P<s>(?!\[REDACTED)[^\"'\n]*[^\"'\s])",
+    r"(?i)[?&](?:x-amz-signature|x-amz-security-token|x-goog-signature|x-goog-credential|"
+    r"signature|sig|access_token|id_token|refresh_token|api_key|apikey|key|code|"
+    r"client_secret|token)=(?P<s>(?!\[REDACTED)[^&\s#\"'<>]{6,})",
+))
+#: A cookie header's every value (``Cookie: a=1; b=2``, ``Set-Cookie: s=...``).
+_COOKIE = re.compile(r"(?i)\b(?:set-)?cookie\s*:\s*(?P<rest>.+)$")
+_COOKIE_VALUE = re.compile(r"(=)(?!\[REDACTED)([^;\s]+)")
 
 #: A JSON field whose whole value is a secret: the same names as `_KEYED`, plus
 #: ``authorization``, ``cookie`` and ``session`` (a session cookie's value).
@@ -117,6 +140,33 @@ _SECRET_FIELD = re.compile(r"(?i)[a-z0-9_.-]*(?:passw(?:or)?d|secret|token|api[_
                            r"(?![a-z0-9_.-]*(?:name|id|size|length|count|file|path|type|url|"
                            r"s)$)[a-z0-9_.-]*")
 
+
+#: Passwords typed on command lines (shell history): each pattern's group ``s`` is the
+#: secret. Tools whose password flag is short and would be ambiguous anywhere else
+#: (``-p`` is a port or a parent directory for most commands) are named.
+_ARG = r"""(?P<q>['"]?)(?P<s>(?!\[REDACTED)[^\s'"|;&]+)(?P=q)"""
+_CMD = r"""(?:^|[\s;&|(`])"""
+_REST = r"""[^\n|;&]*?\s"""
+_COMMAND_LINE = tuple(re.compile(p) for p in (
+    # mysql -pSECRET (attached: `-p SECRET` prompts and names a database)
+    rf"{_CMD}(?:mysql|mariadb|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck)\b"
+    rf"{_REST}-p{_ARG}",
+    rf"{_CMD}sshpass\s+(?:-[a-oq-zA-Z]\S*\s+)*-p\s*{_ARG}",
+    rf"{_CMD}redis-cli\b{_REST}(?:-a|--pass)\s+{_ARG}",
+    rf"{_CMD}ldap[a-z]*\b{_REST}-w\s+{_ARG}",
+    rf"{_CMD}(?:docker|podman|buildah|skopeo|helm|oc|az|mongo|mongosh|sqlcmd|bcp|"
+    rf"vpnc|openconnect|htpasswd|rclone|nmcli)\b{_REST}-[pP]\s+{_ARG}",
+    rf"{_CMD}htpasswd\b{_REST}-[a-zA-Z]*b[a-zA-Z]*\s+\S+\s+\S+\s+{_ARG}",
+    rf"{_CMD}smbclient\b{_REST}(?:-U\s*|--user[= ])[^\s%]+%{_ARG}",
+    rf"{_CMD}nmcli\b{_REST}password\s+{_ARG}",
+    rf"{_CMD}(?:curl|wget|http|httpie)\b{_REST}(?:-u|--user)[= ]\s*['\"]?[^\s:'\"]+:{_ARG}",
+    # echo SECRET | sudo -S (and printf)
+    rf"{_CMD}(?:echo|printf)\s+(?:-[a-z]+\s+)?(?:'%s(?:\\n)?'\s+)?{_ARG}\s*\|\s*sudo\b[^|;&\n]*-S",
+    # openssl -passin pass:SECRET, -passout, -password, -pass
+    rf"-pass(?:in|out|word)?\s+{_ARG.replace('(?P<s>', 'pass:(?P<s>')}",
+    # any --password SECRET / --passwd / --pass / --pwd with a space (`=` is _KEYED's)
+    rf"(?:^|\s)--(?:[a-z]+-)?(?:password|passwd|pass|pwd|secret|token)\s+(?!-){_ARG}",
+))
 
 @dataclass
 class Redactor:
@@ -136,18 +186,29 @@ class Redactor:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, Mapping):
-            out = {}
+            out: dict[Any, Any] = {}
             for k, v in value.items():
                 if (isinstance(k, str) and _SECRET_FIELD.fullmatch(k) and v not in ("", None)
                         and isinstance(v, str | int | float) and not isinstance(v, bool)):
+                    v = MASK
                     self.found["secret-named-field"] += 1
-                    out[k] = MASK
                 else:
-                    out[k] = self.value(v)
+                    v = self.value(v)
+                out[self._key(k, out, value)] = v
             return out
         if isinstance(value, list | tuple):
             return [self.value(v) for v in value]
         return value
+
+    def _key(self, key: Any, out: Mapping[Any, Any], original: Mapping[Any, Any]) -> Any:
+        """A key with `text` applied: a secret can be a key too (a model proposing an
+        argument named after a token). Two keys that redact alike stay two."""
+        if not isinstance(key, str) or (hidden := self.text(key)) == key:
+            return key
+        unique, n = hidden, 2
+        while unique in out or unique in original:
+            unique, n = f"{hidden} #{n}", n + 1
+        return unique
 
     def _counted(self, rule: str, mask: str) -> Any:
         def replace(match: re.Match[str]) -> str:
@@ -180,6 +241,11 @@ class Redactor:
         for secret in sorted(secrets, key=len, reverse=True):  # longest first
             self.found[secrets[secret]] += line.count(secret)
             line = line.replace(secret, MASK)
+        for pattern in _COMMAND_LINE:
+            line = pattern.sub(self._keep_command, line)
+        for pattern in _CONFIG:
+            line = pattern.sub(self._counted_group("configuration-secret"), line)
+        line = _COOKIE.sub(self._cookie, line)
         line = _PREFIXED.sub(self._counted("token-prefix", MASK), line)
         line = _URL_CREDENTIALS.sub(self._keep_user, line)
         line = _SCHEME.sub(self._keep_scheme, line)
@@ -190,6 +256,24 @@ class Redactor:
         if rule.group and rule.group <= (match.re.groups or 0):
             return match.group(rule.group) or ""
         return next((g for g in match.groups() if g), match.group(0))
+
+    def _keep_command(self, match: re.Match[str]) -> str:
+        replace: Callable[[re.Match[str]], str] = self._counted_group("command-line-password")
+        return replace(match)
+
+    def _counted_group(self, rule: str) -> Callable[[re.Match[str]], str]:
+        """A replacement masking only the match's group ``s``."""
+        def replace(match: re.Match[str]) -> str:
+            self.found[rule] += 1
+            start, end = match.span("s")
+            whole = match.group(0)
+            return f"{whole[:start - match.start()]}{MASK}{whole[end - match.start():]}"
+        return replace
+
+    def _cookie(self, match: re.Match[str]) -> str:
+        rest, count = _COOKIE_VALUE.subn(rf"\1{MASK}", match.group("rest"))
+        self.found["cookie"] += count
+        return match.group(0)[:match.start("rest") - match.start()] + rest
 
     def _keep_user(self, match: re.Match[str]) -> str:
         if match.group(2) == MASK:

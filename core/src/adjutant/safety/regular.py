@@ -17,7 +17,7 @@ import stat
 from collections.abc import Iterator
 from typing import BinaryIO
 
-__all__ = ["NotRegularFile", "file_kind", "open_regular", "read_regular"]
+__all__ = ["NotRegularFile", "create_new", "file_kind", "open_regular", "read_regular"]
 
 _KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -83,3 +83,29 @@ def read_regular(path: str | os.PathLike[str], limit: int, *,
     `open_regular`)."""
     with open_regular(path, follow_links=follow_links) as handle:
         return handle.read(limit)
+
+
+@contextlib.contextmanager
+def create_new(path: str | os.PathLike[str], *, mode: int = 0o600) -> Iterator[BinaryIO]:
+    """``path`` made new for writing: never over an existing file, never through a link
+    or into a named pipe (``O_CREAT | O_EXCL``: whatever is already there, even a
+    dangling link, is refused), owner-only by default. If the body fails, the partial
+    file is removed, so nothing half-written is left to share.
+
+    :raises FileExistsError: something is already at ``path``; its message says so.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, mode)
+    except FileExistsError:
+        raise FileExistsError(errno.EEXIST, "already exists; never written over (nor "
+                              "through a link or into a pipe): move it away or choose "
+                              "another name", os.fspath(path)) from None
+    handle = os.fdopen(fd, "wb")
+    try:
+        with handle:
+            yield handle
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise

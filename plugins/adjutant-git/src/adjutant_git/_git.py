@@ -168,9 +168,7 @@ async def open_repo(cwd: str, cages: Sequence[str], shield: Any = None) -> Repo:
     (work tree, git directory, common directory, alternates, configuration files) or
     whose configuration could run code (`adjutant.safety.protection.confined_repository`,
     `audit_git_config`). The `Repo` pins every later git to it."""
-    from adjutant.safety import protection
-
-    from adjutant.safety import sandbox
+    from adjutant.safety import protection, sandbox
 
     try:
         protection.refuse_special_files_near(sandbox.repository_dirs(cwd))

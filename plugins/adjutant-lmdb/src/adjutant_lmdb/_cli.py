@@ -182,31 +182,24 @@ async def _export(kernel: Kernel, args: argparse.Namespace) -> int:
 
 
 async def _share(kernel: Kernel, args: argparse.Namespace) -> int:
-    """The day's records, redacted, to ``--output``: made new (never overwriting) and
-    removed again if the export fails half-way, so no partial copy is left to send."""
+    """The day's records, redacted, to ``--output``: made new (never overwriting, never
+    through a link or into a pipe) and removed again if the export fails half-way, so
+    no partial copy is left to send."""
     import contextlib
-    import os
 
     from adjutant.safety.redaction import Redactor
+    from adjutant.safety.regular import create_new
 
     from ._export import parse_day, shareable_line
 
     day = parse_day(args.day)  # a bad day fails before a file is made
     redactor = Redactor()
     to_stdout = args.output == "-"
-    out = sys.stdout.buffer if to_stdout else open(args.output, "xb")  # noqa: SIM115, ASYNC230 - one new local file
-    try:
+    with (contextlib.nullcontext(sys.stdout.buffer) if to_stdout
+          else create_new(args.output)) as out:
         count = await _store(kernel).share_day(day, lambda record: out.write(
             shareable_line(record, redactor.value, redactor.text)))
         out.flush()
-    except BaseException:
-        if not to_stdout:
-            out.close()
-            with contextlib.suppress(OSError):
-                os.unlink(args.output)
-        raise
-    if not to_stdout:
-        out.close()
     hidden = ", ".join(f"{rule} {n}" for rule, n in sorted(redactor.found.items()))
     where = "standard output" if to_stdout else args.output
     print(f"wrote {count} record(s) of {day.isoformat()} to {where}; redacted "

@@ -91,6 +91,12 @@ DEFAULT_RULES: tuple[RuleSpec, ...] = (
         reads=True,
     ),
     RuleSpec(
+        "a private key or key store (by its name)",
+        ("**/*.key", "**/*.p12", "**/*.pfx", "**/*.jks", "**/*.keystore", "**/*.ppk",
+         "**/*.kdbx", "**/key.pem", "**/*-key.pem", "**/*_key.pem", "**/privkey*.pem"),
+        reads=True,
+    ),
+    RuleSpec(
         "an environment file (it usually holds API keys)",
         ("**/.env", "**/.env.*"),
         reads=True,
