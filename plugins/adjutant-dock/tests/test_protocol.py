@@ -247,6 +247,14 @@ async def test_mode_is_set_through_the_user_channel_and_read_back(dock: Dock) ->
     assert (await dock.client.get("/api/state")).json()["mode"] == "propose-only"
     bad = await dock.client.post("/api/mode", json={"mode": "turbo"})
     assert bad.status_code == 400 and "unknown mode" in bad.json()["error"]
+    assert "confirm (execute-with-confirmation)" in bad.json()["error"]  # the names to use
+    long = await dock.client.post("/api/mode", json={"mode": "execute-auto"})
+    assert long.json()["mode"] == "execute-auto"
+    labels = long.json()["modeLabels"]  # one vocabulary: the short name and its meaning
+    assert labels["execute-with-confirmation"] == {
+        "short": "confirm", "meaning": "reads run; every change waits for your yes"}
+    assert [v["short"] for v in labels.values()] == [
+        "off", "listen", "propose", "confirm", "auto"]
 
 
 async def test_a_logged_step_is_dry_run_or_replayed_through_the_pipeline(dock: Dock) -> None:

@@ -10,7 +10,8 @@
   ``GET /api/roles``; ``GET /api/mcp`` (the MCP servers configured, read-only: state,
   tools, where defined, as ``adjutant mcp list`` shows them).
 - ``POST /api/bundle`` (a bug bundle, then ``GET /api/bundles/{name}``).
-- ``GET /api/sessions``, ``GET /api/sessions/{threadId}`` (a stored session, to
+- ``GET /api/sessions`` (``requests``: the runs folded into one row per request),
+  ``GET /api/sessions/{threadId}`` (a stored session, to
   rehydrate), ``POST /api/sessions/{runId}/pin``.
 """
 
@@ -26,8 +27,10 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from adjutant import ProfileError, load_profile, parse_profile
+from adjutant_hookspecs import mode_named
 
 from . import _peers
+from ._requests import fold
 from ._roles import list_roles, prompt_files
 from ._state import ID, MODE_NAMES, dock_of, error, read_json, snapshot
 
@@ -57,7 +60,7 @@ async def set_mode(request: Request) -> Response:
     if not isinstance(mode, str):
         return error(400, "send {\"mode\": one of " + ", ".join(MODE_NAMES) + "}")
     try:
-        await dock.copilot.set_mode(MODE_NAMES.get(mode, mode), channel="user")
+        await dock.copilot.set_mode(mode_named(mode), channel="user")
     except ValueError as exc:
         return error(400, str(exc))
     return JSONResponse(await snapshot(dock))
@@ -187,8 +190,9 @@ async def bundle_file(request: Request) -> Response:
 
 async def sessions(request: Request) -> Response:
     history = dock_of(request).hub.history
-    return JSONResponse({"available": history.available, "sessions":
-                         await history.index(), "quarantined": history.quarantined})
+    runs = await history.index()
+    return JSONResponse({"available": history.available, "sessions": runs,
+                         "requests": fold(runs), "quarantined": history.quarantined})
 
 
 async def session(request: Request) -> Response:

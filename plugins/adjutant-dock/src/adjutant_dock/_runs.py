@@ -153,6 +153,18 @@ def digest_of(packet: StepPacket | PlanPacket) -> str:
     return hashlib.sha256(shown.encode()).hexdigest()[:16]
 
 
+def _answer_of(run_input: dict[str, Any] | None) -> str:
+    """What the user answered, as the history shows it: granted, denied, edited,
+    executed (a plan), step (a plan, step by step) or unanswered."""
+    entries = (run_input or {}).get("resume") or [{}]
+    payload = entries[0].get("payload") or {}
+    action = payload.get("action") if isinstance(payload, dict) else None
+    if entries[0].get("status") == "cancelled":
+        action = "deny"
+    return {"grant": "granted", "deny": "denied", "edit": "edited", "execute": "executed",
+            "step": "step by step"}.get(str(action), "unanswered")
+
+
 class DockApprover(Approver):
     """Consent through the browser: each question becomes an AG-UI interrupt."""
 
@@ -255,6 +267,8 @@ class Hub:
                 "parentRunId": segment.parent, "clientSessionId": segment.client_session,
                 "prompt": segment.job.prompt[:500] if segment.parent is None else "",
                 "startedAt": segment.events[0]["timestamp"]}
+        if segment.parent is not None:  # the answer that started it (none: nobody answered)
+            meta["answer"] = _answer_of(run_input)
         snapshot = dict(self.copilot.state())
         self._writes_in.send_nowait(lambda: self.history.started(meta, snapshot))
 
