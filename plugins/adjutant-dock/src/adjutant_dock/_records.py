@@ -21,6 +21,10 @@ class DockAnswerRecord(ActionRecord, frozen=True, kw_only=True, tag="dock_answer
     action: str
     #: ``edit``: the new arguments.
     args: dict[str, Any] | None = None
+    #: a scoped allow sent with the answer (offered by that question), granted after
+    #: this record is written: the grant and its seconds
+    grant: str | None = None
+    seconds: float | None = None
 
 
 class DockVoiceConsentRecord(ActionRecord, frozen=True, kw_only=True, tag="dock_voice_consent"):

@@ -33,6 +33,7 @@ from ._history import History
 from ._peers import last_seq, subscribe
 from ._records import DockAnswerRecord
 from ._roles import Skill, system_prompt
+from ._scopes import offers
 from ._voice_feed import VoiceFeed, is_voice
 from ._wire import envelope
 
@@ -121,6 +122,8 @@ class Pending:
     interrupt: dict[str, Any]
     packet: StepPacket | PlanPacket
     digest: str
+    #: the scoped allows the question offers (``{grant, seconds, label}``)
+    scopes: list[dict[str, Any]] = attrs.Factory(list)
     answer: dict[str, Any] | None = None
     answered: anyio.Event = attrs.field(factory=anyio.Event)
 
@@ -151,6 +154,23 @@ def digest_of(packet: StepPacket | PlanPacket) -> str:
     shown = json.dumps([[s.index, s.tool, s.args, s.preview] for s in steps],
                        sort_keys=True, ensure_ascii=True, default=str)
     return hashlib.sha256(shown.encode()).hexdigest()[:16]
+
+
+def _scope_of(payload: dict[str, Any], pending: Pending,
+              action: str) -> dict[str, Any] | None:
+    """The scoped allow sent with an answer, when that very question offered it (the
+    grant and its seconds as offered); a scope it did not offer is refused (409)."""
+    scope = payload.get("scope")
+    if scope is None:
+        return None
+    if action != "grant" or not isinstance(scope, dict):
+        raise Refused(409, "a scoped allow goes with 'grant' only")
+    for offered in pending.scopes:
+        if scope.get("grant") == offered["grant"] and scope.get("seconds") == offered["seconds"]:
+            return offered
+    raise Refused(409, "refused: that question did not offer this scope "
+                  f"({scope.get('grant')!r} for {scope.get('seconds')!r} s); nothing was "
+                  "granted or run")
 
 
 def _answer_of(run_input: dict[str, Any] | None) -> str:
@@ -469,9 +489,12 @@ class Hub:
             return {"action": "deny", "unanswered": "the dock did not ask this question"}
         digest = digest_of(packet)
         interrupt = dict(job.requested)
-        interrupt["metadata"] = {**(interrupt.get("metadata") or {}), "packetId": digest}
+        scopes = offers(self.kernel, packet, self.copilot.cwd) \
+            if isinstance(packet, StepPacket) else []
+        interrupt["metadata"] = {**(interrupt.get("metadata") or {}), "packetId": digest,
+                                 "scopes": scopes}
         job.requested = None
-        pending = job.pending = Pending(scope, interrupt, packet, digest)
+        pending = job.pending = Pending(scope, interrupt, packet, digest, scopes)
         segment = self._open_segment(job)
         segment.emit({"type": "RUN_FINISHED", "threadId": segment.thread_id,
                       "runId": segment.run_id,
@@ -509,6 +532,7 @@ class Hub:
         if action not in ANSWERS[pending.scope]:
             raise Refused(400, f"action must be one of {', '.join(ANSWERS[pending.scope])}")
         answer: dict[str, Any] = {"action": action}
+        scoped = _scope_of(payload, pending, action)
         if action == "edit":
             if not isinstance(payload.get("args"), dict):
                 raise Refused(400, "edit needs the new arguments as an object in 'args'")
@@ -520,7 +544,11 @@ class Hub:
         await self.copilot.log.record(DockAnswerRecord(
             run_id=job.op_run, interrupt=entry["interruptId"], scope=pending.scope,
             packet=pending.digest, client_session=client_session, action=action,
-            args=answer.get("args")))
+            args=answer.get("args"), grant=scoped["grant"] if scoped else None,
+            seconds=scoped["seconds"] if scoped else None))
+        if scoped is not None:  # the user's channel: this page, answering its question
+            await self.copilot.grant(scoped["grant"], seconds=scoped["seconds"],
+                                     channel="user")
         pending.answer = answer
         pending.answered.set()
         return segment
