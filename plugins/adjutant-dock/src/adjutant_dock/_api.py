@@ -22,6 +22,7 @@ import time
 import uuid
 from pathlib import Path
 
+import msgspec
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
@@ -135,11 +136,30 @@ async def settings(request: Request) -> Response:
 
 
 async def check_settings(request: Request) -> Response:
+    """A pasted profile checked by the loader; text that is not JSON gets the line
+    and column of the first error."""
+    raw = await request.body()
     try:
-        parse_profile(await read_json(request), source="the settings form")
+        given = msgspec.json.decode(raw)
+    except msgspec.DecodeError as exc:
+        return JSONResponse({"ok": False, "problems": [_where(raw, str(exc))]},
+                            status_code=422)
+    try:
+        parse_profile(given, source="the settings form")
     except ProfileError as exc:
         return JSONResponse({"ok": False, "problems": exc.problems}, status_code=422)
     return JSONResponse({"ok": True, "problems": []})
+
+
+def _where(raw: bytes, message: str) -> str:
+    """msgspec's "(byte N)" as a line and column (1-based, in characters)."""
+    found = re.search(r"\(byte (\d+)\)", message)
+    if found is None:
+        return f"not JSON: {message}"
+    before = raw[:int(found.group(1))].decode("utf-8", errors="replace")
+    line = before.count("\n") + 1
+    column = len(before) - (before.rfind("\n") + 1) + 1
+    return f"not JSON: {message[:found.start()].strip()} at line {line}, column {column}"
 
 
 async def preset(request: Request) -> Response:

@@ -14,6 +14,7 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from adjutant.operator.planner import MAX_REQUEST
 from adjutant_hookspecs import MODE_LABELS
 
 from ._access import cookie_value
@@ -99,6 +100,7 @@ async def snapshot(dock: DockState) -> dict[str, Any]:
                       "name": kernel.profile.model.model,
                       "contextSize": kernel.profile.model.context_size}
     state["openInterrupts"] = hub.open_interrupts()
+    state["maxRequest"] = MAX_REQUEST  # the page keeps a longer request in its box
     state["queue"] = len(hub.queue) + (hub.active is not None)
     state["policies"] = sorted(kernel.policies)
     state["sandbox"] = shutil.which("bwrap") is not None
