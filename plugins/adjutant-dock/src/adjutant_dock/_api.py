@@ -12,7 +12,8 @@
 - ``POST /api/bundle`` (a bug bundle, then ``GET /api/bundles/{name}``).
 - ``GET /api/sessions`` (``requests``: the runs folded into one row per request),
   ``GET /api/sessions/{threadId}`` (a stored session, to
-  rehydrate), ``POST /api/sessions/{runId}/pin``.
+  rehydrate), ``POST /api/sessions/{runId}/pin``; ``GET /api/threads/{threadId}`` (a
+  tab's thread after a reload: its stored runs, none for a new one).
 """
 
 from __future__ import annotations
@@ -142,12 +143,11 @@ async def check_settings(request: Request) -> Response:
     try:
         given = msgspec.json.decode(raw)
     except msgspec.DecodeError as exc:
-        return JSONResponse({"ok": False, "problems": [_where(raw, str(exc))]},
-                            status_code=422)
+        return JSONResponse({"ok": False, "problems": [_where(raw, str(exc))]})
     try:
         parse_profile(given, source="the settings form")
-    except ProfileError as exc:
-        return JSONResponse({"ok": False, "problems": exc.problems}, status_code=422)
+    except ProfileError as exc:  # the check worked: its answer is "not valid" (200)
+        return JSONResponse({"ok": False, "problems": exc.problems})
     return JSONResponse({"ok": True, "problems": []})
 
 
@@ -225,6 +225,16 @@ async def session(request: Request) -> Response:
     return JSONResponse({"threadId": thread_id, "historical": True, "runs": runs})
 
 
+async def thread(request: Request) -> Response:
+    """A tab's own thread as stored, to restore after a reload: its runs, none yet for
+    a new thread (200 either way: a fresh page is not an error)."""
+    thread_id = request.path_params["thread_id"]
+    if not ID.match(thread_id):
+        return error(400, "not a thread id")
+    runs = await dock_of(request).hub.history.load(thread_id)
+    return JSONResponse({"threadId": thread_id, "runs": runs})
+
+
 async def pin(request: Request) -> Response:
     body = await read_json(request)
     pinned = bool(body.get("pinned", True)) if isinstance(body, dict) else True
@@ -250,4 +260,5 @@ routes = [
     Route("/api/sessions", sessions),
     Route("/api/sessions/{thread_id}", session),
     Route("/api/sessions/{run_id}/pin", pin, methods=["POST"]),
+    Route("/api/threads/{thread_id}", thread),
 ]

@@ -75,7 +75,6 @@ function started(d, env) {
 }
 
 function modelStart(d) {
-  stopThinking();
   const pre = el("pre", { class: "stream", "data-message": d.messageId });
   const box = el("details", { class: "model", open: "" }, el("summary", { text: "Model output (streaming)" }), pre);
   const item = el("li", { class: "msg model" }, box);
@@ -83,6 +82,7 @@ function modelStart(d) {
   bubbles[d.messageId] = { pre, box };
 }
 function modelDelta(d) {
+  if (thinking) stopThinking(); // the first words are here
   const b = bubbles[d.messageId];
   if (b) { b.pre.append(printable(d.delta)); b.pre.scrollTop = b.pre.scrollHeight; }
 }

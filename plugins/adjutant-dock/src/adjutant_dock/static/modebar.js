@@ -22,7 +22,10 @@ function renderState() {
   document.body.dataset.mode = current;
   // the one-line meaning, always visible (the short name, the long one, what it does)
   const meaning = labels[s.mode];
-  if (meaning) setText($("#mode-meaning"), `${meaning.short[0].toUpperCase()}${meaning.short.slice(1)}: ${meaning.meaning} (${s.mode})`);
+  if (meaning) {
+    $("#mode-meaning").replaceChildren(`${meaning.short[0].toUpperCase()}${meaning.short.slice(1)}: ${meaning.meaning}`,
+      el("span", { class: "long-name", text: ` (${s.mode})` }));
+  }
   const chips = $("#chips");
   chips.replaceChildren();
   const chip = (text, warn) => chips.append(el("span", { class: `chip${warn ? " warn" : ""}`, text }));

@@ -75,6 +75,7 @@ function activate(interrupt, runId) {
   const item = asked[interrupt.id];
   dock.question = { interrupt, runId };
   item.id = "question";
+  item.classList.remove("asked-then");
   item.classList.add("open");
   $("#plan-badge").hidden = false;
   $("#question-overview").replaceChildren(el("strong", { text: `Waiting for your answer: ${interrupt.message || "a question"}` }), " ",
@@ -143,6 +144,7 @@ export async function answer(action, scope) {
   }
   closeOverview();
   setStatus("Working…");
+  if (scope) loadState().catch(() => {}); // the new grant's chip, with its time left
   await follow(response, runId).catch((err) => setStatus(err.message));
 }
 

@@ -7,9 +7,8 @@ import { apply, dock, follow, loadState, setBusy, setState, thread } from "./str
 
 export async function restoreThread() {
   setState(await api("/api/state")); // mode, limits; an open question after the thread
-  let stored = null;
-  try { stored = await api(`/api/sessions/${thread}`); } catch { /* a new thread: nothing kept */ }
-  if (stored && stored.runs.length) {
+  const stored = await api(`/api/threads/${thread}`);
+  if (stored.runs.length) {
     dock.restoring = true;
     try { for (const run of stored.runs) for (const env of run.events) apply(env); }
     finally { dock.restoring = false; }
