@@ -236,7 +236,7 @@ async def test_a_historical_session_rehydrates_after_a_restart(browser: Any,
         await page.wait_for_selector("#messages .msg.assistant:has-text('Done.')")
         assert await page.is_hidden("#ask")  # read-only
         assert await page.query_selector("#question") is None  # no live approval buttons
-        await page.wait_for_selector("#messages .msg.question.answered:has-text('✓ Granted by you')")
+        await page.wait_for_selector(".msg.question.answered:has-text('✓ Granted by you')")
         await page.screenshot(path=str(SHOTS / "dock-history.png"), full_page=True)
         await page.click("#back-live")
         await page.wait_for_selector("#ask:not([hidden])")

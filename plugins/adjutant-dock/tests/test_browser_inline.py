@@ -84,7 +84,8 @@ async def test_a_question_is_asked_and_granted_in_the_chat(browser: Any, dock: D
     assert "mode:" not in reason and "write-gate:" not in reason, reason  # one plain reason
     assert not await page.is_visible("#question details.why ul")  # the rest behind why?
     assert await page.locator(".diff .add:has-text('+hello'):visible").count() == 1  # once
-    labels = [await b.inner_text() for b in await page.query_selector_all("#question .actions button")]
+    buttons = await page.query_selector_all("#question .actions button")
+    labels = [await b.inner_text() for b in buttons]
     assert labels == ["Allow once", "Deny", "Edit"]
     await shot(page, "question", width)
     # the overview in Plan & Permissions points back to it
