@@ -47,7 +47,8 @@ async def open_page(browser: Any, dock: Dock, width: int) -> Any:
 
 async def shot(page: Any, name: str, width: int) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    await page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
+    # what the window shows (a full-page capture draws the sticky bars mid-page)
+    await page.screenshot(path=str(SHOTS / f"{name}-{width}.png"))
 
 
 async def ask(page: Any, text: str) -> None:
@@ -270,3 +271,33 @@ async def test_the_page_at_400_px_thinking_counter_palette_and_profile_errors(
     assert "line 3, column 21" in error, error
     await shot(page, "profile-error", 400)
     assert page.problems == []
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_the_routers_question_is_asked_in_the_chat_no_by_default(
+        browser: Any, width: int) -> None:
+    from dockkit import start_dock
+    from test_escalation import LONG, Remote, RemotePlugin, profile
+
+    from adjutant_hookspecs import Response
+
+    remote = Remote(Response(text="done remotely"), name="remote")
+    async with start_dock(plugins=(RemotePlugin(remote),), profile=profile()) as dock:
+        dock.provider.queue(Response(text="answered here"))
+        page = await open_page(browser, dock, width)
+        await ask(page, LONG)
+        await page.wait_for_selector("#question.escalation")
+        assert await page.inner_text("#question h3") == \
+            "Send this request to strong (remote:big/model)?"
+        reason = await page.inner_text("#question .reason")
+        assert reason.startswith("It leaves this machine") and "At most $" in reason
+        assert await page.evaluate("document.activeElement.id") == "deny"  # no by default
+        await shot(page, "escalation", width)
+        await page.keyboard.press("Escape")  # Esc is no
+        await page.wait_for_selector(".decided.no:has-text('✗ Kept on this machine by you')")
+        await page.wait_for_selector("#messages .msg.assistant:has-text('answered here')")
+        assert not remote.requests
+        await page.reload()
+        await page.wait_for_selector(".decided.no:has-text('✗ Kept on this machine by you')")
+        await shot(page, "escalation-kept", width)
+        assert page.problems == []

@@ -27,6 +27,7 @@ import anyio
 import attrs
 
 from adjutant import Approver, Copilot, PlanPacket, StepDecision, StepPacket, to_ag_ui
+from adjutant.operator import Escalation
 from adjutant_hookspecs import BusGap, Envelope, RunStarted, event_name, is_custom
 
 from ._history import History
@@ -47,7 +48,8 @@ __all__ = ["DockApprover", "Hub", "Refused", "Segment"]
 TERMINAL = ("RUN_FINISHED", "RUN_ERROR")
 #: A history write, queued in order.
 Write = Callable[[], Awaitable[None]]
-ANSWERS = {"step": ("grant", "deny", "edit"), "plan": ("execute", "step", "deny")}
+ANSWERS = {"step": ("grant", "deny", "edit"), "plan": ("execute", "step", "deny"),
+           "escalation": ("allow", "deny")}
 
 
 class Refused(Exception):
@@ -118,9 +120,9 @@ class Segment:
 class Pending:
     """A question put to the user, waiting for its answer."""
 
-    scope: Literal["step", "plan"]
+    scope: Literal["step", "plan", "escalation"]
     interrupt: dict[str, Any]
-    packet: StepPacket | PlanPacket
+    packet: StepPacket | PlanPacket | Escalation
     digest: str
     #: the scoped allows the question offers (``{grant, seconds, label}``)
     scopes: list[dict[str, Any]] = attrs.Factory(list)
@@ -199,6 +201,12 @@ class DockApprover(Approver):
         answer = await self.hub.ask("step", packet)
         return StepDecision(answer["action"], args=answer.get("args"),
                             unanswered=answer.get("unanswered"))
+
+    async def approve_escalation(self, question: Escalation) -> bool:
+        """Asked in the chat like a step: the preset, that it leaves this machine, the
+        most it may cost. No is the default; a question nobody answers stays local."""
+        answer = await self.hub.ask_escalation(question)
+        return bool(answer["action"] == "allow")
 
 
 class Hub:
@@ -494,7 +502,13 @@ class Hub:
         interrupt["metadata"] = {**(interrupt.get("metadata") or {}), "packetId": digest,
                                  "scopes": scopes}
         job.requested = None
-        pending = job.pending = Pending(scope, interrupt, packet, digest, scopes)
+        return await self._wait(job, Pending(scope, interrupt, packet, digest, scopes))
+
+    async def _wait(self, job: Job, pending: Pending) -> dict[str, Any]:
+        """End the current AG-UI run with the question; wait for the answer (a deny,
+        marked unanswered, when nobody answers in time)."""
+        job.pending = pending
+        interrupt = pending.interrupt
         segment = self._open_segment(job)
         segment.emit({"type": "RUN_FINISHED", "threadId": segment.thread_id,
                       "runId": segment.run_id,
@@ -508,6 +522,27 @@ class Hub:
             return {"action": "deny",
                     "unanswered": f"nobody answered in {self.approval_timeout_s:g} s"}
         return pending.answer
+
+    async def ask_escalation(self, question: Escalation) -> dict[str, Any]:
+        """The router's question (a preset off this machine) as an AG-UI interrupt."""
+        await self._caught_up()
+        job = self._by_op.get(question.run_id)
+        if job is None:
+            return {"action": "deny"}
+        digest = hashlib.sha256(json.dumps(
+            [question.preset, question.model, question.tokens, question.cost]).encode()
+        ).hexdigest()[:16]
+        interrupt = {
+            "id": f"{question.run_id}-escalation-{uuid.uuid4().hex[:12]}",
+            "reason": "model_escalation",
+            "message": f"Send this request to {question.preset} ({question.model})?",
+            "responseSchema": {"type": "object", "required": ["action"], "properties": {
+                "action": {"enum": list(ANSWERS["escalation"])}}},
+            "metadata": {"packetId": digest, "escalation": {
+                "preset": question.preset, "model": question.model,
+                "reason": question.reason, "tokens": question.tokens,
+                "cost": question.cost, "leavesMachine": True}}}
+        return await self._wait(job, Pending("escalation", interrupt, question, digest))
 
     async def resume(self, run_input: dict[str, Any], client_session: str) -> Segment:
         """Answer an open interrupt; the run continues as a new AG-UI run."""

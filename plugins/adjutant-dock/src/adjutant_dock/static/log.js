@@ -42,7 +42,7 @@ function label(r) {
     case "attempt": return `The model answered (attempt ${r.attempt || 1}${r.ok === false ? ", not usable" : ""})`;
     case "plan": return `Plan made: ${(r.steps || []).map((x) => x.tool).join(", ") || "no steps"}`;
     case "response": return "The model answered in words";
-    case "decision": return `Checked${step} (${r.tool}) ${r.stage === "plan" ? "in the plan" : "before it runs"}: ${r.decision}${r.policy ? ` by ${r.policy}` : ""}`;
+    case "decision": return `Checked${step} (${r.tool}) ${r.stage === "plan" ? "in the plan" : "before it runs"}: ${{ allow: "allowed", ask: "asks you", deny: "refused" }[r.decision] || r.decision}${r.policy ? ` (${r.policy})` : ""}`;
     case "approval": return r.grant ? `Allowed${step} by your grant ${r.grant}` : r.unanswered ? `Nobody answered${step}: ${r.unanswered}` : `Your answer${step}: ${r.action || r.answer}`;
     case "dock_answer": return `You answered in the dock: ${r.action}${r.grant ? `, and allowed ${r.grant} for ${minutes(r.seconds)}` : ""}`;
     case "tool_call": return `Ran${step}: ${r.tool}`;

@@ -28,6 +28,7 @@ function renderState() {
   }
   const chips = $("#chips");
   chips.replaceChildren();
+  renderGrants(chips, s); // first: what may happen without asking, and its × (also at 400 px)
   const chip = (text, warn) => chips.append(el("span", { class: `chip${warn ? " warn" : ""}`, text }));
   if (s.model) chip(`model: ${s.model.name || s.model.provider}${s.model.contextSize ? ` · ${s.model.contextSize} ctx` : ""}`);
   chip(`preset: ${s.preset}`);
@@ -41,7 +42,6 @@ function renderState() {
     chip(`spent today: $${day.cost.toFixed(4)}${cap}`, day.cap_cost_usd != null && day.cost >= day.cap_cost_usd);
   }
   if (s.voice && s.voice.remote) chip(`speech in: ${s.voice.remote.engine} @ ${s.voice.remote.host} (asks each time)`, true);
-  renderGrants(chips, s);
 }
 
 // Each live grant as a chip with its time left (counted down here, from the expiry and

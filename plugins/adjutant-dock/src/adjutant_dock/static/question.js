@@ -31,9 +31,16 @@ function when(ms) { return new Date(ms || Date.now()).toLocaleTimeString([], { h
 export function showQuestion(interrupt, runId) {
   if (asked[interrupt.id]) { if (!dock.historical && !dock.restoring) activate(interrupt, runId); return; }
   const meta = interrupt.metadata || {};
-  const item = el("li", { class: "msg question", "data-interrupt": interrupt.id, tabindex: "-1" });
+  const item = el("li", { class: `msg question${meta.escalation ? " escalation" : ""}`, "data-interrupt": interrupt.id, tabindex: "-1" });
   item.append(el("span", { class: "who", text: "needs your yes" }), el("h3", { text: interrupt.message || "Allow this?" }));
-  if (meta.packet) {
+  if (meta.escalation) { // the router's question: this request would leave the machine
+    const e = meta.escalation;
+    item.append(el("p", { class: "reason", text: `It leaves this machine: ${e.model} receives the request. At most $${Number(e.cost).toFixed(4)} (about ${e.tokens} tokens).` }),
+      el("details", { class: "why" }, el("summary", { text: "why?" }), el("div", { text: e.reason })),
+      el("div", { class: "actions" },
+        el("button", { type: "button", id: "deny", class: "yes", text: "No, keep it here", onclick: () => answer("deny") }),
+        el("button", { type: "button", id: "allow", text: `Yes, send it to ${e.preset}`, onclick: () => answer("allow") })));
+  } else if (meta.packet) {
     const p = meta.packet;
     if (interrupt.toolCallId) dock.previews[interrupt.toolCallId] = p.preview; // what is granted
     item.append(el("p", { class: "reason", text: mainReason(p) }));
@@ -109,7 +116,8 @@ function decided(d, env) {
   const unanswered = v.unanswered || (v.resume || {}).status === "cancelled";
   const said = unanswered ? ["none", "– nobody answered"]
     : { grant: ["yes", "✓ Granted by you"], execute: ["yes", "✓ Plan run by you"], step: ["yes", "✓ Step by step, by you"],
-      deny: ["no", "✗ Denied by you"], edit: ["edit", "✎ Edited by you"] }[action] || ["none", action];
+      deny: ["no", "✗ Denied by you"], edit: ["edit", "✎ Edited by you"],
+      send: ["yes", "✓ Sent off this machine by you"], keep: ["no", "✗ Kept on this machine by you"] }[action] || ["none", action];
   const scope = scopeSent[id];
   const line = el("div", { class: `decided ${said[0]}`, text: `${said[1]} · ${when(env && env.timestamp)}${scope ? ` · and: ${scope.label}` : ""}` });
   const title = item.querySelector("h3");
@@ -119,6 +127,16 @@ function decided(d, env) {
   item.classList.add("answered");
   item.removeAttribute("id");
   if (dock.question && dock.question.interrupt.id === id) closeOverview();
+}
+
+// An answer the operator publishes no event for (the router's question): read from the
+// run it started, live or stored.
+function resumed(d, env) {
+  const entry = ((d.input || {}).resume || [])[0];
+  const item = entry && asked[entry.interruptId];
+  if (!item || !item.classList.contains("escalation")) return;
+  const yes = (entry.payload || {}).action === "allow" && entry.status !== "cancelled";
+  decided({ name: "adjutant.approval.decided", value: { decision: yes ? "send" : "keep", resume: entry } }, env);
 }
 
 export async function answer(action, scope) {
@@ -152,6 +170,7 @@ export function forgetQuestions() { for (const id of Object.keys(asked)) delete 
 
 export function initQuestions() {
   on("CUSTOM", decided);
+  on("RUN_STARTED", resumed);
   on("interrupt", showQuestion);
   on("RUN_FINISHED", (d, env) => {
     if (d.outcome && d.outcome.type === "interrupt") for (const i of d.outcome.interrupts) showQuestion(i, env.runId);
