@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from adjutant import StepPacket
     from adjutant_hookspecs import Kernel
 
-__all__ = ["offers"]
+__all__ = ["home_of", "offers", "too_wide"]
 
 MINUTES = 60
 READ_SPANS = ((15 * MINUTES, "15 min"), (60 * MINUTES, "1 h"), (8 * 60 * MINUTES, "8 h"))
@@ -88,9 +88,17 @@ def _folder(kernel: Kernel, packet: StepPacket, cwd: str) -> str | None:
     if len(folders) != 1:
         return None
     folder = folders.pop()
-    home = os.path.realpath(kernel.env.get("HOME") or os.path.expanduser("~"))
+    return folder if too_wide(folder, home_of(kernel)) is None else None
+
+
+def home_of(kernel: Kernel) -> str:
+    return os.path.realpath(kernel.env.get("HOME") or os.path.expanduser("~"))
+
+
+def too_wide(folder: str, home: str) -> str | None:
+    """Why ``folder`` (real, absolute) may not be granted as a whole, or None."""
     if os.path.dirname(folder) == folder or os.path.dirname(folder) == "/":
-        return None  # "/" or a top-level folder: far more than was asked for
+        return "/ or a top-level folder is far more than any request needs"
     if folder == home or home.startswith(folder.rstrip("/") + "/"):
-        return None  # the home folder, or one holding it
-    return folder
+        return "the home folder (or one holding it) holds your keys and settings"
+    return None
