@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from dockkit import Dock, plan, say
 
@@ -301,3 +302,49 @@ async def test_the_routers_question_is_asked_in_the_chat_no_by_default(
         await page.wait_for_selector(".decided.no:has-text('✗ Kept on this machine by you')")
         await shot(page, "escalation-kept", width)
         assert page.problems == []
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_settings_edit_the_profile_with_the_loaders_errors(
+        browser: Any, tmp_path: Path, width: int) -> None:
+    import json
+
+    from dockkit import start_dock
+    from test_settings_edit import Chime, ChimeSettings
+
+    me = tmp_path / "me"
+    (me / "projects").mkdir(parents=True)
+    async with start_dock(home=tmp_path / "home", plugins=(Chime(),),
+                          env={"HOME": str(me)}) as dock:
+        page = await open_page(browser, dock, width)
+        await page.keyboard.press("Alt+4")
+        await page.fill("#set-temperature", "5")
+        await page.click("#save-temperature")
+        await page.wait_for_selector(
+            "#settings-edit .errors li:has-text(\"'temperature' must be <= 2.0: 5.0 @ $.model\")")
+        await shot(page, "settings-error", width)
+        await page.fill("#set-temperature", "0.6")
+        await page.click("#save-temperature")
+        await page.wait_for_selector("#settings-saved:has-text('Saved to')")
+        assert dock.harness.kernel.profile.model.temperature == 0.6
+        await page.click("#add-cage")  # the picker opens at home: not grantable itself
+        await page.wait_for_selector("#folder-use[disabled]")
+        await page.click(f"#folder-picker button.folder[data-path='{me / 'projects'}']")
+        await page.wait_for_selector("#folder-use:not([disabled])")
+        await page.click("#folder-use")
+        await page.wait_for_selector(f"#settings-edit .cages code:has-text('{me / 'projects'}')")
+        box = page.locator("#settings-edit fieldset:has(input[id$='-auto_speech'])")
+        await box.locator("input[id$='-auto_speech']").uncheck()
+        await box.locator("button.save-plugin").click()
+        for _ in range(50):  # the page's save, seen from the kernel
+            if not dock.harness.kernel.plugin_settings(ChimeSettings).auto_speech:
+                break
+            await anyio.sleep(0.1)
+        assert dock.harness.kernel.plugin_settings(ChimeSettings).auto_speech is False
+        saved = json.loads((tmp_path / "home" / "profiles" / "default.json").read_text())
+        assert saved["model"] == {"temperature": 0.6}
+        assert saved["path_cages"][-1] == str(me / "projects")
+        await shot(page, "settings-saved", width)
+        # the one refused save (5 is too hot) is the browser's only complaint
+        assert page.problems == ["Failed to load resource: the server responded with a "
+                                 "status of 422 (Unprocessable Entity)"]

@@ -4,6 +4,7 @@
 
 import { $, api, el, onTab, setStatus } from "./dom.js";
 import { printableJSON } from "./printable.js";
+import { initSettingsEdit } from "./settings-edit.js";
 import { setState } from "./stream.js";
 
 async function loadSettings() {
@@ -57,6 +58,6 @@ async function checkProfile() {
 }
 
 export function initSettings() {
-  onTab("settings", () => { loadSettings().catch((err) => setStatus(err.message)); loadMcp(); });
+  onTab("settings", () => { loadSettings().catch((err) => setStatus(err.message)); initSettingsEdit(() => loadSettings().catch(() => {})); loadMcp(); });
   $("#profile-check").addEventListener("click", checkProfile);
 }
