@@ -72,6 +72,9 @@ async def test_the_dock_asks_before_a_request_leaves_the_machine(yes: bool) -> N
         assert (answer["scope"], answer["action"]) == ("escalation", "allow" if yes else "deny")
         route = (await dock.client.get("/api/log?kind=route")).json()["records"][-1]
         assert route["asked"] is True and (route["declined"] is None) is yes
+        await dock.server.hub.written()
+        [request] = (await dock.client.get("/api/sessions")).json()["requests"]
+        assert request["answers"] == ["sent off this machine" if yes else "denied"]
 
 
 async def test_a_question_nobody_answers_keeps_the_request_here() -> None:

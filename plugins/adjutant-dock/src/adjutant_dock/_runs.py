@@ -177,14 +177,16 @@ def _scope_of(payload: dict[str, Any], pending: Pending,
 
 def _answer_of(run_input: dict[str, Any] | None) -> str:
     """What the user answered, as the history shows it: granted, denied, edited,
-    executed (a plan), step (a plan, step by step) or unanswered."""
+    executed (a plan), step by step (a plan), sent off this machine (the router's
+    question) or unanswered."""
     entries = (run_input or {}).get("resume") or [{}]
     payload = entries[0].get("payload") or {}
     action = payload.get("action") if isinstance(payload, dict) else None
     if entries[0].get("status") == "cancelled":
         action = "deny"
     return {"grant": "granted", "deny": "denied", "edit": "edited", "execute": "executed",
-            "step": "step by step"}.get(str(action), "unanswered")
+            "step": "step by step", "allow": "sent off this machine"}.get(
+                str(action), "unanswered")
 
 
 class DockApprover(Approver):
