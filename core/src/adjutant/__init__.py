@@ -37,6 +37,8 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (a test ke
     from .kernel._settings import ProfileError as ProfileError
     from .kernel._settings import load_profile as load_profile
     from .kernel._settings import parse_profile as parse_profile
+    from .kernel._settings import plugin_section as plugin_section
+    from .kernel._settings import profile_path as profile_path
     from .operator import ActionLog as ActionLog
     from .operator import ActionLogError as ActionLogError
     from .operator import Approver as Approver
@@ -80,6 +82,7 @@ _LAZY = {
     "ModelPreset": ".kernel._settings", "Profile": ".kernel._settings",
     "ProfileError": ".kernel._settings",
     "load_profile": ".kernel._settings", "parse_profile": ".kernel._settings",
+    "plugin_section": ".kernel._settings", "profile_path": ".kernel._settings",
     "TerminalApprover": ".cli._approver",
 }  # fmt: skip
 

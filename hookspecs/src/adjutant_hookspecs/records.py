@@ -187,7 +187,8 @@ class DecisionRecord(ActionRecord, frozen=True, kw_only=True, tag="decision"):
 
 class ApprovalRecord(ActionRecord, frozen=True, kw_only=True, tag="approval"):
     """The user's answer: to a plan (``answer``) or a step (``action``, bound to
-    ``digest``; ``unanswered`` says why nobody could answer)."""
+    ``digest``; ``unanswered`` says why nobody could answer; ``grant``: given in
+    advance by that standing grant)."""
 
     scope: Literal["plan", "step"]
     step: int | None = None
@@ -196,6 +197,8 @@ class ApprovalRecord(ActionRecord, frozen=True, kw_only=True, tag="approval"):
     digest: str | None = None
     args: _Args | None = None
     unanswered: str | None = None
+    #: the standing grant that gave this yes in advance (``file:...``, ``tool:...``)
+    grant: str | None = None
 
 
 class ToolCallRecord(ActionRecord, frozen=True, kw_only=True, tag="tool_call"):

@@ -41,7 +41,8 @@ async def browser() -> AsyncIterator[Any]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
-        chromium = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        chromium = await pw.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
         yield chromium
         await chromium.close()
 
@@ -112,7 +113,7 @@ async def test_deny_runs_nothing(browser: Any, dock: Dock) -> None:
     await ask(page, "write hello to b.txt")
     await page.wait_for_selector("#question:not([hidden])")
     await page.click("#deny")
-    await page.wait_for_selector("#messages .msg.error:has-text('denied by the user')")
+    await page.wait_for_selector("#messages .msg.question.answered:has-text('✗ Denied by you')")
     await page.wait_for_selector("#messages .msg.assistant:has-text('Nothing ran')")
     assert not (dock.harness.workspace / "b.txt").exists()
 
@@ -122,8 +123,10 @@ async def test_edited_arguments_are_previewed_again(browser: Any, dock: Dock) ->
     page = await open_page(browser, dock)
     await ask(page, "write hello to b.txt")
     await page.wait_for_selector("#question:not([hidden])")
-    await page.fill("#edit-args", '{"path": "c.txt", "text": "edited\\n"}')
     await page.click("#edit")
+    await page.fill("#edit-args", '{"path": "c.txt", "text": "edited\\n"}')
+    await page.click("#edit-preview")
+    await page.wait_for_selector("#messages .msg.question.answered:has-text('✎ Edited by you')")
     await page.wait_for_selector("#question:not([hidden]) .diff .add:has-text('+edited')")
     assert "create c.txt" in await page.inner_text("#question")
     assert not (dock.harness.workspace / "c.txt").exists()
@@ -178,7 +181,7 @@ async def test_the_mode_persists_across_a_server_restart(browser: Any,
         page = await open_page(browser, second)
         assert await page.get_attribute("#modes button[data-mode='listen']",
                                         "aria-checked") == "true"
-        assert "mode: listen-only" in await page.inner_text("#chips")
+        assert "(listen-only)" in await page.inner_text("#mode-meaning")
 
 
 async def test_a_bad_profile_shows_the_loaders_errors(browser: Any, dock: Dock) -> None:
@@ -224,14 +227,16 @@ async def test_a_historical_session_rehydrates_after_a_restart(browser: Any,
         page = await open_page(browser, second)
         await page.keyboard.press("Alt+5")
         row = await page.wait_for_selector("#sessions li:has-text('write hello to b.txt')")
-        assert "interrupted" in await row.inner_text()  # the first segment's status
+        shown = await row.text_content() or ""  # one row: the status it ended with, the answer
+        assert "[executed]" in shown and "1 question: granted" in shown, shown
         await page.click("#sessions li:has-text('write hello to b.txt') button:text('Load')")
         await page.wait_for_selector("#historical:not([hidden])")
         await page.wait_for_selector("#messages .msg.user:has-text('write hello to b.txt')")
         await page.wait_for_selector("#messages .msg.tool pre.result:has-text('ok')")
         await page.wait_for_selector("#messages .msg.assistant:has-text('Done.')")
         assert await page.is_hidden("#ask")  # read-only
-        assert await page.is_hidden("#question")  # no live approval buttons
+        assert await page.query_selector("#question") is None  # no live approval buttons
+        await page.wait_for_selector(".msg.question.answered:has-text('✓ Granted by you')")
         await page.screenshot(path=str(SHOTS / "dock-history.png"), full_page=True)
         await page.click("#back-live")
         await page.wait_for_selector("#ask:not([hidden])")
@@ -290,7 +295,8 @@ async def test_the_command_palette_switches_the_mode_from_the_keyboard(browser: 
     await page.keyboard.press("Enter")
     await page.wait_for_selector("#modes button[data-mode='propose'][aria-checked='true']")
     assert await dock.copilot.mode() == "propose-only"
-    assert "mode: propose-only" in await page.inner_text("#chips")  # said in words too
+    meaning = await page.inner_text("#mode-meaning")  # said in words too, with its meaning
+    assert meaning == "Propose: plans and previews every step; nothing runs (propose-only)"
 
 
 async def test_grants_count_down_and_revoke_results_show_as_tables_and_diffs(

@@ -58,6 +58,34 @@ async def test_an_interrupted_run_is_stored_as_two_runs(dock: Dock) -> None:
     runs = (await dock.client.get("/api/sessions/th-b")).json()["runs"]
     assert [r["meta"]["status"] for r in runs] == ["interrupted", "executed"]
     assert runs[1]["meta"]["parentRunId"] == runs[0]["meta"]["runId"]
+    assert runs[1]["meta"]["answer"] == "granted"
+
+
+async def test_a_request_is_one_row_with_the_status_it_ended_with(dock: Dock) -> None:
+    """Granted after an edit, denied, and a plain answer: three rows, not five; each
+    with its last run's status and the answers given on the way."""
+    dock.provider.queue(plan(WRITE), plan(WRITE), say("plain"))
+    first = await stream(dock, run_input("write then edit", thread="th-g"))
+    asked = first.envelopes[-1]["data"]["outcome"]["interrupts"][0]
+    again = await stream(dock, resume_input(asked, "edit", thread="th-g",
+                                            args={"path": "c.txt", "text": "x\n"}))
+    asked = again.envelopes[-1]["data"]["outcome"]["interrupts"][0]
+    await stream(dock, resume_input(asked, "grant", thread="th-g"))
+    second = await stream(dock, run_input("write, no", thread="th-d"))
+    asked = second.envelopes[-1]["data"]["outcome"]["interrupts"][0]
+    await stream(dock, resume_input(asked, "deny", thread="th-d"))
+    await stream(dock, run_input("just say", thread="th-p"))
+    await settled(dock)
+    listed = (await dock.client.get("/api/sessions")).json()
+    assert len(listed["sessions"]) == 6  # the runs as stored
+    rows = {r["prompt"]: r for r in listed["requests"]}
+    assert len(listed["requests"]) == 3
+    granted, denied, plain = rows["write then edit"], rows["write, no"], rows["just say"]
+    assert (granted["status"], granted["answers"], granted["questions"]) == (
+        "executed", ["edited", "granted"], 2)
+    assert (denied["status"], denied["answers"]) == ("denied", ["denied"])
+    assert (plain["status"], plain["answers"], plain["questions"]) == ("answered", [], 0)
+    assert len(granted["runs"]) == 3 and granted["runId"] == first.envelopes[0]["runId"]
 
 
 async def test_a_lost_or_corrupt_index_is_rebuilt_from_the_records(dock: Dock) -> None:

@@ -247,6 +247,14 @@ async def test_mode_is_set_through_the_user_channel_and_read_back(dock: Dock) ->
     assert (await dock.client.get("/api/state")).json()["mode"] == "propose-only"
     bad = await dock.client.post("/api/mode", json={"mode": "turbo"})
     assert bad.status_code == 400 and "unknown mode" in bad.json()["error"]
+    assert "confirm (execute-with-confirmation)" in bad.json()["error"]  # the names to use
+    long = await dock.client.post("/api/mode", json={"mode": "execute-auto"})
+    assert long.json()["mode"] == "execute-auto"
+    labels = long.json()["modeLabels"]  # one vocabulary: the short name and its meaning
+    assert labels["execute-with-confirmation"] == {
+        "short": "confirm", "meaning": "reads run; every change waits for your yes"}
+    assert [v["short"] for v in labels.values()] == [
+        "off", "listen", "propose", "confirm", "auto"]
 
 
 async def test_a_logged_step_is_dry_run_or_replayed_through_the_pipeline(dock: Dock) -> None:
@@ -324,7 +332,12 @@ async def test_settings_list_profiles_with_the_loaders_errors(dock: Dock) -> Non
     used = await dock.client.post("/api/preset", json={"name": "fast"})
     assert used.status_code == 200 and used.json()["preset"] == "fast"
     checked = await dock.client.post("/api/settings/check", json={"verbosity": "loud"})
-    assert checked.status_code == 422 and "$.verbosity" in checked.json()["problems"][0]
+    # the check itself worked (200, no console error in the page): its answer is "no"
+    assert checked.status_code == 200 and checked.json()["ok"] is False
+    assert "$.verbosity" in checked.json()["problems"][0]
+    bad = await dock.client.post("/api/settings/check", content=b'{\n  "model": [1,,2]\n}')
+    assert bad.json()["problems"] == [
+        "not JSON: JSON is malformed: invalid character at line 2, column 15"]
 
 
 async def test_a_pump_that_falls_behind_the_bus_says_so_in_the_run(dock: Dock) -> None:

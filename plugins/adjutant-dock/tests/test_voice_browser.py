@@ -308,7 +308,7 @@ async def speaking_indicator(dock: Dock, speaker: Any, browser: Any) -> None:
     await page.wait_for_selector("#speech", state="hidden")
     assert await page.is_visible("#question")  # still asked
     await page.keyboard.press("Escape")
-    await page.wait_for_selector("#messages .msg.error:has-text('denied by the user')")
+    await page.wait_for_selector("#messages .msg.question.answered:has-text('✗ Denied by you')")
     assert not (dock.harness.workspace / "b.txt").exists()
     await page.keyboard.press("Alt+1")
 

@@ -537,3 +537,34 @@ async def test_verdicts_are_deterministic_and_change_nothing(world: Any, guard: 
 async def test_evaluate_and_judge_agree(world: Any, guard: Guard) -> None:
     request = world.write(path="../outside/x")
     assert await guard.evaluate(request) == guard.judge(request)
+
+
+# -- standing write grants ---------------------------------------------------------------
+
+
+async def test_a_standing_grant_answers_the_baseline_question_only(
+    world: Any, guard: Guard
+) -> None:
+    """``file:`` for that file named as itself, ``tool:`` for that tool: the write's
+    own question becomes an allow; a hard link, a link out or a path outside the
+    cages still asks or is refused, whatever the grant."""
+    target = world.cage / "notes.txt"
+    target.write_text("x\n")
+    granted = (f"file:{target}",)
+    covered = await verdict_of(guard, world.write(path="notes.txt", grants=granted))
+    assert covered.decision == "allow" and f"covered by your grant file:{target}" in \
+        covered.reason
+    assert await decision(guard, world.write(path="other.txt", grants=granted)) == "ask"
+    tool = await verdict_of(guard, world.write(path="other.txt", grants=("tool:files.write",)))
+    assert tool.decision == "allow"
+    assert await decision(guard, world.write("files.other", path="other.txt",
+                                              grants=("tool:files.write",))) == "ask"
+    (world.cage / "link.txt").symlink_to(target)  # another name: not the granted one
+    assert await decision(guard, world.write(path="link.txt", grants=granted)) == "ask"
+    os.link(target, world.cage / "twin.txt")  # now the granted file has two names
+    twin = await verdict_of(guard, world.write(path="notes.txt",
+                                               grants=(*granted, "tool:files.write")))
+    assert twin.decision == "ask" and "2 hard links" in twin.reason  # still asked
+    outside = world.outside / "secret.txt"
+    assert await decision(guard, world.write(path=str(outside), grants=(
+        f"file:{outside}", "tool:files.write"))) == "deny"  # outside the cages

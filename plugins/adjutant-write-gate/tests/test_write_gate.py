@@ -122,3 +122,28 @@ async def test_a_token_for_one_preview_does_not_run_another() -> None:
         await copilot.pipeline.execute(first, ctx=ctx, mode="execute-auto", run_id="r",
                                        token=token)
         assert (h.workspace / "y.txt").read_text() == "approved\n"
+
+
+async def test_the_packet_names_the_standing_grants_that_would_answer_it() -> None:
+    """The file grant is offered only for one file named as itself (a link, a second
+    name or a walk through ``..`` gets none); the tool grant always."""
+    import os
+
+    async with Harness(adjutant_write_gate) as h:
+        cwd, ws = str(h.workspace), h.workspace
+        (ws / "a.txt").write_text("a\n")
+        (ws / "link.txt").symlink_to(ws / "a.txt")
+        (ws / "b.txt").write_text("b\n")
+        os.link(ws / "b.txt", ws / "b2.txt")
+        preview = ExecutionResult(tool="t.write", args={}, status="dry_run")
+
+        def offers(path: str) -> dict[str, str]:
+            details = h.kernel.confirmation_details(
+                ToolCall(tool="t.write", args={"path": path, "text": ""}),
+                WRITE.declaration, preview, cwd)
+            return details["standing"]  # type: ignore[no-any-return]
+
+        assert offers("a.txt") == {"tool": "tool:t.write", "file": f"file:{ws / 'a.txt'}"}
+        assert offers("new.txt")["file"] == f"file:{ws / 'new.txt'}"
+        for unnamed in ("link.txt", "b.txt", "b2.txt", "sub/../a.txt", "nodir/x.txt"):
+            assert offers(unnamed) == {"tool": "tool:t.write"}, unnamed

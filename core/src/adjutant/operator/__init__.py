@@ -16,7 +16,15 @@ safety pipeline, with consent and a durable action log.
 from __future__ import annotations
 
 from ._actionlog import ActionLog, ActionLogError, NoActionLogError
-from ._consent import Approver, PlanDecision, PlanPacket, Requester, StepDecision, StepPacket
+from ._consent import (
+    Approver,
+    Escalation,
+    PlanDecision,
+    PlanPacket,
+    Requester,
+    StepDecision,
+    StepPacket,
+)
 from ._copilot import Copilot
 from ._pipeline import Pipeline
 from ._replies import parse_reply
@@ -28,6 +36,7 @@ __all__ = [
            "ActionLogError",
            "Approver",
            "Copilot",
+           "Escalation",
            "NoActionLogError",
            "OperatorState",
            "Pipeline",

@@ -118,7 +118,8 @@ class Copilot:
         #: by step (a larger model writes every step itself). bench/planning.py
         #: measures it against False.
         self.split_steps: bool | None = None
-        self.execution = Execution(kernel, self.pipeline, self._delta, max_steps=max_steps)
+        self.execution = Execution(kernel, self.pipeline, self._delta, max_steps=max_steps,
+                                   live_grants=lambda: self.grants)
         #: The runs in progress, by id (each owns its state; this only finds them).
         self.runs: dict[str, Run] = {}
         self._threads: dict[str, None] = {}  # the sessions served, in order of first use

@@ -11,6 +11,7 @@ from adjutant_hookspecs.records import ApprovalRecord, ArtifactRecord
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -27,11 +28,13 @@ from adjutant_hookspecs import (
     to_builtins,
 )
 
+from ..safety.standing import FILE, TOOL
 from ._approval_events import approval_decided, approval_requested, step_denied, tool_call_id
 from ._artifacts import write_artifact
 from ._consent import Approver, PlanDecision, PlanPacket, StepPacket
 from ._pipeline import CheckedStep, Pipeline, StepChangedError, shown
 from ._run import Run, RunOutcome
+from ._standing import standing_grant
 from ._summary import summarize
 
 __all__ = ["Execution"]
@@ -44,8 +47,11 @@ class Execution:
     """
 
     def __init__(self, kernel: Kernel, pipeline: Pipeline, delta: Any, *,
-                 max_steps: int) -> None:
+                 max_steps: int, live_grants: Callable[[], Sequence[str]] = tuple) -> None:
         self.kernel = kernel
+        #: the grants in force now: a standing write grant is read at each step, so a
+        #: revocation holds from the next one
+        self.live_grants = live_grants
         self.pipeline = pipeline
         self.log = pipeline.log
         self.max_steps = max_steps
@@ -133,7 +139,8 @@ class Execution:
         assert run.ctx is not None
         run_id, ctx, mode = run.run_id, run.ctx, run.mode
         for _ in range(3):  # a changed preview or an edit is asked again, a few times at most
-            step = await self.pipeline.check(index, call, ctx=ctx, mode=mode, grants=run.grants,
+            grants = self._step_grants(run)
+            step = await self.pipeline.check(index, call, ctx=ctx, mode=mode, grants=grants,
                                              history=tuple(history), run_id=run_id)
             if step.denied:
                 by = "tool" if step.verdict.policy == call.tool else "policy"
@@ -142,7 +149,16 @@ class Execution:
                 return ExecutionResult(tool=call.tool, args=call.args, status="denied",
                                        stderr=shown(step.verdict))
             token = run.tokens.get(index)
+            standing = None
             if step.needs_approval and not self.pipeline.approvals.valid(
+                    token, run_id, index, step.digest or ""):
+                standing = standing_grant(step, grants, ctx.cwd)
+            if standing is not None:  # consent given in advance, bound to this preview
+                self.log.defer(ApprovalRecord(run_id=run_id, scope="step", step=index,
+                                              action="grant", digest=step.digest,
+                                              grant=standing))
+                token = self.pipeline.approvals.issue(run_id, index, step.digest or "")
+            elif step.needs_approval and not self.pipeline.approvals.valid(
                     token, run_id, index, step.digest or ""):
                 packet = self.packet(run, step)
                 run.publish(asked := approval_requested(packet))
@@ -192,6 +208,13 @@ class Execution:
         run.publish(step_denied(run_id, index, call.tool, by="policy", reason=why,
                                 policy="kernel"))
         return ExecutionResult(tool=call.tool, args=call.args, status="denied", stderr=why)
+
+    def _step_grants(self, run: Run) -> tuple[str, ...]:
+        """The run's grants (fixed when it started), with the standing write grants
+        as they are now: given or revoked since, it counts from this step."""
+        standing = (FILE, TOOL)
+        return (*(g for g in run.grants if not g.startswith(standing)),
+                *(g for g in self.live_grants() if g.startswith(standing)))
 
     def _artifact(self, run_id: str, index: int, call: ToolCall, step: CheckedStep,
                   result: ExecutionResult) -> None:

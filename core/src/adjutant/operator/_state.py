@@ -43,8 +43,11 @@ __all__ = ["GRANT", "OperatorState", "key_value_store"]
 MODE_KEY = "operator/mode"
 GRANTS_KEY = "operator/grants"
 PRESET_KEY = "operator/preset"
-#: ``network:<tool>``, or ``network:<prefix>.*`` for every tool under a prefix.
-GRANT = re.compile(r"^(write|network:[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?|cage:/.*)$")
+#: ``network:<tool>``, or ``network:<prefix>.*`` for every tool under a prefix;
+#: ``cage:/dir`` (reads there); ``file:/path`` and ``tool:<name>``, standing write
+#: grants (`adjutant.safety.standing`).
+GRANT = re.compile(r"^(write|network:[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?|cage:/.*|file:/.+"
+                   r"|tool:[A-Za-z0-9_.-]+)$")
 
 Changed = Callable[[list[dict[str, Any]]], Awaitable[None]]
 
@@ -157,7 +160,8 @@ class OperatorState:
 
     @property
     def grants(self) -> list[str]:
-        """Grants still in force (``write``, ``network:<tool>``, ``cage:<dir>``)."""
+        """Grants still in force (``write``, ``network:<tool>``, ``cage:<dir>``,
+        ``file:<path>``, ``tool:<name>``)."""
         now = self._wall()
         return sorted(g for g, expiry in self._grants.items() if expiry > now)
 
@@ -172,7 +176,7 @@ class OperatorState:
             return False
         if not GRANT.match(grant) or seconds <= 0:
             raise ValueError(f"invalid grant {grant!r} (write, network:<tool>, "
-                             "network:<prefix>.*, cage:/abs/dir)")
+                             "network:<prefix>.*, cage:/abs/dir, file:/abs/file, tool:<name>)")
         await self.mode()
         self._grants[grant] = self._wall() + seconds
         await self._save_grants()

@@ -10,8 +10,10 @@
   ``GET /api/roles``; ``GET /api/mcp`` (the MCP servers configured, read-only: state,
   tools, where defined, as ``adjutant mcp list`` shows them).
 - ``POST /api/bundle`` (a bug bundle, then ``GET /api/bundles/{name}``).
-- ``GET /api/sessions``, ``GET /api/sessions/{threadId}`` (a stored session, to
-  rehydrate), ``POST /api/sessions/{runId}/pin``.
+- ``GET /api/sessions`` (``requests``: the runs folded into one row per request),
+  ``GET /api/sessions/{threadId}`` (a stored session, to
+  rehydrate), ``POST /api/sessions/{runId}/pin``; ``GET /api/threads/{threadId}`` (a
+  tab's thread after a reload: its stored runs, none for a new one).
 """
 
 from __future__ import annotations
@@ -21,13 +23,16 @@ import time
 import uuid
 from pathlib import Path
 
+import msgspec
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from adjutant import ProfileError, load_profile, parse_profile
+from adjutant_hookspecs import mode_named
 
 from . import _peers
+from ._requests import fold
 from ._roles import list_roles, prompt_files
 from ._state import ID, MODE_NAMES, dock_of, error, read_json, snapshot
 
@@ -57,7 +62,7 @@ async def set_mode(request: Request) -> Response:
     if not isinstance(mode, str):
         return error(400, "send {\"mode\": one of " + ", ".join(MODE_NAMES) + "}")
     try:
-        await dock.copilot.set_mode(MODE_NAMES.get(mode, mode), channel="user")
+        await dock.copilot.set_mode(mode_named(mode), channel="user")
     except ValueError as exc:
         return error(400, str(exc))
     return JSONResponse(await snapshot(dock))
@@ -132,11 +137,29 @@ async def settings(request: Request) -> Response:
 
 
 async def check_settings(request: Request) -> Response:
+    """A pasted profile checked by the loader; text that is not JSON gets the line
+    and column of the first error."""
+    raw = await request.body()
     try:
-        parse_profile(await read_json(request), source="the settings form")
-    except ProfileError as exc:
-        return JSONResponse({"ok": False, "problems": exc.problems}, status_code=422)
+        given = msgspec.json.decode(raw)
+    except msgspec.DecodeError as exc:
+        return JSONResponse({"ok": False, "problems": [_where(raw, str(exc))]})
+    try:
+        parse_profile(given, source="the settings form")
+    except ProfileError as exc:  # the check worked: its answer is "not valid" (200)
+        return JSONResponse({"ok": False, "problems": exc.problems})
     return JSONResponse({"ok": True, "problems": []})
+
+
+def _where(raw: bytes, message: str) -> str:
+    """msgspec's "(byte N)" as a line and column (1-based, in characters)."""
+    found = re.search(r"\(byte (\d+)\)", message)
+    if found is None:
+        return f"not JSON: {message}"
+    before = raw[:int(found.group(1))].decode("utf-8", errors="replace")
+    line = before.count("\n") + 1
+    column = len(before) - (before.rfind("\n") + 1) + 1
+    return f"not JSON: {message[:found.start()].strip()} at line {line}, column {column}"
 
 
 async def preset(request: Request) -> Response:
@@ -187,8 +210,9 @@ async def bundle_file(request: Request) -> Response:
 
 async def sessions(request: Request) -> Response:
     history = dock_of(request).hub.history
-    return JSONResponse({"available": history.available, "sessions":
-                         await history.index(), "quarantined": history.quarantined})
+    runs = await history.index()
+    return JSONResponse({"available": history.available, "sessions": runs,
+                         "requests": fold(runs), "quarantined": history.quarantined})
 
 
 async def session(request: Request) -> Response:
@@ -199,6 +223,16 @@ async def session(request: Request) -> Response:
     if not runs:
         return error(404, f"no stored session {thread_id!r}")
     return JSONResponse({"threadId": thread_id, "historical": True, "runs": runs})
+
+
+async def thread(request: Request) -> Response:
+    """A tab's own thread as stored, to restore after a reload: its runs, none yet for
+    a new thread (200 either way: a fresh page is not an error)."""
+    thread_id = request.path_params["thread_id"]
+    if not ID.match(thread_id):
+        return error(400, "not a thread id")
+    runs = await dock_of(request).hub.history.load(thread_id)
+    return JSONResponse({"threadId": thread_id, "runs": runs})
 
 
 async def pin(request: Request) -> Response:
@@ -226,4 +260,5 @@ routes = [
     Route("/api/sessions", sessions),
     Route("/api/sessions/{thread_id}", session),
     Route("/api/sessions/{run_id}/pin", pin, methods=["POST"]),
+    Route("/api/threads/{thread_id}", thread),
 ]

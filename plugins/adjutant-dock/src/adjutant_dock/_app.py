@@ -17,7 +17,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
-from . import _api, _stream, _voice
+from . import _api, _settings_edit, _stream, _voice
 from ._access import Guard
 from ._state import DockState
 
@@ -39,6 +39,7 @@ class Assets(StaticFiles):
 
 routes = [
     *_api.routes,
+    *_settings_edit.routes,
     *_stream.routes,
     *_voice.routes,
     Mount("/static", Assets(directory=_api.STATIC), name="static"),

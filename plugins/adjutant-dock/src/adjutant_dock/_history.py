@@ -4,7 +4,7 @@ store (LMDB where installed), to load again later as a historical view.
 Keys (under ``dock/``; a run's keys sort in write order):
 
 - ``dock/run/<threadId>/<runId>/meta``: ``{schemaVersion, threadId, runId,
-  parentRunId, clientSessionId, prompt, startedAt, endedAt, status}``; written when
+  parentRunId, clientSessionId, prompt, startedAt, endedAt, status, answer}``; written when
   the run starts (``running``) and again when it ends.
 - ``dock/run/<threadId>/<runId>/snapshot``: the dock's state when the run started.
 - ``dock/run/<threadId>/<runId>/events/<n:06d>``: the run's envelopes, in order, one
@@ -46,6 +46,8 @@ class Meta(msgspec.Struct, rename="camel", kw_only=True):
     client_session_id: str = ""
     prompt: str = ""
     ended_at: str | None = None
+    #: on a run an answer started: granted, denied, edited, ... or unanswered
+    answer: str | None = None
 
 
 class History:
@@ -213,6 +215,7 @@ def _index_key(entry: dict[str, Any]) -> str:
 
 
 def _entry(meta: dict[str, Any]) -> dict[str, Any]:
-    return {k: meta.get(k) for k in ("threadId", "runId", "parentRunId", "prompt",
-                                     "startedAt", "endedAt", "status")} | {"pinned": False,
-                                                  "prompt": (meta.get("prompt") or "")[:200]}
+    kept = ("threadId", "runId", "parentRunId", "prompt", "startedAt", "endedAt", "status",
+            "answer")
+    return {k: meta.get(k) for k in kept} | {"pinned": False,
+                                             "prompt": (meta.get("prompt") or "")[:200]}

@@ -7,7 +7,7 @@ from typing import Any
 
 from adjutant_hookspecs.records import ActionRecord
 
-__all__ = ["DockAnswerRecord", "DockVoiceConsentRecord"]
+__all__ = ["DockAnswerRecord", "DockSettingsRecord", "DockVoiceConsentRecord"]
 
 
 class DockAnswerRecord(ActionRecord, frozen=True, kw_only=True, tag="dock_answer"):
@@ -21,6 +21,10 @@ class DockAnswerRecord(ActionRecord, frozen=True, kw_only=True, tag="dock_answer
     action: str
     #: ``edit``: the new arguments.
     args: dict[str, Any] | None = None
+    #: a scoped allow sent with the answer (offered by that question), granted after
+    #: this record is written: the grant and its seconds
+    grant: str | None = None
+    seconds: float | None = None
 
 
 class DockVoiceConsentRecord(ActionRecord, frozen=True, kw_only=True, tag="dock_voice_consent"):
@@ -31,3 +35,12 @@ class DockVoiceConsentRecord(ActionRecord, frozen=True, kw_only=True, tag="dock_
     model: str | None
     digest: str
     given: bool
+
+
+class DockSettingsRecord(ActionRecord, frozen=True, kw_only=True, tag="dock_settings"):
+    """A change made in the dock's Settings, written to the profile file (``path``)."""
+
+    profile: str
+    path: str
+    #: what was changed, as sent (``temperature``, ``cages`` or ``plugins``)
+    change: dict[str, Any]

@@ -27,12 +27,14 @@ import anyio
 import attrs
 
 from adjutant import Approver, Copilot, PlanPacket, StepDecision, StepPacket, to_ag_ui
+from adjutant.operator import Escalation
 from adjutant_hookspecs import BusGap, Envelope, RunStarted, event_name, is_custom
 
 from ._history import History
 from ._peers import last_seq, subscribe
 from ._records import DockAnswerRecord
 from ._roles import Skill, system_prompt
+from ._scopes import offers
 from ._voice_feed import VoiceFeed, is_voice
 from ._wire import envelope
 
@@ -46,7 +48,8 @@ __all__ = ["DockApprover", "Hub", "Refused", "Segment"]
 TERMINAL = ("RUN_FINISHED", "RUN_ERROR")
 #: A history write, queued in order.
 Write = Callable[[], Awaitable[None]]
-ANSWERS = {"step": ("grant", "deny", "edit"), "plan": ("execute", "step", "deny")}
+ANSWERS = {"step": ("grant", "deny", "edit"), "plan": ("execute", "step", "deny"),
+           "escalation": ("allow", "deny")}
 
 
 class Refused(Exception):
@@ -117,10 +120,12 @@ class Segment:
 class Pending:
     """A question put to the user, waiting for its answer."""
 
-    scope: Literal["step", "plan"]
+    scope: Literal["step", "plan", "escalation"]
     interrupt: dict[str, Any]
-    packet: StepPacket | PlanPacket
+    packet: StepPacket | PlanPacket | Escalation
     digest: str
+    #: the scoped allows the question offers (``{grant, seconds, label}``)
+    scopes: list[dict[str, Any]] = attrs.Factory(list)
     answer: dict[str, Any] | None = None
     answered: anyio.Event = attrs.field(factory=anyio.Event)
 
@@ -153,6 +158,37 @@ def digest_of(packet: StepPacket | PlanPacket) -> str:
     return hashlib.sha256(shown.encode()).hexdigest()[:16]
 
 
+def _scope_of(payload: dict[str, Any], pending: Pending,
+              action: str) -> dict[str, Any] | None:
+    """The scoped allow sent with an answer, when that very question offered it (the
+    grant and its seconds as offered); a scope it did not offer is refused (409)."""
+    scope = payload.get("scope")
+    if scope is None:
+        return None
+    if action != "grant" or not isinstance(scope, dict):
+        raise Refused(409, "a scoped allow goes with 'grant' only")
+    for offered in pending.scopes:
+        if scope.get("grant") == offered["grant"] and scope.get("seconds") == offered["seconds"]:
+            return offered
+    raise Refused(409, "refused: that question did not offer this scope "
+                  f"({scope.get('grant')!r} for {scope.get('seconds')!r} s); nothing was "
+                  "granted or run")
+
+
+def _answer_of(run_input: dict[str, Any] | None) -> str:
+    """What the user answered, as the history shows it: granted, denied, edited,
+    executed (a plan), step by step (a plan), sent off this machine (the router's
+    question) or unanswered."""
+    entries = (run_input or {}).get("resume") or [{}]
+    payload = entries[0].get("payload") or {}
+    action = payload.get("action") if isinstance(payload, dict) else None
+    if entries[0].get("status") == "cancelled":
+        action = "deny"
+    return {"grant": "granted", "deny": "denied", "edit": "edited", "execute": "executed",
+            "step": "step by step", "allow": "sent off this machine"}.get(
+                str(action), "unanswered")
+
+
 class DockApprover(Approver):
     """Consent through the browser: each question becomes an AG-UI interrupt."""
 
@@ -167,6 +203,12 @@ class DockApprover(Approver):
         answer = await self.hub.ask("step", packet)
         return StepDecision(answer["action"], args=answer.get("args"),
                             unanswered=answer.get("unanswered"))
+
+    async def approve_escalation(self, question: Escalation) -> bool:
+        """Asked in the chat like a step: the preset, that it leaves this machine, the
+        most it may cost. No is the default; a question nobody answers stays local."""
+        answer = await self.hub.ask_escalation(question)
+        return bool(answer["action"] == "allow")
 
 
 class Hub:
@@ -255,6 +297,8 @@ class Hub:
                 "parentRunId": segment.parent, "clientSessionId": segment.client_session,
                 "prompt": segment.job.prompt[:500] if segment.parent is None else "",
                 "startedAt": segment.events[0]["timestamp"]}
+        if segment.parent is not None:  # the answer that started it (none: nobody answered)
+            meta["answer"] = _answer_of(run_input)
         snapshot = dict(self.copilot.state())
         self._writes_in.send_nowait(lambda: self.history.started(meta, snapshot))
 
@@ -455,9 +499,18 @@ class Hub:
             return {"action": "deny", "unanswered": "the dock did not ask this question"}
         digest = digest_of(packet)
         interrupt = dict(job.requested)
-        interrupt["metadata"] = {**(interrupt.get("metadata") or {}), "packetId": digest}
+        scopes = offers(self.kernel, packet, self.copilot.cwd) \
+            if isinstance(packet, StepPacket) else []
+        interrupt["metadata"] = {**(interrupt.get("metadata") or {}), "packetId": digest,
+                                 "scopes": scopes}
         job.requested = None
-        pending = job.pending = Pending(scope, interrupt, packet, digest)
+        return await self._wait(job, Pending(scope, interrupt, packet, digest, scopes))
+
+    async def _wait(self, job: Job, pending: Pending) -> dict[str, Any]:
+        """End the current AG-UI run with the question; wait for the answer (a deny,
+        marked unanswered, when nobody answers in time)."""
+        job.pending = pending
+        interrupt = pending.interrupt
         segment = self._open_segment(job)
         segment.emit({"type": "RUN_FINISHED", "threadId": segment.thread_id,
                       "runId": segment.run_id,
@@ -471,6 +524,27 @@ class Hub:
             return {"action": "deny",
                     "unanswered": f"nobody answered in {self.approval_timeout_s:g} s"}
         return pending.answer
+
+    async def ask_escalation(self, question: Escalation) -> dict[str, Any]:
+        """The router's question (a preset off this machine) as an AG-UI interrupt."""
+        await self._caught_up()
+        job = self._by_op.get(question.run_id)
+        if job is None:
+            return {"action": "deny"}
+        digest = hashlib.sha256(json.dumps(
+            [question.preset, question.model, question.tokens, question.cost]).encode()
+        ).hexdigest()[:16]
+        interrupt = {
+            "id": f"{question.run_id}-escalation-{uuid.uuid4().hex[:12]}",
+            "reason": "model_escalation",
+            "message": f"Send this request to {question.preset} ({question.model})?",
+            "responseSchema": {"type": "object", "required": ["action"], "properties": {
+                "action": {"enum": list(ANSWERS["escalation"])}}},
+            "metadata": {"packetId": digest, "escalation": {
+                "preset": question.preset, "model": question.model,
+                "reason": question.reason, "tokens": question.tokens,
+                "cost": question.cost, "leavesMachine": True}}}
+        return await self._wait(job, Pending("escalation", interrupt, question, digest))
 
     async def resume(self, run_input: dict[str, Any], client_session: str) -> Segment:
         """Answer an open interrupt; the run continues as a new AG-UI run."""
@@ -495,6 +569,7 @@ class Hub:
         if action not in ANSWERS[pending.scope]:
             raise Refused(400, f"action must be one of {', '.join(ANSWERS[pending.scope])}")
         answer: dict[str, Any] = {"action": action}
+        scoped = _scope_of(payload, pending, action)
         if action == "edit":
             if not isinstance(payload.get("args"), dict):
                 raise Refused(400, "edit needs the new arguments as an object in 'args'")
@@ -506,7 +581,11 @@ class Hub:
         await self.copilot.log.record(DockAnswerRecord(
             run_id=job.op_run, interrupt=entry["interruptId"], scope=pending.scope,
             packet=pending.digest, client_session=client_session, action=action,
-            args=answer.get("args")))
+            args=answer.get("args"), grant=scoped["grant"] if scoped else None,
+            seconds=scoped["seconds"] if scoped else None))
+        if scoped is not None:  # the user's channel: this page, answering its question
+            await self.copilot.grant(scoped["grant"], seconds=scoped["seconds"],
+                                     channel="user")
         pending.answer = answer
         pending.answered.set()
         return segment

@@ -14,6 +14,9 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from adjutant.operator.planner import MAX_REQUEST
+from adjutant_hookspecs import MODE_LABELS
+
 from ._access import cookie_value
 from ._voice_feed import voice_state
 
@@ -28,9 +31,9 @@ __all__ = ["ID", "MODE_NAMES", "DockState", "dock_of", "error", "read_json", "sn
 
 #: Thread and run ids as the page makes them.
 ID = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
-#: What the page calls the modes (and their colours, in the page's CSS).
-MODE_NAMES = {"off": "off", "listen": "listen-only", "propose": "propose-only",
-              "confirm": "execute-with-confirmation", "auto": "execute-auto"}
+#: What the page calls the modes (short name -> stored name; colours in the page's CSS),
+#: from the one vocabulary every frontend shares.
+MODE_NAMES = {short: mode for mode, (short, _) in MODE_LABELS.items()}
 
 
 @attrs.define(eq=False)
@@ -90,10 +93,14 @@ async def snapshot(dock: DockState) -> dict[str, Any]:
     state = dict(copilot.state())
     state["mode"] = await copilot.mode()
     state["modes"] = MODE_NAMES
+    # the button's name and the one-line meaning the page always shows
+    state["modeLabels"] = {mode: {"short": short, "meaning": meaning}
+                           for mode, (short, meaning) in MODE_LABELS.items()}
     state["model"] = {"provider": kernel.profile.model.provider,
                       "name": kernel.profile.model.model,
                       "contextSize": kernel.profile.model.context_size}
     state["openInterrupts"] = hub.open_interrupts()
+    state["maxRequest"] = MAX_REQUEST  # the page keeps a longer request in its box
     state["queue"] = len(hub.queue) + (hub.active is not None)
     state["policies"] = sorted(kernel.policies)
     state["sandbox"] = shutil.which("bwrap") is not None

@@ -33,6 +33,7 @@ from adjutant.safety.protection import (
     protected_inodes,
     protection,
 )
+from adjutant.safety.standing import standing_grant_for
 from adjutant_hookspecs import (
     PolicyRequest,
     RoleProblem,
@@ -163,7 +164,13 @@ class Rules:
 
         if writes:
             level = safety.level if safety.level in ("write", "destructive") else "destructive"
+            # consent given in advance for this file or tool answers the baseline
+            # question only: any other finding above still asks or denies
+            standing = standing_grant_for(tool, [v.value for v in paths], request.cwd,
+                                          request.grants)
             findings.append(_Finding(
+                "allow", f"{tool} changes things ({level}), covered by your grant {standing}",
+                baseline=True) if standing else _Finding(
                 "ask", f"{tool} changes things ({level}): it needs your approval", baseline=True
             ))
         elif paths:

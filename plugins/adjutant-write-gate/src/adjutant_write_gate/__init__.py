@@ -3,7 +3,9 @@
 It vetoes nothing; it demands consent. ``pre_tool_use`` answers ``ask`` for every
 write, which the kernel enforces twice (before asking the user, and again right
 before execution, where only an approval token bound to the exact previewed effect
-lets the step run). ``confirmation_details`` fills the packet the user sees.
+lets the step run). ``confirmation_details`` fills the packet the user sees, with the
+standing grants (``file:``, ``tool:``) that would answer the question next time: the
+operator answers it with such a grant as with a yes, bound to the previewed digest.
 """
 
 from __future__ import annotations
@@ -88,6 +90,25 @@ def _current(path: str) -> dict[str, Any]:
             "truncated": size > EXCERPT_BYTES}
 
 
+def _standing(call: ToolCall, declaration: ToolDeclaration, cwd: str) -> dict[str, str]:
+    """The standing grants that would answer this question next time
+    (`adjutant.safety.standing`): this tool, and this file when the step writes one
+    file named as itself (no link or ``..`` on the way, one name)."""
+    from adjutant.safety.standing import FILE, TOOL, file_target
+    from adjutant_hookspecs import RoleProblem, role_values
+
+    offers = {"tool": f"{TOOL}{call.tool}"}
+    try:
+        paths = [v.value for v in role_values(declaration.args_schema, call.args)
+                 if v.role == "path"]
+    except RoleProblem:
+        return offers
+    files = {file_target(p, cwd) for p in paths}
+    if len(files) == 1 and None not in files:
+        offers["file"] = f"{FILE}{files.pop()}"
+    return offers
+
+
 @hookimpl
 def confirmation_details(call: ToolCall, declaration: ToolDeclaration,
                          preview: ExecutionResult, cwd: str) -> dict[str, Any] | None:
@@ -115,6 +136,7 @@ def confirmation_details(call: ToolCall, declaration: ToolDeclaration,
     return {
         "gate": "write-gate",
         "targets": targets,
+        "standing": _standing(call, declaration, cwd),
         "current": current,
         "proposed": dict(call.args),
         "impact": ", ".join(impact) or "effects not tied to a path argument: read the preview",

@@ -2,7 +2,7 @@
 // arguments and result, how the run ended; sending a request (with a role), stopping.
 
 import { $, addMessage, api, el, setStatus, setText, uid } from "./dom.js";
-import { answer } from "./plan.js";
+import { answer } from "./question.js";
 import { dock, follow, on, postRun, session, setBusy, thread } from "./stream.js";
 import { printable } from "./printable.js";
 import { diffView, isDiff, resultWidget } from "./widgets.js";
@@ -10,9 +10,36 @@ import { diffView, isDiff, resultWidget } from "./widgets.js";
 const bubbles = {}; // model output by message id
 const tools = {}; // tool calls by id
 
+// "Thinking… N s" from the moment a request is sent until the model's first words, a
+// question, or the end.
+let thinking = null;
+function startThinking() {
+  stopThinking();
+  const since = Date.now();
+  const box = $("#thinking");
+  const tick = () => setText(box, `Thinking… ${Math.floor((Date.now() - since) / 1000)} s`);
+  tick();
+  box.hidden = false;
+  thinking = setInterval(tick, 1000);
+}
+function stopThinking() { clearInterval(thinking); thinking = null; $("#thinking").hidden = true; }
+
+// The planner's request-length limit (from the state): an over-long request stays in
+// the box with the counter, never sent and never wiped.
+export function fitsLimit() {
+  const limit = (dock.state && dock.state.maxRequest) || Infinity;
+  const length = $("#prompt").value.length;
+  const counter = $("#prompt-count");
+  counter.hidden = length < limit * 0.8;
+  setText(counter, `${length.toLocaleString()} / ${limit.toLocaleString()} characters${length > limit ? " — too long: shorten it, or save the text in a file and name the file" : ""}`);
+  counter.classList.toggle("over", length > limit);
+  return length <= limit;
+}
+
 export async function send(prompt, who = "you") {
   if (!prompt.trim()) return;
   addMessage("user", prompt, who);
+  startThinking();
   const runId = `run-${uid()}`;
   const role = $("#role").value;
   const input = { threadId: thread, runId, messages: [{ id: `msg-${uid()}`, role: "user", content: prompt }],
@@ -41,7 +68,7 @@ async function loadRoles() {
 // -- the run's events ------------------------------------------------------------------
 
 function started(d, env) {
-  if (dock.historical) {
+  if (dock.historical || dock.restoring) {
     const said = ((d.input || {}).messages || []).filter((m) => m.role === "user").pop();
     if (said && typeof said.content === "string") addMessage("user", said.content, "you");
   } else { dock.run = env.runId; setBusy(true); setStatus("Working…"); }
@@ -55,6 +82,7 @@ function modelStart(d) {
   bubbles[d.messageId] = { pre, box };
 }
 function modelDelta(d) {
+  if (thinking) stopThinking(); // the first words are here
   const b = bubbles[d.messageId];
   if (b) { b.pre.append(printable(d.delta)); b.pre.scrollTop = b.pre.scrollHeight; }
 }
@@ -89,11 +117,13 @@ function toolResult(d) {
 function custom(d) {
   const value = d.value;
   if (d.name === "adjutant.dock.queued") { dock.queuedAt = value.position; setStatus(`Queued: ${value.position} ahead of this request`); }
-  else if (d.name === "adjutant.step.denied") addMessage("error", `Step ${value.step + 1} (${value.tool}) not run: ${value.reason}`, `refused by ${value.by}`);
+  // a step the user denied is said by its question ("✗ Denied by you")
+  else if (d.name === "adjutant.step.denied" && value.by !== "user") addMessage("error", `Step ${value.step + 1} (${value.tool}) not run: ${value.reason}`, `refused by ${value.by}`);
 }
 
-// The run's end (an interrupt is Plan & Permissions' to show).
+// The run's end (a question is question.js's to show).
 function finished(d) {
+  stopThinking();
   if (d.outcome && d.outcome.type === "interrupt") return;
   setBusy(false);
   setStatus("");
@@ -105,7 +135,7 @@ function finished(d) {
   else if (r.status && r.status !== "answered") setStatus(`Run ended: ${r.status}`);
 }
 
-function failed(d) { setBusy(false); addMessage("error", d.message); setStatus(""); }
+function failed(d) { stopThinking(); setBusy(false); addMessage("error", d.message); setStatus(""); }
 
 export function initChat() {
   on("RUN_STARTED", started);
@@ -119,7 +149,16 @@ export function initChat() {
   on("RUN_FINISHED", finished);
   on("RUN_ERROR", failed);
   for (const b of document.querySelectorAll(".quick button")) b.addEventListener("click", () => send(b.dataset.prompt));
-  $("#ask").addEventListener("submit", (e) => { e.preventDefault(); const t = $("#prompt"); const text = t.value; t.value = ""; send(text); });
+  $("#ask").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const t = $("#prompt");
+    if (!fitsLimit()) { setStatus("Not sent: the request is longer than the planner reads. It is still in the box."); return; }
+    const text = t.value;
+    t.value = "";
+    fitsLimit();
+    send(text);
+  });
+  $("#prompt").addEventListener("input", fitsLimit);
   $("#prompt").addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("#ask").requestSubmit(); } });
   $("#stop").addEventListener("click", stop);
   loadRoles().catch((err) => setStatus(`Roles: ${err.message}`));

@@ -2,25 +2,37 @@
 // marked historical and read-only; Pin; tick two to compare.
 
 import { $, addMessage, api, el, onTab, setStatus, setText, showTab } from "./dom.js";
-import { apply, dock, loadState, setBusy } from "./stream.js";
+import { forgetQuestions } from "./question.js";
+import { restoreThread } from "./restore.js";
+import { apply, dock, setBusy } from "./stream.js";
 
 let compared = [];
 
+// One row per request ("[executed] add a line · 1 question: granted"): its runs (one per
+// answer) folded by the server, the status the last one ended with.
+export function requestLine(r) {
+  const answers = r.answers || [];
+  const asked = r.questions || 0;
+  return asked ? ` · ${asked} question${asked === 1 ? "" : "s"}: ${answers.length ? answers.join(", ") : "no answer yet"}${asked > answers.length && answers.length ? ", waiting" : ""}` : "";
+}
+
 async function loadSessions() {
   const data = await api("/api/sessions");
+  const requests = data.requests || [];
   $("#history-note").textContent = data.available
-    ? `${data.sessions.length} stored runs${data.quarantined.length ? `; ${data.quarantined.length} unreadable record(s) set aside: ${data.quarantined.map((q) => q.error).join("; ")}` : ""}.`
+    ? `${requests.length} stored request${requests.length === 1 ? "" : "s"}${data.quarantined.length ? `; ${data.quarantined.length} unreadable record(s) set aside: ${data.quarantined.map((q) => q.error).join("; ")}` : ""}.`
     : "No store is installed: runs are not kept.";
   const list = $("#sessions");
   list.replaceChildren();
   compared = [];
-  for (const s of data.sessions.filter((x) => !x.parentRunId)) {
+  for (const s of requests) {
     const pick = el("input", { type: "checkbox", "aria-label": `compare ${s.prompt}` });
     pick.addEventListener("change", () => compare(s, pick.checked));
-    list.append(el("li", { "data-thread": s.threadId },
+    list.append(el("li", { "data-thread": s.threadId, "data-status": s.status },
       el("span", { class: "pin", text: s.pinned ? "📌 pinned" : "" }),
-      el("span", { class: "prompt", text: s.prompt || "(no prompt)" }),
-      el("span", { class: "muted", text: `${s.status} · ${s.startedAt}` }),
+      el("span", { class: "verdict-word", text: `[${s.status}]` }),
+      el("span", { class: "prompt", text: `${s.prompt || "(no prompt)"}${requestLine(s)}` }),
+      el("span", { class: "muted", text: new Date(s.startedAt).toLocaleString() }),
       el("button", { type: "button", text: "Load", onclick: () => loadSession(s.threadId) }),
       el("button", { type: "button", text: s.pinned ? "Unpin" : "Pin", onclick: () => pin(s.runId, !s.pinned) }),
       el("label", {}, pick, " compare")));
@@ -59,6 +71,7 @@ async function loadSession(threadId) {
   dock.live_ = { lastSeq: dock.lastSeq, state: dock.state };
   dock.lastSeq = {};
   dock.historical = threadId;
+  forgetQuestions();
   $("#messages").replaceChildren();
   setText($("#historical-name"), `(${threadId}, ${data.runs.length} run(s))`);
   $("#historical").hidden = false;
@@ -76,12 +89,13 @@ async function loadSession(threadId) {
 
 async function backToLive() {
   dock.historical = null;
-  if (dock.live_) { dock.lastSeq = dock.live_.lastSeq; }
+  dock.lastSeq = {}; // the live thread is read back whole
+  forgetQuestions();
   $("#messages").replaceChildren();
   $("#historical").hidden = true;
   $("#ask").hidden = false;
   $(".quick").hidden = false;
-  await loadState();
+  await restoreThread();
 }
 
 export function initHistory() {

@@ -8,19 +8,23 @@ import { initHistory } from "./history.js";
 import { initLog, verifyLog } from "./log.js";
 import { initModebar, setMode } from "./modebar.js";
 import { initPlan } from "./plan.js";
+import { goToQuestion, initQuestions } from "./question.js";
 import { initSettings } from "./settings.js";
-import { dock, loadState } from "./stream.js";
+import { restoreThread } from "./restore.js";
+import { dock } from "./stream.js";
 import { initVoice, voiceEscape } from "./voice.js";
 
 window.dock = dock; // for tests and the curious
 
+// The first entry is what Enter does at once: harmless (it only shows a view).
 const COMMANDS = [
+  ["Show chat", () => showTab("chat")], ["Go to the open question", () => goToQuestion()],
+  ["Show plan & permissions", () => showTab("plan")],
+  ["Show action log", () => showTab("log")], ["Verify the action log", () => { showTab("log"); verifyLog(); }],
+  ["Show settings", () => showTab("settings")], ["Show session history", () => showTab("history")],
   ["Mode: Off", () => setMode("off")], ["Mode: Listen", () => setMode("listen")],
   ["Mode: Propose", () => setMode("propose")], ["Mode: Confirm", () => setMode("confirm")],
   ["Mode: Auto", () => setMode("auto")], ["Stop", () => stop()],
-  ["Show chat", () => showTab("chat")], ["Show plan & permissions", () => showTab("plan")],
-  ["Show action log", () => showTab("log")], ["Verify the action log", () => { showTab("log"); verifyLog(); }],
-  ["Show settings", () => showTab("settings")], ["Show session history", () => showTab("history")],
   ["Summarize current folder", () => send("Summarize current folder")],
 ];
 
@@ -65,9 +69,10 @@ for (const b of document.querySelectorAll(".tabs button")) b.addEventListener("c
 initModebar();
 initChat();
 initPlan();
+initQuestions();
 initLog();
 initSettings();
 initHistory();
-loadState().catch((err) => setStatus(`Could not load the state: ${err.message}`));
+restoreThread().catch((err) => setStatus(`Could not load the state: ${err.message}`));
 $("#prompt").focus();
 initVoice();

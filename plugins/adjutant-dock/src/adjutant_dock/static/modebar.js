@@ -2,7 +2,7 @@
 // and the chips (mode, model, preset, project, policies, sandbox, memory, a remote
 // speech engine, each live grant with its time left and a button that revokes it).
 
-import { $, api, el, setStatus } from "./dom.js";
+import { $, api, el, setStatus, setText } from "./dom.js";
 import { dock, loadState, on, setState } from "./stream.js";
 
 const MODE_KEYS = { "off": "off", "listen-only": "listen", "propose-only": "propose",
@@ -12,13 +12,24 @@ let reloadingGrants = false;
 function renderState() {
   const s = dock.state;
   if (!s) return;
-  const current = MODE_KEYS[s.mode] || s.mode;
-  for (const b of document.querySelectorAll("#modes button")) b.setAttribute("aria-checked", String(b.dataset.mode === current));
+  const labels = s.modeLabels || {};
+  const current = (labels[s.mode] || {}).short || MODE_KEYS[s.mode] || s.mode;
+  for (const b of document.querySelectorAll("#modes button")) {
+    b.setAttribute("aria-checked", String(b.dataset.mode === current));
+    const [long, label] = Object.entries(labels).find(([, l]) => l.short === b.dataset.mode) || [];
+    if (label) b.title = `${label.short} (${long}): ${label.meaning}`;
+  }
   document.body.dataset.mode = current;
+  // the one-line meaning, always visible (the short name, the long one, what it does)
+  const meaning = labels[s.mode];
+  if (meaning) {
+    $("#mode-meaning").replaceChildren(`${meaning.short[0].toUpperCase()}${meaning.short.slice(1)}: ${meaning.meaning}`,
+      el("span", { class: "long-name", text: ` (${s.mode})` }));
+  }
   const chips = $("#chips");
   chips.replaceChildren();
+  renderGrants(chips, s); // first: what may happen without asking, and its × (also at 400 px)
   const chip = (text, warn) => chips.append(el("span", { class: `chip${warn ? " warn" : ""}`, text }));
-  chip(`mode: ${s.mode}`);
   if (s.model) chip(`model: ${s.model.name || s.model.provider}${s.model.contextSize ? ` · ${s.model.contextSize} ctx` : ""}`);
   chip(`preset: ${s.preset}`);
   if (s.cwd) chip(`project: ${s.cwd.split("/").filter(Boolean).pop() || s.cwd}`);
@@ -31,7 +42,6 @@ function renderState() {
     chip(`spent today: $${day.cost.toFixed(4)}${cap}`, day.cap_cost_usd != null && day.cost >= day.cap_cost_usd);
   }
   if (s.voice && s.voice.remote) chip(`speech in: ${s.voice.remote.engine} @ ${s.voice.remote.host} (asks each time)`, true);
-  renderGrants(chips, s);
 }
 
 // Each live grant as a chip with its time left (counted down here, from the expiry and
@@ -42,10 +52,20 @@ function renderGrants(chips, s) {
   for (const g of s.grants || []) {
     const left = el("span", { class: "grant-left" });
     if (expire[g]) left.dataset.expires = String(expire[g] + offset);
-    chips.append(el("span", { class: "chip warn grant", "data-grant": g }, `grant: ${g} `, left,
+    chips.append(el("span", { class: "chip warn grant", "data-grant": g, title: g }, `${grantLabel(g)} `, left,
       el("button", { type: "button", class: "revoke", title: `Revoke the grant ${g} now`, "aria-label": `Revoke the grant ${g}`, text: "×", onclick: () => revokeGrant(g) })));
   }
   tickGrants();
+}
+
+// A grant in plain words: what it lets happen without asking.
+export function grantLabel(g) {
+  const [kind, rest] = [g.split(":")[0], g.slice(g.indexOf(":") + 1)];
+  if (kind === "file") return `changes to ${rest.split("/").pop()} allowed`;
+  if (kind === "tool") return `${rest} allowed`;
+  if (kind === "cage") return `reads in ${rest} allowed`;
+  if (kind === "network") return `network for ${rest}`;
+  return `grant: ${g}`;
 }
 
 function clock(seconds) {
@@ -75,7 +95,7 @@ async function revokeGrant(grant) {
 }
 
 export async function setMode(key) {
-  try { setState(await api("/api/mode", { mode: key })); setStatus(`Mode: ${dock.state.mode}`); }
+  try { setState(await api("/api/mode", { mode: key })); setStatus(`Mode: ${key}`); }
   catch (err) { setStatus(`Mode not changed: ${err.message}`); }
 }
 

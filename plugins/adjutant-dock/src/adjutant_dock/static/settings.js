@@ -4,6 +4,7 @@
 
 import { $, api, el, onTab, setStatus } from "./dom.js";
 import { printableJSON } from "./printable.js";
+import { initSettingsEdit } from "./settings-edit.js";
 import { setState } from "./stream.js";
 
 async function loadSettings() {
@@ -49,15 +50,14 @@ async function usePreset(name) {
 async function checkProfile() {
   const errors = $("#profile-errors");
   errors.replaceChildren();
-  let body;
-  try { body = JSON.parse($("#profile-text").value); } catch (err) { errors.append(el("li", { text: `not JSON: ${err.message}` })); return; }
-  const response = await fetch("/api/settings/check", { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
+  // sent as typed: the server names the line and column of a JSON error
+  const response = await fetch("/api/settings/check", { method: "POST", body: $("#profile-text").value, headers: { "Content-Type": "application/json" } });
   const data = await response.json();
   if (data.ok) errors.append(el("li", { class: "ok", text: "valid" }));
   for (const p of data.problems) errors.append(el("li", { text: p }));
 }
 
 export function initSettings() {
-  onTab("settings", () => { loadSettings().catch((err) => setStatus(err.message)); loadMcp(); });
+  onTab("settings", () => { loadSettings().catch((err) => setStatus(err.message)); initSettingsEdit(() => loadSettings().catch(() => {})); loadMcp(); });
   $("#profile-check").addEventListener("click", checkProfile);
 }
