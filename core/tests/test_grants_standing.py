@@ -231,3 +231,37 @@ def test_the_cli_gives_lists_and_revokes_the_new_kinds(tmp_path: Any) -> None:
     assert grant("tool:notes.write", "--minutes", "5") == [target, "tool:notes.write"]
     assert grant() == [target, "tool:notes.write"]  # kept
     assert grant(target, "--revoke") == ["tool:notes.write"]
+
+
+@pytest.mark.parametrize(("tool", "args"), [
+    ("shell.exec", {"argv": ["touch", "made-unasked.txt"]}),  # runs a program
+    ("proc.kill", {}),  # destructive (a child of ours, pid filled in)
+])
+async def test_a_tool_grant_never_answers_a_program_or_a_destructive_tool(
+        tool: str, args: dict[str, Any]) -> None:
+    """``tool:shell.exec`` for an hour would let the model run anything unasked: a
+    standing grant answers only writes whose preview shows their effect."""
+    import subprocess
+
+    child = subprocess.Popen(["sleep", "60"])  # noqa: ASYNC220 - ended below
+    if tool == "proc.kill":
+        args = {"pid": child.pid}
+    try:
+        await _never_answered(tool, args)
+    finally:
+        child.kill()
+        child.wait()
+
+
+async def _never_answered(tool: str, args: dict[str, Any]) -> None:
+    guard = pytest.importorskip("adjutant_guard")
+    gate = pytest.importorskip("adjutant_write_gate")
+    system = pytest.importorskip("adjutant_system")
+    approver = ScriptedApprover(steps=["deny"] * 2)
+    async with Harness(guard, gate, system, mode=CONFIRM, approver=approver) as h:
+        assert await h.copilot.grant(f"tool:{tool}", seconds=600, channel="user")
+        run = await h.run("do it", reply=plan((tool, args)))
+        assert run.statuses == ["denied"] and len(approver.asked) == 1
+        assert not (h.workspace / "made-unasked.txt").exists()
+        [packet] = approver.asked
+        assert not packet.details.get("standing"), packet.details  # never offered

@@ -70,7 +70,9 @@ async def mode(kernel: Kernel, args: argparse.Namespace) -> int:
 
 def configure_grant(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("grant", nargs="?", help="write, network:<tool> (or network:<prefix>.* "
-                        "for a family, e.g. network:mcp.time.*), cage:/abs/dir")
+                        "for a family, e.g. network:mcp.time.*), cage:/abs/dir (reads there), "
+                        "file:/abs/file (writes to that one file), tool:<name> (that tool's "
+                        "writes; never a program, an address or a destructive tool)")
     parser.add_argument("--minutes", type=float, default=60.0,
                         help="how long it lasts (default 60)")
     parser.add_argument("--revoke", action="store_true", help="take the grant back")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from adjutant_hookspecs import RoleProblem, is_write, role_values
 
-from ..safety.standing import standing_grant_for
+from ..safety.standing import grantable, standing_grant_for
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -33,4 +33,5 @@ def standing_grant(step: CheckedStep, grants: Sequence[str], cwd: str) -> str | 
     except RoleProblem:
         return None
     paths = [v.value for v in values if v.role == "path"]
-    return standing_grant_for(step.call.tool, paths, cwd, grants)
+    allowed = grantable(declaration.safety.level, (v.role for v in values))
+    return standing_grant_for(step.call.tool, paths, cwd, grants, allowed=allowed)

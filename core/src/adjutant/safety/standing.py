@@ -21,7 +21,7 @@ import os
 import stat
 from collections.abc import Iterable, Sequence
 
-__all__ = ["FILE", "TOOL", "file_target", "standing_grant_for"]
+__all__ = ["FILE", "TOOL", "file_target", "grantable", "standing_grant_for"]
 
 FILE, TOOL = "file:", "tool:"
 
@@ -50,11 +50,21 @@ def file_target(value: object, cwd: str) -> str | None:
     return named
 
 
+def grantable(level: str, roles: Iterable[str]) -> bool:
+    """Whether any standing grant may answer a call: a write whose preview shows its
+    effect (level ``write``), that runs no program (no ``argv`` value) and reaches no
+    address (no ``url``). A ``tool:shell.exec`` for an hour would let the model run
+    anything unasked; a destructive tool (``proc.kill``, an MCP tool) asks every time."""
+    return level == "write" and not {"argv", "url"} & set(roles)
+
+
 def standing_grant_for(tool: str, paths: Iterable[object], cwd: str,
-                       grants: Sequence[str]) -> str | None:
+                       grants: Sequence[str], *, allowed: bool = True) -> str | None:
     """The live grant that covers a write by ``tool`` to ``paths`` (the values its
     schema marks as paths), or None. A file grant covers a call whose every path
-    argument names that one file."""
+    argument names that one file. ``allowed``: `grantable` for the call."""
+    if not allowed:
+        return None
     if f"{TOOL}{tool}" in grants:
         return f"{TOOL}{tool}"
     targets = {file_target(p, cwd) for p in paths}

@@ -33,7 +33,7 @@ from adjutant.safety.protection import (
     protected_inodes,
     protection,
 )
-from adjutant.safety.standing import standing_grant_for
+from adjutant.safety.standing import grantable, standing_grant_for
 from adjutant_hookspecs import (
     PolicyRequest,
     RoleProblem,
@@ -167,7 +167,8 @@ class Rules:
             # consent given in advance for this file or tool answers the baseline
             # question only: any other finding above still asks or denies
             standing = standing_grant_for(tool, [v.value for v in paths], request.cwd,
-                                          request.grants)
+                                          request.grants, allowed=grantable(
+                                              safety.level, (v.role for v in values)))
             findings.append(_Finding(
                 "allow", f"{tool} changes things ({level}), covered by your grant {standing}",
                 baseline=True) if standing else _Finding(

@@ -94,15 +94,17 @@ def _standing(call: ToolCall, declaration: ToolDeclaration, cwd: str) -> dict[st
     """The standing grants that would answer this question next time
     (`adjutant.safety.standing`): this tool, and this file when the step writes one
     file named as itself (no link or ``..`` on the way, one name)."""
-    from adjutant.safety.standing import FILE, TOOL, file_target
+    from adjutant.safety.standing import FILE, TOOL, file_target, grantable
     from adjutant_hookspecs import RoleProblem, role_values
 
-    offers = {"tool": f"{TOOL}{call.tool}"}
     try:
-        paths = [v.value for v in role_values(declaration.args_schema, call.args)
-                 if v.role == "path"]
+        values = role_values(declaration.args_schema, call.args)
     except RoleProblem:
-        return offers
+        return {}
+    if not grantable(declaration.safety.level, (v.role for v in values)):
+        return {}  # a program, an address or a destructive tool: asked every time
+    offers = {"tool": f"{TOOL}{call.tool}"}
+    paths = [v.value for v in values if v.role == "path"]
     files = {file_target(p, cwd) for p in paths}
     if len(files) == 1 and None not in files:
         offers["file"] = f"{FILE}{files.pop()}"
