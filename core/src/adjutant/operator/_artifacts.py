@@ -13,16 +13,19 @@ import platform
 import tarfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ..safety.redaction import Redactor
+if TYPE_CHECKING:  # the rules load on first use: `adjutant mode` imports this module
+    from ..safety.redaction import Redactor
 
 __all__ = ["redact", "run_dir", "write_artifact", "write_bundle"]
 
 def redact(value: Any, redactor: Redactor | None = None) -> Any:
     """A copy of JSON-like data with secrets redacted (`Redactor.value`)."""
+    from ..safety.redaction import Redactor
+
     return (redactor if redactor is not None else Redactor()).value(value)
 
 
@@ -53,6 +56,8 @@ def write_bundle(dest: Path, *, home: Path, records: list[dict[str, Any]], profi
         info = tarfile.TarInfo(name)
         info.size, info.mtime = len(payload), int(time.time())
         tar.addfile(info, io.BytesIO(payload))
+
+    from ..safety.redaction import Redactor
 
     redactor = Redactor()
     with create_new(dest) as out, tarfile.open(fileobj=out, mode="w:gz") as tar:

@@ -115,7 +115,7 @@ _KEYED = re.compile(r"(?i)\b([a-z0-9_.-]*(?:passw(?:or)?d|passphrase|secret|toke
 #: (words and spaces, to the end of the line), and signatures and tokens in URLs.
 _SECRET_WORDS = (r"(?:passw(?:or)?d|passphrase|secret|token|api[_-]?key|apikey|"
                  r"private[_-]?key|connection[_-]?string|credentials?|pwd)")
-_CONFIG = tuple(re.compile(p) for p in (
+_CONFIG_PATTERNS = (
     r"(?i)\bclient-key-data\s*:\s*(?P<s>[A-Za-z0-9+/=]{8,})",
     rf"(?i)<(?P<tag>(?:[\w.-]+:)?[\w.-]*{_SECRET_WORDS}[\w.-]*)(?:\s[^>]*)?>"
     r"(?P<s>[^<\s][^<]*)</(?P=tag)>",
@@ -127,7 +127,15 @@ _CONFIG = tuple(re.compile(p) for p in (
     r"(?i)[?&](?:x-amz-signature|x-amz-security-token|x-goog-signature|x-goog-credential|"
     r"signature|sig|access_token|id_token|refresh_token|api_key|apikey|key|code|"
     r"client_secret|token)=(?P<s>(?!\[REDACTED)[^&\s#\"'<>]{6,})",
-))
+)
+
+
+@functools.cache
+def _own_rules() -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]:
+    """The command-line and configuration patterns, compiled on first use (not at
+    import: `adjutant mode` imports this module)."""
+    return (tuple(re.compile(p) for p in _COMMAND_LINE_PATTERNS),
+            tuple(re.compile(p) for p in _CONFIG_PATTERNS))
 #: A cookie header's every value (``Cookie: a=1; b=2``, ``Set-Cookie: s=...``).
 _COOKIE = re.compile(r"(?i)\b(?:set-)?cookie\s*:\s*(?P<rest>.+)$")
 _COOKIE_VALUE = re.compile(r"(=)(?!\[REDACTED)([^;\s]+)")
@@ -147,7 +155,7 @@ _SECRET_FIELD = re.compile(r"(?i)[a-z0-9_.-]*(?:passw(?:or)?d|secret|token|api[_
 _ARG = r"""(?P<q>['"]?)(?P<s>(?!\[REDACTED)[^\s'"|;&]+)(?P=q)"""
 _CMD = r"""(?:^|[\s;&|(`])"""
 _REST = r"""[^\n|;&]*?\s"""
-_COMMAND_LINE = tuple(re.compile(p) for p in (
+_COMMAND_LINE_PATTERNS = (
     # mysql -pSECRET (attached: `-p SECRET` prompts and names a database)
     rf"{_CMD}(?:mysql|mariadb|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck)\b"
     rf"{_REST}-p{_ARG}",
@@ -166,7 +174,7 @@ _COMMAND_LINE = tuple(re.compile(p) for p in (
     rf"-pass(?:in|out|word)?\s+{_ARG.replace('(?P<s>', 'pass:(?P<s>')}",
     # any --password SECRET / --passwd / --pass / --pwd with a space (`=` is _KEYED's)
     rf"(?:^|\s)--(?:[a-z]+-)?(?:password|passwd|pass|pwd|secret|token)\s+(?!-){_ARG}",
-))
+)
 
 @dataclass
 class Redactor:
@@ -241,9 +249,10 @@ class Redactor:
         for secret in sorted(secrets, key=len, reverse=True):  # longest first
             self.found[secrets[secret]] += line.count(secret)
             line = line.replace(secret, MASK)
-        for pattern in _COMMAND_LINE:
+        command_line, config = _own_rules()
+        for pattern in command_line:
             line = pattern.sub(self._keep_command, line)
-        for pattern in _CONFIG:
+        for pattern in config:
             line = pattern.sub(self._counted_group("configuration-secret"), line)
         line = _COOKIE.sub(self._cookie, line)
         line = _PREFIXED.sub(self._counted("token-prefix", MASK), line)
