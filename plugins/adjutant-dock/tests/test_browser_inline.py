@@ -341,8 +341,16 @@ async def test_settings_edit_the_profile_with_the_loaders_errors(
                 break
             await anyio.sleep(0.1)
         assert dock.harness.kernel.plugin_settings(ChimeSettings).auto_speech is False
+        provider = await page.locator("#set-provider").input_value()
+        await page.fill("#set-model", "another-model")
+        await page.click("#save-model")
+        for _ in range(50):
+            if dock.harness.kernel.profile.model.model == "another-model":
+                break
+            await anyio.sleep(0.1)
         saved = json.loads((tmp_path / "home" / "profiles" / "default.json").read_text())
-        assert saved["model"] == {"temperature": 0.6}
+        assert saved["model"] == {"temperature": 0.6, "provider": provider,
+                                  "model": "another-model"}
         assert saved["path_cages"][-1] == str(me / "projects")
         await shot(page, "settings-saved", width)
         # the one refused save (5 is too hot) is the browser's only complaint

@@ -109,3 +109,33 @@ async def test_an_edit_is_refused_without_the_token_or_from_another_origin() -> 
         assert foreign.status_code == 403
         assert dock.harness.kernel.profile.model.temperature == before
         assert (await dock.client.get("/api/log?kind=dock_settings")).json()["records"] == []
+
+
+async def test_the_model_preset_is_chosen_among_installed_providers(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "profiles").mkdir(parents=True)
+    path = home / "profiles" / "default.json"
+    path.write_text(json.dumps({"model": {"provider": "scripted", "model": "script",
+                                          "temperature": 0.3}}))
+    async with start_dock(home=home, env={"HOME": str(tmp_path / "me")}) as dock:
+        form = (await dock.client.get("/api/settings/form")).json()
+        names = [p["name"] for p in form["providers"]]
+        assert form["provider"] in names and form["model_name"]
+        assert all(isinstance(p["remote"], bool) for p in form["providers"])
+        assert {p["name"]: p["remote"] for p in form["providers"]}["scripted"] is False
+        for change, where in (({"provider": "nowhere", "model": "x"}, "$.model.provider"),
+                              ({"provider": names[0], "model": "  "}, "$.model"),
+                              ({"provider": names[0]}, "$.model"),
+                              ("scripted:script", "$.model")):
+            bad = await dock.client.post("/api/settings/edit", json={"model": change})
+            assert bad.status_code == 422, bad.text
+            assert bad.json()["problems"][0].endswith(where), bad.json()
+        assert json.loads(path.read_text())["model"]["model"] == "script"  # nothing written
+        done = await dock.client.post("/api/settings/edit", json={
+            "model": {"provider": names[0], "model": "another-model"}})
+        assert done.status_code == 200, done.text
+        saved = json.loads(path.read_text())["model"]
+        assert saved == {"provider": names[0], "model": "another-model", "temperature": 0.3}
+        assert dock.harness.kernel.profile.model.model == "another-model"  # in force
+        [record] = (await dock.client.get("/api/log?kind=dock_settings")).json()["records"]
+        assert record["change"] == {"model": {"provider": names[0], "model": "another-model"}}

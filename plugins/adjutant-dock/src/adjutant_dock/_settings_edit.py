@@ -1,11 +1,12 @@
-"""Settings that edit: one change at a time to the profile in use (temperature, the
-working folders, each plugin's declared section), checked by the profile loader and
+"""Settings that edit: one change at a time to the profile in use (the model, its
+temperature, the working folders, each plugin's declared section), checked by the profile loader and
 the plugin's own schema (the loader's errors, ``reason @ $.path``), written to the
 profile's file atomically, logged (``dock_settings``), then in force.
 
 - ``GET /api/settings/form``: what can be edited and the current values, each
   plugin's fields from the settings class it declared (``register_settings``).
-- ``POST /api/settings/edit`` ``{"temperature": 0.4}`` | ``{"cages": [...]}`` |
+- ``POST /api/settings/edit`` ``{"model": {"provider": "llama-cpp", "model": "..."}}`` |
+  ``{"temperature": 0.4}`` | ``{"cages": [...]}`` |
   ``{"plugins": {"tts": {"auto_speech": false}}}``.
 - ``GET /api/folders?path=/abs/dir``: the folders a cage may be picked from (a folder
   picker limited to what the user may grant: never ``/``, a top-level folder, the
@@ -78,8 +79,18 @@ async def form(request: Request) -> Response:
     return JSONResponse({
         "profile": profile.name, "file": str(profile_path(Path(kernel.home), profile.name)),
         "model": f"{profile.model.provider}:{profile.model.model}",
+        "provider": profile.model.provider, "model_name": profile.model.model,
+        "providers": [{"name": name, "remote": _remote(provider)}
+                      for name, provider in sorted(kernel.providers.items())],
         "temperature": profile.model.temperature, "cages": list(profile.path_cages),
         "plugins": plugins})
+
+
+def _remote(provider: Any) -> bool:
+    """Whether the provider sends requests off this machine (said beside its name)."""
+    from adjutant.providers import capabilities_of
+
+    return bool(capabilities_of(provider).remote)
 
 
 def _file_data(path: Path) -> dict[str, Any]:
@@ -96,11 +107,25 @@ def _file_data(path: Path) -> dict[str, Any]:
 def _changed(data: dict[str, Any], change: dict[str, Any], kernel: Any) -> list[str]:
     """Apply ``change`` to the file's data; the plugin sections it touched."""
     touched: list[str] = []
-    unknown = set(change) - {"temperature", "cages", "plugins"}
+    unknown = set(change) - {"model", "temperature", "cages", "plugins"}
     if unknown or len(change) != 1:
         raise ProfileError("the change", [
-            "send one of temperature, cages, plugins @ $" + (
+            "send one of model, temperature, cages, plugins @ $" + (
                 f".{sorted(unknown)[0]}" if unknown else "")])
+    if "model" in change:
+        given = change["model"]
+        if not isinstance(given, dict) or set(given) - {"provider", "model"} or not all(
+                isinstance(given.get(k), str) and given[k].strip() for k in ("provider", "model")):
+            raise ProfileError("the change", [
+                "model must be {\"provider\": \"...\", \"model\": \"...\"} @ $.model"])
+        if given["provider"] not in kernel.providers:
+            raise ProfileError("the change", [
+                f"no model provider named {given['provider']!r} is installed (installed: "
+                f"{', '.join(sorted(kernel.providers)) or 'none'}) @ $.model.provider"])
+        model = data.setdefault("model", {})
+        if not isinstance(model, dict):
+            raise ProfileError("the profile", ["model must be an object @ $.model"])
+        model.update(provider=given["provider"], model=given["model"].strip())
     if "temperature" in change:
         model = data.setdefault("model", {})
         if not isinstance(model, dict):

@@ -67,6 +67,17 @@ async function loadForm() {
   setText($("#settings-file"), `Profile ${data.profile} (${data.file}), model ${data.model}`);
   const out = [];
 
+  const provider = el("select", { id: "set-provider" }, ...data.providers.map((p) => el("option", {
+    value: p.name, text: p.remote ? `${p.name} (leaves this machine)` : p.name,
+    ...(p.name === data.provider ? { selected: "" } : {}) })));
+  const modelName = el("input", { type: "text", id: "set-model", spellcheck: "false" });
+  modelName.value = data.model_name;
+  const mErrors = el("ul", { class: "errors", role: "alert" });
+  out.push(section("Model preset",
+    el("label", { class: "edit-row", for: "set-provider" }, el("span", { text: "provider" }), provider),
+    el("label", { class: "edit-row", for: "set-model" }, el("span", { text: "model" }), modelName),
+    el("button", { type: "button", id: "save-model", text: "Save", onclick: () => save({ model: { provider: provider.value, model: modelName.value } }, mErrors) }), mErrors));
+
   const temperature = el("input", { type: "number", id: "set-temperature", step: "0.05", min: "0", max: "2" });
   temperature.value = data.temperature;
   const tErrors = el("ul", { class: "errors", role: "alert" });
