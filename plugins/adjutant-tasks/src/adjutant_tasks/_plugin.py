@@ -12,6 +12,7 @@ from adjutant_hookspecs import Command, hookimpl, lazy
 if TYPE_CHECKING:
     from adjutant_hookspecs import Event, Kernel, TaskCapability, Tool
 
+    from ._notify import Notifier
     from ._queue import Task, TaskQueue
     from ._runner import Runner
 
@@ -31,6 +32,7 @@ class TasksPlugin:
         self.runner: Runner | None = None
         self._stop: Callable[[], Awaitable[None]] | None = None
         self._stop_watch: Callable[[], Awaitable[None]] | None = None
+        self._notifier: Notifier | None = None
 
     @hookimpl
     def register_settings(self, register: Callable[[type[Any]], None]) -> None:
@@ -41,8 +43,9 @@ class TasksPlugin:
     @hookimpl
     def register_events(self, register: Callable[[type[Event]], None]) -> None:
         from ._events import TASK_EVENTS
+        from ._notify import Notification
 
-        for event in TASK_EVENTS:
+        for event in (*TASK_EVENTS, Notification):
             register(event)
 
     @hookimpl
@@ -62,8 +65,13 @@ class TasksPlugin:
     @hookimpl
     def register_task_capabilities(self, register: Callable[[TaskCapability], None]) -> None:
         from ._summarize import SummarizeCapability
+        from ._toolcall import ToolCallCapability
 
         register(SummarizeCapability())
+        register(ToolCallCapability())
+        from ._automations import AutomationCapability
+
+        register(AutomationCapability(notify=self.notify))
 
     @hookimpl
     async def startup(self, kernel: Kernel) -> None:
@@ -89,8 +97,23 @@ class TasksPlugin:
         if stop is not None:
             await stop()
         self.runner, self._queue, self.kernel = None, None, None
+        self._notifier = None
 
     # -- the queue, for tools, commands and other plugins ---------------------------------
+
+    async def notify(self, note: Any, *, source: str = "tasks") -> Any:
+        """A notification (a flow's step, a task waiting for a human): always on the bus,
+        on the desktop where it has one (`adjutant_tasks._notify`), throttled."""
+        return await self.notifier.send(note, source=source)
+
+    @property
+    def notifier(self) -> Notifier:
+        """This kernel's `Notifier` (made on first use)."""
+        if self._notifier is None:
+            from ._notify import Notifier
+
+            self._notifier = Notifier(self.started())
+        return self._notifier
 
     def started(self) -> Kernel:
         if self.kernel is None:

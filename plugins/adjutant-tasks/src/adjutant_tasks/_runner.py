@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -125,7 +125,8 @@ def capability(kernel: Kernel, name: str) -> TaskCapability:
 async def enqueue(kernel: Kernel, queue: TaskQueue, name: str, inputs: Mapping[str, Any], *,
                   settings: TasksSettings, not_before: float | None = None,
                   parent_run: str | None = None, idempotency_key: str | None = None,
-                  schedule_id: str | None = None) -> tuple[Task, bool]:
+                  schedule_id: str | None = None,
+                  parent_task: str | None = None) -> tuple[Task, bool]:
     """Queue capability ``name`` with ``inputs``; returns the task and whether it is
     new (False: a task with ``idempotency_key`` was queued before, and is returned)."""
     cap = capability(kernel, name)
@@ -142,7 +143,7 @@ async def enqueue(kernel: Kernel, queue: TaskQueue, name: str, inputs: Mapping[s
                 not_before=now if not_before is None else not_before,
                 parent_run=parent_run, idempotency_key=idempotency_key,
                 max_attempts=settings.max_attempts, timeout_s=float(cap.timeout_s),
-                schedule_id=schedule_id,
+                schedule_id=schedule_id, parent_task=parent_task,
                 artifacts=str(artifact_dir(kernel.home, task_id, now)))
     stored = await queue.add(task)
     if stored.id != task.id:
@@ -172,6 +173,13 @@ async def apply_request(kernel: Kernel, queue: TaskQueue, task: Task, op: str) -
         kernel.bus.publish(TaskQueued(task_id=task.id, capability=task.capability),
                            run_id=task.parent_run)
     return task
+
+
+def _waits() -> tuple[type[Exception], ...]:
+    from ._automations import _Later
+    from ._human import WaitingForHuman, WaitingOnChild
+
+    return (WaitingForHuman, WaitingOnChild, _Later)
 
 
 class _Context:
@@ -207,6 +215,55 @@ class _Context:
     async def load_checkpoint(self) -> Any:
         return await self._runner.queue.load_checkpoint(self.task_id)
 
+    # -- adjutant-tasks' own capabilities (flows, tool calls): not in the protocol --------
+
+    async def call_tool(self, step: str, tool: str, args: Mapping[str, Any], *,
+                        cwd: str | None = None) -> Any:
+        """Run one tool call through the operator's whole pipeline (schema, mode,
+        policies, write-gate, preview, log) and return its `ExecutionResult`. Where it
+        needs an approval the task does not wait here: `WaitingForHuman` ends the
+        attempt with the question kept (see ``_human``), unless the task holds an
+        answer bound to this step's exact preview."""
+        from adjutant_hookspecs import ToolCall
+
+        from ._human import TaskApprover, WaitingForHuman
+
+        approver = TaskApprover(self._task, step)
+        copilot = self._runner.copilot(cwd)
+        outcome = await copilot.call(
+            ToolCall(tool=tool, args=dict(args), explain=f"task {self.task_id}, step {step}"),
+            caller=f"task {self.task_id}", by_user=False, approver=approver)
+        if approver.question is not None:
+            raise WaitingForHuman(approver.question, stale=approver.stale)
+        if not outcome.results:
+            from adjutant_hookspecs import ExecutionResult
+
+            return ExecutionResult(tool=tool, args=dict(args), status="error",
+                                   stderr=outcome.error or f"not run ({outcome.status})")
+        return outcome.results[0]
+
+    async def ask_operator(self, step: str, prompt: str, *, cwd: str | None = None) -> Any:
+        """A request to the model (its plan through the pipeline, as `call_tool`);
+        returns the `RunOutcome`."""
+        from ._human import TaskApprover, WaitingForHuman
+
+        approver = TaskApprover(self._task, step)
+        copilot = self._runner.copilot(cwd)
+        outcome = await copilot.handle(prompt, approver=approver)
+        if approver.question is not None:
+            raise WaitingForHuman(approver.question, stale=approver.stale)
+        return outcome
+
+    async def child(self, step: str, name: str, inputs: Mapping[str, Any]) -> Task:
+        """The task of a nested step: queued once (its key is this task and step),
+        then returned as stored. Raise `WaitingOnChild` while it is not finished: this
+        task waits, and an approval inside it holds this one too."""
+        task, _ = await enqueue(self.kernel, self._runner.queue, name, inputs,
+                                settings=self._runner.settings, parent_run=self._task.parent_run,
+                                idempotency_key=f"child:{self.task_id}:{step}",
+                                parent_task=self.task_id)
+        return task
+
 
 class Runner:
     """Runs this data home's queue while `serve` runs (one process at a time).
@@ -224,6 +281,19 @@ class Runner:
         self._scopes: dict[str, anyio.CancelScope] = {}
         self._wake = anyio.Event()
         self.serving = False
+        self._copilots: dict[str, Any] = {}
+        #: Awaited with a task that just began to wait for a human (notifications).
+        self.on_waiting: list[Callable[[Task], Awaitable[None]]] = []
+
+    def copilot(self, cwd: str | None) -> Any:
+        """The operator this runner's tasks call tools through (one per working
+        directory; the persisted mode, grants and cages, the same action log)."""
+        from adjutant.operator import Copilot
+
+        key = cwd or ""
+        if key not in self._copilots:
+            self._copilots[key] = Copilot(self.kernel, cwd=cwd) if cwd else Copilot(self.kernel)
+        return self._copilots[key]
 
     def wake(self) -> None:
         """Look at the queue now (something was queued or asked)."""
@@ -272,6 +342,11 @@ class Runner:
         now = self.clock()
         found = []
         for task in await self.queue.open_tasks():
+            if task.waiting_on is not None:  # a kill between a child's end and this one
+                child = await self.queue.get(task.waiting_on)
+                if child is None or child.finished:
+                    await self._release(task)
+                continue
             if task.status != "running":
                 continue
             age = now - (task.started_at or task.created_at)
@@ -301,6 +376,9 @@ class Runner:
 
     async def _handle_requests(self) -> None:
         for task_id, op in await self.queue.requests():
+            if op in ("approve", "deny"):
+                await self._answer_request(task_id, op)
+                continue
             if op == "unschedule":  # a schedule's id: only the runner rewrites them
                 await self.queue.delete_schedule(task_id)
                 await self.queue.clear_request(task_id)
@@ -317,6 +395,21 @@ class Runner:
                 await self.queue.clear_request(task_id)
             elif task is None:
                 await self.queue.clear_request(task_id)
+
+    async def _answer_request(self, task_id: str, op: str) -> None:
+        from ._human import AnswerRefusedError, answer
+
+        request = await self.queue.request_of(task_id)
+        await self.queue.clear_request(task_id)
+        task = await self.queue.get(task_id)
+        if request is None or task is None or task_id in self._inflight:
+            return
+        try:
+            await answer(self.kernel, self.queue, task, "grant" if op == "approve" else "deny",
+                         digest=request.digest, by=request.by or "user")
+        except AnswerRefusedError:  # logged and published by `answer`
+            return
+        self.wake()
 
     async def _fire_schedules(self) -> None:
         now = self.clock()
@@ -343,7 +436,7 @@ class Runner:
             if task_id in self._inflight:
                 continue
             task = await self.queue.get(task_id)
-            if task is None or task.status != "queued":
+            if task is None or task.status != "queued" or task.waiting_on is not None:
                 continue
             if task.not_before > now:
                 next_due = task.not_before if next_due is None else min(next_due,
@@ -394,6 +487,8 @@ class Runner:
         resumed = task.resumes > 0 and task.attempts > 0
         task.status, task.attempts, task.started_at = "running", task.attempts + 1, self.clock()
         task.error = None
+        if task.answer is None:
+            task.question = None  # answered (kept for `show` until the next attempt)
         # Durable before the capability runs: a crash from here on finds it running
         # (its timeout then counts); the commit also carries the previous task's end.
         await self.queue.put(task)
@@ -401,6 +496,7 @@ class Runner:
                                             attempt=task.attempts, resumed=resumed),
                                 run_id=task.parent_run)
         context = _Context(self, task)
+        waiting = _waits()
         scope = anyio.CancelScope()
         self._scopes[task.id] = scope
         error: str | None = None
@@ -412,6 +508,10 @@ class Runner:
                 outputs = await cap.run(context)
         except TimeoutError:
             error, retry = f"timed out after {task.timeout_s:g} s", bool(cap.retryable)
+        except waiting as waits:
+            self._scopes.pop(task.id, None)
+            await self._wait(task, waits)
+            return
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):  # the runner stops: resume next start
                 task.status, task.message = "queued", "stopped with the runner; resumes"
@@ -457,11 +557,95 @@ class Runner:
     async def _finish(self, task: Task, status: Status, *, error: str | None = None) -> None:
         task.status = status
         task.error, task.finished_at = error, self.clock()
+        task.answer = None
         await self.queue.put(task, wait=False)
         self.kernel.bus.publish(TaskFinished(task_id=task.id, capability=task.capability,
                                              status=status, error=error,
                                              artifacts=task.artifacts or None),
                                 run_id=task.parent_run)
+        if task.parent_task is not None:  # the nested step ended: its parent goes on
+            parent = await self.queue.get(task.parent_task)
+            if parent is not None and parent.waiting_on == task.id:
+                await self._release(parent)
+
+    # -- waiting ---------------------------------------------------------------------------
+
+    async def _wait(self, task: Task, waits: Exception) -> None:
+        """The attempt stopped to wait: for a human (the question kept, in the log, on
+        the bus) or for a nested step's task (this one is held until it finishes)."""
+        from ._automations import _Later
+        from ._events import TaskWaiting
+        from ._human import TaskAskedRecord, WaitingForHuman, WaitingOnChild, action_log
+
+        if isinstance(waits, _Later):  # a delay: queued again for then, durably
+            task.status, task.not_before = "queued", waits.at
+            task.message = f"waits until {time.strftime('%H:%M:%S', time.localtime(waits.at))}"
+            await self.queue.put(task)
+            self.wake()
+            return
+        if isinstance(waits, WaitingOnChild):
+            child = await self.queue.get(waits.child)
+            if child is None or child.finished:  # it ended already: go on at once
+                task.status, task.not_before, task.waiting_on = "queued", self.clock(), None
+                await self.queue.put(task)
+                self.wake()
+                return
+            task.waiting_on = child.id
+            task.status = "waiting_for_human" if child.status == "waiting_for_human" \
+                else "queued"
+            task.message = f"waits for its nested step's task {child.id}"
+            await self.queue.put(task)
+            if task.status == "waiting_for_human":
+                self.kernel.bus.publish(TaskWaiting(task_id=task.id, capability=task.capability,
+                                                    waiting_on=child.id),
+                                        run_id=task.parent_run)
+                await self._hold_parents(task)
+            self.wake()
+            return
+        assert isinstance(waits, WaitingForHuman)
+        question = waits.question
+        # In the log before the task is stored as waiting: a restart finds both.
+        await action_log(self.kernel).record(TaskAskedRecord(
+            run_id=question.run_id, task_id=task.id, step=question.step, tool=question.tool,
+            args=question.args, preview=question.preview, digest=question.digest))
+        task.status, task.question, task.answer = "waiting_for_human", question, None
+        task.message = (f"{waits.stale}; " if waits.stale else "") + \
+            f"waits for your approval: {question.summary or question.tool}"
+        await self.queue.put(task)
+        self.kernel.bus.publish(TaskWaiting(task_id=task.id, capability=task.capability,
+                                            question=msgspec.to_builtins(question)),
+                                run_id=task.parent_run)
+        await self._hold_parents(task)
+        for hook in self.on_waiting:
+            await hook(task)
+
+    async def _hold_parents(self, task: Task) -> None:
+        """Every task above a waiting one waits for a human too (never released
+        before the nested step has finished)."""
+        from ._events import TaskWaiting
+
+        seen = {task.id}
+        while task.parent_task is not None and task.parent_task not in seen:
+            parent = await self.queue.get(task.parent_task)
+            if parent is None or parent.finished or parent.waiting_on != task.id:
+                return
+            seen.add(parent.id)
+            if parent.status != "waiting_for_human":
+                parent.status = "waiting_for_human"
+                parent.message = f"waits: its nested step's task {task.id} waits for you"
+                await self.queue.put(parent)
+                self.kernel.bus.publish(TaskWaiting(task_id=parent.id,
+                                                    capability=parent.capability,
+                                                    waiting_on=task.id),
+                                        run_id=parent.parent_run)
+            task = parent
+
+    async def _release(self, parent: Task) -> None:
+        parent.waiting_on, parent.status = None, "queued"
+        parent.not_before = self.clock()
+        parent.message = "its nested step finished; it goes on"
+        await self.queue.put(parent)
+        self.wake()
 
 
 async def add_schedule(kernel: Kernel, queue: TaskQueue, name: str, inputs: Mapping[str, Any],
