@@ -252,7 +252,8 @@ class AutomationCapability:
                                  **dict(context.inputs.get("input") or {}),
                                  **state["results"]}
         steps = flow["steps"]
-        cwd = flow.get("cwd")
+        given = context.inputs.get("cwd")
+        cwd = flow.get("cwd") or (given if isinstance(given, str) else None)
         ran: list[str] = []
         while state["next"] < len(steps):
             n = state["next"]
@@ -342,7 +343,7 @@ class AutomationCapability:
             from ._human import WaitingOnChild
 
             child = await ctx.child(sid, "automation.run",
-                                    {"flow": step["flow"],
+                                    {"flow": step["flow"], "cwd": cwd,
                                      "input": resolve(step.get("input", {}), scope)})
             if not child.finished:
                 raise WaitingOnChild(child.id)
