@@ -51,8 +51,12 @@ class TasksPlugin:
     @hookimpl
     def register_commands(self, register: Callable[[Command], None]) -> None:
         register(Command(name="tasks", help="durable tasks: list, show, cancel, retry, "
-                         "watch, run the queue", run=lazy("adjutant_tasks._cli:run"),
+                         "approve, deny, watch, run the queue",
+                         run=lazy("adjutant_tasks._cli:run"),
                          configure=lazy("adjutant_tasks._cli:configure")))
+        register(Command(name="automations", help="automation flows: list, add, enable, "
+                         "disable, run", run=lazy("adjutant_tasks._autocli:run"),
+                         configure=lazy("adjutant_tasks._autocli:configure")))
 
     @hookimpl
     def register_tools(self, register: Callable[[Tool], None]) -> None:
@@ -79,6 +83,8 @@ class TasksPlugin:
 
         settings = tasks_settings(kernel)  # a bad plugins.tasks section stops the start
         self.kernel = kernel
+        if (kernel.home / "automations").is_dir():  # each stored flow as a tool
+            self.mount_flows()
         if settings.run_in_process:
             # Not at start-up (every `adjutant` command starts the kernel, `tasks list`
             # too): the first run of an operator here (chat, dock, `adjutant run`)
@@ -114,6 +120,13 @@ class TasksPlugin:
 
             self._notifier = Notifier(self.started())
         return self._notifier
+
+    def mount_flows(self) -> dict[str, str]:
+        """(Re)mount each stored flow as the tool ``flow.<name>``; returns those refused."""
+        from ._flowtool import flow_tools
+
+        kernel = self.started()
+        return kernel.mount_tools(kernel.plugin_name(self), "flow.", flow_tools(self))
 
     def started(self) -> Kernel:
         if self.kernel is None:

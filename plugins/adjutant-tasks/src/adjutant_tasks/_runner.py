@@ -175,6 +175,15 @@ async def apply_request(kernel: Kernel, queue: TaskQueue, task: Task, op: str) -
     return task
 
 
+def _flow_enabled(home: Path, name: Any) -> bool:
+    from ._automations import FlowError, FlowStore
+
+    try:
+        return isinstance(name, str) and bool(FlowStore(home).get(name).get("enabled", True))
+    except (FlowError, OSError, ValueError):
+        return False
+
+
 def _waits() -> tuple[type[Exception], ...]:
     from ._automations import _Later
     from ._human import WaitingForHuman, WaitingOnChild
@@ -316,6 +325,14 @@ class Runner:
                 # Task state changes commit in the background, grouped (the queue's own
                 # reads see them at once); the group ends after the last commit.
                 self.queue.background = tg
+                watcher = anyio.CancelScope()
+                if (self.kernel.home / "automations").is_dir():
+                    events = self.kernel.bus.subscribe()
+
+                    async def watch() -> None:
+                        with watcher:
+                            await self._event_triggers(events)
+                    tg.start_soon(watch)
                 while True:
                     await self._handle_requests()
                     await self._fire_schedules()
@@ -329,6 +346,7 @@ class Runner:
                     with anyio.move_on_after(wait):
                         await self._wake.wait()
                     self._wake = anyio.Event()
+                watcher.cancel()
         finally:
             self.queue.background = None
             self.serving = False
@@ -396,6 +414,31 @@ class Runner:
             elif task is None:
                 await self.queue.clear_request(task_id)
 
+    async def _event_triggers(self, events: Any) -> None:
+        """Flows whose trigger is a bus event: one run per event (its ``seq`` is the
+        idempotency key), with the event as the flow's input ``event``. Events of
+        automation runs themselves never trigger a flow (no loops)."""
+        from adjutant_hookspecs import event_name
+
+        from ._automations import FlowStore
+
+        async for env in events:
+            name = event_name(type(env.event))
+            if getattr(env.event, "capability", None) == "automation.run":
+                continue
+            flows = [f for f in FlowStore(self.kernel.home).all()
+                     if f.get("enabled", True) and (f.get("trigger") or {}).get("event") == name]
+            for flow in flows:
+                payload = msgspec.to_builtins(env.event)
+                try:
+                    await enqueue(self.kernel, self.queue, "automation.run",
+                                  {"flow": flow["name"], "input": {"event": payload}},
+                                  settings=self.settings,
+                                  idempotency_key=f"event:{flow['name']}:{env.seq}")
+                except (LookupError, ValueError, TypeError):
+                    continue
+                self.wake()
+
     async def _answer_request(self, task_id: str, op: str) -> None:
         from ._human import AnswerRefusedError, answer
 
@@ -415,6 +458,11 @@ class Runner:
         now = self.clock()
         for schedule in await self.queue.schedules():
             if not schedule.enabled or schedule.next_at > now:
+                continue
+            if schedule.capability == "automation.run" and not _flow_enabled(
+                    self.kernel.home, schedule.inputs.get("flow")):  # skipped, not queued
+                schedule.next_at = cron_next(schedule.cron, now)
+                await self.queue.put_schedule(schedule)
                 continue
             key = f"schedule:{schedule.id}:{schedule.next_at:.0f}"
             try:
