@@ -234,3 +234,33 @@ def test_approve_and_deny_a_waiting_task_from_the_shell(tmp_path: Path) -> None:
     assert final[no]["status"] == "failed" and "denied" in final[no]["error"]
     assert final[yes]["status"] == "done"
     assert (work / "yes.txt").read_text() == "yes"
+
+
+def test_automations_from_the_shell(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    flow = tmp_path / "flow.json"
+    flow.write_text(json.dumps({"name": "greet", "trigger": {"cron": "30 7 * * *"},
+                                "steps": [{"id": "c", "condition": {
+                                    "value": "${input.name}", "op": "eq", "than": "Ada"},
+                                    "else": "return", "returns": "not Ada"},
+                                    {"id": "r", "return": "hello ${input.name}"}]}))
+    added = json.loads(adjutant(home, "automations", "add", str(flow), "--json").stdout)
+    assert added["name"] == "greet"
+    listed = json.loads(adjutant(home, "automations", "list", "--json").stdout)
+    assert [f["name"] for f in listed] == ["greet"]
+    schedules = json.loads(adjutant(home, "tasks", "schedules", "--json").stdout)
+    assert [(s["id"], s["cron"]) for s in schedules] == [("auto-greet", "30 7 * * *")]
+    assert "disabled" in adjutant(home, "automations", "disable", "greet").stdout
+    assert "disabled" in adjutant(home, "automations", "list").stdout
+    adjutant(home, "automations", "enable", "greet")
+    ran = json.loads(adjutant(home, "automations", "run", "greet", "--input",
+                              '{"name": "Ada"}', "--json").stdout)
+    assert ran["status"] == "done" and ran["outputs"]["returned"] == "hello Ada"
+    other = json.loads(adjutant(home, "automations", "run", "greet", "--input",
+                                '{"name": "Bob"}', "--json").stdout)
+    assert other["outputs"]["returned"] == "not Ada" and other["outputs"]["early"] is True
+    bad = adjutant(home, "automations", "run", "nope", check=False)
+    assert bad.returncode == 1 and "no flow 'nope'" in bad.stderr
+    flow.write_text(json.dumps({"name": "x", "steps": [{"id": "a", "bogus": 1}]}))
+    refused = adjutant(home, "automations", "add", str(flow), check=False)
+    assert refused.returncode == 1 and "step a: one of" in refused.stderr

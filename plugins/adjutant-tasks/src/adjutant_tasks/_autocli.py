@@ -82,13 +82,15 @@ async def run(kernel: Kernel, args: argparse.Namespace) -> int:
             given = None
         if not isinstance(given, dict):
             raise FlowError("--input must be a JSON object")
-        task, _ = await plugin.submit("automation.run", {"flow": args.flow, "input": given})
-        from ._runner import Runner, runner_pid
+        from ._runner import Runner, RunnerBusyError, enqueue
         from ._settings import tasks_settings
 
-        if runner_pid(kernel.home) is None and plugin.runner is None:
-            await Runner(kernel, plugin.queue, tasks_settings(kernel)).serve(until_idle=True)
-        else:
+        settings = tasks_settings(kernel)
+        task, _ = await enqueue(kernel, plugin.queue, "automation.run",
+                                {"flow": args.flow, "input": given}, settings=settings)
+        try:  # no runner alive: run the queue here until nothing is due
+            await Runner(kernel, plugin.queue, settings).serve(until_idle=True)
+        except RunnerBusyError:  # another process runs it (adjutant tasks run, a chat)
             await plugin.queue.flush()
         task = await plugin.queue.get(task.id) or task
         import msgspec
