@@ -209,6 +209,30 @@ def _holds(cond: Mapping[str, Any], scope: Mapping[str, Any]) -> bool:
         return False
 
 
+async def _spent(context: TaskContext, runs: list[str]) -> tuple[int, float]:
+    """Tokens (every call) and metered cost (only calls that cost money or left the
+    machine: a local model's calls cost nothing) of the chain's operator runs, from
+    core's budget ledger."""
+    if not runs:
+        return 0, 0.0
+    import datetime as dt
+
+    from adjutant.providers import Ledger
+
+    from ._queue import key_value_store
+
+    ledger = Ledger(key_value_store(context.kernel))
+    wanted, tokens, cost = set(runs), 0, 0.0
+    today = dt.date.today()
+    for day in (today - dt.timedelta(days=1), today):
+        for entry in await ledger.day(day):
+            if entry.get("run_id") in wanted:
+                tokens += int(entry.get("tokens") or 0)
+                if entry.get("metered"):
+                    cost += float(entry.get("cost") or 0.0)
+    return tokens, cost
+
+
 # -- the capability ----------------------------------------------------------------------------
 
 class _Later(Exception):  # noqa: N818
@@ -248,6 +272,7 @@ class AutomationCapability:
                      "next": 0, "calls": {}}
             await context.save_checkpoint(state)
         flow = state["definition"]
+        state.setdefault("started", time.time())
         scope: dict[str, Any] = {"input": dict(context.inputs.get("input") or {}),
                                  **dict(context.inputs.get("input") or {}),
                                  **state["results"]}
@@ -260,10 +285,25 @@ class AutomationCapability:
             step = steps[n]
             sid = step.get("id", f"step{n + 1}")
             await context.progress(n / len(steps), f"step {sid}")
+            await self._guard(context, state, flow, sid, step, scope)
             if "when" in step and not _holds(step["when"], scope):
                 result: dict[str, Any] = {"status": "skipped"}
             else:
-                outcome = await self._step(context, state, sid, step, scope, cwd)
+                try:
+                    outcome = await self._step(context, state, sid, step, scope, cwd)
+                except TaskFailed as exc:
+                    if not step.get("continue_on_error"):
+                        raise  # fail fast
+                    outcome = ("ok", {"status": "failed", "error": str(exc)})
+                    failed = [k for k, v in state["results"].items()
+                              if v.get("status") == "failed"] + [sid]
+                    run = len(state["results"]) + 1
+                    if run >= 2 and len(failed) * 2 > run:
+                        errors = "; ".join(
+                            f"{k}: {(state['results'].get(k) or outcome[1])['error'][:120]}"
+                            for k in failed)
+                        raise TaskFailed(f"aborted: {len(failed)} of {run} steps failed: "
+                                         f"{errors}") from None
                 if outcome is not None and outcome[0] == "return":
                     state["results"][sid] = {"status": "ok", "data": outcome[1]}
                     await context.save_checkpoint(state)
@@ -278,6 +318,53 @@ class AutomationCapability:
             await context.save_checkpoint(state)
         return {"flow": flow["name"], "version": state["version"], "early": False,
                 "results": state["results"]}
+
+    async def _guard(self, context: TaskContext, state: dict[str, Any], flow: Mapping[str, Any],
+                     sid: str, step: Mapping[str, Any], scope: Mapping[str, Any]) -> None:
+        """The guardrails of a long chain, before each step: the same call a third time
+        ("I seem to be stuck"), over its time limit ("still working on X?"), over its
+        token or cost budget. Each pauses the run for the user (``waiting_for_human``);
+        a deny stops it."""
+        ctx: Any = context
+        limits = flow.get("limits") or {}
+        asks: list[tuple[str, str, str]] = []
+        if "tool" in step and state.get("counted") != state["next"]:
+            key = canonical_json([step["tool"], resolve(step.get("args", {}), scope)]).decode()
+            seen = state.setdefault("seen", {})
+            if seen.get(key, 0) >= 2:
+                asks.append((f"{sid}:stuck", "guardrail.stuck",
+                             f"I seem to be stuck: {step['tool']} is about to run a third "
+                             f"time with the same input (step {sid} of {flow['name']}). "
+                             "Go on?"))
+        limit = float(limits.get("time_s", 3600.0))
+        since = float(state.get("time_ok_at", state["started"]))
+        if time.time() - since > limit:
+            asks.append((f"{sid}:time:{since:.0f}", "guardrail.time",
+                         f"Still working on {flow['name']}? It has run for "
+                         f"{time.time() - state['started']:.0f} s, over its limit of "
+                         f"{limit:g} s (next: step {sid}). Go on?"))
+        if limits.get("tokens") is not None or limits.get("cost_usd") is not None:
+            spent = await _spent(context, state.get("runs", []))
+            over = None
+            if limits.get("tokens") is not None and spent[0] > int(limits["tokens"]):
+                over = f"{spent[0]:,} tokens, over its budget of {int(limits['tokens']):,}"
+            elif limits.get("cost_usd") is not None and spent[1] > float(limits["cost_usd"]):
+                over = f"${spent[1]:.4f}, over its budget of ${float(limits['cost_usd']):.4f}"
+            if over is not None:
+                asks.append((f"{sid}:budget:{spent[0]}:{spent[1]:.6f}", "guardrail.budget",
+                             f"{flow['name']} has spent {over} (next: step {sid}). "
+                             "Go on?"))
+        for name, what, question in asks:
+            if not await ctx.confirm(name, what, question):
+                raise TaskFailed(f"stopped by the user: {question}")
+            if what == "guardrail.time":
+                state["time_ok_at"] = time.time()
+            elif what == "guardrail.stuck":
+                state["seen"][key] = 0
+            await context.save_checkpoint(state)
+        if "tool" in step and state.get("counted") != state["next"]:  # once a step,
+            state["seen"][key] = state["seen"].get(key, 0) + 1  # not again on resume
+            state["counted"] = state["next"]
 
     async def _step(self, context: TaskContext, state: dict[str, Any], sid: str,
                     step: Mapping[str, Any], scope: Mapping[str, Any],
@@ -354,6 +441,7 @@ class AutomationCapability:
         if "ask" in step:
             prompt = resolve(step["ask"], scope)
             outcome = await ctx.ask_operator(sid, str(prompt), cwd=cwd)
+            state.setdefault("runs", []).append(outcome.run_id)
             if outcome.status not in ("executed", "answered", "ok", "responded"):
                 raise TaskFailed(f"step {sid}: the operator's run {outcome.status}: "
                                  f"{outcome.error or ''}")

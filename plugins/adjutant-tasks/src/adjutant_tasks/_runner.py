@@ -263,6 +263,23 @@ class _Context:
             raise WaitingForHuman(approver.question, stale=approver.stale)
         return outcome
 
+    async def confirm(self, step: str, what: str, question: str) -> bool:
+        """Ask the user ``question`` (a guardrail: "I seem to be stuck", "still working
+        on X?", a budget) the durable way: True or False once answered, else
+        `WaitingForHuman` ends the attempt until it is."""
+        from ._human import WaitingForHuman, packet_digest
+        from ._queue import Question
+
+        digest = packet_digest(what, {}, question)
+        given = self._task.answer
+        if given is not None and given.step == step and given.digest == digest:
+            self._task.answer = None
+            return given.action == "grant"
+        raise WaitingForHuman(Question(
+            step=step, tool=what, args={}, preview=question, summary=question.splitlines()[0],
+            level="guardrail", digest=digest, run_id=self._task.parent_run or self.task_id,
+            asked_at=time.time()))
+
     async def child(self, step: str, name: str, inputs: Mapping[str, Any]) -> Task:
         """The task of a nested step: queued once (its key is this task and step),
         then returned as stored. Raise `WaitingOnChild` while it is not finished: this
