@@ -681,8 +681,26 @@ class Runner:
                                             question=msgspec.to_builtins(question)),
                                 run_id=task.parent_run)
         await self._hold_parents(task)
+        await self._notify_waiting(task, question.summary or question.tool)
         for hook in self.on_waiting:
             await hook(task)
+
+    async def _notify_waiting(self, task: Task, what: str) -> None:
+        """A task waits for the user: say so (bus always; desktop where there is one).
+        A notification never fails the task."""
+        from ._plugin import tasks_of
+
+        try:
+            await tasks_of(self.kernel).notify(
+                {"title": "Adjutant waits for your approval",
+                 "body": f"task {task.id} ({task.capability}): {what}\n"
+                         f"adjutant tasks approve {task.id}",
+                 "priority": "normal", "key": f"approval-{task.id}"},
+                source=f"task {task.id}")
+        except Exception as exc:
+            from adjutant import get_logger
+
+            get_logger(plugin="tasks").warning("notification failed", error=repr(exc))
 
     async def _hold_parents(self, task: Task) -> None:
         """Every task above a waiting one waits for a human too (never released
