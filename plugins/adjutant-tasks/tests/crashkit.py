@@ -53,7 +53,6 @@ async def main(home: Path, what: str, *rest: str) -> None:
     import adjutant_files
     import adjutant_guard
     import adjutant_write_gate
-
     from adjutant_tasks import Runner, tasks_settings
     from adjutant_tasks._automations import FlowStore
 

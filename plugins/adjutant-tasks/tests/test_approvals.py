@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import adjutant_files
-import adjutant_guard
-import adjutant_write_gate
 import pytest
 from taskkit import kernel_at
 
+import adjutant_files
+import adjutant_guard
+import adjutant_write_gate
 from adjutant_tasks import Runner, tasks_settings
 from adjutant_tasks._human import AnswerRefusedError, answer
 

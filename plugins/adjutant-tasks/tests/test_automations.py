@@ -11,13 +11,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import adjutant_files
-import adjutant_guard
-import adjutant_write_gate
 import anyio
 import pytest
 from taskkit import kernel_at
 
+import adjutant_files
+import adjutant_guard
+import adjutant_write_gate
 from adjutant.testing import ScriptedApprover
 from adjutant_tasks import Runner, tasks_settings
 from adjutant_tasks._automations import FlowStore, resolve
@@ -83,7 +83,7 @@ async def test_a_condition_a_variable_and_an_approval_gate(tmp_path: Path) -> No
         assert (work / "out-7.md").read_text() == "Hello"
         assert done.outputs["results"]["c"]["data"] == {"result": True}
         notes = [e.event for e in h.events.envelopes if type(e.event).__name__ == "Notification"]
-        assert [n.title for n in notes] == ["wrote out-7.md"]
+        assert [n.title for n in notes] == ["Adjutant waits for your approval", "wrote out-7.md"]
         # the same flow returns early when the condition does not hold: nothing asked
         (work / "item.json").write_text(json.dumps({"id": 8, "count": 0, "items": []}))
         early, _ = await plugin.submit("automation.run", {"flow": "triage"})
@@ -177,7 +177,7 @@ async def test_a_flow_is_a_tool_and_its_triggers_fire(tmp_path: Path) -> None:
         runner = Runner(h.kernel, plugin.queue, tasks_settings(h.kernel))
         async with anyio.create_task_group() as tg:
             await tg.start(runner.serve)
-            noop, _ = await plugin.submit("test.noop", {})
+            _noop, _ = await plugin.submit("test.noop", {})
             runner.wake()
             with anyio.fail_after(20):
                 while True:

@@ -10,12 +10,12 @@ import os
 import stat
 from pathlib import Path
 
-import adjutant_files
-import adjutant_guard
-import adjutant_write_gate
 import pytest
 from taskkit import kernel_at
 
+import adjutant_files
+import adjutant_guard
+import adjutant_write_gate
 from adjutant_tasks import Runner, tasks_settings
 from adjutant_tasks._notify import COOLDOWN_S, HOURLY_CAP, Notifier
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _VAR = re.compile(r"\$\{([^{}]+)\}")
 _PATH = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)|\[(\d+)\]|\.")
 _KINDS = ("tool", "calls", "condition", "delay", "notify", "flow", "ask", "return")
-_OPS = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
+_OPS: dict[str, Callable[[Any, Any], Any]] = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
         "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
         "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
         "contains": lambda a, b: b in a, "truthy": lambda a, b: bool(a),
@@ -235,7 +235,7 @@ async def _spent(context: TaskContext, runs: list[str]) -> tuple[int, float]:
 
 # -- the capability ----------------------------------------------------------------------------
 
-class _Later(Exception):  # noqa: N818
+class _Later(Exception):
     """A delay step: the run goes on at ``at`` (durably: the task is queued for then)."""
 
     def __init__(self, at: float) -> None:
@@ -308,7 +308,7 @@ class AutomationCapability:
                     state["results"][sid] = {"status": "ok", "data": outcome[1]}
                     await context.save_checkpoint(state)
                     return {"flow": flow["name"], "version": state["version"],
-                            "returned": outcome[1], "early": True, "steps": ran + [sid]}
+                            "returned": outcome[1], "early": True, "steps": [*ran, sid]}
                 result = outcome[1] if outcome is not None else {"status": "ok"}
             state["results"][sid] = result
             scope[sid] = result

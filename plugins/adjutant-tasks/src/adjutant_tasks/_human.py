@@ -34,7 +34,7 @@ __all__ = ["AnswerRefusedError", "TaskAnswerRecord", "TaskApprover", "TaskAskedR
            "WaitingForHuman", "WaitingOnChild", "answer", "packet_digest"]
 
 
-class WaitingForHuman(Exception):  # noqa: N818 (a state, not an error)
+class WaitingForHuman(Exception):
     """The attempt stops here: the task waits for the answer to ``question``."""
 
     def __init__(self, question: Question, *, stale: str | None = None) -> None:
@@ -42,7 +42,7 @@ class WaitingForHuman(Exception):  # noqa: N818 (a state, not an error)
         self.question, self.stale = question, stale
 
 
-class WaitingOnChild(Exception):  # noqa: N818
+class WaitingOnChild(Exception):
     """The attempt stops here: a nested step's task (``child``) must finish first."""
 
     def __init__(self, child: str) -> None:

@@ -49,7 +49,7 @@ class Notifier:
     """One kernel's notifications (kept on the plugin instance)."""
 
     def __init__(self, kernel: Kernel, *, clock: Callable[[], float] = time.time,
-                 desktop: str | None | bool = True) -> None:
+                 desktop: str | bool | None = True) -> None:
         self.kernel, self.clock = kernel, clock
         #: The ``notify-send`` program (None: no desktop notifications).
         self.program = shutil.which("notify-send") if desktop is True else (

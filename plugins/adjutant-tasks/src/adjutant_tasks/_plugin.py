@@ -45,7 +45,8 @@ class TasksPlugin:
         from ._events import TASK_EVENTS
         from ._notify import Notification
 
-        for event in (*TASK_EVENTS, Notification):
+        events: tuple[type[Event], ...] = (*TASK_EVENTS, Notification)
+        for event in events:
             register(event)
 
     @hookimpl
