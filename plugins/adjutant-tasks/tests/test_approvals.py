@@ -90,3 +90,49 @@ async def test_changed_inputs_are_refused_and_a_deny_is_never_run(tmp_path: Path
         steps = await h.records("approval")
         assert any(r.get("action") == "deny" and not r.get("unanswered") for r in steps)
         assert not [r for r in await h.records("tool_call") if r["tool"] == "fs.write"]
+
+
+async def test_the_bus_answers_a_waiting_task_and_a_cancelled_parent_takes_its_child(
+        tmp_path: Path) -> None:
+    import anyio
+
+    from adjutant_tasks import TaskAnswer
+    from adjutant_tasks._automations import FlowStore
+    from adjutant_tasks._runner import apply_request
+
+    work = tmp_path / "work"
+    work.mkdir()
+    async with kernel_at(tmp_path / "home", *PIPELINE,
+                         mode="execute-with-confirmation") as (h, plugin):
+        task, _ = await plugin.submit("tool.call", {"tool": "fs.write", "cwd": str(work),
+                                                    "args": {"path": "bus.txt",
+                                                             "content": "via the bus"}})
+        runner = Runner(h.kernel, plugin.queue, tasks_settings(h.kernel))
+        async with anyio.create_task_group() as tg:
+            await tg.start(runner.serve)
+            with anyio.fail_after(20):
+                while (await plugin.queue.get(task.id)).status != "waiting_for_human":  # noqa: ASYNC110
+                    await anyio.sleep(0.02)
+                question = (await plugin.queue.get(task.id)).question
+                h.kernel.bus.publish(TaskAnswer(task_id=task.id, action="grant",
+                                                digest="f" * 64, by="dock"))  # stale
+                h.kernel.bus.publish(TaskAnswer(task_id=task.id, action="grant",
+                                                digest=question.digest, by="dock"))
+                while (await plugin.queue.get(task.id)).status != "done":  # noqa: ASYNC110
+                    await anyio.sleep(0.02)
+            tg.cancel_scope.cancel()
+        assert (work / "bus.txt").read_text() == "via the bus"
+        answers = await h.records("tasks_answer")
+        assert [(r["by"], bool(r.get("refused"))) for r in answers] == [("dock", True),
+                                                                         ("dock", False)]
+        FlowStore(h.kernel.home).put({"name": "inner", "cwd": str(work), "steps": [
+            {"id": "w", "tool": "fs.write", "args": {"path": "c.txt", "content": "c"}}]})
+        FlowStore(h.kernel.home).put({"name": "outer", "steps": [
+            {"id": "sub", "flow": "inner"}]})
+        outer, _ = await plugin.submit("automation.run", {"flow": "outer"})
+        await _drain(h, plugin)
+        parent = await plugin.queue.get(outer.id)
+        assert parent.status == "waiting_for_human" and parent.waiting_on
+        await apply_request(h.kernel, plugin.queue, parent, "cancel")
+        child = await plugin.queue.get(parent.waiting_on)
+        assert child.status == "cancelled" and not (work / "c.txt").exists()

@@ -10,8 +10,8 @@ from typing import Any
 
 from adjutant_hookspecs import CustomEvent, Event
 
-__all__ = ["TASK_EVENTS", "TaskAnswered", "TaskFinished", "TaskProgress", "TaskQueued",
-           "TaskRecovered", "TaskRetrying", "TaskStarted", "TaskWaiting"]
+__all__ = ["TASK_EVENTS", "TaskAnswer", "TaskAnswered", "TaskFinished", "TaskProgress",
+           "TaskQueued", "TaskRecovered", "TaskRetrying", "TaskStarted", "TaskWaiting"]
 
 
 class TaskQueued(CustomEvent, frozen=True, omit_defaults=True, tag="task.queued"):
@@ -95,5 +95,17 @@ class TaskAnswered(CustomEvent, frozen=True, omit_defaults=True, tag="task.answe
     reason: str = ""
 
 
+class TaskAnswer(CustomEvent, frozen=True, omit_defaults=True, tag="task.answer"):
+    """A frontend's answer to a waiting task (the dock publishes it): ``action``
+    ``grant`` or ``deny``, bound to the ``digest`` of the question it showed. The
+    runner takes it like ``adjutant tasks approve``; `TaskAnswered` says the outcome."""
+
+    task_id: str
+    action: str
+    digest: str
+    by: str = "user"
+
+
 TASK_EVENTS: tuple[type[Event], ...] = (TaskQueued, TaskStarted, TaskProgress, TaskRetrying,
-                                       TaskRecovered, TaskFinished, TaskWaiting, TaskAnswered)
+                                       TaskRecovered, TaskFinished, TaskWaiting, TaskAnswered,
+                                       TaskAnswer)

@@ -160,7 +160,12 @@ async def apply_request(kernel: Kernel, queue: TaskQueue, task: Task, op: str) -
     if op == "cancel" and task.status in ("queued", "waiting_for_human"):
         task.status, task.error, task.finished_at = "cancelled", "cancelled by the user", \
             time.time()
+        task.answer = None
         await queue.put(task)
+        if task.waiting_on is not None:  # its nested step's task goes with it
+            child = await queue.get(task.waiting_on)
+            if child is not None and child.status in ("queued", "waiting_for_human"):
+                await apply_request(kernel, queue, child, "cancel")
         kernel.bus.publish(TaskFinished(task_id=task.id, capability=task.capability,
                                         status="cancelled", error=task.error),
                            run_id=task.parent_run)
@@ -308,6 +313,7 @@ class Runner:
         self._wake = anyio.Event()
         self.serving = False
         self._copilots: dict[str, Any] = {}
+        self._flows_seen: tuple[int, list[dict[str, Any]]] = (-1, [])
         #: Awaited with a task that just began to wait for a human (notifications).
         self.on_waiting: list[Callable[[Task], Awaitable[None]]] = []
 
@@ -343,13 +349,12 @@ class Runner:
                 # reads see them at once); the group ends after the last commit.
                 self.queue.background = tg
                 watcher = anyio.CancelScope()
-                if (self.kernel.home / "automations").is_dir():
-                    events = self.kernel.bus.subscribe()
+                events = self.kernel.bus.subscribe()
 
-                    async def watch() -> None:
-                        with watcher:
-                            await self._event_triggers(events)
-                    tg.start_soon(watch)
+                async def watch() -> None:
+                    with watcher:
+                        await self._on_events(events)
+                tg.start_soon(watch)
                 while True:
                     await self._handle_requests()
                     await self._fire_schedules()
@@ -431,19 +436,23 @@ class Runner:
             elif task is None:
                 await self.queue.clear_request(task_id)
 
-    async def _event_triggers(self, events: Any) -> None:
-        """Flows whose trigger is a bus event: one run per event (its ``seq`` is the
+    async def _on_events(self, events: Any) -> None:
+        """The bus, while the runner serves: answers to waiting tasks (`TaskAnswer`),
+        and flows whose trigger is a bus event: one run per event (its ``seq`` is the
         idempotency key), with the event as the flow's input ``event``. Events of
         automation runs themselves never trigger a flow (no loops)."""
         from adjutant_hookspecs import event_name
 
-        from ._automations import FlowStore
+        from ._events import TaskAnswer
 
         async for env in events:
+            if isinstance(env.event, TaskAnswer):
+                await self._bus_answer(env.event)
+                continue
             name = event_name(type(env.event))
             if getattr(env.event, "capability", None) == "automation.run":
                 continue
-            flows = [f for f in FlowStore(self.kernel.home).all()
+            flows = [f for f in self._triggered_flows()
                      if f.get("enabled", True) and (f.get("trigger") or {}).get("event") == name]
             for flow in flows:
                 payload = msgspec.to_builtins(env.event)
@@ -455,6 +464,35 @@ class Runner:
                 except (LookupError, ValueError, TypeError):
                     continue
                 self.wake()
+
+    def _triggered_flows(self) -> list[dict[str, Any]]:
+        """The stored flows with an event trigger (read again when the folder changed:
+        a flow is stored by a rename, which changes it)."""
+        from ._automations import FlowStore
+
+        store = FlowStore(self.kernel.home)
+        try:
+            stamp = store.root.stat().st_mtime_ns
+        except OSError:
+            return []
+        if self._flows_seen[0] != stamp:
+            self._flows_seen = (stamp, [f for f in store.all()
+                                        if (f.get("trigger") or {}).get("event")])
+        return self._flows_seen[1]
+
+    async def _bus_answer(self, event: Any) -> None:
+        from ._human import AnswerRefusedError, answer
+
+        task = await self.queue.get(event.task_id)
+        if task is None or event.task_id in self._inflight or event.action not in (
+                "grant", "deny"):
+            return
+        try:
+            await answer(self.kernel, self.queue, task, event.action, digest=event.digest,
+                         by=event.by)
+        except AnswerRefusedError:  # logged and published (task.answered) by `answer`
+            return
+        self.wake()
 
     async def _answer_request(self, task_id: str, op: str) -> None:
         from ._human import AnswerRefusedError, answer
