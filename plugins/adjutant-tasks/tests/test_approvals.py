@@ -136,3 +136,12 @@ async def test_the_bus_answers_a_waiting_task_and_a_cancelled_parent_takes_its_c
         await apply_request(h.kernel, plugin.queue, parent, "cancel")
         child = await plugin.queue.get(parent.waiting_on)
         assert child.status == "cancelled" and not (work / "c.txt").exists()
+        # the other way round: the nested task cancelled, its parent fails fast on it
+        again, _ = await plugin.submit("automation.run", {"flow": "outer"})
+        await _drain(h, plugin)
+        held = await plugin.queue.get(again.id)
+        await apply_request(h.kernel, plugin.queue, await plugin.queue.get(held.waiting_on),
+                            "cancel")
+        await _drain(h, plugin)
+        failed = await plugin.queue.get(again.id)
+        assert failed.status == "failed" and "flow inner cancelled" in failed.error

@@ -166,6 +166,12 @@ async def apply_request(kernel: Kernel, queue: TaskQueue, task: Task, op: str) -
             child = await queue.get(task.waiting_on)
             if child is not None and child.status in ("queued", "waiting_for_human"):
                 await apply_request(kernel, queue, child, "cancel")
+        if task.parent_task is not None:  # a nested step cancelled: its parent goes on
+            parent = await queue.get(task.parent_task)  # (and fails fast on it)
+            if parent is not None and not parent.finished and parent.waiting_on == task.id:
+                parent.waiting_on, parent.status, parent.not_before = None, "queued", \
+                    time.time()
+                await queue.put(parent)
         kernel.bus.publish(TaskFinished(task_id=task.id, capability=task.capability,
                                         status="cancelled", error=task.error),
                            run_id=task.parent_run)
@@ -246,7 +252,8 @@ class _Context:
         copilot = self._runner.copilot(cwd)
         outcome = await copilot.call(
             ToolCall(tool=tool, args=dict(args), explain=f"task {self.task_id}, step {step}"),
-            caller=f"task {self.task_id}", by_user=False, approver=approver)
+            caller=f"task {self.task_id}", by_user=False, approver=approver,
+            on_event=self._runner.own_run)
         if approver.question is not None:
             raise WaitingForHuman(approver.question, stale=approver.stale)
         if not outcome.results:
@@ -263,7 +270,8 @@ class _Context:
 
         approver = TaskApprover(self._task, step)
         copilot = self._runner.copilot(cwd)
-        outcome = await copilot.handle(prompt, approver=approver)
+        outcome = await copilot.handle(prompt, approver=approver,
+                                       on_event=self._runner.own_run)
         if approver.question is not None:
             raise WaitingForHuman(approver.question, stale=approver.stale)
         return outcome
@@ -314,6 +322,15 @@ class Runner:
         self.serving = False
         self._copilots: dict[str, Any] = {}
         self._flows_seen: tuple[int, list[dict[str, Any]]] = (-1, [])
+        #: The operator runs of this runner's tasks (recent ones): their events never
+        #: trigger a flow (a flow on RUN_STARTED would otherwise start itself).
+        self._own_runs: dict[str, None] = {}
+
+    def own_run(self, envelope: Any) -> None:
+        if envelope.run_id and envelope.run_id not in self._own_runs:
+            self._own_runs[envelope.run_id] = None
+            while len(self._own_runs) > 4096:
+                del self._own_runs[next(iter(self._own_runs))]
         #: Awaited with a task that just began to wait for a human (notifications).
         self.on_waiting: list[Callable[[Task], Awaitable[None]]] = []
 
@@ -450,7 +467,8 @@ class Runner:
                 await self._bus_answer(env.event)
                 continue
             name = event_name(type(env.event))
-            if getattr(env.event, "capability", None) == "automation.run":
+            if getattr(env.event, "capability", None) == "automation.run" or (
+                    env.run_id is not None and env.run_id in self._own_runs):
                 continue
             flows = [f for f in self._triggered_flows()
                      if f.get("enabled", True) and (f.get("trigger") or {}).get("event") == name]
