@@ -213,3 +213,18 @@ async def test_a_cron_triggered_flow_runs_on_a_controlled_clock_unless_disabled(
         clock[0] = datetime(2030, 1, 2, 7, 31).timestamp()
         await _drain(h, plugin, clock=lambda: clock[0])
         assert len([t async for t in plugin.queue.all()]) == 1  # disabled: not queued
+
+
+async def test_nothing_writes_unattended_even_in_execute_auto(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    async with kernel_at(tmp_path / "home", *PIPELINE, mode="execute-auto") as (h, plugin):
+        plugin.notifier.program = None
+        FlowStore(h.kernel.home).put({"name": "auto", "cwd": str(work), "steps": [
+            {"id": "w", "tool": "fs.write", "args": {"path": "a.txt", "content": "a"}}]})
+        task, _ = await plugin.submit("automation.run", {"flow": "auto"})
+        await _drain(h, plugin)
+        waiting = await plugin.queue.get(task.id)
+        assert waiting.status == "waiting_for_human"
+        assert any(r.startswith("write-gate:") for r in waiting.question.reasons)
+        assert not (work / "a.txt").exists()
