@@ -228,3 +228,23 @@ async def test_nothing_writes_unattended_even_in_execute_auto(tmp_path: Path) ->
         assert waiting.status == "waiting_for_human"
         assert any(r.startswith("write-gate:") for r in waiting.question.reasons)
         assert not (work / "a.txt").exists()
+
+
+@pytest.mark.parametrize(("flow", "message"), [
+    ({"name": "x", "steps": []}, "`steps` is a non-empty list"),
+    ({"name": "../x", "steps": [{"return": 1}]}, "a flow's name is"),
+    ({"name": "x", "steps": [{"id": "a", "return": 1}, {"id": "a", "return": 2}]},
+     "a unique id is needed"),
+    ({"name": "x", "steps": [{"id": "a", "tool": "fs.read", "return": 1}]}, "one of"),
+    ({"name": "x", "steps": [{"id": "a", "calls": [{"args": {}}]}]}, "`calls` is a list"),
+    ({"name": "x", "steps": [{"id": "a", "flow": "../../etc"}]}, "names a stored flow"),
+    ({"name": "x", "steps": [{"id": "a", "delay": -1}]}, "`delay` is seconds"),
+    ({"name": "x", "trigger": {"cron": "61 * * * *"}, "steps": [{"return": 1}]},
+     "not a cron expression"),
+])
+def test_a_bad_flow_is_refused_with_the_step_at_fault(flow: dict[str, Any],
+                                                      message: str) -> None:
+    from adjutant_tasks._automations import FlowError, validate_flow
+
+    with pytest.raises(FlowError, match=message.replace("(", r"\(")):
+        validate_flow(flow)

@@ -82,8 +82,17 @@ def validate_flow(flow: Any) -> dict[str, Any]:
         if len(kinds) != 1:
             raise FlowError(f"flow {name}: step {sid}: one of {', '.join(_KINDS)}, not "
                             f"{kinds or 'none'}")
-        if "tool" in step and not isinstance(step.get("args", {}), dict):
-            raise FlowError(f"flow {name}: step {sid}: `args` is an object")
+        if "tool" in step and (not isinstance(step["tool"], str)
+                               or not isinstance(step.get("args", {}), dict)):
+            raise FlowError(f"flow {name}: step {sid}: `tool` is a name, `args` an object")
+        if "calls" in step and (not isinstance(step["calls"], list) or not step["calls"] or any(
+                not isinstance(c, dict) or not isinstance(c.get("tool"), str)
+                or not isinstance(c.get("args", {}), dict) for c in step["calls"])):
+            raise FlowError(f"flow {name}: step {sid}: `calls` is a list of "
+                            "{\"tool\": name, \"args\": {...}}")
+        if "flow" in step and (not isinstance(step["flow"], str)
+                               or not _NAME.match(step["flow"])):
+            raise FlowError(f"flow {name}: step {sid}: `flow` names a stored flow")
         if "condition" in step:
             cond = step["condition"]
             if not isinstance(cond, dict) or cond.get("op", "truthy") not in _OPS:
