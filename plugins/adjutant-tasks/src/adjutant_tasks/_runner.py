@@ -325,14 +325,15 @@ class Runner:
         #: The operator runs of this runner's tasks (recent ones): their events never
         #: trigger a flow (a flow on RUN_STARTED would otherwise start itself).
         self._own_runs: dict[str, None] = {}
+        #: Awaited with a task that just began to wait for a human (notifications).
+        self.on_waiting: list[Callable[[Task], Awaitable[None]]] = []
 
     def own_run(self, envelope: Any) -> None:
+        """Remember a run of this runner's tasks (``on_event`` of their operator runs)."""
         if envelope.run_id and envelope.run_id not in self._own_runs:
             self._own_runs[envelope.run_id] = None
             while len(self._own_runs) > 4096:
                 del self._own_runs[next(iter(self._own_runs))]
-        #: Awaited with a task that just began to wait for a human (notifications).
-        self.on_waiting: list[Callable[[Task], Awaitable[None]]] = []
 
     def copilot(self, cwd: str | None) -> Any:
         """The operator this runner's tasks call tools through (one per working
