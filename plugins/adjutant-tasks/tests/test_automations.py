@@ -248,3 +248,35 @@ def test_a_bad_flow_is_refused_with_the_step_at_fault(flow: dict[str, Any],
 
     with pytest.raises(FlowError, match=message.replace("(", r"\(")):
         validate_flow(flow)
+
+
+async def test_a_flow_s_own_runs_never_trigger_it_again(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "a.txt").write_text("a")
+    home = tmp_path / "home"
+    store = FlowStore(home)
+    store.put({"name": "loop", "cwd": str(work), "trigger": {"event": "RUN_FINISHED"},
+               "steps": [{"id": "r", "tool": "fs.read", "args": {"path": "a.txt"}}]})
+    store.put({"name": "marker", "trigger": {"event": "task.notification"},
+               "steps": [{"id": "r", "return": 1}]})
+    async with kernel_at(home, *PIPELINE, mode="execute-with-confirmation") as (h, plugin):
+        plugin.notifier.program = None
+        runner = Runner(h.kernel, plugin.queue, tasks_settings(h.kernel))
+
+        async def runs(name: str) -> list[Any]:
+            return [t async for t in plugin.queue.all() if t.capability == "automation.run"
+                    and t.inputs["flow"] == name and t.status == "done"]
+
+        async with anyio.create_task_group() as tg:
+            await tg.start(runner.serve)
+            await h.call("fs.read", path=str(work / "a.txt"))  # one run of the user's
+            with anyio.fail_after(20):
+                while not await runs("loop"):  # noqa: ASYNC110
+                    await anyio.sleep(0.02)
+                # every event before this one has reached the runner once it triggers
+                await plugin.notify({"title": "sentinel"})
+                while not await runs("marker"):  # noqa: ASYNC110
+                    await anyio.sleep(0.02)
+            tg.cancel_scope.cancel()
+        assert len(await runs("loop")) == 1  # its own fs.read run did not start it again
