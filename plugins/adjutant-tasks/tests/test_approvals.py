@@ -108,6 +108,11 @@ async def test_the_bus_answers_a_waiting_task_and_a_cancelled_parent_takes_its_c
                                                     "args": {"path": "bus.txt",
                                                              "content": "via the bus"}})
         runner = Runner(h.kernel, plugin.queue, tasks_settings(h.kernel))
+        ending = anyio.Event()
+
+        async def slow_to_end(_: object) -> None:  # answers come while the attempt ends
+            await ending.wait()
+        runner.on_waiting.append(slow_to_end)
         async with anyio.create_task_group() as tg:
             await tg.start(runner.serve)
             with anyio.fail_after(20):
@@ -116,6 +121,10 @@ async def test_the_bus_answers_a_waiting_task_and_a_cancelled_parent_takes_its_c
                 question = (await plugin.queue.get(task.id)).question
                 h.kernel.bus.publish(TaskAnswer(task_id=task.id, action="grant",
                                                 digest="f" * 64, by="dock"))  # stale
+                await anyio.sleep(0.1)
+                ending.set()  # the attempt ends now; the answer was kept, not dropped
+                while not await h.records("tasks_answer"):  # noqa: ASYNC110
+                    await anyio.sleep(0.02)
                 h.kernel.bus.publish(TaskAnswer(task_id=task.id, action="grant",
                                                 digest=question.digest, by="dock"))
                 while (await plugin.queue.get(task.id)).status != "done":  # noqa: ASYNC110

@@ -13,21 +13,19 @@ schedules when they come due.
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
 import msgspec
 
+from ._context import Context, flow_enabled, wait_kinds
 from ._events import (
     TaskFinished,
-    TaskProgress,
     TaskQueued,
     TaskRecovered,
     TaskRetrying,
@@ -41,9 +39,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Runner", "RunnerBusyError", "RunnerLock", "UnknownCapabilityError",
            "apply_request", "cron_next", "enqueue", "runner_pid"]
-
-_PROGRESS_PERSIST_S = 0.25
-
 
 class UnknownCapabilityError(LookupError):
     """No registered task capability by that name."""
@@ -184,124 +179,6 @@ async def apply_request(kernel: Kernel, queue: TaskQueue, task: Task, op: str) -
         kernel.bus.publish(TaskQueued(task_id=task.id, capability=task.capability),
                            run_id=task.parent_run)
     return task
-
-
-def _flow_enabled(home: Path, name: Any) -> bool:
-    from ._automations import FlowError, FlowStore
-
-    try:
-        return isinstance(name, str) and bool(FlowStore(home).get(name).get("enabled", True))
-    except (FlowError, OSError, ValueError):
-        return False
-
-
-def _waits() -> tuple[type[Exception], ...]:
-    from ._automations import _Later
-    from ._human import WaitingForHuman, WaitingOnChild
-
-    return (WaitingForHuman, WaitingOnChild, _Later)
-
-
-class _Context:
-    """What a capability's ``run`` sees (`adjutant_hookspecs.TaskContext`)."""
-
-    def __init__(self, runner: Runner, task: Task) -> None:
-        self._runner, self._task = runner, task
-        self.task_id = task.id
-        self.inputs: Mapping[str, Any] = MappingProxyType(msgspec.json.decode(
-            canonical_json(task.inputs)))
-        self.attempt = task.attempts
-        self.artifacts = Path(task.artifacts)
-        self.kernel = runner.kernel
-        self._persisted = 0.0
-        self.saved = task.resumes > 0 or task.attempts > 1  # a checkpoint may exist
-
-    async def progress(self, fraction: float, message: str = "") -> None:
-        task = self._task
-        fraction = 0.0 if math.isnan(fraction) else min(1.0, max(0.0, float(fraction)))
-        task.progress, task.message = fraction, message[:500]
-        self.kernel.bus.publish(TaskProgress(task_id=task.id, capability=task.capability,
-                                             progress=fraction, message=task.message),
-                                run_id=task.parent_run)
-        now = time.monotonic()
-        if now - self._persisted >= _PROGRESS_PERSIST_S:
-            self._persisted = now
-            await self._runner.queue.put(task, wait=False)
-
-    async def save_checkpoint(self, state: Any) -> None:
-        self.saved = True
-        await self._runner.queue.save_checkpoint(self.task_id, state)
-
-    async def load_checkpoint(self) -> Any:
-        return await self._runner.queue.load_checkpoint(self.task_id)
-
-    # -- adjutant-tasks' own capabilities (flows, tool calls): not in the protocol --------
-
-    async def call_tool(self, step: str, tool: str, args: Mapping[str, Any], *,
-                        cwd: str | None = None) -> Any:
-        """Run one tool call through the operator's whole pipeline (schema, mode,
-        policies, write-gate, preview, log) and return its `ExecutionResult`. Where it
-        needs an approval the task does not wait here: `WaitingForHuman` ends the
-        attempt with the question kept (see ``_human``), unless the task holds an
-        answer bound to this step's exact preview."""
-        from adjutant_hookspecs import ToolCall
-
-        from ._human import TaskApprover, WaitingForHuman
-
-        approver = TaskApprover(self._task, step)
-        copilot = self._runner.copilot(cwd)
-        outcome = await copilot.call(
-            ToolCall(tool=tool, args=dict(args), explain=f"task {self.task_id}, step {step}"),
-            caller=f"task {self.task_id}", by_user=False, approver=approver,
-            on_event=self._runner.own_run)
-        if approver.question is not None:
-            raise WaitingForHuman(approver.question, stale=approver.stale)
-        if not outcome.results:
-            from adjutant_hookspecs import ExecutionResult
-
-            return ExecutionResult(tool=tool, args=dict(args), status="error",
-                                   stderr=outcome.error or f"not run ({outcome.status})")
-        return outcome.results[0]
-
-    async def ask_operator(self, step: str, prompt: str, *, cwd: str | None = None) -> Any:
-        """A request to the model (its plan through the pipeline, as `call_tool`);
-        returns the `RunOutcome`."""
-        from ._human import TaskApprover, WaitingForHuman
-
-        approver = TaskApprover(self._task, step)
-        copilot = self._runner.copilot(cwd)
-        outcome = await copilot.handle(prompt, approver=approver,
-                                       on_event=self._runner.own_run)
-        if approver.question is not None:
-            raise WaitingForHuman(approver.question, stale=approver.stale)
-        return outcome
-
-    async def confirm(self, step: str, what: str, question: str) -> bool:
-        """Ask the user ``question`` (a guardrail: "I seem to be stuck", "still working
-        on X?", a budget) the durable way: True or False once answered, else
-        `WaitingForHuman` ends the attempt until it is."""
-        from ._human import WaitingForHuman, packet_digest
-        from ._queue import Question
-
-        digest = packet_digest(what, {}, question)
-        given = self._task.answer
-        if given is not None and given.step == step and given.digest == digest:
-            self._task.answer = None
-            return given.action == "grant"
-        raise WaitingForHuman(Question(
-            step=step, tool=what, args={}, preview=question, summary=question.splitlines()[0],
-            level="guardrail", digest=digest, run_id=self._task.parent_run or self.task_id,
-            asked_at=time.time()))
-
-    async def child(self, step: str, name: str, inputs: Mapping[str, Any]) -> Task:
-        """The task of a nested step: queued once (its key is this task and step),
-        then returned as stored. Raise `WaitingOnChild` while it is not finished: this
-        task waits, and an approval inside it holds this one too."""
-        task, _ = await enqueue(self.kernel, self._runner.queue, name, inputs,
-                                settings=self._runner.settings, parent_run=self._task.parent_run,
-                                idempotency_key=f"child:{self.task_id}:{step}",
-                                parent_task=self.task_id)
-        return task
 
 
 class Runner:
@@ -500,26 +377,24 @@ class Runner:
         return self._flows_seen[1]
 
     async def _bus_answer(self, event: Any) -> None:
-        from ._human import AnswerRefusedError, answer
-
-        task = await self.queue.get(event.task_id)
-        if task is None or event.task_id in self._inflight or event.action not in (
-                "grant", "deny"):
+        """A frontend's answer on the bus becomes a durable request, taken by the loop
+        like one from ``adjutant tasks approve`` (also while the task's attempt is
+        still ending)."""
+        if event.action not in ("grant", "deny") or "/" in event.task_id:
             return
-        try:
-            await answer(self.kernel, self.queue, task, event.action, digest=event.digest,
-                         by=event.by)
-        except AnswerRefusedError:  # logged and published (task.answered) by `answer`
-            return
+        await self.queue.request(event.task_id, "approve" if event.action == "grant"
+                                 else "deny", digest=event.digest, by=event.by)
         self.wake()
 
     async def _answer_request(self, task_id: str, op: str) -> None:
         from ._human import AnswerRefusedError, answer
 
+        if task_id in self._inflight:  # its attempt is still ending: at the next look
+            return
         request = await self.queue.request_of(task_id)
         await self.queue.clear_request(task_id)
         task = await self.queue.get(task_id)
-        if request is None or task is None or task_id in self._inflight:
+        if request is None or task is None:
             return
         try:
             await answer(self.kernel, self.queue, task, "grant" if op == "approve" else "deny",
@@ -533,7 +408,7 @@ class Runner:
         for schedule in await self.queue.schedules():
             if not schedule.enabled or schedule.next_at > now:
                 continue
-            if schedule.capability == "automation.run" and not _flow_enabled(
+            if schedule.capability == "automation.run" and not flow_enabled(
                     self.kernel.home, schedule.inputs.get("flow")):  # skipped, not queued
                 schedule.next_at = cron_next(schedule.cron, now)
                 await self.queue.put_schedule(schedule)
@@ -617,8 +492,8 @@ class Runner:
         self.kernel.bus.publish(TaskStarted(task_id=task.id, capability=task.capability,
                                             attempt=task.attempts, resumed=resumed),
                                 run_id=task.parent_run)
-        context = _Context(self, task)
-        waiting = _waits()
+        context = Context(self, task)
+        waiting = wait_kinds()
         scope = anyio.CancelScope()
         self._scopes[task.id] = scope
         error: str | None = None
