@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ def _desktop(tmp_path: Path) -> tuple[str, Path]:
     seen = tmp_path / "shown.jsonl"
     program = tmp_path / "bin" / "notify-send"
     program.parent.mkdir()
-    program.write_text("#!/usr/bin/env python3\nimport json, sys\n"
+    program.write_text(f"#!{sys.executable}\nimport json, sys\n"
                        f"open({str(seen)!r}, 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n")
     program.chmod(program.stat().st_mode | stat.S_IXUSR)
     return str(program), seen
