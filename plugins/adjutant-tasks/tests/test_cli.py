@@ -191,3 +191,76 @@ def test_schedules_are_listed_and_removed(tmp_path: Path) -> None:
     assert json.loads(adjutant(home, "tasks", "schedules", "--json").stdout) == []
     again = adjutant(home, "tasks", "unschedule", sid, check=False)
     assert again.returncode == 1 and f"no schedule {sid!r}" in again.stderr
+
+
+def test_approve_and_deny_a_waiting_task_from_the_shell(tmp_path: Path) -> None:
+    import adjutant_files
+    import adjutant_guard
+    import adjutant_write_gate
+
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+
+    async def fill() -> list[str]:
+        async with kernel_at(home, adjutant_files, adjutant_guard, adjutant_write_gate,
+                             mode="execute-with-confirmation") as (h, plugin):
+            ids = [(await plugin.submit("tool.call", {
+                "tool": "fs.write", "cwd": str(work),
+                "args": {"path": f"{name}.txt", "content": name}}))[0].id
+                for name in ("yes", "no")]
+            await Runner(h.kernel, plugin.queue, tasks_settings(h.kernel)).serve(
+                until_idle=True)
+            return ids
+
+    yes, no = anyio.run(fill)
+    shown = adjutant(home, "tasks", "show", yes).stdout
+    assert "waiting_for_human" in shown and "fs.write" in shown and "+yes" in shown
+    digest = json.loads(adjutant(home, "tasks", "show", yes, "--json").stdout)[
+        "question"]["digest"]
+    assert f"digest:        {digest}" in shown
+    wrong = adjutant(home, "tasks", "approve", yes, "--digest", "0" * 64, check=False)
+    assert wrong.returncode == 1 and "the question changed" in wrong.stderr
+    approved = json.loads(adjutant(home, "tasks", "approve", yes, "--digest", digest,
+                                   "--json").stdout)
+    assert approved["status"] == "queued" and approved["answer"]["action"] == "grant"
+    assert approved["answer"]["digest"] == digest
+    denied = adjutant(home, "tasks", "deny", no).stdout
+    assert f"task {no}: denied; queued" in denied
+    again = adjutant(home, "tasks", "approve", no, check=False)
+    assert again.returncode == 1 and "asks nothing" in again.stderr
+    adjutant(home, "tasks", "run", "--until-idle")
+    assert not (work / "no.txt").exists()
+    final = {t["id"]: t for t in json.loads(adjutant(home, "tasks", "list", "--json").stdout)}
+    assert final[no]["status"] == "failed" and "denied" in final[no]["error"]
+    assert final[yes]["status"] == "done"
+    assert (work / "yes.txt").read_text() == "yes"
+
+
+def test_automations_from_the_shell(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    flow = tmp_path / "flow.json"
+    flow.write_text(json.dumps({"name": "greet", "trigger": {"cron": "30 7 * * *"},
+                                "steps": [{"id": "c", "condition": {
+                                    "value": "${input.name}", "op": "eq", "than": "Ada"},
+                                    "else": "return", "returns": "not Ada"},
+                                    {"id": "r", "return": "hello ${input.name}"}]}))
+    added = json.loads(adjutant(home, "automations", "add", str(flow), "--json").stdout)
+    assert added["name"] == "greet"
+    listed = json.loads(adjutant(home, "automations", "list", "--json").stdout)
+    assert [f["name"] for f in listed] == ["greet"]
+    schedules = json.loads(adjutant(home, "tasks", "schedules", "--json").stdout)
+    assert [(s["id"], s["cron"]) for s in schedules] == [("auto-greet", "30 7 * * *")]
+    assert "disabled" in adjutant(home, "automations", "disable", "greet").stdout
+    assert "disabled" in adjutant(home, "automations", "list").stdout
+    adjutant(home, "automations", "enable", "greet")
+    ran = json.loads(adjutant(home, "automations", "run", "greet", "--input",
+                              '{"name": "Ada"}', "--json").stdout)
+    assert ran["status"] == "done" and ran["outputs"]["returned"] == "hello Ada"
+    other = json.loads(adjutant(home, "automations", "run", "greet", "--input",
+                                '{"name": "Bob"}', "--json").stdout)
+    assert other["outputs"]["returned"] == "not Ada" and other["outputs"]["early"] is True
+    bad = adjutant(home, "automations", "run", "nope", check=False)
+    assert bad.returncode == 1 and "no flow 'nope'" in bad.stderr
+    flow.write_text(json.dumps({"name": "x", "steps": [{"id": "a", "bogus": 1}]}))
+    refused = adjutant(home, "automations", "add", str(flow), check=False)
+    assert refused.returncode == 1 and "step a: one of" in refused.stderr

@@ -35,7 +35,8 @@ class _Registers:
 
 async def test_capabilities_are_registered_by_name() -> None:
     async with Harness(TasksPlugin(), _Registers(_Cap())) as h:
-        assert set(h.kernel.task_capabilities) == {"doc.summarize", "x.cap"}
+        assert set(h.kernel.task_capabilities) == {"automation.run", "doc.summarize",
+                                                   "tool.call", "x.cap"}
         assert h.kernel.task_capabilities.owner("doc.summarize") == "tasks"
 
 

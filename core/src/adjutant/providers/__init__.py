@@ -4,7 +4,9 @@ quirks, retries that honour ``Retry-After``, and errors that say what to do.
 
 Plugins subclass `OpenAICompatible` (text-generation-webui, mlx-lm, OpenRouter,
 llama.cpp's servers) or use `HttpBackend` with `ndjson_lines` (Ollama's native API).
-Needs ``httpx`` (``adjutant-core[http]``), imported on first request only.
+Needs ``httpx`` (``adjutant-core[http]``), imported on first request only. `Ledger`:
+what model calls spent (tokens, cost, metered or not, by run), for budgets of
+longer work such as a task's chain of steps.
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from typing import Any
 
 from adjutant_hookspecs import ProviderCapabilities
 
+from ._budget import Ledger, Spend
 from ._http import HttpBackend, error_message
 from ._streams import ndjson_lines, sse_data
 from .openai import OpenAICompatible
 
-__all__ = ["HttpBackend", "OpenAICompatible", "capabilities_of", "error_message",
-           "ndjson_lines", "sse_data"]
+__all__ = ["HttpBackend", "Ledger", "OpenAICompatible", "Spend", "capabilities_of",
+           "error_message", "ndjson_lines", "sse_data"]
 
 
 def capabilities_of(provider: Any) -> Any:

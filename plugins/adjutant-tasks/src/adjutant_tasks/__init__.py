@@ -21,24 +21,49 @@ from ._plugin import TasksPlugin, tasks_of
 if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
     from ._events import (
         TASK_EVENTS,
+        TaskAnswer,
+        TaskAnswered,
         TaskFinished,
         TaskProgress,
         TaskQueued,
         TaskRecovered,
         TaskRetrying,
         TaskStarted,
+        TaskWaiting,
     )
     from ._queue import Schedule, Task, TaskQueue, UnknownTaskError, input_hash
     from ._runner import Runner, RunnerBusyError, UnknownCapabilityError, cron_next
     from ._settings import TasksSettings, tasks_settings
 
-__all__ = ["TASK_EVENTS", "Runner", "RunnerBusyError", "Schedule", "Task", "TaskFinished",
-           "TaskProgress", "TaskQueue", "TaskQueued", "TaskRecovered", "TaskRetrying",
-           "TaskStarted", "TasksPlugin", "TasksSettings", "UnknownCapabilityError",
-           "UnknownTaskError", "cron_next", "input_hash", "tasks_of", "tasks_settings"]
+__all__ = [
+    "TASK_EVENTS",
+    "Runner",
+    "RunnerBusyError",
+    "Schedule",
+    "Task",
+    "TaskAnswer",
+    "TaskAnswered",
+    "TaskFinished",
+    "TaskProgress",
+    "TaskQueue",
+    "TaskQueued",
+    "TaskRecovered",
+    "TaskRetrying",
+    "TaskStarted",
+    "TaskWaiting",
+    "TasksPlugin",
+    "TasksSettings",
+    "UnknownCapabilityError",
+    "UnknownTaskError",
+    "cron_next",
+    "input_hash",
+    "tasks_of",
+    "tasks_settings",
+]
 
 __getattr__ = lazy_exports(__name__, {
-    "TASK_EVENTS": "._events", "TaskFinished": "._events", "TaskProgress": "._events",
+    "TASK_EVENTS": "._events", "TaskAnswer": "._events", "TaskAnswered": "._events",
+    "TaskWaiting": "._events", "TaskFinished": "._events", "TaskProgress": "._events",
     "TaskQueued": "._events", "TaskRecovered": "._events", "TaskRetrying": "._events",
     "TaskStarted": "._events", "Schedule": "._queue", "Task": "._queue",
     "TaskQueue": "._queue", "UnknownTaskError": "._queue", "input_hash": "._queue",

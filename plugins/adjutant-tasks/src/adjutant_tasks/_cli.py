@@ -40,6 +40,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
                        ("retry", "queue a failed or cancelled task again")):
         one = sub.add_parser(name, help=text)
         one.add_argument("task", help="the task id (a unique prefix is enough)")
+    for name, text in (("approve", "approve the step a task waits for (bound to its "
+                                   "preview)"),
+                       ("deny", "deny the step a task waits for")):
+        one = sub.add_parser(name, help=text)
+        one.add_argument("task", help="the task id (a unique prefix is enough)")
+        one.add_argument("--digest", help="the digest of the question you saw (adjutant "
+                         "tasks show): refused if the question is another by now")
     watch = sub.add_parser("watch", help="follow tasks until they finish")
     watch.add_argument("task", nargs="*", help="task ids (default: every open task)")
     watch.add_argument("--interval", type=float, default=0.2, help=argparse.SUPPRESS)
@@ -60,8 +67,8 @@ async def run(kernel: Kernel, args: argparse.Namespace) -> int:
 
     action = getattr(args, "tasks_command", None)
     if action is None:
-        print("adjutant tasks: error: name an action: list, show, cancel, retry, watch, "
-              "run, schedules, unschedule", file=sys.stderr)
+        print("adjutant tasks: error: name an action: list, show, cancel, retry, approve, "
+              "deny, watch, run, schedules, unschedule", file=sys.stderr)
         return 2
     try:
         plugin = tasks_of(kernel)
@@ -72,6 +79,8 @@ async def run(kernel: Kernel, args: argparse.Namespace) -> int:
             return _show(await queue.find(args.task), args.json)
         if action == "cancel" or action == "retry":
             return await _change(kernel, queue, await queue.find(args.task), action, args.json)
+        if action in ("approve", "deny"):
+            return await _answer(kernel, queue, await queue.find(args.task), action, args)
         if action == "watch":
             return await _watch(queue, args)
         if action == "schedules":
@@ -79,7 +88,7 @@ async def run(kernel: Kernel, args: argparse.Namespace) -> int:
         if action == "unschedule":
             return await _unschedule(kernel, queue, args.schedule, args.json)
         return await _run(kernel, queue, args)
-    except (UnknownTaskError, NoStoreError) as exc:
+    except (UnknownTaskError, NoStoreError, LookupError) as exc:
         print(f"adjutant tasks {action}: error: {exc.args[0]}", file=sys.stderr)
         return 1
 
@@ -135,8 +144,12 @@ def _show(task: Task, as_json: bool) -> int:
         rows.append(("schedule", task.schedule_id))
     if task.error:
         rows.append(("error", task.error))
+    if task.waiting_on:
+        rows.append(("waits for", f"its nested step's task {task.waiting_on}"))
     for name, value in rows:
         print(f"{name + ':':<17}{value}")
+    if task.question is not None:
+        _question(task)
     print("inputs:")
     print(json.dumps(task.inputs, indent=2, ensure_ascii=False, sort_keys=True))
     if task.outputs is not None:
@@ -187,6 +200,76 @@ async def _change(kernel: Kernel, queue: TaskQueue, task: Task,
         print(json.dumps(_plain(task), ensure_ascii=False))
     else:
         print(f"task {task.id}: {task.status}")
+    return 0
+
+
+def _question(task: Task) -> None:
+    q = task.question
+    assert q is not None
+    said = "asks" if task.status == "waiting_for_human" else "asked"
+    print(f"{said}:           step {q.step}: {q.summary or q.tool} ({q.level})")
+    print(f"  tool:          {q.tool}")
+    print("  args:          " + json.dumps(q.args, sort_keys=True, ensure_ascii=False))
+    for reason in q.reasons:
+        print(f"  why:           {reason}")
+    print(f"  digest:        {q.digest}")
+    print("  preview:")
+    for line in (q.preview or "(no preview)").splitlines():
+        sys.stdout.write(f"    {line}\n")  # neutralised: a tool's preview is not ours
+
+
+async def _answer(kernel: Kernel, queue: TaskQueue, task: Task, action: str,
+                  args: argparse.Namespace) -> int:
+    import anyio
+
+    from ._human import AnswerRefusedError, answer
+    from ._runner import RunnerLock
+
+    if task.status != "waiting_for_human" or task.question is None or task.waiting_on:
+        what = (f"waits for its nested step's task {task.waiting_on}: answer that one"
+                if task.waiting_on else f"is {task.status} and asks nothing")
+        print(f"adjutant tasks {action}: error: task {task.id} {what}", file=sys.stderr)
+        return 1
+    digest = args.digest or task.question.digest  # what this command read and shows
+    if not args.json:
+        _question(task)
+    by = f"user (adjutant tasks {action}, pid {os.getpid()})"
+    verb = "grant" if action == "approve" else "deny"
+    lock = RunnerLock(kernel.home)
+    if lock.try_acquire():  # no runner is alive: this process owns the queue a moment
+        try:
+            current = await queue.get(task.id)
+            if current is None:
+                raise LookupError(task.id)
+            task = await answer(kernel, queue, current, verb, digest=digest, by=by)
+        except AnswerRefusedError as exc:
+            print(f"adjutant tasks {action}: error: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            lock.release()
+    else:
+        await queue.request(task.id, "approve" if action == "approve" else "deny",
+                            digest=digest, by=by)
+        with anyio.move_on_after(_REQUEST_WAIT_S):
+            while True:
+                await anyio.sleep(0.05)
+                current = await queue.get(task.id)
+                if current is None or await queue.pending_request(task.id) is None:
+                    break
+        current = await queue.get(task.id)
+        if current is None or (current.status == "waiting_for_human"
+                               and current.question is not None
+                               and current.question.digest == digest):
+            print(f"adjutant tasks {action}: error: the runner did not take the answer "
+                  "(the question changed, or it did not answer in time); see "
+                  f"adjutant tasks show {task.id}", file=sys.stderr)
+            return 1
+        task = current
+    if args.json:
+        print(json.dumps(_plain(task), ensure_ascii=False))
+    else:
+        print(f"task {task.id}: {'approved' if verb == 'grant' else 'denied'}; "
+              f"{task.status}")
     return 0
 
 

@@ -6,10 +6,12 @@ queued the task (its parent run), so an operator follows the tasks it spawned wi
 
 from __future__ import annotations
 
+from typing import Any
+
 from adjutant_hookspecs import CustomEvent, Event
 
-__all__ = ["TASK_EVENTS", "TaskFinished", "TaskProgress", "TaskQueued", "TaskRecovered",
-           "TaskRetrying", "TaskStarted"]
+__all__ = ["TASK_EVENTS", "TaskAnswer", "TaskAnswered", "TaskFinished", "TaskProgress",
+           "TaskQueued", "TaskRecovered", "TaskRetrying", "TaskStarted", "TaskWaiting"]
 
 
 class TaskQueued(CustomEvent, frozen=True, omit_defaults=True, tag="task.queued"):
@@ -70,5 +72,40 @@ class TaskFinished(CustomEvent, frozen=True, omit_defaults=True, tag="task.finis
     artifacts: str | None = None
 
 
+class TaskWaiting(CustomEvent, frozen=True, omit_defaults=True, tag="task.waiting"):
+    """A task waits for a human: ``question`` is the exact step it asks about (tool,
+    args, preview, digest; `adjutant_tasks.Question` as JSON), or, with ``waiting_on``,
+    a nested step's task waits and holds this one."""
+
+    task_id: str
+    capability: str
+    question: dict[str, Any] | None = None
+    waiting_on: str | None = None
+
+
+class TaskAnswered(CustomEvent, frozen=True, omit_defaults=True, tag="task.answered"):
+    """A waiting task's question was answered (``action`` grant or deny), or the answer
+    was ``refused`` (the question changed since it was shown: ``reason``)."""
+
+    task_id: str
+    capability: str
+    action: str
+    digest: str
+    refused: bool = False
+    reason: str = ""
+
+
+class TaskAnswer(CustomEvent, frozen=True, omit_defaults=True, tag="task.answer"):
+    """A frontend's answer to a waiting task (the dock publishes it): ``action``
+    ``grant`` or ``deny``, bound to the ``digest`` of the question it showed. The
+    runner takes it like ``adjutant tasks approve``; `TaskAnswered` says the outcome."""
+
+    task_id: str
+    action: str
+    digest: str
+    by: str = "user"
+
+
 TASK_EVENTS: tuple[type[Event], ...] = (TaskQueued, TaskStarted, TaskProgress, TaskRetrying,
-                                       TaskRecovered, TaskFinished)
+                                       TaskRecovered, TaskFinished, TaskWaiting, TaskAnswered,
+                                       TaskAnswer)

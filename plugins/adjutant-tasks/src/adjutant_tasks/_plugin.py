@@ -12,6 +12,7 @@ from adjutant_hookspecs import Command, hookimpl, lazy
 if TYPE_CHECKING:
     from adjutant_hookspecs import Event, Kernel, TaskCapability, Tool
 
+    from ._notify import Notifier
     from ._queue import Task, TaskQueue
     from ._runner import Runner
 
@@ -31,6 +32,7 @@ class TasksPlugin:
         self.runner: Runner | None = None
         self._stop: Callable[[], Awaitable[None]] | None = None
         self._stop_watch: Callable[[], Awaitable[None]] | None = None
+        self._notifier: Notifier | None = None
 
     @hookimpl
     def register_settings(self, register: Callable[[type[Any]], None]) -> None:
@@ -41,15 +43,21 @@ class TasksPlugin:
     @hookimpl
     def register_events(self, register: Callable[[type[Event]], None]) -> None:
         from ._events import TASK_EVENTS
+        from ._notify import Notification
 
-        for event in TASK_EVENTS:
+        events: tuple[type[Event], ...] = (*TASK_EVENTS, Notification)
+        for event in events:
             register(event)
 
     @hookimpl
     def register_commands(self, register: Callable[[Command], None]) -> None:
         register(Command(name="tasks", help="durable tasks: list, show, cancel, retry, "
-                         "watch, run the queue", run=lazy("adjutant_tasks._cli:run"),
+                         "approve, deny, watch, run the queue",
+                         run=lazy("adjutant_tasks._cli:run"),
                          configure=lazy("adjutant_tasks._cli:configure")))
+        register(Command(name="automations", help="automation flows: list, add, enable, "
+                         "disable, run", run=lazy("adjutant_tasks._autocli:run"),
+                         configure=lazy("adjutant_tasks._autocli:configure")))
 
     @hookimpl
     def register_tools(self, register: Callable[[Tool], None]) -> None:
@@ -62,8 +70,13 @@ class TasksPlugin:
     @hookimpl
     def register_task_capabilities(self, register: Callable[[TaskCapability], None]) -> None:
         from ._summarize import SummarizeCapability
+        from ._toolcall import ToolCallCapability
 
         register(SummarizeCapability())
+        register(ToolCallCapability())
+        from ._automations import AutomationCapability
+
+        register(AutomationCapability(notify=self.notify))
 
     @hookimpl
     async def startup(self, kernel: Kernel) -> None:
@@ -71,6 +84,8 @@ class TasksPlugin:
 
         settings = tasks_settings(kernel)  # a bad plugins.tasks section stops the start
         self.kernel = kernel
+        if (kernel.home / "automations").is_dir():  # each stored flow as a tool
+            self.mount_flows()
         if settings.run_in_process:
             # Not at start-up (every `adjutant` command starts the kernel, `tasks list`
             # too): the first run of an operator here (chat, dock, `adjutant run`)
@@ -89,8 +104,30 @@ class TasksPlugin:
         if stop is not None:
             await stop()
         self.runner, self._queue, self.kernel = None, None, None
+        self._notifier = None
 
     # -- the queue, for tools, commands and other plugins ---------------------------------
+
+    async def notify(self, note: Any, *, source: str = "tasks") -> Any:
+        """A notification (a flow's step, a task waiting for a human): always on the bus,
+        on the desktop where it has one (`adjutant_tasks._notify`), throttled."""
+        return await self.notifier.send(note, source=source)
+
+    @property
+    def notifier(self) -> Notifier:
+        """This kernel's `Notifier` (made on first use)."""
+        if self._notifier is None:
+            from ._notify import Notifier
+
+            self._notifier = Notifier(self.started())
+        return self._notifier
+
+    def mount_flows(self) -> dict[str, str]:
+        """(Re)mount each stored flow as the tool ``flow.<name>``; returns those refused."""
+        from ._flowtool import flow_tools
+
+        kernel = self.started()
+        return kernel.mount_tools(kernel.plugin_name(self), "flow.", flow_tools(self))
 
     def started(self) -> Kernel:
         if self.kernel is None:

@@ -29,7 +29,8 @@ import msgspec
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
 
-__all__ = ["FINISHED", "STATUSES", "NoStoreError", "Schedule", "Status", "Task", "TaskQueue",
+__all__ = ["FINISHED", "STATUSES", "Answer", "NoStoreError", "Question", "Request", "Schedule",
+           "Status", "Task", "TaskQueue",
            "UnknownTaskError", "canonical_json", "input_hash", "key_value_store", "new_id"]
 
 Status = Literal["queued", "running", "waiting_for_human", "done", "failed", "cancelled"]
@@ -47,6 +48,35 @@ class NoStoreError(LookupError):
 
 class UnknownTaskError(LookupError):
     """No task (or several) with the id given."""
+
+
+class Question(msgspec.Struct, kw_only=True):
+    """What a task waits for a human to answer: one step's exact confirmation packet
+    (tool, arguments, preview) and its digest, which the answer is bound to."""
+
+    #: The step of the task that asks (a flow's step id, ``call`` for one tool call).
+    step: str
+    tool: str
+    args: dict[str, Any]
+    preview: str | None
+    summary: str = ""
+    level: str = "write"
+    reasons: list[str] = msgspec.field(default_factory=list)
+    #: sha256 of the canonical JSON of ``[tool, args, preview]``.
+    digest: str
+    #: The operator run in which the step was checked and asked.
+    run_id: str
+    asked_at: float
+
+
+class Answer(msgspec.Struct, kw_only=True):
+    """The user's answer to a `Question`, bound to the step and digest it was given for."""
+
+    action: Literal["grant", "deny"]
+    step: str
+    digest: str
+    by: str
+    at: float
 
 
 class Task(msgspec.Struct, kw_only=True):
@@ -81,6 +111,14 @@ class Task(msgspec.Struct, kw_only=True):
     schedule_id: str | None = None
     #: ``<home>/runs/YYYY-MM-DD/copilot/<id>/``
     artifacts: str = ""
+    #: The task that queued this one as a nested step (it waits for this one).
+    parent_task: str | None = None
+    #: A nested step's task this one waits for (it does not run before that finishes).
+    waiting_on: str | None = None
+    #: While ``waiting_for_human``: the approval asked (kept after, for ``show``).
+    question: Question | None = None
+    #: The answer given to ``question``, used by the next attempt.
+    answer: Answer | None = None
 
     @property
     def finished(self) -> bool:
@@ -102,12 +140,15 @@ class Schedule(msgspec.Struct, kw_only=True):
     last_task: str | None = None
 
 
-Op = Literal["cancel", "retry", "unschedule"]
+Op = Literal["cancel", "retry", "unschedule", "approve", "deny"]
 
 
 class Request(msgspec.Struct, kw_only=True):
     op: Op
     at: float
+    #: approve/deny: the digest of the question the user saw, and who answered.
+    digest: str | None = None
+    by: str | None = None
 
 
 def canonical_json(value: Any) -> bytes:
@@ -344,9 +385,15 @@ class TaskQueue:
 
     # -- requests to the runner -----------------------------------------------------------
 
-    async def request(self, task_id: str, op: Op) -> None:
+    async def request(self, task_id: str, op: Op, *, digest: str | None = None,
+                      by: str | None = None) -> None:
         """Ask the runner to change a task (or, ``unschedule``, a schedule) by id."""
-        await self._write([(_REQ + task_id, _encoder.encode(Request(op=op, at=time.time())))])
+        await self._write([(_REQ + task_id, _encoder.encode(
+            Request(op=op, at=time.time(), digest=digest, by=by)))])
+
+    async def request_of(self, task_id: str) -> Request | None:
+        raw = await self._get(_REQ + task_id)
+        return None if raw is None else _req_decoder.decode(raw)
 
     async def requests(self) -> list[tuple[str, str]]:
         return [(key[len(_REQ):], _req_decoder.decode(raw).op)

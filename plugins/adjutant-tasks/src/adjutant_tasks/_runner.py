@@ -13,21 +13,19 @@ schedules when they come due.
 
 from __future__ import annotations
 
-import math
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
 import msgspec
 
+from ._context import Context, flow_enabled, wait_kinds
 from ._events import (
     TaskFinished,
-    TaskProgress,
     TaskQueued,
     TaskRecovered,
     TaskRetrying,
@@ -41,9 +39,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Runner", "RunnerBusyError", "RunnerLock", "UnknownCapabilityError",
            "apply_request", "cron_next", "enqueue", "runner_pid"]
-
-_PROGRESS_PERSIST_S = 0.25
-
 
 class UnknownCapabilityError(LookupError):
     """No registered task capability by that name."""
@@ -125,7 +120,8 @@ def capability(kernel: Kernel, name: str) -> TaskCapability:
 async def enqueue(kernel: Kernel, queue: TaskQueue, name: str, inputs: Mapping[str, Any], *,
                   settings: TasksSettings, not_before: float | None = None,
                   parent_run: str | None = None, idempotency_key: str | None = None,
-                  schedule_id: str | None = None) -> tuple[Task, bool]:
+                  schedule_id: str | None = None,
+                  parent_task: str | None = None) -> tuple[Task, bool]:
     """Queue capability ``name`` with ``inputs``; returns the task and whether it is
     new (False: a task with ``idempotency_key`` was queued before, and is returned)."""
     cap = capability(kernel, name)
@@ -142,7 +138,7 @@ async def enqueue(kernel: Kernel, queue: TaskQueue, name: str, inputs: Mapping[s
                 not_before=now if not_before is None else not_before,
                 parent_run=parent_run, idempotency_key=idempotency_key,
                 max_attempts=settings.max_attempts, timeout_s=float(cap.timeout_s),
-                schedule_id=schedule_id,
+                schedule_id=schedule_id, parent_task=parent_task,
                 artifacts=str(artifact_dir(kernel.home, task_id, now)))
     stored = await queue.add(task)
     if stored.id != task.id:
@@ -159,7 +155,18 @@ async def apply_request(kernel: Kernel, queue: TaskQueue, task: Task, op: str) -
     if op == "cancel" and task.status in ("queued", "waiting_for_human"):
         task.status, task.error, task.finished_at = "cancelled", "cancelled by the user", \
             time.time()
+        task.answer = None
         await queue.put(task)
+        if task.waiting_on is not None:  # its nested step's task goes with it
+            child = await queue.get(task.waiting_on)
+            if child is not None and child.status in ("queued", "waiting_for_human"):
+                await apply_request(kernel, queue, child, "cancel")
+        if task.parent_task is not None:  # a nested step cancelled: its parent goes on
+            parent = await queue.get(task.parent_task)  # (and fails fast on it)
+            if parent is not None and not parent.finished and parent.waiting_on == task.id:
+                parent.waiting_on, parent.status, parent.not_before = None, "queued", \
+                    time.time()
+                await queue.put(parent)
         kernel.bus.publish(TaskFinished(task_id=task.id, capability=task.capability,
                                         status="cancelled", error=task.error),
                            run_id=task.parent_run)
@@ -172,40 +179,6 @@ async def apply_request(kernel: Kernel, queue: TaskQueue, task: Task, op: str) -
         kernel.bus.publish(TaskQueued(task_id=task.id, capability=task.capability),
                            run_id=task.parent_run)
     return task
-
-
-class _Context:
-    """What a capability's ``run`` sees (`adjutant_hookspecs.TaskContext`)."""
-
-    def __init__(self, runner: Runner, task: Task) -> None:
-        self._runner, self._task = runner, task
-        self.task_id = task.id
-        self.inputs: Mapping[str, Any] = MappingProxyType(msgspec.json.decode(
-            canonical_json(task.inputs)))
-        self.attempt = task.attempts
-        self.artifacts = Path(task.artifacts)
-        self.kernel = runner.kernel
-        self._persisted = 0.0
-        self.saved = task.resumes > 0 or task.attempts > 1  # a checkpoint may exist
-
-    async def progress(self, fraction: float, message: str = "") -> None:
-        task = self._task
-        fraction = 0.0 if math.isnan(fraction) else min(1.0, max(0.0, float(fraction)))
-        task.progress, task.message = fraction, message[:500]
-        self.kernel.bus.publish(TaskProgress(task_id=task.id, capability=task.capability,
-                                             progress=fraction, message=task.message),
-                                run_id=task.parent_run)
-        now = time.monotonic()
-        if now - self._persisted >= _PROGRESS_PERSIST_S:
-            self._persisted = now
-            await self._runner.queue.put(task, wait=False)
-
-    async def save_checkpoint(self, state: Any) -> None:
-        self.saved = True
-        await self._runner.queue.save_checkpoint(self.task_id, state)
-
-    async def load_checkpoint(self) -> Any:
-        return await self._runner.queue.load_checkpoint(self.task_id)
 
 
 class Runner:
@@ -224,6 +197,30 @@ class Runner:
         self._scopes: dict[str, anyio.CancelScope] = {}
         self._wake = anyio.Event()
         self.serving = False
+        self._copilots: dict[str, Any] = {}
+        self._flows_seen: tuple[int, list[dict[str, Any]]] = (-1, [])
+        #: The operator runs of this runner's tasks (recent ones): their events never
+        #: trigger a flow (a flow on RUN_STARTED would otherwise start itself).
+        self._own_runs: dict[str, None] = {}
+        #: Awaited with a task that just began to wait for a human (notifications).
+        self.on_waiting: list[Callable[[Task], Awaitable[None]]] = []
+
+    def own_run(self, envelope: Any) -> None:
+        """Remember a run of this runner's tasks (``on_event`` of their operator runs)."""
+        if envelope.run_id and envelope.run_id not in self._own_runs:
+            self._own_runs[envelope.run_id] = None
+            while len(self._own_runs) > 4096:
+                del self._own_runs[next(iter(self._own_runs))]
+
+    def copilot(self, cwd: str | None) -> Any:
+        """The operator this runner's tasks call tools through (one per working
+        directory; the persisted mode, grants and cages, the same action log)."""
+        from adjutant.operator import Copilot
+
+        key = cwd or ""
+        if key not in self._copilots:
+            self._copilots[key] = Copilot(self.kernel, cwd=cwd) if cwd else Copilot(self.kernel)
+        return self._copilots[key]
 
     def wake(self) -> None:
         """Look at the queue now (something was queued or asked)."""
@@ -246,6 +243,13 @@ class Runner:
                 # Task state changes commit in the background, grouped (the queue's own
                 # reads see them at once); the group ends after the last commit.
                 self.queue.background = tg
+                watcher = anyio.CancelScope()
+                events = self.kernel.bus.subscribe()
+
+                async def watch() -> None:
+                    with watcher:
+                        await self._on_events(events)
+                tg.start_soon(watch)
                 while True:
                     await self._handle_requests()
                     await self._fire_schedules()
@@ -259,6 +263,7 @@ class Runner:
                     with anyio.move_on_after(wait):
                         await self._wake.wait()
                     self._wake = anyio.Event()
+                watcher.cancel()
         finally:
             self.queue.background = None
             self.serving = False
@@ -272,6 +277,11 @@ class Runner:
         now = self.clock()
         found = []
         for task in await self.queue.open_tasks():
+            if task.waiting_on is not None:  # a kill between a child's end and this one
+                child = await self.queue.get(task.waiting_on)
+                if child is None or child.finished:
+                    await self._release(task)
+                continue
             if task.status != "running":
                 continue
             age = now - (task.started_at or task.created_at)
@@ -301,6 +311,9 @@ class Runner:
 
     async def _handle_requests(self) -> None:
         for task_id, op in await self.queue.requests():
+            if op in ("approve", "deny"):
+                await self._answer_request(task_id, op)
+                continue
             if op == "unschedule":  # a schedule's id: only the runner rewrites them
                 await self.queue.delete_schedule(task_id)
                 await self.queue.clear_request(task_id)
@@ -318,10 +331,87 @@ class Runner:
             elif task is None:
                 await self.queue.clear_request(task_id)
 
+    async def _on_events(self, events: Any) -> None:
+        """The bus, while the runner serves: answers to waiting tasks (`TaskAnswer`),
+        and flows whose trigger is a bus event: one run per event (its ``seq`` is the
+        idempotency key), with the event as the flow's input ``event``. Events of
+        automation runs themselves never trigger a flow (no loops)."""
+        from adjutant_hookspecs import event_name
+
+        from ._events import TaskAnswer
+
+        async for env in events:
+            if isinstance(env.event, TaskAnswer):
+                await self._bus_answer(env.event)
+                continue
+            name = event_name(type(env.event))
+            if getattr(env.event, "capability", None) == "automation.run" or (
+                    env.run_id is not None and env.run_id in self._own_runs):
+                continue
+            flows = [f for f in self._triggered_flows()
+                     if f.get("enabled", True) and (f.get("trigger") or {}).get("event") == name]
+            for flow in flows:
+                payload = msgspec.to_builtins(env.event)
+                try:
+                    await enqueue(self.kernel, self.queue, "automation.run",
+                                  {"flow": flow["name"], "input": {"event": payload}},
+                                  settings=self.settings,
+                                  idempotency_key=f"event:{flow['name']}:{env.seq}")
+                except (LookupError, ValueError, TypeError):
+                    continue
+                self.wake()
+
+    def _triggered_flows(self) -> list[dict[str, Any]]:
+        """The stored flows with an event trigger (read again when the folder changed:
+        a flow is stored by a rename, which changes it)."""
+        from ._automations import FlowStore
+
+        store = FlowStore(self.kernel.home)
+        try:
+            stamp = store.root.stat().st_mtime_ns
+        except OSError:
+            return []
+        if self._flows_seen[0] != stamp:
+            self._flows_seen = (stamp, [f for f in store.all()
+                                        if (f.get("trigger") or {}).get("event")])
+        return self._flows_seen[1]
+
+    async def _bus_answer(self, event: Any) -> None:
+        """A frontend's answer on the bus becomes a durable request, taken by the loop
+        like one from ``adjutant tasks approve`` (also while the task's attempt is
+        still ending)."""
+        if event.action not in ("grant", "deny") or "/" in event.task_id:
+            return
+        await self.queue.request(event.task_id, "approve" if event.action == "grant"
+                                 else "deny", digest=event.digest, by=event.by)
+        self.wake()
+
+    async def _answer_request(self, task_id: str, op: str) -> None:
+        from ._human import AnswerRefusedError, answer
+
+        if task_id in self._inflight:  # its attempt is still ending: at the next look
+            return
+        request = await self.queue.request_of(task_id)
+        await self.queue.clear_request(task_id)
+        task = await self.queue.get(task_id)
+        if request is None or task is None:
+            return
+        try:
+            await answer(self.kernel, self.queue, task, "grant" if op == "approve" else "deny",
+                         digest=request.digest, by=request.by or "user")
+        except AnswerRefusedError:  # logged and published by `answer`
+            return
+        self.wake()
+
     async def _fire_schedules(self) -> None:
         now = self.clock()
         for schedule in await self.queue.schedules():
             if not schedule.enabled or schedule.next_at > now:
+                continue
+            if schedule.capability == "automation.run" and not flow_enabled(
+                    self.kernel.home, schedule.inputs.get("flow")):  # skipped, not queued
+                schedule.next_at = cron_next(schedule.cron, now)
+                await self.queue.put_schedule(schedule)
                 continue
             key = f"schedule:{schedule.id}:{schedule.next_at:.0f}"
             try:
@@ -343,7 +433,7 @@ class Runner:
             if task_id in self._inflight:
                 continue
             task = await self.queue.get(task_id)
-            if task is None or task.status != "queued":
+            if task is None or task.status != "queued" or task.waiting_on is not None:
                 continue
             if task.not_before > now:
                 next_due = task.not_before if next_due is None else min(next_due,
@@ -394,13 +484,16 @@ class Runner:
         resumed = task.resumes > 0 and task.attempts > 0
         task.status, task.attempts, task.started_at = "running", task.attempts + 1, self.clock()
         task.error = None
+        if task.answer is None:
+            task.question = None  # answered (kept for `show` until the next attempt)
         # Durable before the capability runs: a crash from here on finds it running
         # (its timeout then counts); the commit also carries the previous task's end.
         await self.queue.put(task)
         self.kernel.bus.publish(TaskStarted(task_id=task.id, capability=task.capability,
                                             attempt=task.attempts, resumed=resumed),
                                 run_id=task.parent_run)
-        context = _Context(self, task)
+        context = Context(self, task)
+        waiting = wait_kinds()
         scope = anyio.CancelScope()
         self._scopes[task.id] = scope
         error: str | None = None
@@ -412,6 +505,10 @@ class Runner:
                 outputs = await cap.run(context)
         except TimeoutError:
             error, retry = f"timed out after {task.timeout_s:g} s", bool(cap.retryable)
+        except waiting as waits:
+            self._scopes.pop(task.id, None)
+            await self._wait(task, waits)
+            return
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):  # the runner stops: resume next start
                 task.status, task.message = "queued", "stopped with the runner; resumes"
@@ -457,11 +554,113 @@ class Runner:
     async def _finish(self, task: Task, status: Status, *, error: str | None = None) -> None:
         task.status = status
         task.error, task.finished_at = error, self.clock()
+        task.answer = None
         await self.queue.put(task, wait=False)
         self.kernel.bus.publish(TaskFinished(task_id=task.id, capability=task.capability,
                                              status=status, error=error,
                                              artifacts=task.artifacts or None),
                                 run_id=task.parent_run)
+        if task.parent_task is not None:  # the nested step ended: its parent goes on
+            parent = await self.queue.get(task.parent_task)
+            if parent is not None and parent.waiting_on == task.id:
+                await self._release(parent)
+
+    # -- waiting ---------------------------------------------------------------------------
+
+    async def _wait(self, task: Task, waits: Exception) -> None:
+        """The attempt stopped to wait: for a human (the question kept, in the log, on
+        the bus) or for a nested step's task (this one is held until it finishes)."""
+        from ._automations import _Later
+        from ._events import TaskWaiting
+        from ._human import TaskAskedRecord, WaitingForHuman, WaitingOnChild, action_log
+
+        if isinstance(waits, _Later):  # a delay: queued again for then, durably
+            task.status, task.not_before = "queued", waits.at
+            task.message = f"waits until {time.strftime('%H:%M:%S', time.localtime(waits.at))}"
+            await self.queue.put(task)
+            self.wake()
+            return
+        if isinstance(waits, WaitingOnChild):
+            child = await self.queue.get(waits.child)
+            if child is None or child.finished:  # it ended already: go on at once
+                task.status, task.not_before, task.waiting_on = "queued", self.clock(), None
+                await self.queue.put(task)
+                self.wake()
+                return
+            task.waiting_on = child.id
+            task.status = "waiting_for_human" if child.status == "waiting_for_human" \
+                else "queued"
+            task.message = f"waits for its nested step's task {child.id}"
+            await self.queue.put(task)
+            if task.status == "waiting_for_human":
+                self.kernel.bus.publish(TaskWaiting(task_id=task.id, capability=task.capability,
+                                                    waiting_on=child.id),
+                                        run_id=task.parent_run)
+                await self._hold_parents(task)
+            self.wake()
+            return
+        assert isinstance(waits, WaitingForHuman)
+        question = waits.question
+        # In the log before the task is stored as waiting: a restart finds both.
+        await action_log(self.kernel).record(TaskAskedRecord(
+            run_id=question.run_id, task_id=task.id, step=question.step, tool=question.tool,
+            args=question.args, preview=question.preview, digest=question.digest))
+        task.status, task.question, task.answer = "waiting_for_human", question, None
+        task.message = (f"{waits.stale}; " if waits.stale else "") + \
+            f"waits for your approval: {question.summary or question.tool}"
+        await self.queue.put(task)
+        self.kernel.bus.publish(TaskWaiting(task_id=task.id, capability=task.capability,
+                                            question=msgspec.to_builtins(question)),
+                                run_id=task.parent_run)
+        await self._hold_parents(task)
+        await self._notify_waiting(task, question.summary or question.tool)
+        for hook in self.on_waiting:
+            await hook(task)
+
+    async def _notify_waiting(self, task: Task, what: str) -> None:
+        """A task waits for the user: say so (bus always; desktop where there is one).
+        A notification never fails the task."""
+        from ._plugin import tasks_of
+
+        try:
+            await tasks_of(self.kernel).notify(
+                {"title": "Adjutant waits for your approval",
+                 "body": f"task {task.id} ({task.capability}): {what}\n"
+                         f"adjutant tasks approve {task.id}",
+                 "priority": "normal", "key": f"approval-{task.id}"},
+                source=f"task {task.id}")
+        except Exception as exc:
+            from adjutant import get_logger
+
+            get_logger(plugin="tasks").warning("notification failed", error=repr(exc))
+
+    async def _hold_parents(self, task: Task) -> None:
+        """Every task above a waiting one waits for a human too (never released
+        before the nested step has finished)."""
+        from ._events import TaskWaiting
+
+        seen = {task.id}
+        while task.parent_task is not None and task.parent_task not in seen:
+            parent = await self.queue.get(task.parent_task)
+            if parent is None or parent.finished or parent.waiting_on != task.id:
+                return
+            seen.add(parent.id)
+            if parent.status != "waiting_for_human":
+                parent.status = "waiting_for_human"
+                parent.message = f"waits: its nested step's task {task.id} waits for you"
+                await self.queue.put(parent)
+                self.kernel.bus.publish(TaskWaiting(task_id=parent.id,
+                                                    capability=parent.capability,
+                                                    waiting_on=task.id),
+                                        run_id=parent.parent_run)
+            task = parent
+
+    async def _release(self, parent: Task) -> None:
+        parent.waiting_on, parent.status = None, "queued"
+        parent.not_before = self.clock()
+        parent.message = "its nested step finished; it goes on"
+        await self.queue.put(parent)
+        self.wake()
 
 
 async def add_schedule(kernel: Kernel, queue: TaskQueue, name: str, inputs: Mapping[str, Any],
