@@ -78,7 +78,9 @@ def test_a_killed_runner_s_task_resumes_from_its_checkpoint_and_nothing_is_lost(
 
     statuses = anyio.run(stored)
     assert statuses[str(ids["steps"])] == "running"  # as the dead process left it
-    assert all(statuses[n] == "queued" for n in ids["noops"])  # type: ignore[union-attr]
+    # behind it on the one resource: still queued, or (a queue order the test does not
+    # fix) already done before the long task started; never running beside it
+    assert all(statuses[n] in ("queued", "done") for n in ids["noops"])  # type: ignore[union-attr]
 
     report = _drain(home)
     assert report["recovered"] == 1
