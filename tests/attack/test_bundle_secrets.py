@@ -22,9 +22,9 @@ from .helpers import Attack, plan
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "secrets.jsonl"
 
 
-def _read_secrets(attack: Attack) -> list[dict[str, str]]:
+def read_secrets(attack: Attack, fixture: Path = FIXTURE) -> list[dict[str, str]]:
     """Plant the fixture's formats in a workspace file and read it with ``fs.read``."""
-    cases = [json.loads(line) for line in FIXTURE.read_text().splitlines() if line.strip()]
+    cases = [json.loads(line) for line in fixture.read_text().splitlines() if line.strip()]
     assert len(cases) >= 30
     (attack.work / "settings.env").write_text("\n".join(c["text"] for c in cases) + "\n")
     attack.mode("execute-with-confirmation")  # reads run without a question
@@ -36,7 +36,7 @@ def _read_secrets(attack: Attack) -> list[dict[str, str]]:
 
 
 def test_no_fixture_secret_leaves_in_the_bundle(attack: Attack) -> None:
-    cases = _read_secrets(attack)
+    cases = read_secrets(attack)
     out = attack.root / "bundle.tar.gz"
     made = attack.cli("bundle", "-o", str(out))
     assert made.returncode == 0, made.stderr
@@ -53,7 +53,7 @@ def test_no_fixture_secret_leaves_in_the_bundle(attack: Attack) -> None:
 def test_a_shared_log_export_is_redacted_and_the_data_home_is_private(attack: Attack) -> None:
     """``log export --output`` leaked every format (it had no redaction), and the data
     home holding the log was made 0755 under a usual umask: readable by other users."""
-    cases = _read_secrets(attack)
+    cases = read_secrets(attack)
     lmdb = attack.data / "lmdb"
     assert all(p.stat().st_mode & 0o077 == 0 for p in (lmdb, *lmdb.iterdir())), [
         (p.name, oct(p.stat().st_mode)) for p in lmdb.iterdir()]

@@ -16,14 +16,9 @@ The bench lives under ``/var/tmp``: the sandbox mounts a fresh ``/tmp``.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from adjutant.testing import needs_sandbox
 
@@ -31,14 +26,6 @@ from .helpers import MARKER, Attack
 
 pytestmark = needs_sandbox
 
-
-@pytest.fixture
-def bench() -> Iterator[Attack]:
-    root = Path(tempfile.mkdtemp(prefix="adjutant-context-git-", dir="/var/tmp"))
-    try:
-        yield Attack(root)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def git(cwd: Path, *argv: str) -> str:

@@ -19,12 +19,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import tarfile
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,18 +29,11 @@ import pytest
 from adjutant.testing import needs_sandbox
 
 from .helpers import MARKER, Attack, plan
+from .test_bundle_secrets import read_secrets
 
 #: Well under git's own 30 s timeout: a run that reaches it was stalled by a file.
 NO_STALL = 25
 
-
-@pytest.fixture
-def bench() -> Iterator[Attack]:
-    root = Path(tempfile.mkdtemp(prefix="adjutant-outsider2-", dir="/var/tmp"))
-    try:
-        yield Attack(root)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _repository(work: Path) -> None:
@@ -211,14 +201,7 @@ CONFIG = Path(__file__).resolve().parents[1] / "fixtures" / "config_secrets.json
 
 
 def test_everyday_configuration_secrets_never_reach_the_bundle(bench: Attack) -> None:
-    cases = [json.loads(line) for line in CONFIG.read_text().splitlines() if line.strip()]
-    assert len(cases) >= 30
-    (bench.work / "configs.txt").write_text("\n".join(c["text"] for c in cases) + "\n")
-    bench.mode("execute-with-confirmation")  # reads run without a question
-    bench.script(plan(("fs.read", {"path": "configs.txt"})))
-    done = bench.cli("run", "show me configs.txt", "--json")
-    assert json.loads(done.stdout)["status"] == "executed", done.stderr
-    assert cases[0]["secret"] in done.stdout  # the user sees their own file, whole
+    cases = read_secrets(bench, CONFIG)
     out = bench.root / "bundle.tar.gz"
     assert bench.cli("bundle", "-o", str(out)).returncode == 0
     everything = _members(out)
