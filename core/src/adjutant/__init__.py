@@ -32,6 +32,7 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (a test ke
     from .kernel._plugins import PluginInfo as PluginInfo
     from .kernel._registry import RegistrationError as RegistrationError
     from .kernel._registry import Registry as Registry
+    from .kernel._services import spawn_service as spawn_service
     from .kernel._settings import ModelPreset as ModelPreset
     from .kernel._settings import Profile as Profile
     from .kernel._settings import ProfileError as ProfileError
@@ -83,6 +84,7 @@ _LAZY = {
     "ProfileError": ".kernel._settings",
     "load_profile": ".kernel._settings", "parse_profile": ".kernel._settings",
     "plugin_section": ".kernel._settings", "profile_path": ".kernel._settings",
+    "spawn_service": ".kernel._services",
     "TerminalApprover": ".cli._approver",
 }  # fmt: skip
 

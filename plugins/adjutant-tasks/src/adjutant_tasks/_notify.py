@@ -19,8 +19,6 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import anyio
-
 from adjutant_hookspecs import CustomEvent
 
 if TYPE_CHECKING:
@@ -114,5 +112,7 @@ class Notifier:
             except (OSError, subprocess.SubprocessError):
                 return False
             return done.returncode == 0
+
+        import anyio  # not at plugin load: `adjutant --help` never needs it
 
         return await anyio.to_thread.run_sync(run)

@@ -4,7 +4,7 @@ that instance and nowhere else."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from adjutant_hookspecs import Command, hookimpl, lazy
@@ -197,50 +197,6 @@ def tasks_of(kernel: Kernel) -> TasksPlugin:
 
 
 def _spawn(function: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
-    """Run ``function`` in the background of the current event loop; return an
-    awaitable canceller that returns once it has stopped."""
-    import sniffio
+    from adjutant import spawn_service
 
-    guarded = _logged(function)
-    if sniffio.current_async_library() == "trio":
-        import trio
-
-        scope, finished = trio.CancelScope(), trio.Event()
-
-        async def runner() -> None:
-            try:
-                with scope:
-                    await guarded()
-            finally:
-                finished.set()
-
-        trio.lowlevel.spawn_system_task(runner, name="adjutant-tasks runner")
-
-        async def cancel_trio() -> None:
-            scope.cancel()
-            await finished.wait()
-        return cancel_trio
-
-    import asyncio
-
-    task = asyncio.get_running_loop().create_task(guarded(), name="adjutant-tasks runner")
-
-    async def cancel_asyncio() -> None:
-        task.cancel()
-        await asyncio.wait([task])
-    return cancel_asyncio
-
-
-def _logged(function: Callable[[], Awaitable[None]]
-            ) -> Callable[[], Coroutine[Any, Any, None]]:
-    """A runner failure is logged, never raised into the event loop (on trio a system
-    task's exception would end the whole program)."""
-
-    async def run() -> None:
-        try:
-            await function()
-        except Exception as exc:
-            from adjutant import get_logger
-
-            get_logger(plugin="tasks").error("task runner stopped", error=repr(exc))
-    return run
+    return spawn_service(function, name="adjutant-tasks runner", plugin="tasks")

@@ -10,8 +10,8 @@ then stops and frees the device.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from ._auto import Progress
 from ._speaker import Speaker
@@ -90,50 +90,6 @@ class SpeechService:
 
 
 def _spawn(function: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
-    """Run ``function`` in the background of the current event loop; return an
-    awaitable canceller that returns once it has stopped."""
-    import sniffio
+    from adjutant import spawn_service
 
-    guarded = _logged(function)
-    if sniffio.current_async_library() == "trio":
-        import trio
-
-        scope, finished = trio.CancelScope(), trio.Event()
-
-        async def runner() -> None:
-            try:
-                with scope:
-                    await guarded()
-            finally:
-                finished.set()
-
-        trio.lowlevel.spawn_system_task(runner, name="adjutant-tts speech service")
-
-        async def cancel_trio() -> None:
-            scope.cancel()
-            await finished.wait()
-        return cancel_trio
-
-    import asyncio
-
-    task = asyncio.get_running_loop().create_task(guarded(), name="adjutant-tts speech")
-
-    async def cancel_asyncio() -> None:
-        task.cancel()
-        await asyncio.wait([task])
-    return cancel_asyncio
-
-
-def _logged(function: Callable[[], Awaitable[None]]
-            ) -> Callable[[], Coroutine[Any, Any, None]]:
-    """A service failure is logged, never raised into the event loop (on trio a system
-    task's exception would end the whole program)."""
-
-    async def run() -> None:
-        try:
-            await function()
-        except Exception as exc:
-            from adjutant import get_logger
-
-            get_logger(plugin="tts").error("speech service stopped", error=repr(exc))
-    return run
+    return spawn_service(function, name="adjutant-tts speech service", plugin="tts")
