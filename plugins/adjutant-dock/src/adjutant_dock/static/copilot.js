@@ -40,7 +40,9 @@ function render(data) {
   const head = $("#copilot-head");
   if (!data.session) {
     setText(head, "No recording in progress, and none recorded yet.");
-    box.replaceChildren(el("p", { class: "muted", text: "Start one with `adjutant record --agent` (the microphone), or `adjutant record --from FILE --agent`; the agent's understanding of it shows here as it grows." }));
+    box.replaceChildren(el("p", { class: "muted" }, "Start one with ", el("code", { text: "adjutant record --agent" }),
+      " (the microphone) or ", el("code", { text: "adjutant record --from FILE --agent" }),
+      "; the agent's understanding of it shows here as it grows."));
     shown = null;
     return;
   }
