@@ -5,13 +5,22 @@ guard, and without adjutant-copilot-agent a message naming it."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from dockkit import Dock, plan, read, start_dock
 from panelkit import ESCAPES, agent, recorded
+
+from adjutant import ModelPreset, Profile
 
 pytestmark = pytest.mark.anyio
 
@@ -197,3 +206,83 @@ async def test_without_the_plugin_the_panel_names_it(dock: Dock) -> None:
         answer = await dock.client.request(method, url, json={"session": "x", "index": 0})
         assert answer.status_code == 503, url
         assert "pip install adjutant-copilot-agent" in answer.json()["error"]
+
+
+async def test_a_recording_made_by_adjutant_record_in_another_process_shows(
+        tmp_path: Path) -> None:
+    """The way a user does it: ``adjutant record --from meeting.wav --agent`` in its own
+    process (espeak-ng speaks, Whisper hears, a script-file model answers) beside a
+    dock on the same data directory (LMDB); a dismiss in the dock is what
+    ``adjutant copilot-agent state`` then reads in a third process."""
+    lmdb = pytest.importorskip("adjutant_lmdb")
+    pytest.importorskip("adjutant_stt", reason="the agent hears with adjutant-stt")
+    if shutil.which("espeak-ng") is None:
+        pytest.skip("needs espeak-ng")
+    home = tmp_path / "home"
+    env = _setup(tmp_path, home)
+    profile = Profile(model=ModelPreset(provider="scripted"), stores={"kv": "lmdb",
+                                                                      "log": "lmdb"})
+    async with start_dock(home=home, profile=profile,
+                          plugins=(lmdb, agent.CopilotAgentPlugin)) as running:
+        empty = (await running.client.get("/api/copilot-agent/state")).json()
+        assert empty["session"] is None
+        done = await anyio.to_thread.run_sync(lambda: _adjutant(
+            env, "record", "--from", str(tmp_path / "meeting.wav"), "--speed", "0",
+            "--agent"))
+        assert done.returncode == 0, done.stderr
+        shown = await running.client.get("/api/copilot-agent/state")
+        assert shown.status_code == 200, shown.text
+        answer = shown.json()
+        assert answer["recording"] is False and answer["session"]["status"] == "stopped"
+        state = answer["state"]
+        assert state["cycle_metadata"]["cycle_number"] == 1
+        assert state["decisions"][0]["text"] == f"Ship on Friday {ESC}"
+        assert state["action_items"][0]["text"] == "Write the release notes in notes.txt"
+        session = answer["session"]["id"]
+        dismissed = await running.client.post("/api/copilot-agent/dismiss",
+                                              json={"session": session, "index": 1})
+        assert dismissed.status_code == 200, dismissed.text
+    read_back = await anyio.to_thread.run_sync(lambda: _adjutant(
+        env, "copilot-agent", "state", "--json"))
+    questions = json.loads(read_back.stdout)["state"]["suggested_questions"]
+    assert [q["dismissed"] for q in questions] == [False, True]
+
+
+ESC = "\x1b[2J"
+CLI_ANSWER = {
+    "updated_summary": "The team plans the release.", "key_points": [],
+    "decisions": [f"Ship on Friday {ESC}"],
+    "action_items": ["Write the release notes in notes.txt"], "open_questions": [],
+    "suggested_questions": [{"question": "Who reviews?", "reason": "unsaid"},
+                            {"question": "When is the launch party?", "reason": "unsaid"}],
+    "key_concepts": [{"term": "Release", "context": "Friday"}]}
+
+
+def _setup(tmp_path: Path, home: Path) -> dict[str, str]:
+    """A data directory whose profile's model is a script file, and espeak-ng's meeting
+    (as adjutant-copilot-agent's own CLI tests make them)."""
+    dist = tmp_path / "plugins" / "scripted_cli-0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: scripted-cli\nVersion: 0\n")
+    (dist / "entry_points.txt").write_text(
+        "[adjutant]\nscripted = adjutant.testing.scriptfile\n")
+    (home / "profiles").mkdir(parents=True)
+    (home / "profiles" / "default.json").write_text(json.dumps(
+        {"model": {"provider": "script-file", "model": "script"},
+         "plugins": {"copilot-agent": {"cycle_interval": 30, "audio_overlap": 5,
+                                       "analysis_timeout": 600}}}))
+    (tmp_path / "script.json").write_text(json.dumps([json.dumps(CLI_ANSWER)]))
+    subprocess.run(["espeak-ng", "-w", str(tmp_path / "meeting.wav"),
+                    "We decided to ship on Friday. Alice writes the release notes."],
+                   check=True, timeout=60)
+    base = {k: v for k, v in os.environ.items() if not k.startswith("ADJUTANT_")}
+    return {**base, "ADJUTANT_HOME": str(home),
+            "ADJUTANT_LOAD_PLUGINS": "copilot-agent,stt,lmdb,scripted,files",
+            "ADJUTANT_SCRIPT": str(tmp_path / "script.json"),
+            "PYTHONPATH": str(tmp_path / "plugins"), "NO_COLOR": "1"}
+
+
+def _adjutant(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    program = str(Path(sys.executable).with_name("adjutant"))
+    return subprocess.run([program, *args], env=env, capture_output=True, text=True,
+                          timeout=300, check=False)

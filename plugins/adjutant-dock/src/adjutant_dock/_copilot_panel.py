@@ -79,9 +79,12 @@ async def state(request: Request) -> Response:
                              "state": None, "sessions": []})
     try:
         session = find_session(kernel, wanted)
-        found = await load_state(kernel, session.id)
     except LookupError as exc:
         return error(404, str(exc))
+    try:
+        found = await load_state(kernel, session.id)
+    except LookupError as exc:  # no key-value store: what to install
+        return error(503, str(exc))
     except ValueError as exc:  # a state the store holds but cannot read
         return error(400, f"the state of {wanted!r} cannot be read: {exc}")
     import msgspec
@@ -114,11 +117,14 @@ async def dismiss(request: Request) -> Response:
 
     try:
         find_session(kernel, session_id)
+    except LookupError as exc:
+        return error(404, str(exc))
+    try:
         asked = await dismiss_question(kernel, session_id, index)
     except IndexError as exc:  # (a LookupError too: first)
         return error(400, str(exc))
-    except LookupError as exc:
-        return error(404, str(exc))
+    except LookupError as exc:  # no key-value store: what to install
+        return error(503, str(exc))
     await dock.copilot.log.record(DockCopilotDismissRecord(
         session=session_id, index=index + 1, question=asked.question))
     # a running agent applies it within a tick: the answer shows it done
@@ -149,11 +155,14 @@ async def act(request: Request) -> Response:
 
     try:
         find_session(kernel, session_id)
+    except LookupError as exc:
+        return error(404, str(exc))
+    try:
         item = await action_item(kernel, session_id, index)
     except IndexError as exc:  # (a LookupError too: first)
         return error(400, str(exc))
-    except LookupError as exc:
-        return error(404, str(exc))
+    except LookupError as exc:  # no key-value store: what to install
+        return error(503, str(exc))
     record = act_record(session_id, index, item)
     if not record.text:
         return error(400, f"action item {index + 1} is empty: nothing to ask")
