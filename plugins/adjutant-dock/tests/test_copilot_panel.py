@@ -20,7 +20,8 @@ import pytest
 from dockkit import Dock, plan, read, start_dock
 from panelkit import ESCAPES, agent, recorded
 
-from adjutant import ModelPreset, Profile
+from adjutant import ModelPreset, Profile, hookimpl
+from adjutant_hookspecs import CopilotCycleResult
 
 pytestmark = pytest.mark.anyio
 
@@ -286,3 +287,54 @@ def _adjutant(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[st
     program = str(Path(sys.executable).with_name("adjutant"))
     return subprocess.run([program, *args], env=env, capture_output=True, text=True,
                           timeout=300, check=False)
+
+
+async def test_a_cycle_in_flight_shows_as_processing_while_the_agent_runs() -> None:
+    """A real agent (the kernel API, in this process) whose analysis is held: the panel's
+    state says the agent runs and a cycle is processing (saved by the agent, so a dock in
+    another process sees it too), then the merged cycle."""
+    entered, release = anyio.Event(), anyio.Event()
+
+    class Held:
+        name, native = "held", True
+
+        def supports(self, provider: Any) -> bool:
+            return True
+
+        async def copilot_analyze(self, kernel: Any, provider: Any,
+                                  request: Any) -> CopilotCycleResult:
+            entered.set()
+            await release.wait()
+            return CopilotCycleResult(updated_summary="The second pass.")
+
+    class HeldPlugin:
+        @staticmethod
+        @hookimpl
+        def register_copilot_analyzers(register: Any) -> None:
+            register(Held())
+
+    async with start_dock(plugins=(agent.CopilotAgentPlugin, HeldPlugin())) as panel:
+        kernel = panel.harness.kernel
+        await recorded(kernel, stopped=False)
+        settings = agent.CopilotAgentSettings(cycle_interval=30, audio_overlap=5,
+                                              analysis_timeout=60.0)
+        async with agent.CopilotAgent.running(kernel, clock=agent.FastClock(20_000),
+                                              settings=settings) as running:
+            with anyio.fail_after(30):
+                await entered.wait()
+            shown = (await panel.client.get("/api/copilot-agent/state")).json()
+            assert shown["agentRunning"] is True
+            assert shown["state"]["cycle_metadata"]["processing"] is True
+            release.set()
+            with anyio.fail_after(30):
+                while True:
+                    meta = (await panel.client.get("/api/copilot-agent/state")).json()[
+                        "state"]["cycle_metadata"]
+                    if meta["cycle_number"] == 2:
+                        break
+                    await anyio.sleep(0.05)
+            assert meta["processing"] is False
+            running.request_stop()
+        done = (await panel.client.get("/api/copilot-agent/state")).json()
+        assert done["agentRunning"] is False
+        assert done["state"]["running_summary"] == "The second pass."
