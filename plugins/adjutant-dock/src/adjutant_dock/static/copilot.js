@@ -24,8 +24,9 @@ function item(it, n, actions) {
   return el("li", { class: "cp-item", "data-n": String(n) },
     el("div", { class: "cp-line" },
       el("span", { class: "cp-text", text: it.text }),
-      el("span", { class: "cp-span", text: span(it.evidence), title: "where in the recording (minutes:seconds)" }),
-      ...actions),
+      el("span", { class: "cp-where" },
+        el("span", { class: "cp-span", text: span(it.evidence), title: "where in the recording (minutes:seconds)" }),
+        ...actions)),
     words);
 }
 
