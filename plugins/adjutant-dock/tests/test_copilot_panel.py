@@ -200,15 +200,6 @@ async def test_the_guard_holds_for_the_panel(panel: Dock) -> None:
     assert "copilot_agent_act" not in {r["kind"] for r in await panel.copilot.log.records()}
 
 
-async def test_without_the_plugin_the_panel_names_it(dock: Dock) -> None:
-    for method, url in (("GET", "/api/copilot-agent/state"),
-                        ("POST", "/api/copilot-agent/dismiss"),
-                        ("POST", "/api/copilot-agent/act")):
-        answer = await dock.client.request(method, url, json={"session": "x", "index": 0})
-        assert answer.status_code == 503, url
-        assert "pip install adjutant-copilot-agent" in answer.json()["error"]
-
-
 async def test_a_recording_made_by_adjutant_record_in_another_process_shows(
         tmp_path: Path) -> None:
     """The way a user does it: ``adjutant record --from meeting.wav --agent`` in its own
