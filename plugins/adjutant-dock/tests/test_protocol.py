@@ -459,3 +459,12 @@ async def test_a_named_pipe_in_a_plan_stalls_no_request(dock: Dock) -> None:
     assert state.status_code == 200 and log.status_code == 200
     shown = json.dumps(stream.envelopes)
     assert "named pipe (FIFO)" in shown, shown[-2000:]
+
+
+async def test_without_the_copilot_agent_plugin_the_panel_names_it(dock: Dock) -> None:
+    for method, url in (("GET", "/api/copilot-agent/state"),
+                        ("POST", "/api/copilot-agent/dismiss"),
+                        ("POST", "/api/copilot-agent/act")):
+        answer = await dock.client.request(method, url, json={"session": "x", "index": 0})
+        assert answer.status_code == 503, url
+        assert "pip install adjutant-copilot-agent" in answer.json()["error"]

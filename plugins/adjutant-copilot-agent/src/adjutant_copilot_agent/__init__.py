@@ -23,17 +23,29 @@ if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays chea
     from ._agent import AgentError, CopilotAgent, choose_analyzer
     from ._analysis import TranscribeThenAnalyze
     from ._clock import Clock, FastClock
+    from ._control import (
+        act_record,
+        action_item,
+        agent_running,
+        dismiss_question,
+        find_session,
+        load_state,
+    )
     from ._parse import parse_cycle_result
     from ._recorder import Recorder
+    from ._records import CopilotActRecord
     from ._sessions import Session, active_recording, list_sessions
     from ._settings import CopilotAgentSettings, agent_settings
     from ._sources import RecorderError
     from ._state import CopilotState, merge
+    from ._store import StateStore
 
-__all__ = ["AgentError", "Clock", "CopilotAgent", "CopilotAgentPlugin", "CopilotAgentSettings",
-           "CopilotState", "FastClock", "Recorder", "RecorderError", "Session",
-           "TranscribeThenAnalyze", "active_recording", "agent_settings", "choose_analyzer",
-           "list_sessions", "merge", "parse_cycle_result"]
+__all__ = ["AgentError", "Clock", "CopilotActRecord", "CopilotAgent", "CopilotAgentPlugin",
+           "CopilotAgentSettings", "CopilotState", "FastClock", "Recorder", "RecorderError",
+           "Session", "StateStore", "TranscribeThenAnalyze", "act_record", "action_item",
+           "active_recording", "agent_running", "agent_settings", "choose_analyzer",
+           "dismiss_question", "find_session", "list_sessions", "load_state", "merge",
+           "parse_cycle_result"]
 
 __getattr__ = lazy_exports(__name__, {
     "AgentError": "._agent", "CopilotAgent": "._agent", "choose_analyzer": "._agent",
@@ -41,4 +53,7 @@ __getattr__ = lazy_exports(__name__, {
     "parse_cycle_result": "._parse", "Recorder": "._recorder", "Session": "._sessions",
     "active_recording": "._sessions", "list_sessions": "._sessions",
     "CopilotAgentSettings": "._settings", "agent_settings": "._settings",
-    "RecorderError": "._sources", "CopilotState": "._state", "merge": "._state"})
+    "RecorderError": "._sources", "CopilotState": "._state", "merge": "._state",
+    "CopilotActRecord": "._records", "StateStore": "._store", "act_record": "._control",
+    "action_item": "._control", "agent_running": "._control",
+    "dismiss_question": "._control", "find_session": "._control", "load_state": "._control"})

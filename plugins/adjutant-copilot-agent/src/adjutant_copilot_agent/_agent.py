@@ -337,6 +337,8 @@ class CopilotAgent:
             self.state = msgspec.structs.replace(self.state, cycle_metadata=msgspec.structs
                                                  .replace(self.state.cycle_metadata,
                                                           processing=True))
+            # saved too, so a reader in another process (the dock's panel) sees it
+            await self.store.save(self.session.id, self.state)
         self._publish_status("processing")
         started = time.perf_counter()
         chunk: Chunk | None = None

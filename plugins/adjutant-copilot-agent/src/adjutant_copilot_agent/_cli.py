@@ -218,27 +218,15 @@ def configure_agent(parser: argparse.ArgumentParser) -> None:
 
 
 def _session(kernel: Kernel, wanted: str | None) -> Session:
-    from ._sessions import list_sessions
+    from ._control import find_session
 
-    sessions = list_sessions(kernel.home)
-    if wanted:
-        for s in sessions:
-            if s.id == wanted:
-                return s
-        raise LookupError(f"no recording {wanted!r} (see: adjutant copilot-agent sessions)")
-    live = [s for s in sessions if s.status == "recording"]
-    if live:
-        return live[-1]
-    if sessions:
-        return sessions[-1]
-    raise LookupError("no recordings yet: start one with `adjutant record`")
+    return find_session(kernel, wanted)
 
 
 async def _state(kernel: Kernel, session: Session) -> CopilotState:
-    from ._state import CopilotState
-    from ._store import StateStore
+    from ._control import load_state
 
-    return await StateStore(kernel).load(session.id) or CopilotState()
+    return await load_state(kernel, session.id)
 
 
 async def agent(kernel: Kernel, args: argparse.Namespace) -> int:
@@ -253,7 +241,7 @@ async def _agent(kernel: Kernel, args: argparse.Namespace) -> int:
 
     from ._agent import AgentError, CopilotAgent, request
     from ._sessions import active_agent, list_sessions
-    from ._state import dismiss, to_builtins
+    from ._state import to_builtins
     from ._store import StateStore
     from ._view import markdown
 
@@ -291,16 +279,10 @@ async def _agent(kernel: Kernel, args: argparse.Namespace) -> int:
         _say(markdown(await _state(kernel, session), title=f"Co-Pilot: {session.id}"))
         return 0
     if action == "dismiss":
-        state = await _state(kernel, session)
-        index = args.index - 1
-        if not 0 <= index < len(state.suggested_questions):
-            raise IndexError(f"no suggested question {args.index} (there are "
-                             f"{len(state.suggested_questions)})")
-        if active_agent(home, session.id) is not None:
-            request(home, session.id, {"dismiss": index})
-        else:
-            await StateStore(kernel).save(session.id, dismiss(state, index))
-        _say(f"dismissed: {state.suggested_questions[index].question}")
+        from ._control import dismiss_question
+
+        asked = await dismiss_question(kernel, session.id, args.index - 1)
+        _say(f"dismissed: {asked.question}")
         return 0
     if action == "act":
         return await _act(kernel, session, args)
@@ -336,14 +318,11 @@ async def _act(kernel: Kernel, session: Session, args: argparse.Namespace) -> in
     was said: the user picks the item, sees it, and approves every step."""
     from adjutant import Copilot
 
-    from ._records import CopilotActRecord
+    from ._control import act_record, action_item
 
-    state = await _state(kernel, session)
-    index = args.index - 1
-    if not 0 <= index < len(state.action_items):
-        raise IndexError(f"no action item {args.index} (there are {len(state.action_items)})")
-    item = state.action_items[index]
-    text = " ".join(item.text.split())
+    item = await action_item(kernel, session.id, args.index - 1)
+    record = act_record(session.id, args.index - 1, item)
+    text = record.text
     interactive = not args.non_interactive and sys.stdin.isatty()
     _say(f"action item {args.index}: {text}")
     if interactive and not args.yes:
@@ -355,9 +334,7 @@ async def _act(kernel: Kernel, session: Session, args: argparse.Namespace) -> in
             _say("not sent")
             return 0
     copilot = Copilot(kernel)
-    await copilot.log.record(CopilotActRecord(session=session.id, index=args.index, text=text,
-                                              start_s=item.evidence.start_s,
-                                              end_s=item.evidence.end_s))
+    await copilot.log.record(record)
     run = kernel.commands["run"]
     parser = argparse.ArgumentParser(prog="adjutant run")
     if run.configure is not None:

@@ -17,9 +17,16 @@ PREFIX = "copilot-agent/state/"
 
 
 def _kv(kernel: Kernel) -> Any:
+    """The key-value store the operator uses too: the one the profile's ``stores.kv``
+    names (registry keys are ``kv:<name>``), else the durable one (the kernel's rule)."""
     wanted = kernel.profile.stores.get("kv")
-    found = [s for n, s in kernel.stores.items()
-             if getattr(s, "kind", None) == "kv" and (wanted is None or n == wanted)]
+    named = {key.split(":", 1)[-1]: s for key, s in kernel.stores.items()
+             if getattr(s, "kind", None) == "kv"}
+    if wanted is not None:
+        found = [named[wanted]] if wanted in named else []
+    else:
+        found = [s for s in named.values() if getattr(s, "durable", True)] \
+            or list(named.values())
     if not found:
         raise LookupError("no key-value store to keep the copilot's state in"
                           + (f" (the profile names {wanted!r})" if wanted else "")

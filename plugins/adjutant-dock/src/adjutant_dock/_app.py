@@ -3,7 +3,8 @@ which reach the dock through ``request.app.state.dock`` (a `DockState`), behind 
 `Guard` middleware (token, Host, Origin).
 
 The endpoints live by concern: the page and side APIs in `_api`, the run stream in
-`_stream`, voice in `_voice`; the page's scripts and styles are `static/`.
+`_stream`, voice in `_voice`, the Co-Pilot panel in
+`_copilot_panel`; the page's scripts and styles are `static/`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
-from . import _api, _settings_edit, _stream, _voice
+from . import _api, _copilot_panel, _settings_edit, _stream, _voice
 from ._access import Guard
 from ._state import DockState
 
@@ -39,6 +40,7 @@ class Assets(StaticFiles):
 
 routes = [
     *_api.routes,
+    *_copilot_panel.routes,
     *_settings_edit.routes,
     *_stream.routes,
     *_voice.routes,

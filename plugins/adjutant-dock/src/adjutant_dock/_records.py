@@ -7,7 +7,8 @@ from typing import Any
 
 from adjutant_hookspecs.records import ActionRecord
 
-__all__ = ["DockAnswerRecord", "DockSettingsRecord", "DockVoiceConsentRecord"]
+__all__ = ["DockAnswerRecord", "DockCopilotDismissRecord", "DockSettingsRecord",
+           "DockVoiceConsentRecord"]
 
 
 class DockAnswerRecord(ActionRecord, frozen=True, kw_only=True, tag="dock_answer"):
@@ -44,3 +45,13 @@ class DockSettingsRecord(ActionRecord, frozen=True, kw_only=True, tag="dock_sett
     path: str
     #: what was changed, as sent (``temperature``, ``cages`` or ``plugins``)
     change: dict[str, Any]
+
+
+class DockCopilotDismissRecord(ActionRecord, frozen=True, kw_only=True,
+                               tag="dock_copilot_dismiss"):
+    """A suggested question of a recording's copilot agent dismissed in the dock's
+    Co-Pilot panel (``index`` 1-based, as ``adjutant copilot-agent dismiss N``)."""
+
+    session: str
+    index: int
+    question: str

@@ -29,7 +29,7 @@ from ._runs import Refused, Segment, now_ms
 from ._state import ID, DockState, dock_of, error, snapshot
 from ._wire import envelope, frame
 
-__all__ = ["RunIn", "routes"]
+__all__ = ["RunIn", "routes", "stream_segment"]
 
 
 class ResumeIn(msgspec.Struct, rename="camel", kw_only=True):
@@ -90,7 +90,7 @@ async def run(request: Request) -> Response:
             segment = hub.submit(raw, prompt, session, skill=skill)
     except Refused as exc:
         return error(exc.status, str(exc))
-    return _stream(dock, segment, 0)
+    return stream_segment(dock, segment, 0)
 
 
 async def events(request: Request) -> Response:
@@ -109,7 +109,7 @@ async def events(request: Request) -> Response:
             yield ServerSentEvent(**frame(env))
 
         return EventSourceResponse(gone(), sep="\n")
-    return _stream(dock, segment, after)
+    return stream_segment(dock, segment, after)
 
 
 async def stop(request: Request) -> Response:
@@ -127,7 +127,7 @@ routes = [
 ]
 
 
-def _stream(dock: DockState, segment: Segment, after: int) -> EventSourceResponse:
+def stream_segment(dock: DockState, segment: Segment, after: int) -> EventSourceResponse:
     """The segment's envelopes after ``after``, then live until its terminal event."""
     hub = dock.hub
 

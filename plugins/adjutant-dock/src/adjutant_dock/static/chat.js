@@ -13,7 +13,7 @@ const tools = {}; // tool calls by id
 // "Thinking… N s" from the moment a request is sent until the model's first words, a
 // question, or the end.
 let thinking = null;
-function startThinking() {
+export function startThinking() {
   stopThinking();
   const since = Date.now();
   const box = $("#thinking");
@@ -22,7 +22,7 @@ function startThinking() {
   box.hidden = false;
   thinking = setInterval(tick, 1000);
 }
-function stopThinking() { clearInterval(thinking); thinking = null; $("#thinking").hidden = true; }
+export function stopThinking() { clearInterval(thinking); thinking = null; $("#thinking").hidden = true; }
 
 // The planner's request-length limit (from the state): an over-long request stays in
 // the box with the counter, never sent and never wiped.

@@ -1,8 +1,9 @@
 // The Copilot Dock's page: plain ES modules, no build step, no third-party code. This
-// one starts the others and owns the page-wide keys: Alt+1..5 (views), Ctrl+K (the
+// one starts the others and owns the page-wide keys: Alt+1..6 (views), Ctrl+K (the
 // command palette), Esc (a recording or speech first, then the run or the question).
 
 import { initChat, send, stop } from "./chat.js";
+import { initCopilot } from "./copilot.js";
 import { $, el, setStatus, showTab } from "./dom.js";
 import { initHistory } from "./history.js";
 import { initLog, verifyLog } from "./log.js";
@@ -22,6 +23,7 @@ const COMMANDS = [
   ["Show plan & permissions", () => showTab("plan")],
   ["Show action log", () => showTab("log")], ["Verify the action log", () => { showTab("log"); verifyLog(); }],
   ["Show settings", () => showTab("settings")], ["Show session history", () => showTab("history")],
+  ["Show the Co-Pilot (the recording's agent)", () => showTab("copilot")],
   ["Mode: Off", () => setMode("off")], ["Mode: Listen", () => setMode("listen")],
   ["Mode: Propose", () => setMode("propose")], ["Mode: Confirm", () => setMode("confirm")],
   ["Mode: Auto", () => setMode("auto")], ["Stop", () => stop()],
@@ -62,7 +64,7 @@ document.addEventListener("keydown", (e) => {
     else if (dock.run || dock.question) { e.preventDefault(); stop(); }
   }
   if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k") { e.preventDefault(); openPalette(); }
-  if (e.altKey && ["1", "2", "3", "4", "5"].includes(e.key)) { e.preventDefault(); showTab(["chat", "plan", "log", "settings", "history"][Number(e.key) - 1]); }
+  if (e.altKey && ["1", "2", "3", "4", "5", "6"].includes(e.key)) { e.preventDefault(); showTab(["chat", "plan", "log", "settings", "history", "copilot"][Number(e.key) - 1]); }
 });
 
 for (const b of document.querySelectorAll(".tabs button")) b.addEventListener("click", () => showTab(b.dataset.tab));
@@ -73,6 +75,7 @@ initQuestions();
 initLog();
 initSettings();
 initHistory();
+initCopilot();
 restoreThread().catch((err) => setStatus(`Could not load the state: ${err.message}`));
 $("#prompt").focus();
 initVoice();
