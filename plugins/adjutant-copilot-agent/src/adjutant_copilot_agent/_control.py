@@ -47,8 +47,15 @@ def agent_running(kernel: Kernel, session_id: str) -> bool:
 
 
 async def load_state(kernel: Kernel, session_id: str) -> CopilotState:
-    """The state the agent last saved for ``session_id`` (empty before its first)."""
-    return await StateStore(kernel).load(session_id) or CopilotState()
+    """The state the agent last saved for ``session_id`` (empty before its first). A
+    cycle an agent was processing when it died is processing no more."""
+    import msgspec
+
+    state = await StateStore(kernel).load(session_id) or CopilotState()
+    if state.cycle_metadata.processing and not agent_running(kernel, session_id):
+        state = msgspec.structs.replace(state, cycle_metadata=msgspec.structs.replace(
+            state.cycle_metadata, processing=False))
+    return state
 
 
 async def dismiss_question(kernel: Kernel, session_id: str, index: int) -> SuggestedQuestion:
