@@ -186,6 +186,11 @@ def configure_bundle(parser: argparse.ArgumentParser) -> None:
 async def bundle(kernel: Kernel, args: argparse.Namespace) -> int:
     """A bug bundle: log slice, settings, versions, artifacts; secrets redacted."""
 
+    if args.output.endswith(os.sep) or os.path.isdir(args.output):  # noqa: ASYNC240 - one stat
+        folder = args.output.rstrip(os.sep) or "."
+        print(f"adjutant bundle: {args.output} is a folder: name the bundle's file "
+              f"(-o {folder}/adjutant-bundle.tar.gz)", file=sys.stderr)
+        return 1
     try:
         path = await Copilot(kernel).export_bundle(args.output, run_id=args.run_id)
     except FileExistsError as exc:

@@ -112,6 +112,11 @@ def secret_file_problem(path: Path, st: os.stat_result) -> str | None:
 #: The shortest token accepted from a token file (ours are 43 characters of
 #: ``token_urlsafe(32)``, 256 bits): a guessable token guards nothing.
 MIN_TOKEN_CHARS = 32
+#: The longest accepted (a token is printed in the dock's address).
+MAX_TOKEN_CHARS = 512
+#: Distinct characters a token needs: 43 random url-safe characters hold about 30
+#: (fewer than 16 happens with odds below 1e-12); "password" repeated holds 7.
+MIN_DISTINCT = 16
 
 
 def owner_only_secret(path: Path, root: Path | None = None) -> Path:
@@ -135,14 +140,35 @@ def owner_only_secret(path: Path, root: Path | None = None) -> Path:
         raise SecretError(f"{path} cannot be opened as a secret ({exc.strerror}; a link "
                           "is never followed): remove it and a new one is made") from None
     try:
-        if problem := secret_file_problem(path, os.fstat(fd)):
+        st = os.fstat(fd)
+        if problem := secret_file_problem(path, st):
             raise SecretError(problem)
-        token = os.read(fd, 4096).strip()
+        if st.st_nlink != 1:  # another name for the same file: some other secret, maybe
+            raise SecretError(f"{path} has other names (hard links: {st.st_nlink}), so "
+                              "its token may be another program's secret: remove it and a "
+                              "new one is made")
+        raw = os.read(fd, MAX_TOKEN_CHARS + 2)
     finally:
         os.close(fd)
-    if len(token) < MIN_TOKEN_CHARS or len(token.split()) != 1:
-        size = f"{len(token)} character{'' if len(token) == 1 else 's'}"
-        raise SecretError(f"{path} holds {'a weak token' if token else 'no token'} ({size}; "
-                          f"a token is one word of at least {MIN_TOKEN_CHARS}): remove it "
-                          "and a new one is made")
+    if problem := _token_problem(raw):
+        raise SecretError(f"{path} holds {problem}: remove it and a new one is made")
     return path
+
+
+def _token_problem(raw: bytes) -> str | None:
+    """Why a token file's bytes are no token: empty, not text, several words, too short,
+    too long, or guessable (few distinct characters: ``aaaa…``, ``passwordpassword…``)."""
+    token = raw.strip()
+    if not token:
+        return "no token"
+    if not all(0x21 <= b < 0x7F for b in token):
+        return "a token that is not one word of plain text (letters, digits, punctuation)"
+    size = f"{len(token)} character{'' if len(token) == 1 else 's'}"
+    if len(token) < MIN_TOKEN_CHARS:
+        return f"a weak token ({size}; a token is one word of at least {MIN_TOKEN_CHARS})"
+    if len(raw) > MAX_TOKEN_CHARS:
+        return f"a token longer than {MAX_TOKEN_CHARS} characters"
+    if len(set(token)) < MIN_DISTINCT:
+        return (f"a guessable token (only {len(set(token))} different characters; a "
+                f"random one has {MIN_DISTINCT} or more)")
+    return None

@@ -132,6 +132,10 @@ _CONFIG_PATTERNS = (
     r"signature|sig|access_token|id_token|refresh_token|api_key|apikey|key|code|"
     r"client_secret|token)=(?P<s>(?!\[REDACTED)[^&\s#\"'<>]{6,})",
     r"(?i)\b(?:identified\s+by|password)\s+(?P<q>['\"])(?P<s>[^'\"\n]+)(?P=q)",
+    # a YAML block scalar under a secret-named key, its newlines escaped (a preview or a
+    # JSON string quoting it): each line of the block up to the next key or quote
+    rf"(?i)[\w.-]*{_SECRET_WORDS}[\w.-]*[\"']?[ \t]*:[ \t]*[|>][-+0-9]*[ \t]*\\n"
+    r"(?P<s>(?:[ \t]+[^\\\"\n]+\\n)+)",
 )
 #: An AWS secret access key beside its key id (the console's accessKeys.csv), read
 #: before the key id itself is masked.
@@ -247,11 +251,16 @@ class Redactor:
         quotes no longer hiding a secret; a percent-encoded one read decoded. None:
         plain text."""
         stripped = text.strip()
-        if stripped[:1] in ("{", "[") and len(stripped) < (1 << 20):
+        if stripped[:1] in ("{", "[", '"') and len(stripped) < (1 << 20):
             try:
                 document = json.loads(stripped)
             except ValueError:
                 document = None
+            if isinstance(document, str):  # a JSON string of a document: encoded twice
+                before = sum(self.found.values())
+                inner = self.text(document, _depth=depth + 1)
+                return json.dumps(inner, ensure_ascii=False) if sum(
+                    self.found.values()) != before else None
             if isinstance(document, dict | list):
                 before = sum(self.found.values())
                 redacted = self._value(document, depth + 1)

@@ -126,8 +126,12 @@ class GitProvider(Source):
             return {}  # git would read outside the repository (never named), or run a program
         status = await self._git([*pin, "status", "--porcelain=v1", "--branch"], cwd, dirs)
         if status.timed_out:  # a FIFO named .gitignore in a folder, say
+            from adjutant.safety.protection import special_files_below
+
+            found = special_files_below(top)
             return {"git": {"root": top, "unavailable": f"git status did not finish in "
-                            f"{self.timeout:g} s"}}
+                            f"{self.timeout:g} s" + (f": {', '.join(found)} would make "
+                                                     "git wait forever" if found else "")}}
         if status.returncode != 0:
             return {}
         parsed = parse_status(status.stdout)

@@ -88,10 +88,14 @@ async def git(args: Sequence[str], *, cwd: str, writable: Sequence[str] = (),
                                max_output=max_output,
                                shield=shield if shield is not None or repo is None else repo.shield)
     if result.timed_out:  # never read as an answer (no HEAD, nothing changed...)
-        raise GitRefusal("git-timeout", f"`git {args[0]}` did not finish in {timeout:g} s; "
-                         "a named pipe or device among the files git opens (a "
-                         "`.gitignore` in a folder, say) makes it wait forever, and so does "
-                         "a very large repository")
+        from adjutant.safety.protection import special_files_below
+
+        found = special_files_below(repo.top) if repo is not None else []
+        why = (f"{', '.join(found)} would make git wait forever: remove it, or replace it "
+               "with a regular file" if found else "a very large repository, or a named "
+               "pipe among the files git opens, makes it wait")
+        raise GitRefusal("git-timeout", f"`git {args[0]}` did not finish in {timeout:g} s: "
+                         f"{why}")
     judge = shield if shield is not None else repo.shield if repo is not None else None
     if judge is not None and result.stderr:
         result = attrs.evolve(result, stderr=withhold_quotes(result.stderr, cwd, judge))

@@ -322,11 +322,28 @@ async def serve(kernel: Kernel, *, http: bool, host: str, port: int, path: str =
 
             app = require_token(http_app(server, path=path),
                                 token_file.read_text(encoding="utf-8").strip())
-            config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+            import socket
+
+            # bound here, so the address printed is the one listening (--port 0 too)
+            family = socket.AF_INET6 if ":" in host else socket.AF_INET
+            listener = socket.socket(family, socket.SOCK_STREAM)
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                listener.bind((host, port))
+            except OSError as exc:
+                listener.close()
+                raise OSError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+            listener.listen(128)
+            bound = listener.getsockname()[1]
+            config = uvicorn.Config(app, log_level="warning")
             print(f"adjutant mcp serve: clients send 'Authorization: Bearer <token>', the "
                   f"token in {token_file}", file=sys.stderr)
-            print(f"adjutant mcp serve: http://{host}:{port}{path}", file=sys.stderr)
-            await uvicorn.Server(config).serve()
+            shown = f"[{host}]" if ":" in host else host
+            print(f"adjutant mcp serve: http://{shown}:{bound}{path}", file=sys.stderr)
+            try:
+                await uvicorn.Server(config).serve(sockets=[listener])
+            finally:
+                listener.close()
         else:
             from mcp.server.stdio import stdio_server
 

@@ -46,6 +46,7 @@ from ._repo import (
     inside,
     refuse_special_files,
     refuse_special_files_near,
+    special_files_below,
 )
 from ._rules import (
     CAGE_RULES,
@@ -63,7 +64,7 @@ __all__ = ["CAGE_RULES", "DEFAULT_RULES", "GIT_CONFIG_LISTING", "GIT_ENV", "GIT_
            "ProtectedFile", "Protection", "Rule", "RuleSpec",
            "Shield", "allowed_globs", "audit_git_config", "cage_refusal", "confined_repository",
            "git_location", "home_bases", "inside", "protected_inodes", "protection",
-           "refuse_special_files", "refuse_special_files_near"]
+           "refuse_special_files", "refuse_special_files_near", "special_files_below"]
 
 
 def cage_refusal(parts: Sequence[str]) -> str | None:

@@ -19,12 +19,12 @@ import codecs
 import os
 import re
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 __all__ = ["GIT_CONFIG_LISTING", "GIT_ENV", "GIT_OVERRIDES", "GIT_WHERE", "GitRefusal",
            "alternates", "audit_git_config", "confine", "confined_repository",
            "git_location", "inside", "refuse_special_files",
-           "refuse_special_files_near"]
+           "refuse_special_files_near", "special_files_below"]
 
 #: Keys whose programs git could run, overridden on every command line (``-c`` beats
 #: every configuration file), and output settings every parser here relies on.
@@ -116,7 +116,6 @@ _TOP_FILES = (".gitignore", ".gitattributes", ".gitmodules", ".mailmap")
 #: How many entries of a git directory are looked at; past it, git's own timeout is
 #: the backstop (a git directory holds hundreds, loose objects aside).
 _SCAN_LIMIT = 20_000
-_LOOSE = re.compile(r"[0-9a-f]{2}")
 
 
 def refuse_special_files_near(found: Sequence[str]) -> None:
@@ -130,38 +129,118 @@ def refuse_special_files_near(found: Sequence[str]) -> None:
 
 def refuse_special_files(top: str, *git_dirs: str) -> None:
     """Refuse a repository where git would open a named pipe, socket or device: git
-    opens its files blocking, so a FIFO at ``.git/packed-refs``, ``info/exclude`` or
-    ``.gitattributes`` stalls every git until its timeout, which then looks like an
-    empty or broken repository. Looked at (``lstat``, links followed by ``stat``, never
-    opened): each git directory but its loose objects, and the work tree's top files.
-    Deeper ``.gitignore`` files are left to the timeout (`GitRefusal` "git-timeout")."""
+    opens its files blocking, so a FIFO at ``.git/packed-refs``, ``info/exclude``, a
+    loose object or ``.gitattributes`` stalls every git until its timeout, which then
+    looks like an empty or broken repository. Looked at (the directory entry's type,
+    ``stat`` for a link or a special file, never opened): each git directory, the work
+    tree's top files, and the files its configuration names (``include.path``,
+    ``core.excludesFile``, ``core.attributesFile``, ``mailmap.file``). Deeper
+    ``.gitignore`` files are left to git's timeout, which `special_files_below` then
+    names."""
+    seen = 0
+    for name in _TOP_FILES:
+        _judge(os.path.join(top, name), top)
+    for root in dict.fromkeys(git_dirs):
+        for path in _walk(root):
+            seen += 1
+            if seen > _SCAN_LIMIT:
+                break
+            _judge(path, top)
+        for named in _config_files(os.path.join(root, "config"), top):
+            _judge(named, top)
+
+
+def special_files_below(top: str, *, limit: int = 50_000) -> list[str]:
+    """What in the work tree below ``top`` git could wait on: ``.gitignore`` and
+    ``.gitattributes`` files (at any depth) that are not regular files, as the user
+    sees them (relative paths, what they are). Bounded by ``limit`` entries; the
+    ``.git`` directory is not walked."""
     from adjutant.safety.regular import file_kind
 
-    def judge(path: str) -> None:
-        try:
-            mode = os.stat(path).st_mode  # follows a link: git would
-        except OSError:
-            return  # missing, or a dangling link: git copes
-        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-            shown = os.path.relpath(path, top) if inside(path, [top]) else path
-            raise GitRefusal("special-file", f"{shown} is {file_kind(mode)}, not a file: git "
-                             "would wait on it forever, so Adjutant does not run git on this "
-                             "repository (remove it, or replace it with a regular file)")
+    found, seen = [], 0
+    for path in _walk(top, skip=(".git",)):
+        seen += 1
+        if seen > limit:
+            break
+        if os.path.basename(path) in (".gitignore", ".gitattributes"):
+            try:
+                mode = os.stat(path).st_mode
+            except OSError:
+                continue
+            if not stat.S_ISREG(mode):
+                found.append(f"{os.path.relpath(path, top)} ({file_kind(mode)})")
+    return found
 
-    for name in _TOP_FILES:
-        judge(os.path.join(top, name))
-    seen = 0
-    for root in dict.fromkeys(git_dirs):
-        for folder, dirs, files in os.walk(root):
-            if os.path.basename(folder) == "objects":
-                dirs[:] = [d for d in dirs if not _LOOSE.fullmatch(d)]
-            for name in files:
-                seen += 1
-                if seen > _SCAN_LIMIT:
-                    return
-                path = os.path.join(folder, name)
-                if not os.path.isfile(path):  # not a regular file, or a link to none
-                    judge(path)
+
+def _walk(root: str, skip: tuple[str, ...] = ()) -> Iterator[str]:
+    """Every entry below ``root`` that is not a directory: regular files by their
+    directory entry (no ``stat``), links and special files too; links not followed."""
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name not in skip:
+                    yield from _walk(entry.path, skip)
+                continue
+            if entry.is_file(follow_symlinks=False):
+                continue  # regular: nothing to wait on
+        except OSError:
+            pass
+        yield entry.path
+
+
+def _judge(path: str, top: str) -> None:
+    from adjutant.safety.regular import file_kind
+
+    try:
+        mode = os.stat(path).st_mode  # follows a link: git would
+    except OSError:
+        return  # missing, or a dangling link: git copes
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        shown = os.path.relpath(path, top) if inside(path, [top]) else path
+        raise GitRefusal("special-file", f"{shown} is {file_kind(mode)}, not a file: git "
+                         "would wait on it forever, so Adjutant does not run git on this "
+                         "repository (remove it, or replace it with a regular file)")
+
+
+#: Configuration keys naming a file git opens (section, key), lower case.
+_FILE_KEYS = {("include", "path"), ("includeif", "path"), ("core", "excludesfile"),
+              ("core", "attributesfile"), ("mailmap", "file")}
+_SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\]')
+_ENTRY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*?)\s*$")
+
+
+def _config_files(config: str, top: str) -> list[str]:
+    """The files a git configuration file names for git to open, resolved as git
+    would (``~``, relative to the configuration's folder for includes, to the work
+    tree otherwise). Read without blocking; a file that is not regular is `_judge`'s."""
+    from adjutant.safety.regular import NotRegularFile, read_regular
+
+    try:
+        raw = read_regular(config, 1 << 20).decode("utf-8", "replace")
+    except NotRegularFile:
+        _judge(config, top)
+        return []
+    except OSError:
+        return []
+    section, found = "", []
+    for line in raw.splitlines():
+        if (header := _SECTION.match(line)) is not None:
+            section = header.group(1).lower().split(".")[0]
+            line = line[header.end():]
+        entry = _ENTRY.match(line)
+        if entry is None or (section, entry.group(1).lower()) not in _FILE_KEYS:
+            continue
+        value = entry.group(2).strip('"')
+        if not value:
+            continue
+        value = os.path.expanduser(value)
+        base = os.path.dirname(config) if section.startswith("include") else top
+        found.append(os.path.normpath(os.path.join(base, value)))
+    return found
 
 
 def alternates(objects: str, cages: Sequence[str], depth: int = 0) -> list[str]:

@@ -92,9 +92,14 @@ DEFAULT_RULES: tuple[RuleSpec, ...] = (
     ),
     RuleSpec(
         "a private key or key store (by its name)",
-        ("**/*.key", "**/*.p12", "**/*.pfx", "**/*.jks", "**/*.keystore", "**/*.ppk",
-         "**/*.kdbx", "**/key.pem", "**/*-key.pem", "**/*_key.pem", "**/privkey*.pem"),
+        ("**/*.key", "**/*.p12", "**/*.pfx", "**/*.pkcs12", "**/*.p8", "**/*.jks",
+         "**/*.keystore", "**/*.ppk", "**/*.kdbx", "**/key.pem", "**/*-key.pem",
+         "**/*_key.pem", "**/privkey*.pem", "**/private*.pem", "**/*private*.key*",
+         "**/id_rsa*", "**/id_dsa*", "**/id_ecdsa*", "**/id_ed25519*", "**/deploy_key*",
+         "**/ssh_host_*_key", "**/secring.*", "**/*.tfstate", "**/*.tfstate.backup",
+         "**/wallet.dat", "**/.dockercfg", "**/kubeconfig", "**/.kube/config"),
         reads=True,
+        unless=("**/*.pub",),
     ),
     RuleSpec(
         "an environment file (it usually holds API keys)",
