@@ -356,3 +356,26 @@ async def test_settings_edit_the_profile_with_the_loaders_errors(
         # the one refused save (5 is too hot) is the browser's only complaint
         assert page.problems == ["Failed to load resource: the server responded with a "
                                  "status of 422 (Unprocessable Entity)"]
+
+
+async def test_on_a_wide_window_the_open_question_stands_beside_the_chat(
+        browser: Any, dock: Dock) -> None:
+    dock.provider.queue(plan(WRITE))
+    page = await open_page(browser, dock, 1600)
+    await ask(page, "write hello to b.txt")
+    await page.wait_for_selector("#messages li.msg.question#question")
+    question = await page.eval_on_selector("#question", "e => e.getBoundingClientRect().toJSON()")
+    asked = await page.eval_on_selector("#messages li.msg.user",
+                                        "e => e.getBoundingClientRect().toJSON()")
+    assert question["left"] >= asked["right"], (question, asked)  # beside, not over, the chat
+    assert question["top"] >= 0 and question["bottom"] <= 800  # whole, in the window
+    await shot(page, "question-side-panel", 1600)
+    await page.click("#grant")
+    await page.wait_for_selector(".msg.question.answered .decided.yes")
+    answered = await page.eval_on_selector(".msg.question.answered",
+                                           "e => e.getBoundingClientRect().toJSON()")
+    asked = await page.eval_on_selector("#messages li.msg.user",
+                                        "e => e.getBoundingClientRect().toJSON()")
+    assert answered["left"] == asked["left"]  # back in the chat, where it was asked
+    await shot(page, "question-side-panel-answered", 1600)
+    assert page.problems == []
