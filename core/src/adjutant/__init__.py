@@ -43,6 +43,7 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (a test ke
     from .operator import ActionLog as ActionLog
     from .operator import ActionLogError as ActionLogError
     from .operator import Approver as Approver
+    from .operator import Channel as Channel
     from .operator import Copilot as Copilot
     from .operator import NoActionLogError as NoActionLogError
     from .operator import Pipeline as Pipeline
@@ -63,8 +64,8 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (a test ke
 #: module on first use, so that start-up stays cheap.
 _LAZY = {
     "ActionLog": ".operator", "ActionLogError": ".operator", "NoActionLogError": ".operator",
-    "Approver": ".operator", "Copilot": ".operator", "PlanPacket": ".operator",
-    "PlanDecision": ".operator",
+    "Approver": ".operator", "Channel": ".operator", "Copilot": ".operator",
+    "PlanPacket": ".operator", "PlanDecision": ".operator",
     "Requester": ".operator", "Run": ".operator", "RunOutcome": ".operator",
     "StepDecision": ".operator", "StepPacket": ".operator", "Pipeline": ".operator",
     "parse_reply": ".operator",

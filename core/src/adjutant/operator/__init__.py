@@ -29,12 +29,13 @@ from ._copilot import Copilot
 from ._pipeline import Pipeline
 from ._replies import parse_reply
 from ._run import Run, RunOutcome
-from ._state import OperatorState, key_value_store
+from ._state import Channel, OperatorState, key_value_store
 
 __all__ = [
            "ActionLog",
            "ActionLogError",
            "Approver",
+           "Channel",
            "Copilot",
            "Escalation",
            "NoActionLogError",

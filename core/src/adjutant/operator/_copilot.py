@@ -15,7 +15,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
@@ -70,7 +70,7 @@ from ._replies import parse_reply
 from ._routing import BudgetExceeded, Routing
 from ._run import Run, RunOutcome
 from ._sessions import SessionStore
-from ._state import OperatorState, key_value_store
+from ._state import Channel, OperatorState, key_value_store
 from .planner import Planner, bad_request
 
 if TYPE_CHECKING:
@@ -170,7 +170,7 @@ class Copilot:
         """The current mode, as stored (default propose-only)."""
         return await self.operator_state.mode()
 
-    async def set_mode(self, mode: str, *, channel: Literal["user", "model", "system"]) -> bool:
+    async def set_mode(self, mode: str, *, channel: Channel) -> bool:
         """Switch modes. Only the user channel may; anything else is logged and ignored."""
         return await self.operator_state.set_mode(mode, channel=channel)
 
@@ -179,7 +179,7 @@ class Copilot:
         """Grants still in force (``write``, ``network:<tool>``, ``cage:<dir>``)."""
         return self.operator_state.grants
 
-    async def grant(self, grant: str, *, seconds: float, channel: str) -> bool:
+    async def grant(self, grant: str, *, seconds: float, channel: Channel) -> bool:
         """A time-boxed grant for this session, from the user only."""
         return await self.operator_state.grant(grant, seconds=seconds, channel=channel)
 

@@ -38,7 +38,11 @@ from adjutant_hookspecs import MODES, mode_named
 
 from ._actionlog import ActionLog
 
-__all__ = ["GRANT", "OperatorState", "key_value_store"]
+__all__ = ["GRANT", "Channel", "OperatorState", "key_value_store"]
+
+#: Who asks for a change of mode or a grant: only ``"user"`` is obeyed; ``"model"`` and
+#: ``"system"`` are logged and ignored (a type checker catches any other word).
+Channel = Literal["user", "model", "system"]
 
 MODE_KEY = "operator/mode"
 GRANTS_KEY = "operator/grants"
@@ -129,7 +133,7 @@ class OperatorState:
             await self._store_mode("propose-only", "idle: execute-auto expired")
         return self._mode
 
-    async def set_mode(self, mode: str, *, channel: Literal["user", "model", "system"]) -> bool:
+    async def set_mode(self, mode: str, *, channel: Channel) -> bool:
         if channel != "user":
             await self.log.record(ModeChangeIgnoredRecord(requested=mode, channel=channel))
             return False
@@ -170,7 +174,7 @@ class OperatorState:
         now = self._wall()
         return {g: expiry - now for g, expiry in sorted(self._grants.items()) if expiry > now}
 
-    async def grant(self, grant: str, *, seconds: float, channel: str) -> bool:
+    async def grant(self, grant: str, *, seconds: float, channel: Channel) -> bool:
         if channel != "user":
             await self.log.record(GrantIgnoredRecord(grant=grant, channel=channel))
             return False
