@@ -179,6 +179,31 @@ def test_celery_fs_a_message_that_fails_validation_is_refused_not_run(
     assert _runs(worker_home, task) == ["1"]
 
 
+def test_celery_fs_the_runner_leaves_a_handed_off_task_to_the_worker_and_shows_its_outcome(
+        fs: tuple[Path, Path, str]) -> None:
+    from adjutant_tasks import Runner, tasks_settings
+
+    owner, worker_home, broker = fs
+
+    async def go() -> Any:
+        async with kernel_at(owner, broker=broker, heartbeat_s=BEAT, poll_s=0.05) as (h, plugin):
+            runner = Runner(h.kernel, plugin.queue, tasks_settings(h.kernel))
+            async with anyio.create_task_group() as tg:
+                await tg.start(runner.serve)
+                task, _ = await plugin.submit("test.count", {"echo": "runner"})
+                with anyio.fail_after(20):
+                    while (stored := await plugin.queue.get(task.id)) is None \
+                            or stored.status != "done":
+                        await anyio.sleep(0.05)  # noqa: ASYNC110  (the store)
+                tg.cancel_scope.cancel()
+            return stored
+
+    task = anyio.run(go)
+    assert task.outputs == {"attempt": 1, "echo": "runner"}
+    assert _runs(worker_home, task) == ["1"]
+    assert _runs(owner, task) == []  # not run by the local runner
+
+
 def test_celery_fs_a_killed_worker_is_reported_and_its_task_published_again(
         fs: tuple[Path, Path, str], tmp_path: Path) -> None:
     from adjutant_tasks._runner import artifact_dir

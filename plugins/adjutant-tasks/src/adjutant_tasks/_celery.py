@@ -25,7 +25,7 @@ The design (the simplest one that stays correct with two machines):
   and ``adjutant tasks list|show|watch`` when no runner is alive. It copies the
   ledger's state into the task (so ``tasks show`` shows it), re-publishes a retry
   after its back-off, and when a task is ``running`` on a worker whose heartbeat is
-  older than ``stale_after`` × ``heartbeat_s`` it publishes the next attempt (a
+  older than ``stale_after`` times ``heartbeat_s`` it publishes the next attempt (a
   resume; failed with the reason past ``max_resumes``): a killed worker never loses a
   task silently.
 
@@ -211,7 +211,7 @@ class RedisLedger:
     def __init__(self, url: str) -> None:
         import redis
 
-        self.client = redis.Redis.from_url(url)
+        self.client: Any = redis.Redis.from_url(url)  # bytes in, bytes out
 
     def claim(self, key: str, value: bytes) -> bool:
         return bool(self.client.set("adjutant:" + _checked(key), value, nx=True))
@@ -628,7 +628,7 @@ async def run_worker(kernel: Kernel, settings: TasksSettings, name: str | None =
     def consume() -> None:
         try:
             controller.start()
-        except BaseException as exc:  # noqa: BLE001  (reported through the heartbeat)
+        except BaseException as exc:  # reported; the heartbeat then says so
             _log().error("celery worker stopped", worker=name, error=repr(exc))
 
     thread = threading.Thread(target=consume, name=f"celery-{name}", daemon=True)

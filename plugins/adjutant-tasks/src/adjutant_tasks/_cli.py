@@ -424,7 +424,8 @@ async def _celery_command(kernel: Kernel, args: argparse.Namespace) -> int:
     from ._settings import tasks_settings
 
     settings = tasks_settings(kernel)
-    if settings.broker is None:
+    broker = settings.broker
+    if broker is None:
         print(f"adjutant tasks {args.tasks_command}: error: no broker: set "
               "plugins.tasks.broker in the profile (filesystem:///a/folder, or "
               "redis://host:port/db for a second machine)", file=sys.stderr)
@@ -444,7 +445,7 @@ async def _celery_command(kernel: Kernel, args: argparse.Namespace) -> int:
         import attrs
 
         settings = attrs.evolve(settings, stale_after=max(2, args.stale_after))
-    found = await anyio.to_thread.run_sync(workers, settings.broker)
+    found = await anyio.to_thread.run_sync(workers, broker)
     now = time.time()
     rows = []
     for w in found:
