@@ -122,6 +122,8 @@ class WorkerState(msgspec.Struct, kw_only=True):
     duplicates: int = 0
     refused: int = 0
     current: str | None = None
+    #: Since when it has run nothing (None: it runs a task).
+    idle_since: float | None = None
     consuming: bool = True
 
 
@@ -352,8 +354,8 @@ async def reconcile(kernel: Kernel, queue: TaskQueue, settings: TasksSettings) -
             state = None if raw is None else _state_decoder.decode(raw)
         except msgspec.ValidationError:
             state = None
-        if state is None or (state.status in ("done", "failed", "refused")
-                             and task.status == "queued" and state.attempt <= task.attempts):
+        if state is None or (state.status == "failed" and task.status == "queued"
+                             and state.attempt <= task.attempts):
             # never published (or a retry now due): publish the next attempt
             if task.status == "queued" and task.not_before <= now and task.waiting_on is None:
                 attempt = task.attempts + 1 if state is None else state.attempt + 1
@@ -364,6 +366,21 @@ async def reconcile(kernel: Kernel, queue: TaskQueue, settings: TasksSettings) -
                 changed += 1
             continue
         if state.status == "published":
+            # A worker took the message and died before claiming it (the filesystem
+            # transport has no acknowledgements), or the broker lost it: a live worker
+            # idle for a whole window while it was waiting would have run it. Publish
+            # it again (a duplicate, if any, is refused by its claim).
+            window = settings.stale_after * settings.heartbeat_s
+            idle = [w for w in beats.values() if not stopped(w, settings, now)
+                    and w.idle_since is not None and w.idle_since < now - window]
+            if idle and state.at < now - window and task.status == "queued":
+                await publish(broker, task, state.attempt)
+                task.message = (f"published again (attempt {state.attempt}): worker "
+                                f"{idle[0].name} was idle and did not take it")
+                await queue.put(task)
+                _log().warning("celery message not taken; published again",
+                               task_id=task.id, attempt=state.attempt)
+                changed += 1
             continue
         if state.status == "running":
             began = task.status != "running" or task.attempts != state.attempt
@@ -398,8 +415,9 @@ async def reconcile(kernel: Kernel, queue: TaskQueue, settings: TasksSettings) -
                                                attempt=task.attempts, resumed=task.resumes > 0),
                                    run_id=task.parent_run)
             continue
-        if task.status == "queued" and state.attempt <= task.attempts:
-            continue  # a retry waiting for its back-off
+        if state.status != "done" and task.status == "queued" \
+                and state.attempt <= task.attempts:
+            continue  # an attempt published again: its state comes
         task.attempts = state.attempt
         task.started_at = state.started_at or task.started_at
         changed += 1
@@ -505,8 +523,9 @@ class Worker:
         assert settings.broker is not None
         self.kernel, self.settings, self.broker = kernel, settings, settings.broker
         self.ledger = ledger_for(settings.broker)
+        now = time.time()
         self.state = WorkerState(name=name, host=socket.gethostname(), pid=os.getpid(),
-                                 at=time.time(), started_at=time.time(),
+                                 at=now, started_at=now, idle_since=now,
                                  interval_s=settings.heartbeat_s)
 
     def beat(self) -> None:
@@ -547,7 +566,9 @@ class Worker:
                      task_id=message.task_id, attempt=message.attempt)
             return "duplicate"
         if refusal is None and message.idempotency_key is not None:
-            key = f"idem/{message.idempotency_key.replace('/', '_')}"
+            import hashlib
+
+            key = f"idem/{hashlib.sha256(message.idempotency_key.encode()).hexdigest()}"
             if not await anyio.to_thread.run_sync(self.ledger.claim, key,
                                                   message.task_id.encode()):
                 holder = (await anyio.to_thread.run_sync(self.ledger.get, key) or b"").decode()
@@ -564,7 +585,7 @@ class Worker:
             return "refused"
         assert cap is not None
         started = time.time()
-        self.state.current = message.task_id
+        self.state.current, self.state.idle_since = message.task_id, None
         await anyio.to_thread.run_sync(self._put_state, message.task_id, State(
             status="running", attempt=message.attempt, at=started, worker=name,
             started_at=started))
@@ -586,7 +607,7 @@ class Worker:
             error = str(exc) or type(exc).__name__
             retryable = exc.retryable if isinstance(exc, TaskFailed) else bool(cap.retryable)
         finally:
-            self.state.current = None
+            self.state.current, self.state.idle_since = None, time.time()
         if error is None:
             self.state.done += 1
             state = State(status="done", attempt=message.attempt, at=time.time(), worker=name,
@@ -636,12 +657,28 @@ async def run_worker(kernel: Kernel, settings: TasksSettings, name: str | None =
     _log().info("celery worker consuming", worker=name, broker=broker_label(settings.broker))
     if started is not None:
         started()
+    stop = threading.Event()
+
+    def beats() -> None:
+        # in a thread of its own: a capability that holds the event loop a while does
+        # not make a live worker look stopped (its task would be published again)
+        while not stop.wait(settings.heartbeat_s):
+            try:
+                worker.beat()
+            except Exception as exc:  # the broker away a moment: the next beat
+                _log().warning("heartbeat not written", worker=name, error=repr(exc))
+
+    beater = threading.Thread(target=beats, name=f"heartbeat-{name}", daemon=True)
+    beater.start()
     try:
-        while thread.is_alive():
-            await anyio.to_thread.run_sync(worker.beat)
-            await anyio.sleep(settings.heartbeat_s)
-        worker.state.consuming = False  # the consumer ended: say so, not silence
-        await anyio.to_thread.run_sync(worker.beat)
+        while True:  # until cancelled, or the consumer thread ends
+            await anyio.sleep(0.2)
+            if not thread.is_alive():
+                break
     finally:
+        worker.state.consuming = False  # stopped, or the consumer ended: said, not silent
+        stop.set()
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(controller.stop)
+            await anyio.to_thread.run_sync(beater.join)
+            await anyio.to_thread.run_sync(worker.beat)
