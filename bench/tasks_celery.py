@@ -70,7 +70,7 @@ async def _measure(owner: Path, broker: str, n: int) -> dict[str, Any]:
             start = time.perf_counter()
             task, _ = await plugin.submit("test.noop", {"i": i})
             while True:  # the broker's ledger, polled
-                if b'"status":"done"' in (ledger.get(f"state/{task.id}") or b""):
+                if b'"status":"done"' in (ledger.get(f"state/{task.id}.1") or b""):
                     break
                 await anyio.sleep(0.002)
             at_ledger = time.perf_counter()

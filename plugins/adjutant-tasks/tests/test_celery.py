@@ -127,11 +127,16 @@ def _round_trip_and_double_delivery(owner: Path, worker_home: Path, broker: str,
     assert shown["outputs"] == {"attempt": 1, "echo": "hi"}
     assert shown["attempts"] == 1 and shown["handoff"]
 
-    def duplicates() -> Any:
+    def duplicates(n: int) -> Any:
         rows = {w["name"]: w for w in _cli(owner, broker, "workers")}
-        return rows.get(worker_name, {}).get("duplicates", 0) >= 2 and rows[worker_name]
-    row = _wait_for(duplicates, "the duplicate deliveries to be acknowledged")
+        return rows.get(worker_name, {}).get("duplicates", 0) >= n and rows[worker_name]
+    row = _wait_for(lambda: duplicates(2), "the duplicate deliveries to be acknowledged")
     assert row["status"] == "consuming" and row["done"] >= 1
+    # delivered again after it finished (a redelivery past the visibility timeout):
+    # acknowledged, not run, and the outcome shown stays
+    _deliver_twice(broker, task)
+    _wait_for(lambda: duplicates(4), "the late deliveries to be acknowledged")
+    assert _cli(owner, broker, "show", task.id)["status"] == "done"
     assert _runs(worker_home, task) == ["1"]  # ran once
 
 

@@ -9,7 +9,7 @@ The design (the simplest one that stays correct with two machines):
 - Beside the broker's queue lives a **ledger**, a small key/value space the workers
   and the owner share: a folder next to the filesystem broker's messages
   (``<folder>/ledger``), or keys under ``adjutant:`` in the Redis broker's database.
-  It holds, per task, the last attempt's state (``published``, ``running``, ``done``,
+  It holds, per task and attempt, the attempt's state (``published``, ``running``, ``done``,
   ``failed``, ``refused``; progress, outputs, error), the claims, the checkpoints and
   the workers' heartbeats.
 - ``enqueue`` marks a task ``handoff`` and publishes one message per attempt: the
@@ -293,8 +293,12 @@ def celery_app(broker: str) -> Any:
 
 def _publish_sync(broker: str, message: Message) -> None:
     ledger = ledger_for(broker)
-    ledger.put(f"state/{message.task_id}", _encoder.encode(State(
+    key = f"{message.task_id}.{message.attempt}"
+    # One state per attempt, created here only if absent: a message published again
+    # never hides what a worker already wrote for that attempt.
+    ledger.claim(f"state/{key}", _encoder.encode(State(
         status="published", attempt=message.attempt, at=time.time())))
+    ledger.put(f"sent/{key}", str(time.time()).encode())
     celery_app(broker).send_task(CELERY_TASK, args=[msgspec.to_builtins(message)],
                                  queue=QUEUE_NAME)
 
@@ -345,15 +349,20 @@ async def reconcile(kernel: Kernel, queue: TaskQueue, settings: TasksSettings) -
     tasks = [t for t in await queue.open_tasks() if t.handoff is not None]
     if not tasks:
         return 0
-    states = await anyio.to_thread.run_sync(ledger.scan, "state")
+    latest: dict[str, State] = {}
+    for key, raw in (await anyio.to_thread.run_sync(ledger.scan, "state")).items():
+        try:
+            one = _state_decoder.decode(raw)
+        except msgspec.ValidationError:
+            continue
+        task_id = key[len("state/"):].split(".", 1)[0]
+        if task_id not in latest or latest[task_id].attempt < one.attempt:
+            latest[task_id] = one
+    sent = await anyio.to_thread.run_sync(ledger.scan, "sent")
     beats = {w.name: w for w in await anyio.to_thread.run_sync(workers, broker)}
     changed = 0
     for task in tasks:
-        raw = states.get(f"state/{task.id}")
-        try:
-            state = None if raw is None else _state_decoder.decode(raw)
-        except msgspec.ValidationError:
-            state = None
+        state = latest.get(task.id)
         if state is None or (state.status == "failed" and task.status == "queued"
                              and state.attempt <= task.attempts):
             # never published (or a retry now due): publish the next attempt
@@ -373,7 +382,11 @@ async def reconcile(kernel: Kernel, queue: TaskQueue, settings: TasksSettings) -
             window = settings.stale_after * settings.heartbeat_s
             idle = [w for w in beats.values() if not stopped(w, settings, now)
                     and w.idle_since is not None and w.idle_since < now - window]
-            if idle and state.at < now - window and task.status == "queued":
+            try:
+                last = max(state.at, float(sent.get(f"sent/{task.id}.{state.attempt}", b"0")))
+            except ValueError:
+                last = state.at
+            if idle and last < now - window and task.status == "queued":
                 await publish(broker, task, state.attempt)
                 task.message = (f"published again (attempt {state.attempt}): worker "
                                 f"{idle[0].name} was idle and did not take it")
@@ -503,7 +516,8 @@ class WorkerContext:
         state = State(status="running", attempt=self.attempt, at=time.time(),
                       worker=self._worker, progress=fraction, message=message[:500],
                       started_at=self._started)
-        await anyio.to_thread.run_sync(self._ledger.put, f"state/{self.task_id}",
+        await anyio.to_thread.run_sync(self._ledger.put,
+                                       f"state/{self.task_id}.{self.attempt}",
                                        _encoder.encode(state))
 
     async def save_checkpoint(self, state: Any) -> None:
@@ -533,7 +547,7 @@ class Worker:
         self.ledger.put(f"workers/{self.state.name}", _encoder.encode(self.state))
 
     def _put_state(self, task_id: str, state: State) -> None:
-        self.ledger.put(f"state/{task_id}", _encoder.encode(state))
+        self.ledger.put(f"state/{task_id}.{state.attempt}", _encoder.encode(state))
 
     async def handle(self, payload: Any) -> str:
         """One delivery: ``ran``, ``duplicate`` or ``refused`` (logged)."""
