@@ -296,3 +296,52 @@ def redis_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
 def test_celery_redis_round_trip_and_a_task_delivered_twice_runs_once(
         redis_broker: tuple[Path, Path, str]) -> None:
     _round_trip_and_double_delivery(*redis_broker, "w-redis")
+
+
+# -- the real command ----------------------------------------------------------------------
+
+
+def test_celery_the_adjutant_tasks_worker_command_consumes_refuses_and_reports(
+        tmp_path: Path) -> None:
+    """``adjutant tasks worker`` itself (the installed plugins only, no test
+    capability): it reports its heartbeat, refuses a task whose capability it does not
+    have (the owner shows why), and once stopped (Ctrl-C) is reported at once."""
+    broker = f"filesystem://{tmp_path / 'broker'}"
+    home = tmp_path / "worker-home"
+    (home / "profiles").mkdir(parents=True)
+    (home / "profiles" / "default.json").write_text(json.dumps(
+        {"plugins": {"tasks": {"broker": broker, "heartbeat_s": BEAT}}}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ADJUTANT_")}
+    env.update(ADJUTANT_HOME=str(home), NO_COLOR="1", PYTHONUNBUFFERED="1")
+
+    def adjutant(*args: str) -> Any:
+        done = subprocess.run([sys.executable, "-m", "adjutant.cli", *args], text=True,
+                              capture_output=True, env=env, timeout=60, check=False)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    proc = subprocess.Popen([sys.executable, "-m", "adjutant.cli", "tasks", "worker",
+                             "--name", "w-real", "--json"], text=True, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        assert json.loads(proc.stdout.readline())["consuming"] is True
+        rows = adjutant("tasks", "workers", "--json")
+        assert [(r["name"], r["status"], r["pid"]) for r in rows] == [
+            ("w-real", "consuming", proc.pid)]
+        owner = tmp_path / "owner"
+        task = _queue(owner, broker, "test.count", {"echo": "x"})
+        shown = _show_when(owner, broker, task.id, {"failed"})
+        assert "refused by worker w-real" in shown["error"]
+        assert "no task capability 'test.count' is registered here" in shown["error"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+    rows = _wait_for(lambda: (r := adjutant("tasks", "workers", "--json"))
+                     and r[0]["status"] == "stopped consuming" and r, "the stop reported",
+                     limit=10)
+    assert rows[0]["refused"] == 1
