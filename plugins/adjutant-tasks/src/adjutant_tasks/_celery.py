@@ -239,10 +239,17 @@ def _fs_folder(broker: str) -> Path:
     return Path(broker[len("filesystem://"):])
 
 
+_ledgers: dict[str, Ledger] = {}
+
+
 def ledger_for(broker: str) -> Ledger:
-    if broker.startswith("filesystem://"):
-        return FsLedger(_fs_folder(broker) / "ledger")
-    return RedisLedger(broker)
+    """The ledger beside ``broker`` (one per process and broker: Redis keeps its pool)."""
+    found = _ledgers.get(broker)
+    if found is None:
+        found = FsLedger(_fs_folder(broker) / "ledger") if broker.startswith(
+            "filesystem://") else RedisLedger(broker)
+        _ledgers[broker] = found
+    return found
 
 
 def broker_label(broker: str) -> str:
