@@ -217,6 +217,8 @@ class Runner:
         self.lock = RunnerLock(kernel.home)
         self._locks: dict[str, anyio.Lock] = {}
         self._inflight: set[str] = set()
+        #: Handed-off tasks are open (a worker runs them): not idle yet.
+        self._handed_open = False
         self._scopes: dict[str, anyio.CancelScope] = {}
         self._wake = anyio.Event()
         self.serving = False
@@ -279,7 +281,7 @@ class Runner:
                     await self._reconcile()
                     next_due = await self._dispatch(tg)
                     now = self.clock()
-                    if until_idle and not self._inflight and (
+                    if until_idle and not self._inflight and not self._handed_open and (
                             next_due is None or next_due > now + 1.0):
                         break
                     wait = self.settings.poll_s if next_due is None else \
@@ -363,6 +365,8 @@ class Runner:
 
         try:
             await reconcile(self.kernel, self.queue, self.settings)
+            self._handed_open = any(task.handoff is not None
+                                    for task in await self.queue.open_tasks())
         except Exception as exc:  # a broker down: the local queue goes on
             from adjutant import get_logger
 
