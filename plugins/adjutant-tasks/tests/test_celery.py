@@ -28,7 +28,7 @@ import pytest
 from taskkit import kernel_at
 
 KIT = Path(__file__).parent / "workerkit.py"
-BEAT = 0.3  # heartbeat interval (s) of the test workers; stopped after 3 missed
+BEAT = 0.5  # heartbeat interval (s) of the test workers; stopped after 3 missed
 
 
 class WorkerProc:
