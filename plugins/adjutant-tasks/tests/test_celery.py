@@ -327,6 +327,10 @@ def test_celery_the_adjutant_tasks_worker_command_consumes_refuses_and_reports(
         shown = _show_when(owner, broker, task.id, {"failed"})
         assert "refused by worker w-real" in shown["error"]
         assert "no task capability 'test.count' is registered here" in shown["error"]
+        # `tasks retry` publishes its next attempt (a new claim), refused again here
+        assert _cli(owner, broker, "retry", task.id)["status"] == "queued"
+        shown = _show_when(owner, broker, task.id, {"failed"})
+        assert shown["attempts"] == 2 and "refused by worker w-real" in shown["error"]
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -337,4 +341,4 @@ def test_celery_the_adjutant_tasks_worker_command_consumes_refuses_and_reports(
     rows = _wait_for(lambda: (r := adjutant("tasks", "workers", "--json"))
                      and r[0]["status"] == "stopped consuming" and r, "the stop reported",
                      limit=10)
-    assert rows[0]["refused"] == 1
+    assert rows[0]["refused"] == 2

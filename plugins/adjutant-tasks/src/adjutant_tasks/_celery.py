@@ -370,9 +370,10 @@ async def reconcile(kernel: Kernel, queue: TaskQueue, settings: TasksSettings) -
     changed = 0
     for task in tasks:
         state = latest.get(task.id)
-        if state is None or (state.status == "failed" and task.status == "queued"
-                             and state.attempt <= task.attempts):
-            # never published (or a retry now due): publish the next attempt
+        if state is None or (state.status in ("failed", "refused")
+                             and task.status == "queued" and state.attempt <= task.attempts):
+            # never published, a retry (after its back-off, or `tasks retry`): publish
+            # the next attempt
             if task.status == "queued" and task.not_before <= now and task.waiting_on is None:
                 attempt = task.attempts + 1 if state is None else state.attempt + 1
                 task.attempts = attempt - 1
