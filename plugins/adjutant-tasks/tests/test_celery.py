@@ -159,6 +159,18 @@ def test_celery_fs_a_queued_task_runs_on_the_worker_once_though_delivered_twice(
     _round_trip_and_double_delivery(*fs, "w-fs")
 
 
+def test_celery_fs_a_retryable_failure_on_the_worker_is_retried_up_to_the_bound(
+        fs: tuple[Path, Path, str]) -> None:
+    owner, _, broker = fs
+    flaky = _queue(owner, broker, "test.flaky", {"fail": 1})
+    broken = _queue(owner, broker, "test.flaky", {"fail": 5})  # max_attempts: 3
+    shown = _show_when(owner, broker, flaky.id, {"done", "failed"})
+    assert shown["status"] == "done" and shown["outputs"] == {"attempt": 2}, shown
+    shown = _show_when(owner, broker, broken.id, {"done", "failed"})
+    assert shown["status"] == "failed" and shown["attempts"] == 3, shown
+    assert "flaked on attempt 3 (after 3 attempts) (worker w-fs)" == shown["error"]
+
+
 def test_celery_fs_a_message_that_fails_validation_is_refused_not_run(
         fs: tuple[Path, Path, str]) -> None:
     from adjutant_tasks._celery import Message, publish_message
