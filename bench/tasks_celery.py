@@ -46,13 +46,17 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def _worker(home: Path, broker: str) -> subprocess.Popen[str]:
-    proc = subprocess.Popen([sys.executable, str(TESTS / "workerkit.py"), str(home), broker,
-                             "1.0", "tasks", "worker", "--name", "bench", "--json"],
-                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    home.mkdir(parents=True, exist_ok=True)
+    log = home.parent / f"{home.name}.log"  # a file: a pipe nobody reads would block it
+    with log.open("w") as err:
+        proc = subprocess.Popen([sys.executable, str(TESTS / "workerkit.py"), str(home),
+                                 broker, "1.0", "tasks", "worker", "--name", "bench",
+                                 "--json"], text=True, stdout=subprocess.PIPE, stderr=err,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
     assert proc.stdout is not None
     if not proc.stdout.readline():
-        raise SystemExit(f"the worker did not start: {proc.communicate()[1]}")
+        proc.wait(timeout=10)
+        raise SystemExit(f"the worker did not start: {log.read_text()}")
     return proc
 
 

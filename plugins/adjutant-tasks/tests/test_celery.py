@@ -35,14 +35,19 @@ class WorkerProc:
     def __init__(self, home: Path, broker: str, name: str) -> None:
         self.home, self.broker, self.name = home, broker, name
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.proc = subprocess.Popen(
-            [sys.executable, str(KIT), str(home), broker, str(BEAT), "tasks", "worker",
-             "--name", name, "--json"], text=True, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, env=env)
+        # its log to a file: a pipe nobody reads fills up and blocks the worker
+        home.mkdir(parents=True, exist_ok=True)
+        self.log = home.parent / f"{name}.log"
+        with self.log.open("w") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, str(KIT), str(home), broker, str(BEAT), "tasks", "worker",
+                 "--name", name, "--json"], text=True, stdout=subprocess.PIPE,
+                stderr=log, env=env)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         if not line:
-            raise AssertionError(f"the worker said nothing: {self.proc.communicate()[1]}")
+            self.proc.wait(timeout=10)
+            raise AssertionError(f"the worker said nothing: {self.log.read_text()}")
         assert json.loads(line)["consuming"] is True
 
     def kill(self) -> None:
@@ -325,9 +330,10 @@ def test_celery_the_adjutant_tasks_worker_command_consumes_refuses_and_reports(
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 
-    proc = subprocess.Popen([sys.executable, "-m", "adjutant.cli", "tasks", "worker",
-                             "--name", "w-real", "--json"], text=True, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with (tmp_path / "w-real.log").open("w") as log:  # not a pipe nobody reads
+        proc = subprocess.Popen([sys.executable, "-m", "adjutant.cli", "tasks", "worker",
+                                 "--name", "w-real", "--json"], text=True, env=env,
+                                stdout=subprocess.PIPE, stderr=log)
     try:
         assert proc.stdout is not None
         assert json.loads(proc.stdout.readline())["consuming"] is True

@@ -276,7 +276,11 @@ def celery_app(broker: str) -> Any:
             folder = _fs_folder(broker)
             for sub in ("queue", "control", "ledger"):
                 (folder / sub).mkdir(parents=True, exist_ok=True, mode=0o700)
-            url = "filesystem://"
+            from kombu.transport import TRANSPORT_ALIASES
+
+            # kombu's filesystem transport, its publish made atomic (``_kombu_fs``)
+            TRANSPORT_ALIASES.setdefault("adjutantfs", "adjutant_tasks._kombu_fs:Transport")
+            url = "adjutantfs://"
             options = {"data_folder_in": str(folder / "queue"),
                        "data_folder_out": str(folder / "queue"),
                        "control_folder": str(folder / "control"),
