@@ -25,7 +25,9 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 #: Never needed to list the commands or to show the mode.
 HEAVY = ("httpx", "numpy", "llama_cpp", "starlette", "sse_starlette", "uvicorn", "fastapi",
          "mcp", "faster_whisper", "ctranslate2", "sounddevice", "onnxruntime", "hibari",
-         "structlog", "bm25s", "Stemmer", "scipy", "model2vec")
+         "structlog", "bm25s", "Stemmer", "scipy", "model2vec",
+         # adjutant-tasks' Celery hand-off: only `tasks worker` and a publish import them
+         "celery", "kombu", "billiard", "redis")
 #: The terminal approver, the voice frontends, and the commands that plan and run steps.
 RUNNING = ("adjutant.cli._approver", "adjutant.cli._voice", "adjutant.cli._operate",
            "adjutant.cli._context_offer", "adjutant.cli._step_view")

@@ -105,6 +105,30 @@ class Noop:
         return {}
 
 
+class Count:
+    """``test.count``: appends its attempt to ``runs.log`` in its folder (how often it ran)."""
+
+    name, resource, timeout_s, retryable = "test.count", "cpu", 10.0, False
+
+    async def run(self, context: TaskContext) -> Mapping[str, Any]:
+        with (context.artifacts / "runs.log").open("a") as f:
+            f.write(f"{context.attempt}\n")
+        return {"attempt": context.attempt, "echo": context.inputs.get("echo")}
+
+
+class SlowOnce:
+    """``test.slow-once``: writes ``started-<attempt>`` in its folder; the first attempt
+    then sleeps 30 s (the tests kill its worker), a later one ends at once."""
+
+    name, resource, timeout_s, retryable = "test.slow-once", "cpu", 60.0, False
+
+    async def run(self, context: TaskContext) -> Mapping[str, Any]:
+        (context.artifacts / f"started-{context.attempt}").write_text("")
+        if context.attempt == 1:
+            await anyio.sleep(30)
+        return {"attempt": context.attempt}
+
+
 class Capabilities:
     """A plugin registering the test capabilities."""
 
@@ -113,7 +137,7 @@ class Capabilities:
 
     @hookimpl
     def register_task_capabilities(self, register: Callable[[Any], None]) -> None:
-        for cap in (Steps(), Flaky(), Broken(), Hang(), Noop(), Sleepy(),
+        for cap in (Steps(), Flaky(), Broken(), Hang(), Noop(), Sleepy(), Count(), SlowOnce(),
                     Probe("test.probe-a", self.shared), Probe("test.probe-b", self.shared)):
             register(cap)
 

@@ -53,6 +53,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     runner = sub.add_parser("run", help="run the queue in this process (until Ctrl-C)")
     runner.add_argument("--until-idle", action="store_true",
                         help="stop when nothing is running or due")
+    worker = sub.add_parser("worker", help="run handed-off tasks from the Celery broker "
+                            "(plugins.tasks.broker) until Ctrl-C")
+    worker.add_argument("--name", help="this worker's name (default: worker-HOST-PID)")
+    workers = sub.add_parser("workers", help="the Celery workers' last heartbeats")
+    workers.add_argument("--stale-after", type=int, default=None, metavar="N",
+                         help="stopped consuming: no heartbeat for N intervals "
+                         "(default: plugins.tasks.stale_after)")
     sub.add_parser("schedules", help="the cron schedules")
     unschedule = sub.add_parser("unschedule", help="remove a cron schedule (the tasks it "
                                 "queued stay)")
@@ -68,11 +75,21 @@ async def run(kernel: Kernel, args: argparse.Namespace) -> int:
     action = getattr(args, "tasks_command", None)
     if action is None:
         print("adjutant tasks: error: name an action: list, show, cancel, retry, approve, "
-              "deny, watch, run, schedules, unschedule", file=sys.stderr)
+              "deny, watch, run, worker, workers, schedules, unschedule", file=sys.stderr)
         return 2
     try:
         plugin = tasks_of(kernel)
         queue = plugin.queue
+        if action in ("worker", "workers"):
+            return await _celery_command(kernel, args)
+        if action in ("list", "show", "watch"):  # handed-off tasks: their news first
+            from ._settings import tasks_settings
+
+            settings = tasks_settings(kernel)
+            if settings.broker is not None:
+                from ._celery import reconcile_if_owner
+
+                await reconcile_if_owner(kernel, queue, settings)
         if action == "list":
             return await _list(queue, args)
         if action == "show":
@@ -140,6 +157,8 @@ def _show(task: Task, as_json: bool) -> int:
             ("timeout", f"{task.timeout_s:g} s"), ("parent run", task.parent_run or "-"),
             ("idempotency key", task.idempotency_key or "-"),
             ("input sha256", task.input_hash), ("artifacts", task.artifacts or "-")]
+    if task.handoff:
+        rows.append(("handed to", f"Celery, {task.handoff}"))
     if task.schedule_id:
         rows.append(("schedule", task.schedule_id))
     if task.error:
@@ -395,4 +414,54 @@ async def _run(kernel: Kernel, queue: TaskQueue, args: argparse.Namespace) -> in
         return 1
     if args.json:
         print(json.dumps({"stopped": True}))
+    return 0
+
+
+async def _celery_command(kernel: Kernel, args: argparse.Namespace) -> int:
+    """``worker``: consume the broker; ``workers``: the heartbeats."""
+    import anyio
+
+    from ._settings import tasks_settings
+
+    settings = tasks_settings(kernel)
+    broker = settings.broker
+    if broker is None:
+        print(f"adjutant tasks {args.tasks_command}: error: no broker: set "
+              "plugins.tasks.broker in the profile (filesystem:///a/folder, or "
+              "redis://host:port/db for a second machine)", file=sys.stderr)
+        return 1
+    from ._celery import run_worker, stopped, workers
+
+    if args.tasks_command == "worker":
+        if args.json:
+            def started() -> None:
+                print(json.dumps({"consuming": True, "pid": os.getpid()}), flush=True)
+        else:
+            def started() -> None:
+                print(f"adjutant tasks worker: consuming (pid {os.getpid()})", flush=True)
+        await run_worker(kernel, settings, args.name, started=started)
+        return 0
+    if args.stale_after is not None:
+        import attrs
+
+        settings = attrs.evolve(settings, stale_after=max(2, args.stale_after))
+    found = await anyio.to_thread.run_sync(workers, broker)
+    now = time.time()
+    rows = []
+    for w in found:
+        gone = stopped(w, settings, now)
+        rows.append({"name": w.name, "host": w.host, "pid": w.pid, "last_heartbeat": w.at,
+                     "age_s": round(now - w.at, 3), "interval_s": w.interval_s,
+                     "done": w.done, "failed": w.failed, "duplicates": w.duplicates,
+                     "refused": w.refused, "current": w.current,
+                     "status": "stopped consuming" if gone else "consuming"})
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False))
+        return 0
+    if not rows:
+        print("no workers have reported (adjutant tasks worker starts one)")
+    for r in rows:
+        print(f"{r['name']:<24} {r['host']}:{r['pid']:<8} {r['status']:<18} last heartbeat "
+              f"{r['age_s']:.1f} s ago  done {r['done']}  failed {r['failed']}"
+              + (f"  running {r['current']}" if r["current"] else ""))
     return 0

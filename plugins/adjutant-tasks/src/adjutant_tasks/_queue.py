@@ -119,6 +119,9 @@ class Task(msgspec.Struct, kw_only=True):
     question: Question | None = None
     #: The answer given to ``question``, used by the next attempt.
     answer: Answer | None = None
+    #: Handed to Celery (the broker, without credentials): a worker runs it, and the
+    #: queue's owner copies its status back from the broker's ledger (``_celery``).
+    handoff: str | None = None
 
     @property
     def finished(self) -> bool:

@@ -140,12 +140,33 @@ async def enqueue(kernel: Kernel, queue: TaskQueue, name: str, inputs: Mapping[s
                 max_attempts=settings.max_attempts, timeout_s=float(cap.timeout_s),
                 schedule_id=schedule_id, parent_task=parent_task,
                 artifacts=str(artifact_dir(kernel.home, task_id, now)))
+    if settings.broker is not None and name not in _local_only() and parent_task is None:
+        from ._celery import broker_label
+
+        task.handoff = broker_label(settings.broker)
     stored = await queue.add(task)
     if stored.id != task.id:
         return stored, False
+    if task.handoff is not None and settings.broker is not None:
+        from ._celery import publish
+
+        try:  # else the queue's owner publishes it when it reconciles
+            await publish(settings.broker, task, 1)
+        except Exception as exc:
+            from adjutant import get_logger
+
+            get_logger(plugin="tasks").warning("could not publish the task to Celery; "
+                                               "the runner publishes it later",
+                                               task_id=task.id, error=repr(exc))
     kernel.bus.publish(TaskQueued(task_id=task.id, capability=name,
                                   not_before=not_before), run_id=parent_run)
     return stored, True
+
+
+def _local_only() -> frozenset[str]:
+    from ._celery import LOCAL_ONLY
+
+    return LOCAL_ONLY
 
 
 async def apply_request(kernel: Kernel, queue: TaskQueue, task: Task, op: str) -> Task:
@@ -172,7 +193,9 @@ async def apply_request(kernel: Kernel, queue: TaskQueue, task: Task, op: str) -
                            run_id=task.parent_run)
     elif op == "retry" and task.status in ("failed", "cancelled"):
         task.status, task.error, task.outputs = "queued", None, None
-        task.attempts = task.resumes = 0
+        if task.handoff is None:  # a handed-off task's attempts keep counting: each
+            task.attempts = 0     # attempt's message is claimed once (``_celery``)
+        task.resumes = 0
         task.progress, task.message, task.finished_at = 0.0, "", None
         task.not_before = time.time()
         await queue.add_existing(task)
@@ -194,6 +217,8 @@ class Runner:
         self.lock = RunnerLock(kernel.home)
         self._locks: dict[str, anyio.Lock] = {}
         self._inflight: set[str] = set()
+        #: Handed-off tasks are open (a worker runs them): not idle yet.
+        self._handed_open = False
         self._scopes: dict[str, anyio.CancelScope] = {}
         self._wake = anyio.Event()
         self.serving = False
@@ -253,9 +278,10 @@ class Runner:
                 while True:
                     await self._handle_requests()
                     await self._fire_schedules()
+                    await self._reconcile()
                     next_due = await self._dispatch(tg)
                     now = self.clock()
-                    if until_idle and not self._inflight and (
+                    if until_idle and not self._inflight and not self._handed_open and (
                             next_due is None or next_due > now + 1.0):
                         break
                     wait = self.settings.poll_s if next_due is None else \
@@ -282,8 +308,8 @@ class Runner:
                 if child is None or child.finished:
                     await self._release(task)
                 continue
-            if task.status != "running":
-                continue
+            if task.status != "running" or task.handoff is not None:
+                continue  # (a handed-off task's worker runs it: see ``_celery``)
             age = now - (task.started_at or task.created_at)
             if age > task.timeout_s:
                 reason = (f"interrupted: the process running it stopped, and it started "
@@ -330,6 +356,22 @@ class Runner:
                 await self.queue.clear_request(task_id)
             elif task is None:
                 await self.queue.clear_request(task_id)
+
+    async def _reconcile(self) -> None:
+        """Handed-off tasks: their outcome copied back from the broker (``_celery``)."""
+        if self.settings.broker is None:
+            return
+        from ._celery import reconcile
+
+        try:
+            await reconcile(self.kernel, self.queue, self.settings)
+            self._handed_open = any(task.handoff is not None
+                                    for task in await self.queue.open_tasks())
+        except Exception as exc:  # a broker down: the local queue goes on
+            from adjutant import get_logger
+
+            get_logger(plugin="tasks").warning("could not reconcile with Celery",
+                                               error=repr(exc))
 
     async def _on_events(self, events: Any) -> None:
         """The bus, while the runner serves: answers to waiting tasks (`TaskAnswer`),
@@ -433,7 +475,8 @@ class Runner:
             if task_id in self._inflight:
                 continue
             task = await self.queue.get(task_id)
-            if task is None or task.status != "queued" or task.waiting_on is not None:
+            if task is None or task.status != "queued" or task.waiting_on is not None \
+                    or task.handoff is not None:  # a Celery worker runs it
                 continue
             if task.not_before > now:
                 next_due = task.not_before if next_due is None else min(next_due,

@@ -35,6 +35,16 @@ class TasksSettings:
     #: context; None: a quarter of the context window, at most 2048).
     chunk_tokens: int | None = attrs.field(
         default=None, validator=v.optional([v.ge(128), v.le(65536)]))
+    #: Hand queued tasks to Celery through this broker (``filesystem:///a/folder`` on
+    #: one machine, ``redis://host:port/db`` across machines); None: the local runner
+    #: runs everything. ``adjutant tasks worker`` consumes them (see ``_celery``).
+    broker: str | None = attrs.field(default=None, validator=v.optional(
+        v.matches_re(r"^(filesystem:///.+|rediss?://.+)$")))
+    #: Seconds between a worker's heartbeats.
+    heartbeat_s: float = attrs.field(default=5.0, validator=[v.ge(0.05), v.le(3600.0)])
+    #: A worker whose last heartbeat is older than this many intervals has stopped
+    #: consuming: it is reported, and the task it was running is published again.
+    stale_after: int = attrs.field(default=3, validator=[v.ge(2), v.le(100)])
 
 
 def tasks_settings(kernel: Kernel) -> TasksSettings:
