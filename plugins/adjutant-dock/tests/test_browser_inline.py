@@ -340,11 +340,15 @@ async def test_settings_edit_the_profile_with_the_loaders_errors(
         assert dock.harness.kernel.plugin_settings(ChimeSettings).auto_speech is False
         provider = await page.locator("#set-provider").input_value()
         await page.fill("#set-model", "another-model")
+        await page.fill("#set-temperature", "0.5")  # saved while the model name waits
+        await page.click("#save-temperature")
+        await page.wait_for_selector("#settings-saved:has-text('Saved to')")
+        assert await page.input_value("#set-model") == "another-model"  # kept, not redrawn
         await page.click("#save-model")
         await page.wait_for_selector("#settings-saved:has-text('Saved to')")
         assert dock.harness.kernel.profile.model.model == "another-model"
         saved = json.loads((tmp_path / "home" / "profiles" / "default.json").read_text())
-        assert saved["model"] == {"temperature": 0.6, "provider": provider,
+        assert saved["model"] == {"temperature": 0.5, "provider": provider,
                                   "model": "another-model"}
         assert saved["path_cages"][-1] == str(me / "projects")
         await shot(page, "settings-saved", width)

@@ -19,10 +19,30 @@ async function save(change, errors) {
     return false;
   }
   setState(data.state);
+  const pending = unsaved(errors.closest("fieldset"));
   await loadForm();
+  restore(pending);
   setText($("#settings-saved"), `Saved to ${current.file} and logged; in force from the next request.`);
   onSaved();
   return true;
+}
+
+// What the user typed in other sections and has not saved yet: a save redraws the whole
+// form (the server's values), which must not wipe it.
+function unsaved(saving) {
+  const box = $("#settings-edit");
+  return [...box.querySelectorAll("input[data-dirty], select[data-dirty]")]
+    .filter((input) => input.id && !(saving && saving.contains(input)))
+    .map((input) => ({ id: input.id, value: input.value, checked: input.checked }));
+}
+
+function restore(pending) {
+  for (const { id, value, checked } of pending) {
+    const input = document.getElementById(id);
+    if (!input) continue;
+    if (input.type === "checkbox") input.checked = checked; else input.value = value;
+    input.dataset.dirty = "1";
+  }
 }
 
 function section(title, ...kids) { return el("fieldset", { class: "edit-section" }, el("legend", { text: title }), ...kids); }
@@ -105,5 +125,7 @@ async function loadForm() {
 
 export function initSettingsEdit(saved) {
   onSaved = saved;
+  const box = $("#settings-edit");
+  for (const kind of ["input", "change"]) box.addEventListener(kind, (event) => { event.target.dataset.dirty = "1"; });
   return loadForm().catch((err) => setStatus(`Settings: ${err.message}`));
 }
