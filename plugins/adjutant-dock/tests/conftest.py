@@ -32,3 +32,16 @@ async def dock(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
     options: dict[str, Any] = getattr(request, "param", {})
     async with start_dock(**options) as running:
         yield running
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Any]:
+    """Debian's chromium, launched once per test (sandbox off: the test runs as root)."""
+    from dockkit import CHROMIUM
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        chromium = await pw.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        yield chromium
+        await chromium.close()

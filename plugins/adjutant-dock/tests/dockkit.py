@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import shutil
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -11,6 +12,7 @@ import anyio
 import attrs
 import httpx
 import msgspec
+import pytest
 from ag_ui.core import Event as AgUiEvent
 from pydantic import TypeAdapter
 
@@ -22,6 +24,12 @@ from adjutant_hookspecs import Plan, Response, ToolCall
 
 AGUI = TypeAdapter(AgUiEvent)
 ENVELOPE = {"id", "seq", "runId", "threadId", "clientSessionId", "timestamp", "event", "data"}
+
+
+#: Debian's chromium, which the browser tests drive (Playwright, no browser download).
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
 
 
 @attrs.define

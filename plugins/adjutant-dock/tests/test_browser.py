@@ -7,21 +7,17 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import tempfile
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from dockkit import Dock, plan, say, start_dock
+from dockkit import Dock, needs_chromium, plan, say, start_dock
 
 import adjutant_lmdb
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = [pytest.mark.anyio, pytest.mark.skipif(
-    CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")]
+pytestmark = [pytest.mark.anyio, needs_chromium]
 SHOTS = Path(os.environ.get("ADJUTANT_DOCK_SHOTS") or tempfile.mkdtemp(prefix="dock-shots-"))
 READ = ("notes.read", {"path": "a.txt"})
 #: proc.list's shape, with markup where a process name goes (it must stay text).
@@ -35,16 +31,6 @@ LISTING = ("docs/: 3 entries\n"
            "link               2026-11-19 09:01  docs/latest -> guide.md\n")
 WRITE = ("notes.write", {"path": "b.txt", "text": "hello\n"})
 
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        chromium = await pw.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        yield chromium
-        await chromium.close()
 
 
 async def open_page(browser: Any, dock: Dock, width: int = 1100, thread: str = "") -> Any:

@@ -7,31 +7,17 @@ and the action log say. Screenshots go to $ADJUTANT_DOCK_SHOTS (default
 from __future__ import annotations
 
 import os
-import shutil
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from dockkit import Dock, plan, say
+from dockkit import Dock, needs_chromium, plan, say
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = [pytest.mark.anyio, pytest.mark.skipif(
-    CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")]
+pytestmark = [pytest.mark.anyio, needs_chromium]
 SHOTS = Path(os.environ.get("ADJUTANT_DOCK_SHOTS") or "/tmp/dock25-shots")
 WIDTHS = [pytest.param(1280, id="1280px"), pytest.param(400, id="400px")]
 WRITE = ("notes.write", {"path": "b.txt", "text": "hello\n"})
 
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        chromium = await pw.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        yield chromium
-        await chromium.close()
 
 
 async def open_page(browser: Any, dock: Dock, width: int) -> Any:

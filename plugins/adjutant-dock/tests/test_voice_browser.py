@@ -17,18 +17,15 @@ Skipped where chromium, adjutant-stt / adjutant-system or adjutant-tts are missi
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from dockkit import Dock, plan, say, start_dock
+from dockkit import CHROMIUM, Dock, needs_chromium, plan, say, start_dock
 from voicekit import espeak, has_portaudio, paced_speaker
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = [pytest.mark.anyio, pytest.mark.skipif(
-    CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")]
+pytestmark = [pytest.mark.anyio, needs_chromium]
 LONG = " ".join(f"This is sentence number {i} of a long spoken answer." for i in range(40))
 
 

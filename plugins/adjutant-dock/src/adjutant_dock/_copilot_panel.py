@@ -21,6 +21,7 @@ cycle (the key-value store, readable from any process).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -102,6 +103,24 @@ async def state(request: Request) -> Response:
         "state": shown, "sessions": listed})
 
 
+async def _in_session(kernel: Any, session_id: str,
+                      fetch: Callable[[], Awaitable[Any]]) -> tuple[Any, Response | None]:
+    """``fetch()``'s value from a recording that exists, or the refusal to answer: 404
+    for an unknown recording, 400 for an item it lacks, 503 without a key-value store."""
+    from adjutant_copilot_agent import find_session
+
+    try:
+        find_session(kernel, session_id)
+    except LookupError as exc:
+        return None, error(404, str(exc))
+    try:
+        return await fetch(), None
+    except IndexError as exc:  # (a LookupError too: first)
+        return None, error(400, str(exc))
+    except LookupError as exc:  # no key-value store: what to install
+        return None, error(503, str(exc))
+
+
 async def dismiss(request: Request) -> Response:
     dock = dock_of(request)
     kernel = dock.kernel
@@ -113,18 +132,12 @@ async def dismiss(request: Request) -> Response:
     if session_id is None or index is None:
         return error(400, "send {\"session\": the recording's id, \"index\": the suggested "
                      "question's number, from 0}")
-    from adjutant_copilot_agent import agent_running, dismiss_question, find_session, load_state
+    from adjutant_copilot_agent import agent_running, dismiss_question, load_state
 
-    try:
-        find_session(kernel, session_id)
-    except LookupError as exc:
-        return error(404, str(exc))
-    try:
-        asked = await dismiss_question(kernel, session_id, index)
-    except IndexError as exc:  # (a LookupError too: first)
-        return error(400, str(exc))
-    except LookupError as exc:  # no key-value store: what to install
-        return error(503, str(exc))
+    asked, refused = await _in_session(kernel, session_id,
+                                       lambda: dismiss_question(kernel, session_id, index))
+    if refused is not None:
+        return refused
     await dock.copilot.log.record(DockCopilotDismissRecord(
         session=session_id, index=index + 1, question=asked.question))
     # a running agent applies it within a tick: the answer shows it done
@@ -151,18 +164,12 @@ async def act(request: Request) -> Response:
             or not (isinstance(client, str) and ID.match(client)):
         return error(400, "send {\"session\": the recording's id, \"index\": the action "
                      "item's number, from 0, \"threadId\", \"runId\", \"clientSessionId\"}")
-    from adjutant_copilot_agent import act_record, action_item, find_session
+    from adjutant_copilot_agent import act_record, action_item
 
-    try:
-        find_session(kernel, session_id)
-    except LookupError as exc:
-        return error(404, str(exc))
-    try:
-        item = await action_item(kernel, session_id, index)
-    except IndexError as exc:  # (a LookupError too: first)
-        return error(400, str(exc))
-    except LookupError as exc:  # no key-value store: what to install
-        return error(503, str(exc))
+    item, refused = await _in_session(kernel, session_id,
+                                      lambda: action_item(kernel, session_id, index))
+    if refused is not None:
+        return refused
     record = act_record(session_id, index, item)
     if not record.text:
         return error(400, f"action item {index + 1} is empty: nothing to ask")
