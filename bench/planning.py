@@ -30,7 +30,10 @@ Figures, per model and planner:
 - a confusion table (expected first tool -> what was planned) for the misses.
 
 Planners: ``now`` (this checkout), ``whole`` (this checkout planning every request as
-one, never clause by clause: what splitting "do X and then Y" into clauses adds) and
+one, never clause by clause: what splitting "do X and then Y" into clauses adds),
+``nobank`` (no help from the bank of worked examples: neither its vote on the first
+step nor its nearest requests shown), ``votes`` (its vote only), ``shown`` (its
+nearest requests shown only) and
 ``c3400f2`` (the planner and operator request
 of commit c3400f2, before model scoring: BM25 menu of 4, a first step forced by a confident
 ranking, raw completion prompts), so the gain is visible in one run.
@@ -60,7 +63,8 @@ import anyio
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden"
-SETS = {"tuning": "requests.jsonl", "heldout": "heldout.jsonl", "heldout2": "heldout2.jsonl"}
+SETS = {"tuning": "requests.jsonl", "heldout": "heldout.jsonl", "heldout2": "heldout2.jsonl",
+        "heldout3": "heldout3.jsonl"}
 BASELINE = "c3400f2"
 
 
@@ -239,7 +243,9 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
               show: bool, choice: str = "calibrated", jump: bool = True) -> Tally:
     import adjutant_files
     import adjutant_git
+    import adjutant_memory
     import adjutant_system
+    import adjutant_tasks
     from adjutant import Copilot, ModelPreset, Profile
     from adjutant.testing import Harness
     from adjutant_llamacpp import LlamaCpp
@@ -250,6 +256,7 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
     kind = baseline_copilot() if planner == BASELINE else Copilot
     with tempfile.TemporaryDirectory() as tmp:
         async with Harness(adjutant_files, adjutant_system, adjutant_git,
+                           adjutant_memory.MemoryPlugin(), adjutant_tasks.TasksPlugin(),
                            provider=provider, profile=profile) as h:  # type: ignore[arg-type]
             tally = Tally({n: t.declaration.safety.level for n, t in h.kernel.tools.items()})
             space = workspace(Path(tmp))
@@ -258,6 +265,12 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
                 copilot.first_choice = choice
             if planner == "whole":  # this checkout, a request never split into clauses
                 copilot.split_steps = False
+            if os.environ.get("BENCH_BANK_WEIGHT"):  # a lever's setting, measured
+                copilot.prompting.bank_weight = float(os.environ["BENCH_BANK_WEIGHT"])
+            if planner in ("nobank", "votes"):  # the bank's nearest requests not shown
+                copilot.prompting.similar = 0
+            if planner in ("nobank", "shown"):  # ... and no vote from them
+                copilot.prompting.bank_weight = 0.0
             for number, entry in enumerate(entries, 1):
                 start = time.perf_counter()
                 provider.timings = {}
@@ -310,8 +323,9 @@ def report(label: str, tally: Tally, cold_times: list[float], misses: bool) -> N
         def mid(key: str) -> float:
             values = [t[key] for t in warm if key in t]
             return statistics.median(values) if values else 0.0
-        print(f"    time split (medians): own prompt tokens {mid('prompt_tokens'):.0f}, "
-              f"scoring {mid('score_s'):.2f} s, forced tokens {mid('forced_tokens'):.0f}, "
+        print(f"    time split (medians): own prompt tokens "
+              f"{mid('score_prompt_tokens'):.0f} (+{mid('prompt_tokens'):.0f} after the "
+              f"choice: its worked examples), scoring {mid('score_s'):.2f} s, forced tokens {mid('forced_tokens'):.0f}, "
               f"to first sampled token {mid('first_token_s'):.2f} s, sampled tokens "
               f"{mid('generated_tokens'):.0f} at {mid('per_token_s'):.3f} s each")
     wrong = {k: n for k, n in tally.confusion.items() if k[0] != k[1]}
