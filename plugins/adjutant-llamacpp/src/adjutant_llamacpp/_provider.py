@@ -310,10 +310,13 @@ class LlamaCpp:
                 prompt, prefix = self._tokens(llama, request)
                 if self.prefix_cache and prefix >= _MIN_PREFIX_TOKENS:
                     self._reuse_prefix(llama, path, prompt, prefix)
+                cached = _common(llama, prompt)
                 options = [llama.tokenize(c.encode(), add_bos=False, special=False)
                            for c in continuations]
                 scores = _trie_scores(llama, prompt, options)
                 self.timings["score_s"] = time.perf_counter() - started
+                self.timings["score_prompt_tokens"] = len(prompt) - max(
+                    cached, prefix if self.prefix_cache else 0)
                 return scores
 
         try:

@@ -1,0 +1,76 @@
+"""Values a plan may hold: those the request states (or the workspace holds), never one
+copied from a worked example. A small model copies what it was shown: the pid of an
+example became the pid to stop for "run the test suite". Pure; no model needed."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from adjutant_hookspecs import Plan, Response, ToolDeclaration
+
+__all__ = ["without_copied_values"]
+
+_log = logging.getLogger("adjutant.planner")
+
+
+def without_copied_values(plan: Plan, asked: str, shown: str,
+                          tools: Mapping[str, ToolDeclaration],
+                          cwd: str = "") -> Plan | Response:
+    """``plan`` without the values it copied from the worked examples in ``shown`` (the
+    prompt's text) that ``asked`` does not state and that name no file under ``cwd``:
+    an optional argument holding one is left out, a step that needs one is dropped,
+    and a plan left with no step becomes an answer saying what was missing. A command
+    line (an ``argv`` argument) is the exception: "run the tests" names no program."""
+    steps = []
+    missing = []
+    for step in plan.steps:
+        declaration = tools.get(step.tool)
+        schema = declaration.args_schema if declaration else {}
+        required = set(schema.get("required", []))
+        props = schema.get("properties", {})
+        args = dict(step.args)
+        for key, value in step.args.items():
+            if props.get(key, {}).get("x-adjutant-role") == "argv":
+                continue  # a command described in words ("run the tests") is inferred;
+                # its preview is the exact argv
+            if not _copied(value, asked, shown, cwd):
+                continue
+            _log.info("copied value: %s.%s=%r is in an example, not in %r", step.tool, key,
+                      value, asked[:80])
+            if key in required:
+                missing.append(f"the {key.replace('_', ' ')} for {step.tool}")
+                args = {}
+                break
+            del args[key]
+        else:
+            steps.append(msgspec.structs.replace(step, args=args))
+    if not steps:
+        return Response(text=f"I could not tell {missing[0] if missing else 'what to use'}: "
+                             "the request does not say. Say it, and ask again.")
+    return plan if len(steps) == len(plan.steps) and all(
+        a.args == b.args for a, b in zip(steps, plan.steps, strict=True)) else Plan(
+        steps=tuple(steps))
+
+
+def _copied(value: Any, asked: str, shown: str, cwd: str) -> bool:
+    """Whether ``value`` (or an item of it) is an example's, unstated and no file here."""
+    if isinstance(value, list):
+        return any(_copied(v, asked, shown, cwd) for v in value)
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return False
+    text = str(value).strip()
+    if len(text) < 2 or json.dumps(value) not in shown:
+        return False
+    words = re.findall(r"[a-z0-9]+", asked.lower())
+    if all(any(w.startswith(part) for w in words)  # "TODO" in "the TODOs", "src.zip"
+           for part in re.findall(r"[a-z0-9]+", text.lower())):  # in "zip the src folder"
+        return False
+    return not (cwd and isinstance(value, str) and "\x00" not in value
+                and os.path.lexists(os.path.join(cwd, value)))

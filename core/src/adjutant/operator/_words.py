@@ -1,0 +1,150 @@
+"""Words of a request: its terms for the lexical rankings (stems and everyday
+synonyms of what tools do), its shape for the bank (values masked), whether it only
+asks, the paths it names, and the files of the workspace. Pure text rules, no model."""
+
+from __future__ import annotations
+
+import os
+import re
+
+__all__ = ["bad_request", "is_question", "named_paths", "shape", "terms", "workspace_paths"]
+
+#: The longest request planned (characters): a small model's context holds the prompt's
+#: static part, the request and the reply; longer text belongs in a file the request names.
+MAX_REQUEST = 4000
+_EXTENSION = re.compile(r"\w\.[A-Za-z0-9]{1,8}$")
+_WORD = re.compile(r"[a-z0-9]+")
+_STOPWORDS = frozenset([  # words that say nothing about which tool is wanted
+    "a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "with", "at", "by", "from",
+    "is", "are", "be", "it", "this", "that", "me", "my", "i", "you", "your", "we", "us", "our",
+    "what", "which", "who", "how", "do", "does", "did", "can", "could", "would", "should",
+    "please", "show", "tell", "give", "get", "let", "just", "all", "any", "some", "here",
+    "there", "into", "as", "if", "then", "so", "now", "right", "currently", "want", "need",
+])
+#: Everyday words for what tools do, so a request need not use the tool's own words.
+_SYNONYMS = {
+    "open": "read", "cat": "read", "view": "read", "contents": "read", "look": "read",
+    "display": "read", "print": "read", "see": "read",
+    "create": "write", "save": "write", "overwrite": "write", "make": "write",
+    "add": "append", "log": "log", "history": "log", "commits": "log",
+    "find": "search", "grep": "search", "occurrences": "search", "where": "search",
+    "locate": "search", "todo": "search",
+    "fix": "patch", "edit": "patch", "change": "patch", "replace": "patch",
+    "compare": "diff", "difference": "diff", "differences": "diff",
+    "zip": "compress", "archive": "compress", "bundle": "compress",
+    "run": "exec", "execute": "exec", "command": "exec", "launch": "exec",
+    "processes": "proc", "process": "proc", "running": "proc", "ps": "proc",
+    "kill": "kill", "stop": "kill", "terminate": "kill", "end": "kill",
+    "memory": "info", "cpu": "info", "disk": "info", "system": "info", "os": "info",
+    "machine": "info", "ram": "info", "kernel": "info",
+    "port": "port", "listening": "port", "listen": "port", "server": "port",
+    "branch": "branch", "checkout": "switch", "switch": "switch",
+    "commit": "commit", "staged": "diff", "modified": "status", "changed": "status",
+    "uncommitted": "status",
+}
+
+
+def terms(text: str) -> list[str]:
+    words = []
+    for word in _WORD.findall(text.lower()):
+        if word in _STOPWORDS:
+            continue
+        for stem in {word, _stem(word), _SYNONYMS.get(word, word)}:
+            words.append(stem)
+    return words
+
+
+def shape(text: str) -> list[str]:
+    """The words of a request with its values masked (a quoted text is ``quoted``, a
+    path ``path``): how it asks, for the bank, where "what does config/settings.json
+    contain?" should meet "what is in docs/notes.md?", not requests about JSON files."""
+    text = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", " quoted ", text)
+    for path in named_paths(text):
+        text = text.replace(path, " path ")
+    return terms(text)
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+
+_ASKING = re.compile(r"^(what|which|who|whose|where|when|why|how|is|are|was|were|am|does|do|"
+                     r"did|has|have|any|anything)\b")
+#: A polite order, or a command to run: "can you ...?", "what does `ls` show?".
+_ORDERING = re.compile(r"^(can|could|would|will) you\b|\bplease\b|\bpls\b|`[^`]+`|"
+                       r"\b(run|execute|launch|use)\b")
+
+
+def is_question(request: str) -> bool:
+    """Whether ``request`` only asks: every sentence a question (ends with ``?`` or
+    opens with a question word), none a polite order ("can you commit this?") nor
+    naming a command to run."""
+    sentences = [s.strip() for s in re.split(r"(?<=[.?!;])\s+|\n+", request.strip().lower())
+                 if s.strip()]
+    if not sentences:
+        return False
+    return all((s.endswith("?") or _ASKING.match(s)) and not _ORDERING.search(s)
+               for s in sentences)
+
+
+def bad_request(request: str) -> str:
+    """Why ``request`` cannot be planned at all (empty, too long), in words for the
+    user; empty when it can."""
+    if not request.strip():
+        return ("The request is empty: say what you would like done, for example "
+                "\"what files are in this folder?\".")
+    if len(request) > MAX_REQUEST:
+        return (f"The request is {len(request):,} characters long; the most I plan from "
+                f"is {MAX_REQUEST:,}. Shorten it, or save the text in a file and name the "
+                "file in a shorter request.")
+    return ""
+
+
+def named_paths(request: str) -> list[str]:
+    """Path-like words of the request (``notes.txt``, ``src/app.py``, ``/etc/hosts``):
+    the read tools may name them even when they do not exist or lie outside the cage,
+    so the plan says what was asked and the pipeline refuses it, plainly."""
+    found = []
+    for word in re.findall(r"[^\s'\"`,;()<>]+", request):
+        word = word.rstrip(".:!?")
+        if word.startswith("./"):
+            word = word[2:]
+        if not (("/" in word and "://" not in word) or _EXTENSION.search(word)):
+            continue
+        word = word.rstrip("/") or word
+        if word and word.isprintable() and len(word) <= 200:
+            found.append(word)
+    return list(dict.fromkeys(found))
+
+
+def workspace_paths(cwd: str, limit: int = 300) -> list[str]:
+    """Files and directories under ``cwd`` (relative, breadth first, hidden ones and
+    links left out, at most ``limit``): what the read tools' path arguments may name."""
+    found: list[str] = []
+    level = [""]
+    while level and len(found) < limit:
+        deeper = []
+        for folder in level:
+            try:
+                with os.scandir(os.path.join(cwd, folder) if folder else cwd) as entries:
+                    items = sorted(entries, key=lambda e: e.name)
+            except OSError:
+                continue
+            for entry in items:
+                if entry.name.startswith(".") or entry.is_symlink() \
+                        or len(entry.name) > 100 or not entry.name.isprintable():
+                    continue  # names shown to the model: short and printable only
+                relative = f"{folder}/{entry.name}" if folder else entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name in ("node_modules", "__pycache__"):
+                        continue
+                    deeper.append(relative)
+                found.append(relative)
+                if len(found) >= limit:
+                    return found
+        level = deeper
+    return found

@@ -1,0 +1,70 @@
+"""A plan never carries a value copied from a worked example that the request does not
+state: the example's pid, path or message (pure; no model)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+
+from adjutant.operator._values import without_copied_values
+from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
+
+REGISTRY = Path(__file__).resolve().parents[2] / "plugins"
+TOOLS = {d.name: d for d in (msgspec.json.decode(f.read_bytes(), type=ToolDeclaration)
+                             for f in REGISTRY.glob("adjutant-*/registry/tools/*.json"))}
+SHOWN = ('Request: stop process 4242\nAnswer: {"type":"plan","steps":[{"tool":"proc.kill",'
+         '"args":{"pid":4242}}]}\nRequest: list the node processes\nAnswer: {"type":"plan",'
+         '"steps":[{"tool":"proc.list","args":{"name":"node"}}]}\nRequest: run make test\n'
+         'Answer: {"type":"plan","steps":[{"tool":"shell.exec","args":{"argv":["make","test"]}}]}')
+
+
+def plan(*steps: tuple[str, dict]) -> Plan:
+    return Plan(steps=tuple(ToolCall(tool=t, args=a) for t, a in steps))
+
+
+def test_a_required_value_from_an_example_drops_the_step_and_says_what_is_missing() -> None:
+    got = without_copied_values(plan(("proc.kill", {"pid": 4242})), "run the test suite",
+                                SHOWN, TOOLS)
+    assert isinstance(got, Response) and "pid" in got.text and "4242" not in got.text
+    kept = without_copied_values(plan(("git.status", {}), ("proc.kill", {"pid": 4242})),
+                                 "check the status and stop the server", SHOWN, TOOLS)
+    assert kept == plan(("git.status", {}))
+
+
+def test_an_optional_value_from_an_example_is_left_out() -> None:
+    got = without_copied_values(plan(("proc.list", {"name": "node"})), "list my processes",
+                                SHOWN, TOOLS)
+    assert got == plan(("proc.list", {}))
+
+
+def test_values_the_request_states_or_the_workspace_holds_stay(tmp_path: Path) -> None:
+    stated = plan(("proc.list", {"name": "node"}))
+    assert without_copied_values(stated, "list the node processes please", SHOWN,
+                                 TOOLS) == stated
+    assert without_copied_values(plan(("proc.kill", {"pid": 4242})), "kill 4242", SHOWN,
+                                 TOOLS) == plan(("proc.kill", {"pid": 4242}))
+    # a value no example holds is the model's own reading, not a copy
+    own = plan(("proc.list", {"name": "python"}))
+    assert without_copied_values(own, "list the snakes", SHOWN, TOOLS) == own
+    # a file here is grounded even when an example named it too
+    (tmp_path / "node").mkdir()
+    assert without_copied_values(stated, "list what runs", SHOWN, TOOLS,
+                                 str(tmp_path)) == stated
+
+
+def test_a_command_line_described_in_words_is_not_a_copy() -> None:
+    """"run the tests" names no program; the preview shows the exact argv."""
+    inferred = plan(("shell.exec", {"argv": ["make", "test"]}))
+    assert without_copied_values(inferred, "run the tests", SHOWN, TOOLS) == inferred
+
+
+def test_a_value_made_of_the_requests_own_words_is_stated() -> None:
+    """"the TODOs" states TODO; "zip the src folder" states src.zip."""
+    shown = SHOWN + '{"pattern":"TODO"} {"paths":["src"],"output":"src.zip"}'
+    todo = plan(("search.grep", {"pattern": "TODO"}))
+    assert without_copied_values(todo, "find all the TODOs", shown, TOOLS) == todo
+    zipped = plan(("compress.zip", {"paths": ["src"], "output": "src.zip"}))
+    assert without_copied_values(zipped, "zip the src folder", shown, TOOLS) == zipped
+    copied = without_copied_values(zipped, "zip the lib folder", shown, TOOLS)
+    assert isinstance(copied, Response) and "paths" in copied.text  # src is the example's
