@@ -3,6 +3,7 @@ scoring of continuations, with the real default model (short prompts: cheap)."""
 
 from __future__ import annotations
 
+import json
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any
@@ -72,7 +73,7 @@ async def test_an_instruct_model_is_prompted_through_its_chat_template() -> None
         await provider.aclose()
 
 
-async def test_scores_rank_continuations_by_the_models_own_likelihood() -> None:
+async def test_scores_rank_continuations_by_the_models_own_likelihood(cache: Path) -> None:
     provider = LlamaCpp(context_size=512)
     try:
         request = CompletionRequest(system="Answer with a colour.",
@@ -87,3 +88,29 @@ async def test_scores_rank_continuations_by_the_models_own_likelihood() -> None:
             max_tokens=3, temperature=0.0))).strip()
     finally:
         await provider.aclose()
+
+
+async def test_scores_are_kept_on_disk_for_the_next_process(cache: Path) -> None:
+    request = CompletionRequest(system=SYSTEM, prompt="What colour is a ripe banana?")
+    options = ["yellow", "purple"]
+    first = LlamaCpp(context_size=1024)
+    try:
+        scores = await first.score(request, options)
+        assert first.timings["score_prompt_tokens"] > 0
+    finally:
+        await first.aclose()
+    (kept,) = (cache / "scores").glob("*.json")
+    second = LlamaCpp(context_size=1024)  # a new process: nothing evaluated
+    try:
+        assert await second.score(request, options) == scores
+        assert second.timings["score_prompt_tokens"] == 0
+        # other options are other scores, never the kept ones
+        assert len(await second.score(request, ["yellow", "purple", "red"])) == 3
+        # a damaged file is scored again (the same up to rounding: the prompt's
+        # state was evaluated in other batches) and kept whole again
+        kept.write_text("[1.0, ")
+        again = await second.score(request, options)
+        assert again == pytest.approx(scores, abs=0.05)
+        assert json.loads(kept.read_text()) == again
+    finally:
+        await second.aclose()

@@ -40,6 +40,8 @@ __all__ = ["DEFAULT_MODEL", "LlamaCpp", "default_model_path"]
 _DONE = object()
 #: A static prefix shorter than this is not worth a file.
 _MIN_PREFIX_TOKENS = 64
+#: Scores kept on disk (see `LlamaCpp.score`); the oldest go beyond this many.
+_KEPT_SCORES = 256
 
 
 def default_model_path() -> Path:
@@ -255,6 +257,20 @@ class LlamaCpp:
         finally:
             partial.unlink(missing_ok=True)
 
+    def _scores_file(self, llama: Any, path: str, prompt: list[int],
+                     options: list[list[int]]) -> Path | None:
+        """Where the scores of exactly this model, prompt and options are kept: a pure
+        function of them, so a new process need not score the same thing again (the
+        planner's content-free calibration prompt, scored once per menu, is the
+        common case: a cold `adjutant run` saves a scoring pass). With the thread count,
+        as for the prefix: a near choice must not flip on whose cache was read."""
+        if not self.prefix_cache:
+            return None
+        digest = hashlib.sha256(self._identity[path].encode())
+        digest.update(f"{self.context_size}:{llama.n_threads_batch}:".encode()
+                      + repr((prompt, options)).encode())
+        return cache_dir() / "scores" / f"{digest.hexdigest()[:32]}.json"
+
     def _grammar(self, llama: Any, text: str) -> Any:
         if text not in self._grammars:
             import llama_cpp
@@ -308,12 +324,19 @@ class LlamaCpp:
             with self._busy:
                 started = time.perf_counter()
                 prompt, prefix = self._tokens(llama, request)
+                options = [llama.tokenize(c.encode(), add_bos=False, special=False)
+                           for c in continuations]
+                memo = self._scores_file(llama, path, prompt, options)
+                if memo is not None and (kept := _read_scores(memo, len(options))):
+                    self.timings["score_s"] = time.perf_counter() - started
+                    self.timings["score_prompt_tokens"] = 0
+                    return kept
                 if self.prefix_cache and prefix >= _MIN_PREFIX_TOKENS:
                     self._reuse_prefix(llama, path, prompt, prefix)
                 cached = _common(llama, prompt)
-                options = [llama.tokenize(c.encode(), add_bos=False, special=False)
-                           for c in continuations]
                 scores = _trie_scores(llama, prompt, options)
+                if memo is not None:
+                    _write_scores(memo, scores)
                 self.timings["score_s"] = time.perf_counter() - started
                 self.timings["score_prompt_tokens"] = len(prompt) - max(
                     cached, prefix if self.prefix_cache else 0)
@@ -446,6 +469,33 @@ def _identity(path: str) -> str:
             return preset.sha256
     info = os.stat(path)
     return f"{os.path.realpath(path)}:{info.st_size}:{info.st_mtime_ns}"
+
+
+def _read_scores(file: Path, count: int) -> list[float] | None:
+    """The scores kept in ``file``, or None when absent, damaged or of another shape."""
+    try:
+        kept = json.loads(file.read_text())
+    except (OSError, ValueError):
+        return None
+    if isinstance(kept, list) and len(kept) == count and all(
+            isinstance(v, float) for v in kept):
+        return kept
+    return None
+
+
+def _write_scores(file: Path, scores: list[float]) -> None:
+    """Keep ``scores`` in ``file`` (written whole, then renamed), the oldest of more
+    than `_KEPT_SCORES` removed. A cache: a failure to write loses nothing."""
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        partial = file.with_suffix(f".partial-{os.getpid()}")
+        partial.write_text(json.dumps(scores))
+        os.replace(partial, file)
+        kept = sorted(file.parent.glob("*.json"), key=lambda f: f.stat().st_mtime)
+        for old in kept[:-_KEPT_SCORES]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _common(llama: Any, prompt: list[int]) -> int:
