@@ -232,23 +232,35 @@ class MemoryService:
     async def context(self, cwd: str, prompt: str | None = None,
                       thread_id: str | None = None) -> dict[str, Any]:
         """The bulletin's ``memory`` field for a request (`assemble`); without a
-        prompt, working memory alone."""
+        prompt, working memory alone. With the gate on (the default), passages go only
+        to a question about the project, and only its strong hits (`_gate`); the
+        field's ``gate`` says why a request got none."""
         from ._assemble import assemble, is_question
+        from ._gate import about_the_project, strong
 
         pinned = self.pinned()
+        budget = self.settings.budget_chars
         if prompt is None:
-            return assemble(pinned=pinned, budget=self.settings.budget_chars)
+            return assemble(pinned=pinned, budget=budget)
         import sqlite3
 
+        wanted, why = about_the_project(prompt) if self.settings.gate else (True, "off")
         try:
+            # indexing goes on either way: the next question finds the index current
             await self.refresh(cwd, max_batches=1, scan_budget_s=REQUEST_SCAN_S)
+            if not wanted:
+                return {**assemble(pinned=pinned, budget=budget), "gate": why}
             unindexed = self.index(cwd).unindexed()
             hits = await self.search(cwd, prompt)
         except (OSError, sqlite3.Error):  # no index here: working memory still goes
-            return assemble(pinned=pinned, budget=self.settings.budget_chars)
+            return assemble(pinned=pinned, budget=budget)
+        if self.settings.gate:
+            hits = strong(hits, min_coverage=self.settings.min_coverage,
+                          min_cosine=self.settings.min_cosine)
         cited = list(self._cited.get(thread_id, [])) if thread_id else []
         out = assemble(pinned=pinned, unindexed=unindexed, hits=hits, cited=cited,
-                       budget=self.settings.budget_chars, question=is_question(prompt))
+                       budget=budget, question=is_question(prompt))
+        out["gate"] = why
         if thread_id and hits:  # what was given is backfill for the thread's next turn
             given = set(out["sources"])
             kept = [h for h in hits if f"{h.path}:{h.start}-{h.end}" in given]

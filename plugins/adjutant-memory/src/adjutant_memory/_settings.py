@@ -41,6 +41,10 @@ class MemorySettings:
     #: (stemmed, stop words aside), or is this similar (cosine) by vectors.
     min_coverage: float = attrs.field(default=0.5, validator=[v.gt(0), v.le(1)])
     min_cosine: float = attrs.field(default=0.75, validator=[v.gt(0), v.le(1)])
+    #: The relevance gate (`adjutant_memory._gate`): passages only for a question about
+    #: the project, and only its strong hits. False: every request gets every hit that
+    #: passes ``min_coverage``/``min_cosine`` (what the plugin did before the gate).
+    gate: bool = True
 
 
 def memory_settings(kernel: Kernel) -> MemorySettings:
