@@ -415,9 +415,18 @@ class ProjectIndex:
         model, dim = self._meta("vector_model"), self._meta("vector_dim")
         return None if model is None or dim is None else (model, int(dim))
 
+    def missing_vectors(self) -> int:
+        """Chunks without a vector (of the model the stored vectors belong to)."""
+        return int(self.db.execute(
+            "SELECT COUNT(*) FROM chunks c LEFT JOIN vectors v ON v.chunk_id = c.id "
+            "WHERE v.chunk_id IS NULL").fetchone()[0])
+
     async def sync_vectors(self, embedder: Any,
-                           on_reembed: Callable[[str, int, int], Any] | None = None) -> int:
-        """Embed every chunk that has no vector of ``embedder``'s model. If the stored
+                           on_reembed: Callable[[str, int, int], Any] | None = None,
+                           limit: int | None = None) -> int:
+        """Embed every chunk that has no vector of ``embedder``'s model (``limit``: at
+        most that many), in batches of its ``batch_size`` (`EMBED_BATCH` without one),
+        each committed. If the stored
         vectors were made by another model or dimension, they are all dropped first and
         ``on_reembed(old_model, old_dimension, chunks)`` is called: vectors of two models
         are never mixed. Returns the vectors written."""
@@ -438,11 +447,12 @@ class ProjectIndex:
                 self._set_meta("vector_model", model)
                 self._set_meta("vector_dim", str(dim))
         written = 0
-        while True:
+        batch = max(1, int(getattr(embedder, "batch_size", EMBED_BATCH)))
+        while limit is None or written < limit:
             rows = self.db.execute(
                 "SELECT c.id, c.path, c.text FROM chunks c LEFT JOIN vectors v "
                 "ON v.chunk_id = c.id WHERE v.chunk_id IS NULL ORDER BY c.id LIMIT ?",
-                (EMBED_BATCH,)).fetchall()
+                (batch if limit is None else min(batch, limit - written),)).fetchall()
             if not rows:
                 break
             texts = [f"{r[1]}\n{r[2]}" for r in rows]

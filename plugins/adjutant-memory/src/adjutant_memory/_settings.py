@@ -10,7 +10,11 @@ from attrs import validators as v
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
 
-__all__ = ["MemorySettings", "memory_settings"]
+__all__ = ["DEFAULT_EMBEDDER", "MemorySettings", "memory_settings"]
+
+#: The embedder used when the settings name none, if registered (adjutant-memory
+#: registers it when its ``minilm`` extra is installed: `adjutant_memory._minilm`).
+DEFAULT_EMBEDDER = "minilm"
 
 
 @attrs.frozen
@@ -18,8 +22,11 @@ class MemorySettings:
     """Memory and retrieval (profile: ``"plugins": {"memory": {...}}``)."""
 
     #: A registered embedder by name (``adjutant memory status`` lists them); None:
-    #: the static model at ``model2vec_path`` if set, else lexical retrieval only.
+    #: the static model at ``model2vec_path`` if set, else the default model.
     embedder: str | None = None
+    #: With neither set: use the default model (``minilm``: all-MiniLM-L6-v2, the
+    #: ``minilm`` extra) when it is installed; False, or not installed: lexical only.
+    default_model: bool = True
     #: A local model2vec model folder (config.json, model.safetensors, tokenizer.json).
     model2vec_path: str | None = None
     #: The longest chunk of a file, in lines (paragraphs are kept whole below it).
