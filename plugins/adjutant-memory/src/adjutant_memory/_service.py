@@ -126,7 +126,8 @@ class MemoryService:
             index = ProjectIndex(self.kernel.home, real, user_home=self._user_home(),
                                  chunk_lines=self.settings.chunk_lines,
                                  max_file_bytes=self.settings.max_file_bytes,
-                                 max_files=self.settings.max_files)
+                                 max_files=self.settings.max_files,
+                                 vector_index=self.settings.vector_index)
             index.recover(self.settings.stale_after_s)
             self._indexes[real] = index
         return self._indexes[real]

@@ -27,6 +27,9 @@ class MemorySettings:
     #: With neither set: use the default model (``minilm``: all-MiniLM-L6-v2, the
     #: ``minilm`` extra) when it is installed; False, or not installed: lexical only.
     default_model: bool = True
+    #: The vector index: "exact" (numpy, every vector compared) or "hnsw" (hnswlib's
+    #: approximate graph, the ``hnsw`` extra; exact when it is not installed).
+    vector_index: str = attrs.field(default="exact", validator=v.in_(("exact", "hnsw")))
     #: A local model2vec model folder (config.json, model.safetensors, tokenizer.json).
     model2vec_path: str | None = None
     #: The longest chunk of a file, in lines (paragraphs are kept whole below it).
