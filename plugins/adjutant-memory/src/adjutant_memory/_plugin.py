@@ -34,6 +34,26 @@ class MemoryPlugin:
                               "(async with kernel)")
         return self.service
 
+    def similar_plans(self, request: str, k: int) -> list[tuple[str, str]]:
+        """Past successful plans for requests like ``request``, best first, at most
+        ``k``: ``(the earlier request, its plan as JSON)``, the JSON being
+        ``{"steps": [...]}`` as the action log's ``plan`` record holds them (each step
+        ``{"tool", "args", ...}``).
+
+        From the action log: runs whose outcome was ``executed`` with every step's
+        result ``ok``, whose request holds at least ``min_coverage`` of this request's
+        words (BM25-ranked; stemmed, stop words aside). A run any of whose steps named
+        a path the deny rules protect is never returned, and the requests are
+        redacted. Synchronous: it searches the runs read so far, which each request's
+        context brings up to date (``await plugin.require().refresh_history()`` reads
+        the log now). Empty before start-up, after shutdown, or without an action log.
+        Values in a returned plan are the earlier request's: a planner showing it as
+        an example should not copy a value this request does not state.
+        """
+        if self.service is None:
+            return []
+        return self.service.similar_plans(request, k)
+
     @hookimpl
     def register_settings(self, register: Callable[[type[Any]], None]) -> None:
         from ._settings import MemorySettings

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
     from adjutant_hookspecs.records import ActionRecord
 
+    from ._history import History
     from ._index import Hit, IngestReport, ProjectIndex, ScanReport
     from ._settings import MemorySettings
     from ._working import Entry, Kind
@@ -60,6 +61,7 @@ class MemoryService:
         #: per project: the index generation and model its vectors were last synced at
         self._synced: dict[str, tuple[int, str, int]] = {}
         self.vector_error: str | None = None
+        self._history: History | None = None
 
     def close(self) -> None:
         for index in self._indexes.values():
@@ -237,6 +239,76 @@ class MemoryService:
         return hit.coverage >= self.settings.min_coverage or (
             hit.cosine is not None and hit.cosine >= self.settings.min_cosine)
 
+    # -- past sessions -------------------------------------------------------------------
+
+    @property
+    def history(self) -> History:
+        """The past runs read from the action log (`_history.History`)."""
+        if self._history is None:
+            from ._history import History
+
+            self._history = History(user_home=self._user_home(),
+                                    data_home=os.fspath(self.kernel.home))
+        return self._history
+
+    async def refresh_history(self, *, embed_limit: int | None = REQUEST_EMBED_CHUNKS
+                              ) -> int:
+        """Read the action log's records not read yet into `history` (and embed up to
+        ``embed_limit`` runs' requests when an embedder is set); the records read. No
+        action log: nothing."""
+        from adjutant.operator import ActionLogError, NoActionLogError
+        from adjutant_hookspecs import EmbeddingError
+
+        history = self.history
+        try:
+            await self.log.flush()
+            read = await history.read(self.log.store)
+        except (NoActionLogError, ActionLogError, OSError):
+            return 0
+        embedder = self.embedder()
+        if embedder is not None:
+            from ._vectors import as_matrix
+
+            missing = history.missing_vectors(str(embedder.model_id))[:embed_limit]
+            if missing:
+                try:
+                    matrix = as_matrix(await embedder.embed([r.request for r in missing]),
+                                       len(missing), int(embedder.dimension))
+                except (EmbeddingError, ValueError, OSError) as exc:
+                    self.vector_error = f"{embedder.name}: {exc}"
+                else:
+                    for run, vector in zip(missing, matrix, strict=True):
+                        history.vectors[run.run_id] = vector
+        return read
+
+    async def recall(self, prompt: str, k: int = 1) -> list[Any]:
+        """Past finished runs whose requests match ``prompt`` strongly (the share of
+        its words at least ``min_coverage``, or a cosine of ``min_cosine``), best
+        first, each as ``(run, coverage, cosine)``."""
+        from adjutant_hookspecs import EmbeddingError
+
+        await self.refresh_history()
+        history = self.history
+        vector = None
+        embedder = self.embedder()
+        if embedder is not None and history.vectors:
+            try:
+                vector = (await embedder.embed([prompt]))[0]
+            except (EmbeddingError, ValueError, OSError) as exc:
+                self.vector_error = f"{embedder.name}: {exc}"
+        found = history.search(prompt, max(k * 4, 8), query_vector=vector,
+                               only=lambda run: run.status is not None)
+        strong = [f for f in found if f[1] >= self.settings.min_coverage
+                  or (f[2] is not None and f[2] >= self.settings.min_cosine)]
+        return strong[:k]
+
+    def similar_plans(self, request: str, k: int) -> list[tuple[str, str]]:
+        """Past successful plans for requests like ``request`` (see
+        `MemoryPlugin.similar_plans`)."""
+        found = self.history.search(request, k, only=lambda run: run.succeeded)
+        return [(run.request, run.plan_json()) for run, coverage, _ in found
+                if coverage >= self.settings.min_coverage]
+
     # -- context -------------------------------------------------------------------------
 
     def pinned(self) -> list[Entry]:
@@ -271,8 +343,10 @@ class MemoryService:
             hits = strong(hits, min_coverage=self.settings.min_coverage,
                           min_cosine=self.settings.min_cosine)
         cited = list(self._cited.get(thread_id, [])) if thread_id else []
+        past = [run.document() for run, _, _ in await self.recall(prompt)] \
+            if self.settings.past_sessions else []
         out = assemble(pinned=pinned, unindexed=unindexed, hits=hits, cited=cited,
-                       budget=budget, question=is_question(prompt))
+                       past=past, budget=budget, question=is_question(prompt))
         out["gate"] = why
         if thread_id and hits:  # what was given is backfill for the thread's next turn
             given = set(out["sources"])

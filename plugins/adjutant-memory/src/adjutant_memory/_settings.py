@@ -27,6 +27,9 @@ class MemorySettings:
     #: With neither set: use the default model (``minilm``: all-MiniLM-L6-v2, the
     #: ``minilm`` extra) when it is installed; False, or not installed: lexical only.
     default_model: bool = True
+    #: Recall past sessions: a finished earlier request that matches strongly (and
+    #: what it did) joins a question's context, after the project's passages.
+    past_sessions: bool = True
     #: The vector index: "exact" (numpy, every vector compared) or "hnsw" (hnswlib's
     #: approximate graph, the ``hnsw`` extra; exact when it is not installed).
     vector_index: str = attrs.field(default="exact", validator=v.in_(("exact", "hnsw")))
