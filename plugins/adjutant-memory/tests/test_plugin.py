@@ -14,7 +14,7 @@ from adjutant.testing import Harness
 from adjutant.testing.plugin_checks import assert_entry_point, assert_registers
 
 REGISTERS = {
-    "tools": ["memory.remember"],
+    "tools": ["memory.remember", "memory.note"],
     "context_providers": ["memory"],
     "commands": ["memory"],
     "checks": ["memory retrieval"],

@@ -1,7 +1,8 @@
 """Context assembly: what memory adds to a request, in the design's priority order,
 within a budget, labelled as untrusted.
 
-1. pinned working memory (the user's preferences and project facts);
+1. pinned working memory (the user's preferences and project facts), then the
+   project's notes;
 2. recent changes not indexed yet (their paths);
 3. passages the search found relevant;
 4. passages cited earlier in the thread (backfill);
@@ -45,7 +46,7 @@ def _passage(hit: Hit, limit: int) -> str:
 
 def assemble(*, pinned: Sequence[Entry], unindexed: Sequence[str] = (),
              hits: Sequence[Hit] = (), cited: Sequence[Hit] = (),
-             past: Sequence[str] = (), budget: int = 3000,
+             past: Sequence[str] = (), notes: str = "", budget: int = 3000,
              question: bool = False) -> dict[str, Any]:
     """The bulletin's ``memory`` field: ``text`` (what the prompt carries), ``sources``
     (``path:start-end`` of each passage given), ``pinned`` (entry ids), ``changed``,
@@ -69,6 +70,8 @@ def assemble(*, pinned: Sequence[Entry], unindexed: Sequence[str] = (),
     for entry in pinned:
         if take(f"- remembered ({entry.kind}): {entry.text}"):
             out["pinned"].append(entry.id)
+    if notes and take(f"- project notes: {notes}"):
+        out["notes"] = True
     if unindexed:
         shown = list(unindexed[:10])
         if take("Changed since indexed (not searched yet): " + ", ".join(shown)):

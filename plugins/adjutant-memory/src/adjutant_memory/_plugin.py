@@ -69,9 +69,10 @@ class MemoryPlugin:
 
     @hookimpl
     def register_tools(self, register: Callable[[Tool], None]) -> None:
-        from ._tool import RememberTool
+        from ._tool import NoteTool, RememberTool
 
         register(RememberTool(self))
+        register(NoteTool(self))
 
     @hookimpl
     def register_context_providers(self, register: Callable[[ContextProvider], None]) -> None:

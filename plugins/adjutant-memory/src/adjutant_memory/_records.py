@@ -6,7 +6,7 @@ import msgspec
 
 from adjutant_hookspecs.records import ActionRecord
 
-__all__ = ["MemoryEditedRecord", "MemoryExtractionFailedRecord", "MemoryForgotRecord",
+__all__ = ["MemoryEditedRecord", "MemoryNotedRecord", "MemoryExtractionFailedRecord", "MemoryForgotRecord",
            "MemoryReembedRecord", "MemoryRememberedRecord"]
 
 
@@ -57,3 +57,12 @@ class MemoryReembedRecord(ActionRecord, frozen=True, kw_only=True, tag="memory_r
     new_model: str
     new_dimension: int
     chunks: int
+
+
+class MemoryNotedRecord(ActionRecord, frozen=True, kw_only=True, tag="memory_noted"):
+    """The operator updated a project's notes (approved): what they said before and
+    after."""
+
+    project: str
+    before: str
+    after: str

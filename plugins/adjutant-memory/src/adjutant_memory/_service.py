@@ -323,10 +323,13 @@ class MemoryService:
         from ._assemble import assemble, is_question
         from ._gate import about_the_project, strong
 
+        from ._notes import ProjectNotes
+
         pinned = self.pinned()
         budget = self.settings.budget_chars
+        notes = ProjectNotes(self.kernel.home, cwd).read()
         if prompt is None:
-            return assemble(pinned=pinned, budget=budget)
+            return assemble(pinned=pinned, notes=notes, budget=budget)
         import sqlite3
 
         wanted, why = about_the_project(prompt) if self.settings.gate else (True, "off")
@@ -334,11 +337,11 @@ class MemoryService:
             # indexing goes on either way: the next question finds the index current
             await self.refresh(cwd, max_batches=1, scan_budget_s=REQUEST_SCAN_S)
             if not wanted:
-                return {**assemble(pinned=pinned, budget=budget), "gate": why}
+                return {**assemble(pinned=pinned, notes=notes, budget=budget), "gate": why}
             unindexed = self.index(cwd).unindexed()
             hits = await self.search(cwd, prompt)
         except (OSError, sqlite3.Error):  # no index here: working memory still goes
-            return assemble(pinned=pinned, budget=budget)
+            return assemble(pinned=pinned, notes=notes, budget=budget)
         if self.settings.gate:
             hits = strong(hits, min_coverage=self.settings.min_coverage,
                           min_cosine=self.settings.min_cosine)
@@ -346,7 +349,8 @@ class MemoryService:
         past = [run.document() for run, _, _ in await self.recall(prompt)] \
             if self.settings.past_sessions else []
         out = assemble(pinned=pinned, unindexed=unindexed, hits=hits, cited=cited,
-                       past=past, budget=budget, question=is_question(prompt))
+                       past=past, notes=notes, budget=budget,
+                       question=is_question(prompt))
         out["gate"] = why
         if thread_id and hits:  # what was given is backfill for the thread's next turn
             given = set(out["sources"])
