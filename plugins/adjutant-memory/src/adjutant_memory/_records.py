@@ -6,8 +6,14 @@ import msgspec
 
 from adjutant_hookspecs.records import ActionRecord
 
-__all__ = ["MemoryEditedRecord", "MemoryNotedRecord", "MemoryExtractionFailedRecord", "MemoryForgotRecord",
-           "MemoryReembedRecord", "MemoryRememberedRecord"]
+__all__ = [
+    "MemoryEditedRecord",
+    "MemoryExtractionFailedRecord",
+    "MemoryForgotRecord",
+    "MemoryNotedRecord",
+    "MemoryReembedRecord",
+    "MemoryRememberedRecord",
+]
 
 
 class MemoryRememberedRecord(ActionRecord, frozen=True, kw_only=True, tag="memory_remembered"):

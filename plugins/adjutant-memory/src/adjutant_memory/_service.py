@@ -8,6 +8,7 @@ import contextlib
 import os
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -32,6 +33,8 @@ REQUEST_SCAN_S = 0.25
 #: index`` embeds them all): the default model takes about 0.3 s a chunk on 2 shared
 #: cores, and a request pays for it before its first token.
 REQUEST_EMBED_CHUNKS = 4
+#: How often `watch` looks at the project (seconds).
+WATCH_EVERY_S = 2.0
 
 
 class MemoryService:
@@ -220,6 +223,34 @@ class MemoryService:
                 self.vector_error = f"{embedder.name}: {exc}"
             return report
 
+    async def watch(self, root: str, *, interval_s: float = WATCH_EVERY_S,
+                    rounds: int | None = None,
+                    on_change: Callable[[ScanReport, IngestReport], Any] | None = None
+                    ) -> None:
+        """Keep the index of ``root`` current: every ``interval_s`` seconds, a scan
+        (the index's own stat walk: size and mtime, then the content hash; every file
+        admitted by the deny rules again) and, when it found a change, ingestion of
+        every queued file and their vectors; ``on_change(scan, ingest)`` is awaited
+        after each such round. ``rounds``: stop after that many (None: until
+        cancelled).
+
+        A stat poll, not OS notifications: watchfiles is not in the lock, and the scan
+        is what ingestion trusts anyway (same deny checks, same fast path for a file
+        whose size and mtime are unchanged); it needs no inotify watches, which a large
+        tree can exhaust. Its cost is one walk per interval (bench/memory.py).
+        """
+        import anyio
+
+        done = 0
+        while rounds is None or done < rounds:
+            ingest = await self.refresh(root, force=True)
+            scan = self.last_scan
+            if scan is not None and (scan.queued or scan.removed) and on_change is not None:
+                await on_change(scan, ingest)
+            done += 1
+            if rounds is None or done < rounds:
+                await anyio.sleep(interval_s)
+
     async def search(self, root: str, query: str, k: int | None = None) -> list[Hit]:
         """The passages of the project relevant to ``query``, best first (lexical only
         when the embedder fails, said in `vector_error`)."""
@@ -322,7 +353,6 @@ class MemoryService:
         field's ``gate`` says why a request got none."""
         from ._assemble import assemble, is_question
         from ._gate import about_the_project, strong
-
         from ._notes import ProjectNotes
 
         pinned = self.pinned()
