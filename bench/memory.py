@@ -250,6 +250,27 @@ async def minilm_speed() -> None:
     print(f"minilm: one query embedded p50 {p50:.1f} ms, p99 {p99:.1f} ms")
 
 
+async def watch_cost(project: Path, looks: int = 10) -> None:
+    """What the watcher's stat poll costs per look when nothing changed: one scan of
+    ``project`` (this repository), indexed first."""
+    from adjutant_memory import ProjectIndex
+
+    with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
+        index = ProjectIndex(Path(tmp) / "home", str(project))
+        index.scan()
+        await index.ingest(256)
+        files = index.counts()["done"]
+        samples = []
+        for _ in range(looks):
+            t = time.perf_counter()
+            report = index.scan()
+            samples.append(time.perf_counter() - t)
+        p50, p99 = percentiles(samples)
+        print(f"watch: one look at {files} indexed files, nothing changed "
+              f"(queued {report.queued}): p50 {p50:.0f} ms, max {p99:.0f} ms")
+        index.close()
+
+
 async def main_async(quick: bool) -> None:
     from adjutant_memory import Model2VecEmbedder
 
@@ -272,6 +293,7 @@ async def main_async(quick: bool) -> None:
     await assembly(200 if quick else 1000, 20 if quick else 100, model)
     await recall(model)
     await minilm_speed()
+    await watch_cost(HERE.parent)
 
 
 def main() -> int:
