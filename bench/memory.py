@@ -11,7 +11,8 @@ footprint and retrieval quality.
   (search, working memory, backfill, trimming; the index warm), and the project scan
   it runs at most every 2 s (goal: under 50 ms for the assembly);
 - footprint: the process's resident memory after building each index;
-- recall@5 on the fixture project of the plugin's tests: lexical alone against hybrid.
+- recall@5 on the fixture project of the plugin's tests: lexical alone against hybrid,
+  with its plain questions and paraphrased ones, and the default model's speed.
 
 Run: ``.venv/bin/python bench/memory.py [--quick]``. Figures, never a pass/fail.
 """
@@ -183,26 +184,90 @@ async def assembly(files: int, requests: int, model: str | None) -> None:
 
 
 async def recall(model: str | None) -> None:
+    """recall@5 on the fixture project, lexical against hybrid: with its plain questions
+    and with the same questions in other words (`memkit.PARAPHRASES`), for the static
+    test model and the default model (all-MiniLM-L6-v2, the minilm extra)."""
     sys.path.insert(0, str(HERE.parent / "plugins" / "adjutant-memory" / "tests"))
-    from memkit import QUESTIONS, write_project
+    from memkit import PARAPHRASES, QUESTIONS, write_project
 
     from adjutant_memory import Model2VecEmbedder, ProjectIndex
+    from adjutant_memory._minilm import MiniLMEmbedder, installed
 
+    embedders: list[tuple[str, Any]] = []
+    if model:
+        embedders.append(("static 64-d", Model2VecEmbedder(model)))
+    if installed():
+        embedders.append(("minilm", MiniLMEmbedder()))
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
         index = ProjectIndex(Path(tmp) / "home", str(write_project(Path(tmp) / "p")))
         index.scan()
-        embedder = Model2VecEmbedder(model) if model else None
-        await index.ingest(embedder=embedder)
-        for name, using in (("lexical", None), ("hybrid", embedder)):
-            if name == "hybrid" and using is None:
-                print("recall@5 hybrid: no static model installed (tokenlearn-static-model)")
-                continue
-            found = 0
-            for question, expected in QUESTIONS:
-                hits = await index.search(question, 5, embedder=using)
-                found += expected in [h.path for h in hits]
-            print(f"recall@5 {name:8} on the fixture project ({len(QUESTIONS)} questions): "
-                  f"{found / len(QUESTIONS):.2f}")
+        await index.ingest()
+        for label, using in [("lexical", None), *embedders]:
+            if using is not None:
+                t = time.perf_counter()
+                await index.sync_vectors(using)
+                took = time.perf_counter() - t
+                print(f"{label}: {index.counts()['chunks']} chunks embedded in {took:.2f} s")
+            for name, questions in (("plain", QUESTIONS), ("paraphrased", PARAPHRASES)):
+                found = 0
+                for question, expected in questions:
+                    hits = await index.search(question, 5, embedder=using)
+                    found += expected in [h.path for h in hits]
+                kind = "lexical" if using is None else f"hybrid ({label})"
+                print(f"recall@5 {kind:22} {name:12} ({len(questions)} questions): "
+                      f"{found / len(questions):.2f}")
+        if not embedders:
+            print("recall@5 hybrid: no embedding model installed")
+        index.close()
+
+
+async def minilm_speed() -> None:
+    """The default model's cost: load, chunks per second, one query."""
+    from adjutant_memory._minilm import MiniLMEmbedder, installed
+
+    if not installed():
+        print("minilm: not installed (pip install 'adjutant-memory[minilm]')")
+        return
+    files = sorted((HERE.parent / "core" / "src").rglob("*.py"))[:20]
+    texts = [f.read_text()[:1500] for f in files]  # about a 40-line chunk each
+    embedder = MiniLMEmbedder()
+    before = rss_mb()
+    t = time.perf_counter()
+    await embedder.embed(["warm up"])
+    print(f"minilm: loaded (SHA-256 checked) in {time.perf_counter() - t:.2f} s, "
+          f"+{rss_mb() - before:.0f} MB resident")
+    t = time.perf_counter()
+    for i in range(0, len(texts), 16):
+        await embedder.embed(texts[i:i + 16])
+    print(f"minilm: {len(texts) / (time.perf_counter() - t):.1f} chunks/s "
+          "(about 1500 characters each)")
+    samples = []
+    for _ in range(20):
+        t = time.perf_counter()
+        await embedder.embed(["where do we parse the config?"])
+        samples.append(time.perf_counter() - t)
+    p50, p99 = percentiles(samples)
+    print(f"minilm: one query embedded p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+
+
+async def watch_cost(project: Path, looks: int = 10) -> None:
+    """What the watcher's stat poll costs per look when nothing changed: one scan of
+    ``project`` (this repository), indexed first."""
+    from adjutant_memory import ProjectIndex
+
+    with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
+        index = ProjectIndex(Path(tmp) / "home", str(project))
+        index.scan()
+        await index.ingest(256)
+        files = index.counts()["done"]
+        samples = []
+        for _ in range(looks):
+            t = time.perf_counter()
+            report = index.scan()
+            samples.append(time.perf_counter() - t)
+        p50, p99 = percentiles(samples)
+        print(f"watch: one look at {files} indexed files, nothing changed "
+              f"(queued {report.queued}): p50 {p50:.0f} ms, max {p99:.0f} ms")
         index.close()
 
 
@@ -227,6 +292,8 @@ async def main_async(quick: bool) -> None:
     await assembly(200 if quick else 1000, 20 if quick else 100, None)
     await assembly(200 if quick else 1000, 20 if quick else 100, model)
     await recall(model)
+    await minilm_speed()
+    await watch_cost(HERE.parent)
 
 
 def main() -> int:

@@ -91,6 +91,23 @@ QUESTIONS: list[tuple[str, str]] = [
     ("what version is this?", "larkspur/__init__.py"),
 ]
 
+#: The same project asked in other words: few of a question's words are in the file
+#: that answers it, so lexical search and vectors differ (recall@5 of each is printed).
+PARAPHRASES: list[tuple[str, str]] = [
+    ("how do we make small preview pictures?", "larkspur/thumbnails.py"),
+    ("how are identical pictures spotted?", "larkspur/hashing.py"),
+    ("what if sending to the server keeps failing?", "larkspur/upload.py"),
+    ("where are the tables for albums created?", "larkspur/database.py"),
+    ("where do diagnostic messages get written?", "larkspur/logging_setup.py"),
+    ("how do we know which camera shot a picture?", "larkspur/exif.py"),
+    ("what runs at 2 am?", "larkspur/scheduler.py"),
+    ("how do I start it automatically at login?", "docs/deployment.md"),
+    ("what arguments does the program accept?", "larkspur/cli.py"),
+    ("how do I check my changes before a pull request?", "docs/contributing.md"),
+    ("where are user preferences loaded from?", "larkspur/settings.py"),
+    ("which release is this?", "larkspur/__init__.py"),
+]
+
 
 def write_project(root: Path, files: dict[str, str] | None = None) -> Path:
     """Write the fixture project (or ``files``) under ``root``; returns ``root``."""

@@ -9,7 +9,7 @@ from adjutant import Kernel
 from adjutant.testing.conformance import ContextProviderConformance, ToolConformance
 from adjutant_memory import MemoryPlugin, MemoryService, MemorySettings
 from adjutant_memory._context import MemoryContext
-from adjutant_memory._tool import RememberTool
+from adjutant_memory._tool import NoteTool, RememberTool
 
 
 @pytest.fixture
@@ -25,6 +25,12 @@ class TestRemember(ToolConformance):
     @pytest.fixture
     def tool(self, plugin: MemoryPlugin) -> RememberTool:
         return RememberTool(plugin)
+
+
+class TestNote(ToolConformance):
+    @pytest.fixture
+    def tool(self, plugin: MemoryPlugin) -> NoteTool:
+        return NoteTool(plugin)
 
 
 class TestContext(ContextProviderConformance):

@@ -14,11 +14,12 @@ from adjutant.testing import Harness
 from adjutant.testing.plugin_checks import assert_entry_point, assert_registers
 
 REGISTERS = {
-    "tools": ["memory.remember"],
+    "tools": ["memory.remember", "memory.note"],
     "context_providers": ["memory"],
     "commands": ["memory"],
     "checks": ["memory retrieval"],
     "settings": ["MemorySettings"],
+    "embedders": ["minilm"],  # the default model: its extra is installed here
 }
 PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
 
@@ -63,7 +64,7 @@ async def test_a_third_party_embedder_is_registered_and_used_when_named() -> Non
                       plugins={"memory": {"embedder": "words"}})
     async with Harness(adjutant_memory.MemoryPlugin, embedder_plugin(Words()),
                        profile=profile) as h:
-        assert list(h.kernel.embedders) == ["words"]
+        assert list(h.kernel.embedders) == ["minilm", "words"]  # named: words
         plugin = h.kernel.plugin("memory")
         assert isinstance(plugin, adjutant_memory.MemoryPlugin)
         service = plugin.require()
@@ -87,7 +88,9 @@ async def test_an_embedder_without_a_dimension_is_refused_naming_the_plugin() ->
 
 @pytest.mark.anyio
 async def test_without_an_embedder_the_check_says_lexical_only() -> None:
-    async with Harness(adjutant_memory.MemoryPlugin) as h:
+    profile = Profile(model=ModelPreset(provider="scripted"),
+                      plugins={"memory": {"default_model": False}})
+    async with Harness(adjutant_memory.MemoryPlugin, profile=profile) as h:
         [check] = [c for n, c in h.kernel.checks.items() if n == "memory retrieval"]
         result = check.run(h.kernel)
         assert result.status == "warn" and "lexical retrieval only" in result.message

@@ -3,17 +3,17 @@
 To regenerate after changing a declaration::
 
     from adjutant.testing.plugin_checks import write_registry
-    from adjutant_memory._tool import RememberTool
-    write_registry(Path("plugins/adjutant-memory/registry/tools"), [RememberTool])
+    from adjutant_memory._tool import NoteTool, RememberTool
+    write_registry(Path("plugins/adjutant-memory/registry/tools"), [RememberTool, NoteTool])
 """
 
 from pathlib import Path
 
 from adjutant.testing.plugin_checks import assert_registry_matches
-from adjutant_memory._tool import RememberTool
+from adjutant_memory._tool import NoteTool, RememberTool
 
 REGISTRY = Path(__file__).parents[1] / "registry" / "tools"
 
 
 def test_registry_files_equal_the_declarations() -> None:
-    assert_registry_matches(REGISTRY, [RememberTool])
+    assert_registry_matches(REGISTRY, [RememberTool, NoteTool])

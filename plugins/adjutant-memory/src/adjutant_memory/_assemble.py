@@ -1,11 +1,13 @@
 """Context assembly: what memory adds to a request, in the design's priority order,
 within a budget, labelled as untrusted.
 
-1. pinned working memory (the user's preferences and project facts);
+1. pinned working memory (the user's preferences and project facts), then the
+   project's notes;
 2. recent changes not indexed yet (their paths);
 3. passages the search found relevant;
 4. passages cited earlier in the thread (backfill);
-5. all of it trimmed to the budget, in that order.
+5. an earlier session (a finished request and what it did) that matches strongly;
+6. all of it trimmed to the budget, in that order.
 
 A grounded question (one about this project) with nothing relevant found gets the plain
 marker `NOTHING_FOUND` instead of passages, so the model says so rather than invents.
@@ -43,7 +45,8 @@ def _passage(hit: Hit, limit: int) -> str:
 
 
 def assemble(*, pinned: Sequence[Entry], unindexed: Sequence[str] = (),
-             hits: Sequence[Hit] = (), cited: Sequence[Hit] = (), budget: int = 3000,
+             hits: Sequence[Hit] = (), cited: Sequence[Hit] = (),
+             past: Sequence[str] = (), notes: str = "", budget: int = 3000,
              question: bool = False) -> dict[str, Any]:
     """The bulletin's ``memory`` field: ``text`` (what the prompt carries), ``sources``
     (``path:start-end`` of each passage given), ``pinned`` (entry ids), ``changed``,
@@ -52,7 +55,8 @@ def assemble(*, pinned: Sequence[Entry], unindexed: Sequence[str] = (),
     parts: list[str] = [UNTRUSTED]
     used = len(UNTRUSTED)
     trimmed = 0
-    out: dict[str, Any] = {"pinned": [], "changed": [], "sources": [], "trimmed": 0}
+    out: dict[str, Any] = {"pinned": [], "changed": [], "sources": [], "past": [],
+                           "trimmed": 0}
 
     def take(text: str) -> bool:
         nonlocal used, trimmed
@@ -66,6 +70,8 @@ def assemble(*, pinned: Sequence[Entry], unindexed: Sequence[str] = (),
     for entry in pinned:
         if take(f"- remembered ({entry.kind}): {entry.text}"):
             out["pinned"].append(entry.id)
+    if notes and take(f"- project notes: {notes}"):
+        out["notes"] = True
     if unindexed:
         shown = list(unindexed[:10])
         if take("Changed since indexed (not searched yet): " + ", ".join(shown)):
@@ -81,7 +87,15 @@ def assemble(*, pinned: Sequence[Entry], unindexed: Sequence[str] = (),
             continue
         if take(_passage(hit, room)):
             out["sources"].append(f"{hit.path}:{hit.start}-{hit.end}")
-    if question and not hits and not cited:
+    for document in past:
+        room = budget - used - 30
+        if room < 80:
+            trimmed += 1
+            continue
+        text = document if len(document) <= room else document[:room - 1] + "…"
+        if take(f"[an earlier session]\n{text}"):
+            out["past"].append(document.split("\n", 1)[0].removeprefix("request: "))
+    if question and not hits and not cited and not out["past"]:
         take(f"Nothing in this project matches the request: if the answer depends on it, "
              f"answer \"{NOTHING_FOUND}\".")
         out["answer"] = NOTHING_FOUND

@@ -36,6 +36,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     index.add_argument("path", nargs="?", default=".", help="the project (default: here)")
     index.add_argument("--retry", action="store_true", help="retry the failed files too")
     index.add_argument("--json", action="store_true")
+    watch = actions.add_parser("watch", help="keep the project's index current as files "
+                               "change (a stat poll; Ctrl-C stops)")
+    watch.add_argument("path", nargs="?", default=".", help="the project (default: here)")
+    watch.add_argument("--interval", type=float, default=2.0, help="seconds between looks")
+    watch.add_argument("--rounds", type=int, default=None, help=argparse.SUPPRESS)
     search = actions.add_parser("search", help="search the project's index")
     search.add_argument("query")
     search.add_argument("--path", default=".", help="the project (default: here)")
@@ -89,7 +94,8 @@ async def run(kernel: Kernel, args: argparse.Namespace) -> int:
     action = args.action or "show"
     try:
         handler = {"show": _show, "add": _add, "edit": _edit, "forget": _forget,
-                   "index": _index, "search": _search, "status": _status}[action]
+                   "index": _index, "search": _search, "status": _status,
+                   "watch": _watch}[action]
         return await handler(service, args)
     except MemoryFileError as exc:
         return _err(str(exc))
@@ -204,6 +210,26 @@ def _in_editor(entries: list[Entry]) -> tuple[bytes, str] | None:
     subprocess.run([*shlex.split(editor), path], check=False)
     with open(path, "rb") as handle:
         return handle.read(), path
+
+
+async def _watch(service: MemoryService, args: argparse.Namespace) -> int:
+    root = _root(args.path)
+    try:
+        service.index(root)
+    except (NotADirectoryError, OSError) as exc:
+        return _err(str(exc))
+    if not args.interval > 0:
+        return _err("--interval must be more than 0 seconds")
+
+    async def changed(scan: Any, ingest: Any) -> None:
+        print(f"{scan.queued} changed, {scan.removed} removed: {ingest.done} files indexed "
+              f"({ingest.chunks} chunks, {ingest.vectors} vectors)", flush=True)
+
+    print(f"watching {service.index(root).root} every {args.interval:g} s (Ctrl-C stops)",
+          flush=True)
+    await service.watch(root, interval_s=args.interval, rounds=args.rounds,
+                        on_change=changed)
+    return 0
 
 
 async def _index(service: MemoryService, args: argparse.Namespace) -> int:

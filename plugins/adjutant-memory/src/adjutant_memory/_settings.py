@@ -10,7 +10,11 @@ from attrs import validators as v
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
 
-__all__ = ["MemorySettings", "memory_settings"]
+__all__ = ["DEFAULT_EMBEDDER", "MemorySettings", "memory_settings"]
+
+#: The embedder used when the settings name none, if registered (adjutant-memory
+#: registers it when its ``minilm`` extra is installed: `adjutant_memory._minilm`).
+DEFAULT_EMBEDDER = "minilm"
 
 
 @attrs.frozen
@@ -18,8 +22,17 @@ class MemorySettings:
     """Memory and retrieval (profile: ``"plugins": {"memory": {...}}``)."""
 
     #: A registered embedder by name (``adjutant memory status`` lists them); None:
-    #: the static model at ``model2vec_path`` if set, else lexical retrieval only.
+    #: the static model at ``model2vec_path`` if set, else the default model.
     embedder: str | None = None
+    #: With neither set: use the default model (``minilm``: all-MiniLM-L6-v2, the
+    #: ``minilm`` extra) when it is installed; False, or not installed: lexical only.
+    default_model: bool = True
+    #: Recall past sessions: a finished earlier request that matches strongly (and
+    #: what it did) joins a question's context, after the project's passages.
+    past_sessions: bool = True
+    #: The vector index: "exact" (numpy, every vector compared) or "hnsw" (hnswlib's
+    #: approximate graph, the ``hnsw`` extra; exact when it is not installed).
+    vector_index: str = attrs.field(default="exact", validator=v.in_(("exact", "hnsw")))
     #: A local model2vec model folder (config.json, model.safetensors, tokenizer.json).
     model2vec_path: str | None = None
     #: The longest chunk of a file, in lines (paragraphs are kept whole below it).
@@ -41,6 +54,10 @@ class MemorySettings:
     #: (stemmed, stop words aside), or is this similar (cosine) by vectors.
     min_coverage: float = attrs.field(default=0.5, validator=[v.gt(0), v.le(1)])
     min_cosine: float = attrs.field(default=0.75, validator=[v.gt(0), v.le(1)])
+    #: The relevance gate (`adjutant_memory._gate`): passages only for a question about
+    #: the project, and only its strong hits. False: every request gets every hit that
+    #: passes ``min_coverage``/``min_cosine`` (what the plugin did before the gate).
+    gate: bool = True
 
 
 def memory_settings(kernel: Kernel) -> MemorySettings:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-__all__ = ["ExactIndex", "Model2VecEmbedder", "VectorIndex", "as_matrix"]
+__all__ = ["ExactIndex", "HnswIndex", "Model2VecEmbedder", "VectorIndex", "as_matrix",
+           "hnsw_installed"]
 
 #: A static model embeds this many texts in the caller's thread (the rest in a worker).
 INLINE_TEXTS = 8
@@ -64,6 +65,80 @@ class ExactIndex:
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top])]
         return [(int(i), float(scores[i])) for i in top]
+
+
+def hnsw_installed() -> bool:
+    """Whether hnswlib (the ``hnsw`` extra) can be imported (found, not imported)."""
+    import importlib.util
+
+    return importlib.util.find_spec("hnswlib") is not None
+
+
+class HnswIndex:
+    """Approximate search in an HNSW graph (hnswlib, the ``hnsw`` extra), by cosine.
+
+    Unlike `ExactIndex` it is kept across changes: vectors are added and removed by
+    chunk id (``sync``), so a changed file costs its own chunks, not a rebuild.
+    `search` answers chunk ids (the positions of an identity list)."""
+
+    #: graph degree, build and search breadth (hnswlib's recommended range)
+    M = 16
+    EF_CONSTRUCTION = 200
+    EF_SEARCH = 64
+
+    def __init__(self, dimension: int, threads: int = 1) -> None:
+        import hnswlib  # type: ignore[import-not-found,import-untyped,unused-ignore]
+
+        self.dimension = dimension
+        self.threads = threads
+        self._index = hnswlib.Index(space="cosine", dim=dimension)
+        self._index.init_index(max_elements=1024, ef_construction=self.EF_CONSTRUCTION,
+                               M=self.M, allow_replace_deleted=True)
+        self._index.set_num_threads(threads)
+        self.ids: set[int] = set()
+
+    def sync(self, ids: Sequence[int], vectors: Any) -> None:
+        """Make the index hold exactly ``ids`` (chunk ids) with their ``vectors``
+        (rows, in the same order): new ones added, gone ones marked deleted."""
+        import numpy as np
+
+        wanted = {int(i): n for n, i in enumerate(ids)}
+        for gone in self.ids - wanted.keys():
+            self._index.mark_deleted(gone)
+        self.ids -= self.ids - wanted.keys()
+        new = [i for i in wanted if i not in self.ids]
+        if new:
+            need = len(self.ids) + len(new)
+            if need > self._index.get_max_elements():
+                self._index.resize_index(max(need, 2 * self._index.get_max_elements()))
+            rows = np.asarray(vectors, dtype=np.float32)[[wanted[i] for i in new]]
+            self._index.add_items(rows, np.asarray(new, dtype=np.int64),
+                                  num_threads=self.threads, replace_deleted=True)
+            self.ids.update(new)
+
+    def search(self, query: Any, k: int) -> list[tuple[int, float]]:
+        import numpy as np
+
+        k = min(k, len(self.ids))
+        if k < 1:
+            return []
+        self._index.set_ef(max(self.EF_SEARCH, k))
+        labels, distances = self._index.knn_query(
+            np.asarray(query, dtype=np.float32).reshape(1, -1), k=k, num_threads=1)
+        return [(int(i), 1.0 - float(d)) for i, d in zip(labels[0], distances[0], strict=True)]
+
+
+class _Identity:
+    """Positions that are their own chunk ids (what `HnswIndex.search` answers)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def __getitem__(self, i: int) -> int:
+        return i
+
+    def __len__(self) -> int:
+        return self.size
 
 
 class Model2VecEmbedder:

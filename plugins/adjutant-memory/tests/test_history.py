@@ -1,0 +1,89 @@
+"""Past sessions: the action log's runs recalled into a later question's context, and
+`MemoryPlugin.similar_plans` (past successful plans for similar requests, for the
+planner); the deny rules and redaction hold for both."""
+
+import json
+
+import pytest
+
+from adjutant.testing import Harness, ScriptedApprover, plan
+from adjutant_hookspecs import Response
+from adjutant_memory import MemoryPlugin
+
+pytestmark = pytest.mark.anyio
+
+REMEMBER = plan(("memory.remember", {"text": "I prefer pytest -q", "kind": "preference"}))
+
+
+def memory_of(run: object) -> dict[str, object]:
+    [context] = [r for r in run.records if r["kind"] == "context"]  # type: ignore[attr-defined]
+    memory = context["bulletin"]["memory"]
+    assert isinstance(memory, dict)
+    return memory
+
+
+async def test_similar_plans_are_past_successful_plans() -> None:
+    async with Harness(MemoryPlugin, mode="execute-with-confirmation",
+                       approver=ScriptedApprover(steps=["grant", "deny"])) as h:
+        plugin = h.kernel.plugin("memory")
+        assert isinstance(plugin, MemoryPlugin)
+        assert plugin.similar_plans("remember that I prefer tabs", 3) == []
+        ok = await h.run("remember that I prefer pytest -q", reply=REMEMBER)
+        assert ok.status == "executed"
+        denied = await h.run("remember that I prefer black formatting",
+                             reply=plan(("memory.remember", {"text": "I prefer black"})))
+        assert denied.status != "executed"
+        await plugin.require().refresh_history()
+        found = plugin.similar_plans("remember that I prefer tabs", 3)
+        assert [request for request, _ in found] == ["remember that I prefer pytest -q"]
+        steps = json.loads(found[0][1])["steps"]
+        assert steps[0]["tool"] == "memory.remember"
+        assert steps[0]["args"]["text"] == "I prefer pytest -q"
+        assert plugin.similar_plans("what time is it in Tokyo?", 3) == []
+    assert plugin.similar_plans("remember that I prefer tabs", 3) == []  # after shutdown
+
+
+async def test_an_earlier_session_joins_a_similar_question() -> None:
+    async with Harness(MemoryPlugin, mode="execute-with-confirmation") as h:
+        await h.run("how do we run the tests here?", reply=Response(text="with pytest -q"))
+        run = await h.run("how do I run the tests?", reply=Response(text="pytest -q"))
+        memory = memory_of(run)
+        assert memory["past"] == ["how do we run the tests here?"]
+        prompt = h.provider.requests[-1].prompt
+        assert "[an earlier session]" in prompt and "answered: with pytest -q" in prompt
+        # an unrelated question gets no earlier session
+        other = await h.run("where is the database schema?", reply=Response(text="?"))
+        assert memory_of(other)["past"] == []
+
+
+async def test_a_run_that_named_a_protected_path_is_never_recalled() -> None:
+    import adjutant_files
+
+    async with Harness(MemoryPlugin, adjutant_files, mode="execute-with-confirmation",
+                       approver=ScriptedApprover(steps=["grant"] * 4)) as h:
+        (h.workspace / ".env").write_text("TOKEN=abc\n")
+        (h.workspace / "notes.txt").write_text("herons nest by the river\n")
+        await h.run("read the file .env", reply=plan(("fs.read", {"path": ".env"})))
+        await h.run("read the file notes.txt", reply=plan(("fs.read", {"path": "notes.txt"})))
+        plugin = h.kernel.plugin("memory")
+        assert isinstance(plugin, MemoryPlugin)
+        service = plugin.require()
+        await service.refresh_history()
+        [refused] = [r for r in service.history.runs.values() if r.refused]
+        assert refused.request == "read the file .env" and ".env" in str(refused.refused)
+        # the other run, same words, is recalled: what keeps the first out is its path
+        found = [run.request for run, _, _ in await service.recall("which file did we read?",
+                                                                   k=5)]
+        assert found == ["read the file notes.txt"]
+        assert [r for r, _ in plugin.similar_plans("read the file", 5)] == \
+            ["read the file notes.txt"]
+
+
+async def test_a_secret_in_an_earlier_answer_is_redacted() -> None:
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    async with Harness(MemoryPlugin, mode="execute-with-confirmation") as h:
+        await h.run("what is the deploy token for the staging server?",
+                    reply=Response(text=f"it is {secret}"))
+        run = await h.run("what is the deploy token for staging?", reply=Response(text="?"))
+        assert memory_of(run)["past"]
+        assert secret not in h.provider.requests[-1].prompt
