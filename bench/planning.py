@@ -38,6 +38,10 @@ nearest requests shown only) and
 of commit c3400f2, before model scoring: BM25 menu of 4, a first step forced by a confident
 ranking, raw completion prompts), so the gain is visible in one run.
 
+The tools offered are those a user of this workspace has: files, system, git, memory
+and tasks (23); ``BENCH_NO_EXTRA=1`` leaves out memory's and tasks' (what a longer menu
+costs).
+
 Run: ``.venv/bin/python bench/planning.py [--quick] [--sets tuning,heldout]
 [--models gemma3-270m,qwen2.5-coder-0.5b] [--planners now,c3400f2] [--cold 3]
 [--limit N] [--misses]``.
@@ -255,8 +259,9 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
                                         max_tokens=200))
     kind = baseline_copilot() if planner == BASELINE else Copilot
     with tempfile.TemporaryDirectory() as tmp:
-        async with Harness(adjutant_files, adjutant_system, adjutant_git,
-                           adjutant_memory.MemoryPlugin(), adjutant_tasks.TasksPlugin(),
+        extra = () if os.environ.get("BENCH_NO_EXTRA") else (
+            adjutant_memory.MemoryPlugin(), adjutant_tasks.TasksPlugin())
+        async with Harness(adjutant_files, adjutant_system, adjutant_git, *extra,
                            provider=provider, profile=profile) as h:  # type: ignore[arg-type]
             tally = Tally({n: t.declaration.safety.level for n, t in h.kernel.tools.items()})
             space = workspace(Path(tmp))

@@ -381,14 +381,15 @@ def test_a_near_tie_is_broken_by_the_request_words_not_by_rounding() -> None:
 def test_decide_lets_the_requests_words_settle_near_neighbours_never_an_answer() -> None:
     """The model's margin between near neighbours flips on punctuation ("List, Python,
     Processes." scored fs.list 1.877, proc.list 1.646); the words the request shares
-    with a declaration tip it. An answer the model preferred stays an answer, and a
-    question never becomes a write through a tie."""
+    with a declaration tip it. An answer the model preferred stays an answer (whatever
+    the words; the bank's vote, left out here, is another signal), and a question never
+    becomes a write through a tie."""
     from pathlib import Path
 
     registry = Path(__file__).resolve().parents[2] / "plugins"
     planner = Planner({d.name: d for d in (
         msgspec.json.decode(f.read_bytes(), type=ToolDeclaration)
-        for f in registry.glob("adjutant-*/registry/tools/*.json"))})
+        for f in registry.glob("adjutant-*/registry/tools/*.json"))}, bank_weight=0.0)
     names = ["fs.list", "proc.list", "compress.zip"]
     choices = [*names, "response"]
     assert choices[planner.decide("List, Python, Processes.", choices,

@@ -48,6 +48,7 @@ from ._words import terms as _terms
 __all__ = [
     "ALL_TOOLS",
     "BANK_WEIGHT",
+    "CALIBRATION",
     "END",
     "LEXICAL_WEIGHT",
     "MAX_REQUEST",
@@ -82,8 +83,14 @@ TIE_MARGIN = 0.1
 #: tool only lean towards an answer: `WEAK_WORDS`).
 LEXICAL_WEIGHT = 0.5
 #: How much the bank's nearest requests weigh in the choice (nats, times the share of
-#: them that start the same way; `Bank.votes`).
-BANK_WEIGHT = 1.0
+#: them that start the same way; `Bank.votes`). With `CALIBRATION`, set on the bank
+#: itself (each request voted on by the others: 85.6% right first step of 754, against
+#: 71% for the model alone and 77% for the bank alone) and the tuning set (86%, 73 of
+#: 85), never on a held-out set.
+BANK_WEIGHT = 4.0
+#: How much of the content-free request's likelihood is taken off each choice's: all of
+#: it over-corrects (a read the model barely liked after "N/A" wins on a small margin).
+CALIBRATION = 0.75
 #: How many of the bank's nearest requests the prompt shows as worked examples.
 SIMILAR = 3
 #: Below this BM25 score of its best-matching tool, a request's words barely touch
@@ -326,7 +333,7 @@ class Planner:
         """Let the model choose how its reply starts, then constrain the reply to that.
 
         ``scorer(request, continuations)`` (a provider's ``score``) gives each head's
-        log-likelihood after the prompt in one pass; with ``calibrate``, minus its
+        log-likelihood after the prompt in one pass; with ``calibrate``, minus `CALIBRATION` times its
         likelihood after a content-free request (kept in ``priors``), which removes the
         model's bias towards some names or towards answering in words ("contextual
         calibration"). Returns the request with its grammar fixed to the chosen head,
@@ -342,7 +349,7 @@ class Planner:
             if key not in priors:
                 empty = msgspec.structs.replace(request, prompt=self.user_text(_CONTENT_FREE))
                 priors[key] = list(await scorer(empty, heads))
-            scores = [s - p for s, p in zip(scores, priors[key], strict=True)]
+            scores = [s - CALIBRATION * p for s, p in zip(scores, priors[key], strict=True)]
         best = self.decide(asked, [*names, "response"], scores, existing=existing)
         if best == len(names):
             return msgspec.structs.replace(request, grammar=reply_grammar({})), "response"
