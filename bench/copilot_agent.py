@@ -51,17 +51,30 @@ async def one_cycle(folder: Path, seconds: float) -> None:
         analyzer = TranscribeThenAnalyze()
         await analyzer.copilot_analyze(h.kernel, provider, CopilotRequest(audio=wav_bytes(
             pcm[:16_000].tobytes())))  # warm: models loaded once, as in a running agent
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), _cpu_s()
         result = await analyzer.copilot_analyze(h.kernel, provider,
                                                 CopilotRequest(audio=audio))
-        total = time.perf_counter() - started
+        total, cpu = time.perf_counter() - started, _cpu_s() - cpu
+        t = dict(provider.timings)
     print(f"one cycle, {seconds:.0f} s of audio: speech-to-text {result.stt_s:.1f} s, "
-          f"analysis {result.analysis_s:.1f} s, total {total:.1f} s (goal < 20 s)")
+          f"analysis {result.analysis_s:.1f} s, total {total:.1f} s (goal < 20 s); "
+          f"user+system CPU {cpu:.1f} s")
+    print(f"  analysis: {t.get('prompt_tokens', 0)} prompt tokens evaluated (the cached "
+          f"system prefix aside), first token after {t.get('first_token_s', 0):.1f} s, "
+          f"{t.get('generated_tokens', 0)} generated at {t.get('per_token_s', 0):.3f} s each "
+          f"(+{t.get('forced_tokens', 0)} forced by the grammar)")
     print(f"  model answer: {len(result.response)} chars; items: "
-          f"{len(result.decisions)} decisions, {len(result.action_items)} action items")
+          f"{len(result.decisions)} decisions, {len(result.action_items)} action items; "
+          f"transcript: {len(result.transcript)} segments")
+    print(f"  answer: {result.response}")
 
 
-async def recall_run(folder: Path, factor: float) -> None:
+def _cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def recall_run(folder: Path, factor: float, which: str = "launch") -> None:
     import meeting
 
     from adjutant.testing import Harness
@@ -75,7 +88,8 @@ async def recall_run(folder: Path, factor: float) -> None:
     from adjutant_copilot_agent._sources import from_file
     from adjutant_llamacpp import LlamaCpp
 
-    spoken = meeting.speak(folder)
+    script = meeting.MEETINGS[which]
+    spoken = meeting.speak(folder, meeting=script)
     clock = FastClock(factor)
     # the figure is the recall: a busy machine must not turn it into timeouts
     settings = CopilotAgentSettings(cycle_interval=30, audio_overlap=5, analysis_timeout=900)
@@ -92,9 +106,9 @@ async def recall_run(folder: Path, factor: float) -> None:
         for envelope in h.events.envelopes:
             if isinstance(envelope.event, CopilotError):
                 print(f"  cycle {envelope.event.cycle} failed: {envelope.event.error}")
-        got = meeting.recall(agent.state)
+        got = meeting.recall(agent.state, script)
         meta = agent.state.cycle_metadata
-    print(f"scripted meeting ({recorder.session.seconds if recorder.session else 0:.0f} s, "
+    print(f"scripted meeting, {script.name} ({recorder.session.seconds if recorder.session else 0:.0f} s, "
           f"clock x{factor:g}): {meta.cycle_number} cycles ({meta.failed_cycles} failed) "
           f"in {took:.0f} s")
     print(f"  recall, embedded default (qwen2.5-coder-0.5b): strict {got['strict']:.0%}, "
@@ -102,6 +116,9 @@ async def recall_run(folder: Path, factor: float) -> None:
     for name in ("decisions", "action_items", "open_questions"):
         print(f"    {name}: " + ", ".join(f"{k}: {'yes' if v else 'no'}"
                                           for k, v in got[name].items()))
+    state = agent.state
+    for name in ("decisions", "action_items", "open_questions"):
+        print(f"    found {name}: " + " | ".join(i.text for i in getattr(state, name)))
 
 
 async def long_recording(folder: Path, minutes: float) -> None:
@@ -145,7 +162,8 @@ def main() -> None:
         if args.only in (None, "cycle"):
             anyio.run(one_cycle, folder, 20 if args.quick else 65)
         if not args.quick and args.only in (None, "recall"):
-            anyio.run(recall_run, folder, 4.0)
+            anyio.run(recall_run, folder, 4.0, "launch")
+            anyio.run(recall_run, folder, 4.0, "science-fair")
 
 
 if __name__ == "__main__":
