@@ -154,6 +154,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", choices=("memory", "cycle", "recall"))
+    parser.add_argument("--meeting", choices=("launch", "science-fair", "offsite"))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -161,9 +162,12 @@ def main() -> None:
             anyio.run(long_recording, folder, 10 if args.quick else 120)
         if args.only in (None, "cycle"):
             anyio.run(one_cycle, folder, 20 if args.quick else 65)
-        if not args.quick and args.only in (None, "recall"):
+        if args.meeting:
+            anyio.run(recall_run, folder, 4.0, args.meeting)
+        elif not args.quick and args.only in (None, "recall"):
             anyio.run(recall_run, folder, 4.0, "launch")
             anyio.run(recall_run, folder, 4.0, "science-fair")
+            anyio.run(recall_run, folder, 4.0, "offsite")
 
 
 if __name__ == "__main__":

@@ -69,7 +69,27 @@ SCIENCE_FAIR = Meeting(
      "Priya emails the parents": [{"parents"}],
      "Elena books the judges": [{"judges", "book"}, {"elena"}]},
     {"who pays for the insurance": [{"insurance"}]})
-MEETINGS = {"launch": LAUNCH, "science-fair": SCIENCE_FAIR}
+#: Written after the cue rules (`adjutant_copilot_agent._cues`), with phrasings they do
+#: not list, and run once: the check nothing was tuned on.
+OFFSITE = Meeting(
+    "team offsite (written after the rules)", {"Nina": "en-us+f4", "Omar": "en-gb"},
+    [("Nina", "Morning Omar, shall we sort out the offsite?"),
+     ("Omar", "Morning. The hotel in Lisbon sent a quote yesterday."),
+     ("Nina", "It is cheaper than Porto, so Lisbon it is."),
+     ("Omar", "Fine. The budget is capped at twelve thousand euros."),
+     ("Nina", "Omar, book the flights for the whole team."),
+     ("Omar", "Sure. Nina, you'll draft the agenda, right?"),
+     ("Nina", "Yes, and Tom is handling the catering contract."),
+     ("Omar", "Do we invite the interns as well?"),
+     ("Nina", "Not sure, we can think about that later."),
+     ("Omar", "Okay, thanks Nina.")],
+    {"the offsite is in Lisbon": [{"lisbon"}],
+     "the budget is capped at twelve thousand euros": [{"budget"}, {"twelve", "thousand"}]},
+    {"Omar books the flights": [{"flights"}],
+     "Nina drafts the agenda": [{"agenda"}],
+     "Tom handles the catering contract": [{"catering"}]},
+    {"do we invite the interns": [{"interns"}]})
+MEETINGS = {"launch": LAUNCH, "science-fair": SCIENCE_FAIR, "offsite": OFFSITE}
 
 
 def speak(folder: Path, pause_s: float = 1.0, meeting: Meeting = LAUNCH) -> Path:

@@ -31,6 +31,7 @@ from adjutant_hookspecs import (
     TranscriptSegment,
 )
 
+from ._cues import with_cues
 from ._parse import parse_cycle_result
 from ._wav import SAMPLE_RATE, wav_bytes
 
@@ -291,7 +292,7 @@ class TranscribeThenAnalyze:
             if chunk.finish_reason == "error":
                 raise ProviderError(f"the model failed: {''.join(pieces)[-200:]}")
         response = "".join(pieces)
-        result = _without_example(parse_cycle_result(response), segments)
+        result = with_cues(_without_example(parse_cycle_result(response), segments), lines)
         return msgspec.structs.replace(
             result, transcript=tuple(segments), prompt=prompt, response=response, stt_s=stt_s,
             analysis_s=time.perf_counter() - started - stt_s)
