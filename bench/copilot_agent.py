@@ -108,7 +108,8 @@ async def recall_run(folder: Path, factor: float, which: str = "launch") -> None
                 print(f"  cycle {envelope.event.cycle} failed: {envelope.event.error}")
         got = meeting.recall(agent.state, script)
         meta = agent.state.cycle_metadata
-    print(f"scripted meeting, {script.name} ({recorder.session.seconds if recorder.session else 0:.0f} s, "
+    seconds = recorder.session.seconds if recorder.session else 0
+    print(f"scripted meeting, {script.name} ({seconds:.0f} s, "
           f"clock x{factor:g}): {meta.cycle_number} cycles ({meta.failed_cycles} failed) "
           f"in {took:.0f} s")
     print(f"  recall, embedded default (qwen2.5-coder-0.5b): strict {got['strict']:.0%}, "
@@ -122,32 +123,54 @@ async def recall_run(folder: Path, factor: float, which: str = "launch") -> None
 
 
 async def long_recording(folder: Path, minutes: float) -> None:
-    """The recorder writing ``minutes`` of audio and the agent extracting a chunk every
-    simulated 30 s: the process's memory before and after."""
+    """The recorder writing ``minutes`` of audio, and every simulated 30 s a cycle: its
+    chunk extracted from the file, a result (about 80 words heard, two items) merged
+    into the state and the state encoded as the store saves it. The process's RSS every
+    10 simulated minutes (goal: flat), and the saved state's size (the transcript is
+    kept, so it grows: about 1 KB a cycle)."""
     import numpy as np
 
-    from adjutant_copilot_agent import Recorder
+    from adjutant_copilot_agent import CopilotState, Recorder
+    from adjutant_copilot_agent._state import encode_state, merge
     from adjutant_copilot_agent._wav import extract_chunk
+    from adjutant_hookspecs import CopilotCycleResult, CopilotQuestion, TranscriptSegment
 
     recorder = Recorder(folder / "home", "bench")
     recorder.open()
     block = (np.sin(np.arange(8000) / 5) * 3000).astype("<i2").tobytes()  # 0.5 s
+    state = CopilotState()
+    saved = 0
+    rows: list[tuple[float, float, int]] = []
 
     async def blocks():  # type: ignore[no-untyped-def]
+        nonlocal state, saved
         for n in range(int(minutes * 120)):
             yield block
-            if n % 60 == 59:  # every 30 s of audio, a cycle's chunk
-                extract_chunk(recorder.audio, 30, 5)
-            if n == 120 * 5:
-                marks.append(_rss_mb())
+            if n % 60 == 59:  # every 30 s of audio, a cycle
+                chunk = extract_chunk(recorder.audio, 30, 5)
+                cycle = n // 60
+                words = " ".join(f"word{cycle}x{i}" for i in range(80))
+                result = CopilotCycleResult(
+                    updated_summary=f"Summary after cycle {cycle}. " * 8,
+                    decisions=(f"decision {cycle}",), action_items=(f"task {cycle}",),
+                    suggested_questions=(CopilotQuestion(question=f"q {cycle}?"),),
+                    transcript=(TranscriptSegment(start_s=0, end_s=30, text=words),))
+                state = merge(state, result, chunk_start_s=chunk.start_s,
+                              chunk_seconds=chunk.seconds, now_iso="2026-01-01T00:00:00Z")
+                saved = len(encode_state(state))
+                del chunk
+            if n % (120 * 10) == 0:
+                rows.append((n / 120, _rss_mb(), saved))
 
-    marks = [_rss_mb()]
     started = time.perf_counter()
     await recorder.record(blocks())
-    marks.append(_rss_mb())
+    rows.append((minutes, _rss_mb(), saved))
     print(f"simulated recording of {minutes:.0f} min ({minutes * 60 * 32_000 / 1e6:.0f} MB "
-          f"of PCM) in {time.perf_counter() - started:.1f} s: RSS {marks[0]:.0f} MB at start, "
-          f"{marks[1]:.0f} MB after 5 min, {marks[-1]:.0f} MB at the end (goal: flat)")
+          f"of PCM, {int(minutes * 2)} cycles) in {time.perf_counter() - started:.1f} s")
+    for at, rss, size in rows:
+        print(f"  {at:5.0f} min: RSS {rss:6.1f} MB, saved state {size / 1024:6.1f} KB")
+    growth = rows[-1][1] - rows[1][1] if len(rows) > 2 else 0.0
+    print(f"  RSS from minute 10 to the end: {growth:+.1f} MB (goal: flat)")
 
 
 def main() -> None:

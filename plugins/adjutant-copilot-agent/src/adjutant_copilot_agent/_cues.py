@@ -8,9 +8,9 @@ as a decision, and items left out. These cues are the common English phrasings o
 decision ("we decided", "agreed", "let's go with", "settled"), of a commitment ("I
 will", "you'll", "is going to", "needs to", "can you") and of a question (Whisper
 writes its question mark); they are not the words of any one meeting. The sentence so
-found is the item, in the words said (its evidence is exact). The model's items are
-kept beside them, except one that repeats a cued sentence (the cue files it) and a
-question that is not one.
+found is an item, in the words said (its evidence is exact), unless the model's items
+in that list already say it (the model's words are kept first); the model's question
+that is not one is dropped.
 
 What is heard stays data: a cued sentence is only ever text in a list.
 """
@@ -69,9 +69,9 @@ def _is_question(text: str) -> bool:
 
 
 def with_cues(result: CopilotCycleResult, lines: Sequence[str]) -> CopilotCycleResult:
-    """``result`` with the cued sentences of ``lines`` as items, and the model's items
-    that repeat a cued sentence or are too short to mean anything (one word) dropped;
-    an open question must be a question."""
+    """``result`` with the cued sentences of ``lines`` added to their lists, after the
+    model's items and unless one of those already says it; the model's one-word items
+    and "open questions" that are no questions dropped."""
     import msgspec
 
     cued: dict[str, list[str]] = {"decisions": [], "action_items": [], "open_questions": []}
@@ -79,13 +79,12 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str]) -> CopilotCycleR
         kind = classify(line)
         if kind:
             cued[kind].append(line.strip())
-    every = [s for found in cued.values() for s in found]
 
     def merged(name: str, model: tuple[str, ...]) -> tuple[str, ...]:
         kept = [t for t in model if len(words_in(t)) >= 2
-                and not any(_repeats(t, s) for s in every)
                 and (name != "open_questions" or _is_question(t))]
-        return tuple(cued[name] + kept)
+        return tuple(kept + [s for s in cued[name]
+                             if not any(_repeats(t, s) for t in kept)])
 
     return msgspec.structs.replace(
         result, decisions=merged("decisions", result.decisions),
