@@ -3,7 +3,8 @@ speech-to-text and analysis (goal: under 20 s in all, so a 30 s cycle keeps up);
 recall of a scripted meeting's items on the embedded models; and the memory of a
 simulated long recording (goal: flat, not growing with its length).
 
-    .venv/bin/python bench/copilot_agent.py [--quick]
+    nice -n 10 .venv/bin/python bench/copilot_agent.py [--quick] [--only memory|cycle|recall]
+        [--meeting launch|science-fair|offsite]
 """
 
 from __future__ import annotations
