@@ -1,7 +1,7 @@
 """The native ``copilot_analyze`` against the fake OpenRouter: the recording goes as an
 ``input_audio`` part only after consent (adjutant-stt's rule for remote engines), to a
 model that takes audio, under the answer's JSON schema; each error path of the API is
-one `ProviderError`; a refusal is remembered for the run and nothing is ever sent."""
+one `ProviderError`; a refusal is remembered (once per process) and nothing is ever sent."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ async def test_with_consent_the_audio_is_sent_and_the_fields_come_back() -> None
                                                    request)
             records = await h.records("speech_consent")
         body = chats(server)[0].json()
-    assert len(asked) == 1 and "leaves this machine" in asked[0]  # once for the run
+    assert len(asked) == 1 and "leaves this machine" in asked[0]  # once per process
     assert AUDIO_MODEL in asked[0] and "127.0.0.1" in asked[0]
     assert server.audio == [(audio, "wav"), (audio, "wav")]
     assert [r["given"] for r in records] == [True]

@@ -4,8 +4,9 @@ the cycle's fields (and the words it heard) as JSON under ``response_format``'s 
 
 The audio leaves the machine, so adjutant-stt's consent rule for remote engines holds:
 nothing is sent before the user says yes to exactly where it goes (host, model), asked
-once for the agent's run (on its terminal, or as the frontend passes ``consent``);
-without a terminal, or in mode ``off``, nothing is sent; a no is remembered for the run
+once per process and destination (the ``copilot-agent start`` or ``record --agent``
+that runs the agent; on its terminal, or as the frontend passes ``consent``); without
+a terminal, or in mode ``off``, nothing is sent; a no is remembered likewise
 and every later cycle fails without asking or sending (three failures pause the
 agent). The decision is in the action log (adjutant-stt's ``speech_consent``). The
 model must list audio among its input modalities, checked on ``/models`` (no audio
@@ -74,7 +75,7 @@ class OpenRouterCopilot:
 
     def __init__(self, consent: Any = None) -> None:
         self.consent = consent
-        #: The run's decisions, by (host, model): asked once, a no kept.
+        #: This process's decisions, by (host, model): asked once, a no kept.
         self.decided: dict[tuple[str, str], bool] = {}
 
     def supports(self, provider: Provider) -> bool:
@@ -116,7 +117,7 @@ class OpenRouterCopilot:
                        time.perf_counter() - started)
 
     async def _consented(self, kernel: Kernel, provider: Any, model: str) -> None:
-        """Return when the user said yes to sending this run's audio to ``model`` at
+        """Return when the user said yes to sending this process's recordings to ``model`` at
         the provider's host; a `ProviderError` otherwise (nothing sent)."""
         host = urlsplit(provider.base_url).netloc or provider.base_url
         key = (host, model)
@@ -149,7 +150,7 @@ class OpenRouterCopilot:
             self.decided[key] = True
         if not self.decided[key]:
             raise ProviderError(f"the recording was not sent to {host} (model {model}): "
-                                "consent was refused for this run",
+                                "consent was refused in this process",
                                 hint="start the agent again to be asked again, or use a "
                                      "local model (the embedded llama.cpp)")
 
