@@ -68,10 +68,14 @@ class CopilotCycleResult(msgspec.Struct, **_frozen):
 
 class CopilotRequest(msgspec.Struct, **_frozen):
     """What one cycle asks: ``audio`` a WAV file's bytes (16 kHz mono 16-bit PCM) and
-    ``context`` the running summary so far (``""`` on the first cycle)."""
+    ``context`` the running summary so far (``""`` on the first cycle). ``heard`` is the
+    transcript already made of the start of ``audio`` by earlier cycles (times relative
+    to ``audio``, oldest first): an analyzer may hear only what follows its last segment
+    and return these as they are (the overlap's words are known)."""
 
     audio: bytes
     context: str = ""
+    heard: tuple[TranscriptSegment, ...] = ()
 
 
 class CopilotUnsupported(Exception):

@@ -1,9 +1,15 @@
-"""A scripted meeting spoken by espeak-ng in two voices, and the recall of its items in a
-copilot state: shared by the end-to-end test and ``bench/copilot_agent.py``."""
+"""Scripted meetings spoken by espeak-ng in two voices, and the recall of their items in
+a copilot state: shared by the end-to-end test and ``bench/copilot_agent.py``.
+
+``LAUNCH`` is the meeting the end-to-end test runs. ``SCIENCE_FAIR`` is the held-out
+check (another topic, other names and voices, decisions and tasks said without the
+words "decided", "agreed" or "you will"): it was written before the analysis was
+changed for recall and is never used to tune it."""
 
 from __future__ import annotations
 
 import subprocess
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,17 +38,71 @@ ACTIONS = {"Bob updates the pricing page": [{"pricing"}],
 QUESTIONS = {"how many servers on launch day": [{"servers"}]}
 
 
-def speak(folder: Path, pause_s: float = 1.0) -> Path:
+@dataclass(frozen=True)
+class Meeting:
+    name: str
+    voices: dict[str, str]
+    lines: list[tuple[str, str]]
+    decisions: dict[str, list[set[str]]]
+    actions: dict[str, list[set[str]]]
+    questions: dict[str, list[set[str]]] = field(default_factory=dict)
+
+
+LAUNCH = Meeting("launch planning", VOICES, LINES, DECISIONS, ACTIONS, QUESTIONS)
+SCIENCE_FAIR = Meeting(
+    "science fair (held out)", {"Priya": "en-gb+f2", "Marcus": "en-us+m3"},
+    [("Priya", "Hello Marcus, let us get started on the science fair."),
+     ("Marcus", "Hi Priya. Last year we had forty projects and only three judges."),
+     ("Priya", "The gym is free on the twelfth of May, which helps a lot."),
+     ("Marcus", "Then let us go with the gym for the main hall."),
+     ("Priya", "Fine with me. And the entry fee stays at five dollars, the board "
+               "settled that yesterday."),
+     ("Marcus", "Good. I am going to order the trophies this week."),
+     ("Priya", "I will email the parents about the rules tomorrow."),
+     ("Marcus", "Elena needs to book the judges before the end of April."),
+     ("Priya", "Who is going to pay for the insurance?"),
+     ("Marcus", "Nobody knows yet, sadly."),
+     ("Priya", "Alright. Thanks Marcus, talk to you next week.")],
+    {"hold it in the gym": [{"gym"}],
+     "the entry fee stays at five dollars": [{"fee"}, {"five", "dollars"}]},
+    {"Marcus orders the trophies": [{"trophies"}, {"trophy"}],
+     "Priya emails the parents": [{"parents"}],
+     "Elena books the judges": [{"judges", "book"}, {"elena"}]},
+    {"who pays for the insurance": [{"insurance"}]})
+#: Written after the cue rules (`adjutant_copilot_agent._cues`), with phrasings they do
+#: not list, and run once: the check nothing was tuned on.
+OFFSITE = Meeting(
+    "team offsite (written after the rules)", {"Nina": "en-us+f4", "Omar": "en-gb"},
+    [("Nina", "Morning Omar, shall we sort out the offsite?"),
+     ("Omar", "Morning. The hotel in Lisbon sent a quote yesterday."),
+     ("Nina", "It is cheaper than Porto, so Lisbon it is."),
+     ("Omar", "Fine. The budget is capped at twelve thousand euros."),
+     ("Nina", "Omar, book the flights for the whole team."),
+     ("Omar", "Sure. Nina, you'll draft the agenda, right?"),
+     ("Nina", "Yes, and Tom is handling the catering contract."),
+     ("Omar", "Do we invite the interns as well?"),
+     ("Nina", "Not sure, we can think about that later."),
+     ("Omar", "Okay, thanks Nina.")],
+    {"the offsite is in Lisbon": [{"lisbon"}],
+     "the budget is capped at twelve thousand euros": [{"budget"}, {"twelve", "thousand"}]},
+    {"Omar books the flights": [{"flights"}],
+     "Nina drafts the agenda": [{"agenda"}],
+     "Tom handles the catering contract": [{"catering"}]},
+    {"do we invite the interns": [{"interns"}]})
+MEETINGS = {"launch": LAUNCH, "science-fair": SCIENCE_FAIR, "offsite": OFFSITE}
+
+
+def speak(folder: Path, pause_s: float = 1.0, meeting: Meeting = LAUNCH) -> Path:
     """The meeting as one WAV (22.05 kHz mono, as espeak-ng writes it)."""
     import numpy as np
     import soundfile as sf
 
     pieces = []
     rate = 22_050
-    for n, (who, text) in enumerate(LINES):
+    for n, (who, text) in enumerate(meeting.lines):
         path = folder / f"line{n}.wav"
-        subprocess.run(["espeak-ng", "-v", VOICES[who], "-s", "160", "-w", str(path), text],
-                       check=True, timeout=60)
+        subprocess.run(["espeak-ng", "-v", meeting.voices[who], "-s", "160", "-w", str(path),
+                        text], check=True, timeout=60)
         data, rate = sf.read(str(path), dtype="float32")
         pieces += [data, np.zeros(int(pause_s * rate), dtype=np.float32)]
     out = folder / "meeting.wav"
@@ -57,7 +117,7 @@ def _found(texts: list[str], ways: list[set[str]]) -> bool:
     return any(way <= w for w in words for way in ways)
 
 
-def recall(state: Any) -> dict[str, Any]:
+def recall(state: Any, meeting: Meeting = LAUNCH) -> dict[str, Any]:
     """How many scripted items the state holds: ``strict`` (in their own list) and
     ``anywhere`` (in any list of items, or the summary)."""
     def texts(items: Any) -> list[str]:
@@ -66,9 +126,9 @@ def recall(state: Any) -> dict[str, Any]:
     everything = (texts(state.decisions) + texts(state.action_items)
                   + texts(state.key_points) + texts(state.open_questions)
                   + [state.running_summary])
-    groups = {"decisions": (DECISIONS, texts(state.decisions)),
-              "action_items": (ACTIONS, texts(state.action_items)),
-              "open_questions": (QUESTIONS, texts(state.open_questions))}
+    groups = {"decisions": (meeting.decisions, texts(state.decisions)),
+              "action_items": (meeting.actions, texts(state.action_items)),
+              "open_questions": (meeting.questions, texts(state.open_questions))}
     out: dict[str, Any] = {}
     strict = anywhere = total = 0
     for name, (scripted, own) in groups.items():

@@ -8,7 +8,8 @@ import adjutant_openrouter
 from adjutant.testing.plugin_checks import assert_entry_point, assert_registers
 
 #: What this plugin registers, by kind; update it along with the plugin.
-REGISTERS = {"providers": ["openrouter"], "speech_recognizers": ["openrouter"]}
+REGISTERS = {"providers": ["openrouter"], "speech_recognizers": ["openrouter"],
+             "copilot_analyzers": ["openrouter-audio"]}
 PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
 
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
-from adjutant_hookspecs import CopilotRequest, CopilotUnsupported
+from adjutant_hookspecs import CopilotRequest, CopilotUnsupported, TranscriptSegment
 
 from ._clock import Clock
 from ._events import CopilotError, CopilotStatus, CopilotUpdated
@@ -53,7 +53,8 @@ from ._wav import BYTES_PER_SECOND, Chunk, data_bytes, extract_chunk
 if TYPE_CHECKING:
     from adjutant_hookspecs import CopilotAnalyzer, Kernel, Provider
 
-__all__ = ["MAX_FAILURES", "AgentError", "CopilotAgent", "choose_analyzer", "request"]
+__all__ = ["MAX_FAILURES", "AgentError", "CopilotAgent", "choose_analyzer", "heard",
+           "request"]
 
 #: Failed cycles in a row that pause the agent.
 MAX_FAILURES = 3
@@ -90,6 +91,17 @@ def request(home: Path, session_id: str, what: dict[str, Any]) -> None:
     tmp = folder / f".{uuid.uuid4().hex}.tmp"
     tmp.write_text(json.dumps(what))
     os.replace(tmp, folder / f"{time.time_ns()}-{uuid.uuid4().hex[:6]}.json")
+
+
+def heard(transcript: tuple[TranscriptSegment, ...],
+          start_s: float) -> tuple[TranscriptSegment, ...]:
+    """The segments of ``transcript`` (recording time) that lie inside a chunk beginning
+    at ``start_s``, in the chunk's time: what its analyzer need not hear again. The
+    transcript's last segment is left out: it ended where the last chunk did, perhaps in
+    the middle of a word, and is heard again whole."""
+    return tuple(TranscriptSegment(start_s=s.start_s - start_s, end_s=s.end_s - start_s,
+                                   text=s.text)
+                 for s in transcript[:-1] if s.start_s >= start_s)
 
 
 class CopilotAgent:
@@ -347,8 +359,9 @@ class CopilotAgent:
             context = self.state.running_summary
             with anyio.fail_after(self.settings.analysis_timeout):
                 result = await self.analyzer.copilot_analyze(
-                    self.kernel, self.provider, CopilotRequest(audio=chunk.wav,
-                                                               context=context))
+                    self.kernel, self.provider, CopilotRequest(
+                        audio=chunk.wav, context=context,
+                        heard=heard(self.state.transcript, chunk.start_s)))
         except TimeoutError:
             self.skipped += 1
             await self._failed(number, f"Inference timeout ({self.settings.analysis_timeout:g}s)",

@@ -8,6 +8,9 @@ anything off the machine, so it is used only when a preset names it.
 
 Speech recognizer ``openrouter`` (for adjutant-stt): a recording sent as audio input
 to a hosted model, only when the user names this engine and consents each time.
+
+Copilot analyzer ``openrouter-audio`` (for adjutant-copilot-agent): the recording's
+latest stretch heard natively by the profile's audio model, after the same consent.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays chea
 
     from ._provider import OpenRouter
 
-__all__ = ["OpenRouter", "register_providers", "register_speech_recognizers"]
+__all__ = ["OpenRouter", "register_copilot_analyzers", "register_providers",
+           "register_speech_recognizers"]
 
 __getattr__ = lazy_exports(__name__, dict.fromkeys(["OpenRouter"], "._provider"))
 
@@ -39,3 +43,10 @@ def register_speech_recognizers(register: Callable[[Any], None]) -> None:
     from ._recognizer import OpenRouterRecognizer
 
     register(OpenRouterRecognizer.from_environment())
+
+
+@hookimpl
+def register_copilot_analyzers(register: Callable[[Any], None]) -> None:
+    from ._copilot import OpenRouterCopilot
+
+    register(OpenRouterCopilot())

@@ -87,8 +87,11 @@ def decode_file(path: str | os.PathLike[str]) -> Any:
 
 
 def transcribe(audio: Any, *, language: str | None = "en",
-               vocabulary: str | None = VOCABULARY, beam_size: int = 5) -> Transcript:
+               vocabulary: str | None = VOCABULARY, beam_size: int = 5,
+               temperature: Sequence[float] = (0.0, 0.2, 0.4, 0.6)) -> Transcript:
     """``audio``: a file path, or 16 kHz mono float32 samples (a numpy array).
+    ``beam_size`` 1 and ``temperature`` ``(0.0,)`` (no fallback) trade a little accuracy
+    for speed (the copilot agent's cycles, which must keep up with a recording).
 
     Raises `HeardNothing` when no speech survives the VAD and the guards, `SttError`
     for a file that is missing or no audio, or a model that does not load."""
@@ -110,7 +113,7 @@ def transcribe(audio: Any, *, language: str | None = "en",
             log_prob_threshold=LOG_PROB_THRESHOLD,
             compression_ratio_threshold=COMPRESSION_RATIO_THRESHOLD,
             no_speech_threshold=NO_SPEECH_THRESHOLD,
-            temperature=(0.0, 0.2, 0.4, 0.6),
+            temperature=list(temperature),
             vad_filter=True, vad_parameters={"min_silence_duration_ms": 500})
         kept, dropped = _guard(list(pieces), vocabulary)
     except (RuntimeError, ValueError) as exc:
