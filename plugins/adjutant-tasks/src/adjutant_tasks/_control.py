@@ -107,6 +107,10 @@ async def answer_task(kernel: Kernel, queue: TaskQueue, task: Task,
                            and current.question.asked_at == asked):
         # the same question still waits: the runner refused the answer (logged) or
         # did not take it
+        now = None if current is None or current.question is None else current.question
+        if now is not None and now.digest != digest:
+            raise TaskControlError(f"refused: the question changed since it was shown "
+                                   f"(digest {digest[:12]}, now {now.digest[:12]})")
         raise TaskControlError("the runner did not take the answer (the question changed, "
                                f"or it did not answer in time); see adjutant tasks show "
                                f"{task.id}")

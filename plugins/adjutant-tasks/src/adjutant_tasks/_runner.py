@@ -434,15 +434,19 @@ class Runner:
         if task_id in self._inflight:  # its attempt is still ending: at the next look
             return
         request = await self.queue.request_of(task_id)
-        await self.queue.clear_request(task_id)
         task = await self.queue.get(task_id)
-        if request is None or task is None:
-            return
         try:
+            if request is None or task is None:
+                return
             await answer(self.kernel, self.queue, task, "grant" if op == "approve" else "deny",
                          digest=request.digest, by=request.by or "user")
         except AnswerRefusedError:  # logged and published by `answer`
             return
+        finally:
+            # cleared once the answer is stored or refused (and logged): whoever asked
+            # reads the outcome when the request is gone (a crash before this: the
+            # request comes again and meets a task no longer waiting, refused)
+            await self.queue.clear_request(task_id)
         self.wake()
 
     async def _fire_schedules(self) -> None:
