@@ -32,8 +32,8 @@ function question(t) {
   const q = t.question;
   if (t.waiting_on) return el("p", { class: "tk-waits muted", text: `Waits for its nested step's task ${t.waiting_on}: answer that one.` });
   const box = el("div", { class: "tk-question", role: "group", "aria-label": `Task ${t.id} asks` });
-  box.append(el("h4", { text: `Waits for your answer: step ${q.step}: ${q.summary || q.tool}` }),
-    el("p", { class: "muted", text: `${q.tool} · ${q.level} · asked ${time(q.asked_at)}` }));
+  box.append(el("h4", { text: `Allow this? ${q.summary || q.tool}` }),
+    el("p", { class: "muted", text: `step ${q.step} · ${q.tool} · ${q.level} · asked ${time(q.asked_at)}` }));
   if (q.reasons && q.reasons.length) box.append(el("ul", { class: "tk-reasons" }, ...q.reasons.map((r) => el("li", { text: r }))));
   box.append(q.preview && isDiff(q.preview) ? diffView(q.preview) : el("pre", { class: "tk-preview", text: q.preview || "(no preview)" }),
     details(`args-${t.id}`, "arguments", el("pre", { class: "tk-args", text: printableJSON(q.args) })));
@@ -54,16 +54,22 @@ function card(t) {
     el("code", { class: "tk-cap", text: t.capability }),
     el("span", { class: "muted tk-id", text: t.id.slice(0, 12), title: t.id }),
     el("span", { class: "muted tk-when", text: `queued ${time(t.created_at)}${t.finished_at ? ` · ended ${time(t.finished_at)}` : ""}` })));
-  const bar = el("progress", { class: "tk-bar", max: "100", value: String(pct), "aria-label": `Progress of ${t.capability}` });
-  item.append(el("div", { class: "tk-progress" }, bar, el("span", { class: "tk-pct", text: `${pct}%` }),
-    el("span", { class: "tk-msg", text: t.message || "" })));
+  const asks = t.status === "waiting_for_human" && (t.question || t.waiting_on);
+  // the message, unless the question below says the same
+  // (a finished task's last message is history: its status and outputs say the rest)
+  const message = t.finished || (asks && /^waits for your approval/.test(t.message || "")) ? "" : t.message || "";
+  if (t.status === "running" || pct > 0) {
+    const bar = el("progress", { class: "tk-bar", max: "100", value: String(pct), "aria-label": `Progress of ${t.capability}` });
+    item.append(el("div", { class: "tk-progress" }, bar, el("span", { class: "tk-pct", text: `${pct}%` }),
+      el("span", { class: "tk-msg", text: message })));
+  } else if (message) item.append(el("p", { class: "tk-msg", text: message }));
   const meta = [`attempt ${t.attempts} of ${t.max_attempts}`];
   if (t.resumes) meta.push(`resumed ${t.resumes}×`);
   if (t.handoff) meta.push(`on Celery (${t.handoff})`);
   if (t.schedule_id) meta.push(`schedule ${t.schedule_id}`);
   item.append(el("p", { class: "muted tk-meta", text: meta.join(" · ") }));
   if (t.error) item.append(el("p", { class: "tk-error", role: "note", text: t.error }));
-  if (t.status === "waiting_for_human" && (t.question || t.waiting_on)) item.append(question(t));
+  if (asks) item.append(question(t));
   if (t.outputs && Object.keys(t.outputs).length) item.append(details(`out-${t.id}`, "outputs", el("pre", { class: "tk-outputs", text: printableJSON(t.outputs) })));
   if (t.artifacts && t.files.length) {
     item.append(details(`files-${t.id}`, `files (${t.files.length})`,
