@@ -138,6 +138,7 @@ class Capabilities:
     @hookimpl
     def register_task_capabilities(self, register: Callable[[Any], None]) -> None:
         for cap in (Steps(), Flaky(), Broken(), Hang(), Noop(), Sleepy(), Count(), SlowOnce(),
+                    Ticks(),
                     Probe("test.probe-a", self.shared), Probe("test.probe-b", self.shared)):
             register(cap)
 
@@ -163,3 +164,22 @@ async def kernel_at(home: Path, *extra: object, mode: str | None = None,
                        mode=mode, approver=approver,
                        profile=settings_profile(**tasks)) as h:
         yield h, plugin
+
+
+class Ticks:
+    """``test.ticks``: ``n`` ticks of ``delay`` seconds; each appends its number to
+    ``ticks.log`` in its folder, reports progress and saves a checkpoint (a long task a
+    cancel must stop between ticks)."""
+
+    name, resource, timeout_s, retryable = "test.ticks", "cpu", 120.0, False
+
+    async def run(self, context: TaskContext) -> Mapping[str, Any]:
+        n, delay = int(context.inputs["n"]), float(context.inputs["delay"])
+        log = context.artifacts / "ticks.log"
+        for i in range(n):
+            with log.open("a") as f:
+                f.write(f"{i}\n")
+            await context.progress((i + 1) / n, f"tick {i + 1} of {n}")
+            await context.save_checkpoint(i + 1)
+            await anyio.sleep(delay)
+        return {"ticks": n}

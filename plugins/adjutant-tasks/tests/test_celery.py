@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
 import pytest
 from taskkit import kernel_at
 
@@ -265,6 +266,58 @@ def test_celery_fs_a_killed_worker_is_reported_and_its_task_published_again(
         rescuer.kill()
     assert found["status"] == "done" and found["outputs"] == {"attempt": 1, "echo": "lost"}
     assert _runs(tmp_path / "rescuer-home", lost) == ["1"]
+
+
+def _ledger_status(broker: str, task_id: str, attempt: int) -> str | None:
+    from adjutant_tasks._celery import ledger_for
+
+    raw = ledger_for(broker).get(f"state/{task_id}.{attempt}")
+    return None if raw is None else str(json.loads(raw)["status"])
+
+
+def test_celery_fs_a_cancel_stops_the_worker_running_the_task_and_a_late_finish_is_ignored(
+        fs: tuple[Path, Path, str]) -> None:
+    from adjutant_tasks._celery import State, ledger_for
+    from adjutant_tasks._runner import artifact_dir
+
+    owner, worker_home, broker = fs
+    task = _queue(owner, broker, "test.ticks", {"n": 30, "delay": 0.1})
+    log = artifact_dir(worker_home, task.id, task.created_at) / "ticks.log"
+    ticks = lambda: len(log.read_text().split()) if log.exists() else 0  # noqa: E731
+    _wait_for(lambda: ticks() >= 3, "the task to tick on the worker")
+    _show_when(owner, broker, task.id, {"running"})
+    shown = _cli(owner, broker, "cancel", task.id)
+    assert shown["status"] == "cancelled" and shown["error"] == "cancelled by the user"
+    # the worker stops it at its next await and says so in the ledger
+    _wait_for(lambda: _ledger_status(broker, task.id, 1) == "cancelled",
+              "the worker to stop the task")
+    stopped_at = ticks()
+    time.sleep(0.6)  # six ticks' time: none came
+    assert ticks() == stopped_at < 30
+    row = {w["name"]: w for w in _cli(owner, broker, "workers")}["w-fs"]
+    assert row["current"] is None and row["cancelled"] >= 1 and row["status"] == "consuming"
+    # a late finish of that attempt (a worker that never saw the mark) is not applied
+    ledger_for(broker).put(f"state/{task.id}.1", msgspec.json.encode(State(
+        status="done", attempt=1, at=time.time(), worker="w-late", progress=1.0,
+        outputs={"late": True})))
+    shown = _cli(owner, broker, "show", task.id)
+    assert shown["status"] == "cancelled" and shown["outputs"] is None
+    # a retry publishes attempt 2, which the mark does not cover: it runs to the end,
+    # and attempt 1's late "done" is still not taken
+    assert _cli(owner, broker, "retry", task.id)["status"] == "queued"
+    shown = _show_when(owner, broker, task.id, {"done", "failed", "cancelled"})
+    assert shown["status"] == "done" and shown["outputs"] == {"ticks": 30}, shown
+    assert shown["attempts"] == 2
+    # cancelled while still waiting in the broker: the worker never runs it
+    # (the only worker is busy with a long task meanwhile)
+    busy = _queue(owner, broker, "test.ticks", {"n": 20, "delay": 0.1})
+    _show_when(owner, broker, busy.id, {"running"})
+    waiting = _queue(owner, broker, "test.count", {"echo": "never"})
+    assert _cli(owner, broker, "cancel", waiting.id)["status"] == "cancelled"
+    _wait_for(lambda: _ledger_status(broker, waiting.id, 1) == "cancelled",
+              "the worker to drop the cancelled message", limit=30)
+    assert _runs(worker_home, waiting) == []
+    assert _cli(owner, broker, "show", waiting.id)["status"] == "cancelled"
 
 
 # -- a real Redis --------------------------------------------------------------------------

@@ -59,7 +59,8 @@ if TYPE_CHECKING:
     from ._settings import TasksSettings
 
 __all__ = ["LOCAL_ONLY", "FsLedger", "Ledger", "Message", "RedisLedger", "WorkerState",
-           "broker_label", "ledger_for", "publish", "reconcile", "run_worker", "workers"]
+           "broker_label", "ledger_for", "mark_cancelled", "publish", "reconcile", "run_worker",
+           "workers"]
 
 #: Capabilities that stay on the machine that queued them: they call tools through
 #: this machine's operator pipeline and wait for its user's approvals.
@@ -96,7 +97,7 @@ class Message(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 class State(msgspec.Struct, kw_only=True):
     """One task's last attempt, as the ledger has it."""
 
-    status: Literal["published", "running", "done", "failed", "refused"]
+    status: Literal["published", "running", "done", "failed", "refused", "cancelled"]
     attempt: int
     at: float
     worker: str | None = None
@@ -121,6 +122,7 @@ class WorkerState(msgspec.Struct, kw_only=True):
     failed: int = 0
     duplicates: int = 0
     refused: int = 0
+    cancelled: int = 0
     current: str | None = None
     #: Since when it has run nothing (None: it runs a task).
     idle_since: float | None = None
@@ -330,6 +332,27 @@ async def publish_message(broker: str, message: Message) -> None:
 # -- the owner's side ----------------------------------------------------------------------
 
 
+def cancelled_attempt(task: Task) -> int:
+    """The newest attempt of handed-off ``task`` that a worker may run or be running: a
+    running task's (the ledger's), else the one published next or already published."""
+    return task.attempts if task.status == "running" else task.attempts + 1
+
+
+async def mark_cancelled(broker: str, task: Task) -> None:
+    """Tell the workers that ``task`` is cancelled up to its current attempt
+    (``cancel/<task>`` = that attempt): a worker running it stops at its next await
+    (cooperatively: it watches the mark) and one taking it later does not run it. A
+    retry publishes a later attempt, which the mark does not cover."""
+    ledger = ledger_for(broker)
+    attempt = cancelled_attempt(task)
+
+    def put() -> None:
+        raw = ledger.get(f"cancel/{task.id}")
+        if raw is None or int(raw or b"0") < attempt:
+            ledger.put(f"cancel/{task.id}", str(attempt).encode())
+    await anyio.to_thread.run_sync(put)
+
+
 def workers(broker: str) -> list[WorkerState]:
     """Every worker's last heartbeat (blocking)."""
     found = []
@@ -370,11 +393,22 @@ async def reconcile(kernel: Kernel, queue: TaskQueue, settings: TasksSettings) -
         if task_id not in latest or latest[task_id].attempt < one.attempt:
             latest[task_id] = one
     sent = await anyio.to_thread.run_sync(ledger.scan, "sent")
+    marks: dict[str, int] = {}
+    for key, raw in (await anyio.to_thread.run_sync(ledger.scan, "cancel")).items():
+        try:
+            marks[key[len("cancel/"):]] = int(raw)
+        except ValueError:
+            continue
     beats = {w.name: w for w in await anyio.to_thread.run_sync(workers, broker)}
     changed = 0
     for task in tasks:
         state = latest.get(task.id)
-        if state is None or (state.status in ("failed", "refused")
+        if state is not None and state.attempt <= marks.get(task.id, 0) \
+                and state.status != "cancelled":
+            # an attempt cancelled by the owner (then retried): whatever it did after
+            # the cancel (a late finish, a message still waiting) is not applied
+            state = msgspec.structs.replace(state, status="cancelled", outputs=None)
+        if state is None or (state.status in ("failed", "refused", "cancelled")
                              and task.status == "queued" and state.attempt <= task.attempts):
             # never published, a retry (after its back-off, or `tasks retry`): publish
             # the next attempt
@@ -453,6 +487,9 @@ async def reconcile(kernel: Kernel, queue: TaskQueue, settings: TasksSettings) -
         elif state.status == "refused":
             await _finish(kernel, queue, task, "failed",
                           f"refused by worker {state.worker}: {state.error}")
+        elif state.status == "cancelled":  # (the owner cancels first: a mark left alone)
+            await _finish(kernel, queue, task, "cancelled",
+                          state.error or f"cancelled on worker {state.worker}")
         elif state.retryable and state.attempt < task.max_attempts:
             task.status, task.error = "queued", state.error
             task.not_before = now + settings.retry_backoff_s * 2 ** (state.attempt - 1)
@@ -470,8 +507,8 @@ async def reconcile(kernel: Kernel, queue: TaskQueue, settings: TasksSettings) -
     return changed
 
 
-async def _finish(kernel: Kernel, queue: TaskQueue, task: Task, status: Literal["done", "failed"],
-                  error: str | None) -> None:
+async def _finish(kernel: Kernel, queue: TaskQueue, task: Task,
+                  status: Literal["done", "failed", "cancelled"], error: str | None) -> None:
     from ._events import TaskFinished
 
     task.status, task.error, task.finished_at = status, error, time.time()
@@ -500,6 +537,14 @@ async def reconcile_if_owner(kernel: Kernel, queue: TaskQueue, settings: TasksSe
 
 
 # -- the worker's side ---------------------------------------------------------------------
+
+
+#: How often a worker running a task looks for its cancel mark (seconds).
+CANCEL_POLL_S = 0.2
+
+
+class _Cancelled(Exception):
+    """The attempt was cancelled by the owner while it ran."""
 
 
 class WorkerContext:
@@ -561,6 +606,22 @@ class Worker:
     def _put_state(self, task_id: str, state: State) -> None:
         self.ledger.put(f"state/{task_id}.{state.attempt}", _encoder.encode(state))
 
+    async def _cancelled(self, message: Message) -> bool:
+        raw = await anyio.to_thread.run_sync(self.ledger.get, f"cancel/{message.task_id}")
+        try:
+            return raw is not None and int(raw) >= message.attempt
+        except ValueError:  # not a mark this plugin wrote: cancelled, to be safe
+            return True
+
+    async def _watch_cancel(self, message: Message, stop: anyio.CancelScope) -> None:
+        """Cancel ``stop`` once the owner marks this attempt cancelled (the capability
+        stops at its next await: cooperative, like the local runner's cancel)."""
+        while not await self._cancelled(message):
+            await anyio.sleep(CANCEL_POLL_S)
+        _log().info("celery task cancelled while it ran", worker=self.state.name,
+                    task_id=message.task_id, attempt=message.attempt)
+        stop.cancel()
+
     async def handle(self, payload: Any) -> str:
         """One delivery: ``ran``, ``duplicate`` or ``refused`` (logged)."""
         log = _log()
@@ -610,6 +671,13 @@ class Worker:
                 error=refusal))
             return "refused"
         assert cap is not None
+        if await self._cancelled(message):
+            log.info("celery task cancelled before it ran", worker=name,
+                     task_id=message.task_id, attempt=message.attempt)
+            await anyio.to_thread.run_sync(self._put_state, message.task_id, State(
+                status="cancelled", attempt=message.attempt, at=time.time(), worker=name,
+                error="cancelled by the user before it ran"))
+            return "cancelled"
         started = time.time()
         self.state.current, self.state.idle_since = message.task_id, None
         await anyio.to_thread.run_sync(self._put_state, message.task_id, State(
@@ -620,11 +688,26 @@ class Worker:
         error: str | None = None
         retryable = False
         outputs: dict[str, Any] = {}
+        stop = anyio.CancelScope()
         try:
             context.artifacts.mkdir(parents=True, exist_ok=True, mode=0o700)
             with anyio.fail_after(min(message.timeout_s, cap.timeout_s)):
-                result = await cap.run(context)
+                failure: Exception | None = None
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(self._watch_cancel, message, stop)
+                    try:
+                        with stop:
+                            result = await cap.run(context)
+                    except Exception as exc:  # raised below, not wrapped in a group
+                        failure = exc
+                    tg.cancel_scope.cancel()
+            if stop.cancel_called:  # the owner cancelled it: whatever it returned
+                raise _Cancelled
+            if failure is not None:
+                raise failure
             outputs = msgspec.json.decode(canonical_json(dict(result or {})))
+        except _Cancelled:
+            error = "cancelled by the user while it ran"
         except TimeoutError:
             error, retryable = f"timed out after {message.timeout_s:g} s", bool(cap.retryable)
         except Exception as exc:
@@ -638,6 +721,10 @@ class Worker:
             self.state.done += 1
             state = State(status="done", attempt=message.attempt, at=time.time(), worker=name,
                           progress=1.0, outputs=outputs, started_at=started)
+        elif stop.cancel_called:
+            self.state.cancelled += 1
+            state = State(status="cancelled", attempt=message.attempt, at=time.time(),
+                          worker=name, error=error, started_at=started)
         else:
             self.state.failed += 1
             state = State(status="failed", attempt=message.attempt, at=time.time(),

@@ -397,7 +397,7 @@ async def _celery_command(kernel: Kernel, args: argparse.Namespace) -> int:
         rows.append({"name": w.name, "host": w.host, "pid": w.pid, "last_heartbeat": w.at,
                      "age_s": round(now - w.at, 3), "interval_s": w.interval_s,
                      "done": w.done, "failed": w.failed, "duplicates": w.duplicates,
-                     "refused": w.refused, "current": w.current,
+                     "refused": w.refused, "cancelled": w.cancelled, "current": w.current,
                      "status": "stopped consuming" if gone else "consuming"})
     if args.json:
         print(json.dumps(rows, ensure_ascii=False))

@@ -172,7 +172,17 @@ def _local_only() -> frozenset[str]:
 async def apply_request(kernel: Kernel, queue: TaskQueue, task: Task, op: str) -> Task:
     """Cancel or retry ``task`` as the queue's owner (the runner, or a process that
     holds the runner lock because no runner is alive). A running task is not touched
-    here: its runner cancels it."""
+    here: its runner cancels it; a handed-off one is marked cancelled in the Celery
+    ledger first (its worker stops it, or never starts it), then cancelled here."""
+    if op == "cancel" and task.handoff is not None and task.status in ("queued", "running"):
+        from ._celery import mark_cancelled
+        from ._settings import tasks_settings
+
+        broker = tasks_settings(kernel).broker
+        if broker is not None:
+            await mark_cancelled(broker, task)
+        task.status = "queued"  # cancelled below like a queued one: a late finish on a
+        # worker is never copied back (only open tasks are reconciled)
     if op == "cancel" and task.status in ("queued", "waiting_for_human"):
         task.status, task.error, task.finished_at = "cancelled", "cancelled by the user", \
             time.time()
