@@ -361,6 +361,54 @@ def test_celery_redis_round_trip_and_a_task_delivered_twice_runs_once(
     _round_trip_and_double_delivery(*redis_broker, "w-redis")
 
 
+def test_celery_redis_a_live_worker_that_stopped_consuming_is_reported(
+        redis_broker: tuple[Path, Path, str], tmp_path: Path) -> None:
+    """A worker whose process and heartbeat live on but whose consumer no longer takes
+    messages (paused with Celery's own remote control, ``cancel_consumer``) is reported
+    "stopped consuming" once a message waited a whole window while it sat idle; resumed
+    (``add_consumer``), it takes the message and is reported consuming again."""
+    from adjutant_tasks._celery import QUEUE_NAME, celery_app
+
+    _, _, shared = redis_broker
+    broker = shared.rsplit("/", 1)[0] + "/1"  # a database of its own: w-redis is not on it
+    owner = tmp_path / "owner"
+    worker = WorkerProc(tmp_path / "pause-home", broker, "w-pause")
+    hostname = [f"w-pause@{socket.gethostname()}"]
+    app = celery_app(broker)
+    try:
+        first = _queue(owner, broker, "test.count", {"echo": "before"})
+        assert _show_when(owner, broker, first.id, {"done"})["outputs"]["echo"] == "before"
+        row = _cli(owner, broker, "workers")[0]
+        assert row["status"] == "consuming" and row["last_consumed"] is not None
+        assert row["reason"] is None
+        replies = app.control.cancel_consumer(QUEUE_NAME, destination=hostname, reply=True,
+                                              timeout=5)
+        assert replies, "the worker did not answer cancel_consumer"
+        paused = _queue(owner, broker, "test.count", {"echo": "while paused"})
+
+        def reported() -> Any:
+            rows = _cli(owner, broker, "workers")
+            return rows[0]["status"] == "stopped consuming" and rows[0]
+        row = _wait_for(reported, "the paused worker to be reported", limit=15)
+        assert row["age_s"] < 3 * BEAT  # its heartbeat is fresh: alive, not consuming
+        assert "while a message waited in the broker" in row["reason"]
+        assert row["oldest_waiting_s"] > 3 * BEAT
+        assert _cli(owner, broker, "show", paused.id)["status"] == "queued"
+        replies = app.control.add_consumer(QUEUE_NAME, destination=hostname, reply=True,
+                                           timeout=5)
+        assert replies, "the worker did not answer add_consumer"
+        shown = _show_when(owner, broker, paused.id, {"done", "failed"})
+        assert shown["outputs"]["echo"] == "while paused", shown
+
+        def consuming() -> Any:
+            rows = _cli(owner, broker, "workers")
+            return rows[0]["status"] == "consuming" and rows[0]
+        row = _wait_for(consuming, "the resumed worker to be reported consuming")
+        assert row["reason"] is None
+    finally:
+        worker.kill()
+
+
 # -- the real command ----------------------------------------------------------------------
 
 

@@ -59,8 +59,8 @@ if TYPE_CHECKING:
     from ._settings import TasksSettings
 
 __all__ = ["LOCAL_ONLY", "FsLedger", "Ledger", "Message", "RedisLedger", "WorkerState",
-           "broker_label", "ledger_for", "mark_cancelled", "publish", "reconcile", "run_worker",
-           "workers"]
+           "broker_label", "ledger_for", "mark_cancelled", "not_consuming", "publish", "reconcile",
+           "run_worker", "waiting_since", "workers"]
 
 #: Capabilities that stay on the machine that queued them: they call tools through
 #: this machine's operator pipeline and wait for its user's approvals.
@@ -127,6 +127,9 @@ class WorkerState(msgspec.Struct, kw_only=True):
     #: Since when it has run nothing (None: it runs a task).
     idle_since: float | None = None
     consuming: bool = True
+    #: When its consumer last took a message from the broker (None: not yet): the
+    #: proof that it consumes, beside the heartbeat's proof that it lives.
+    consumed_at: float | None = None
 
 
 _message_decoder = msgspec.json.Decoder(Message)
@@ -368,6 +371,56 @@ def stopped(worker: WorkerState, settings: TasksSettings, now: float) -> bool:
     """Whether ``worker`` stopped consuming (no heartbeat for ``stale_after`` intervals,
     or it said so)."""
     return not worker.consuming or now - worker.at > settings.stale_after * worker.interval_s
+
+
+def waiting_since(broker: str) -> float | None:
+    """Since when the oldest message still waits in the broker (published, taken by no
+    worker; attempts cancelled by the owner left out), None: none waits (blocking)."""
+    ledger = ledger_for(broker)
+    marks: dict[str, int] = {}
+    for key, raw in ledger.scan("cancel").items():
+        try:
+            marks[key[len("cancel/"):]] = int(raw)
+        except ValueError:
+            continue
+    sent = ledger.scan("sent")
+    oldest: float | None = None
+    for key, raw in ledger.scan("state").items():
+        try:
+            state = _state_decoder.decode(raw)
+        except msgspec.ValidationError:
+            continue
+        name = key[len("state/"):]
+        if state.status != "published" or state.attempt <= marks.get(name.split(".")[0], 0):
+            continue
+        try:
+            at = max(state.at, float(sent.get(f"sent/{name}", b"0")))
+        except ValueError:
+            at = state.at
+        oldest = at if oldest is None else min(oldest, at)
+    return oldest
+
+
+def not_consuming(worker: WorkerState, settings: TasksSettings, now: float,
+                  waiting: float | None) -> str | None:
+    """Why ``worker`` has stopped consuming, or None. Its heartbeat proves the process
+    lives; consumption is proved by what its consumer took: a worker idle for a whole
+    window (``stale_after`` × ``heartbeat_s``) while a message waited in the broker,
+    and that took nothing since that message was sent, has stopped consuming though
+    it beats (a consumer paused, or stuck inside the broker's client)."""
+    if not worker.consuming:
+        return "it said so (its consumer ended)"
+    age = now - worker.at
+    if age > settings.stale_after * worker.interval_s:
+        return f"no heartbeat for {age:.1f} s"
+    if waiting is None or worker.current is not None or worker.idle_since is None:
+        return None
+    window = settings.stale_after * worker.interval_s
+    idle_for = now - max(waiting, worker.idle_since)
+    if idle_for > window and (worker.consumed_at or 0.0) < waiting:
+        return (f"idle {idle_for:.1f} s while a message waited in the broker "
+                f"({now - waiting:.1f} s); it took nothing since")
+    return None
 
 
 async def reconcile(kernel: Kernel, queue: TaskQueue, settings: TasksSettings) -> int:
@@ -750,6 +803,7 @@ async def run_worker(kernel: Kernel, settings: TasksSettings, name: str | None =
 
     @app.task(name=CELERY_TASK, bind=True, acks_late=True)  # type: ignore[untyped-decorator]
     def run_task(self: Any, payload: Any) -> str:
+        worker.state.consumed_at = time.time()  # its consumer took a message: it consumes
         return str(anyio.from_thread.run(worker.handle, payload, token=token))
 
     controller = app.WorkController(pool_cls="solo", concurrency=1,

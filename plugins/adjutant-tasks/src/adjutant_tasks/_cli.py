@@ -374,7 +374,7 @@ async def _celery_command(kernel: Kernel, args: argparse.Namespace) -> int:
               "plugins.tasks.broker in the profile (filesystem:///a/folder, or "
               "redis://host:port/db for a second machine)", file=sys.stderr)
         return 1
-    from ._celery import run_worker, stopped, workers
+    from ._celery import not_consuming, run_worker, waiting_since, workers
 
     if args.tasks_command == "worker":
         if args.json:
@@ -390,11 +390,15 @@ async def _celery_command(kernel: Kernel, args: argparse.Namespace) -> int:
 
         settings = attrs.evolve(settings, stale_after=max(2, args.stale_after))
     found = await anyio.to_thread.run_sync(workers, broker)
+    waiting = await anyio.to_thread.run_sync(waiting_since, broker)
     now = time.time()
     rows = []
     for w in found:
-        gone = stopped(w, settings, now)
+        why = not_consuming(w, settings, now, waiting)
+        gone = why is not None
         rows.append({"name": w.name, "host": w.host, "pid": w.pid, "last_heartbeat": w.at,
+                     "last_consumed": w.consumed_at, "reason": why,
+                     "oldest_waiting_s": None if waiting is None else round(now - waiting, 3),
                      "age_s": round(now - w.at, 3), "interval_s": w.interval_s,
                      "done": w.done, "failed": w.failed, "duplicates": w.duplicates,
                      "refused": w.refused, "cancelled": w.cancelled, "current": w.current,
@@ -407,5 +411,6 @@ async def _celery_command(kernel: Kernel, args: argparse.Namespace) -> int:
     for r in rows:
         print(f"{r['name']:<24} {r['host']}:{r['pid']:<8} {r['status']:<18} last heartbeat "
               f"{r['age_s']:.1f} s ago  done {r['done']}  failed {r['failed']}"
-              + (f"  running {r['current']}" if r["current"] else ""))
+              + (f"  running {r['current']}" if r["current"] else "")
+              + (f"  ({r['reason']})" if r["reason"] else ""))
     return 0
