@@ -320,6 +320,56 @@ def test_celery_fs_a_cancel_stops_the_worker_running_the_task_and_a_late_finish_
     assert _cli(owner, broker, "show", waiting.id)["status"] == "cancelled"
 
 
+def test_celery_fs_the_ledger_is_pruned_after_its_retention(tmp_path: Path) -> None:
+    """The runner prunes the ledger (hourly): a finished handed-off task's entries
+    (states, sent times, claims, checkpoint, idempotency claim) once it finished longer
+    ago than ``ledger_retention_s``, and heartbeats silent as long; an open task's
+    entries stay. Ages follow the runner's controlled clock."""
+    from adjutant_tasks import Runner, tasks_settings
+
+    owner = tmp_path / "owner"
+    root = tmp_path / "broker"
+    broker = f"filesystem://{root}"
+    worker = WorkerProc(tmp_path / "prune-home", broker, "w-prune")
+    try:
+        done = _queue(owner, broker, "test.ticks", {"n": 2, "delay": 0.0},
+                      idempotency_key="nightly-report")
+        _show_when(owner, broker, done.id, {"done"})
+    finally:
+        worker.kill()
+    waiting = _queue(owner, broker, "test.count", {"echo": "no worker now"})
+
+    def keys() -> set[str]:
+        ledger = root / "ledger"
+        return {str(p.relative_to(ledger)) for p in ledger.rglob("*") if p.is_file()}
+    before = keys()
+    ours = {k for k in before if done.id in k}
+    assert {k.split("/")[0] for k in ours} >= {"state", "sent", "claim", "ckpt"}, before
+    assert any(k.startswith("idem/") for k in before)
+    assert "workers/w-prune" in before
+
+    def serve_at(days: float) -> None:
+        async def go() -> None:
+            async with kernel_at(owner, broker=broker, heartbeat_s=BEAT) as (h, plugin):
+                settings = tasks_settings(h.kernel)
+                assert settings.ledger_retention_s == 7 * 86400  # the default
+                runner = Runner(h.kernel, plugin.queue, settings,
+                                clock=lambda: time.time() + days * 86400)
+                with anyio.move_on_after(1.5):  # a handed-off task is open: never idle
+                    await runner.serve()
+        anyio.run(go)
+
+    serve_at(1)  # within the retention: nothing goes
+    assert keys() == before
+    serve_at(8)
+    after = keys()
+    assert not {k for k in after if done.id in k}, after
+    assert not any(k.startswith("idem/") or k.startswith("workers/") for k in after), after
+    # the open task's entries stay (its message still waits for a worker)
+    assert f"state/{waiting.id}.1" in after and f"sent/{waiting.id}.1" in after
+    assert _cli(owner, broker, "show", done.id)["status"] == "done"  # the queue keeps it
+
+
 # -- a real Redis --------------------------------------------------------------------------
 
 

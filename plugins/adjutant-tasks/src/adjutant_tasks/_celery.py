@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from ._settings import TasksSettings
 
 __all__ = ["LOCAL_ONLY", "FsLedger", "Ledger", "Message", "RedisLedger", "WorkerState",
-           "broker_label", "ledger_for", "mark_cancelled", "not_consuming", "publish", "reconcile",
+           "broker_label", "ledger_for", "mark_cancelled", "not_consuming", "prune", "publish", "reconcile",
            "run_worker", "waiting_since", "workers"]
 
 #: Capabilities that stay on the machine that queued them: they call tools through
@@ -148,6 +148,7 @@ class Ledger(Protocol):
     def put(self, key: str, value: bytes) -> None: ...
     def get(self, key: str) -> bytes | None: ...
     def scan(self, prefix: str) -> dict[str, bytes]: ...
+    def delete(self, keys: list[str]) -> None: ...
 
 
 _KEY = re.compile(r"^[A-Za-z0-9._:-]+(/[A-Za-z0-9._:-]+)*$")
@@ -212,6 +213,11 @@ class FsLedger:
         return found
 
 
+    def delete(self, keys: list[str]) -> None:
+        for key in keys:
+            self._path(key).unlink(missing_ok=True)
+
+
 class RedisLedger:
     """Keys under ``adjutant:`` in the broker's Redis database."""
 
@@ -229,6 +235,10 @@ class RedisLedger:
     def get(self, key: str) -> bytes | None:
         raw = self.client.get("adjutant:" + _checked(key))
         return None if raw is None else bytes(raw)
+
+    def delete(self, keys: list[str]) -> None:
+        for start in range(0, len(keys), 500):
+            self.client.delete(*("adjutant:" + _checked(k) for k in keys[start:start + 500]))
 
     def scan(self, prefix: str) -> dict[str, bytes]:
         keys = list(self.client.scan_iter(match="adjutant:" + _checked(prefix.rstrip("/"))
@@ -569,6 +579,62 @@ async def _finish(kernel: Kernel, queue: TaskQueue, task: Task,
     kernel.bus.publish(TaskFinished(task_id=task.id, capability=task.capability, status=status,
                                     error=error, artifacts=task.artifacts or None),
                        run_id=task.parent_run)
+
+
+async def prune(queue: TaskQueue, settings: TasksSettings, now: float) -> int:
+    """Remove from the ledger what no one needs any more; the number of keys removed.
+    The caller owns the queue.
+
+    - The entries of a handed-off task this queue holds as finished for longer than
+      ``ledger_retention_s`` (its attempts' states, sent times, claims, checkpoint,
+      cancel mark and idempotency claim). The retention is longer than the broker's
+      visibility timeout, so a message delivered late still meets its claim. Tasks
+      queued by another owner on the same broker are that owner's to prune.
+    - The heartbeats of workers silent for longer than the retention.
+    """
+    broker = settings.broker
+    if broker is None:
+        return 0
+    ledger = ledger_for(broker)
+    cutoff = now - settings.ledger_retention_s
+    states = await anyio.to_thread.run_sync(ledger.scan, "state")
+    ids = sorted({key[len("state/"):].split(".", 1)[0] for key in states})
+    gone: list[str] = []
+    idem: list[tuple[str, str]] = []
+    for task_id in ids:
+        task = await queue.get(task_id)
+        if task is None or task.handoff is None or not task.finished \
+                or (task.finished_at or now) > cutoff:
+            continue
+        gone.append(task_id)
+        if task.idempotency_key is not None:
+            import hashlib
+
+            idem.append((f"idem/{hashlib.sha256(task.idempotency_key.encode()).hexdigest()}",
+                         task_id))
+    beats = await anyio.to_thread.run_sync(ledger.scan, "workers")
+
+    def remove() -> int:
+        keys: list[str] = []
+        if gone:
+            wanted = set(gone)
+            for space in ("state", "sent", "claim"):
+                keys += [k for k in ledger.scan(space)
+                         if k.split("/", 1)[1].split(".", 1)[0] in wanted]
+            keys += [f"{space}/{task_id}" for task_id in gone for space in ("ckpt", "cancel")]
+            keys += [key for key, holder in idem if ledger.get(key) == holder.encode()]
+        for key, raw in beats.items():
+            try:
+                if _worker_decoder.decode(raw).at < cutoff:
+                    keys.append(key)
+            except msgspec.ValidationError:
+                continue
+        ledger.delete(keys)
+        return len(keys)
+    removed = await anyio.to_thread.run_sync(remove)
+    if removed:
+        _log().info("celery ledger pruned", tasks=len(gone), keys=removed)
+    return removed
 
 
 async def reconcile_if_owner(kernel: Kernel, queue: TaskQueue, settings: TasksSettings) -> None:

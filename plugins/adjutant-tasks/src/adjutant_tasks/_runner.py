@@ -214,6 +214,10 @@ async def apply_request(kernel: Kernel, queue: TaskQueue, task: Task, op: str) -
     return task
 
 
+#: How often a runner prunes the Celery ledger (seconds of its clock).
+PRUNE_EVERY_S = 3600.0
+
+
 class Runner:
     """Runs this data home's queue while `serve` runs (one process at a time).
 
@@ -229,6 +233,8 @@ class Runner:
         self._inflight: set[str] = set()
         #: Handed-off tasks are open (a worker runs them): not idle yet.
         self._handed_open = False
+        #: When this runner last pruned the Celery ledger (its clock).
+        self._pruned_at = float("-inf")
         self._scopes: dict[str, anyio.CancelScope] = {}
         self._wake = anyio.Event()
         self.serving = False
@@ -377,6 +383,12 @@ class Runner:
             await reconcile(self.kernel, self.queue, self.settings)
             self._handed_open = any(task.handoff is not None
                                     for task in await self.queue.open_tasks())
+            now = self.clock()
+            if now - self._pruned_at >= PRUNE_EVERY_S:
+                from ._celery import prune
+
+                self._pruned_at = now
+                await prune(self.queue, self.settings, now)
         except Exception as exc:  # a broker down: the local queue goes on
             from adjutant import get_logger
 
