@@ -13,8 +13,9 @@ import pytest
 
 tasks = pytest.importorskip("adjutant_tasks", reason="the Tasks view shows its queue")
 
-from adjutant_hookspecs import TaskContext, TaskFailed, hookimpl  # noqa: E402
 from dockkit import Dock, start_dock  # noqa: E402
+
+from adjutant_hookspecs import TaskContext, TaskFailed, hookimpl  # noqa: E402
 
 #: What a task may say: a bidi override, a terminal escape and markup, all shown as text.
 HOSTILE = "report \u202etxt.exe\u202c \x1b[2J <img src=x onerror=\"document.title='owned'\">"
@@ -71,10 +72,11 @@ async def tasks_dock(**options: Any) -> AsyncIterator[tuple[Dock, Any, Capabilit
         yield dock, plugin, caps
 
 
-async def until(check: Callable[[], Any], timeout: float = 20.0) -> Any:
-    """Poll ``check`` (async) until it returns something truthy."""
-    with anyio.fail_after(timeout):
-        while not (found := await check()):
+async def until(check: Callable[[], Any], limit: float = 20.0) -> Any:
+    """Poll ``check`` (async) until it returns something truthy (the queue is in
+    another store's hands: polled, as the page does)."""
+    with anyio.fail_after(limit):
+        while not (found := await check()):  # noqa: ASYNC110
             await anyio.sleep(0.05)
     return found
 

@@ -50,7 +50,8 @@ async def test_the_tasks_view_answers_follows_cancels_and_retries(browser: Any,
         await page.keyboard.press("Alt+7")
         card = f"#tasks-list li[data-id='{asks.id}']"
         await page.wait_for_selector(f"{card}[data-status='waiting_for_human'] .tk-approve")
-        await page.wait_for_selector(f"#tasks-list li[data-id='{report.id}'] .tk-pct:has-text('50%')")
+        await page.wait_for_selector(
+            f"#tasks-list li[data-id='{report.id}'] .tk-pct:has-text('50%')")
         await page.wait_for_selector(f"#tasks-list li[data-id='{broken.id}'][data-status='failed']")
         assert await page.is_visible("#tasks-badge")
         assert await page.inner_text("#tasks-badge") == "1"

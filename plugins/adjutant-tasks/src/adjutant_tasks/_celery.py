@@ -59,8 +59,8 @@ if TYPE_CHECKING:
     from ._settings import TasksSettings
 
 __all__ = ["LOCAL_ONLY", "FsLedger", "Ledger", "Message", "RedisLedger", "WorkerState",
-           "broker_label", "ledger_for", "mark_cancelled", "not_consuming", "prune", "publish", "reconcile",
-           "run_worker", "waiting_since", "workers"]
+           "broker_label", "ledger_for", "mark_cancelled", "not_consuming", "prune", "publish",
+           "reconcile", "run_worker", "waiting_since", "workers"]
 
 #: Capabilities that stay on the machine that queued them: they call tools through
 #: this machine's operator pipeline and wait for its user's approvals.
@@ -415,7 +415,7 @@ def not_consuming(worker: WorkerState, settings: TasksSettings, now: float,
                   waiting: float | None) -> str | None:
     """Why ``worker`` has stopped consuming, or None. Its heartbeat proves the process
     lives; consumption is proved by what its consumer took: a worker idle for a whole
-    window (``stale_after`` × ``heartbeat_s``) while a message waited in the broker,
+    window (``stale_after`` times ``heartbeat_s``) while a message waited in the broker,
     and that took nothing since that message was sent, has stopped consuming though
     it beats (a consumer paused, or stuck inside the broker's client)."""
     if not worker.consuming:
@@ -735,7 +735,8 @@ class Worker:
     async def _watch_cancel(self, message: Message, stop: anyio.CancelScope) -> None:
         """Cancel ``stop`` once the owner marks this attempt cancelled (the capability
         stops at its next await: cooperative, like the local runner's cancel)."""
-        while not await self._cancelled(message):
+        # a ledger to poll: no event to await
+        while not await self._cancelled(message):  # noqa: ASYNC110
             await anyio.sleep(CANCEL_POLL_S)
         _log().info("celery task cancelled while it ran", worker=self.state.name,
                     task_id=message.task_id, attempt=message.attempt)
