@@ -704,6 +704,25 @@ class WorkerContext:
         raw = await anyio.to_thread.run_sync(self._ledger.get, f"ckpt/{self.task_id}")
         return None if raw is None else json.loads(raw)
 
+    async def call_tool(self, step: str, tool: str, args: Mapping[str, Any], *,
+                        cwd: str | None = None) -> Any:
+        """Refused: tool calls go through the pipeline of the machine whose user
+        approves them, never a worker's (a capability that calls tools declares
+        ``needs_human`` and is not handed off)."""
+        from adjutant_hookspecs import TaskFailed
+
+        raise TaskFailed(f"step {step}: a handed-off task cannot call a tool ({tool}); "
+                         "declare needs_human on the capability so it runs where it "
+                         "was queued", retryable=False)
+
+    async def confirm(self, step: str, what: str, question: str) -> bool:
+        """Refused: no user to ask on a worker (see `call_tool`)."""
+        from adjutant_hookspecs import TaskFailed
+
+        raise TaskFailed(f"step {step}: a handed-off task cannot wait for a human ({what}); "
+                         "declare needs_human on the capability so it runs where it "
+                         "was queued", retryable=False)
+
 
 class Worker:
     """Runs the messages a Celery consumer thread hands it on this process's event loop,
@@ -762,7 +781,7 @@ class Worker:
         if input_hash(message.inputs) != message.input_hash:
             refusal = ("the task's inputs changed after it was queued (their sha256 no "
                        "longer matches)")
-        elif message.capability in LOCAL_ONLY:
+        elif message.capability in LOCAL_ONLY or getattr(cap, "needs_human", False):
             refusal = f"capability {message.capability!r} runs only where it was queued"
         elif cap is None:
             refusal = f"no task capability {message.capability!r} is registered here"

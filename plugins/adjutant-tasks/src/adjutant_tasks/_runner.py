@@ -140,7 +140,8 @@ async def enqueue(kernel: Kernel, queue: TaskQueue, name: str, inputs: Mapping[s
                 max_attempts=settings.max_attempts, timeout_s=float(cap.timeout_s),
                 schedule_id=schedule_id, parent_task=parent_task,
                 artifacts=str(artifact_dir(kernel.home, task_id, now)))
-    if settings.broker is not None and name not in _local_only() and parent_task is None:
+    if settings.broker is not None and name not in _local_only() and parent_task is None \
+            and not getattr(cap, "needs_human", False):
         from ._celery import broker_label
 
         task.handoff = broker_label(settings.broker)
