@@ -6,7 +6,9 @@ text aloud. It names the resource it needs (``model``, ``cpu``, ...; the runner 
 one task at a time per resource), a timeout, and whether its failures may be retried.
 Its ``run`` gets a `TaskContext`: the inputs, a progress callback, a checkpoint it can
 save and load (a task resumed after a crash starts from its last checkpoint), the
-task's artifact folder and the kernel.
+task's artifact folder and the kernel; and, for work that needs the user, a tool call
+through the operator's pipeline and a yes/no question, both of which wait for the
+human durably (the attempt ends; the task waits across restarts until answered).
 """
 
 from __future__ import annotations
@@ -54,13 +56,33 @@ class TaskContext(Protocol):
         """The last saved checkpoint (None: none, a fresh start)."""
         ...
 
+    async def call_tool(self, step: str, tool: str, args: Mapping[str, Any], *,
+                        cwd: str | None = None) -> Any:
+        """Run one tool call through the operator's whole pipeline (schema, mode,
+        policies and cages for ``cwd``, write-gate, preview, action log); returns its
+        ``ExecutionResult``. Where the step needs the user's approval it is not run:
+        the attempt ends (an exception the runner handles; let it through) and the task
+        waits for a human with the exact preview, across restarts. Answered, the task
+        runs again from its checkpoint and this call, with the same ``step`` and the
+        same preview, uses the answer; a changed preview is asked again. Only where
+        the task was queued (see ``TaskCapability.needs_human``)."""
+        ...
+
+    async def confirm(self, step: str, what: str, question: str) -> bool:
+        """Ask the user ``question`` (about ``what``) the same durable way: True for
+        yes, False for no, once answered; until then the attempt ends and the task
+        waits for a human."""
+        ...
+
 
 @runtime_checkable
 class TaskCapability(Protocol):
     """Work the task runner can queue. ``name`` is unique (``doc.summarize``);
     ``resource`` names what it holds while it runs (``model``, ``cpu``); ``timeout_s``
     bounds one attempt; ``retryable``: whether failures that do not say otherwise may be
-    retried. Optional: ``description`` (one line for listings).
+    retried. Optional: ``description`` (one line for listings); ``needs_human``
+    (True: it may wait for the user through `TaskContext.call_tool` or ``confirm``, so
+    it runs on the machine that queued it, never handed to another one's worker).
 
     ``run`` returns the outputs (JSON values). It raises `TaskFailed` to fail with a
     reason; any other exception fails the task with the exception as the reason.

@@ -8,6 +8,9 @@ then run the queue until killed. ``python crashkit.py HOME sleepy``: queue and r
 ``python crashkit.py HOME flows WORK``: store the flows ``write`` and ``outer`` (a delay,
 a nested flow whose fs.write needs approval, then an fs.read of what it wrote), queue
 ``outer`` with cwd WORK and run the queue, printing every ``task.*`` event as a line.
+``python crashkit.py HOME publish WORK``: queue ``test.publish`` (another plugin's
+capability that asks the user through the shared TaskContext) with cwd WORK and run
+the queue, printing the events.
 ``python crashkit.py HOME serve``: run the queue, printing the events.
 ``python crashkit.py HOME answer ID grant|deny [then-serve]``: answer a waiting task
 (as ``adjutant tasks approve`` does when no runner is alive), print ``answered``, and
@@ -72,6 +75,12 @@ async def main(home: Path, what: str, *rest: str) -> None:
             task, _ = await plugin.submit("automation.run", {"flow": "outer"})
             print(json.dumps({"id": task.id}), flush=True)
             await _serve_printing(h, runner)
+        elif what == "publish":
+            task, _ = await plugin.submit("test.publish", {"path": "team.txt",
+                                                           "cwd": rest[0]})
+            print(json.dumps({"id": task.id, "dir": task.artifacts,
+                              "handoff": task.handoff}), flush=True)
+            await _serve_printing(h, runner)
         elif what == "serve":
             await _serve_printing(h, runner)
         elif what == "answer":
@@ -85,7 +94,7 @@ async def main(home: Path, what: str, *rest: str) -> None:
             await answer(h.kernel, plugin.queue, task, rest[1], digest=None, by="crashkit")
             lock.release()
             print(json.dumps({"event": "answered"}), flush=True)
-            if rest[2:] == ["then-serve"]:
+            if list(rest[2:]) == ["then-serve"]:  # (rest is a tuple)
                 await _serve_printing(h, runner)
         elif what == "queue-and-run":
             steps, _ = await plugin.submit("test.steps", {"n": 40, "delay": 0.05})

@@ -129,6 +129,34 @@ class SlowOnce:
         return {"attempt": context.attempt}
 
 
+class Publish:
+    """``test.publish``: another plugin's capability that needs the user, written
+    against `adjutant_hookspecs.TaskContext` alone: it prepares (``prepared`` in its
+    folder), asks "Publish PATH to the team?" (``confirm``), then writes PATH through
+    the pipeline (``call_tool``, a write the write-gate asks about). Each question ends
+    the attempt until answered; a checkpoint after each step keeps what was done."""
+
+    name, resource, timeout_s, retryable = "test.publish", "cpu", 60.0, False
+    needs_human = True
+
+    async def run(self, context: TaskContext) -> Mapping[str, Any]:
+        path, cwd = str(context.inputs["path"]), str(context.inputs["cwd"])
+        done = await context.load_checkpoint() or 0
+        if done < 1:
+            with (context.artifacts / "prepared").open("a") as f:
+                f.write(f"{context.attempt}\n")
+            await context.save_checkpoint(done := 1)
+        if done < 2:
+            if not await context.confirm("go", "publish", f"Publish {path} to the team?"):
+                raise TaskFailed("the user said no")
+            await context.save_checkpoint(done := 2)
+        result = await context.call_tool("write", "fs.write",
+                                         {"path": path, "content": "published\n"}, cwd=cwd)
+        if result.status != "ok":
+            raise TaskFailed(f"fs.write: {result.status}: {result.stderr}")
+        return {"published": path}
+
+
 class Capabilities:
     """A plugin registering the test capabilities."""
 
@@ -138,6 +166,7 @@ class Capabilities:
     @hookimpl
     def register_task_capabilities(self, register: Callable[[Any], None]) -> None:
         for cap in (Steps(), Flaky(), Broken(), Hang(), Noop(), Sleepy(), Count(), SlowOnce(),
+                    Ticks(), Publish(),
                     Probe("test.probe-a", self.shared), Probe("test.probe-b", self.shared)):
             register(cap)
 
@@ -163,3 +192,22 @@ async def kernel_at(home: Path, *extra: object, mode: str | None = None,
                        mode=mode, approver=approver,
                        profile=settings_profile(**tasks)) as h:
         yield h, plugin
+
+
+class Ticks:
+    """``test.ticks``: ``n`` ticks of ``delay`` seconds; each appends its number to
+    ``ticks.log`` in its folder, reports progress and saves a checkpoint (a long task a
+    cancel must stop between ticks)."""
+
+    name, resource, timeout_s, retryable = "test.ticks", "cpu", 120.0, False
+
+    async def run(self, context: TaskContext) -> Mapping[str, Any]:
+        n, delay = int(context.inputs["n"]), float(context.inputs["delay"])
+        log = context.artifacts / "ticks.log"
+        for i in range(n):
+            with log.open("a") as f:
+                f.write(f"{i}\n")
+            await context.progress((i + 1) / n, f"tick {i + 1} of {n}")
+            await context.save_checkpoint(i + 1)
+            await anyio.sleep(delay)
+        return {"ticks": n}

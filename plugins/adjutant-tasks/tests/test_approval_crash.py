@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
+import pytest
 from taskkit import kernel_at
 
 KIT = Path(__file__).parent / "crashkit.py"
@@ -113,3 +115,77 @@ def test_an_approval_in_a_nested_flow_survives_kills_and_holds_its_parent(
     calls = [r for r in state["records"] if r["kind"] == "tool_call"
              and r["tool"] == "fs.write"]
     assert len(calls) == 1 and calls[0]["approved"] is True
+
+
+def test_any_capability_waits_for_a_human_through_the_shared_context_across_kills(
+        tmp_path: Path) -> None:
+    """``test.publish`` is no capability of this plugin: it uses only
+    `adjutant_hookspecs.TaskContext` (``confirm``, then ``call_tool``). Each question
+    survives a SIGKILL while it waits; each answer is bound to what was asked; the
+    write happens once, approved; the work done before a question is not done again."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    out = work / "team.txt"
+    first = _start(home, "publish", str(work))
+    try:
+        queued = _until(first, lambda e: "id" in e)
+        task_id = str(queued["id"])
+        _until(first, lambda e: e.get("event") == "task.waiting" and e.get("taskId") == task_id)
+    finally:
+        _kill(first)
+    state = anyio.run(_stored, home)
+    asked = state["tasks"][task_id]
+    assert asked.status == "waiting_for_human" and asked.question.level == "guardrail"
+    assert asked.question.preview == "Publish team.txt to the team?"
+    third = _start(home, "answer", task_id, "grant", "then-serve")
+    try:  # the yes; then the write asks, and the process is killed while it waits
+        _until(third, lambda e: e.get("event") == "task.waiting" and e.get("taskId") == task_id)
+    finally:
+        _kill(third)
+    state = anyio.run(_stored, home)
+    asked = state["tasks"][task_id]
+    assert asked.status == "waiting_for_human" and asked.question.tool == "fs.write"
+    assert asked.question.args == {"path": "team.txt", "content": "published\n"}
+    assert "+published" in asked.question.preview and not out.exists()
+    done = subprocess.run([sys.executable, str(KIT), str(home), "answer", task_id, "grant"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    drained = subprocess.run([sys.executable, str(KIT), str(home), "drain"],
+                             capture_output=True, text=True, timeout=120, check=False)
+    assert drained.returncode == 0, drained.stderr
+    assert out.read_text() == "published\n"
+    state = anyio.run(_stored, home)
+    task = state["tasks"][task_id]
+    assert task.status == "done" and task.outputs == {"published": "team.txt"}, task.error
+    assert (Path(queued["dir"]) / "prepared").read_text() == "1\n"  # prepared once
+    answers = [(r["step"], r["action"]) for r in state["records"]
+               if r["kind"] == "tasks_answer"]
+    assert answers == [("go", "grant"), ("write", "grant")]
+    calls = [r for r in state["records"] if r["kind"] == "tool_call"
+             and r["tool"] == "fs.write"]
+    assert len(calls) == 1 and calls[0]["approved"] is True
+
+
+@pytest.mark.anyio
+async def test_a_capability_that_needs_a_human_is_never_handed_to_a_worker(
+        tmp_path: Path) -> None:
+    """With a broker set, ``needs_human`` keeps a capability on this machine; a worker
+    that receives one anyway refuses it, and a handed-off task that asks is failed."""
+    from adjutant_tasks._celery import Message, Worker
+    from adjutant_tasks._queue import input_hash
+
+    broker = f"filesystem://{tmp_path / 'broker'}"
+    async with kernel_at(tmp_path / "home", broker=broker) as (h, plugin):
+        task, _ = await plugin.submit("test.publish", {"path": "x.txt", "cwd": str(tmp_path)})
+        assert task.handoff is None  # runs where it was queued
+        counted, _ = await plugin.submit("test.count", {})
+        assert counted.handoff is not None
+        from adjutant_tasks import tasks_settings
+
+        worker = Worker(h.kernel, tasks_settings(h.kernel), "w-test")
+        inputs = {"path": "x.txt", "cwd": str(tmp_path)}
+        outcome = await worker.handle(msgspec.to_builtins(Message(
+            v=1, task_id="0" * 20, capability="test.publish", inputs=inputs,
+            input_hash=input_hash(inputs), attempt=1, timeout_s=60.0,
+            created_at=task.created_at)))
+        assert outcome == "refused"

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
 import pytest
 from taskkit import kernel_at
 
@@ -267,6 +268,108 @@ def test_celery_fs_a_killed_worker_is_reported_and_its_task_published_again(
     assert _runs(tmp_path / "rescuer-home", lost) == ["1"]
 
 
+def _ledger_status(broker: str, task_id: str, attempt: int) -> str | None:
+    from adjutant_tasks._celery import ledger_for
+
+    raw = ledger_for(broker).get(f"state/{task_id}.{attempt}")
+    return None if raw is None else str(json.loads(raw)["status"])
+
+
+def test_celery_fs_a_cancel_stops_the_worker_running_the_task_and_a_late_finish_is_ignored(
+        fs: tuple[Path, Path, str]) -> None:
+    from adjutant_tasks._celery import State, ledger_for
+    from adjutant_tasks._runner import artifact_dir
+
+    owner, worker_home, broker = fs
+    task = _queue(owner, broker, "test.ticks", {"n": 30, "delay": 0.1})
+    log = artifact_dir(worker_home, task.id, task.created_at) / "ticks.log"
+    ticks = lambda: len(log.read_text().split()) if log.exists() else 0  # noqa: E731
+    _wait_for(lambda: ticks() >= 3, "the task to tick on the worker")
+    _show_when(owner, broker, task.id, {"running"})
+    shown = _cli(owner, broker, "cancel", task.id)
+    assert shown["status"] == "cancelled" and shown["error"] == "cancelled by the user"
+    # the worker stops it at its next await and says so in the ledger
+    _wait_for(lambda: _ledger_status(broker, task.id, 1) == "cancelled",
+              "the worker to stop the task")
+    stopped_at = ticks()
+    time.sleep(0.6)  # six ticks' time: none came
+    assert ticks() == stopped_at < 30
+    row = {w["name"]: w for w in _cli(owner, broker, "workers")}["w-fs"]
+    assert row["current"] is None and row["cancelled"] >= 1 and row["status"] == "consuming"
+    # a late finish of that attempt (a worker that never saw the mark) is not applied
+    ledger_for(broker).put(f"state/{task.id}.1", msgspec.json.encode(State(
+        status="done", attempt=1, at=time.time(), worker="w-late", progress=1.0,
+        outputs={"late": True})))
+    shown = _cli(owner, broker, "show", task.id)
+    assert shown["status"] == "cancelled" and shown["outputs"] is None
+    # a retry publishes attempt 2, which the mark does not cover: it runs to the end,
+    # and attempt 1's late "done" is still not taken
+    assert _cli(owner, broker, "retry", task.id)["status"] == "queued"
+    shown = _show_when(owner, broker, task.id, {"done", "failed", "cancelled"})
+    assert shown["status"] == "done" and shown["outputs"] == {"ticks": 30}, shown
+    assert shown["attempts"] == 2
+    # cancelled while still waiting in the broker: the worker never runs it
+    # (the only worker is busy with a long task meanwhile)
+    busy = _queue(owner, broker, "test.ticks", {"n": 20, "delay": 0.1})
+    _show_when(owner, broker, busy.id, {"running"})
+    waiting = _queue(owner, broker, "test.count", {"echo": "never"})
+    assert _cli(owner, broker, "cancel", waiting.id)["status"] == "cancelled"
+    _wait_for(lambda: _ledger_status(broker, waiting.id, 1) == "cancelled",
+              "the worker to drop the cancelled message", limit=30)
+    assert _runs(worker_home, waiting) == []
+    assert _cli(owner, broker, "show", waiting.id)["status"] == "cancelled"
+
+
+def test_celery_fs_the_ledger_is_pruned_after_its_retention(tmp_path: Path) -> None:
+    """The runner prunes the ledger (hourly): a finished handed-off task's entries
+    (states, sent times, claims, checkpoint, idempotency claim) once it finished longer
+    ago than ``ledger_retention_s``, and heartbeats silent as long; an open task's
+    entries stay. Ages follow the runner's controlled clock."""
+    from adjutant_tasks import Runner, tasks_settings
+
+    owner = tmp_path / "owner"
+    root = tmp_path / "broker"
+    broker = f"filesystem://{root}"
+    worker = WorkerProc(tmp_path / "prune-home", broker, "w-prune")
+    try:
+        done = _queue(owner, broker, "test.ticks", {"n": 2, "delay": 0.0},
+                      idempotency_key="nightly-report")
+        _show_when(owner, broker, done.id, {"done"})
+    finally:
+        worker.kill()
+    waiting = _queue(owner, broker, "test.count", {"echo": "no worker now"})
+
+    def keys() -> set[str]:
+        ledger = root / "ledger"
+        return {str(p.relative_to(ledger)) for p in ledger.rglob("*") if p.is_file()}
+    before = keys()
+    ours = {k for k in before if done.id in k}
+    assert {k.split("/")[0] for k in ours} >= {"state", "sent", "claim", "ckpt"}, before
+    assert any(k.startswith("idem/") for k in before)
+    assert "workers/w-prune" in before
+
+    def serve_at(days: float) -> None:
+        async def go() -> None:
+            async with kernel_at(owner, broker=broker, heartbeat_s=BEAT) as (h, plugin):
+                settings = tasks_settings(h.kernel)
+                assert settings.ledger_retention_s == 7 * 86400  # the default
+                runner = Runner(h.kernel, plugin.queue, settings,
+                                clock=lambda: time.time() + days * 86400)
+                with anyio.move_on_after(1.5):  # a handed-off task is open: never idle
+                    await runner.serve()
+        anyio.run(go)
+
+    serve_at(1)  # within the retention: nothing goes
+    assert keys() == before
+    serve_at(8)
+    after = keys()
+    assert not {k for k in after if done.id in k}, after
+    assert not any(k.startswith("idem/") or k.startswith("workers/") for k in after), after
+    # the open task's entries stay (its message still waits for a worker)
+    assert f"state/{waiting.id}.1" in after and f"sent/{waiting.id}.1" in after
+    assert _cli(owner, broker, "show", done.id)["status"] == "done"  # the queue keeps it
+
+
 # -- a real Redis --------------------------------------------------------------------------
 
 
@@ -306,6 +409,54 @@ def redis_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
 def test_celery_redis_round_trip_and_a_task_delivered_twice_runs_once(
         redis_broker: tuple[Path, Path, str]) -> None:
     _round_trip_and_double_delivery(*redis_broker, "w-redis")
+
+
+def test_celery_redis_a_live_worker_that_stopped_consuming_is_reported(
+        redis_broker: tuple[Path, Path, str], tmp_path: Path) -> None:
+    """A worker whose process and heartbeat live on but whose consumer no longer takes
+    messages (paused with Celery's own remote control, ``cancel_consumer``) is reported
+    "stopped consuming" once a message waited a whole window while it sat idle; resumed
+    (``add_consumer``), it takes the message and is reported consuming again."""
+    from adjutant_tasks._celery import QUEUE_NAME, celery_app
+
+    _, _, shared = redis_broker
+    broker = shared.rsplit("/", 1)[0] + "/1"  # a database of its own: w-redis is not on it
+    owner = tmp_path / "owner"
+    worker = WorkerProc(tmp_path / "pause-home", broker, "w-pause")
+    hostname = [f"w-pause@{socket.gethostname()}"]
+    app = celery_app(broker)
+    try:
+        first = _queue(owner, broker, "test.count", {"echo": "before"})
+        assert _show_when(owner, broker, first.id, {"done"})["outputs"]["echo"] == "before"
+        row = _cli(owner, broker, "workers")[0]
+        assert row["status"] == "consuming" and row["last_consumed"] is not None
+        assert row["reason"] is None
+        replies = app.control.cancel_consumer(QUEUE_NAME, destination=hostname, reply=True,
+                                              timeout=5)
+        assert replies, "the worker did not answer cancel_consumer"
+        paused = _queue(owner, broker, "test.count", {"echo": "while paused"})
+
+        def reported() -> Any:
+            rows = _cli(owner, broker, "workers")
+            return rows[0]["status"] == "stopped consuming" and rows[0]
+        row = _wait_for(reported, "the paused worker to be reported", limit=15)
+        assert row["age_s"] < 3 * BEAT  # its heartbeat is fresh: alive, not consuming
+        assert "while a message waited in the broker" in row["reason"]
+        assert row["oldest_waiting_s"] > 3 * BEAT
+        assert _cli(owner, broker, "show", paused.id)["status"] == "queued"
+        replies = app.control.add_consumer(QUEUE_NAME, destination=hostname, reply=True,
+                                           timeout=5)
+        assert replies, "the worker did not answer add_consumer"
+        shown = _show_when(owner, broker, paused.id, {"done", "failed"})
+        assert shown["outputs"]["echo"] == "while paused", shown
+
+        def consuming() -> Any:
+            rows = _cli(owner, broker, "workers")
+            return rows[0]["status"] == "consuming" and rows[0]
+        row = _wait_for(consuming, "the resumed worker to be reported consuming")
+        assert row["reason"] is None
+    finally:
+        worker.kill()
 
 
 # -- the real command ----------------------------------------------------------------------

@@ -93,6 +93,12 @@ class Context:
     async def load_checkpoint(self) -> Any:
         return self.checkpoint
 
+    async def call_tool(self, step: str, tool: str, args: Any, *, cwd: str | None = None) -> Any:
+        raise AssertionError("doc.summarize calls no tool from its task")
+
+    async def confirm(self, step: str, what: str, question: str) -> bool:
+        raise AssertionError("doc.summarize asks the user nothing from its task")
+
 
 class Failing(ScriptedProvider):
     """Answers ``good`` requests, then fails as a dropped connection does."""

@@ -4,7 +4,7 @@ which reach the dock through ``request.app.state.dock`` (a `DockState`), behind 
 
 The endpoints live by concern: the page and side APIs in `_api`, the run stream in
 `_stream`, voice in `_voice`, the Co-Pilot panel in
-`_copilot_panel`; the page's scripts and styles are `static/`.
+`_copilot_panel`, the Tasks view in `_tasks_panel`; the page's scripts and styles are `static/`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
-from . import _api, _copilot_panel, _settings_edit, _stream, _voice
+from . import _api, _copilot_panel, _settings_edit, _stream, _tasks_panel, _voice
 from ._access import Guard
 from ._state import DockState
 
@@ -43,6 +43,7 @@ routes = [
     *_copilot_panel.routes,
     *_settings_edit.routes,
     *_stream.routes,
+    *_tasks_panel.routes,
     *_voice.routes,
     Mount("/static", Assets(directory=_api.STATIC), name="static"),
 ]

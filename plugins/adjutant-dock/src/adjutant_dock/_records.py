@@ -8,7 +8,7 @@ from typing import Any
 from adjutant_hookspecs.records import ActionRecord
 
 __all__ = ["DockAnswerRecord", "DockCopilotDismissRecord", "DockSettingsRecord",
-           "DockVoiceConsentRecord"]
+           "DockTaskRecord", "DockVoiceConsentRecord"]
 
 
 class DockAnswerRecord(ActionRecord, frozen=True, kw_only=True, tag="dock_answer"):
@@ -55,3 +55,12 @@ class DockCopilotDismissRecord(ActionRecord, frozen=True, kw_only=True,
     session: str
     index: int
     question: str
+
+
+class DockTaskRecord(ActionRecord, frozen=True, kw_only=True, tag="dock_task"):
+    """A change asked in the dock's Tasks view (``cancel``, ``retry``, ``approve``,
+    ``deny``), written before it is made; ``digest``: the question the page showed."""
+
+    task_id: str
+    action: str
+    digest: str | None = None

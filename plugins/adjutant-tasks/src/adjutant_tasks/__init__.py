@@ -19,6 +19,7 @@ from adjutant_hookspecs import lazy_exports
 from ._plugin import TasksPlugin, tasks_of
 
 if TYPE_CHECKING:  # imported on first use (`lazy_exports`): start-up stays cheap
+    from ._control import TaskControlError, answer_task, change_task
     from ._events import (
         TASK_EVENTS,
         TaskAnswer,
@@ -43,6 +44,7 @@ __all__ = [
     "Task",
     "TaskAnswer",
     "TaskAnswered",
+    "TaskControlError",
     "TaskFinished",
     "TaskProgress",
     "TaskQueue",
@@ -55,6 +57,8 @@ __all__ = [
     "TasksSettings",
     "UnknownCapabilityError",
     "UnknownTaskError",
+    "answer_task",
+    "change_task",
     "cron_next",
     "input_hash",
     "tasks_of",
@@ -62,6 +66,8 @@ __all__ = [
 ]
 
 __getattr__ = lazy_exports(__name__, {
+    "TaskControlError": "._control", "answer_task": "._control",
+    "change_task": "._control",
     "TASK_EVENTS": "._events", "TaskAnswer": "._events", "TaskAnswered": "._events",
     "TaskWaiting": "._events", "TaskFinished": "._events", "TaskProgress": "._events",
     "TaskQueued": "._events", "TaskRecovered": "._events", "TaskRetrying": "._events",

@@ -59,7 +59,8 @@ if TYPE_CHECKING:
     from ._settings import TasksSettings
 
 __all__ = ["LOCAL_ONLY", "FsLedger", "Ledger", "Message", "RedisLedger", "WorkerState",
-           "broker_label", "ledger_for", "publish", "reconcile", "run_worker", "workers"]
+           "broker_label", "ledger_for", "mark_cancelled", "not_consuming", "prune", "publish",
+           "reconcile", "run_worker", "waiting_since", "workers"]
 
 #: Capabilities that stay on the machine that queued them: they call tools through
 #: this machine's operator pipeline and wait for its user's approvals.
@@ -96,7 +97,7 @@ class Message(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 class State(msgspec.Struct, kw_only=True):
     """One task's last attempt, as the ledger has it."""
 
-    status: Literal["published", "running", "done", "failed", "refused"]
+    status: Literal["published", "running", "done", "failed", "refused", "cancelled"]
     attempt: int
     at: float
     worker: str | None = None
@@ -121,10 +122,14 @@ class WorkerState(msgspec.Struct, kw_only=True):
     failed: int = 0
     duplicates: int = 0
     refused: int = 0
+    cancelled: int = 0
     current: str | None = None
     #: Since when it has run nothing (None: it runs a task).
     idle_since: float | None = None
     consuming: bool = True
+    #: When its consumer last took a message from the broker (None: not yet): the
+    #: proof that it consumes, beside the heartbeat's proof that it lives.
+    consumed_at: float | None = None
 
 
 _message_decoder = msgspec.json.Decoder(Message)
@@ -143,6 +148,7 @@ class Ledger(Protocol):
     def put(self, key: str, value: bytes) -> None: ...
     def get(self, key: str) -> bytes | None: ...
     def scan(self, prefix: str) -> dict[str, bytes]: ...
+    def delete(self, keys: list[str]) -> None: ...
 
 
 _KEY = re.compile(r"^[A-Za-z0-9._:-]+(/[A-Za-z0-9._:-]+)*$")
@@ -207,6 +213,11 @@ class FsLedger:
         return found
 
 
+    def delete(self, keys: list[str]) -> None:
+        for key in keys:
+            self._path(key).unlink(missing_ok=True)
+
+
 class RedisLedger:
     """Keys under ``adjutant:`` in the broker's Redis database."""
 
@@ -224,6 +235,10 @@ class RedisLedger:
     def get(self, key: str) -> bytes | None:
         raw = self.client.get("adjutant:" + _checked(key))
         return None if raw is None else bytes(raw)
+
+    def delete(self, keys: list[str]) -> None:
+        for start in range(0, len(keys), 500):
+            self.client.delete(*("adjutant:" + _checked(k) for k in keys[start:start + 500]))
 
     def scan(self, prefix: str) -> dict[str, bytes]:
         keys = list(self.client.scan_iter(match="adjutant:" + _checked(prefix.rstrip("/"))
@@ -330,6 +345,27 @@ async def publish_message(broker: str, message: Message) -> None:
 # -- the owner's side ----------------------------------------------------------------------
 
 
+def cancelled_attempt(task: Task) -> int:
+    """The newest attempt of handed-off ``task`` that a worker may run or be running: a
+    running task's (the ledger's), else the one published next or already published."""
+    return task.attempts if task.status == "running" else task.attempts + 1
+
+
+async def mark_cancelled(broker: str, task: Task) -> None:
+    """Tell the workers that ``task`` is cancelled up to its current attempt
+    (``cancel/<task>`` = that attempt): a worker running it stops at its next await
+    (cooperatively: it watches the mark) and one taking it later does not run it. A
+    retry publishes a later attempt, which the mark does not cover."""
+    ledger = ledger_for(broker)
+    attempt = cancelled_attempt(task)
+
+    def put() -> None:
+        raw = ledger.get(f"cancel/{task.id}")
+        if raw is None or int(raw or b"0") < attempt:
+            ledger.put(f"cancel/{task.id}", str(attempt).encode())
+    await anyio.to_thread.run_sync(put)
+
+
 def workers(broker: str) -> list[WorkerState]:
     """Every worker's last heartbeat (blocking)."""
     found = []
@@ -345,6 +381,56 @@ def stopped(worker: WorkerState, settings: TasksSettings, now: float) -> bool:
     """Whether ``worker`` stopped consuming (no heartbeat for ``stale_after`` intervals,
     or it said so)."""
     return not worker.consuming or now - worker.at > settings.stale_after * worker.interval_s
+
+
+def waiting_since(broker: str) -> float | None:
+    """Since when the oldest message still waits in the broker (published, taken by no
+    worker; attempts cancelled by the owner left out), None: none waits (blocking)."""
+    ledger = ledger_for(broker)
+    marks: dict[str, int] = {}
+    for key, raw in ledger.scan("cancel").items():
+        try:
+            marks[key[len("cancel/"):]] = int(raw)
+        except ValueError:
+            continue
+    sent = ledger.scan("sent")
+    oldest: float | None = None
+    for key, raw in ledger.scan("state").items():
+        try:
+            state = _state_decoder.decode(raw)
+        except msgspec.ValidationError:
+            continue
+        name = key[len("state/"):]
+        if state.status != "published" or state.attempt <= marks.get(name.split(".")[0], 0):
+            continue
+        try:
+            at = max(state.at, float(sent.get(f"sent/{name}", b"0")))
+        except ValueError:
+            at = state.at
+        oldest = at if oldest is None else min(oldest, at)
+    return oldest
+
+
+def not_consuming(worker: WorkerState, settings: TasksSettings, now: float,
+                  waiting: float | None) -> str | None:
+    """Why ``worker`` has stopped consuming, or None. Its heartbeat proves the process
+    lives; consumption is proved by what its consumer took: a worker idle for a whole
+    window (``stale_after`` times ``heartbeat_s``) while a message waited in the broker,
+    and that took nothing since that message was sent, has stopped consuming though
+    it beats (a consumer paused, or stuck inside the broker's client)."""
+    if not worker.consuming:
+        return "it said so (its consumer ended)"
+    age = now - worker.at
+    if age > settings.stale_after * worker.interval_s:
+        return f"no heartbeat for {age:.1f} s"
+    if waiting is None or worker.current is not None or worker.idle_since is None:
+        return None
+    window = settings.stale_after * worker.interval_s
+    idle_for = now - max(waiting, worker.idle_since)
+    if idle_for > window and (worker.consumed_at or 0.0) < waiting:
+        return (f"idle {idle_for:.1f} s while a message waited in the broker "
+                f"({now - waiting:.1f} s); it took nothing since")
+    return None
 
 
 async def reconcile(kernel: Kernel, queue: TaskQueue, settings: TasksSettings) -> int:
@@ -370,11 +456,22 @@ async def reconcile(kernel: Kernel, queue: TaskQueue, settings: TasksSettings) -
         if task_id not in latest or latest[task_id].attempt < one.attempt:
             latest[task_id] = one
     sent = await anyio.to_thread.run_sync(ledger.scan, "sent")
+    marks: dict[str, int] = {}
+    for key, raw in (await anyio.to_thread.run_sync(ledger.scan, "cancel")).items():
+        try:
+            marks[key[len("cancel/"):]] = int(raw)
+        except ValueError:
+            continue
     beats = {w.name: w for w in await anyio.to_thread.run_sync(workers, broker)}
     changed = 0
     for task in tasks:
         state = latest.get(task.id)
-        if state is None or (state.status in ("failed", "refused")
+        if state is not None and state.attempt <= marks.get(task.id, 0) \
+                and state.status != "cancelled":
+            # an attempt cancelled by the owner (then retried): whatever it did after
+            # the cancel (a late finish, a message still waiting) is not applied
+            state = msgspec.structs.replace(state, status="cancelled", outputs=None)
+        if state is None or (state.status in ("failed", "refused", "cancelled")
                              and task.status == "queued" and state.attempt <= task.attempts):
             # never published, a retry (after its back-off, or `tasks retry`): publish
             # the next attempt
@@ -453,6 +550,9 @@ async def reconcile(kernel: Kernel, queue: TaskQueue, settings: TasksSettings) -
         elif state.status == "refused":
             await _finish(kernel, queue, task, "failed",
                           f"refused by worker {state.worker}: {state.error}")
+        elif state.status == "cancelled":  # (the owner cancels first: a mark left alone)
+            await _finish(kernel, queue, task, "cancelled",
+                          state.error or f"cancelled on worker {state.worker}")
         elif state.retryable and state.attempt < task.max_attempts:
             task.status, task.error = "queued", state.error
             task.not_before = now + settings.retry_backoff_s * 2 ** (state.attempt - 1)
@@ -470,8 +570,8 @@ async def reconcile(kernel: Kernel, queue: TaskQueue, settings: TasksSettings) -
     return changed
 
 
-async def _finish(kernel: Kernel, queue: TaskQueue, task: Task, status: Literal["done", "failed"],
-                  error: str | None) -> None:
+async def _finish(kernel: Kernel, queue: TaskQueue, task: Task,
+                  status: Literal["done", "failed", "cancelled"], error: str | None) -> None:
     from ._events import TaskFinished
 
     task.status, task.error, task.finished_at = status, error, time.time()
@@ -479,6 +579,62 @@ async def _finish(kernel: Kernel, queue: TaskQueue, task: Task, status: Literal[
     kernel.bus.publish(TaskFinished(task_id=task.id, capability=task.capability, status=status,
                                     error=error, artifacts=task.artifacts or None),
                        run_id=task.parent_run)
+
+
+async def prune(queue: TaskQueue, settings: TasksSettings, now: float) -> int:
+    """Remove from the ledger what no one needs any more; the number of keys removed.
+    The caller owns the queue.
+
+    - The entries of a handed-off task this queue holds as finished for longer than
+      ``ledger_retention_s`` (its attempts' states, sent times, claims, checkpoint,
+      cancel mark and idempotency claim). The retention is longer than the broker's
+      visibility timeout, so a message delivered late still meets its claim. Tasks
+      queued by another owner on the same broker are that owner's to prune.
+    - The heartbeats of workers silent for longer than the retention.
+    """
+    broker = settings.broker
+    if broker is None:
+        return 0
+    ledger = ledger_for(broker)
+    cutoff = now - settings.ledger_retention_s
+    states = await anyio.to_thread.run_sync(ledger.scan, "state")
+    ids = sorted({key[len("state/"):].split(".", 1)[0] for key in states})
+    gone: list[str] = []
+    idem: list[tuple[str, str]] = []
+    for task_id in ids:
+        task = await queue.get(task_id)
+        if task is None or task.handoff is None or not task.finished \
+                or (task.finished_at or now) > cutoff:
+            continue
+        gone.append(task_id)
+        if task.idempotency_key is not None:
+            import hashlib
+
+            idem.append((f"idem/{hashlib.sha256(task.idempotency_key.encode()).hexdigest()}",
+                         task_id))
+    beats = await anyio.to_thread.run_sync(ledger.scan, "workers")
+
+    def remove() -> int:
+        keys: list[str] = []
+        if gone:
+            wanted = set(gone)
+            for space in ("state", "sent", "claim"):
+                keys += [k for k in ledger.scan(space)
+                         if k.split("/", 1)[1].split(".", 1)[0] in wanted]
+            keys += [f"{space}/{task_id}" for task_id in gone for space in ("ckpt", "cancel")]
+            keys += [key for key, holder in idem if ledger.get(key) == holder.encode()]
+        for key, raw in beats.items():
+            try:
+                if _worker_decoder.decode(raw).at < cutoff:
+                    keys.append(key)
+            except msgspec.ValidationError:
+                continue
+        ledger.delete(keys)
+        return len(keys)
+    removed = await anyio.to_thread.run_sync(remove)
+    if removed:
+        _log().info("celery ledger pruned", tasks=len(gone), keys=removed)
+    return removed
 
 
 async def reconcile_if_owner(kernel: Kernel, queue: TaskQueue, settings: TasksSettings) -> None:
@@ -500,6 +656,14 @@ async def reconcile_if_owner(kernel: Kernel, queue: TaskQueue, settings: TasksSe
 
 
 # -- the worker's side ---------------------------------------------------------------------
+
+
+#: How often a worker running a task looks for its cancel mark (seconds).
+CANCEL_POLL_S = 0.2
+
+
+class _Cancelled(Exception):
+    """The attempt was cancelled by the owner while it ran."""
 
 
 class WorkerContext:
@@ -540,6 +704,25 @@ class WorkerContext:
         raw = await anyio.to_thread.run_sync(self._ledger.get, f"ckpt/{self.task_id}")
         return None if raw is None else json.loads(raw)
 
+    async def call_tool(self, step: str, tool: str, args: Mapping[str, Any], *,
+                        cwd: str | None = None) -> Any:
+        """Refused: tool calls go through the pipeline of the machine whose user
+        approves them, never a worker's (a capability that calls tools declares
+        ``needs_human`` and is not handed off)."""
+        from adjutant_hookspecs import TaskFailed
+
+        raise TaskFailed(f"step {step}: a handed-off task cannot call a tool ({tool}); "
+                         "declare needs_human on the capability so it runs where it "
+                         "was queued", retryable=False)
+
+    async def confirm(self, step: str, what: str, question: str) -> bool:
+        """Refused: no user to ask on a worker (see `call_tool`)."""
+        from adjutant_hookspecs import TaskFailed
+
+        raise TaskFailed(f"step {step}: a handed-off task cannot wait for a human ({what}); "
+                         "declare needs_human on the capability so it runs where it "
+                         "was queued", retryable=False)
+
 
 class Worker:
     """Runs the messages a Celery consumer thread hands it on this process's event loop,
@@ -561,6 +744,23 @@ class Worker:
     def _put_state(self, task_id: str, state: State) -> None:
         self.ledger.put(f"state/{task_id}.{state.attempt}", _encoder.encode(state))
 
+    async def _cancelled(self, message: Message) -> bool:
+        raw = await anyio.to_thread.run_sync(self.ledger.get, f"cancel/{message.task_id}")
+        try:
+            return raw is not None and int(raw) >= message.attempt
+        except ValueError:  # not a mark this plugin wrote: cancelled, to be safe
+            return True
+
+    async def _watch_cancel(self, message: Message, stop: anyio.CancelScope) -> None:
+        """Cancel ``stop`` once the owner marks this attempt cancelled (the capability
+        stops at its next await: cooperative, like the local runner's cancel)."""
+        # a ledger to poll: no event to await
+        while not await self._cancelled(message):  # noqa: ASYNC110
+            await anyio.sleep(CANCEL_POLL_S)
+        _log().info("celery task cancelled while it ran", worker=self.state.name,
+                    task_id=message.task_id, attempt=message.attempt)
+        stop.cancel()
+
     async def handle(self, payload: Any) -> str:
         """One delivery: ``ran``, ``duplicate`` or ``refused`` (logged)."""
         log = _log()
@@ -581,7 +781,7 @@ class Worker:
         if input_hash(message.inputs) != message.input_hash:
             refusal = ("the task's inputs changed after it was queued (their sha256 no "
                        "longer matches)")
-        elif message.capability in LOCAL_ONLY:
+        elif message.capability in LOCAL_ONLY or getattr(cap, "needs_human", False):
             refusal = f"capability {message.capability!r} runs only where it was queued"
         elif cap is None:
             refusal = f"no task capability {message.capability!r} is registered here"
@@ -610,6 +810,13 @@ class Worker:
                 error=refusal))
             return "refused"
         assert cap is not None
+        if await self._cancelled(message):
+            log.info("celery task cancelled before it ran", worker=name,
+                     task_id=message.task_id, attempt=message.attempt)
+            await anyio.to_thread.run_sync(self._put_state, message.task_id, State(
+                status="cancelled", attempt=message.attempt, at=time.time(), worker=name,
+                error="cancelled by the user before it ran"))
+            return "cancelled"
         started = time.time()
         self.state.current, self.state.idle_since = message.task_id, None
         await anyio.to_thread.run_sync(self._put_state, message.task_id, State(
@@ -620,11 +827,26 @@ class Worker:
         error: str | None = None
         retryable = False
         outputs: dict[str, Any] = {}
+        stop = anyio.CancelScope()
         try:
             context.artifacts.mkdir(parents=True, exist_ok=True, mode=0o700)
             with anyio.fail_after(min(message.timeout_s, cap.timeout_s)):
-                result = await cap.run(context)
+                failure: Exception | None = None
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(self._watch_cancel, message, stop)
+                    try:
+                        with stop:
+                            result = await cap.run(context)
+                    except Exception as exc:  # raised below, not wrapped in a group
+                        failure = exc
+                    tg.cancel_scope.cancel()
+            if stop.cancel_called:  # the owner cancelled it: whatever it returned
+                raise _Cancelled
+            if failure is not None:
+                raise failure
             outputs = msgspec.json.decode(canonical_json(dict(result or {})))
+        except _Cancelled:
+            error = "cancelled by the user while it ran"
         except TimeoutError:
             error, retryable = f"timed out after {message.timeout_s:g} s", bool(cap.retryable)
         except Exception as exc:
@@ -638,6 +860,10 @@ class Worker:
             self.state.done += 1
             state = State(status="done", attempt=message.attempt, at=time.time(), worker=name,
                           progress=1.0, outputs=outputs, started_at=started)
+        elif stop.cancel_called:
+            self.state.cancelled += 1
+            state = State(status="cancelled", attempt=message.attempt, at=time.time(),
+                          worker=name, error=error, started_at=started)
         else:
             self.state.failed += 1
             state = State(status="failed", attempt=message.attempt, at=time.time(),
@@ -663,6 +889,7 @@ async def run_worker(kernel: Kernel, settings: TasksSettings, name: str | None =
 
     @app.task(name=CELERY_TASK, bind=True, acks_late=True)  # type: ignore[untyped-decorator]
     def run_task(self: Any, payload: Any) -> str:
+        worker.state.consumed_at = time.time()  # its consumer took a message: it consumes
         return str(anyio.from_thread.run(worker.handle, payload, token=token))
 
     controller = app.WorkController(pool_cls="solo", concurrency=1,

@@ -179,42 +179,13 @@ def _show(task: Task, as_json: bool) -> int:
 
 async def _change(kernel: Kernel, queue: TaskQueue, task: Task,
                   op: Literal["cancel", "retry"], as_json: bool) -> int:
-    import anyio
+    from ._control import TaskControlError, change_task
 
-    from ._runner import RunnerLock, apply_request
-
-    wanted_from = {"cancel": ("queued", "running", "waiting_for_human"),
-                   "retry": ("failed", "cancelled")}[op]
-    if task.status not in wanted_from:
-        print(f"adjutant tasks {op}: error: task {task.id} is {task.status}; {op} takes a "
-              f"task that is {' or '.join(wanted_from)}", file=sys.stderr)
+    try:
+        task = await change_task(kernel, queue, task, op, wait_s=_REQUEST_WAIT_S)
+    except TaskControlError as exc:
+        print(f"adjutant tasks {op}: error: {exc}", file=sys.stderr)
         return 1
-    lock = RunnerLock(kernel.home)
-    if lock.try_acquire():  # no runner is alive: this process owns the queue a moment
-        try:
-            current = await queue.get(task.id)
-            if current is None:
-                raise LookupError(task.id)
-            if current.status == "running":  # its runner died: `tasks run` recovers it
-                current.status = "queued"
-            task = await apply_request(kernel, queue, current, op)
-        finally:
-            lock.release()
-    else:
-        before = task.status
-        await queue.request(task.id, op)
-        with anyio.move_on_after(_REQUEST_WAIT_S):
-            while True:
-                await anyio.sleep(0.05)
-                current = await queue.get(task.id)
-                if current is not None and (current.status != before or (
-                        op == "retry" and current.attempts == 0)):
-                    task = current
-                    break
-        if task.status == before:
-            print(f"adjutant tasks {op}: error: asked the runner; task {task.id} is still "
-                  f"{task.status} after {_REQUEST_WAIT_S:g} s", file=sys.stderr)
-            return 1
     if as_json:
         print(json.dumps(_plain(task), ensure_ascii=False))
     else:
@@ -239,10 +210,7 @@ def _question(task: Task) -> None:
 
 async def _answer(kernel: Kernel, queue: TaskQueue, task: Task, action: str,
                   args: argparse.Namespace) -> int:
-    import anyio
-
-    from ._human import AnswerRefusedError, answer
-    from ._runner import RunnerLock
+    from ._control import TaskControlError, answer_task
 
     if task.status != "waiting_for_human" or task.question is None or task.waiting_on:
         what = (f"waits for its nested step's task {task.waiting_on}: answer that one"
@@ -253,41 +221,17 @@ async def _answer(kernel: Kernel, queue: TaskQueue, task: Task, action: str,
     if not args.json:
         _question(task)
     by = f"user (adjutant tasks {action}, pid {os.getpid()})"
-    verb = "grant" if action == "approve" else "deny"
-    lock = RunnerLock(kernel.home)
-    if lock.try_acquire():  # no runner is alive: this process owns the queue a moment
-        try:
-            current = await queue.get(task.id)
-            if current is None:
-                raise LookupError(task.id)
-            task = await answer(kernel, queue, current, verb, digest=digest, by=by)
-        except AnswerRefusedError as exc:
-            print(f"adjutant tasks {action}: error: {exc}", file=sys.stderr)
-            return 1
-        finally:
-            lock.release()
-    else:
-        await queue.request(task.id, "approve" if action == "approve" else "deny",
-                            digest=digest, by=by)
-        with anyio.move_on_after(_REQUEST_WAIT_S):
-            while True:
-                await anyio.sleep(0.05)
-                current = await queue.get(task.id)
-                if current is None or await queue.pending_request(task.id) is None:
-                    break
-        current = await queue.get(task.id)
-        if current is None or (current.status == "waiting_for_human"
-                               and current.question is not None
-                               and current.question.digest == digest):
-            print(f"adjutant tasks {action}: error: the runner did not take the answer "
-                  "(the question changed, or it did not answer in time); see "
-                  f"adjutant tasks show {task.id}", file=sys.stderr)
-            return 1
-        task = current
+    try:
+        task = await answer_task(kernel, queue, task,
+                                 "approve" if action == "approve" else "deny",
+                                 digest=digest, by=by, wait_s=_REQUEST_WAIT_S)
+    except TaskControlError as exc:
+        print(f"adjutant tasks {action}: error: {exc}", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(_plain(task), ensure_ascii=False))
     else:
-        print(f"task {task.id}: {'approved' if verb == 'grant' else 'denied'}; "
+        print(f"task {task.id}: {'approved' if action == 'approve' else 'denied'}; "
               f"{task.status}")
     return 0
 
@@ -430,7 +374,7 @@ async def _celery_command(kernel: Kernel, args: argparse.Namespace) -> int:
               "plugins.tasks.broker in the profile (filesystem:///a/folder, or "
               "redis://host:port/db for a second machine)", file=sys.stderr)
         return 1
-    from ._celery import run_worker, stopped, workers
+    from ._celery import not_consuming, run_worker, waiting_since, workers
 
     if args.tasks_command == "worker":
         if args.json:
@@ -446,14 +390,18 @@ async def _celery_command(kernel: Kernel, args: argparse.Namespace) -> int:
 
         settings = attrs.evolve(settings, stale_after=max(2, args.stale_after))
     found = await anyio.to_thread.run_sync(workers, broker)
+    waiting = await anyio.to_thread.run_sync(waiting_since, broker)
     now = time.time()
     rows = []
     for w in found:
-        gone = stopped(w, settings, now)
+        why = not_consuming(w, settings, now, waiting)
+        gone = why is not None
         rows.append({"name": w.name, "host": w.host, "pid": w.pid, "last_heartbeat": w.at,
+                     "last_consumed": w.consumed_at, "reason": why,
+                     "oldest_waiting_s": None if waiting is None else round(now - waiting, 3),
                      "age_s": round(now - w.at, 3), "interval_s": w.interval_s,
                      "done": w.done, "failed": w.failed, "duplicates": w.duplicates,
-                     "refused": w.refused, "current": w.current,
+                     "refused": w.refused, "cancelled": w.cancelled, "current": w.current,
                      "status": "stopped consuming" if gone else "consuming"})
     if args.json:
         print(json.dumps(rows, ensure_ascii=False))
@@ -463,5 +411,6 @@ async def _celery_command(kernel: Kernel, args: argparse.Namespace) -> int:
     for r in rows:
         print(f"{r['name']:<24} {r['host']}:{r['pid']:<8} {r['status']:<18} last heartbeat "
               f"{r['age_s']:.1f} s ago  done {r['done']}  failed {r['failed']}"
-              + (f"  running {r['current']}" if r["current"] else ""))
+              + (f"  running {r['current']}" if r["current"] else "")
+              + (f"  ({r['reason']})" if r["reason"] else ""))
     return 0

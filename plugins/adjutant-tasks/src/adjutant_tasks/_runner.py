@@ -140,7 +140,8 @@ async def enqueue(kernel: Kernel, queue: TaskQueue, name: str, inputs: Mapping[s
                 max_attempts=settings.max_attempts, timeout_s=float(cap.timeout_s),
                 schedule_id=schedule_id, parent_task=parent_task,
                 artifacts=str(artifact_dir(kernel.home, task_id, now)))
-    if settings.broker is not None and name not in _local_only() and parent_task is None:
+    if settings.broker is not None and name not in _local_only() and parent_task is None \
+            and not getattr(cap, "needs_human", False):
         from ._celery import broker_label
 
         task.handoff = broker_label(settings.broker)
@@ -172,7 +173,17 @@ def _local_only() -> frozenset[str]:
 async def apply_request(kernel: Kernel, queue: TaskQueue, task: Task, op: str) -> Task:
     """Cancel or retry ``task`` as the queue's owner (the runner, or a process that
     holds the runner lock because no runner is alive). A running task is not touched
-    here: its runner cancels it."""
+    here: its runner cancels it; a handed-off one is marked cancelled in the Celery
+    ledger first (its worker stops it, or never starts it), then cancelled here."""
+    if op == "cancel" and task.handoff is not None and task.status in ("queued", "running"):
+        from ._celery import mark_cancelled
+        from ._settings import tasks_settings
+
+        broker = tasks_settings(kernel).broker
+        if broker is not None:
+            await mark_cancelled(broker, task)
+        task.status = "queued"  # cancelled below like a queued one: a late finish on a
+        # worker is never copied back (only open tasks are reconciled)
     if op == "cancel" and task.status in ("queued", "waiting_for_human"):
         task.status, task.error, task.finished_at = "cancelled", "cancelled by the user", \
             time.time()
@@ -204,6 +215,10 @@ async def apply_request(kernel: Kernel, queue: TaskQueue, task: Task, op: str) -
     return task
 
 
+#: How often a runner prunes the Celery ledger (seconds of its clock).
+PRUNE_EVERY_S = 3600.0
+
+
 class Runner:
     """Runs this data home's queue while `serve` runs (one process at a time).
 
@@ -219,6 +234,8 @@ class Runner:
         self._inflight: set[str] = set()
         #: Handed-off tasks are open (a worker runs them): not idle yet.
         self._handed_open = False
+        #: When this runner last pruned the Celery ledger (its clock).
+        self._pruned_at = float("-inf")
         self._scopes: dict[str, anyio.CancelScope] = {}
         self._wake = anyio.Event()
         self.serving = False
@@ -367,6 +384,12 @@ class Runner:
             await reconcile(self.kernel, self.queue, self.settings)
             self._handed_open = any(task.handoff is not None
                                     for task in await self.queue.open_tasks())
+            now = self.clock()
+            if now - self._pruned_at >= PRUNE_EVERY_S:
+                from ._celery import prune
+
+                self._pruned_at = now
+                await prune(self.queue, self.settings, now)
         except Exception as exc:  # a broker down: the local queue goes on
             from adjutant import get_logger
 
@@ -434,15 +457,19 @@ class Runner:
         if task_id in self._inflight:  # its attempt is still ending: at the next look
             return
         request = await self.queue.request_of(task_id)
-        await self.queue.clear_request(task_id)
         task = await self.queue.get(task_id)
-        if request is None or task is None:
-            return
         try:
+            if request is None or task is None:
+                return
             await answer(self.kernel, self.queue, task, "grant" if op == "approve" else "deny",
                          digest=request.digest, by=request.by or "user")
         except AnswerRefusedError:  # logged and published by `answer`
             return
+        finally:
+            # cleared once the answer is stored or refused (and logged): whoever asked
+            # reads the outcome when the request is gone (a crash before this: the
+            # request comes again and meets a task no longer waiting, refused)
+            await self.queue.clear_request(task_id)
         self.wake()
 
     async def _fire_schedules(self) -> None:

@@ -45,6 +45,12 @@ class TasksSettings:
     #: A worker whose last heartbeat is older than this many intervals has stopped
     #: consuming: it is reported, and the task it was running is published again.
     stale_after: int = attrs.field(default=3, validator=[v.ge(2), v.le(100)])
+    #: Seconds the Celery ledger keeps a finished handed-off task's entries (states,
+    #: claims, checkpoint) and a silent worker's heartbeat; the runner prunes older
+    #: ones (hourly). At least a day: longer than the Redis broker's visibility timeout
+    #: (4 h), so a message redelivered late still meets its claim and runs once.
+    ledger_retention_s: float = attrs.field(default=7 * 86400.0,
+                                            validator=[v.ge(86400.0), v.le(365 * 86400.0)])
 
 
 def tasks_settings(kernel: Kernel) -> TasksSettings:

@@ -26,7 +26,7 @@ class ToolCallCapability:
         if not isinstance(tool, str) or not isinstance(args, Mapping):
             raise TaskFailed("tool.call needs `tool` (a name) and `args` (an object)")
         cwd = context.inputs.get("cwd")
-        result = await context.call_tool(  # type: ignore[attr-defined]
+        result = await context.call_tool(
             "call", tool, args, cwd=cwd if isinstance(cwd, str) else None)
         if result.status != "ok":
             raise TaskFailed(f"{tool}: {result.status}: {(result.stderr or '').strip()}")

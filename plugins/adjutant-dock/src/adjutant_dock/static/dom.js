@@ -49,7 +49,15 @@ const opening = {};
 export function onTab(name, load) { opening[name] = load; }
 
 export function showTab(name) {
-  for (const b of document.querySelectorAll(".tabs button")) b.setAttribute("aria-selected", String(b.dataset.tab === name));
+  for (const b of document.querySelectorAll(".tabs button")) {
+    b.setAttribute("aria-selected", String(b.dataset.tab === name));
+    // a narrow window scrolls the tabs sideways: the chosen one comes into view
+    const nav = b.parentElement;
+    const left = b.offsetLeft - nav.offsetLeft; // both measured from the body
+    if (b.dataset.tab === name && (left < nav.scrollLeft || left + b.offsetWidth > nav.scrollLeft + nav.clientWidth)) {
+      nav.scrollLeft = left - 8;
+    }
+  }
   for (const s of document.querySelectorAll("main > section")) s.hidden = s.id !== `tab-${name}`;
   if (opening[name]) opening[name]();
 }

@@ -1,5 +1,5 @@
 // The Copilot Dock's page: plain ES modules, no build step, no third-party code. This
-// one starts the others and owns the page-wide keys: Alt+1..6 (views), Ctrl+K (the
+// one starts the others and owns the page-wide keys: Alt+1..7 (views), Ctrl+K (the
 // command palette), Esc (a recording or speech first, then the run or the question).
 
 import { initChat, send, stop } from "./chat.js";
@@ -11,6 +11,7 @@ import { initModebar, setMode } from "./modebar.js";
 import { initPlan } from "./plan.js";
 import { goToQuestion, initQuestions } from "./question.js";
 import { initSettings } from "./settings.js";
+import { initTasks } from "./tasks.js";
 import { restoreThread } from "./restore.js";
 import { dock } from "./stream.js";
 import { initVoice, voiceEscape } from "./voice.js";
@@ -24,6 +25,7 @@ const COMMANDS = [
   ["Show action log", () => showTab("log")], ["Verify the action log", () => { showTab("log"); verifyLog(); }],
   ["Show settings", () => showTab("settings")], ["Show session history", () => showTab("history")],
   ["Show the Co-Pilot (the recording's agent)", () => showTab("copilot")],
+  ["Show tasks (and what they wait for)", () => showTab("tasks")],
   ["Mode: Off", () => setMode("off")], ["Mode: Listen", () => setMode("listen")],
   ["Mode: Propose", () => setMode("propose")], ["Mode: Confirm", () => setMode("confirm")],
   ["Mode: Auto", () => setMode("auto")], ["Stop", () => stop()],
@@ -64,7 +66,7 @@ document.addEventListener("keydown", (e) => {
     else if (dock.run || dock.question) { e.preventDefault(); stop(); }
   }
   if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k") { e.preventDefault(); openPalette(); }
-  if (e.altKey && ["1", "2", "3", "4", "5", "6"].includes(e.key)) { e.preventDefault(); showTab(["chat", "plan", "log", "settings", "history", "copilot"][Number(e.key) - 1]); }
+  if (e.altKey && ["1", "2", "3", "4", "5", "6", "7"].includes(e.key)) { e.preventDefault(); showTab(["chat", "plan", "log", "settings", "history", "copilot", "tasks"][Number(e.key) - 1]); }
 });
 
 for (const b of document.querySelectorAll(".tabs button")) b.addEventListener("click", () => showTab(b.dataset.tab));
@@ -76,6 +78,7 @@ initLog();
 initSettings();
 initHistory();
 initCopilot();
+initTasks();
 restoreThread().catch((err) => setStatus(`Could not load the state: ${err.message}`));
 $("#prompt").focus();
 initVoice();
