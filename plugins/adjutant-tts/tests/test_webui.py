@@ -89,8 +89,10 @@ async def test_chatterbox_streams_its_audio_as_it_is_made() -> None:
                 arrivals.append((time.monotonic() - started, chunk.seconds))
         await engine.aclose()
     assert len(arrivals) >= 4
-    assert arrivals[0][0] < 0.25  # the first audio came before the rest was made
-    assert arrivals[-1][0] >= 0.85
+    # the first audio came before the rest was made (the server waits 0.3 s between
+    # pieces): streamed, the last arrives at least two waits after the first; buffered,
+    # all would arrive together. Relative, so a loaded machine's late start is no miss.
+    assert arrivals[-1][0] - arrivals[0][0] >= 0.6
     assert sum(s for _, s in arrivals) == pytest.approx(33 * SECONDS_PER_CHAR, abs=0.01)
 
 
