@@ -254,7 +254,8 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
     from adjutant.testing import Harness
     from adjutant_llamacpp import LlamaCpp
 
-    provider = LlamaCpp(raw=planner == BASELINE, jump_forward=jump)
+    # scores not kept across processes: each planner's run measures its own scoring
+    provider = LlamaCpp(raw=planner == BASELINE, jump_forward=jump, keep_scores=False)
     profile = Profile(model=ModelPreset(provider="llama-cpp", model=model, temperature=0.0,
                                         max_tokens=200))
     kind = baseline_copilot() if planner == BASELINE else Copilot

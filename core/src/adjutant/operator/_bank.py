@@ -124,10 +124,14 @@ class Bank:
 
     def nearest_of(self, request: str, label: str, count: int) -> list[Example]:
         """The ``count`` one-step examples of ``label`` nearest to ``request``, nearest
-        first (all of that tool's, however far, when fewer are near)."""
+        first (all of that tool's, however far, when fewer are near). Those that state
+        values come first: the nearest example was often one without ("list my
+        processes" for "list python processes"), and the model copied its empty
+        arguments; a value copied from an example is dropped later unless the request
+        states it (`adjutant.operator._values`)."""
         scores = self.index.scores(self.tokens(request)) if self.examples else []
         mine = [i for i, e in enumerate(self.examples) if len(e.steps) == 1 and e.label == label]
-        mine.sort(key=lambda i: (-scores[i], i))
+        mine.sort(key=lambda i: (not self.examples[i].steps[0][1], -scores[i], i))
         return [self.examples[i] for i in mine[:count]]
 
     def votes(self, request: str, count: int = 8) -> dict[str, float]:

@@ -85,10 +85,14 @@ class LlamaCpp:
     def __init__(self, model_path: str | None = None, *, context_size: int = 4096,
                  threads: int | None = None, seed: int = 0, raw: bool = False,
                  prefix_cache: bool = True, jump_forward: bool = True,
+                 keep_scores: bool = True,
                  memory: Callable[[], int | None] | None = None) -> None:
         self.model_path = model_path or os.environ.get("ADJUTANT_LLAMACPP_MODEL") or None
         self.context_size, self.threads, self.seed = context_size, threads, seed
         self.raw, self.prefix_cache = raw, prefix_cache
+        #: Keep scores on disk for the next process (`score`); a benchmark that asks the
+        #: same requests again turns it off, so it measures the scoring.
+        self.keep_scores = keep_scores
         #: Evaluate the text a grammar forces with the prompt, in one batch (`forced_start`).
         self.jump_forward = jump_forward
         #: Where the last request's time went: its own prompt tokens (beyond what was
@@ -264,7 +268,7 @@ class LlamaCpp:
         planner's content-free calibration prompt, scored once per menu, is the
         common case: a cold `adjutant run` saves a scoring pass). With the thread count,
         as for the prefix: a near choice must not flip on whose cache was read."""
-        if not self.prefix_cache:
+        if not (self.prefix_cache and self.keep_scores):
             return None
         digest = hashlib.sha256(self._identity[path].encode())
         digest.update(f"{self.context_size}:{llama.n_threads_batch}:".encode()
