@@ -55,7 +55,9 @@ async def test_the_question_and_its_event_say_what_the_dry_run_saw(content: str,
     async with Harness(adjutant_files, adjutant_write_gate, mode="execute-with-confirmation",
                        approver=ScriptedApprover(steps=["deny"])) as h:
         (h.workspace / "notes.md").write_text("# notes\n")
-        result = await h.run("add to my notes", reply=plan(
+        # the request states what to add: a value it does not state would be taken
+        # for one copied from a worked example, and dropped
+        result = await h.run(f"add to my notes: {content}", reply=plan(
             ("fs.append", {"path": "notes.md", "content": content})))
         [packet] = result.asked
         assert packet.summary == said
