@@ -333,8 +333,9 @@ class Planner:
         """Let the model choose how its reply starts, then constrain the reply to that.
 
         ``scorer(request, continuations)`` (a provider's ``score``) gives each head's
-        log-likelihood after the prompt in one pass; with ``calibrate``, minus `CALIBRATION` times its
-        likelihood after a content-free request (kept in ``priors``), which removes the
+        log-likelihood after the prompt in one pass; with ``calibrate``, minus
+        `CALIBRATION` times its likelihood after a content-free request (kept in
+        ``priors``), which removes the
         model's bias towards some names or towards answering in words ("contextual
         calibration"). Returns the request with its grammar fixed to the chosen head,
         and the choice (a tool name or ``response``); ``asked``, the request's own
