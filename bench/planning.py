@@ -31,9 +31,9 @@ Figures, per model and planner:
 
 Planners: ``now`` (this checkout), ``whole`` (this checkout planning every request as
 one, never clause by clause: what splitting "do X and then Y" into clauses adds),
-``nobank`` (no help from the bank of worked examples: neither its vote on the first
-step nor its nearest requests shown), ``votes`` (its vote only), ``shown`` (its
-nearest requests shown only) and
+``nobank`` (no help from the bank of worked examples on the first step), ``shots``
+(this checkout showing the chosen tool's three nearest examples in the bank after the
+choice: what they add to the values, and cost in prompt tokens) and
 ``c3400f2`` (the planner and operator request
 of commit c3400f2, before model scoring: BM25 menu of 4, a first step forced by a confident
 ranking, raw completion prompts), so the gain is visible in one run.
@@ -273,9 +273,9 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
                 copilot.split_steps = False
             if os.environ.get("BENCH_BANK_WEIGHT"):  # a lever's setting, measured
                 copilot.prompting.bank_weight = float(os.environ["BENCH_BANK_WEIGHT"])
-            if planner in ("nobank", "votes"):  # the bank's nearest requests not shown
-                copilot.prompting.similar = 0
-            if planner in ("nobank", "shown"):  # ... and no vote from them
+            if planner == "shots":  # the bank's nearest examples shown after the choice
+                copilot.prompting.similar = 3
+            if planner == "nobank":  # no vote from the bank
                 copilot.prompting.bank_weight = 0.0
             for number, entry in enumerate(entries, 1):
                 start = time.perf_counter()
