@@ -10,16 +10,16 @@ to a temporary file, flushed, renamed over the old one, the folder synced.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import fcntl
 import hashlib
 import os
-import tempfile
 import time
 from pathlib import Path
 
 import msgspec
+
+from ._working import replace_durably
 
 __all__ = ["MAX_NOTES", "NotesChangedError", "ProjectNotes"]
 
@@ -85,21 +85,6 @@ class ProjectNotes:
                                         "made: nothing written (ask again to see the change)")
             data = msgspec.json.encode(_Notes(root=self.root, text=new, updated=time.time(),
                                               by=by, run_id=run_id))
-            fd, tmp = tempfile.mkstemp(prefix=".notes.", suffix=".tmp", dir=self.folder)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(data)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                os.replace(tmp, self.path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
-            folder = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                os.fsync(folder)
-            finally:
-                os.close(folder)
+            replace_durably(self.folder, self.path, data, prefix=".notes.")
         finally:
             os.close(lock)

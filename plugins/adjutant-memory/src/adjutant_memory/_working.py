@@ -167,19 +167,26 @@ class WorkingMemory:
 
     def _write(self, entries: list[Entry]) -> None:
         data = msgspec.json.format(msgspec.json.encode(_File(entries=entries)), indent=2)
-        fd, tmp = tempfile.mkstemp(prefix=".working.", suffix=".tmp", dir=self.folder)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data + b"\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        folder = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+        replace_durably(self.folder, self.path, data + b"\n", prefix=".working.")
+
+
+def replace_durably(folder: Path, path: Path, data: bytes, *, prefix: str) -> None:
+    """Replace ``path`` (in ``folder``) with ``data`` so that a crash leaves the old file
+    or the new one, never half of either: a temporary file fsynced, renamed over it,
+    then the folder fsynced (the rename itself survives a power cut)."""
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    directory = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
