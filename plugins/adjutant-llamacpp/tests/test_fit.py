@@ -59,3 +59,27 @@ async def test_a_tight_fit_loads_and_says_it_may_be_slow() -> None:
     warned = [w for c in chunks for w in c.warnings]
     assert len(warned) == 1 and "may be slow" in warned[0]
     assert chunks[-1].finish_reason in ("stop", "length")
+
+
+def test_the_fit_metadata_is_read_once_per_model_file(tmp_path, monkeypatch) -> None:
+    """The vocabulary is loaded for the metadata only the first time; a damaged kept
+    copy is read from the model again."""
+    import adjutant_llamacpp._provider as provider_module
+
+    monkeypatch.setattr(provider_module, "cache_dir", lambda: tmp_path)
+    path = str(preset_path(DEFAULT_MODEL))
+    loads: list[bool] = []
+
+    def llama(**kwargs: object) -> object:
+        from llama_cpp import Llama
+
+        loads.append(bool(kwargs.get("vocab_only")))
+        return Llama(**kwargs)
+
+    first = provider_module._fit_metadata(path, llama)
+    assert kv_cache_bytes(first, 4096) == kv_cache_bytes(QWEN, 4096)
+    assert not any(k.startswith("tokenizer.") for k in first)  # only what the check needs
+    assert provider_module._fit_metadata(path, llama) == first and loads == [True]
+    kept = next((tmp_path / "fit").glob("*.json"))
+    kept.write_text("{not json")
+    assert provider_module._fit_metadata(path, llama) == first and loads == [True, True]
