@@ -73,8 +73,8 @@ BASELINE = "c3400f2"
 
 
 def load(name: str, limit: int | None) -> list[dict[str, Any]]:
-    entries = [json.loads(line) for line in (GOLDEN / SETS[name]).read_text().splitlines()
-               if line.strip()]
+    file = GOLDEN / SETS[name] if name in SETS else Path(name)  # a set, or a file of one
+    entries = [json.loads(line) for line in file.read_text().splitlines() if line.strip()]
     if limit is None:
         return entries
     # a spread of kinds, not just the first lines
@@ -259,6 +259,8 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
     profile = Profile(model=ModelPreset(provider="llama-cpp", model=model, temperature=0.0,
                                         max_tokens=200))
     kind = baseline_copilot() if planner == BASELINE else Copilot
+    dumped = os.environ.get("BENCH_DUMP")  # a JSON line per request: what was planned
+    dump = open(dumped, "a", encoding="utf-8") if dumped else None  # noqa: SIM115, ASYNC230
     with tempfile.TemporaryDirectory() as tmp:
         extra = () if os.environ.get("BENCH_NO_EXTRA") else (
             adjutant_memory.MemoryPlugin(), adjutant_tasks.TasksPlugin())
@@ -273,6 +275,8 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
                 copilot.split_steps = False
             if os.environ.get("BENCH_BANK_WEIGHT"):  # a lever's setting, measured
                 copilot.prompting.bank_weight = float(os.environ["BENCH_BANK_WEIGHT"])
+            if planner == "nostated":  # the plan as the model wrote it: no stated value
+                copilot.fill_stated = False  # put into an unset argument it fits
             if planner == "shots":  # the bank's nearest examples shown after the choice
                 copilot.prompting.similar = 3
             if planner == "nobank":  # no vote from the bank
@@ -282,6 +286,13 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
                 provider.timings = {}
                 outcome = await copilot.handle(entry["request"])
                 tally.add(entry, outcome, time.perf_counter() - start)
+                if dump is not None:  # every reply, to replay a later step on it offline
+                    plan = outcome.plan
+                    print(json.dumps({"id": entry["id"], "status": outcome.status,
+                                      "steps": [{"tool": s.tool, "args": s.args}
+                                                for s in plan.steps] if plan else None,
+                                      "text": outcome.text}, default=str),
+                          file=dump, flush=True)
                 tally.splits.append(dict(provider.timings))
                 if number % 20 == 0:
                     print(f"    ... {number}/{len(entries)}", file=sys.stderr, flush=True)
@@ -289,6 +300,8 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
                     print("   ", tally.misses[-1] if tally.misses and tally.misses[-1]
                           .startswith(entry["id"] + ":") else f"{entry['id']}: ok", flush=True)
         await provider.aclose()
+    if dump is not None:
+        dump.close()
     return tally
 
 

@@ -71,6 +71,7 @@ from ._routing import BudgetExceeded, Routing
 from ._run import Run, RunOutcome
 from ._sessions import SessionStore
 from ._state import Channel, OperatorState, key_value_store
+from ._stated import with_stated_values
 from ._values import without_copied_values
 from .planner import Planner, bad_request
 
@@ -119,6 +120,9 @@ class Copilot:
         #: by step (a larger model writes every step itself). bench/planning.py
         #: measures it against False.
         self.split_steps: bool | None = None
+        #: Put the values the request states into the unset arguments they fit
+        #: (`with_stated_values`); off only to measure what it adds.
+        self.fill_stated = True
         self.execution = Execution(kernel, self.pipeline, self._delta, max_steps=max_steps,
                                    live_grants=lambda: self.grants)
         #: The runs in progress, by id (each owns its state; this only finds them).
@@ -517,6 +521,8 @@ class Copilot:
                 tools = {n: t.declaration for n, t in self.offered_tools().items()}
                 reply = without_copied_values(reply, prompt, f"{request.system}\n"
                                               f"{request.prompt}", tools, self.cwd)
+                if isinstance(reply, Plan) and self.fill_stated:  # every value it states
+                    reply = with_stated_values(reply, prompt, tools, self.cwd)
             return reply
         return RunOutcome(run_id, "failed", error=f"the model gave no valid plan in "
                           f"{self.max_attempts} attempts; last error: {error}")

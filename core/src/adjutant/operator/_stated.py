@@ -1,0 +1,239 @@
+"""Values the request states that the plan left out. A small model closes a call's
+arguments as soon as the required ones are written: "ls the logs folder" became
+``fs.list {}``, "the last 5 commits" ``git.log {}``, "sorted by memory" lost its sort.
+A value the request states is put into the one unset optional argument it fits:
+
+- a path the request names (or a word that names a file or folder here) into the one
+  path argument;
+- a number next to a word of the argument's own description ("5 commits", "200
+  bytes", "2 levels") into that integer or number argument;
+- a word that names one of an argument's allowed values ("memory" for ``mem``);
+- a glob (``*.md``) into the one ``glob`` argument;
+- a word naming a branch or tag of the repository here ("from develop") into the one
+  free-text argument (a ``ref``, a ``start``);
+- a flag whose name the request says ("ignoring case", "hidden files"), unless a word
+  of negation comes just before it.
+
+Nothing is filled when two arguments could take a value, or a value is already used
+anywhere in the plan; the result must still fit the tool's schema. Pure; no model.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import stat
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from adjutant_hookspecs import Plan, ToolDeclaration
+
+from ._words import named_paths, terms
+
+__all__ = ["with_stated_values"]
+
+_log = logging.getLogger("adjutant.planner")
+_WORDS = re.compile(r"[A-Za-z0-9_./*?-]+")  # "don't" is "don", "t"
+_NUMBER = re.compile(r"(?<![\w./:-])\d{1,9}(?![\w./:-]|\.\d)")
+_SMALL = {w: n for n, w in enumerate(("one", "two", "three", "four", "five", "six", "seven",
+                                      "eight", "nine", "ten", "eleven", "twelve"), 1)}
+_NEGATIONS = frozenset({"no", "not", "dont", "don", "doesn", "didn", "won", "without",
+                        "exclude", "excluding", "skip", "except", "never", "nor"})
+#: How far a number may stand from the word that says what it counts ("the last 5
+#: commits", "at most 20 rows").
+_REACH = 2
+
+
+def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
+                       cwd: str = "") -> Plan:
+    """``plan`` with each value ``asked`` states put into the one unset optional
+    argument of a step that fits it (see the module's doc); ``plan`` itself when none
+    fits."""
+    used = _used(plan)
+    words = _WORDS.findall(asked)
+    lowered = [w.lower().rstrip(".,:;!?") for w in words]
+    steps = []
+    for step in plan.steps:
+        declaration = tools.get(step.tool)
+        if declaration is None:
+            steps.append(step)
+            continue
+        schema = declaration.args_schema
+        unset = {k: v for k, v in schema.get("properties", {}).items()
+                 if k not in step.args and k not in set(schema.get("required", []))
+                 and isinstance(v, Mapping)}
+        filled = _fill(unset, asked, lowered, used, cwd)
+        if filled:
+            args = {**step.args, **filled}
+            from ..kernel._registry import schema_errors
+
+            if schema_errors(schema, args):
+                filled = {}
+            else:
+                _log.info("stated values: %s gets %s from %r", step.tool, filled, asked[:80])
+                used |= _used(Plan(steps=(msgspec.structs.replace(step, args=filled),)))
+                step = msgspec.structs.replace(step, args=args)
+        steps.append(step)
+    return plan if all(a is b for a, b in zip(steps, plan.steps, strict=True)) else Plan(
+        steps=tuple(steps))
+
+
+def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
+          used: set[str], cwd: str) -> dict[str, Any]:
+    filled: dict[str, Any] = {}
+    roles = {k: v.get("x-adjutant-role") for k, v in unset.items()}
+    path_keys = [k for k, r in roles.items() if r in ("path", "paths")]
+    refs = _refs(cwd) if cwd else set()
+    if len(path_keys) == 1:  # a branch is no path ("release/1.0"), unless a file is so named
+        paths = [p for p in _paths(asked, words, cwd) if _norm(p) not in used and not (
+            p in refs and not os.path.lexists(os.path.join(cwd, p)))]
+        if len(paths) == 1:
+            key = path_keys[0]
+            filled[key] = [paths[0]] if roles[key] == "paths" else paths[0]
+    for key, spec in unset.items():
+        if key in filled or roles[key]:
+            continue
+        kind = spec.get("type")
+        if isinstance(spec.get("enum"), list):
+            fits = [m for m in spec["enum"] if isinstance(m, str) and _norm(m) not in used
+                    and any(_names(w, m) for w in words)]
+            if len(fits) == 1:
+                filled[key] = fits[0]
+        elif kind in ("integer", "number"):
+            counted = set(terms(f"{key.replace('_', ' ')} {spec.get('description', '')}"))
+            numbers = [n for n in _numbers(words, counted) if str(n) not in used]
+            if len(numbers) == 1:
+                filled[key] = numbers[0]
+        elif kind == "boolean" and spec.get("default") is not True:
+            if _says_flag(key, words):
+                filled[key] = True
+        elif kind == "string" and key == "glob":
+            globs = [w for w in words if ("*" in w or "?" in w) and len(w) > 1
+                     and _norm(w) not in used]
+            if len(globs) == 1:
+                filled[key] = globs[0]
+    free = [k for k, v in unset.items() if k not in filled and not roles[k]
+            and v.get("type") == "string" and k != "glob"
+            and not any(c in v for c in ("enum", "const", "format", "pattern"))]
+    if len(free) == 1 and refs:
+        named = list(dict.fromkeys(w for w in words if w in refs and _norm(w) not in used))
+        if len(named) == 1:
+            filled[free[0]] = named[0]
+    return filled
+
+
+def _refs(cwd: str) -> set[str]:
+    """The names of the branches and tags of the repository at ``cwd`` (none when it
+    is not one), read from ``.git`` without running git: names only, no object read;
+    ``packed-refs`` only when it is a regular file (a FIFO there must not stall)."""
+    git = os.path.join(cwd, ".git")
+    if not os.path.isdir(git) or os.path.islink(git):
+        return set()
+    names: set[str] = set()
+    for kind in ("heads", "tags"):
+        base = os.path.join(git, "refs", kind)
+        for folder, _dirs, files in os.walk(base):
+            for name in files:
+                names.add(os.path.relpath(os.path.join(folder, name), base))
+    packed = os.path.join(git, "packed-refs")
+    try:
+        fd = os.open(packed, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError:
+        return names
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            text = os.read(fd, 1 << 20).decode("utf-8", "replace")
+            for line in text.splitlines():
+                _, _, ref = line.partition(" ")
+                for kind in ("refs/heads/", "refs/tags/"):
+                    if ref.startswith(kind):
+                        names.add(ref[len(kind):])
+    finally:
+        os.close(fd)
+    return names
+
+
+def _paths(asked: str, words: list[str], cwd: str) -> list[str]:
+    """The paths ``asked`` names, and its words that name a file or folder here."""
+    found = [p for p in named_paths(asked) if "*" not in p and "?" not in p]
+    if cwd:
+        for word in words:
+            word = word.strip("./") if word not in (".", "..") else ""
+            if word and "/" not in word and "*" not in word and word.isprintable() \
+                    and os.path.lexists(os.path.join(cwd, word)):
+                found.append(word)
+    seen: dict[str, str] = {}
+    for path in found:
+        seen.setdefault(_norm(path), path)
+    return list(seen.values())
+
+
+def _numbers(words: list[str], counted: set[str]) -> list[int]:
+    """The numbers among ``words`` with a word of ``counted`` within `_REACH` words."""
+    out = []
+    for index, word in enumerate(words):
+        value = int(word) if _NUMBER.fullmatch(word) else _SMALL.get(word)
+        if value is None:
+            continue
+        near = words[max(0, index - _REACH):index] + words[index + 1:index + 1 + _REACH]
+        if counted & set(terms(" ".join(near))):
+            out.append(value)
+    return list(dict.fromkeys(out))
+
+
+def _says_flag(key: str, words: list[str]) -> bool:
+    """Every word of the flag's name is said (a prefix of five letters will do:
+    "ignoring case" says ``ignore_case``), with no negation just before."""
+    parts = key.split("_")
+    spots = []
+    for part in parts:
+        hits = [i for i, w in enumerate(words) if _same(w, part)]
+        if not hits:
+            return False
+        spots.append(hits[0])
+    first = min(spots)
+    return not any(w in _NEGATIONS for w in words[max(0, first - 3):first])
+
+
+def _same(word: str, part: str) -> bool:
+    """``word`` says ``part``: itself or its plural for a short one, the same first
+    five letters for a longer one ("ignoring" for "ignore")."""
+    if len(part) <= 4:
+        return len(part) >= 3 and word in (part, f"{part}s")
+    return word[:5] == part[:5]
+
+
+def _names(word: str, member: str) -> bool:
+    member = member.lower()
+    return word == member or (len(member) >= 3 and word.startswith(member)
+                              and len(word) - len(member) <= 4)
+
+
+def _used(plan: Plan) -> set[str]:
+    """Every value of the plan's arguments, normalised, and each word of its text
+    values (a path named inside a message or a pattern is taken)."""
+    out: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, Mapping):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif not isinstance(value, bool) and value is not None:
+            text = _norm(value)
+            out.add(text)
+            out.update(_norm(w) for w in _WORDS.findall(text))
+    for step in plan.steps:
+        walk(step.args)
+    return out
+
+
+def _norm(value: Any) -> str:
+    text = str(value).strip().lower()
+    text = text[2:] if text.startswith("./") else text
+    return text.rstrip("/") or text

@@ -1,0 +1,113 @@
+"""A value the request states goes into the one unset optional argument it fits, and
+nowhere else: never when two could take it, never a value the plan already uses, never
+a flag said with a negation, never a result the tool's schema refuses (pure; no model).
+The real tools' declarations (plugins/*/registry)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from adjutant.operator._stated import with_stated_values
+from adjutant_hookspecs import Plan, ToolCall, ToolDeclaration
+
+REGISTRY = Path(__file__).resolve().parents[2] / "plugins"
+TOOLS = {d.name: d for d in (msgspec.json.decode(f.read_bytes(), type=ToolDeclaration)
+                             for f in REGISTRY.glob("adjutant-*/registry/tools/*.json"))}
+
+
+def plan(*steps: tuple[str, dict]) -> Plan:
+    return Plan(steps=tuple(ToolCall(tool=t, args=a) for t, a in steps))
+
+
+@pytest.fixture
+def here(tmp_path: Path) -> str:
+    for folder in ("src", "logs", "docs"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "README.md").write_text("hi\n")
+    return str(tmp_path)
+
+
+@pytest.mark.parametrize(("asked", "tool", "args", "added"), [
+    ("ls the logs folder", "fs.list", {}, {"path": "logs"}),
+    ("which markdown files are under docs? *.md only", "fs.list", {},
+     {"path": "docs", "glob": "*.md"}),
+    ("grep for ZeroDivisionError in logs, ignoring case", "search.grep",
+     {"pattern": "ZeroDivisionError"}, {"paths": ["logs"], "ignore_case": True}),
+    ("who changed README.md recently?", "git.log", {}, {"path": "README.md"}),
+    ("show me the last 5 commits", "git.log", {}, {"max_count": 5}),
+    ("show the last five commits", "git.log", {}, {"max_count": 5}),
+    ("print the first 200 bytes of README.md", "fs.read", {"path": "README.md"},
+     {"max_bytes": 200}),
+    ("which processes eat the most memory?", "proc.list", {}, {"sort": "mem"}),
+    ("list everything in src, hidden files too", "fs.list", {},
+     {"path": "src", "hidden": True}),
+])
+def test_a_stated_value_fills_the_one_argument_it_fits(here: str, asked: str, tool: str,
+                                                       args: dict, added: dict) -> None:
+    got = with_stated_values(plan((tool, args)), asked, TOOLS, here)
+    assert got == plan((tool, {**args, **added}))
+
+
+@pytest.mark.parametrize(("asked", "tool", "args"), [
+    # already used: the folder is the pattern, the number is the pid
+    ("search for 'src' in the code", "search.grep", {"pattern": "src"}),
+    ("kill 4242 now", "proc.kill", {"pid": 4242}),
+    # two paths named, one path argument: which one is not for a rule to guess
+    ("compare what changed in src and docs", "git.diff", {}),
+    # a number with nothing near it that it counts
+    ("list the 3 biggest files", "fs.list", {}),
+    # a flag said with a negation, and one whose default is already on
+    ("search for TODO but don't ignore case", "search.grep", {"pattern": "TODO"}),
+    ("note that the build is flaky, appending", "memory.note", {"text": "the build is flaky"}),
+    # out of the schema's bounds: left to the tool's default
+    ("show 999 commits", "git.log", {}),
+    # a word that names no file here and no allowed value
+    ("list the node processes", "proc.list", {}),
+])
+def test_nothing_is_filled_where_the_value_is_taken_ambiguous_or_unsaid(
+        here: str, asked: str, tool: str, args: dict) -> None:
+    before = plan((tool, args))
+    assert with_stated_values(before, asked, TOOLS, here) is before
+
+
+def test_a_value_used_by_one_step_is_not_put_into_another(here: str) -> None:
+    """Clause by clause each step gets its own clause; a whole plan shares the values."""
+    before = plan(("fs.read", {"path": "README.md"}), ("git.log", {}))
+    assert with_stated_values(before, "read README.md then show its history", TOOLS,
+                              here) is before
+
+
+def test_a_branch_the_request_names_goes_into_the_one_free_text_argument(
+        here: str) -> None:
+    import os
+    import subprocess
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b",
+           "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
+    for argv in (["init", "-q", "-b", "work"], ["add", "-A"], ["commit", "-qm", "x"],
+                 ["branch", "develop"], ["branch", "release/1.0"], ["tag", "v1"],
+                 ["pack-refs", "--all"], ["branch", "loose"]):
+        subprocess.run(["git", *argv], cwd=here, env=env, check=True, capture_output=True)
+    assert with_stated_values(plan(("git.log", {})), "the log of release/1.0", TOOLS,
+                              here) == plan(("git.log", {"ref": "release/1.0"}))
+    assert with_stated_values(plan(("git.branch", {"name": "exp"})),
+                              "start a branch exp from loose", TOOLS, here) == plan(
+        ("git.branch", {"name": "exp", "start": "loose"}))
+    assert with_stated_values(plan(("git.diff", {})), "what changed since v1?", TOOLS,
+                              here) == plan(("git.diff", {"ref": "v1"}))
+    # a word that is no branch here, and two branches: nothing
+    for asked in ("the log of main", "compare develop with loose"):
+        before = plan(("git.log", {}))
+        assert with_stated_values(before, asked, TOOLS, here) is before
+
+
+def test_a_fifo_for_packed_refs_does_not_stall(here: str) -> None:
+    import os
+
+    os.makedirs(os.path.join(here, ".git", "refs", "heads"))
+    os.mkfifo(os.path.join(here, ".git", "packed-refs"))
+    before = plan(("git.log", {}))
+    assert with_stated_values(before, "the log of develop", TOOLS, here) is before
