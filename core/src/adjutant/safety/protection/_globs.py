@@ -17,6 +17,7 @@ only in Python 3.13, so globs are translated here, one path component at a time:
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["FLAGS", "Glob"]
@@ -34,14 +35,22 @@ class Glob:
             raise ValueError(f"glob must be absolute, got {pattern!r}")
         self.pattern = pattern
         #: The regular expression (for `FLAGS`, full match) the glob stands for.
-        self.regex = _translate(pattern)
-        self._regex = re.compile(self.regex, FLAGS)
+        self.regex, self._regex = _compiled(pattern)
 
     def match(self, path: str) -> bool:
         return self._regex.fullmatch(path) is not None
 
     def __repr__(self) -> str:
         return f"Glob({self.pattern!r})"
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(pattern: str) -> tuple[str, re.Pattern[str]]:
+    """The glob's regular expression, compiled once per process: the rules are built
+    again for each request, and beyond 512 patterns `re`'s own cache forgets them (the
+    redaction rules alone are 234), so each request compiled its globs again."""
+    regex = _translate(pattern)
+    return regex, re.compile(regex, FLAGS)
 
 
 def _translate(pattern: str) -> str:
