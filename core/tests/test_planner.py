@@ -513,3 +513,27 @@ async def test_choose_shows_examples_only_of_the_tool_it_chose() -> None:
     quiet, _ = await planner.choose(scorer, request, names, {}, calibrate=False,
                                     asked="list the ruby processes")
     assert quiet.prompt == request.prompt
+
+
+def test_the_users_own_past_plans_vote_beside_the_bank() -> None:
+    """What this user's similar requests became before weighs half the vote (tools
+    only: a past plan's values are never its vote's)."""
+    from adjutant.operator._bank import Example
+
+    planner = Planner(_with_levels())
+    choices = ["fs.read", "proc.list", "git.commit", "response"]
+    scores = [0.0, 0.0, 0.0, -5.0]  # the model has no preference
+    asked = "show me the server"
+    alone = choices[planner.decide(asked, choices, scores)]
+    other = "proc.list" if alone == "fs.read" else "fs.read"
+    past = [Example("show me the server now", ((other, {}),)),
+            Example("show me the server please", ((other, {}),))]
+    assert choices[planner.decide(asked, choices, scores, past=past)] == other
+    # a question is still never planned as a change, whatever was done before
+    done = [Example("what did the server do?", (("git.commit", {"message": "x"}),))] * 2
+    assert choices[planner.decide("what did the server do?", choices, scores,
+                                  past=done)] != "git.commit"
+    # with the bank off (a setting measured without it), the past has no say either
+    assert choices[Planner(_with_levels(), bank_weight=0).decide(
+        asked, choices, scores, past=past)] == choices[Planner(
+            _with_levels(), bank_weight=0).decide(asked, choices, scores)]

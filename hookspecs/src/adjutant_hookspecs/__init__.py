@@ -135,6 +135,7 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (`__all__`
         Verdict,
         mode_named,
     )
+    from ._recall import PlanRecaller
     from ._roles import (
         MAX_ROLE_VALUES,
         RoleProblem,
@@ -213,6 +214,7 @@ _LAZY = {
     "CopilotRequest": "._copilot", "CopilotUnsupported": "._copilot",
     "TranscriptSegment": "._copilot",
     "Embedder": "._embedding", "EmbeddingError": "._embedding",
+    "PlanRecaller": "._recall",
     "TaskCapability": "._tasks", "TaskContext": "._tasks", "TaskFailed": "._tasks",
 }  # fmt: skip
 
@@ -272,6 +274,7 @@ __all__ = [
     "ModelView",
     "PatchOp",
     "Plan",
+    "PlanRecaller",
     "Policy",
     "PolicyRequest",
     "ProfileView",

@@ -21,6 +21,7 @@ from ._protocols import (
     Tool,
     Verdict,
 )
+from ._recall import PlanRecaller
 from ._speech import SpeechEngine, SpeechRecognizer
 from ._tasks import TaskCapability
 
@@ -249,6 +250,11 @@ class Kernel(Protocol):
     @property
     def embedders(self) -> Registered[Embedder]:
         """The text-embedding models plugins registered (``register_embedders``)."""
+        ...
+
+    @property
+    def plan_recallers(self) -> Registered[PlanRecaller]:
+        """Sources of the user's past successful plans (``register_plan_recallers``)."""
         ...
 
     @property

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         Tool,
         Verdict,
     )
+    from ._recall import PlanRecaller
     from ._speech import SpeechEngine, SpeechRecognizer
     from ._tasks import TaskCapability
 
@@ -354,6 +355,24 @@ class AdjutantSpec:
         in ``kernel.embedders``. Load models and open connections on first use only:
         this runs for every ``adjutant`` command. Whoever stores vectors keeps each
         one with the embedder's ``model_id`` and ``dimension``.
+
+        .. versionadded:: 0.3
+        """
+
+    @hookspec
+    def register_plan_recallers(self, register: Callable[[PlanRecaller], None]) -> None:
+        """Register sources of this user's past successful plans (``adjutant-memory``
+        recalls them from the action log).
+
+        :param register: Call once per recaller with an object satisfying
+            :class:`~adjutant_hookspecs.PlanRecaller`. Its ``name`` must be unique
+            across all plugins.
+
+        Returns nothing. Called once per plugin, in load order; the kernel keeps them
+        in ``kernel.plan_recallers``. Before it chooses a request's first step, the
+        planner asks each for a few plans of similar earlier requests; their first
+        tools vote beside the bundled bank's worked examples (never their values). A
+        recaller that raises is logged and left out of that request.
 
         .. versionadded:: 0.3
         """

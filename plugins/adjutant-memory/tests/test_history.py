@@ -7,7 +7,7 @@ import json
 import pytest
 
 from adjutant.testing import Harness, ScriptedApprover, plan
-from adjutant_hookspecs import Response
+from adjutant_hookspecs import Response, hookimpl
 from adjutant_memory import MemoryPlugin
 
 pytestmark = pytest.mark.anyio
@@ -87,3 +87,33 @@ async def test_a_secret_in_an_earlier_answer_is_redacted() -> None:
         run = await h.run("what is the deploy token for staging?", reply=Response(text="?"))
         assert memory_of(run)["past"]
         assert secret not in h.provider.requests[-1].prompt
+
+
+class BrokenRecall:
+    """A plugin whose plan recaller fails (its index gone)."""
+
+    name = "broken-recall"
+
+    @hookimpl
+    def register_plan_recallers(self, register: object) -> None:
+        register(self)  # type: ignore[operator]
+
+    def similar_plans(self, request: str, k: int) -> list[tuple[str, str]]:
+        raise RuntimeError("index gone")
+
+
+async def test_the_planner_hears_past_plans_through_the_recaller_hook() -> None:
+    """`register_plan_recallers`: the operator's planner gets this user's earlier
+    successful plans, restricted to the tools offered now; a recaller that fails is
+    left out of the request, never stops it."""
+    async with Harness(MemoryPlugin, BrokenRecall(), mode="execute-with-confirmation",
+                       approver=ScriptedApprover(steps=["grant"])) as h:
+        assert {"memory", "broken-recall"} <= set(h.kernel.plan_recallers)
+        ok = await h.run("remember that I prefer pytest -q", reply=REMEMBER)
+        assert ok.status == "executed"
+        await h.kernel.plugin("memory").require().refresh_history()  # type: ignore[union-attr]
+        prompting = h.copilot.prompting
+        past = prompting.past_plans("remember that I prefer tabs", ["memory.remember"])
+        assert [(e.request, e.label) for e in past] == [
+            ("remember that I prefer pytest -q", "memory.remember")]
+        assert prompting.past_plans("remember that I prefer tabs", ["fs.read"]) == []

@@ -49,6 +49,7 @@ NO_WRAPPERS = frozenset({
     "register_speech_recognizers", "register_settings", "startup", "shutdown",
     "register_copilot_analyzers",
     "register_embedders",
+    "register_plan_recallers",
     "register_task_capabilities",
 })
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the contracts (msgspec structs): imported when first used, 
         Embedder,
         Event,
         Frontend,
+        PlanRecaller,
         Policy,
         Provider,
         SpeechEngine,
@@ -115,6 +116,7 @@ class Kernel:
         self.speech_engines: Registry[SpeechEngine] = Registry("speech engine")
         self.speech_recognizers: Registry[SpeechRecognizer] = Registry("speech recognizer")
         self.embedders: Registry[Embedder] = Registry("embedder")
+        self.plan_recallers: Registry[PlanRecaller] = Registry("plan recaller")
         #: plugin name -> the settings class it declared (``register_settings``)
         self.settings_schemas: Registry[type[Any]] = Registry("settings")
         self.copilot_analyzers: Registry[CopilotAnalyzer] = Registry("copilot analyzer")

@@ -345,6 +345,16 @@ def _validate_embedder(obj: Any) -> str:
     return name
 
 
+def _validate_plan_recaller(obj: Any) -> str:
+    name = _named(obj)
+    if not isinstance(obj, _hs.PlanRecaller) or not callable(obj.similar_plans):
+        raise RegistrationError(f"plan recaller {name!r} lacks similar_plans()")
+    if inspect.iscoroutinefunction(obj.similar_plans):
+        raise RegistrationError(f"plan recaller {name!r}: similar_plans must be "
+                                "synchronous (it runs before every plan)")
+    return name
+
+
 def _validate_task_capability(obj: Any) -> str:
     name = _named(obj)
     if not isinstance(obj, _hs.TaskCapability):
@@ -401,6 +411,7 @@ KINDS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "settings_schemas": ("register_settings", _validate_settings),
     "copilot_analyzers": ("register_copilot_analyzers", _validate_copilot_analyzer),
     "embedders": ("register_embedders", _validate_embedder),
+    "plan_recallers": ("register_plan_recallers", _validate_plan_recaller),
     "task_capabilities": ("register_task_capabilities", _validate_task_capability),
 }
 

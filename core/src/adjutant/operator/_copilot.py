@@ -120,8 +120,7 @@ class Copilot:
         #: by step (a larger model writes every step itself). bench/planning.py
         #: measures it against False.
         self.split_steps: bool | None = None
-        #: Put the values the request states into the unset arguments they fit
-        #: (`with_stated_values`); off only to measure what it adds.
+        #: Stated values into unset arguments (`with_stated_values`); off to measure it.
         self.fill_stated = True
         self.execution = Execution(kernel, self.pipeline, self._delta, max_steps=max_steps,
                                    live_grants=lambda: self.grants)

@@ -3,7 +3,10 @@ and the streamed generation (each chunk an AG-UI text event of the run)."""
 
 from __future__ import annotations
 
+import json
+import logging
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from adjutant_hookspecs.records import ProviderWarningRecord
@@ -27,10 +30,15 @@ from adjutant_hookspecs import (
 
 from ..providers import capabilities_of
 from ._actionlog import ActionLog
+from ._bank import Example
 from ._run import Run
 from .planner import BANK_WEIGHT, END, SIMILAR, Planner, named_paths, workspace_paths
 
 __all__ = ["Prompting"]
+
+_log = logging.getLogger("adjutant.planner")
+#: How many of the user's earlier successful plans each recaller gives a request.
+PAST_PLANS = 3
 
 
 class Prompting:
@@ -132,8 +140,33 @@ class Prompting:
         request, _ = await self.planner().choose(
             scorer, request, names, self.priors, paths=self.grounded(prompt, cwd),
             calibrate=self.first_choice == "calibrated", asked=prompt,
-            existing=self.existing(prompt, cwd), similar=self.similar)
+            existing=self.existing(prompt, cwd), similar=self.similar,
+            past=self.past_plans(prompt, names))
         return request
+
+    def past_plans(self, prompt: str, names: Sequence[str], k: int = PAST_PLANS,
+                   ) -> list[Example]:
+        """This user's earlier successful plans for requests like ``prompt``, from every
+        plan recaller, whose steps are all offered tools now. A recaller that fails is
+        logged and left out; a malformed plan is skipped."""
+        offered = set(names)
+        found: list[Example] = []
+        for recaller in self.kernel.plan_recallers.values():
+            try:
+                pairs = recaller.similar_plans(prompt, k)
+            except Exception as exc:  # a plugin's bug must not stop the request
+                _log.warning("plan recaller %s failed: %s: %s", recaller.name,
+                             type(exc).__name__, exc)
+                continue
+            for request, plan_json in pairs[:k]:
+                try:
+                    steps = tuple((s["tool"], s.get("args") or {})
+                                  for s in json.loads(plan_json)["steps"])
+                except (ValueError, TypeError, KeyError):
+                    continue
+                if steps and all(isinstance(t, str) and t in offered for t, _ in steps):
+                    found.append(Example(str(request), steps))
+        return found
 
     async def generate(self, request: CompletionRequest, run: Run, attempt: int,
                        provider: Any) -> str:

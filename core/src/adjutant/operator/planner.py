@@ -332,7 +332,7 @@ class Planner:
                      priors: dict[Any, list[float]], *,
                      paths: Sequence[str] | None = None, calibrate: bool = True,
                      asked: str = "", existing: Sequence[str] = (), similar: int = 0,
-                     ) -> tuple[CompletionRequest, str]:
+                     past: Sequence[Example] = ()) -> tuple[CompletionRequest, str]:
         """Let the model choose how its reply starts, then constrain the reply to that.
 
         ``scorer(request, continuations)`` (a provider's ``score``) gives each head's
@@ -345,7 +345,8 @@ class Planner:
         words, gives `decide` its second look and tie-break; ``existing``, the paths
         it names that exist here. With ``similar``, the chosen tool's nearest worked
         examples in the bank (`shots`) go before the prompt: shown only after the
-        choice, so they teach its values and never sway which tool it is."""
+        choice, so they teach its values and never sway which tool it is. ``past``:
+        this user's earlier successful plans for requests like it (`decide`)."""
         heads = self.heads(names)
         scores = list(await scorer(request, heads))
         if calibrate:
@@ -354,7 +355,8 @@ class Planner:
                 empty = msgspec.structs.replace(request, prompt=self.user_text(_CONTENT_FREE))
                 priors[key] = list(await scorer(empty, heads))
             scores = [s - CALIBRATION * p for s, p in zip(scores, priors[key], strict=True)]
-        best = self.decide(asked, [*names, "response"], scores, existing=existing)
+        best = self.decide(asked, [*names, "response"], scores, existing=existing,
+                           past=past)
         if best == len(names):
             return msgspec.structs.replace(request, grammar=reply_grammar({})), "response"
         grammar = reply_grammar({n: self._grounded(n, paths) for n in names}, [names[best]],
@@ -365,7 +367,7 @@ class Planner:
         return msgspec.structs.replace(request, grammar=grammar, prompt=prompt), names[best]
 
     def decide(self, asked: str, choices: Sequence[str], scores: Sequence[float], *,
-               existing: Sequence[str] = ()) -> int:
+               existing: Sequence[str] = (), past: Sequence[Example] = ()) -> int:
         """The index of the chosen head among ``choices`` (tool names and
         ``response``), from the model's ``scores``, with a second look: a request
         that only asks (every sentence a question, none a polite order) is never
@@ -373,11 +375,22 @@ class Planner:
         ``response`` is taken instead (a question planned as a change is the worst
         miss). Two scores within `TIE_MARGIN` are a tie, broken deliberately by the
         lexical ranking of the request (then by order), not by rounding noise that
-        differs with the thread count. Each second look and tie-break is logged."""
+        differs with the thread count. Each second look and tie-break is logged.
+
+        ``past``, the user's own earlier successful plans for similar requests (from
+        the plan recallers), vote beside the bank: half the vote is theirs when there
+        are any (what this user meant before is the nearest neighbour there is)."""
         _log.debug("scores for %r: %s", asked[:80], ", ".join(
             f"{c} {s:.2f}" for c, s in sorted(zip(choices, scores, strict=True),
                                             key=lambda i: -i[1])[:4]))
         votes = self.bank.votes(asked) if asked and self.bank_weight else {}
+        mine = Counter(e.label for e in past if e.label in choices)
+        if mine and self.bank_weight:
+            total = sum(mine.values())
+            votes = {c: ((votes.get(c, 0.0) + mine[c] / total) / 2 if votes
+                         else mine[c] / total) for c in {*votes, *mine}}
+            _log.info("past plans: %r: %s", asked[:80], ", ".join(
+                f"{c} x{n}" for c, n in mine.most_common(3)))
         if votes:  # what the nearest requests in the bank meant
             scores = [s + self.bank_weight * votes.get(c, 0.0)
                       for c, s in zip(choices, scores, strict=True)]

@@ -90,6 +90,10 @@ class MemoryPlugin:
             register(MiniLMEmbedder())
 
     @hookimpl
+    def register_plan_recallers(self, register: Callable[[Any], None]) -> None:
+        register(self)  # `similar_plans`: the planner's votes from this user's past
+
+    @hookimpl
     def register_checks(self, register: Callable[[Check], None]) -> None:
         from adjutant_hookspecs import Check
 
