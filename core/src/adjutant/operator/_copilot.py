@@ -487,12 +487,16 @@ class Copilot:
                 request, menu = self._request(prompt, bulletin, simplified, error,
                                               preset=routed.preset)
                 provider = self._provider(routed.preset)
-                await self.routing.check(routed, request, run)
-                if not simplified:
-                    request = await self.prompting.choose(request, menu, prompt, self.cwd,
-                                                          provider)
-                text = await self.prompting.generate(request, run, attempt, provider)
-                await self.routing.spent(routed, request, text, run.usage, run)
+                held = await self.routing.check(routed, request, run)
+                try:
+                    if not simplified:
+                        request = await self.prompting.choose(request, menu, prompt,
+                                                              self.cwd, provider)
+                    text = await self.prompting.generate(request, run, attempt, provider)
+                except BaseException:  # failed or stopped: what was held is given back
+                    await self.routing.release(held)
+                    raise
+                await self.routing.spent(routed, request, text, run.usage, run, held)
             except BudgetExceeded as exc:
                 return RunOutcome(run_id, "denied", error=str(exc))
             except ProviderError as exc:
