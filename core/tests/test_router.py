@@ -284,8 +284,7 @@ async def test_a_reservation_holds_the_estimate_until_settled_or_released() -> N
     await ledger.release(held)  # the call failed: the budget is whole again
     assert (await ledger.spent())["day"] == Spend()
     held = await ledger.reserve(ONE_CALL, planned, preset="strong", run_id="r3")
-    await ledger.settle(held, preset="strong", tokens=300, cost=0.001, estimated=False,
-                        run_id="r3")
+    await ledger.settle(held, tokens=300, cost=0.001, estimated=False)
     assert (await ledger.spent())["day"] == Spend(300, 0.001, 1)  # what it really spent
     [call] = await ledger.day(dt.date.today())
     assert (call["run_id"], call["tokens"], call["estimated"]) == ("r3", 300, False)
@@ -397,3 +396,39 @@ async def test_the_first_record_of_a_day_prunes_and_spend_in_a_window_is_never_l
     spent = await Ledger(kv).spent(monday)
     assert spent["month"] == Spend(70, 7.0, 7)  # December 1 to 7, folded or not
     assert spent["week"] == Spend(10, 1.0, 1)
+
+
+async def test_a_failed_call_gives_its_reservation_back_and_a_stopped_one_keeps_it() -> None:
+    """Through the operator, on a day's cap that fits one call: a call the backend
+    refused (a `ProviderError`) holds nothing after; one stopped mid-stream may have
+    been billed, so its estimate stays as spent and the next is refused."""
+    import anyio
+
+    from adjutant_hookspecs import ProviderError
+
+    remote = Remote(ProviderError("402: insufficient credits"), name="remote",
+                    usage=Usage(prompt_tokens=700, completion_tokens=5, cost=0.001))
+    one_call = profile(budgets=Budgets(day=Cap(tokens=1500)))  # an estimate is ~1,050
+    async with Harness(RemotePlugin(remote), profile=one_call, mode="execute-auto") as h:
+        failed = await h.run(LONG)
+        assert failed.outcome.status == "failed", failed.outcome.error
+        assert "insufficient credits" in \
+            failed.outcome.error
+        ledger = h.copilot.routing.ledger()
+        assert ledger is not None and (await ledger.spent())["day"] == Spend()
+
+        remote.delay = 0.05
+        remote.queue(" ".join(["word"] * 200))
+        async with anyio.create_task_group() as tg:
+            async def stop_soon() -> None:
+                await anyio.sleep(0.3)
+                h.copilot.cancel()
+            tg.start_soon(stop_soon)
+            stopped = await h.run(LONG)
+        assert stopped.status == "cancelled" and len(remote.requests) == 2
+        day = (await ledger.spent())["day"]
+        assert day.calls == 1 and 1000 < day.tokens <= 1500  # the estimate, kept
+        [kept] = await ledger.day(dt.date.today())
+        assert kept["estimated"] and kept["preset"] == "strong"
+        refused = await h.run(LONG)
+        assert refused.outcome.status == "denied" and len(remote.requests) == 2

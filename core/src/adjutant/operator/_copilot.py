@@ -492,9 +492,16 @@ class Copilot:
                     if not simplified:
                         request = await self.prompting.choose(request, menu, prompt,
                                                               self.cwd, provider)
-                    text = await self.prompting.generate(request, run, attempt, provider)
-                except BaseException:  # failed or stopped: what was held is given back
+                except BaseException:  # nothing was sent: what was held is given back
                     await self.routing.release(held)
+                    raise
+                try:
+                    text = await self.prompting.generate(request, run, attempt, provider)
+                except ProviderError:  # the call failed: what was held is given back
+                    await self.routing.release(held)
+                    raise
+                except BaseException:  # stopped mid-call: it may have been billed
+                    await self.routing.keep(held)
                     raise
                 await self.routing.spent(routed, request, text, run.usage, run, held)
             except BudgetExceeded as exc:

@@ -211,6 +211,16 @@ class Routing:
             with anyio.CancelScope(shield=True):
                 await ledger.release(reservation)
 
+    async def keep(self, reservation: Reservation | None) -> None:
+        """Count what `check` reserved as spent, for a call stopped after it was sent (the
+        backend may bill what it generated; no figure came back, so the estimate, the
+        most it can be, stays)."""
+        ledger = self.ledger()
+        if reservation is not None and ledger is not None:
+            with anyio.CancelScope(shield=True):
+                await ledger.settle(reservation, tokens=reservation.planned.tokens,
+                                    cost=reservation.planned.cost, estimated=True)
+
     async def spent(self, chosen: Route, request: CompletionRequest, text: str,
                     usage: Usage | None, run: Run,
                     reservation: Reservation | None = None) -> None:
@@ -238,9 +248,8 @@ class Routing:
             return
         if reservation is not None:
             with anyio.CancelScope(shield=True):  # the call was made: its spend counts
-                await ledger.settle(reservation, preset=chosen.name,
-                                    tokens=prompt + completion, cost=float(cost),
-                                    estimated=estimated, run_id=run.run_id)
+                await ledger.settle(reservation, tokens=prompt + completion,
+                                    cost=float(cost), estimated=estimated)
         else:
             await ledger.add(preset=chosen.name, tokens=prompt + completion, cost=float(cost),
                              metered=metered, estimated=estimated, run_id=run.run_id)

@@ -172,10 +172,13 @@ def _untriple(value: Any) -> Spend:
 
 @dataclass(frozen=True)
 class Reservation:
-    """An estimate held in the ledger for a call under way (its key, and the estimate)."""
+    """An estimate held in the ledger for a call under way: its key, the estimate, and
+    the call's preset and run."""
 
     key: str
     planned: Spend
+    preset: str
+    run_id: str
 
 
 @dataclass
@@ -264,13 +267,13 @@ class Ledger:
                      "reserved": True, "pid": pid, "started": started, "boot": boot,
                      "expires": self.clock() + self.hold_s}
             await self.kv.put(key, json.dumps(entry).encode())
-        return Reservation(key, planned)
+        return Reservation(key, planned, preset, run_id)
 
-    async def settle(self, reservation: Reservation, *, preset: str, tokens: int,
-                     cost: float, estimated: bool, run_id: str) -> None:
+    async def settle(self, reservation: Reservation, *, tokens: int, cost: float,
+                     estimated: bool) -> None:
         """Replace a reservation by what its call spent (one put on the same key)."""
-        entry = {"preset": preset, "tokens": tokens, "cost": cost, "metered": True,
-                 "estimated": estimated, "run_id": run_id}
+        entry = {"preset": reservation.preset, "tokens": tokens, "cost": cost,
+                 "metered": True, "estimated": estimated, "run_id": reservation.run_id}
         await self.kv.put(reservation.key, json.dumps(entry).encode())
 
     async def release(self, reservation: Reservation) -> None:
