@@ -432,3 +432,34 @@ async def test_a_failed_call_gives_its_reservation_back_and_a_stopped_one_keeps_
         assert kept["estimated"] and kept["preset"] == "strong"
         refused = await h.run(LONG)
         assert refused.outcome.status == "denied" and len(remote.requests) == 2
+
+
+async def test_a_link_planted_as_the_lock_is_refused_not_followed(tmp_path: Any) -> None:
+    target = tmp_path / "precious"
+    target.write_bytes(b"keep me")
+    (tmp_path / "budget.lock").symlink_to(target)
+    ledger = Ledger(MemoryKeyValueStore(), tmp_path / "budget.lock")
+    with pytest.raises(BudgetExceeded, match=r"budget lock .*budget.lock cannot be opened"):
+        await ledger.reserve(ONE_CALL, Spend(1100, 0.0028, 1), preset="strong", run_id="r")
+    await ledger.add(preset="default", tokens=5, cost=0.0, metered=False, estimated=True,
+                     run_id="r")  # recording a local call still works
+    assert len(await ledger.day(dt.date.today())) == 1
+    assert target.read_bytes() == b"keep me" and (tmp_path / "budget.lock").is_symlink()
+
+
+async def test_the_lock_excludes_another_ledger_of_the_same_process(tmp_path: Any) -> None:
+    """Two kernels in one process on one data home (each its own ledger): the flock is
+    per open file, so the second waits for the first."""
+    import anyio
+
+    kv = MemoryKeyValueStore()
+    first, second = Ledger(kv, tmp_path / "budget.lock"), Ledger(kv, tmp_path / "budget.lock")
+    order = []
+    async with anyio.create_task_group() as tg, first.locked():
+        async def other() -> None:
+            async with second.locked():
+                order.append("second")
+        tg.start_soon(other)
+        await anyio.sleep(0.2)
+        order.append("first")
+    assert order == ["first", "second"]

@@ -84,6 +84,10 @@ class BudgetExceeded(Exception):
     """A call refused before it ran; the message carries the figures and what to do."""
 
 
+class _Unlockable(OSError):
+    """The lock file cannot be opened (a link or a folder planted there, no room)."""
+
+
 def estimate(preset: ModelPreset, prompt_tokens: int) -> Spend:
     """The most a call can spend: its prompt plus ``max_tokens`` of reply, at the
     preset's prices."""
@@ -126,12 +130,15 @@ def _window_days(window: str, today: dt.date) -> list[dt.date]:
 
 
 def _boot() -> str:
-    """This machine and boot: a pid names the same process only within one boot."""
+    """This machine, boot and pid namespace: a pid names the same process only within
+    them (a container on the same kernel has its own pids, and usually its own host
+    name)."""
     try:
         boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        space = os.readlink("/proc/self/ns/pid")
     except OSError:
-        boot = ""
-    return f"{socket.gethostname()}/{boot}"
+        boot, space = "", ""
+    return f"{socket.gethostname()}/{boot}/{space}"
 
 
 def _started(pid: int) -> str | None:
@@ -229,7 +236,14 @@ class Ledger:
                 return
             import fcntl
 
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:  # a link planted there is refused, not followed
+                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC
+                             | os.O_NOFOLLOW, 0o600)
+            except OSError as exc:
+                raise _Unlockable(exc.errno, f"the budget lock {self.lock_path} cannot be "
+                                  f"opened ({exc.strerror}), so no budget can be kept: "
+                                  "remove whatever is there (Adjutant makes it a plain "
+                                  "empty file)") from exc
             try:
                 await anyio.to_thread.run_sync(fcntl.flock, fd, fcntl.LOCK_EX)
                 yield
@@ -254,19 +268,27 @@ class Ledger:
         estimate in the ledger, as one step no other process can come between.
         `BudgetExceeded` (its message: why, with the figures) when it does not fit."""
         today = today or dt.date.today()
-        async with self.locked():
-            if self._pruned != today:
-                await self._prune(today)
-            why = over_budget(budgets, planned, await self.spent(today))
-            if why is not None:
-                raise BudgetExceeded(why)
-            key = f"{PREFIX}{today.isoformat()}/{uuid.uuid4().hex}"
-            pid, started, boot = self._me
-            entry = {"preset": preset, "tokens": planned.tokens, "cost": planned.cost,
-                     "metered": True, "estimated": True, "run_id": run_id,
-                     "reserved": True, "pid": pid, "started": started, "boot": boot,
-                     "expires": self.clock() + self.hold_s}
-            await self.kv.put(key, json.dumps(entry).encode())
+        try:
+            async with self.locked():
+                return await self._reserve(budgets, planned, preset, run_id, today)
+        except _Unlockable as exc:
+            raise BudgetExceeded(exc.strerror or str(exc)) from exc
+
+    async def _reserve(self, budgets: Budgets, planned: Spend, preset: str, run_id: str,
+                       today: dt.date) -> Reservation:
+        """`reserve` with the lock held."""
+        if self._pruned != today:
+            await self._prune(today)
+        why = over_budget(budgets, planned, await self.spent(today))
+        if why is not None:
+            raise BudgetExceeded(why)
+        key = f"{PREFIX}{today.isoformat()}/{uuid.uuid4().hex}"
+        pid, started, boot = self._me
+        entry = {"preset": preset, "tokens": planned.tokens, "cost": planned.cost,
+                 "metered": True, "estimated": True, "run_id": run_id,
+                 "reserved": True, "pid": pid, "started": started, "boot": boot,
+                 "expires": self.clock() + self.hold_s}
+        await self.kv.put(key, json.dumps(entry).encode())
         return Reservation(key, planned, preset, run_id)
 
     async def settle(self, reservation: Reservation, *, tokens: int, cost: float,
@@ -365,10 +387,15 @@ class Ledger:
     # -- pruning -------------------------------------------------------------------------
 
     async def _maybe_prune(self, today: dt.date) -> None:
+        """Prune once a day; a lock that cannot be opened skips it (recording a call never
+        fails for the housekeeping's sake; `reserve` says what is wrong)."""
         if self._pruned != today:
-            async with self.locked():
-                if self._pruned != today:
-                    await self._prune(today)
+            try:
+                async with self.locked():
+                    if self._pruned != today:
+                        await self._prune(today)
+            except _Unlockable:
+                return
 
     async def prune(self, today: dt.date | None = None) -> int:
         """Fold the days whose calls are no longer kept into one total each, and drop
