@@ -488,21 +488,12 @@ class Copilot:
                                               preset=routed.preset)
                 provider = self._provider(routed.preset)
                 held = await self.routing.check(routed, request, run)
-                try:
+                async with self.routing.holding(held) as hold:
                     if not simplified:
                         request = await self.prompting.choose(request, menu, prompt,
                                                               self.cwd, provider)
-                except BaseException:  # nothing was sent: what was held is given back
-                    await self.routing.release(held)
-                    raise
-                try:
+                    hold.sent = True
                     text = await self.prompting.generate(request, run, attempt, provider)
-                except ProviderError:  # the call failed: what was held is given back
-                    await self.routing.release(held)
-                    raise
-                except BaseException:  # stopped mid-call: it may have been billed
-                    await self.routing.keep(held)
-                    raise
                 await self.routing.spent(routed, request, text, run.usage, run, held)
             except BudgetExceeded as exc:
                 return RunOutcome(run_id, "denied", error=str(exc))

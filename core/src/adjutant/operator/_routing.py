@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -28,7 +30,16 @@ if TYPE_CHECKING:
     from ._consent import Approver
     from ._run import Run
 
-__all__ = ["BudgetExceeded", "Pins", "Routing"]
+__all__ = ["BudgetExceeded", "Hold", "Pins", "Routing"]
+
+
+class Hold:
+    """A call's reservation while the call is under way; ``sent``: the request has gone
+    to the backend (from then on, a stop may have been billed)."""
+
+    def __init__(self, reservation: Reservation | None) -> None:
+        self.reservation = reservation
+        self.sent = False
 
 
 class Pins:
@@ -210,6 +221,21 @@ class Routing:
         if reservation is not None and ledger is not None:
             with anyio.CancelScope(shield=True):
                 await ledger.release(reservation)
+
+    @asynccontextmanager
+    async def holding(self, reservation: Reservation | None) -> AsyncIterator[Hold]:
+        """Around a call `check` reserved for: a call that failed (`ProviderError`), or
+        that stopped before it was sent, gives the reservation back; one stopped after it
+        was sent keeps it as spent. A call that returns is settled by `spent`."""
+        hold = Hold(reservation)
+        try:
+            yield hold
+        except ProviderError:
+            await self.release(reservation)
+            raise
+        except BaseException:
+            await (self.keep(reservation) if hold.sent else self.release(reservation))
+            raise
 
     async def keep(self, reservation: Reservation | None) -> None:
         """Count what `check` reserved as spent, for a call stopped after it was sent (the

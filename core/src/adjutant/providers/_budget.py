@@ -41,9 +41,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import anyio
-
 if TYPE_CHECKING:
+    import anyio
+
     from ..kernel._settings import Budgets, Cap, ModelPreset
 
 __all__ = ["KEEP_CALLS_DAYS", "KEEP_TOTALS_DAYS", "BudgetExceeded", "Ledger", "Reservation",
@@ -228,6 +228,8 @@ class Ledger:
         """Exclusive against every other ledger on this store: an ``flock`` on the lock
         file (its own open file, so threads and kernels of one process exclude each other
         too), taken in a worker thread; released by the kernel if the process dies."""
+        import anyio  # on first use: importing `adjutant.providers` stays cheap
+
         if self._mutex is None:
             self._mutex = anyio.Lock()
         async with self._mutex:
