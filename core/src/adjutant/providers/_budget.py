@@ -191,13 +191,11 @@ class Reservation:
 @dataclass
 class _Day:
     """One day as the ledger reads it: the metered spend (live reservations included),
-    each preset's settled spend, whether a reservation is still live, whether the day was
-    read from its folded total."""
+    each preset's settled spend, and whether a reservation there is still live."""
 
     metered: Spend
     by_preset: dict[str, Spend]
     live: bool = False
-    folded: bool = False
 
 
 class Ledger:
@@ -341,8 +339,7 @@ class Ledger:
         try:
             total = json.loads(raw)
             return _Day(_untriple(total["metered"]),
-                        {str(k): _untriple(v) for k, v in total["by_preset"].items()},
-                        folded=True)
+                        {str(k): _untriple(v) for k, v in total["by_preset"].items()})
         except (ValueError, KeyError, TypeError, AttributeError):
             return None  # a damaged total: the day's calls (if any are left) count
 
