@@ -278,6 +278,7 @@ async def test_a_reservation_holds_the_estimate_until_settled_or_released() -> N
     planned = Spend(1100, 0.0028, 1)
     held = await ledger.reserve(ONE_CALL, planned, preset="strong", run_id="r1")
     assert (await ledger.spent())["day"] == planned  # counted while the call runs ...
+    assert await ledger.held() == planned
     assert await ledger.day(dt.date.today()) == []   # ... but it is not a call yet
     with pytest.raises(BudgetExceeded, match="this day has spent 1,100 tokens"):
         await ledger.reserve(ONE_CALL, planned, preset="strong", run_id="r2")
@@ -286,6 +287,7 @@ async def test_a_reservation_holds_the_estimate_until_settled_or_released() -> N
     held = await ledger.reserve(ONE_CALL, planned, preset="strong", run_id="r3")
     await ledger.settle(held, tokens=300, cost=0.001, estimated=False)
     assert (await ledger.spent())["day"] == Spend(300, 0.001, 1)  # what it really spent
+    assert await ledger.held() == Spend()
     [call] = await ledger.day(dt.date.today())
     assert (call["run_id"], call["tokens"], call["estimated"]) == ("r3", 300, False)
     assert "reserved" not in call

@@ -61,10 +61,14 @@ def estimate_of_one_call(home: Path, server: FakeOpenRouter) -> int:
     return int(found.group(1).replace(",", ""))
 
 
-def day_spent(home: Path, server: FakeOpenRouter) -> dict[str, Any]:
+def spent(home: Path, server: FakeOpenRouter) -> dict[str, Any]:
     code, out = adjutant(home, server, "status", "--json")
     assert code == 0, out
-    return json.loads(out)["spent"]["windows"]["day"]  # type: ignore[no-any-return]
+    return json.loads(out)["spent"]  # type: ignore[no-any-return]
+
+
+def day_spent(home: Path, server: FakeOpenRouter) -> dict[str, Any]:
+    return spent(home, server)["windows"]["day"]  # type: ignore[no-any-return]
 
 
 def test_four_processes_racing_for_the_last_call_send_exactly_one(tmp_path: Path) -> None:
@@ -98,8 +102,12 @@ def test_a_process_killed_between_reserve_and_settle_holds_nothing(tmp_path: Pat
         while not server.requests:  # reserved, and its request is at OpenRouter
             assert first.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
-        held = day_spent(tmp_path, server)
-        assert held["tokens"] == planned  # another process sees the reservation
+        seen = spent(tmp_path, server)
+        assert seen["windows"]["day"]["tokens"] == planned  # another process counts it
+        assert seen["held"] == {"tokens": planned, "cost": seen["windows"]["day"]["cost"],
+                                "calls": 1} and not seen["today"]  # held, not yet spent
+        code, out = adjutant(tmp_path, server, "status")
+        assert f"held for 1 call(s) under way: {planned:,} tokens" in out, out
         code, out = adjutant(tmp_path, server, "run", PROMPT)
         assert code == 4 and f"this day has spent {planned:,} tokens" in out, out
         assert len(server.requests) == 1
@@ -108,7 +116,8 @@ def test_a_process_killed_between_reserve_and_settle_holds_nothing(tmp_path: Pat
         first.communicate(timeout=30)
         assert first.returncode == -signal.SIGKILL
         server.delay = 0.0
-        assert day_spent(tmp_path, server)["tokens"] == 0  # the dead one holds nothing
+        after = spent(tmp_path, server)
+        assert after["windows"]["day"]["tokens"] == 0 and after["held"] is None  # nothing
         code, out = adjutant(tmp_path, server, "run", PROMPT)
         assert code == 0 and "sent by the one that fit" in out, out
         assert len(server.requests) == 2

@@ -285,7 +285,7 @@ class Routing:
         window beside its caps (``adjutant status``, the dock)."""
         ledger = self.ledger()
         if ledger is None:
-            return {"today": {}, "windows": {}}
+            return {"today": {}, "windows": {}, "held": None}
         budgets = self.profile.budgets
         today = {name: {"tokens": s.tokens, "cost": round(s.cost, 6), "calls": s.calls}
                  for name, s in (await ledger.by_preset()).items()}
@@ -293,4 +293,7 @@ class Routing:
                             "cap_tokens": getattr(budgets, window).tokens,
                             "cap_cost_usd": getattr(budgets, window).cost_usd}
                    for window, s in (await ledger.spent()).items()}
-        return {"today": today, "windows": windows}
+        held = await ledger.held()
+        return {"today": today, "windows": windows,
+                "held": {"tokens": held.tokens, "cost": round(held.cost, 6),
+                         "calls": held.calls} if held.calls else None}

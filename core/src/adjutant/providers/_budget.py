@@ -191,11 +191,15 @@ class Reservation:
 @dataclass
 class _Day:
     """One day as the ledger reads it: the metered spend (live reservations included),
-    each preset's settled spend, and whether a reservation there is still live."""
+    each preset's settled spend, and what live reservations there hold."""
 
     metered: Spend
     by_preset: dict[str, Spend]
-    live: bool = False
+    held: Spend = Spend()
+
+    @property
+    def live(self) -> bool:
+        return self.held.calls > 0
 
 
 class Ledger:
@@ -351,7 +355,7 @@ class Ledger:
             if entry.get("reserved"):
                 if self.live(entry):
                     found.metered += _spend(entry)
-                    found.live = True
+                    found.held += _spend(entry)
                 continue
             name = str(entry.get("preset"))
             found.by_preset[name] = found.by_preset.get(name, Spend()) + _spend(entry)
@@ -382,6 +386,11 @@ class Ledger:
         """Today's settled spend of each preset, metered or not (what ``adjutant status``
         shows)."""
         return (await self._read_day(today or dt.date.today())).by_preset
+
+    async def held(self, today: dt.date | None = None) -> Spend:
+        """What live reservations hold today: calls under way, counted by the windows
+        until they are settled."""
+        return (await self._read_day(today or dt.date.today())).held
 
     # -- pruning -------------------------------------------------------------------------
 
