@@ -10,7 +10,14 @@ from typing import Any
 import pytest
 
 from adjutant.kernel._settings import Budgets, Cap, ModelPreset, Profile, RouterSettings
-from adjutant.providers._budget import Ledger, Spend, estimate, over_budget
+from adjutant.providers._budget import (
+    KEEP_TOTALS_DAYS,
+    BudgetExceeded,
+    Ledger,
+    Spend,
+    estimate,
+    over_budget,
+)
 from adjutant.providers._router import estimate_tokens, route
 from adjutant.scripted import ScriptedApprover, ScriptedProvider
 from adjutant.testing import Harness, MemoryKeyValueStore
@@ -259,3 +266,202 @@ async def test_another_program_asking_never_sends_a_request_off_the_machine() ->
     with Requester("an MCP client").asking():
         assert await approver.approve_escalation(question) is False
     assert out.getvalue() == ""
+
+
+# -- reservations and pruning -----------------------------------------------------------
+
+ONE_CALL = Budgets(day=Cap(tokens=1500))  # fits one call estimated at 1,100 tokens, not two
+
+
+async def test_a_reservation_holds_the_estimate_until_settled_or_released() -> None:
+    ledger = Ledger(MemoryKeyValueStore())
+    planned = Spend(1100, 0.0028, 1)
+    held = await ledger.reserve(ONE_CALL, planned, preset="strong", run_id="r1")
+    assert (await ledger.spent())["day"] == planned  # counted while the call runs ...
+    assert await ledger.held() == planned
+    assert await ledger.day(dt.date.today()) == []   # ... but it is not a call yet
+    with pytest.raises(BudgetExceeded, match="this day has spent 1,100 tokens"):
+        await ledger.reserve(ONE_CALL, planned, preset="strong", run_id="r2")
+    await ledger.release(held)  # the call failed: the budget is whole again
+    assert (await ledger.spent())["day"] == Spend()
+    held = await ledger.reserve(ONE_CALL, planned, preset="strong", run_id="r3")
+    await ledger.settle(held, tokens=300, cost=0.001, estimated=False)
+    assert (await ledger.spent())["day"] == Spend(300, 0.001, 1)  # what it really spent
+    assert await ledger.held() == Spend()
+    [call] = await ledger.day(dt.date.today())
+    assert (call["run_id"], call["tokens"], call["estimated"]) == ("r3", 300, False)
+    assert "reserved" not in call
+
+
+@pytest.fixture
+def sleeper() -> Any:
+    """A real process that would live a minute."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    yield child
+    child.kill()
+    child.wait()
+
+
+async def test_a_reservation_expires_with_its_process_or_its_hold(sleeper: Any) -> None:
+    """A reservation whose process was killed stops counting at once; one from another
+    machine (or boot) counts until its hold runs out, never longer."""
+    import json
+    import signal
+
+    import anyio
+
+    from adjutant.providers import _budget
+
+    kv = MemoryKeyValueStore()
+    now = [1000.0]
+    ledger = Ledger(kv, clock=lambda: now[0], hold_s=60.0)
+    child = sleeper
+    entry = {"preset": "strong", "tokens": 1100, "cost": 0.0028, "metered": True,
+             "reserved": True, "pid": child.pid, "started": _budget._started(child.pid),
+             "boot": _budget._boot(), "expires": now[0] + 60}
+    today = dt.date.today().isoformat()
+    await kv.put(f"budget/{today}/theirs", json.dumps(entry).encode())
+    await kv.put(f"budget/{today}/elsewhere", json.dumps(
+        entry | {"boot": "another-machine/boot", "tokens": 7}).encode())
+    assert (await ledger.spent())["day"].tokens == 1107  # both held
+    child.send_signal(signal.SIGKILL)
+    await anyio.to_thread.run_sync(child.wait)
+    assert (await ledger.spent())["day"].tokens == 7  # the dead process's is gone
+    now[0] += 61
+    assert (await ledger.spent())["day"] == Spend()  # the other's hold ran out
+    held = await ledger.reserve(ONE_CALL, Spend(1100, 0.0028, 1), preset="strong",
+                                run_id="r")  # the budget is whole again
+    assert held.planned.tokens == 1100
+
+
+def _calls() -> list[tuple[dt.date, str, int, float, bool]]:
+    """Seven weeks of calls ending on Wednesday 2026-12-09: a metered and a local one a
+    day, and two metered ones every third day."""
+    calls = []
+    for n in range(49):
+        day = dt.date(2026, 12, 9) - dt.timedelta(days=n)
+        calls.append((day, "strong", 100 + n, 0.01 * (n + 1), True))
+        calls.append((day, "default", 1000, 0.0, False))
+        if n % 3 == 0:
+            calls.append((day, "big", 7, 0.5, True))
+    return calls
+
+
+async def _figures(ledger: Ledger, days: list[dt.date]) -> list[Any]:
+    return [(await ledger.spent(day), await ledger.by_preset(day)) for day in days]
+
+
+async def test_pruning_folds_old_days_and_every_cap_and_status_figure_stays() -> None:
+    kv = MemoryKeyValueStore()
+    before = Ledger(kv)
+    for day, preset, tokens, cost, metered in _calls():
+        before._pruned = day  # recorded as of then: no pruning yet
+        await before.add(preset=preset, tokens=tokens, cost=cost, metered=metered,
+                         estimated=False, run_id="r", when=day)
+    today = dt.date(2026, 12, 9)
+    days = [today, dt.date(2026, 12, 1), dt.date(2026, 12, 2), dt.date(2026, 12, 7)]
+    expected = await _figures(before, days)
+    keys = len(kv.data)
+
+    deleted = await Ledger(kv).prune(today)
+    assert deleted == len([c for c in _calls() if c[0] < dt.date(2026, 12, 3)])
+    assert len(kv.data) == keys - deleted + len({c[0] for c in _calls()
+                                                 if c[0] < dt.date(2026, 12, 3)})
+    assert not any(k.startswith("budget/2026-12-02/") for k in kv.data)  # folded
+    assert any(k.startswith("budget/2026-12-03/") for k in kv.data)  # seven days kept
+    after = Ledger(kv)  # a fresh process: nothing cached
+    assert await _figures(after, days) == expected
+    assert (await after.spent(today))["month"].calls == 9 + 3  # 9 days, 3 with two calls
+    # a day whose total was written but whose calls a crash left behind counts once
+    await kv.put("budget/2026-11-30/left-behind", b'{"preset": "strong", "tokens": 5, '
+                 b'"cost": 9.0, "metered": true}')
+    assert await _figures(Ledger(kv), days) == expected
+    assert await Ledger(kv).prune(today) == 1  # and the next prune removes it
+    # a year on, the totals no window reaches go too
+    assert await Ledger(kv).prune(today + dt.timedelta(days=KEEP_TOTALS_DAYS + 60)) > 0
+    assert not kv.data
+
+
+async def test_the_first_record_of_a_day_prunes_and_spend_in_a_window_is_never_lost() -> None:
+    kv = MemoryKeyValueStore()
+    ledger = Ledger(kv)
+    monday = dt.date(2026, 12, 7)
+    for n in range(1, 12):  # a call a day until Monday, recorded on its day
+        await ledger.add(preset="strong", tokens=10, cost=1.0, metered=True,
+                         estimated=False, run_id="r", when=monday - dt.timedelta(days=n))
+    await ledger.add(preset="strong", tokens=10, cost=1.0, metered=True, estimated=False,
+                     run_id="r", when=monday)
+    assert any(k.startswith("budget-day/") for k in kv.data)  # older days were folded
+    spent = await Ledger(kv).spent(monday)
+    assert spent["month"] == Spend(70, 7.0, 7)  # December 1 to 7, folded or not
+    assert spent["week"] == Spend(10, 1.0, 1)
+
+
+async def test_a_failed_call_gives_its_reservation_back_and_a_stopped_one_keeps_it() -> None:
+    """Through the operator, on a day's cap that fits one call: a call the backend
+    refused (a `ProviderError`) holds nothing after; one stopped mid-stream may have
+    been billed, so its estimate stays as spent and the next is refused."""
+    import anyio
+
+    from adjutant_hookspecs import ProviderError
+
+    remote = Remote(ProviderError("402: insufficient credits"), name="remote",
+                    usage=Usage(prompt_tokens=700, completion_tokens=5, cost=0.001))
+    one_call = profile(budgets=Budgets(day=Cap(tokens=1500)))  # an estimate is ~1,050
+    async with Harness(RemotePlugin(remote), profile=one_call, mode="execute-auto") as h:
+        failed = await h.run(LONG)
+        assert failed.outcome.status == "failed", failed.outcome.error
+        assert "insufficient credits" in \
+            failed.outcome.error
+        ledger = h.copilot.routing.ledger()
+        assert ledger is not None and (await ledger.spent())["day"] == Spend()
+
+        remote.delay = 0.05
+        remote.queue(" ".join(["word"] * 200))
+        async with anyio.create_task_group() as tg:
+            async def stop_soon() -> None:
+                await anyio.sleep(0.3)
+                h.copilot.cancel()
+            tg.start_soon(stop_soon)
+            stopped = await h.run(LONG)
+        assert stopped.status == "cancelled" and len(remote.requests) == 2
+        day = (await ledger.spent())["day"]
+        assert day.calls == 1 and 1000 < day.tokens <= 1500  # the estimate, kept
+        [kept] = await ledger.day(dt.date.today())
+        assert kept["estimated"] and kept["preset"] == "strong"
+        refused = await h.run(LONG)
+        assert refused.outcome.status == "denied" and len(remote.requests) == 2
+
+
+async def test_a_link_planted_as_the_lock_is_refused_not_followed(tmp_path: Any) -> None:
+    target = tmp_path / "precious"
+    target.write_bytes(b"keep me")
+    (tmp_path / "budget.lock").symlink_to(target)
+    ledger = Ledger(MemoryKeyValueStore(), tmp_path / "budget.lock")
+    with pytest.raises(BudgetExceeded, match=r"budget lock .*budget.lock cannot be opened"):
+        await ledger.reserve(ONE_CALL, Spend(1100, 0.0028, 1), preset="strong", run_id="r")
+    await ledger.add(preset="default", tokens=5, cost=0.0, metered=False, estimated=True,
+                     run_id="r")  # recording a local call still works
+    assert len(await ledger.day(dt.date.today())) == 1
+    assert target.read_bytes() == b"keep me" and (tmp_path / "budget.lock").is_symlink()
+
+
+async def test_the_lock_excludes_another_ledger_of_the_same_process(tmp_path: Any) -> None:
+    """Two kernels in one process on one data home (each its own ledger): the flock is
+    per open file, so the second waits for the first."""
+    import anyio
+
+    kv = MemoryKeyValueStore()
+    first, second = Ledger(kv, tmp_path / "budget.lock"), Ledger(kv, tmp_path / "budget.lock")
+    order = []
+    async with anyio.create_task_group() as tg, first.locked():
+        async def other() -> None:
+            async with second.locked():
+                order.append("second")
+        tg.start_soon(other)
+        await anyio.sleep(0.2)
+        order.append("first")
+    assert order == ["first", "second"]

@@ -289,6 +289,31 @@ async def test_the_routers_question_is_asked_in_the_chat_no_by_default(
         assert page.problems == []
 
 
+async def test_yes_to_the_routers_question_sends_it_and_says_where_it_went(
+        browser: Any) -> None:
+    from dockkit import start_dock
+    from test_escalation import LONG, Remote, RemotePlugin, profile
+
+    from adjutant_hookspecs import Response
+
+    remote = Remote(Response(text="done remotely"), name="remote")
+    async with start_dock(plugins=(RemotePlugin(remote),), profile=profile()) as dock:
+        page = await open_page(browser, dock, 1280)
+        await ask(page, LONG)
+        await page.wait_for_selector("#question.escalation")
+        await page.click("#question summary")  # why? : the router's reason
+        assert (await page.inner_text("#question details.why div")).startswith("long: ~")
+        assert not remote.requests  # nothing left before the yes
+        await shot(page, "escalation-why", 1280)
+        await page.click("#allow")
+        await page.wait_for_selector(".decided.yes:has-text('✓ Sent off this machine by you')")
+        await page.wait_for_selector("#messages .msg.assistant:has-text('done remotely')")
+        await page.wait_for_selector("#messages .msg:has-text('This one went to strong')")
+        assert len(remote.requests) == 1
+        await shot(page, "escalation-sent", 1280)
+        assert page.problems == []
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 async def test_settings_edit_the_profile_with_the_loaders_errors(
         browser: Any, tmp_path: Path, width: int) -> None:

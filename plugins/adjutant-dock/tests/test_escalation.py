@@ -88,3 +88,22 @@ async def test_a_question_nobody_answers_keeps_the_request_here() -> None:
         assert not remote.requests
         route = (await dock.client.get("/api/log?kind=route")).json()["records"][-1]
         assert route["preset"] == "default" and route["declined"]
+
+
+async def test_an_answer_to_another_question_sends_nothing() -> None:
+    """A yes must name what was shown (its packetId: the preset, the reason and the most
+    it may cost); a yes carrying any other is refused and the request stays put until
+    this question is answered."""
+    remote = Remote(Response(text="done remotely"), name="remote")
+    async with start_dock(plugins=(RemotePlugin(remote),), profile=profile()) as dock:
+        first = await ask(dock, run_input(LONG))
+        [interrupt] = first.envelopes[-1]["data"]["outcome"]["interrupts"]
+        assert interrupt["metadata"]["escalation"]["reason"].startswith("long: ~")
+        stale = await dock.client.post("/api/copilot/run", json=resume_input(
+            interrupt, "allow", packet="0" * 16))
+        assert stale.status_code == 409 and "not the one waiting" in stale.text
+        assert not remote.requests
+        assert (await dock.client.get("/api/log?kind=dock_answer")).json()["records"] == []
+        done = await ask(dock, resume_input(interrupt, "allow"))  # the question still waits
+        assert done.envelopes[-1]["data"]["result"]["text"] == "done remotely"
+        assert len(remote.requests) == 1

@@ -77,6 +77,9 @@ def print_status(info: dict[str, Any]) -> None:
         print("spent today: " + "; ".join(
             f"{one_line(name, 40)} {s['tokens']:,} tokens, ${s['cost']:.4f} ({s['calls']} calls)"
             for name, s in spent["today"].items()))
+    if held := spent.get("held"):
+        print(f"held for {held['calls']} call(s) under way: {held['tokens']:,} tokens, "
+              f"${held['cost']:.4f} (counted by the budgets until they are answered)")
     for window, s in (spent.get("windows") or {}).items():
         caps = [f"{s['cap_tokens']:,} tokens" if s["cap_tokens"] is not None else "",
                 f"${s['cap_cost_usd']:.2f}" if s["cap_cost_usd"] is not None else ""]

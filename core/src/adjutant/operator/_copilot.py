@@ -490,12 +490,14 @@ class Copilot:
                 request, menu = self._request(prompt, bulletin, simplified, error,
                                               preset=routed.preset)
                 provider = self._provider(routed.preset)
-                await self.routing.check(routed, request, run)
-                if not simplified:
-                    request = await self.prompting.choose(request, menu, prompt, self.cwd,
-                                                          provider)
-                text = await self.prompting.generate(request, run, attempt, provider)
-                await self.routing.spent(routed, request, text, run.usage, run)
+                held = await self.routing.check(routed, request, run)
+                async with self.routing.holding(held) as hold:
+                    if not simplified:
+                        request = await self.prompting.choose(request, menu, prompt,
+                                                              self.cwd, provider)
+                    hold.sent = True
+                    text = await self.prompting.generate(request, run, attempt, provider)
+                await self.routing.spent(routed, request, text, run.usage, run, held)
             except BudgetExceeded as exc:
                 return RunOutcome(run_id, "denied", error=str(exc))
             except ProviderError as exc:

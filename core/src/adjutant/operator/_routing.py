@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -15,7 +17,7 @@ from adjutant_hookspecs import ActivitySnapshot, ProviderError, to_builtins
 from adjutant_hookspecs.records import BudgetRefusedRecord, RouteRecord, UsageRecord
 
 from ..providers import capabilities_of
-from ..providers._budget import BudgetExceeded, Ledger, estimate, over_budget
+from ..providers._budget import BudgetExceeded, Ledger, Reservation, estimate
 from ..providers._router import Route, estimate_tokens, route
 from ._consent import Escalation
 from ._state import key_value_store
@@ -28,7 +30,16 @@ if TYPE_CHECKING:
     from ._consent import Approver
     from ._run import Run
 
-__all__ = ["BudgetExceeded", "Pins", "Routing"]
+__all__ = ["BudgetExceeded", "Hold", "Pins", "Routing"]
+
+
+class Hold:
+    """A call's reservation while the call is under way; ``sent``: the request has gone
+    to the backend (from then on, a stop may have been billed)."""
+
+    def __init__(self, reservation: Reservation | None) -> None:
+        self.reservation = reservation
+        self.sent = False
 
 
 class Pins:
@@ -74,12 +85,15 @@ class Routing:
 
     def ledger(self) -> Ledger | None:
         """The ledger on the profile's key-value store (one per store: it keeps the
-        totals of past days)."""
+        totals of past days), locked across processes by ``<data home>/budget.lock``."""
         kv = key_value_store(self.kernel)
         if kv is None:
             return None
         if self._ledger is None or self._ledger.kv is not kv:
-            self._ledger = Ledger(kv)
+            home = getattr(self.kernel, "home", None)
+            lock = os.path.join(home, "budget.lock") \
+                if home is not None and os.path.isdir(home) else None
+            self._ledger = Ledger(kv, lock)
         return self._ledger
 
     def remote(self, preset: ModelPreset) -> bool:
@@ -169,36 +183,75 @@ class Routing:
                                               "declined": declined, "ask_id": ask_id}))
         return chosen
 
-    async def check(self, chosen: Route, request: CompletionRequest, run: Run) -> None:
+    async def check(self, chosen: Route, request: CompletionRequest, run: Run
+                    ) -> Reservation | None:
         """Refuse a model file that is not the one the profile pinned (`ProviderError`),
-        and a metered call over a cap (`BudgetExceeded`, logged), with the figures."""
+        and a metered call over a cap (`BudgetExceeded`, logged), with the figures. A
+        metered call under caps gets its estimate reserved in the ledger (checked and
+        held as one step across processes): pass it to `spent`, or to `release` when the
+        call fails."""
         if chosen.preset.sha256 is not None:
             await anyio.to_thread.run_sync(self.pins.verify, chosen.preset.model,
                                            chosen.preset.sha256)
         if not self.metered(chosen.preset):
-            return
+            return None
         budgets = self.profile.budgets
         caps = (budgets.request, budgets.day, budgets.week, budgets.month)
         if all(cap.tokens is None and cap.cost_usd is None for cap in caps):
-            return  # no budget set: nothing to keep
+            return None  # no budget set: nothing to keep
         planned = estimate(chosen.preset, estimate_tokens(request.system, request.prompt))
         ledger = self.ledger()
-        why: str | None
         if ledger is None:
             why = "no key-value store to count what was spent, so no budget can be kept"
         else:
-            why = over_budget(budgets, planned, await ledger.spent())
-        if why is None:
-            return
+            try:
+                return await ledger.reserve(budgets, planned, preset=chosen.name,
+                                            run_id=run.run_id)
+            except BudgetExceeded as exc:
+                why = str(exc)
         await self.log.record(BudgetRefusedRecord(run_id=run.run_id, preset=chosen.name,
                                                   reason=why))
         raise BudgetExceeded(f"over budget on {chosen.label}: {why}. Raise the cap under "
                              "\"budgets\" in the profile, wait for the next period, or use "
                              "a local preset (its calls cost nothing)")
 
+    async def release(self, reservation: Reservation | None) -> None:
+        """Give back what `check` reserved for a call that failed (even when cancelled)."""
+        ledger = self.ledger()
+        if reservation is not None and ledger is not None:
+            with anyio.CancelScope(shield=True):
+                await ledger.release(reservation)
+
+    @asynccontextmanager
+    async def holding(self, reservation: Reservation | None) -> AsyncIterator[Hold]:
+        """Around a call `check` reserved for: a call that failed (`ProviderError`), or
+        that stopped before it was sent, gives the reservation back; one stopped after it
+        was sent keeps it as spent. A call that returns is settled by `spent`."""
+        hold = Hold(reservation)
+        try:
+            yield hold
+        except ProviderError:
+            await self.release(reservation)
+            raise
+        except BaseException:
+            await (self.keep(reservation) if hold.sent else self.release(reservation))
+            raise
+
+    async def keep(self, reservation: Reservation | None) -> None:
+        """Count what `check` reserved as spent, for a call stopped after it was sent (the
+        backend may bill what it generated; no figure came back, so the estimate, the
+        most it can be, stays)."""
+        ledger = self.ledger()
+        if reservation is not None and ledger is not None:
+            with anyio.CancelScope(shield=True):
+                await ledger.settle(reservation, tokens=reservation.planned.tokens,
+                                    cost=reservation.planned.cost, estimated=True)
+
     async def spent(self, chosen: Route, request: CompletionRequest, text: str,
-                    usage: Usage | None, run: Run) -> None:
-        """Count one call: the backend's figures where it reported them, else estimated."""
+                    usage: Usage | None, run: Run,
+                    reservation: Reservation | None = None) -> None:
+        """Count one call: the backend's figures where it reported them, else estimated
+        (in place of its reservation, when `check` made one)."""
         preset = chosen.preset
         prompt = usage.prompt_tokens if usage is not None else None
         completion = usage.completion_tokens if usage is not None else None
@@ -217,7 +270,13 @@ class Routing:
                                               prompt_tokens=prompt,
                                               completion_tokens=completion, cost=float(cost),
                                               metered=metered, estimated=estimated))
-        if (ledger := self.ledger()) is not None:
+        if (ledger := self.ledger()) is None:
+            return
+        if reservation is not None:
+            with anyio.CancelScope(shield=True):  # the call was made: its spend counts
+                await ledger.settle(reservation, tokens=prompt + completion,
+                                    cost=float(cost), estimated=estimated)
+        else:
             await ledger.add(preset=chosen.name, tokens=prompt + completion, cost=float(cost),
                              metered=metered, estimated=estimated, run_id=run.run_id)
 
@@ -226,7 +285,7 @@ class Routing:
         window beside its caps (``adjutant status``, the dock)."""
         ledger = self.ledger()
         if ledger is None:
-            return {"today": {}, "windows": {}}
+            return {"today": {}, "windows": {}, "held": None}
         budgets = self.profile.budgets
         today = {name: {"tokens": s.tokens, "cost": round(s.cost, 6), "calls": s.calls}
                  for name, s in (await ledger.by_preset()).items()}
@@ -234,4 +293,7 @@ class Routing:
                             "cap_tokens": getattr(budgets, window).tokens,
                             "cap_cost_usd": getattr(budgets, window).cost_usd}
                    for window, s in (await ledger.spent()).items()}
-        return {"today": today, "windows": windows}
+        held = await ledger.held()
+        return {"today": today, "windows": windows,
+                "held": {"tokens": held.tokens, "cost": round(held.cost, 6),
+                         "calls": held.calls} if held.calls else None}

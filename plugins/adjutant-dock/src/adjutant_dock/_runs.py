@@ -531,9 +531,10 @@ class Hub:
         job = self._by_op.get(question.run_id)
         if job is None:
             return {"action": "deny"}
+        # the answer is bound to all that is shown: preset, model, why, the most it may cost
         digest = hashlib.sha256(json.dumps(
-            [question.preset, question.model, question.tokens, question.cost]).encode()
-        ).hexdigest()[:16]
+            [question.preset, question.model, question.reason, question.tokens,
+             question.cost]).encode()).hexdigest()[:16]
         interrupt = {
             "id": f"{question.run_id}-escalation-{uuid.uuid4().hex[:12]}",
             "reason": "model_escalation",
