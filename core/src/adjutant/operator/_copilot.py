@@ -71,8 +71,7 @@ from ._routing import BudgetExceeded, Routing
 from ._run import Run, RunOutcome
 from ._sessions import SessionStore
 from ._state import Channel, OperatorState, key_value_store
-from ._stated import with_stated_values
-from ._values import without_copied_values
+from ._stated import settled_values
 from .planner import Planner, bad_request
 
 if TYPE_CHECKING:
@@ -518,12 +517,10 @@ class Copilot:
                 continue
             await self.log.record(AttemptRecord(run_id=run_id, attempt=attempt, ok=True,
                                                 simplified=simplified, menu=menu))
-            if isinstance(reply, Plan):  # never a value copied from a worked example
+            if isinstance(reply, Plan):  # no value from an example, every one stated
                 tools = {n: t.declaration for n, t in self.offered_tools().items()}
-                reply = without_copied_values(reply, prompt, f"{request.system}\n"
-                                              f"{request.prompt}", tools, self.cwd)
-                if isinstance(reply, Plan) and self.fill_stated:  # every value it states
-                    reply = with_stated_values(reply, prompt, tools, self.cwd)
+                reply = settled_values(reply, prompt, f"{request.system}\n{request.prompt}",
+                                       tools, self.cwd, fill=self.fill_stated)
             return reply
         return RunOutcome(run_id, "failed", error=f"the model gave no valid plan in "
                           f"{self.max_attempts} attempts; last error: {error}")

@@ -29,11 +29,12 @@ from typing import Any
 
 import msgspec
 
-from adjutant_hookspecs import Plan, ToolDeclaration
+from adjutant_hookspecs import Plan, Response, ToolDeclaration
 
+from ._values import without_copied_values
 from ._words import named_paths, terms
 
-__all__ = ["with_stated_values"]
+__all__ = ["settled_values", "with_stated_values"]
 
 _log = logging.getLogger("adjutant.planner")
 _WORDS = re.compile(r"[A-Za-z0-9_./*?-]+")  # "don't" is "don", "t"
@@ -45,6 +46,17 @@ _NEGATIONS = frozenset({"no", "not", "dont", "don", "doesn", "didn", "won", "wit
 #: How far a number may stand from the word that says what it counts ("the last 5
 #: commits", "at most 20 rows").
 _REACH = 2
+
+
+def settled_values(plan: Plan, asked: str, shown: str,
+                   tools: Mapping[str, ToolDeclaration], cwd: str = "", *,
+                   fill: bool = True) -> Plan | Response:
+    """The plan's values settled against the request: none copied from the worked
+    examples in ``shown`` (`without_copied_values`), and, with ``fill``, every value the
+    request states where it fits (`with_stated_values`)."""
+    reply = without_copied_values(plan, asked, shown, tools, cwd)
+    return with_stated_values(reply, asked, tools, cwd) if fill and isinstance(
+        reply, Plan) else reply
 
 
 def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
