@@ -1,6 +1,6 @@
 """A process that queues and runs tasks, for the tests that SIGKILL it.
 
-``python crashkit.py HOME queue-and-run``: queue ``test.steps`` (40 steps of 0.05 s)
+``python crashkit.py HOME queue-and-run [N]``: queue ``test.steps`` (N steps of 0.05 s, 40)
 and five ``test.noop`` tasks behind it on the same resource, print their ids as JSON,
 then run the queue until killed. ``python crashkit.py HOME sleepy``: queue and run
 ``test.sleepy`` (timeout 1 s; it writes ``started`` in its folder, then sleeps).
@@ -97,7 +97,8 @@ async def main(home: Path, what: str, *rest: str) -> None:
             if list(rest[2:]) == ["then-serve"]:  # (rest is a tuple)
                 await _serve_printing(h, runner)
         elif what == "queue-and-run":
-            steps, _ = await plugin.submit("test.steps", {"n": 40, "delay": 0.05})
+            n = int(rest[0]) if rest else 40
+            steps, _ = await plugin.submit("test.steps", {"n": n, "delay": 0.05})
             noops = [(await plugin.submit("test.noop", {"i": i}))[0].id for i in range(5)]
             print(json.dumps({"steps": steps.id, "steps_dir": steps.artifacts,
                               "noops": noops}), flush=True)

@@ -193,6 +193,9 @@ def key_value_store(kernel: Kernel) -> Any:
                        "task queue lives in the profile's store)")
 
 
+#: How long a write made with ``wait=False`` waits for a commit to share (seconds).
+WRITE_BEHIND_S = 0.005
+
 _task_decoder = msgspec.json.Decoder(Task)
 _sched_decoder = msgspec.json.Decoder(Schedule)
 _req_decoder = msgspec.json.Decoder(Request)
@@ -226,6 +229,8 @@ class TaskQueue:
         self._pending: dict[str, bytes | None] = {}
         self._batch = _Batch()
         self._flushing = False
+        #: Set to commit what is written behind now (None: nothing is waiting).
+        self._behind: Any = None
 
     # -- storage -------------------------------------------------------------------------
 
@@ -240,16 +245,34 @@ class TaskQueue:
         batch = self._batch
         batch.items.extend(items)
         self._pending.update(items)
-        if not self._flushing:
-            if wait or self.background is None:
-                await self._flush()
-            else:
-                self._flushing = True
-                self.background.start_soon(self._flush, True)
         if wait or self.background is None:
+            if self._behind is not None:  # written-behind items go in this commit
+                self._behind.set()
+            if not self._flushing:
+                await self._flush()
             await batch.committed.wait()
             if batch.error is not None:
                 raise batch.error
+        elif not self._flushing and self._behind is None:
+            import anyio
+
+            # Written behind: the next commit someone waits for carries it (a task's
+            # end goes with the next task's start: one commit per task, not two), or
+            # a commit of its own after WRITE_BEHIND_S at most.
+            self._behind = anyio.Event()
+            self.background.start_soon(self._flush_behind, self._behind)
+
+    async def _flush_behind(self, due: Any) -> None:
+        import anyio
+
+        try:
+            with anyio.move_on_after(WRITE_BEHIND_S):
+                await due.wait()
+        finally:
+            if self._behind is due:
+                self._behind = None
+            with anyio.CancelScope(shield=True):  # never dropped, cancelled or not
+                await self._flush()
 
     async def _flush(self, claimed: bool = False) -> None:
         """Commit batches until none is waiting (one flusher at a time)."""
@@ -283,6 +306,8 @@ class TaskQueue:
         """Wait until every write so far is committed."""
         while self._flushing or self._batch.items:
             batch = self._batch
+            if self._behind is not None:
+                self._behind.set()
             if not self._flushing:
                 await self._flush()
             await batch.committed.wait()
