@@ -112,7 +112,7 @@ class Context:
         outcome = await copilot.handle(prompt, approver=approver,
                                        on_event=self._runner.own_run)
         if approver.question is not None:
-            raise WaitingForHuman(approver.question, stale=approver.stale)
+            raise WaitingForHuman(approver.question, stale=approver.stale, outcome=outcome)
         return outcome
 
     async def confirm(self, step: str, what: str, question: str) -> bool:
