@@ -151,6 +151,7 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (`__all__`
         VoiceInfo,
     )
     from ._tasks import (
+        ChildTaskFailed,
         TaskCapability,
         TaskContext,
         TaskFailed,
@@ -214,6 +215,7 @@ _LAZY = {
     "TranscriptSegment": "._copilot",
     "Embedder": "._embedding", "EmbeddingError": "._embedding",
     "TaskCapability": "._tasks", "TaskContext": "._tasks", "TaskFailed": "._tasks",
+    "ChildTaskFailed": "._tasks",
 }  # fmt: skip
 
 __getattr__ = lazy_exports(__name__, _LAZY)
@@ -238,6 +240,7 @@ __all__ = [
     "BusGap",
     "Check",
     "CheckResult",
+    "ChildTaskFailed",
     "Command",
     "CompletionChunk",
     "CompletionRequest",

@@ -11,6 +11,9 @@ a nested flow whose fs.write needs approval, then an fs.read of what it wrote), 
 ``python crashkit.py HOME publish WORK``: queue ``test.publish`` (another plugin's
 capability that asks the user through the shared TaskContext) with cwd WORK and run
 the queue, printing the events.
+``python crashkit.py HOME nest WORK``: queue ``test.nest`` (a capability that runs
+``test.publish`` as its nested task through ``TaskContext.run_child``) with cwd WORK
+and run the queue, printing the events.
 ``python crashkit.py HOME serve``: run the queue, printing the events.
 ``python crashkit.py HOME answer ID grant|deny [then-serve]``: answer a waiting task
 (as ``adjutant tasks approve`` does when no runner is alive), print ``answered``, and
@@ -80,6 +83,10 @@ async def main(home: Path, what: str, *rest: str) -> None:
                                                            "cwd": rest[0]})
             print(json.dumps({"id": task.id, "dir": task.artifacts,
                               "handoff": task.handoff}), flush=True)
+            await _serve_printing(h, runner)
+        elif what == "nest":
+            task, _ = await plugin.submit("test.nest", {"path": "team.txt", "cwd": rest[0]})
+            print(json.dumps({"id": task.id, "dir": task.artifacts}), flush=True)
             await _serve_printing(h, runner)
         elif what == "serve":
             await _serve_printing(h, runner)

@@ -443,17 +443,16 @@ class AutomationCapability:
                 sent = await self.notify(note, source=f"task {context.task_id}")
             return "ok", {"status": "ok", "data": {"sent": sent}}
         if "flow" in step:
-            from ._human import WaitingOnChild
+            from adjutant_hookspecs import ChildTaskFailed
 
-            child = await ctx.child(sid, "automation.run",
-                                    {"flow": step["flow"], "cwd": cwd,
-                                     "input": resolve(step.get("input", {}), scope)})
-            if not child.finished:
-                raise WaitingOnChild(child.id)
-            if child.status != "done":
-                raise TaskFailed(f"step {sid}: flow {step['flow']} {child.status}: "
-                                 f"{child.error}")
-            return "ok", {"status": "ok", "data": child.outputs}
+            try:
+                outputs = await context.run_child(
+                    sid, "automation.run", {"flow": step["flow"], "cwd": cwd,
+                                            "input": resolve(step.get("input", {}), scope)})
+            except ChildTaskFailed as exc:
+                raise TaskFailed(f"step {sid}: flow {step['flow']} {exc.status}: "
+                                 f"{exc.error}") from None
+            return "ok", {"status": "ok", "data": dict(outputs)}
         if "ask" in step:
             kept = state.setdefault("plans", {}).get(sid)
             if kept is not None:  # answered: the plan asked about, never a new one

@@ -378,6 +378,12 @@ class TaskQueue:
         task.updated_at = time.time()
         await self._write([(_T + task.id, _encoder.encode(task)), (_OPEN + task.id, b"")])
 
+    async def children(self, task_id: str) -> list[str]:
+        """The nested tasks ``task_id`` queued (``run_child``), in the order queued: the
+        idempotency keys ``child:<task>:<step>`` name them."""
+        found = [(raw.decode(), key) for key, raw in await self._scan(f"{_KEY}child:{task_id}:")]
+        return [child for child, _ in sorted(found)]
+
     async def holder_of(self, key: str) -> str | None:
         raw = await self._get(_KEY + key)
         return None if raw is None else raw.decode()

@@ -193,6 +193,8 @@ async def apply_request(kernel: Kernel, queue: TaskQueue, task: Task, op: str) -
             child = await queue.get(task.waiting_on)
             if child is not None and child.status in ("queued", "waiting_for_human"):
                 await apply_request(kernel, queue, child, "cancel")
+            elif child is not None and child.status == "running":
+                await queue.request(child.id, "cancel")  # its runner stops it
         if task.parent_task is not None:  # a nested step cancelled: its parent goes on
             parent = await queue.get(task.parent_task)  # (and fails fast on it)
             if parent is not None and not parent.finished and parent.waiting_on == task.id:
