@@ -95,6 +95,44 @@ async def floor(home: Path, count: int) -> float:
         return count / (time.perf_counter() - start)
 
 
+async def serving(home: Path, count: int) -> tuple[float, float]:
+    """One producer queueing while the runner serves (as in a chat: the process that
+    queues runs the queue): the producer's commits and the runner's share
+    transactions. Returns (queued/s, end to end/s: until the last task is done)."""
+    from adjutant_hookspecs import event_name
+    from adjutant_tasks import Runner, tasks_settings
+
+    async with harness(home) as h:
+        plugin = plugin_of(h)
+        runner = Runner(h.kernel, plugin.queue, tasks_settings(h.kernel))
+        plugin.runner = runner  # `submit` wakes it, as it wakes a chat's runner
+        finished = h.kernel.bus.subscribe()
+        all_done = anyio.Event()
+
+        async def count_finished() -> None:
+            done = 0
+            async for env in finished:
+                if event_name(type(env.event)) == "task.finished":
+                    done += 1
+                    if done == count:
+                        all_done.set()
+                        return
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(count_finished)
+            await tg.start(runner.serve)
+            start = time.perf_counter()
+            for i in range(count):
+                await plugin.submit("bench.noop", {"i": i})  # returns once durable
+            queued = time.perf_counter()
+            await all_done.wait()
+            ran = time.perf_counter()
+            tg.cancel_scope.cancel()
+        done = sum([1 async for t in plugin.queue.all() if t.status == "done"])
+        assert done == count, f"{done} of {count} done"
+        return count / (queued - start), count / (ran - start)
+
+
 async def throughput(home: Path, count: int,
                      producers: int) -> tuple[float, float, float]:
     from adjutant_tasks import Runner, tasks_settings
@@ -182,6 +220,10 @@ def main() -> int:
             print(f"no-op tasks, {count}, queued by {producers} producer(s): queued "
                   f"{q:,.0f}/s, run {r:,.0f}/s, end to end {e:,.0f}/s (goal >= "
                   f"{GOAL_PER_S:.0f}/s: {met})")
+        q, e = anyio.run(serving, work / "serving", count)
+        met = "met" if e >= GOAL_PER_S else "NOT met"
+        print(f"no-op tasks, {count}, queued by 1 producer while the runner serves: queued "
+              f"{q:,.0f}/s, end to end {e:,.0f}/s (goal >= {GOAL_PER_S:.0f}/s: {met})")
         home = work / "recovery"
         proc = subprocess.Popen([sys.executable, __file__, "--child", str(home),
                                  str(queued_for_kill)], stdout=subprocess.PIPE, text=True)
