@@ -237,8 +237,9 @@ class TaskQueue:
         #: this process looks at them at once when it changed (other processes' at
         #: its next poll).
         self.changes = 0
-        #: Ids of tasks stored as ``queued`` through this queue since a runner last
-        #: took them (`take_queued`): what its dispatch looks at between full scans.
+        #: Ids of tasks stored as ``queued`` through this queue while a runner serves
+        #: in this process, since it last took them (`take_queued`): what its dispatch
+        #: looks at between full scans.
         self._queued_here: set[str] = set()
 
     # -- storage -------------------------------------------------------------------------
@@ -296,8 +297,8 @@ class TaskQueue:
             if self.background is not None:
                 # A runner serves in this process: let the writers that are ready
                 # (a task's start while a producer queues) join this commit.
-                for _ in range(JOIN_YIELDS):
-                    await anyio.lowlevel.checkpoint()
+                for _ in range(JOIN_YIELDS):  # (never a cancellation point: a write
+                    await anyio.lowlevel.cancel_shielded_checkpoint()  # is committed)
             while self._batch.items:
                 batch, self._batch = self._batch, _Batch()
                 try:
@@ -373,7 +374,7 @@ class TaskQueue:
         items: list[tuple[str, bytes | None]] = [(_T + task.id, _encoder.encode(task))]
         if task.finished:
             items.append((_OPEN + task.id, None))
-        elif task.status == "queued":
+        elif task.status == "queued" and self.background is not None:
             self._queued_here.add(task.id)
         await self._write(items, wait=wait)
 
@@ -388,14 +389,16 @@ class TaskQueue:
             items.append((_KEY + task.idempotency_key, task.id.encode()))
         items.append((_OPEN + task.id, b""))
         await self._write(items)
-        self._queued_here.add(task.id)
+        if self.background is not None:  # a runner serves in this process
+            self._queued_here.add(task.id)
         return task
 
     async def add_existing(self, task: Task) -> None:
         """Store ``task`` and open it again (a retry)."""
         task.updated_at = time.time()
         await self._write([(_T + task.id, _encoder.encode(task)), (_OPEN + task.id, b"")])
-        self._queued_here.add(task.id)
+        if self.background is not None:
+            self._queued_here.add(task.id)
 
     async def children(self, task_id: str) -> list[str]:
         """The nested tasks ``task_id`` queued (``run_child``), in the order queued: the
