@@ -152,6 +152,7 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` resolves, for type checkers (`__all__`
         VoiceInfo,
     )
     from ._tasks import (
+        ChildTaskFailed,
         TaskCapability,
         TaskContext,
         TaskFailed,
@@ -216,6 +217,7 @@ _LAZY = {
     "Embedder": "._embedding", "EmbeddingError": "._embedding",
     "PlanRecaller": "._recall",
     "TaskCapability": "._tasks", "TaskContext": "._tasks", "TaskFailed": "._tasks",
+    "ChildTaskFailed": "._tasks",
 }  # fmt: skip
 
 __getattr__ = lazy_exports(__name__, _LAZY)
@@ -240,6 +242,7 @@ __all__ = [
     "BusGap",
     "Check",
     "CheckResult",
+    "ChildTaskFailed",
     "Command",
     "CompletionChunk",
     "CompletionRequest",

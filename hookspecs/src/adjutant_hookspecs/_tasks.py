@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from ._kernel import Kernel
 
-__all__ = ["TaskCapability", "TaskContext", "TaskFailed"]
+__all__ = ["ChildTaskFailed", "TaskCapability", "TaskContext", "TaskFailed"]
 
 
 class TaskFailed(Exception):
@@ -31,6 +31,18 @@ class TaskFailed(Exception):
     def __init__(self, message: str, *, retryable: bool = False) -> None:
         super().__init__(message)
         self.retryable = retryable
+
+
+class ChildTaskFailed(TaskFailed):
+    """`TaskContext.run_child`: the nested task ended without its outputs: ``status``
+    is ``failed`` (``error`` says why: a step the user denied, its own failure) or
+    ``cancelled``. The parent's code decides what that means (raise it to fail too)."""
+
+    def __init__(self, task_id: str, capability: str, status: str, error: str | None) -> None:
+        super().__init__(f"nested task {task_id} ({capability}) {status}: "
+                         f"{error or 'no reason given'}", retryable=False)
+        self.task_id, self.capability, self.status, self.error = (task_id, capability,
+                                                                  status, error)
 
 
 @runtime_checkable
@@ -72,6 +84,20 @@ class TaskContext(Protocol):
         """Ask the user ``question`` (about ``what``) the same durable way: True for
         yes, False for no, once answered; until then the attempt ends and the task
         waits for a human."""
+        ...
+
+    async def run_child(self, step: str, capability: str,
+                        inputs: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Run ``capability`` with ``inputs`` as a nested task of this one and return
+        its outputs. It is queued once per ``step`` (its idempotency key is this task
+        and ``step``), runs on this machine, and is shown as this task's child. Until
+        it has finished the attempt ends (an exception the runner handles; let it
+        through) and this task waits: while the child waits for a human this task is
+        ``waiting_for_human`` too, across restarts, and it is never released before
+        the child has finished; then it runs again from its checkpoint and this call
+        returns the child's outputs. A child that failed (a step the user denied
+        included) or was cancelled raises `ChildTaskFailed`. Cancelling this task
+        cancels the child."""
         ...
 
 

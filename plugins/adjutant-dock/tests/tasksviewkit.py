@@ -46,6 +46,18 @@ class Broken:
         raise TaskFailed("the input is not a PDF", retryable=False)
 
 
+class Parent:
+    """``test.parent``: runs ``tool.call`` with its inputs as a nested task
+    (``TaskContext.run_child``) and returns the child's outputs."""
+
+    name, resource, timeout_s, retryable = "test.parent", "parent", 30.0, False
+    needs_human = True
+
+    async def run(self, context: TaskContext) -> Mapping[str, Any]:
+        return {"child": dict(await context.run_child("write", "tool.call",
+                                                      dict(context.inputs)))}
+
+
 class Capabilities:
     def __init__(self) -> None:
         self.report = Report()
@@ -54,6 +66,7 @@ class Capabilities:
     def register_task_capabilities(self, register: Callable[[Any], None]) -> None:
         register(self.report)
         register(Broken())
+        register(Parent())
 
 
 @contextlib.asynccontextmanager

@@ -117,3 +117,23 @@ async def test_the_tasks_view_answers_follows_cancels_and_retries(browser: Any,
         kinds = [r["action"] for r in await dock.harness.records("dock_task")]
         assert kinds == ["approve", "approve", "cancel", "retry", "retry"]
         assert page.problems == [], page.problems
+
+
+async def test_the_tasks_view_shows_a_nested_task_and_its_parent(browser: Any) -> None:
+    async with tasks_dock() as (dock, plugin, _):
+        work = dock.harness.workspace
+        parent, _ = await plugin.submit("test.parent", write_call(work))
+        page = await open_page(browser, dock.server.url, 1280)
+        await page.keyboard.press("Alt+7")
+        held = f"#tasks-list li[data-id='{parent.id}'][data-status='waiting_for_human']"
+        await page.wait_for_selector(f"{held} .tk-nest")
+        child = (await plugin.queue.get(parent.id)).waiting_on
+        assert await page.inner_text(f"{held} .tk-nest") == f"nested tasks: {child[:12]}"
+        assert "answer that one" in await page.inner_text(f"{held} .tk-waits")
+        card = f"#tasks-list li[data-id='{child}']"
+        assert await page.inner_text(f"{card} .tk-nest") == f"nested in task {parent.id[:12]}"
+        await shot(page, "tasks-nested", 1280)
+        await page.click(f"{card} .tk-approve")
+        await page.wait_for_selector(f"#tasks-list li[data-id='{parent.id}'][data-status='done']")
+        assert (work / "b.txt").read_text() == "from a task\n"
+        assert not page.problems, page.problems

@@ -86,6 +86,29 @@ async def test_the_view_lists_answers_bound_to_the_digest_cancels_and_retries() 
             assert (await dock.client.get("/api/tasks" + bad)).status_code == 400
 
 
+async def test_the_view_shows_a_nested_task_and_its_parent() -> None:
+    async with tasks_dock() as (dock, plugin, _):
+        work = dock.harness.workspace
+        parent, _ = await plugin.submit("test.parent", write_call(work))
+        held = await _status(plugin, parent.id, "waiting_for_human")
+        every = {t["id"]: t for t in (await dock.client.get("/api/tasks")).json()["tasks"]}
+        child = every[held.waiting_on]
+        assert every[parent.id]["children"] == [child["id"]]
+        assert every[parent.id]["waiting_on"] == child["id"]
+        assert every[parent.id]["question"] is None  # the child is the one to answer
+        assert child["parent_task"] == parent.id and child["children"] == []
+        refused = await dock.client.post("/api/tasks/answer", json={
+            "task": parent.id, "action": "approve", "digest": "f" * 64})
+        assert refused.status_code == 409 and "answer that one" in refused.json()["error"]
+        ok = await dock.client.post("/api/tasks/answer", json={
+            "task": child["id"], "action": "approve",
+            "digest": child["question"]["digest"]})
+        assert ok.status_code == 200, ok.text
+        done = await _status(plugin, parent.id, "done")
+        assert (work / "b.txt").read_text() == "from a task\n"
+        assert done.outputs["child"] == (await plugin.queue.get(child["id"])).outputs
+
+
 async def test_without_adjutant_tasks_the_view_says_what_to_install(dock: Dock) -> None:
     for response in (await dock.client.get("/api/tasks"),
                      await dock.client.post("/api/tasks/cancel", json={"task": "0" * 20})):

@@ -1,6 +1,6 @@
 """A process that queues and runs tasks, for the tests that SIGKILL it.
 
-``python crashkit.py HOME queue-and-run``: queue ``test.steps`` (40 steps of 0.05 s)
+``python crashkit.py HOME queue-and-run [N]``: queue ``test.steps`` (N steps of 0.05 s, 40)
 and five ``test.noop`` tasks behind it on the same resource, print their ids as JSON,
 then run the queue until killed. ``python crashkit.py HOME sleepy``: queue and run
 ``test.sleepy`` (timeout 1 s; it writes ``started`` in its folder, then sleeps).
@@ -11,6 +11,9 @@ a nested flow whose fs.write needs approval, then an fs.read of what it wrote), 
 ``python crashkit.py HOME publish WORK``: queue ``test.publish`` (another plugin's
 capability that asks the user through the shared TaskContext) with cwd WORK and run
 the queue, printing the events.
+``python crashkit.py HOME nest WORK``: queue ``test.nest`` (a capability that runs
+``test.publish`` as its nested task through ``TaskContext.run_child``) with cwd WORK
+and run the queue, printing the events.
 ``python crashkit.py HOME serve``: run the queue, printing the events.
 ``python crashkit.py HOME answer ID grant|deny [then-serve]``: answer a waiting task
 (as ``adjutant tasks approve`` does when no runner is alive), print ``answered``, and
@@ -81,6 +84,10 @@ async def main(home: Path, what: str, *rest: str) -> None:
             print(json.dumps({"id": task.id, "dir": task.artifacts,
                               "handoff": task.handoff}), flush=True)
             await _serve_printing(h, runner)
+        elif what == "nest":
+            task, _ = await plugin.submit("test.nest", {"path": "team.txt", "cwd": rest[0]})
+            print(json.dumps({"id": task.id, "dir": task.artifacts}), flush=True)
+            await _serve_printing(h, runner)
         elif what == "serve":
             await _serve_printing(h, runner)
         elif what == "answer":
@@ -97,7 +104,8 @@ async def main(home: Path, what: str, *rest: str) -> None:
             if list(rest[2:]) == ["then-serve"]:  # (rest is a tuple)
                 await _serve_printing(h, runner)
         elif what == "queue-and-run":
-            steps, _ = await plugin.submit("test.steps", {"n": 40, "delay": 0.05})
+            n = int(rest[0]) if rest else 40
+            steps, _ = await plugin.submit("test.steps", {"n": n, "delay": 0.05})
             noops = [(await plugin.submit("test.noop", {"i": i}))[0].id for i in range(5)]
             print(json.dumps({"steps": steps.id, "steps_dir": steps.artifacts,
                               "noops": noops}), flush=True)

@@ -7,6 +7,7 @@ disk, also after the process that ran it was killed."""
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -157,6 +158,32 @@ class Publish:
         return {"published": path}
 
 
+class Nest:
+    """``test.nest``: another plugin's capability that runs a nested task through
+    `adjutant_hookspecs.TaskContext.run_child` alone: it prepares (``prepared`` in its
+    folder), runs ``test.publish`` (which asks the user twice) as its child and waits
+    for it, then writes ``after`` with the child's outputs. A child that ends without
+    them (the user said no) is this code's decision: it returns the refusal."""
+
+    name, resource, timeout_s, retryable = "test.nest", "nest", 60.0, False
+    needs_human = True
+
+    async def run(self, context: TaskContext) -> Mapping[str, Any]:
+        from adjutant_hookspecs import ChildTaskFailed
+
+        if await context.load_checkpoint() is None:
+            with (context.artifacts / "prepared").open("a") as f:
+                f.write(f"{context.attempt}\n")
+            await context.save_checkpoint("prepared")
+        try:
+            outputs = await context.run_child("publish", "test.publish",
+                                              dict(context.inputs))
+        except ChildTaskFailed as exc:
+            return {"child": exc.task_id, "refused": exc.status, "why": exc.error}
+        (context.artifacts / "after").write_text(json.dumps(dict(outputs)))
+        return {"child_outputs": dict(outputs)}
+
+
 class Capabilities:
     """A plugin registering the test capabilities."""
 
@@ -166,7 +193,7 @@ class Capabilities:
     @hookimpl
     def register_task_capabilities(self, register: Callable[[Any], None]) -> None:
         for cap in (Steps(), Flaky(), Broken(), Hang(), Noop(), Sleepy(), Count(), SlowOnce(),
-                    Ticks(), Publish(),
+                    Ticks(), Publish(), Nest(),
                     Probe("test.probe-a", self.shared), Probe("test.probe-b", self.shared)):
             register(cap)
 

@@ -1,6 +1,7 @@
 """A task waiting for approval survives real SIGKILLs: before the question, while it
 waits, and right after the answer; the approval inside a nested flow holds its parent
-until the nested step has run."""
+until the nested step has run; so does one inside any plugin's nested task
+(``TaskContext.run_child``), approved or denied."""
 
 from __future__ import annotations
 
@@ -189,3 +190,138 @@ async def test_a_capability_that_needs_a_human_is_never_handed_to_a_worker(
             input_hash=input_hash(inputs), attempt=1, timeout_s=60.0,
             created_at=task.created_at)))
         assert outcome == "refused"
+
+
+def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ADJUTANT_")}
+    env.update(ADJUTANT_HOME=str(home), NO_COLOR="1")
+    return subprocess.run([sys.executable, "-m", "adjutant.cli", *args], text=True,
+                          capture_output=True, env=env, timeout=120, check=False)
+
+
+def test_a_nested_task_through_the_shared_context_holds_its_parent_across_kills(
+        tmp_path: Path) -> None:
+    """``test.nest`` (no capability of this plugin) runs ``test.publish`` as its child
+    through `adjutant_hookspecs.TaskContext.run_child`. The child's first question
+    puts the parent in ``waiting_for_human`` too; SIGKILL while it waits: both still
+    wait; answered, the child asks its write; SIGKILL again; answered after the
+    restart, the child writes once and the parent goes on with the child's outputs.
+    The parent is never released early and cannot be answered in the child's place;
+    ``tasks show`` shows the relation both ways."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    out = work / "team.txt"
+    first = _start(home, "nest", str(work))
+    try:
+        queued = _until(first, lambda e: "id" in e)
+        parent = str(queued["id"])
+        held = _until(first, lambda e: e.get("event") == "task.waiting"
+                      and e.get("taskId") == parent)
+    finally:
+        _kill(first)
+    child = str(held["waitingOn"])
+    state = anyio.run(_stored, home)
+    p, c = state["tasks"][parent], state["tasks"][child]
+    assert p.status == "waiting_for_human" and p.waiting_on == child and p.question is None
+    assert c.status == "waiting_for_human" and c.parent_task == parent
+    assert c.capability == "test.publish" and c.question.preview == \
+        "Publish team.txt to the team?"
+    # the relation, as `adjutant tasks show` (a real process) shows it
+    shown = _cli(home, "tasks", "show", parent, "--json")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["children"] == [
+        {"id": child, "capability": "test.publish", "status": "waiting_for_human"}]
+    shown = _cli(home, "tasks", "show", child)
+    assert shown.returncode == 0, shown.stderr
+    assert f"nested in:       task {parent}" in shown.stdout
+    refused = subprocess.run([sys.executable, str(KIT), str(home), "answer", parent, "grant"],
+                             capture_output=True, text=True, timeout=60, check=False)
+    assert refused.returncode != 0 and "answer that one" in refused.stderr
+    # the yes; the child goes on to its write, which asks: killed while it waits
+    second = _start(home, "answer", child, "grant", "then-serve")
+    try:
+        _until(second, lambda e: e.get("event") == "task.waiting" and e.get("taskId") == child)
+    finally:
+        _kill(second)
+    state = anyio.run(_stored, home)
+    p, c = state["tasks"][parent], state["tasks"][child]
+    assert c.status == "waiting_for_human" and c.question.tool == "fs.write"
+    assert p.status == "waiting_for_human" and p.waiting_on == child  # still held
+    assert not out.exists() and not (Path(queued["dir"]) / "after").exists()
+    # answered after the restart: the child writes, then the parent goes on
+    done = subprocess.run([sys.executable, str(KIT), str(home), "answer", child, "grant"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    drained = subprocess.run([sys.executable, str(KIT), str(home), "drain"],
+                             capture_output=True, text=True, timeout=120, check=False)
+    assert drained.returncode == 0, drained.stderr
+    assert out.read_text() == "published\n"
+    state = anyio.run(_stored, home)
+    p, c = state["tasks"][parent], state["tasks"][child]
+    assert c.status == "done", c.error
+    assert p.status == "done" and p.outputs == {
+        "child_outputs": {"published": "team.txt"}}, p.error
+    assert json.loads((Path(queued["dir"]) / "after").read_text()) == {"published": "team.txt"}
+    assert (Path(queued["dir"]) / "prepared").read_text() == "1\n"  # the parent's work, once
+    assert (Path(c.artifacts) / "prepared").read_text() == "1\n"
+    answers = [(r["task_id"], r["step"], r["action"]) for r in state["records"]
+               if r["kind"] == "tasks_answer" and not r.get("refused")]
+    assert answers == [(child, "go", "grant"), (child, "write", "grant")]
+    asked = [r["digest"] for r in state["records"] if r["kind"] == "tasks_asked"]
+    assert asked[-1] == c.question.digest  # the write approved is the one previewed
+    calls = [r for r in state["records"] if r["kind"] == "tool_call"
+             and r["tool"] == "fs.write"]
+    assert len(calls) == 1 and calls[0]["approved"] is True
+
+
+@pytest.mark.anyio
+async def test_a_denied_nested_task_is_its_parent_s_to_decide_and_a_cancel_takes_both(
+        tmp_path: Path) -> None:
+    """A deny inside the child: the child fails with the reason, and the parent's code
+    gets `ChildTaskFailed` (here it returns the refusal). Cancelling a parent while
+    its child waits cancels the child; nothing is written."""
+    import adjutant_files
+    import adjutant_guard
+    import adjutant_write_gate
+    from adjutant_tasks import Runner, tasks_settings
+    from adjutant_tasks._control import change_task
+    from adjutant_tasks._human import answer
+
+    work = tmp_path / "work"
+    work.mkdir()
+    async with kernel_at(tmp_path / "home", adjutant_files, adjutant_guard,
+                         adjutant_write_gate, mode="execute-with-confirmation") as (h, plugin):
+        plugin.notifier.program = None
+
+        async def drain() -> None:
+            await Runner(h.kernel, plugin.queue, tasks_settings(h.kernel)).serve(
+                until_idle=True)
+
+        inputs = {"path": "team.txt", "cwd": str(work)}
+        parent, _ = await plugin.submit("test.nest", inputs)
+        await drain()
+        held = await plugin.queue.get(parent.id)
+        child = await plugin.queue.get(held.waiting_on)
+        assert held.status == child.status == "waiting_for_human"
+        await answer(h.kernel, plugin.queue, child, "deny", digest=child.question.digest,
+                     by="test")
+        await drain()
+        child = await plugin.queue.get(child.id)
+        assert child.status == "failed" and child.error == "the user said no"
+        decided = await plugin.queue.get(parent.id)
+        assert decided.status == "done", decided.error
+        assert decided.outputs == {"child": child.id, "refused": "failed",
+                                   "why": "the user said no"}
+        assert await plugin.queue.children(parent.id) == [child.id]
+        # a cancel of the parent takes its waiting child with it
+        other, _ = await plugin.submit("test.nest", inputs)
+        await drain()
+        other = await plugin.queue.get(other.id)
+        assert other.status == "waiting_for_human"
+        cancelled = await change_task(h.kernel, plugin.queue, other, "cancel")
+        assert cancelled.status == "cancelled"
+        its_child = await plugin.queue.get(other.waiting_on)
+        assert its_child.status == "cancelled" and its_child.question is not None
+        await drain()
+        assert (await plugin.queue.get(its_child.id)).status == "cancelled"
+        assert not (work / "team.txt").exists()

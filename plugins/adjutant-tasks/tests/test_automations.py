@@ -2,10 +2,11 @@
 a condition, variables and an approval gate; an early return; variables are data
 (shell metacharacters stay literal, a path outside the cage is refused); a paused run
 keeps the definition it started with; mixed execution; each flow as a tool; cron and
-bus-event triggers."""
+bus-event triggers; an `ask` step runs the plan that was approved, never a new one."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from datetime import datetime
 from pathlib import Path
@@ -19,6 +20,7 @@ import adjutant_files
 import adjutant_guard
 import adjutant_write_gate
 from adjutant.testing import ScriptedApprover
+from adjutant_hookspecs import Plan, ToolCall
 from adjutant_tasks import Runner, tasks_settings
 from adjutant_tasks._automations import FlowStore, resolve
 from adjutant_tasks._human import answer
@@ -280,3 +282,80 @@ async def test_a_flow_s_own_runs_never_trigger_it_again(tmp_path: Path) -> None:
                     await anyio.sleep(0.02)
             tg.cancel_scope.cancel()
         assert len(await runs("loop")) == 1  # its own fs.read run did not start it again
+
+
+async def test_an_ask_step_runs_the_plan_approved_never_a_second_plan(tmp_path: Path) -> None:
+    """Adversarial: the model's second plan differs from the first (another file, other
+    content). After the approval, the plan shown and approved runs, bound to its digest;
+    the model is not asked again; the second plan never runs. A kept plan changed at rest
+    is refused; a deny runs nothing."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "in.txt").write_text("input")
+    shown = {"path": "report.md", "content": "the plan shown"}
+    flow = {"name": "asker", "cwd": str(work), "steps": [
+        {"id": "op", "ask": "write the report"}, {"id": "r", "return": "${op.data.results}"}]}
+
+    async def asked(n: int) -> tuple[contextlib.AsyncExitStack, Any, Any, str]:
+        """A fresh kernel whose model plans a read and the write ``shown`` first, then
+        (asked again) a write of ``evil<n>.md``; the run queued and waiting."""
+        stack = contextlib.AsyncExitStack()
+        h, plugin = await stack.enter_async_context(kernel_at(
+            tmp_path / f"home{n}", *PIPELINE, mode="execute-with-confirmation"))
+        plugin.notifier.program = None
+        FlowStore(h.kernel.home).put(flow)
+        h.provider.queue(
+            Plan(steps=(ToolCall(tool="fs.read", args={"path": "in.txt"}),
+                        ToolCall(tool="fs.write", args=shown))),
+            Plan(steps=(ToolCall(tool="fs.write", args={"path": f"evil{n}.md",
+                                                        "content": "a second plan"}),)))
+        task, _ = await plugin.submit("automation.run", {"flow": "asker"})
+        await _drain(h, plugin)
+        waiting = await plugin.queue.get(task.id)
+        assert waiting.status == "waiting_for_human", waiting.error
+        assert waiting.question.args == shown
+        assert h.provider.pending == 1
+        return stack, h, plugin, task.id
+
+    stack, h, plugin, task_id = await asked(1)
+    async with stack:
+        await _grant(h, plugin, task_id)
+        await _drain(h, plugin)
+        done = await plugin.queue.get(task_id)
+        assert done.status == "done", done.error
+        assert (work / "report.md").read_text() == "the plan shown"
+        assert not (work / "evil1.md").exists()
+        assert h.provider.pending == 1  # the model was not asked again
+        writes = [r["args"] for r in await h.records("tool_call") if r["tool"] == "fs.write"]
+        assert writes == [shown]
+        reads = [r for r in await h.records("tool_call") if r["tool"] == "fs.read"]
+        assert len(reads) == 1  # the read that ran before the question did not run again
+        assert done.outputs["returned"][0] == "input"
+    (work / "report.md").unlink()
+
+    # a kept plan changed at rest (its checkpoint rewritten) is refused, nothing run
+    stack, h, plugin, task_id = await asked(2)
+    async with stack:
+        state = await plugin.queue.load_checkpoint(task_id)
+        state["plans"]["op"]["calls"][1]["args"]["path"] = "evil2.md"
+        await plugin.queue.save_checkpoint(task_id, state)
+        await _grant(h, plugin, task_id)
+        await _drain(h, plugin)
+        refused = await plugin.queue.get(task_id)
+        assert refused.status == "failed" and "changed at rest" in refused.error
+        assert not (work / "evil2.md").exists() and not (work / "report.md").exists()
+        assert h.provider.pending == 1
+
+    # a deny: the kept plan's write is denied and not run; the model is not asked again
+    stack, h, plugin, task_id = await asked(3)
+    async with stack:
+        first = await plugin.queue.get(task_id)
+        await answer(h.kernel, plugin.queue, first, "deny", digest=first.question.digest,
+                     by="test")
+        await _drain(h, plugin)
+        ended = await plugin.queue.get(task_id)
+        assert ended.status == "done", ended.error  # the read ran: the flow goes on
+        assert ended.outputs["returned"] == ["input", ""]
+        assert not (work / "report.md").exists() and not (work / "evil3.md").exists()
+        assert h.provider.pending == 1
+        assert [r["action"] for r in await h.records("tasks_answer")] == ["deny"]

@@ -100,7 +100,8 @@ def test_cancel_and_retry_without_a_runner(tmp_path: Path) -> None:
 
 def test_cancel_through_a_live_runner_and_watch(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    runner = subprocess.Popen([sys.executable, str(KIT), str(home), "queue-and-run"],
+    # 400 steps (20 s): long enough for two CLI processes to start on a loaded machine
+    runner = subprocess.Popen([sys.executable, str(KIT), str(home), "queue-and-run", "400"],
                               text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         assert runner.stdout is not None

@@ -99,6 +99,9 @@ class Context:
     async def confirm(self, step: str, what: str, question: str) -> bool:
         raise AssertionError("doc.summarize asks the user nothing from its task")
 
+    async def run_child(self, step: str, capability: str, inputs: Any) -> Any:
+        raise AssertionError("doc.summarize runs no nested task")
+
 
 class Failing(ScriptedProvider):
     """Answers ``good`` requests, then fails as a dropped connection does."""

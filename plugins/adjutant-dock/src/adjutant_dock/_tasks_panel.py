@@ -8,8 +8,10 @@ Co-Pilot panel does.
 - ``GET /api/tasks`` (``?status=open|all``, default all; ``limit``, default 50): ``{tasks,
   runner}``, newest first; each task with its status, progress, message, error,
   outputs, artifact folder and files, and the question it waits for (tool, arguments,
-  preview, reasons, digest). Handed-off tasks' news is copied from the Celery ledger
-  first when no runner is alive. Without adjutant-tasks: 503 naming what to install.
+  preview, reasons, digest); nesting: ``parent_task`` (the task it is nested in),
+  ``children`` (its nested tasks' ids) and ``waiting_on`` (the child it waits for).
+  Handed-off tasks' news is copied from the Celery ledger first when no runner is
+  alive. Without adjutant-tasks: 503 naming what to install.
 - ``POST /api/tasks/answer`` ``{task, action: "approve"|"deny", digest}``: the step the
   task waits for, answered bound to ``digest`` (the question the page showed): a
   question that changed since is refused (409) and the page shows the new one. Logged
@@ -117,11 +119,17 @@ async def listing(request: Request) -> Response:
         tasks = [task async for task in queue.all()]
     except LookupError as exc:  # no key/value store: what to install
         return error(503, str(exc))
+    children: dict[str, list[str]] = {}  # nested tasks (``run_child``), by parent
+    for t in tasks:
+        if t.parent_task is not None:
+            children.setdefault(t.parent_task, []).append(t.id)
     if status == "open":
         tasks = [t for t in tasks if not t.finished]
     tasks.reverse()  # ids sort by creation: newest first
     tasks = tasks[:int(raw)]
     shown = await anyio.to_thread.run_sync(lambda: [_shown(t) for t in tasks])
+    for entry in shown:
+        entry["children"] = children.get(entry["id"], [])
     pid = runner_pid(Path(kernel.home))
     here = plugin.runner is not None and plugin.runner.serving
     return JSONResponse({"tasks": shown, "runner": {

@@ -252,6 +252,13 @@ class _Later(Exception):
         self.at = at
 
 
+def _plan_digest(calls: Any) -> str:
+    """What an ``ask`` step's kept plan is bound to: sha256 of its calls."""
+    import hashlib
+
+    return hashlib.sha256(canonical_json(calls)).hexdigest()
+
+
 class AutomationCapability:
     """``automation.run``: one run of a flow, step by step, checkpointed after each."""
 
@@ -436,20 +443,40 @@ class AutomationCapability:
                 sent = await self.notify(note, source=f"task {context.task_id}")
             return "ok", {"status": "ok", "data": {"sent": sent}}
         if "flow" in step:
-            from ._human import WaitingOnChild
+            from adjutant_hookspecs import ChildTaskFailed
 
-            child = await ctx.child(sid, "automation.run",
-                                    {"flow": step["flow"], "cwd": cwd,
-                                     "input": resolve(step.get("input", {}), scope)})
-            if not child.finished:
-                raise WaitingOnChild(child.id)
-            if child.status != "done":
-                raise TaskFailed(f"step {sid}: flow {step['flow']} {child.status}: "
-                                 f"{child.error}")
-            return "ok", {"status": "ok", "data": child.outputs}
+            try:
+                outputs = await context.run_child(
+                    sid, "automation.run", {"flow": step["flow"], "cwd": cwd,
+                                            "input": resolve(step.get("input", {}), scope)})
+            except ChildTaskFailed as exc:
+                raise TaskFailed(f"step {sid}: flow {step['flow']} {exc.status}: "
+                                 f"{exc.error}") from None
+            return "ok", {"status": "ok", "data": dict(outputs)}
         if "ask" in step:
+            kept = state.setdefault("plans", {}).get(sid)
+            if kept is not None:  # answered: the plan asked about, never a new one
+                return await self._kept_plan(context, state, sid, kept, cwd)
+            from ._human import WaitingForHuman
+
             prompt = resolve(step["ask"], scope)
-            outcome = await ctx.ask_operator(sid, str(prompt), cwd=cwd)
+            try:
+                outcome = await ctx.ask_operator(sid, str(prompt), cwd=cwd)
+            except WaitingForHuman as wait:
+                planned = None if wait.outcome is None else wait.outcome.plan
+                if planned is not None:
+                    # The plan the user is asked about is kept, bound to its digest:
+                    # after the answer that plan runs (each write still bound to the
+                    # preview approved), and the model is not asked again.
+                    calls = [{"tool": c.tool, "args": dict(c.args), "explain": c.explain}
+                             for c in planned.steps]
+                    done = {str(i): {"status": r.status, "stdout": r.stdout}
+                            for i, r in enumerate(wait.outcome.results) if r.status == "ok"}
+                    state["plans"][sid] = {"calls": calls, "digest": _plan_digest(calls),
+                                           "done": done, "text": wait.outcome.text or ""}
+                    state.setdefault("runs", []).append(wait.outcome.run_id)
+                    await context.save_checkpoint(state)
+                raise
             state.setdefault("runs", []).append(outcome.run_id)
             if outcome.status not in ("executed", "answered", "ok", "responded"):
                 raise TaskFailed(f"step {sid}: the operator's run {outcome.status}: "
@@ -459,3 +486,29 @@ class AutomationCapability:
         if "return" in step:
             return "return", resolve(step["return"], scope)
         raise TaskFailed(f"step {sid}: unknown kind")
+
+    async def _kept_plan(self, context: TaskContext, state: dict[str, Any], sid: str,
+                         kept: dict[str, Any], cwd: str | None) -> tuple[str, Any]:
+        """An ``ask`` step resumed after its question was answered: the plan kept when
+        it was asked (checked against its digest), each call not yet done through the
+        pipeline with the answer bound to its preview; a call that ran before the
+        question (a read the pipeline let through) does not run again."""
+        ctx: Any = context
+        calls = kept["calls"]
+        if _plan_digest(calls) != kept["digest"]:
+            raise TaskFailed(f"step {sid}: the plan kept for approval changed at rest "
+                             "(its sha256 no longer matches): refused, nothing run")
+        done: dict[str, Any] = kept["done"]
+        for i, call in enumerate(calls):
+            if str(i) in done:
+                continue
+            result = await ctx.call_tool(sid, call["tool"], call["args"], cwd=cwd)
+            done[str(i)] = {"status": result.status, "stdout": result.stdout,
+                            "stderr": result.stderr}
+            await context.save_checkpoint(state)
+        results = [done[str(i)] for i in range(len(calls))]
+        if results and all(r["status"] == "denied" for r in results):
+            raise TaskFailed(f"step {sid}: the operator's run denied: "
+                             f"{(results[0].get('stderr') or '').strip()[:300]}")
+        return "ok", {"status": "ok", "data": {
+            "text": kept.get("text", ""), "results": [r["stdout"] for r in results]}}

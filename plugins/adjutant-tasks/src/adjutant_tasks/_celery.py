@@ -723,6 +723,16 @@ class WorkerContext:
                          "declare needs_human on the capability so it runs where it "
                          "was queued", retryable=False)
 
+    async def run_child(self, step: str, capability: str,
+                        inputs: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Refused: a nested task belongs to the queue of the machine that queued its
+        parent (its approvals are that user's); see `call_tool`."""
+        from adjutant_hookspecs import TaskFailed
+
+        raise TaskFailed(f"step {step}: a handed-off task cannot run a nested task "
+                         f"({capability}); declare needs_human on the capability so it "
+                         "runs where it was queued", retryable=False)
+
 
 class Worker:
     """Runs the messages a Celery consumer thread hands it on this process's event loop,

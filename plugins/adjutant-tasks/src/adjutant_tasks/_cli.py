@@ -15,6 +15,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -93,7 +94,10 @@ async def run(kernel: Kernel, args: argparse.Namespace) -> int:
         if action == "list":
             return await _list(queue, args)
         if action == "show":
-            return _show(await queue.find(args.task), args.json)
+            task = await queue.find(args.task)
+            children = [c for c in [await queue.get(i) for i in await queue.children(task.id)]
+                        if c is not None]
+            return _show(task, args.json, children)
         if action == "cancel" or action == "retry":
             return await _change(kernel, queue, await queue.find(args.task), action, args.json)
         if action in ("approve", "deny"):
@@ -144,9 +148,12 @@ async def _list(queue: TaskQueue, args: argparse.Namespace) -> int:
     return 0
 
 
-def _show(task: Task, as_json: bool) -> int:
+def _show(task: Task, as_json: bool, children: Sequence[Task] = ()) -> int:
     if as_json:
-        print(json.dumps(_plain(task), ensure_ascii=False))
+        plain = _plain(task)
+        plain["children"] = [{"id": c.id, "capability": c.capability, "status": c.status}
+                             for c in children]
+        print(json.dumps(plain, ensure_ascii=False))
         return 0
     rows = [("id", task.id), ("capability", task.capability), ("status", task.status),
             ("progress", f"{task.progress * 100:.1f}% {task.message}".rstrip()),
@@ -163,6 +170,10 @@ def _show(task: Task, as_json: bool) -> int:
         rows.append(("schedule", task.schedule_id))
     if task.error:
         rows.append(("error", task.error))
+    if task.parent_task:
+        rows.append(("nested in", f"task {task.parent_task} (it waits for this one)"))
+    for child in children:
+        rows.append(("nested task", f"{child.id} ({child.capability}, {child.status})"))
     if task.waiting_on:
         rows.append(("waits for", f"its nested step's task {task.waiting_on}"))
     for name, value in rows:

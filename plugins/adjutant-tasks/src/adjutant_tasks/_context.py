@@ -1,7 +1,7 @@
 """What a capability's ``run`` sees (`adjutant_hookspecs.TaskContext`), and what
 this plugin's own capabilities use beyond it: a tool call through the pipeline, a
-request to the operator, a guardrail's question, a nested step's task (each may end
-the attempt to wait, durably; see ``_human``)."""
+request to the operator, a guardrail's question, a nested task (``run_child``; each
+may end the attempt to wait, durably; see ``_human``)."""
 
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ class Context:
         outcome = await copilot.handle(prompt, approver=approver,
                                        on_event=self._runner.own_run)
         if approver.question is not None:
-            raise WaitingForHuman(approver.question, stale=approver.stale)
+            raise WaitingForHuman(approver.question, stale=approver.stale, outcome=outcome)
         return outcome
 
     async def confirm(self, step: str, what: str, question: str) -> bool:
@@ -131,6 +131,23 @@ class Context:
             step=step, tool=what, args={}, preview=question, summary=question.splitlines()[0],
             level="guardrail", digest=digest, run_id=self._task.parent_run or self.task_id,
             asked_at=time.time()))
+
+    async def run_child(self, step: str, capability: str,
+                        inputs: Mapping[str, Any]) -> Mapping[str, Any]:
+        """`adjutant_hookspecs.TaskContext.run_child`: the nested task's outputs once it
+        is done; `WaitingOnChild` ends the attempt until then (the runner holds this
+        task, as ``waiting_for_human`` while the child waits for a human);
+        `ChildTaskFailed` when it failed or was cancelled."""
+        from adjutant_hookspecs import ChildTaskFailed
+
+        from ._human import WaitingOnChild
+
+        task = await self.child(step, capability, inputs)
+        if not task.finished:
+            raise WaitingOnChild(task.id)
+        if task.status != "done":
+            raise ChildTaskFailed(task.id, task.capability, task.status, task.error)
+        return MappingProxyType(dict(task.outputs or {}))
 
     async def child(self, step: str, name: str, inputs: Mapping[str, Any]) -> Task:
         """The task of a nested step: queued once (its key is this task and step),

@@ -37,9 +37,13 @@ __all__ = ["AnswerRefusedError", "TaskAnswerRecord", "TaskApprover", "TaskAskedR
 class WaitingForHuman(Exception):
     """The attempt stops here: the task waits for the answer to ``question``."""
 
-    def __init__(self, question: Question, *, stale: str | None = None) -> None:
+    def __init__(self, question: Question, *, stale: str | None = None,
+                 outcome: Any = None) -> None:
         super().__init__(f"waiting for approval of {question.tool} at step {question.step}")
         self.question, self.stale = question, stale
+        #: For a request to the model (``ask_operator``): the run's `RunOutcome`, with
+        #: the plan the question is part of (kept, so the approval runs that plan).
+        self.outcome = outcome
 
 
 class WaitingOnChild(Exception):

@@ -193,6 +193,11 @@ def key_value_store(kernel: Kernel) -> Any:
                        "task queue lives in the profile's store)")
 
 
+#: How long a write made with ``wait=False`` waits for a commit to share (seconds).
+WRITE_BEHIND_S = 0.005
+#: How many times a commit lets other ready writers run first (group commit).
+JOIN_YIELDS = 4
+
 _task_decoder = msgspec.json.Decoder(Task)
 _sched_decoder = msgspec.json.Decoder(Schedule)
 _req_decoder = msgspec.json.Decoder(Request)
@@ -226,6 +231,16 @@ class TaskQueue:
         self._pending: dict[str, bytes | None] = {}
         self._batch = _Batch()
         self._flushing = False
+        #: Set to commit what is written behind now (None: nothing is waiting).
+        self._behind: Any = None
+        #: Counts the requests and schedules written through this queue: a runner in
+        #: this process looks at them at once when it changed (other processes' at
+        #: its next poll).
+        self.changes = 0
+        #: Ids of tasks stored as ``queued`` through this queue while a runner serves
+        #: in this process, since it last took them (`take_queued`): what its dispatch
+        #: looks at between full scans.
+        self._queued_here: set[str] = set()
 
     # -- storage -------------------------------------------------------------------------
 
@@ -240,26 +255,50 @@ class TaskQueue:
         batch = self._batch
         batch.items.extend(items)
         self._pending.update(items)
-        if not self._flushing:
-            if wait or self.background is None:
-                await self._flush()
-            else:
-                self._flushing = True
-                self.background.start_soon(self._flush, True)
         if wait or self.background is None:
+            if self._behind is not None:  # written-behind items go in this commit
+                self._behind.set()
+            if not self._flushing:
+                await self._flush()
             await batch.committed.wait()
             if batch.error is not None:
                 raise batch.error
+        elif not self._flushing and self._behind is None:
+            import anyio
+
+            # Written behind: the next commit someone waits for carries it (a task's
+            # end goes with the next task's start: one commit per task, not two), or
+            # a commit of its own after WRITE_BEHIND_S at most.
+            self._behind = anyio.Event()
+            self.background.start_soon(self._flush_behind, self._behind)
+
+    async def _flush_behind(self, due: Any) -> None:
+        import anyio
+
+        try:
+            with anyio.move_on_after(WRITE_BEHIND_S):
+                await due.wait()
+        finally:
+            if self._behind is due:
+                self._behind = None
+            with anyio.CancelScope(shield=True):  # never dropped, cancelled or not
+                await self._flush()
 
     async def _flush(self, claimed: bool = False) -> None:
         """Commit batches until none is waiting (one flusher at a time)."""
         import anyio
+        import anyio.lowlevel
 
         many = self._many
         if many is None or (self._flushing and not claimed):
             return
         self._flushing = True
         try:
+            if self.background is not None:
+                # A runner serves in this process: let the writers that are ready
+                # (a task's start while a producer queues) join this commit.
+                for _ in range(JOIN_YIELDS):  # (never a cancellation point: a write
+                    await anyio.lowlevel.cancel_shielded_checkpoint()  # is committed)
             while self._batch.items:
                 batch, self._batch = self._batch, _Batch()
                 try:
@@ -283,6 +322,8 @@ class TaskQueue:
         """Wait until every write so far is committed."""
         while self._flushing or self._batch.items:
             batch = self._batch
+            if self._behind is not None:
+                self._behind.set()
             if not self._flushing:
                 await self._flush()
             await batch.committed.wait()
@@ -333,6 +374,8 @@ class TaskQueue:
         items: list[tuple[str, bytes | None]] = [(_T + task.id, _encoder.encode(task))]
         if task.finished:
             items.append((_OPEN + task.id, None))
+        elif task.status == "queued" and self.background is not None:
+            self._queued_here.add(task.id)
         await self._write(items, wait=wait)
 
     async def add(self, task: Task) -> Task:
@@ -346,16 +389,36 @@ class TaskQueue:
             items.append((_KEY + task.idempotency_key, task.id.encode()))
         items.append((_OPEN + task.id, b""))
         await self._write(items)
+        if self.background is not None:  # a runner serves in this process
+            self._queued_here.add(task.id)
         return task
 
     async def add_existing(self, task: Task) -> None:
         """Store ``task`` and open it again (a retry)."""
         task.updated_at = time.time()
         await self._write([(_T + task.id, _encoder.encode(task)), (_OPEN + task.id, b"")])
+        if self.background is not None:
+            self._queued_here.add(task.id)
+
+    async def children(self, task_id: str) -> list[str]:
+        """The nested tasks ``task_id`` queued (``run_child``), in the order queued: the
+        idempotency keys ``child:<task>:<step>`` name them."""
+        found = [(raw.decode(), key) for key, raw in await self._scan(f"{_KEY}child:{task_id}:")]
+        return [child for child, _ in sorted(found)]
 
     async def holder_of(self, key: str) -> str | None:
         raw = await self._get(_KEY + key)
         return None if raw is None else raw.decode()
+
+    def take_queued(self) -> list[str]:
+        """The ids stored as ``queued`` through this queue since the last call, in queue
+        order (a hint for the runner: another process's writes are not in it)."""
+        taken, self._queued_here = self._queued_here, set()
+        return sorted(taken)
+
+    def hint(self, task_id: str) -> None:
+        """Put ``task_id`` back among the ids `take_queued` returns."""
+        self._queued_here.add(task_id)
 
     async def open_ids(self) -> list[str]:
         return [key[len(_OPEN):] for key, _ in await self._scan(_OPEN)]
@@ -391,6 +454,7 @@ class TaskQueue:
     async def request(self, task_id: str, op: Op, *, digest: str | None = None,
                       by: str | None = None) -> None:
         """Ask the runner to change a task (or, ``unschedule``, a schedule) by id."""
+        self.changes += 1
         await self._write([(_REQ + task_id, _encoder.encode(
             Request(op=op, at=time.time(), digest=digest, by=by)))])
 
@@ -412,6 +476,7 @@ class TaskQueue:
     # -- schedules -----------------------------------------------------------------------
 
     async def put_schedule(self, schedule: Schedule) -> None:
+        self.changes += 1
         await self._write([(_SCHED + schedule.id, _encoder.encode(schedule))])
 
     async def schedules(self) -> list[Schedule]:

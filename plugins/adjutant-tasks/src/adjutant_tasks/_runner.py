@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
+import anyio.to_thread
 import msgspec
 
 from ._context import Context, flow_enabled, wait_kinds
@@ -193,6 +194,8 @@ async def apply_request(kernel: Kernel, queue: TaskQueue, task: Task, op: str) -
             child = await queue.get(task.waiting_on)
             if child is not None and child.status in ("queued", "waiting_for_human"):
                 await apply_request(kernel, queue, child, "cancel")
+            elif child is not None and child.status == "running":
+                await queue.request(child.id, "cancel")  # its runner stops it
         if task.parent_task is not None:  # a nested step cancelled: its parent goes on
             parent = await queue.get(task.parent_task)  # (and fails fast on it)
             if parent is not None and not parent.finished and parent.waiting_on == task.id:
@@ -237,6 +240,12 @@ class Runner:
         #: When this runner last pruned the Celery ledger (its clock).
         self._pruned_at = float("-inf")
         self._scopes: dict[str, anyio.CancelScope] = {}
+        #: When requests and schedules were last looked at (monotonic), and the
+        #: queue's count of changes then.
+        self._looked_at = float("-inf")
+        self._changes_seen = -1
+        #: When the next task known to wait for its time is due (None: none).
+        self._due: float | None = None
         self._wake = anyio.Event()
         self.serving = False
         self._copilots: dict[str, Any] = {}
@@ -293,10 +302,24 @@ class Runner:
                         await self._on_events(events)
                 tg.start_soon(watch)
                 while True:
-                    await self._handle_requests()
-                    await self._fire_schedules()
+                    # Requests and schedules: looked at once per poll, or at once when
+                    # this process wrote one (a queue's own writes count its changes);
+                    # not on every wake (a task queued, one ended: its dispatch only).
+                    # The open index is scanned then too, and when a task it found
+                    # comes due; between, the dispatch looks at the tasks this process
+                    # stored as queued (another process's are found at the next poll).
+                    now_m = time.monotonic()
+                    look = now_m - self._looked_at >= self.settings.poll_s or \
+                        self.queue.changes != self._changes_seen
+                    if look:
+                        self._looked_at, self._changes_seen = now_m, self.queue.changes
+                        if await self._handle_requests():  # some wait for an attempt's
+                            self._looked_at = float("-inf")  # end: look again next time
+                        await self._fire_schedules()
                     await self._reconcile()
-                    next_due = await self._dispatch(tg)
+                    full = look or (self._due is not None and self._due <= self.clock())
+                    next_due = await self._dispatch(tg, None if full else
+                                                    self.queue.take_queued())
                     now = self.clock()
                     if until_idle and not self._inflight and not self._handed_open and (
                             next_due is None or next_due > now + 1.0):
@@ -352,10 +375,13 @@ class Runner:
 
     # -- the loop ------------------------------------------------------------------------
 
-    async def _handle_requests(self) -> None:
+    async def _handle_requests(self) -> bool:
+        """Take the requests stored for this queue; True when one must wait for an
+        attempt that is still ending (look again soon)."""
+        deferred = False
         for task_id, op in await self.queue.requests():
             if op in ("approve", "deny"):
-                await self._answer_request(task_id, op)
+                deferred |= await self._answer_request(task_id, op)
                 continue
             if op == "unschedule":  # a schedule's id: only the runner rewrites them
                 await self.queue.delete_schedule(task_id)
@@ -373,6 +399,9 @@ class Runner:
                 await self.queue.clear_request(task_id)
             elif task is None:
                 await self.queue.clear_request(task_id)
+            else:
+                deferred = True
+        return deferred
 
     async def _reconcile(self) -> None:
         """Handed-off tasks: their outcome copied back from the broker (``_celery``)."""
@@ -451,26 +480,28 @@ class Runner:
                                  else "deny", digest=event.digest, by=event.by)
         self.wake()
 
-    async def _answer_request(self, task_id: str, op: str) -> None:
+    async def _answer_request(self, task_id: str, op: str) -> bool:
+        """True when the task's attempt is still ending (answered at the next look)."""
         from ._human import AnswerRefusedError, answer
 
         if task_id in self._inflight:  # its attempt is still ending: at the next look
-            return
+            return True
         request = await self.queue.request_of(task_id)
         task = await self.queue.get(task_id)
         try:
             if request is None or task is None:
-                return
+                return False
             await answer(self.kernel, self.queue, task, "grant" if op == "approve" else "deny",
                          digest=request.digest, by=request.by or "user")
         except AnswerRefusedError:  # logged and published by `answer`
-            return
+            return False
         finally:
             # cleared once the answer is stored or refused (and logged): whoever asked
             # reads the outcome when the request is gone (a crash before this: the
             # request comes again and meets a task no longer waiting, refused)
             await self.queue.clear_request(task_id)
         self.wake()
+        return False
 
     async def _fire_schedules(self) -> None:
         now = self.clock()
@@ -494,12 +525,21 @@ class Runner:
             schedule.next_at = cron_next(schedule.cron, now)
             await self.queue.put_schedule(schedule)
 
-    async def _dispatch(self, tg: anyio.abc.TaskGroup) -> float | None:
-        """Start a worker for each due task; return when the next one is due."""
+    async def _dispatch(self, tg: anyio.abc.TaskGroup,
+                        only: list[str] | None = None) -> float | None:
+        """Start a worker for each due task (of the open index, or of ``only``); return
+        when the next one is due."""
         now = self.clock()
         next_due: float | None = None
-        for task_id in await self.queue.open_ids():
+        if only is None:
+            self.queue.take_queued()  # the scan sees them all
+            ids = await self.queue.open_ids()
+        else:
+            ids, next_due = only, self._due
+        for task_id in ids:
             if task_id in self._inflight:
+                if only is not None:  # stored as queued by its attempt (a retry's
+                    self.queue.hint(task_id)  # back-off): looked at again next time
                 continue
             task = await self.queue.get(task_id)
             if task is None or task.status != "queued" or task.waiting_on is not None \
@@ -511,6 +551,7 @@ class Runner:
                 continue
             self._inflight.add(task_id)
             tg.start_soon(self._work, task_id)
+        self._due = next_due
         return next_due
 
     # -- one task ------------------------------------------------------------------------
@@ -558,7 +599,19 @@ class Runner:
             task.question = None  # answered (kept for `show` until the next attempt)
         # Durable before the capability runs: a crash from here on finds it running
         # (its timeout then counts); the commit also carries the previous task's end.
-        await self.queue.put(task)
+        # Its artifact folder is made meanwhile, in a worker thread (a mkdir costs as
+        # much as the rest of a no-op task on a busy disk).
+        made: list[BaseException] = []
+
+        def make_folder() -> None:
+            try:
+                Path(task.artifacts).mkdir(parents=True, exist_ok=True, mode=0o700)
+            except OSError as exc:
+                made.append(exc)
+
+        async with anyio.create_task_group() as both:
+            both.start_soon(anyio.to_thread.run_sync, make_folder)
+            await self.queue.put(task)
         self.kernel.bus.publish(TaskStarted(task_id=task.id, capability=task.capability,
                                             attempt=task.attempts, resumed=resumed),
                                 run_id=task.parent_run)
@@ -570,7 +623,8 @@ class Runner:
         retry = False
         outputs: Any = None
         try:
-            context.artifacts.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if made:
+                raise made[0]
             with scope, anyio.fail_after(task.timeout_s):
                 outputs = await cap.run(context)
         except TimeoutError:

@@ -68,6 +68,11 @@ function card(t) {
   if (t.handoff) meta.push(`on Celery (${t.handoff})`);
   if (t.schedule_id) meta.push(`schedule ${t.schedule_id}`);
   item.append(el("p", { class: "muted tk-meta", text: meta.join(" · ") }));
+  // nesting (a task run by another as a nested step: `run_child`, a flow's `flow` step)
+  const nest = [];
+  if (t.parent_task) nest.push(`nested in task ${t.parent_task.slice(0, 12)}`);
+  if (t.children && t.children.length) nest.push(`nested tasks: ${t.children.map((c) => c.slice(0, 12)).join(", ")}`);
+  if (nest.length) item.append(el("p", { class: "muted tk-nest", text: nest.join(" · ") }));
   if (t.error) item.append(el("p", { class: "tk-error", role: "note", text: t.error }));
   if (asks) item.append(question(t));
   if (t.outputs && Object.keys(t.outputs).length) item.append(details(`out-${t.id}`, "outputs", el("pre", { class: "tk-outputs", text: printableJSON(t.outputs) })));
