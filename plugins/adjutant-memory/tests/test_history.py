@@ -117,3 +117,19 @@ async def test_the_planner_hears_past_plans_through_the_recaller_hook() -> None:
         assert [(e.request, e.label) for e in past] == [
             ("remember that I prefer pytest -q", "memory.remember")]
         assert prompting.past_plans("remember that I prefer tabs", ["fs.read"]) == []
+
+
+def test_no_past_request_near_costs_no_lexical_index() -> None:
+    """The planner asks before every plan: with no earlier request sharing enough
+    words, the answer comes without importing bm25s (0.3-0.5 s of a cold run)."""
+    import subprocess
+    import sys
+
+    code = ("from adjutant_memory._service import _may_be_near\n"
+            "import sys\n"
+            "assert not _may_be_near('list the python processes', "
+            "['remember that I prefer tabs'], 0.5)\n"
+            "assert _may_be_near('remember I prefer spaces', "
+            "['remember that I prefer tabs'], 0.5)\n"
+            "assert 'bm25s' not in sys.modules and 'numpy' not in sys.modules\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

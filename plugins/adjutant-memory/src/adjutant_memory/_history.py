@@ -180,8 +180,6 @@ class History:
         """The ``k`` past runs whose requests are nearest ``query``: (run, share of the
         query's words its request holds, cosine or None), best first (reciprocal
         rank fusion of BM25 and cosine). ``only``: a filter on the runs."""
-        import numpy as np
-
         from ._chunking import search_words
         from ._lexical import query_terms
 
@@ -192,6 +190,8 @@ class History:
             scores[order[i]] = scores.get(order[i], 0.0) + 1.0 / (60 + rank)
         cosine: dict[str, float] = {}
         if query_vector is not None and self.vectors:
+            import numpy as np
+
             ids = list(self.vectors)
             matrix = np.stack([self.vectors[i] for i in ids])
             q = np.asarray(query_vector, dtype=np.float32).reshape(-1)
