@@ -142,26 +142,20 @@ def _boot() -> str:
 
 
 def _started(pid: int) -> str | None:
-    """When process ``pid`` started (clock ticks after boot, from ``/proc``), or None
-    when it is gone or there is no ``/proc``."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat.rsplit(")", 1)[1].split()[19]
+    """When process ``pid`` started (clock ticks after boot, as text), or None."""
+    from ..safety.processes import started
+
+    when = started(pid)
+    return None if when is None else str(when)
 
 
 def _running(pid: int, started: str | None) -> bool:
     """Whether the process that wrote a reservation on this boot still runs."""
-    if os.path.isdir("/proc"):
-        return started is not None and _started(pid) == started
-    try:  # no /proc (macOS): whether some process has that pid
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    from ..safety.processes import alive
+
+    if os.path.isdir("/proc/self") and started is None:
         return False
-    except PermissionError:
-        return True
-    return True
+    return alive(pid, int(started) if started and started.isdigit() else None)
 
 
 def _spend(entry: dict[str, Any]) -> Spend:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ._layout import Layout, sandbox_layout
+from .processes import started as _started_at
 from .regular import read_regular
 
 if TYPE_CHECKING:
@@ -220,7 +221,7 @@ class _PidsCgroup:
 
     def __init__(self, limit: int) -> None:
         self.path: str | None = None
-        owner = f"adjutant-{os.getpid()}-{time.monotonic_ns()}-s{_started(os.getpid()) or 0}"
+        owner = f"adjutant-{os.getpid()}-{time.monotonic_ns()}-s{_started_at(os.getpid()) or 0}"
         for root in self.ROOTS:
             candidate = os.path.join(root, owner)
             try:
@@ -266,16 +267,6 @@ def _empty_and_remove(path: str) -> bool:
     return False
 
 
-def _started(pid: int) -> int | None:
-    """When ``pid`` started (clock ticks since boot); None: it does not run (or no /proc)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            stat = handle.read()
-        return int(stat[stat.rindex(b")") + 2:].split()[19])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 _CGROUP_NAME = re.compile(r"^adjutant-(\d+)-\d+(?:-s(\d+))?$")
 _stale_checked = False
 
@@ -306,7 +297,7 @@ def _stale(*, remove: bool) -> list[str]:
             if match is None:
                 continue
             pid, start = int(match[1]), int(match[2]) if match[2] else None
-            now = _started(pid)
+            now = _started_at(pid)
             if now is not None and (not start or now == start):
                 continue  # its owner still runs (a reused pid with the old naming: kept)
             path = os.path.join(root, name)

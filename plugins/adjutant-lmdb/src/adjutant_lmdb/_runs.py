@@ -55,44 +55,23 @@ _HEAD = re.compile(
 _SCAN = 2048  # bytes of a body the pattern may look at
 
 
-def _process_start(pid: int) -> int | None:
-    """The start time of ``pid`` in clock ticks since boot (None: no such process, or
-    no /proc here). With the pid, it names one process: pids are reused, this is not."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            stat = handle.read()
-    except OSError:
-        return None
-    try:
-        return int(stat[stat.rindex(b")") + 2:].split()[19])
-    except (ValueError, IndexError):
-        return None
-
-
 _SELF: tuple[int, int | None] | None = None
 
 
 def _self() -> tuple[int, int | None]:
     global _SELF
     if _SELF is None or _SELF[0] != os.getpid():  # recomputed in a forked child
-        _SELF = (os.getpid(), _process_start(os.getpid()))
+        from adjutant.safety.processes import started
+
+        _SELF = (os.getpid(), started(os.getpid()))
     return _SELF
 
 
 def owner_alive(pid: int, since: int | None) -> bool:
     """Whether the process that wrote a run (``pid`` started at ``since``) still runs."""
-    if pid <= 0:
-        return False
-    if os.path.isdir("/proc/self"):
-        now = _process_start(pid)
-        return now is not None and (since is None or now == since)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    from adjutant.safety.processes import alive
+
+    return alive(pid, since)
 
 
 def _parse(body: bytes) -> tuple[str, str, int | None, str | None] | None:
