@@ -45,6 +45,12 @@ def _kill(proc: subprocess.Popen[str]) -> None:
     assert proc.returncode == -signal.SIGKILL
 
 
+def _kit(home: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """The crash kit's command, run to its end (``answer``, ``drain``)."""
+    return subprocess.run([sys.executable, str(KIT), str(home), *args], capture_output=True,
+                          text=True, timeout=timeout, check=False)
+
+
 async def _stored(home: Path) -> dict[str, Any]:
     async with kernel_at(home) as (h, plugin):
         tasks = {t.id: t async for t in plugin.queue.all()}
@@ -86,8 +92,7 @@ def test_an_approval_in_a_nested_flow_survives_kills_and_holds_its_parent(
     asked = [r for r in state["records"] if r["kind"] == "tasks_asked"]
     assert [r["digest"] for r in asked] == [question.digest]
     # the parent cannot be answered in the child's place
-    refused = subprocess.run([sys.executable, str(KIT), str(home), "answer", outer, "grant"],
-                             capture_output=True, text=True, timeout=60, check=False)
+    refused = _kit(home, "answer", outer, "grant")
     assert refused.returncode != 0 and "answer that one" in refused.stderr
     # 3. answered, and killed right after the answer
     third = _start(home, "answer", child, "grant", "then-serve")
@@ -101,8 +106,7 @@ def test_an_approval_in_a_nested_flow_survives_kills_and_holds_its_parent(
         ("grant", question.digest, None)]
     assert state["tasks"][outer].status == "waiting_for_human"  # held until the child ends
     # 4. the next runner carries on: the write, then the parent's next step
-    drained = subprocess.run([sys.executable, str(KIT), str(home), "drain"],
-                             capture_output=True, text=True, timeout=120, check=False)
+    drained = _kit(home, "drain", timeout=120)
     assert drained.returncode == 0, drained.stderr
     assert out.read_text() == "hello"
     state = anyio.run(_stored, home)
@@ -148,11 +152,9 @@ def test_any_capability_waits_for_a_human_through_the_shared_context_across_kill
     assert asked.status == "waiting_for_human" and asked.question.tool == "fs.write"
     assert asked.question.args == {"path": "team.txt", "content": "published\n"}
     assert "+published" in asked.question.preview and not out.exists()
-    done = subprocess.run([sys.executable, str(KIT), str(home), "answer", task_id, "grant"],
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = _kit(home, "answer", task_id, "grant")
     assert done.returncode == 0, done.stderr
-    drained = subprocess.run([sys.executable, str(KIT), str(home), "drain"],
-                             capture_output=True, text=True, timeout=120, check=False)
+    drained = _kit(home, "drain", timeout=120)
     assert drained.returncode == 0, drained.stderr
     assert out.read_text() == "published\n"
     state = anyio.run(_stored, home)
@@ -234,8 +236,7 @@ def test_a_nested_task_through_the_shared_context_holds_its_parent_across_kills(
     shown = _cli(home, "tasks", "show", child)
     assert shown.returncode == 0, shown.stderr
     assert f"nested in:       task {parent}" in shown.stdout
-    refused = subprocess.run([sys.executable, str(KIT), str(home), "answer", parent, "grant"],
-                             capture_output=True, text=True, timeout=60, check=False)
+    refused = _kit(home, "answer", parent, "grant")
     assert refused.returncode != 0 and "answer that one" in refused.stderr
     # the yes; the child goes on to its write, which asks: killed while it waits
     second = _start(home, "answer", child, "grant", "then-serve")
@@ -249,11 +250,9 @@ def test_a_nested_task_through_the_shared_context_holds_its_parent_across_kills(
     assert p.status == "waiting_for_human" and p.waiting_on == child  # still held
     assert not out.exists() and not (Path(queued["dir"]) / "after").exists()
     # answered after the restart: the child writes, then the parent goes on
-    done = subprocess.run([sys.executable, str(KIT), str(home), "answer", child, "grant"],
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = _kit(home, "answer", child, "grant")
     assert done.returncode == 0, done.stderr
-    drained = subprocess.run([sys.executable, str(KIT), str(home), "drain"],
-                             capture_output=True, text=True, timeout=120, check=False)
+    drained = _kit(home, "drain", timeout=120)
     assert drained.returncode == 0, drained.stderr
     assert out.read_text() == "published\n"
     state = anyio.run(_stored, home)
