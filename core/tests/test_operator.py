@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anyio
 import msgspec
 import pytest
 
@@ -24,6 +25,7 @@ from adjutant_hookspecs import (
     ActivitySnapshot,
     ExecutionResult,
     Plan,
+    ProviderError,
     Response,
     ToolCall,
     ToolContext,
@@ -532,3 +534,58 @@ async def test_a_direct_call_is_a_logged_one_step_run_under_the_mode() -> None:
         calls = await h.records("direct_call")
         assert [(c["caller"], c["tool"]) for c in calls] == [
             ("mcp:x", "notes.read"), ("mcp:x", "notes.read"), ("mcp:x", "notes.write")]
+
+
+class Waiting:
+    """A context source that answers only once the model is being prepared: if the
+    operator gathered the context first and prepared the model after, it would wait
+    forever."""
+
+    class Source:
+        name = "slow-git"
+
+        def __init__(self) -> None:
+            self.preparing = anyio.Event()
+
+        async def gather(self, cwd: str) -> dict[str, Any]:
+            with anyio.fail_after(10):
+                await self.preparing.wait()
+            return {"recent_shell": ["git status"]}
+
+    def __init__(self) -> None:
+        self.source = self.Source()
+
+    from adjutant import hookimpl
+
+    @hookimpl
+    def register_context_providers(self, register: Any) -> None:
+        register(self.source)
+
+
+async def test_the_model_gets_ready_while_the_context_is_gathered() -> None:
+    """`Provider.prepare` (a local model's load on a cold start) runs beside the context
+    gathering, not after it; a provider whose preparing fails still answers, and one
+    without `prepare` is not asked."""
+    from adjutant.scripted import ScriptedProvider
+
+    class Preparing(ScriptedProvider):
+        def __init__(self, waiting: Waiting, fail: bool) -> None:
+            super().__init__(Response(text="ok"))
+            self.waiting, self.fail = waiting, fail
+            self.prepared: list[str | None] = []
+
+        async def prepare(self, model: str | None) -> None:
+            self.prepared.append(model)
+            self.waiting.source.preparing.set()
+            if self.fail:
+                raise ProviderError("no such model file")
+
+    for fail in (False, True):
+        waiting = Waiting()
+        provider = Preparing(waiting, fail)
+        async with Harness(waiting, provider=provider) as h:
+            run = await h.run("hi")
+            assert run.outcome.status == "answered", (fail, run.outcome.error)
+            assert provider.prepared == [h.kernel.profile.model.model]
+            (context,) = run.logged("context")  # the source answered: not timed out
+            assert context["bulletin"]["recent_shell"] == ["git status"]

@@ -176,8 +176,11 @@ class Provider(Protocol):
 
     Optional members, used when present: ``capabilities`` (a `ProviderCapabilities`;
     absent means plain streaming text), ``async list_models() -> list[ModelInfo]``
-    and ``async load_model(name) -> None`` (switch through the backend's own
-    mechanism). Failures raise `ProviderError`.
+    ``async load_model(name) -> None`` (switch through the backend's own
+    mechanism), and ``async prepare(model) -> None`` (get a model ready for a request
+    that is coming, changing nothing else: the operator calls it while it gathers the
+    request's context; a failure there is left for the request to report). Failures
+    raise `ProviderError`.
     """
 
     name: str

@@ -83,3 +83,20 @@ def test_the_fit_metadata_is_read_once_per_model_file(tmp_path, monkeypatch) -> 
     kept = next((tmp_path / "fit").glob("*.json"))
     kept.write_text("{not json")
     assert provider_module._fit_metadata(path, llama) == first and loads == [True, True]
+
+
+async def test_prepare_loads_without_making_the_model_the_default() -> None:
+    """`prepare` (called by the operator while it gathers a request's context) keeps
+    the model loaded for the request, and changes nothing else; a model that does not
+    fit is refused there too, before anything loads."""
+    provider = LlamaCpp(model_path=str(preset_path(DEFAULT_MODEL)))
+    try:
+        await provider.prepare(DEFAULT_MODEL)
+        assert len(provider._models) == 1
+        assert provider.model_path == str(preset_path(DEFAULT_MODEL))  # unchanged
+    finally:
+        await provider.aclose()
+    small = LlamaCpp(context_size=32768, memory=lambda: 300 * 2**20)
+    with pytest.raises(ProviderError):
+        await small.prepare(None)
+    assert not small._models

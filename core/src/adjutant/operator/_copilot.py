@@ -422,7 +422,8 @@ class Copilot:
         if refusal := bad_request(prompt):  # before any model: empty, or far too long
             await self.log.record(ResponseRecord(run_id=run_id, text=refusal))
             return RunOutcome(run_id, "answered", text=refusal)
-        bulletin = await self.workspace.bulletin(prompt, run.thread_id)
+        bulletin = await self.prompting.while_preparing(  # the model loads meanwhile
+            self.workspace.bulletin(prompt, run.thread_id))
         if include:
             # each through the same check as the selection (`Workspace.admitted`)
             chosen = tuple(dict.fromkeys((*bulletin.selected_files,

@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Sequence
+from typing import TYPE_CHECKING, TypeVar
+
+import anyio
 
 from adjutant_hookspecs.records import ProviderWarningRecord
 
@@ -37,6 +39,7 @@ from .planner import BANK_WEIGHT, END, SIMILAR, Planner, named_paths, workspace_
 __all__ = ["Prompting"]
 
 _log = logging.getLogger("adjutant.planner")
+T = TypeVar("T")
 #: How many of the user's earlier successful plans each recaller gives a request.
 PAST_PLANS = 3
 
@@ -128,6 +131,29 @@ class Prompting:
     def existing(prompt: str, cwd: str) -> list[str]:
         """The paths the request names that exist here (a stat each, a few at most)."""
         return [p for p in named_paths(prompt)[:20] if os.path.exists(os.path.join(cwd, p))]
+
+    async def while_preparing(self, work: Awaitable[T]) -> T:
+        """``work`` (the request's context: git through the sandbox, 0.5 s cold) while
+        the default preset's model gets ready (`Provider.prepare`: a local model's load,
+        0.8 s cold), side by side. A failure to prepare is the request's to report."""
+        try:
+            provider = self.provider(None)
+        except ProviderError:  # no such provider: the request says so
+            return await work
+        prepare = getattr(provider, "prepare", None)
+        if prepare is None:
+            return await work
+
+        async def ready() -> None:
+            try:
+                await prepare(self.kernel.profile.model.model)
+            except Exception as exc:
+                _log.debug("preparing the model failed (the request will say): %s", exc)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(ready)
+            result = await work
+        return result
 
     async def choose(self, request: CompletionRequest, names: list[str], prompt: str,
                      cwd: str, provider: Any) -> CompletionRequest:

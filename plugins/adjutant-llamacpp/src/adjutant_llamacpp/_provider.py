@@ -174,6 +174,14 @@ class LlamaCpp:
         await anyio.to_thread.run_sync(self._llama, name)
         self.model_path = None if name == DEFAULT_MODEL else name
 
+    async def prepare(self, model: str | None) -> None:
+        """Load ``model`` (and keep it) for a request that is coming, without making it
+        the default: the operator calls this while it gathers the request's context,
+        so a cold start loads the model (0.8 s here) beside that, not after it."""
+        import anyio
+
+        await anyio.to_thread.run_sync(self._llama, model)
+
     async def list_models(self) -> list[ModelInfo]:
         names = list(PRESETS) + ([self.model_path] if self.model_path else [])
         loaded = {os.path.basename(path) for path in self._models}
