@@ -20,6 +20,7 @@ REGISTERS = {
     "checks": ["memory retrieval"],
     "settings": ["MemorySettings"],
     "embedders": ["minilm"],  # the default model: its extra is installed here
+    "plan_recallers": ["memory"],
 }
 PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
 
