@@ -277,7 +277,16 @@ class TranscribeThenAnalyze:
             return CopilotCycleResult(updated_summary=request.context,
                                       transcript=tuple(segments), stt_s=stt_s)
         lines = sentences(fresh)
-        prompt = build_prompt(request.context, lines)
+        result = await self.read(kernel, provider, request.context, lines, segments)
+        return msgspec.structs.replace(
+            result, transcript=tuple(segments), stt_s=stt_s,
+            analysis_s=time.perf_counter() - started - stt_s)
+
+    async def read(self, kernel: Kernel, provider: Provider, context: str, lines: list[str],
+                   segments: list[TranscriptSegment]) -> CopilotCycleResult:
+        """The text model's reading of the new sentences ``lines`` (``segments``: the
+        chunk's whole transcript), with the cues; ``prompt`` and ``response`` set."""
+        prompt = build_prompt(context, lines)
         caps = getattr(provider, "capabilities", None)
         preset = kernel.profile.model
         completion = CompletionRequest(
@@ -293,6 +302,4 @@ class TranscribeThenAnalyze:
                 raise ProviderError(f"the model failed: {''.join(pieces)[-200:]}")
         response = "".join(pieces)
         result = with_cues(_without_example(parse_cycle_result(response), segments), lines)
-        return msgspec.structs.replace(
-            result, transcript=tuple(segments), prompt=prompt, response=response, stt_s=stt_s,
-            analysis_s=time.perf_counter() - started - stt_s)
+        return msgspec.structs.replace(result, prompt=prompt, response=response)
