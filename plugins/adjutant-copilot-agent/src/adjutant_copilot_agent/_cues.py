@@ -30,8 +30,10 @@ __all__ = ["classify", "with_cues"]
 #: go with", "we're going with", "we'll use", "X it is"), something ruled out ("let's
 #: not", "we'll skip", "we won't"), kept or dropped ("we're keeping", "we're dropping"),
 #: or a limit set ("is capped at", "stays at").
-_CHOICE = (r"go with|go for|go ahead with|use|keep|stick with|stay with|choose|pick|opt for|"
-           r"drop|skip|cancel|postpone|switch to|move to|hold|not|stop|launch|ship")
+_CHOICE = (r"go with|go for|go ahead with|go ahead|use|keep|stick with|stay with|choose|pick|"
+           r"opt for|drop|skip|cancel|postpone|delay|switch to|move to|move|hold|not|stop|"
+           r"launch|ship|do|make it|hire|buy|rent|order|book|wait|split|raise|lower|cut|"
+           r"increase|reduce|change|replace")
 _DECISION = re.compile(
     r"\b(?:decided|decide|decision|agreed|agree on|agreement|settled|approved|confirmed|"
     r"the plan is|final answer|final call|final word|we chose|we(?:'ve| have) chosen|"
@@ -58,7 +60,8 @@ _ACTION = re.compile(
     r"|\b(?:take care of|follow up|in charge of|responsible for|leave (?:it|that|this|"
     r"them|the \w+) (?:with|to) me|I(?:'ll| will| can) (?:take|handle|grab|own|cover) "
     r"(?:it|that|this|those|them)|I(?:'m| am) on (?:it|that|this|the)|I(?:'ve| have) got "
-    r"(?:it|that|this)|count me in|I volunteer)\b"
+    r"(?:it|that|this)|count me in|sign me up|I(?:'ll)? volunteer|(?:happy|glad) to \w+|"
+    r"assign(?:ed)? (?:it |that |this |the \w+ )?to|owns? the)\b"
     r"|\b(?:is|are|'s|'re|am|'m) (?:handling|doing|taking care of|sorting out|sorting|"
     r"looking into|working on|organi[sz]ing|arranging|preparing|booking|fixing|writing|"
     r"sending|calling|checking|covering|setting up|drafting|ordering|taking)\b",
