@@ -144,6 +144,26 @@ async def test_analysis_is_not_supported_without_an_analyzer_for_the_provider() 
 
 
 @pytest.mark.anyio
+async def test_the_embedded_llama_cpp_hears_no_audio_itself() -> None:
+    """No audio model runs on llama.cpp here (adjutant-llamacpp's README says what was
+    checked): the embedded provider has no native analyzer, so alone it is "not
+    supported", and the built-in pipeline (Whisper, then the text model) reads for it."""
+    import adjutant_llamacpp
+    from adjutant_llamacpp import LlamaCpp
+
+    assert not hasattr(adjutant_llamacpp, "register_copilot_analyzers")
+    async with Harness(provider=LlamaCpp()) as h:  # type: ignore[arg-type]
+        assert list(h.kernel.copilot_analyzers.values()) == []
+        with pytest.raises(CopilotUnsupported, match="not supported by the provider "
+                                                     "'llama-cpp'"):
+            choose_analyzer(h.kernel)
+    async with Harness(CopilotAgentPlugin, provider=LlamaCpp()) as h:  # type: ignore[arg-type]
+        analyzer, provider = choose_analyzer(h.kernel)
+        assert (analyzer.name, analyzer.native, provider.name) == (
+            "transcribe-then-text", False, "llama-cpp")
+
+
+@pytest.mark.anyio
 async def test_an_analyzer_missing_its_contract_is_refused_naming_it() -> None:
     class Half:
         name = "half"
