@@ -111,7 +111,7 @@ _REFERS = re.compile(r"\b(?:that|it|this|those|these|them)\b(?!\s+(?:week|weeken
 
 def _named_order(text: str) -> bool:
     m = _NAMED.match(text)
-    return bool(m) and m.group(1).lower() not in _NOT_NAME and m.group(2) not in _NOT_VERB
+    return m is not None and m.group(1).lower() not in _NOT_NAME and m.group(2) not in _NOT_VERB
 
 
 def classify(sentence: str) -> str:
