@@ -135,6 +135,7 @@ def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> No
     ("Let's do Thursday then.", "decisions"),
     ("Happy to take the notes.", "action_items"),
     ("Karim, book a taxi for the guests.", "action_items"),
+    ("Sure, yes, Karim, book a taxi.", "action_items"),  # two lines heard as one
     ("Karim booked a taxi for the guests.", ""),
     ("Sure, no problem.", ""),
     ("Fine, the room is booked.", ""),

@@ -82,8 +82,9 @@ _TAG = re.compile(r",\s*(?:right|okay|ok|yes|yeah|correct|agreed|alright|all rig
 #: An order to someone named, at the start of a sentence: "Omar, book the flights",
 #: "And Leo, please set up the tests". The word after the name must be a verb, so the
 #: usual first words of any other sentence are excluded.
-_NAMED = re.compile(r"^(?:(?:and|so|also|then|ok|okay),?\s+)?([A-Z][a-z]+),\s+(?:please\s+)?"
-                    r"([a-z]+)\b")
+_NAMED = re.compile(r"^(?:(?:and|so|also|then|ok|okay|sure|yes|yeah|fine|right|alright|great|"
+                    r"good|well|now),?\s+)*([A-Z][a-z]+),\s+(?:please\s+)?([a-z]+)\b",
+                    re.IGNORECASE)
 _NOT_NAME = frozenset((
     "and", "but", "so", "or", "yes", "no", "yeah", "sure", "fine", "okay", "ok", "alright",
     "right", "well", "then", "now", "also", "thanks", "thank", "hi", "hello", "hey",
@@ -111,7 +112,8 @@ _REFERS = re.compile(r"\b(?:that|it|this|those|these|them)\b(?!\s+(?:week|weeken
 
 def _named_order(text: str) -> bool:
     m = _NAMED.match(text)
-    return m is not None and m.group(1).lower() not in _NOT_NAME and m.group(2) not in _NOT_VERB
+    return (m is not None and m.group(1)[0].isupper() and m.group(1).lower() not in _NOT_NAME
+            and m.group(2).lower() not in _NOT_VERB)
 
 
 def classify(sentence: str) -> str:
