@@ -122,7 +122,8 @@ async def recall_run(folder: Path, factor: float, script: Any,
           f"clock x{factor:g}): {meta.cycle_number} cycles ({meta.failed_cycles} failed) "
           f"in {took:.0f} s")
     print(f"  recall, embedded default (qwen2.5-coder-0.5b): strict {got['strict']:.0%}, "
-          f"anywhere {got['anywhere']:.0%} of {got['total']} items (goal 80%)")
+          f"anywhere {got['anywhere']:.0%} of {got['total']} items (goal 80%); "
+          f"{got['listed']} items listed, {got['extra']} naming no scripted one")
     for name in ("decisions", "action_items", "open_questions"):
         print(f"    {name}: " + ", ".join(f"{k}: {'yes' if v else 'no'}"
                                           for k, v in got[name].items()))
@@ -141,9 +142,12 @@ def print_totals(totals: list[tuple[str, dict[str, Any]]]) -> None:
     anywhere = sum(round(got["anywhere"] * got["total"]) for _, got in totals)
     print("recall per meeting (strict / anywhere):")
     for name, got in totals:
-        print(f"  {name}: {got['strict']:.0%} / {got['anywhere']:.0%} of {got['total']}")
+        print(f"  {name}: {got['strict']:.0%} / {got['anywhere']:.0%} of {got['total']}; "
+              f"{got['listed']} listed, {got['extra']} extra")
     print(f"  all {len(totals)} meetings: strict {strict / items:.0%} ({strict} of {items}), "
-          f"anywhere {anywhere / items:.0%} ({anywhere} of {items}) (goal 80%)")
+          f"anywhere {anywhere / items:.0%} ({anywhere} of {items}) (goal 80%); "
+          f"{sum(g['listed'] for _, g in totals)} items listed, "
+          f"{sum(g['extra'] for _, g in totals)} naming no scripted one")
 
 
 async def long_recording(folder: Path, minutes: float) -> None:

@@ -235,9 +235,11 @@ def recall(state: Any, meeting: Meeting = LAUNCH) -> dict[str, Any]:
               "action_items": (meeting.actions, texts(state.action_items)),
               "open_questions": (meeting.questions, texts(state.open_questions))}
     out: dict[str, Any] = {}
-    strict = anywhere = total = 0
+    strict = anywhere = total = listed = extra = 0
     for name, (scripted, own) in groups.items():
         hits = {item: _found(own, ways) for item, ways in scripted.items()}
+        listed += len(own)
+        extra += sum(not any(_found([t], ways) for ways in scripted.values()) for t in own)
         loose = {item: _found(everything, ways) for item, ways in scripted.items()}
         out[name] = hits
         strict += sum(hits.values())
@@ -245,4 +247,6 @@ def recall(state: Any, meeting: Meeting = LAUNCH) -> dict[str, Any]:
         total += len(scripted)
     total = total or 1
     out["strict"], out["anywhere"], out["total"] = strict / total, anywhere / total, total
+    #: items in the three lists, and those of them that name no scripted item of their list
+    out["listed"], out["extra"] = listed, extra
     return out
