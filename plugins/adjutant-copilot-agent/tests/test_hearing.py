@@ -158,6 +158,16 @@ def test_a_cued_item_that_refers_back_carries_the_sentence_before_it() -> None:
         "I will call the caterer this weekend.")  # "this weekend" refers to no sentence
 
 
+def test_a_models_item_that_keeps_only_a_piece_of_a_cued_sentence_gives_way_to_it() -> None:
+    lines = ["Fine with me, and the bus fare stays at two pounds, the council settled it.",
+             "Tariq will print the tickets tonight."]
+    model = CopilotCycleResult(decisions=("The council settled it",),
+                               action_items=("Tariq prints the tickets tonight",))
+    got = with_cues(model, lines)
+    assert got.decisions == (lines[0],)  # the fare was left out: the sentence instead
+    assert got.action_items == ("Tariq prints the tickets tonight",)  # said it all
+
+
 def test_cued_sentences_join_the_models_items_unless_it_says_them() -> None:
     lines = ["Hello all.", "We decided to ship on Friday.", "Alice will write the notes.",
              "The room is booked."]

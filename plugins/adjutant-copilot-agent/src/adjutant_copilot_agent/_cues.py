@@ -147,6 +147,13 @@ def _repeats(item: str, sentence: str) -> bool:
     return bool(mine) and len(mine & theirs) * 3 >= len(mine) * 2
 
 
+def _covers(item: str, sentence: str) -> bool:
+    """Whether ``item`` keeps most of what ``sentence`` says (three in five of its
+    content words), not just a piece of it."""
+    mine, theirs = words_in(item), words_in(sentence)
+    return len(mine & theirs) * 5 >= len(theirs) * 3
+
+
 def _is_question(text: str) -> bool:
     return text.rstrip().endswith("?") or bool(_WH.match(text.strip()))
 
@@ -175,8 +182,16 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str]) -> CopilotCycleR
     def merged(name: str, model: tuple[str, ...]) -> tuple[str, ...]:
         kept = [t for t in model if len(words_in(t)) >= 2
                 and (name != "open_questions" or _is_question(t))]
-        return tuple(kept + [s for s in cued[name]
-                             if not any(_repeats(t, s) for t in kept)])
+        added = []
+        for s in cued[name]:
+            said = [i for i, t in enumerate(kept) if _repeats(t, s)]
+            if not said:
+                added.append(s)
+            elif not any(_covers(kept[i], s) for i in said):
+                # the model kept a piece of it ("The board settled at yesterday"): the
+                # sentence says it whole, in its place
+                kept[said[0]] = s
+        return tuple(dict.fromkeys(kept + added))
 
     return msgspec.structs.replace(
         result, decisions=merged("decisions", result.decisions),
