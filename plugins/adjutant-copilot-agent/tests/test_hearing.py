@@ -170,14 +170,16 @@ def test_a_models_item_that_keeps_only_a_piece_of_a_cued_sentence_gives_way_to_i
 
 def test_cued_sentences_join_the_models_items_unless_it_says_them() -> None:
     lines = ["Hello all.", "We decided to ship on Friday.", "Alice will write the notes.",
-             "The room is booked."]
+             "The room is booked.", "So who pays for it?"]
     model = CopilotCycleResult(
         decisions=("Ship on Friday \x1b[2J", "Use the big room"),
         action_items=("Go",),
-        open_questions=("The room is booked", "Who pays?"),
+        open_questions=("The room is booked", "Who pays?", "What is the room?",
+                        "Can you book the room?"),
         key_points=("Room", "The room is booked"))
     got = with_cues(model, lines)
     assert got.decisions == ("Ship on Friday \x1b[2J", "Use the big room")  # said already
     assert got.action_items == ("Alice will write the notes.",)  # the model missed it
-    assert got.open_questions == ("Who pays?",)  # a statement is no open question
+    # a statement, a question nobody asked and a request are no open questions
+    assert got.open_questions == ("Who pays?",)
     assert got.key_points == ("The room is booked",)

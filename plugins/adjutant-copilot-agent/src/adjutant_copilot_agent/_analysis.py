@@ -70,16 +70,15 @@ SYSTEM = (
     "So the small hall it is.\n"
     "And let's not invite the press.\n"
     "Dana, book the room for Tuesday.\n"
-    "The posters are late. Leave that with me.\n"
     "Who pays for the catering?\n"
     "Example answer:\n"
     '{"decisions": ["The event is in the small hall", "The press is not invited"], '
-    '"action_items": ["Dana books the room for Tuesday", "The speaker sees to the late '
-    'posters"], "open_questions": ["Who pays for the catering?"], "key_points": ["The '
-    'venue costs less than last year"], "updated_summary": "The event is in the small '
-    'hall, without the press; Dana books the room.", "suggested_questions": [{"question": '
-    '"What is the catering budget?", "reason": "nobody said who pays"}], "key_concepts": '
-    '[{"term": "Dana", "context": "books the room"}]}')
+    '"action_items": ["Dana books the room for Tuesday"], "open_questions": ["Who pays '
+    'for the catering?"], "key_points": ["The venue costs less than last year"], '
+    '"updated_summary": "The event is in the small hall, without the press; Dana books '
+    'the room.", "suggested_questions": [{"question": "What is the catering budget?", '
+    '"reason": "nobody said who pays"}], "key_concepts": [{"term": "Dana", "context": '
+    '"books the room"}]}')
 
 _STR = r'"\"" ([^"\\\x7F\x00-\x1F] | "\\" ["\\/bfnrt])* "\""'
 #: The fields in the order the model writes them: what matters most first, so an
@@ -168,7 +167,7 @@ def split_windows(samples: Any, window_s: float = WINDOW_S) -> list[tuple[int, i
 
 #: The worked example's own words (``dana``, ``catering``, ...): a small model sometimes
 #: copies the example, and an item using a word of it that nobody said was not heard.
-_EXAMPLE_WORDS = {"dana", "catering", "tuesday", "press", "posters", "hall", "venue"}
+_EXAMPLE_WORDS = {"dana", "catering", "tuesday", "press", "hall", "venue"}
 
 
 def _without_example(result: CopilotCycleResult,

@@ -161,7 +161,8 @@ def _is_question(text: str) -> bool:
 def with_cues(result: CopilotCycleResult, lines: Sequence[str]) -> CopilotCycleResult:
     """``result`` with the cued sentences of ``lines`` added to their lists, after the
     model's items and unless one of those already says it; the model's one-word items
-    and "open questions" that are no questions dropped. A cued commitment or decision
+    dropped, and its "open questions" that are no questions, requests, or questions
+    nobody asked in ``lines``. A cued commitment or decision
     that refers back ("I'll take that one") carries the sentence before it."""
     import msgspec
 
@@ -179,9 +180,18 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str]) -> CopilotCycleR
                 cued[kind].pop()
         cued[kind].append(text)
 
+    asked = [line for line in lines
+             if line.rstrip().endswith("?") or classify(line) == "open_questions"]
+
+    def heard_asked(text: str) -> bool:
+        """A question of the model's that was asked (not one it made up, and not a
+        request, which is an action item)."""
+        return (_is_question(text) and not _REQUEST.match(text.strip())
+                and any(_repeats(text, line) for line in asked))
+
     def merged(name: str, model: tuple[str, ...]) -> tuple[str, ...]:
         kept = [t for t in model if len(words_in(t)) >= 2
-                and (name != "open_questions" or _is_question(t))]
+                and (name != "open_questions" or heard_asked(t))]
         added = []
         for s in cued[name]:
             said = [i for i, t in enumerate(kept) if _repeats(t, s)]
