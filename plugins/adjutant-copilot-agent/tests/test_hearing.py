@@ -162,10 +162,14 @@ def test_a_models_item_that_keeps_only_a_piece_of_a_cued_sentence_gives_way_to_i
     lines = ["Fine with me, and the bus fare stays at two pounds, the council settled it.",
              "Tariq will print the tickets tonight."]
     model = CopilotCycleResult(decisions=("The council settled it",),
-                               action_items=("Tariq prints the tickets tonight",))
+                               action_items=("Tariq will print the tickets",))
     got = with_cues(model, lines)
     assert got.decisions == (lines[0],)  # the fare was left out: the sentence instead
-    assert got.action_items == ("Tariq prints the tickets tonight",)  # said it all
+    assert got.action_items == ("Tariq will print the tickets",)  # said nearly all
+    # a commitment that refers back: the model's item lacks what it refers to
+    lines = ["Can someone call the plumber?", "Lena can do that, she knows him."]
+    got = with_cues(CopilotCycleResult(action_items=("Lena can do that",)), lines)
+    assert got.action_items == (" ".join(lines),)
 
 
 def test_cued_sentences_join_the_models_items_unless_it_says_them() -> None:

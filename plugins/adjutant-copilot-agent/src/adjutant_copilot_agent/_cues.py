@@ -148,10 +148,10 @@ def _repeats(item: str, sentence: str) -> bool:
 
 
 def _covers(item: str, sentence: str) -> bool:
-    """Whether ``item`` keeps most of what ``sentence`` says (three in five of its
+    """Whether ``item`` keeps most of what ``sentence`` says (three in four of its
     content words), not just a piece of it."""
     mine, theirs = words_in(item), words_in(sentence)
-    return len(mine & theirs) * 5 >= len(theirs) * 3
+    return len(mine & theirs) * 4 >= len(theirs) * 3
 
 
 def _is_question(text: str) -> bool:
