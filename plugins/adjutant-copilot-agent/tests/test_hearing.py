@@ -182,7 +182,8 @@ def test_cued_sentences_join_the_models_items_unless_it_says_them() -> None:
                         "Can you book the room?"),
         key_points=("Room", "The room is booked"))
     got = with_cues(model, lines)
-    assert got.decisions == ("Ship on Friday \x1b[2J", "Use the big room")  # said already
+    # said already, but in part: the sentence in its place
+    assert got.decisions == ("We decided to ship on Friday.", "Use the big room")
     assert got.action_items == ("Alice will write the notes.",)  # the model missed it
     # a statement, a question nobody asked and a request are no open questions
     assert got.open_questions == ("Who pays?",)
