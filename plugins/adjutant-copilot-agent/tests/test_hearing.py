@@ -185,6 +185,7 @@ def test_cued_sentences_join_the_models_items_unless_it_says_them() -> None:
     # said already, but in part: the sentence in its place
     assert got.decisions == ("We decided to ship on Friday.", "Use the big room")
     assert got.action_items == ("Alice will write the notes.",)  # the model missed it
-    # a statement, a question nobody asked and a request are no open questions
-    assert got.open_questions == ("Who pays?",)
+    # a statement, a question nobody asked and a request are no open questions; the
+    # one asked is kept in the words said
+    assert got.open_questions == ("So who pays for it?",)
     assert got.key_points == ("The room is booked",)
