@@ -66,7 +66,7 @@ def test_a_kill_mid_recording_and_mid_cycle_keeps_every_completed_cycle(
     assert state["cycle_metadata"]["processing"] is False  # the cut cycle died with its agent
     shown = adjutant(env, "copilot-agent", "state").stdout
     assert "Cycles: 1" in shown and "(processing)" not in shown, shown
-    assert state["decisions"][0]["text"].startswith("Ship on Friday")
+    assert state["decisions"][0]["text"].startswith("We decided to ship on Friday")
     sessions = adjutant(env, "copilot-agent", "sessions")
     assert "agent running" not in sessions.stdout  # the dead agent's claim is not honoured
 
