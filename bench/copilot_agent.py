@@ -4,7 +4,14 @@ recall of a scripted meeting's items on the embedded models; and the memory of a
 simulated long recording (goal: flat, not growing with its length).
 
     nice -n 10 .venv/bin/python bench/copilot_agent.py [--quick] [--only memory|cycle|recall]
-        [--meeting launch|science-fair|offsite]
+        [--meeting NAME[,NAME...]] [--meetings FILE]
+
+``--meeting`` picks the scripted meetings of ``tests/meeting.py`` (all of them by
+default); ``--meetings FILE`` runs the meetings of a JSON file instead (a list of
+objects, or ``{"meetings": [...]}``, with the fields of ``Meeting``: ``title`` (or
+``name``), ``voices`` (speaker to espeak-ng voice), ``lines`` ([speaker, text] pairs),
+``decisions``, ``actions`` and ``questions`` (item to a list of word lists)). Recall is
+printed per meeting and in all, strict (in its own list) and anywhere.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -75,7 +83,8 @@ def _cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-async def recall_run(folder: Path, factor: float, which: str = "launch") -> None:
+async def recall_run(folder: Path, factor: float, script: Any,
+                     totals: list[tuple[str, dict[str, Any]]]) -> None:
     import meeting
 
     from adjutant.testing import Harness
@@ -89,7 +98,6 @@ async def recall_run(folder: Path, factor: float, which: str = "launch") -> None
     from adjutant_copilot_agent._sources import from_file
     from adjutant_llamacpp import LlamaCpp
 
-    script = meeting.MEETINGS[which]
     spoken = meeting.speak(folder, meeting=script)
     clock = FastClock(factor)
     # the figure is the recall: a busy machine must not turn it into timeouts
@@ -114,13 +122,32 @@ async def recall_run(folder: Path, factor: float, which: str = "launch") -> None
           f"clock x{factor:g}): {meta.cycle_number} cycles ({meta.failed_cycles} failed) "
           f"in {took:.0f} s")
     print(f"  recall, embedded default (qwen2.5-coder-0.5b): strict {got['strict']:.0%}, "
-          f"anywhere {got['anywhere']:.0%} of {got['total']} items (goal 80%)")
+          f"anywhere {got['anywhere']:.0%} of {got['total']} items (goal 80%); "
+          f"{got['listed']} items listed, {got['extra']} naming no scripted one")
     for name in ("decisions", "action_items", "open_questions"):
         print(f"    {name}: " + ", ".join(f"{k}: {'yes' if v else 'no'}"
                                           for k, v in got[name].items()))
     state = agent.state
     for name in ("decisions", "action_items", "open_questions"):
         print(f"    found {name}: " + " | ".join(i.text for i in getattr(state, name)))
+    totals.append((script.name, got))
+
+
+def print_totals(totals: list[tuple[str, dict[str, Any]]]) -> None:
+    """Recall per meeting and over all their items (strict: in the item's own list)."""
+    if not totals:
+        return
+    items = sum(got["total"] for _, got in totals)
+    strict = sum(round(got["strict"] * got["total"]) for _, got in totals)
+    anywhere = sum(round(got["anywhere"] * got["total"]) for _, got in totals)
+    print("recall per meeting (strict / anywhere):")
+    for name, got in totals:
+        print(f"  {name}: {got['strict']:.0%} / {got['anywhere']:.0%} of {got['total']}; "
+              f"{got['listed']} listed, {got['extra']} extra")
+    print(f"  all {len(totals)} meetings: strict {strict / items:.0%} ({strict} of {items}), "
+          f"anywhere {anywhere / items:.0%} ({anywhere} of {items}) (goal 80%); "
+          f"{sum(g['listed'] for _, g in totals)} items listed, "
+          f"{sum(g['extra'] for _, g in totals)} naming no scripted one")
 
 
 async def long_recording(folder: Path, minutes: float) -> None:
@@ -178,20 +205,30 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", choices=("memory", "cycle", "recall"))
-    parser.add_argument("--meeting", choices=("launch", "science-fair", "offsite"))
+    parser.add_argument("--meeting", help="names from tests/meeting.py, comma-separated")
+    parser.add_argument("--meetings", type=Path, help="a JSON file of meetings")
     args = parser.parse_args()
+    import meeting
+
+    if args.meetings:
+        scripts = meeting.load_meetings(args.meetings)
+    else:
+        names = args.meeting.split(",") if args.meeting else list(meeting.MEETINGS)
+        unknown = [n for n in names if n not in meeting.MEETINGS]
+        if unknown:
+            parser.error(f"no meeting {unknown[0]!r}; there are {', '.join(meeting.MEETINGS)}")
+        scripts = [meeting.MEETINGS[n] for n in names]
+    totals: list[tuple[str, dict[str, Any]]] = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         if args.only in (None, "memory"):
             anyio.run(long_recording, folder, 10 if args.quick else 120)
         if args.only in (None, "cycle"):
             anyio.run(one_cycle, folder, 20 if args.quick else 65)
-        if args.meeting:
-            anyio.run(recall_run, folder, 4.0, args.meeting)
-        elif not args.quick and args.only in (None, "recall"):
-            anyio.run(recall_run, folder, 4.0, "launch")
-            anyio.run(recall_run, folder, 4.0, "science-fair")
-            anyio.run(recall_run, folder, 4.0, "offsite")
+        if args.meeting or args.meetings or (not args.quick and args.only in (None, "recall")):
+            for script in scripts:
+                anyio.run(recall_run, folder, 4.0, script, totals)
+            print_totals(totals)
 
 
 if __name__ == "__main__":

@@ -89,7 +89,112 @@ OFFSITE = Meeting(
      "Nina drafts the agenda": [{"agenda"}],
      "Tom handles the catering contract": [{"catering"}]},
     {"do we invite the interns": [{"interns"}]})
-MEETINGS = {"launch": LAUNCH, "science-fair": SCIENCE_FAIR, "offsite": OFFSITE}
+#: Tuning meetings written for the recall work of issue 26 (the three above are tuning
+#: material too now): commitments, decisions and questions in many phrasings ("leave it
+#: with me", "we're going with", "let's not", "can someone check", "is on it", an
+#: imperative to a name, a plain "X it is"). The blind check is a file of meetings
+#: nobody here has read (`bench/copilot_agent.py --meetings FILE`).
+WEBSITE = Meeting(
+    "website redesign (tuning)", {"Sofia": "en-us+f2", "Ravi": "en-us+m1"},
+    [("Sofia", "Hi Ravi, thanks for making time for the website redesign."),
+     ("Ravi", "No problem. The new mockups came back from the agency on Monday."),
+     ("Sofia", "After looking at both options, we're going with the dark theme."),
+     ("Ravi", "Good call. And let's not migrate the old blog posts, nobody reads them."),
+     ("Sofia", "The contact form is broken on phones. I'll take that one."),
+     ("Ravi", "Thanks. The image compression is slow too, leave it with me."),
+     ("Sofia", "Can someone check the analytics before we switch over?"),
+     ("Ravi", "Jenny can do that, she set up the tracking last year."),
+     ("Sofia", "What about the domain renewal, does anyone know when it expires?"),
+     ("Ravi", "No idea, honestly."),
+     ("Sofia", "Okay. Talk soon, Ravi.")],
+    {"the dark theme": [{"dark"}, {"theme"}],
+     "the old blog posts are not migrated": [{"blog"}]},
+    {"Sofia fixes the contact form": [{"contact"}, {"form"}],
+     "Ravi speeds up the image compression": [{"compression"}, {"image"}],
+     "Jenny checks the analytics": [{"analytics"}]},
+    {"when does the domain expire": [{"domain"}, {"expires"}]})
+HIRING = Meeting(
+    "hiring plan (tuning)", {"Grace": "en-gb+f3", "Leo": "en-us+m2"},
+    [("Grace", "Morning Leo. Let's go through the hiring plan for next quarter."),
+     ("Leo", "Sure. We have budget for two backend engineers."),
+     ("Grace", "Final call then: both roles are remote first."),
+     ("Leo", "Makes sense. We'll skip the recruiting agency this time, it cost too much."),
+     ("Grace", "I can put together the job description by Thursday."),
+     ("Leo", "Great. Hassan should schedule the first interviews."),
+     ("Grace", "And Leo, please set up the coding exercise."),
+     ("Leo", "Will do."),
+     ("Grace", "Who is going to own onboarding for the new people?"),
+     ("Leo", "Good point, we have not figured that out."),
+     ("Grace", "Thanks Leo, see you tomorrow.")],
+    {"both roles are remote first": [{"remote"}],
+     "no recruiting agency": [{"agency"}, {"recruiting"}]},
+    {"Grace writes the job description": [{"description"}, {"job"}],
+     "Hassan schedules the interviews": [{"interviews"}, {"hassan"}],
+     "Leo sets up the coding exercise": [{"coding"}, {"exercise"}]},
+    {"who owns onboarding": [{"onboarding"}]})
+KITCHEN = Meeting(
+    "kitchen renovation (tuning)", {"Maria": "en-us+f1", "Daniel": "en-gb+m3"},
+    [("Maria", "So, the kitchen. The builder can start in three weeks."),
+     ("Daniel", "The quote for the marble counter was far too high."),
+     ("Maria", "Then the wooden counter it is, it is half the price."),
+     ("Daniel", "Fine by me. We are keeping the old cabinets and just painting them."),
+     ("Maria", "My brother is sorting out the plumber."),
+     ("Daniel", "I'm on the paint, I will pick the colours this weekend."),
+     ("Maria", "Could you also ask the neighbours about the noise?"),
+     ("Daniel", "Sure, no problem."),
+     ("Maria", "Do we need a permit for moving the sink?"),
+     ("Daniel", "I really don't know, we should find out."),
+     ("Maria", "Alright, that is it for today.")],
+    {"the wooden counter": [{"wooden"}, {"counter"}],
+     "keep the old cabinets, painted": [{"cabinets"}]},
+    {"the brother sorts out the plumber": [{"plumber"}],
+     "Daniel picks the paint colours": [{"paint"}, {"colours"}, {"colors"}],
+     "Daniel asks the neighbours about the noise": [{"neighbours"}, {"neighbors"},
+                                                    {"noise"}]},
+    {"is a permit needed to move the sink": [{"permit"}]})
+MEETINGS = {"launch": LAUNCH, "science-fair": SCIENCE_FAIR, "offsite": OFFSITE,
+            "website": WEBSITE, "hiring": HIRING, "kitchen": KITCHEN}
+
+
+def load_meetings(path: Path) -> list[Meeting]:
+    """The meetings of a JSON file: a list of objects (or ``{"meetings": [...]}``) with
+    ``title`` (or ``name``), ``voices``, ``lines`` ([speaker, text] pairs), and
+    ``decisions``, ``actions``, ``questions`` (item to a list of word lists). A file
+    that does not have that shape is a ``ValueError`` naming what is wrong."""
+    import json
+
+    raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    if isinstance(raw, dict):
+        raw = raw.get("meetings", [raw] if "lines" in raw else None)
+    if not isinstance(raw, list):
+        raise ValueError(f"{path}: expected a list of meetings")
+
+    def ways(items: Any, where: str) -> dict[str, list[set[str]]]:
+        if not isinstance(items, dict):
+            raise ValueError(f"{where}: expected an object of item to word lists")
+        out = {}
+        for item, sets in items.items():
+            if not isinstance(sets, list) or not sets:
+                raise ValueError(f"{where}: {item!r} has no word lists")
+            if all(isinstance(w, str) for w in sets):  # one set given flat
+                sets = [sets]
+            out[str(item)] = [{str(w).lower() for w in way} for way in sets]
+        return out
+
+    meetings = []
+    for n, m in enumerate(raw):
+        where = f"{path}: meeting {n + 1}"
+        if not isinstance(m, dict) or not isinstance(m.get("lines"), list):
+            raise ValueError(f"{where}: expected an object with lines")
+        voices = {str(k): str(v) for k, v in dict(m.get("voices") or {}).items()}
+        lines = [(str(who), str(text)) for who, text in m["lines"]]
+        for who, _ in lines:
+            voices.setdefault(who, "en-us")
+        meetings.append(Meeting(str(m.get("title") or m.get("name") or f"meeting {n + 1}"),
+                                voices, lines, ways(m.get("decisions", {}), where),
+                                ways(m.get("actions", {}), where),
+                                ways(m.get("questions", {}), where)))
+    return meetings
 
 
 def speak(folder: Path, pause_s: float = 1.0, meeting: Meeting = LAUNCH) -> Path:
@@ -130,13 +235,18 @@ def recall(state: Any, meeting: Meeting = LAUNCH) -> dict[str, Any]:
               "action_items": (meeting.actions, texts(state.action_items)),
               "open_questions": (meeting.questions, texts(state.open_questions))}
     out: dict[str, Any] = {}
-    strict = anywhere = total = 0
+    strict = anywhere = total = listed = extra = 0
     for name, (scripted, own) in groups.items():
         hits = {item: _found(own, ways) for item, ways in scripted.items()}
+        listed += len(own)
+        extra += sum(not any(_found([t], ways) for ways in scripted.values()) for t in own)
         loose = {item: _found(everything, ways) for item, ways in scripted.items()}
         out[name] = hits
         strict += sum(hits.values())
         anywhere += sum(loose.values())
         total += len(scripted)
+    total = total or 1
     out["strict"], out["anywhere"], out["total"] = strict / total, anywhere / total, total
+    #: items in the three lists, and those of them that name no scripted item of their list
+    out["listed"], out["extra"] = listed, extra
     return out

@@ -66,7 +66,7 @@ def test_a_kill_mid_recording_and_mid_cycle_keeps_every_completed_cycle(
     assert state["cycle_metadata"]["processing"] is False  # the cut cycle died with its agent
     shown = adjutant(env, "copilot-agent", "state").stdout
     assert "Cycles: 1" in shown and "(processing)" not in shown, shown
-    assert state["decisions"][0]["text"].startswith("Ship on Friday")
+    assert state["decisions"][0]["text"].startswith("We decided to ship on Friday")
     sessions = adjutant(env, "copilot-agent", "sessions")
     assert "agent running" not in sessions.stdout  # the dead agent's claim is not honoured
 
@@ -141,6 +141,26 @@ async def test_analysis_is_not_supported_without_an_analyzer_for_the_provider() 
     async with Harness(CopilotAgentPlugin, kit.analyzer_plugin(_NoAnalyzer())) as h:
         analyzer, _ = choose_analyzer(h.kernel)
         assert analyzer.name == "transcribe-then-text"  # the built-in pipeline
+
+
+@pytest.mark.anyio
+async def test_the_embedded_llama_cpp_hears_no_audio_itself() -> None:
+    """No audio model runs on llama.cpp here (adjutant-llamacpp's README says what was
+    checked): the embedded provider has no native analyzer, so alone it is "not
+    supported", and the built-in pipeline (Whisper, then the text model) reads for it."""
+    import adjutant_llamacpp
+    from adjutant_llamacpp import LlamaCpp
+
+    assert not hasattr(adjutant_llamacpp, "register_copilot_analyzers")
+    async with Harness(provider=LlamaCpp()) as h:  # type: ignore[arg-type]
+        assert list(h.kernel.copilot_analyzers.values()) == []
+        with pytest.raises(CopilotUnsupported, match="not supported by the provider "
+                                                     "'llama-cpp'"):
+            choose_analyzer(h.kernel)
+    async with Harness(CopilotAgentPlugin, provider=LlamaCpp()) as h:  # type: ignore[arg-type]
+        analyzer, provider = choose_analyzer(h.kernel)
+        assert (analyzer.name, analyzer.native, provider.name) == (
+            "transcribe-then-text", False, "llama-cpp")
 
 
 @pytest.mark.anyio

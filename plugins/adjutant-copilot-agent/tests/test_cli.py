@@ -20,7 +20,7 @@ ADJUTANT = str(Path(sys.executable).with_name("adjutant"))
 ESC = "\x1b[2J"
 ANSWER = {
     "new_content": "Planning.", "updated_summary": "The team plans the release.",
-    "key_points": [], "decisions": [f"Ship on Friday {ESC}"],
+    "key_points": [], "decisions": [f"We decided to ship on Friday {ESC}"],
     "action_items": ["Write the release notes in notes.txt"], "open_questions": [],
     "suggested_questions": [{"question": "Who reviews?", "reason": "unsaid"},
                             {"question": "When is the launch party?", "reason": "unsaid"}],
@@ -71,7 +71,7 @@ def test_record_with_the_agent_then_state_dismiss_show_export_from_other_process
     assert " stopped " in sessions.stdout and "cycles 1" in sessions.stdout
     state = adjutant(env, "copilot-agent", "state")
     assert state.returncode == 0, state.stderr
-    assert "Ship on Friday \\x1b[2J" in state.stdout and "\x1b" not in state.stdout
+    assert "We decided to ship on Friday \\x1b[2J" in state.stdout and "\x1b" not in state.stdout
     assert "1. Who reviews?" in state.stdout
     # the evidence's words, as Whisper heard them (a loaded machine may hear less)
     heard = [s["text"] for s in json.loads(adjutant(

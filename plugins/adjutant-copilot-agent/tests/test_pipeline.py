@@ -70,7 +70,8 @@ async def test_items_point_at_the_words_they_came_from_and_speech_is_only_data(
         heard = " ".join(s.text for s in state.transcript).lower()
         assert "friday" in heard and "alice" in heard
         [decision] = state.decisions
-        [action] = state.action_items
+        action, request = state.action_items  # "Bob, can you check...?" asks for a task
+        assert "migration" in request.text.lower()
         assert "friday" in state.words(decision.evidence).lower()
         assert "notes" in state.words(action.evidence).lower()
         assert decision.evidence.end_s <= action.evidence.end_s

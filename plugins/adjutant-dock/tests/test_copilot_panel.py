@@ -228,7 +228,7 @@ async def test_a_recording_made_by_adjutant_record_in_another_process_shows(
         assert answer["recording"] is False and answer["session"]["status"] == "stopped"
         state = answer["state"]
         assert state["cycle_metadata"]["cycle_number"] == 1
-        assert state["decisions"][0]["text"] == f"Ship on Friday {ESC}"
+        assert state["decisions"][0]["text"] == f"We decided to ship on Friday {ESC}"
         assert state["action_items"][0]["text"] == "Write the release notes in notes.txt"
         session = answer["session"]["id"]
         dismissed = await running.client.post("/api/copilot-agent/dismiss",
@@ -243,7 +243,7 @@ async def test_a_recording_made_by_adjutant_record_in_another_process_shows(
 ESC = "\x1b[2J"
 CLI_ANSWER = {
     "updated_summary": "The team plans the release.", "key_points": [],
-    "decisions": [f"Ship on Friday {ESC}"],
+    "decisions": [f"We decided to ship on Friday {ESC}"],
     "action_items": ["Write the release notes in notes.txt"], "open_questions": [],
     "suggested_questions": [{"question": "Who reviews?", "reason": "unsaid"},
                             {"question": "When is the launch party?", "reason": "unsaid"}],

@@ -26,21 +26,94 @@ from ._state import words_in
 
 __all__ = ["classify", "with_cues"]
 
+#: A decision: said to be one ("decided", "agreed", "final call"), a choice made ("let's
+#: go with", "we're going with", "we'll use", "X it is"), something ruled out ("let's
+#: not", "we'll skip", "we won't"), kept or dropped ("we're keeping", "we're dropping"),
+#: or a limit set ("is capped at", "stays at").
+_CHOICE = (r"go with|go for|go ahead with|go ahead|use|keep|stick with|stay with|choose|pick|"
+           r"opt for|drop|skip|cancel|postpone|delay|switch to|move to|move|hold|not|stop|"
+           r"launch|ship|do|make it|hire|buy|rent|order|book|wait|split|raise|lower|cut|"
+           r"increase|reduce|change|replace")
 _DECISION = re.compile(
-    r"\b(?:decided|decide|decision|agreed|agree on|agreement|settled|we(?:'ll| will) go "
-    r"with|let(?:'s| us) go with|going with|approved|the plan is|final answer|we chose|"
-    r"we(?:'ve| have) chosen)\b", re.IGNORECASE)
+    r"\b(?:decided|decide|decision|agreed|agree on|agreement|settled|approved|confirmed|"
+    r"the plan is|final answer|final call|final word|we chose|we(?:'ve| have) chosen|"
+    r"going with|going ahead with|"
+    rf"let(?:'s| us) (?:{_CHOICE})|we(?:'ll| will| shall) (?:{_CHOICE})|"
+    r"we(?:'re| are) (?:not going to|keeping|dropping|skipping|cancell?ing|postponing|"
+    r"sticking with|switching to|going for)|we won't|we will not|"
+    r"(?:is|are|stays?|remains?) (?:capped|limited|fixed|set) (?:at|to)|stays at|"
+    r"so be it)\b"
+    r"|\b\w+ it is(?: then)?\s*(?:[.!,]|$)", re.IGNORECASE)
+#: A commitment, an assignment or a request: someone will, can, should or must do
+#: something; takes it on ("I'll take", "leave it with me", "I'm on it", "let me"); is
+#: doing it ("Tom is handling the contract"); is asked ("can you", "could someone",
+#: "please"); or is told, by name ("Omar, book the flights").
 _ACTION = re.compile(
-    r"\b(?:I|you|he|she|we|they|[A-Z][a-z]+)(?:'ll| will| shall| is going to| am going to|"
-    r"'m going to| are going to|'re going to| needs? to| has to| have to| must)"
-    r"\s+(?!be\b)(?!not\b)\w+"
-    r"|\b(?:can|could|would) you (?:please )?\w+|\bplease \w+|\baction item\b"
-    r"|\b(?:take care of|follow up|in charge of)\b", re.IGNORECASE)
+    r"\b(?:I|you|he|she|we|they|someone|somebody|[A-Z][a-z]+)(?:'ll| will| shall|"
+    r" is going to| am going to|'m going to| are going to|'re going to| needs? to|"
+    r" has to| have to| must| should)\s+(?!be\b)(?!not\b)(?!say\b)(?!see\b)\w+"
+    r"|\b(?:I|(?!(?:It|This|That|There|What|Who|Nobody|Everyone|Anyone|Which)\b)"
+    r"(?-i:[A-Z][a-z]+)) (?:can|could) (?!not\b)(?!see\b)(?!say\b)(?!hear\b)(?!tell\b)"
+    r"(?!start\b)(?!be\b)\w+"
+    r"|\b(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you) (?:please |"
+    r"also |maybe |just )*\w+|\bplease \w+|\baction item\b|\blet me \w+"
+    r"|\b(?:take care of|follow up|in charge of|responsible for|leave (?:it|that|this|"
+    r"them|the \w+) (?:with|to) me|I(?:'ll| will| can) (?:take|handle|grab|own|cover) "
+    r"(?:it|that|this|those|them)|I(?:'m| am) on (?:it|that|this|the)|I(?:'ve| have) got "
+    r"(?:it|that|this)|count me in|sign me up|I(?:'ll)? volunteer|(?:happy|glad) to \w+|"
+    r"assign(?:ed)? (?:it |that |this |the \w+ )?to|owns? the)\b"
+    r"|\b(?:is|are|'s|'re|am|'m) (?:handling|doing|taking care of|sorting out|sorting|"
+    r"looking into|working on|organi[sz]ing|arranging|preparing|booking|fixing|writing|"
+    r"sending|calling|checking|covering|setting up|drafting|ordering|taking)\b",
+    re.IGNORECASE)
 #: What a sentence with the cues of a commitment may still be: small talk.
-_NOT_ACTION = re.compile(r"\b(?:will see|will be|meet again|talk to you|see you)\b",
-                         re.IGNORECASE)
+_NOT_ACTION = re.compile(r"\b(?:will see|will be|meet again|talk to you|see you|"
+                         r"thank you|let me know)\b", re.IGNORECASE)
 _WH = re.compile(r"^(?:who|what|when|where|why|how|which|whose|do|does|did|is|are|can|"
-                 r"could|should|will|would|shall)\b", re.IGNORECASE)
+                 r"could|should|will|would|shall|have|has|any|anyone|is there)\b",
+                 re.IGNORECASE)
+#: A question that asks someone to do something ("can you check...?") or asks to
+#: confirm what was just said (", right?", ", okay?") is filed as what it asks for.
+_REQUEST = re.compile(r"^(?:\w+,\s*)?(?:and |so |also |then )?(?:can|could|would|will) "
+                      r"(?:you|someone|somebody|anyone|one of you)\b", re.IGNORECASE)
+_TAG = re.compile(r",\s*(?:right|okay|ok|yes|yeah|correct|agreed|alright|all right|"
+                  r"is that okay|is that right|isn't it|won't you|can you|will you|"
+                  r"don't we|shall we|yes or no)\s*\?$", re.IGNORECASE)
+#: An order to someone named, at the start of a sentence: "Omar, book the flights",
+#: "And Leo, please set up the tests". The word after the name must be a verb, so the
+#: usual first words of any other sentence are excluded.
+_NAMED = re.compile(r"^(?:(?:and|so|also|then|ok|okay|sure|yes|yeah|fine|right|alright|great|"
+                    r"good|well|now),?\s+)*([A-Z][a-z]+),\s+(?:please\s+)?([a-z]+)\b",
+                    re.IGNORECASE)
+_NOT_NAME = frozenset((
+    "and", "but", "so", "or", "yes", "no", "yeah", "sure", "fine", "okay", "ok", "alright",
+    "right", "well", "then", "now", "also", "thanks", "thank", "hi", "hello", "hey",
+    "morning", "evening", "afternoon", "good", "great", "nice", "cool", "perfect", "agreed",
+    "sorry", "look", "listen", "honestly", "actually", "anyway", "first", "second", "finally",
+    "oh", "um", "uh"
+))
+_NOT_VERB = frozenset((
+    "the", "a", "an", "and", "but", "so", "or", "no", "not", "yes", "i", "we", "you", "he",
+    "she", "they", "it", "that", "this", "there", "these", "those", "thanks", "thank", "sure",
+    "ok", "okay", "well", "let", "what", "who", "how", "why", "when", "where", "which", "is",
+    "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "should",
+    "shall", "may", "might", "must", "my", "our", "your", "his", "her", "their", "its",
+    "just", "also", "then", "now", "see", "talk", "good", "great", "nice", "fine", "as", "in",
+    "on", "at", "for", "to", "of", "with", "from", "by", "about", "if", "because", "though",
+    "although", "all", "everyone", "everybody"
+))
+#: Words that refer back to what was said before: a commitment made of them ("I'll
+#: take that one", "Jenny can do that") carries the sentence before it, which says what.
+_REFERS = re.compile(r"\b(?:that|it|this|those|these|them)\b(?!\s+(?:week|weekend|month|year|"
+                     r"time|morning|afternoon|evening|quarter|spring|summer|autumn|winter|"
+                     r"friday|monday|tuesday|wednesday|thursday|saturday|sunday)\b)",
+                     re.IGNORECASE)
+
+
+def _named_order(text: str) -> bool:
+    m = _NAMED.match(text)
+    return (m is not None and m.group(1)[0].isupper() and m.group(1).lower() not in _NOT_NAME
+            and m.group(2).lower() not in _NOT_VERB)
 
 
 def classify(sentence: str) -> str:
@@ -49,11 +122,21 @@ def classify(sentence: str) -> str:
     if len(words_in(text)) < 2:
         return ""
     if text.endswith("?"):
-        return "open_questions"
+        if _REQUEST.match(text):
+            return "action_items"
+        if not _TAG.search(text):
+            return "open_questions"
+        text = _TAG.sub(".", text)
     if _DECISION.search(text):
         return "decisions"
-    if _ACTION.search(text) and not _NOT_ACTION.search(text):
+    if (_ACTION.search(text) or _named_order(text)) and not _NOT_ACTION.search(text):
         return "action_items"
+    if _WH.match(text) and len(words_in(text)) >= 3 and not text.endswith("!"):
+        # Whisper does not always write the question mark of a flat voice
+        first = text.split(maxsplit=1)[0].lower()
+        if first in {"who", "what", "when", "where", "why", "how", "which", "whose",
+                     "anyone"} or text.endswith("?"):
+            return "open_questions"
     return ""
 
 
@@ -64,6 +147,13 @@ def _repeats(item: str, sentence: str) -> bool:
     return bool(mine) and len(mine & theirs) * 3 >= len(mine) * 2
 
 
+def _covers(item: str, sentence: str) -> bool:
+    """Whether ``item`` keeps most of what ``sentence`` says (three in four of its
+    content words), not just a piece of it."""
+    mine, theirs = words_in(item), words_in(sentence)
+    return len(mine & theirs) * 4 >= len(theirs) * 3
+
+
 def _is_question(text: str) -> bool:
     return text.rstrip().endswith("?") or bool(_WH.match(text.strip()))
 
@@ -71,20 +161,47 @@ def _is_question(text: str) -> bool:
 def with_cues(result: CopilotCycleResult, lines: Sequence[str]) -> CopilotCycleResult:
     """``result`` with the cued sentences of ``lines`` added to their lists, after the
     model's items and unless one of those already says it; the model's one-word items
-    and "open questions" that are no questions dropped."""
+    dropped, and its "open questions" that are no questions, requests, or questions
+    nobody asked in ``lines``. A cued commitment or decision
+    that refers back ("I'll take that one") carries the sentence before it."""
     import msgspec
 
     cued: dict[str, list[str]] = {"decisions": [], "action_items": [], "open_questions": []}
-    for line in lines:
+    for n, line in enumerate(lines):
         kind = classify(line)
-        if kind:
-            cued[kind].append(line.strip())
+        if not kind:
+            continue
+        text = line.strip()
+        if (kind != "open_questions" and n > 0 and _REFERS.search(text)
+                and len(words_in(lines[n - 1])) >= 3):
+            before = lines[n - 1].strip()
+            text = f"{before} {text}"
+            if cued[kind] and cued[kind][-1] == before:  # one item, said in two
+                cued[kind].pop()
+        cued[kind].append(text)
+
+    asked = [line for line in lines
+             if line.rstrip().endswith("?") or classify(line) == "open_questions"]
+
+    def heard_asked(text: str) -> bool:
+        """A question of the model's that was asked (not one it made up, and not a
+        request, which is an action item)."""
+        return (_is_question(text) and not _REQUEST.match(text.strip())
+                and any(_repeats(text, line) for line in asked))
 
     def merged(name: str, model: tuple[str, ...]) -> tuple[str, ...]:
         kept = [t for t in model if len(words_in(t)) >= 2
-                and (name != "open_questions" or _is_question(t))]
-        return tuple(kept + [s for s in cued[name]
-                             if not any(_repeats(t, s) for t in kept)])
+                and (name != "open_questions" or heard_asked(t))]
+        added = []
+        for s in cued[name]:
+            said = [i for i, t in enumerate(kept) if _repeats(t, s)]
+            if not said:
+                added.append(s)
+            elif not any(_covers(kept[i], s) for i in said):
+                # the model kept a piece of it ("The board settled at yesterday"): the
+                # sentence says it whole, in its place
+                kept[said[0]] = s
+        return tuple(dict.fromkeys(kept + added))
 
     return msgspec.structs.replace(
         result, decisions=merged("decisions", result.decisions),
