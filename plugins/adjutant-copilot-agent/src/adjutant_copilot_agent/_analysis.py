@@ -68,17 +68,15 @@ SYSTEM = (
     "Hi Dana, thanks for coming.\n"
     "The venue costs less than last year.\n"
     "So the small hall it is.\n"
-    "And let's not invite the press.\n"
     "Dana, book the room for Tuesday.\n"
     "Who pays for the catering?\n"
     "Example answer:\n"
-    '{"decisions": ["The event is in the small hall", "The press is not invited"], '
-    '"action_items": ["Dana books the room for Tuesday"], "open_questions": ["Who pays '
-    'for the catering?"], "key_points": ["The venue costs less than last year"], '
-    '"updated_summary": "The event is in the small hall, without the press; Dana books '
-    'the room.", "suggested_questions": [{"question": "What is the catering budget?", '
-    '"reason": "nobody said who pays"}], "key_concepts": [{"term": "Dana", "context": '
-    '"books the room"}]}')
+    '{"decisions": ["The event is in the small hall"], "action_items": ["Dana books the '
+    'room for Tuesday"], "open_questions": ["Who pays for the catering?"], "key_points": '
+    '["The venue costs less than last year"], "updated_summary": "The event is in the '
+    'small hall; Dana books the room.", "suggested_questions": [{"question": "What is '
+    'the catering budget?", "reason": "nobody said who pays"}], "key_concepts": '
+    '[{"term": "Dana", "context": "books the room"}]}')
 
 _STR = r'"\"" ([^"\\\x7F\x00-\x1F] | "\\" ["\\/bfnrt])* "\""'
 #: The fields in the order the model writes them: what matters most first, so an
@@ -167,7 +165,7 @@ def split_windows(samples: Any, window_s: float = WINDOW_S) -> list[tuple[int, i
 
 #: The worked example's own words (``dana``, ``catering``, ...): a small model sometimes
 #: copies the example, and an item using a word of it that nobody said was not heard.
-_EXAMPLE_WORDS = {"dana", "catering", "tuesday", "press", "hall", "venue"}
+_EXAMPLE_WORDS = {"dana", "catering", "tuesday", "hall", "venue"}
 
 
 def _without_example(result: CopilotCycleResult,
