@@ -228,8 +228,10 @@ async def test_a_recording_made_by_adjutant_record_in_another_process_shows(
         assert answer["recording"] is False and answer["session"]["status"] == "stopped"
         state = answer["state"]
         assert state["cycle_metadata"]["cycle_number"] == 1
-        assert state["decisions"][0]["text"] == f"We decided to ship on Friday {ESC}"
-        assert state["action_items"][0]["text"] == "Write the release notes in notes.txt"
+        # the model's item, or the heard sentence where Whisper's words cover more of it
+        # (the cues' rule): either way what was decided, across three processes
+        assert "ship on friday" in state["decisions"][0]["text"].lower()
+        assert "release notes" in state["action_items"][0]["text"].lower()
         session = answer["session"]["id"]
         dismissed = await running.client.post("/api/copilot-agent/dismiss",
                                               json={"session": session, "index": 1})
