@@ -255,7 +255,9 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
     from adjutant_llamacpp import LlamaCpp
 
     # scores not kept across processes: each planner's run measures its own scoring
-    provider = LlamaCpp(raw=planner == BASELINE, jump_forward=jump, keep_scores=False)
+    threads = int(os.environ["BENCH_THREADS"]) if os.environ.get("BENCH_THREADS") else None
+    provider = LlamaCpp(raw=planner == BASELINE, jump_forward=jump, keep_scores=False,
+                        threads=threads)
     profile = Profile(model=ModelPreset(provider="llama-cpp", model=model, temperature=0.0,
                                         max_tokens=200))
     kind = baseline_copilot() if planner == BASELINE else Copilot
