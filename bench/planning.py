@@ -348,7 +348,8 @@ def report(label: str, tally: Tally, cold_times: list[float], misses: bool) -> N
         print(f"    time split (medians): own prompt tokens "
               f"{mid('score_prompt_tokens'):.0f} (+{mid('prompt_tokens'):.0f} after the "
               f"choice: its worked examples), scoring {mid('score_s'):.2f} s, "
-              f"forced tokens {mid('forced_tokens'):.0f}, "
+              f"forced tokens {mid('forced_tokens'):.0f} ({mid('forced_kept'):.0f} of them "
+              "kept from the scoring), "
               f"to first sampled token {mid('first_token_s'):.2f} s, sampled tokens "
               f"{mid('generated_tokens'):.0f} at {mid('per_token_s'):.3f} s each")
     wrong = {k: n for k, n in tally.confusion.items() if k[0] != k[1]}

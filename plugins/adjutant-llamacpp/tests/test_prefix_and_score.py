@@ -114,3 +114,90 @@ async def test_scores_are_kept_on_disk_for_the_next_process(cache: Path) -> None
         assert json.loads(kept.read_text()) == again
     finally:
         await second.aclose()
+
+
+PLAN_HEADS = [f'{{"type":"plan","steps":[{{"tool":"{name}"' for name in (
+    "fs.read", "fs.list", "fs.write", "git.status", "git.log", "git.diff", "proc.list",
+    "proc.kill", "sys.info")] + ['{"type":"response"']
+
+
+async def test_the_trie_in_one_batch_scores_as_its_groups_one_by_one(cache: Path) -> None:
+    """`tree_scores` (every branching node in one batch, a sequence per option) gives
+    the model's own likelihoods: the same ranking as the walk, one small batch per
+    group, within the rounding that differs between batch shapes; and the same figures
+    again on the same input (a choice must not flip from one run to the next)."""
+    from adjutant_llamacpp import _scoring
+
+    provider = LlamaCpp(context_size=1024, keep_scores=False)
+    try:
+        llama = provider._llama(DEFAULT_MODEL)
+        assert llama.context_params.n_seq_max == _scoring.SEQUENCES
+        prompt, _ = provider._tokens(llama, CompletionRequest(
+            system=SYSTEM, prompt="list the running python processes"))
+        options = [llama.tokenize(h.encode(), add_bos=False, special=False)
+                   for h in PLAN_HEADS]
+        tree = _scoring.tree_scores(llama, prompt, options)
+        assert _scoring.tree_scores(llama, prompt, options) == tree
+        walk = _scoring.walk_scores(llama, prompt, options)
+        assert max(abs(a - b) for a, b in zip(tree, walk, strict=True)) < 0.5
+        assert tree.index(max(tree)) == walk.index(max(walk))
+        # more options than the context has sequences: the walk, same figures as above
+        many = options + [llama.tokenize(f'{{"type":"plan","steps":[{{"tool":"t{i}"'.encode(),
+                                          add_bos=False, special=False)
+                           for i in range(_scoring.SEQUENCES)]
+        assert _scoring.tree_scores(llama, prompt, many) == _scoring.walk_scores(
+            llama, prompt, many)
+    finally:
+        await provider.aclose()
+
+
+async def test_after_scoring_the_reply_goes_on_from_the_shared_path(cache: Path) -> None:
+    """The context keeps the prompt and the trie's path through its largest groups;
+    a reply that starts the same way evaluates only what follows it, and says what
+    it would have said from a fresh context."""
+    from adjutant_llamacpp import _scoring
+
+    request = CompletionRequest(system=SYSTEM, prompt="list the running python processes",
+                                max_tokens=12, temperature=0.0,
+                                grammar='root ::= "{\\"type\\":\\"plan\\",\\"steps\\":'
+                                        '[{\\"tool\\":\\"proc.list\\",\\"args\\":{" [a-z"]*')
+    fresh = LlamaCpp(context_size=1024, keep_scores=False)
+    try:
+        expected = await text_of(fresh, request)
+    finally:
+        await fresh.aclose()
+    provider = LlamaCpp(context_size=1024, keep_scores=False)
+    try:
+        await provider.score(request, PLAN_HEADS)
+        llama = provider._llama(DEFAULT_MODEL)
+        prompt, _ = provider._tokens(llama, request)
+        held = llama.detokenize(list(llama.input_ids[len(prompt):llama.n_tokens])).decode()
+        assert held.startswith('{"type":"plan","steps":[{"tool":"')
+        assert await text_of(provider, request) == expected
+        assert provider.timings["forced_kept"] >= 9  # of the 15 the grammar forces
+        assert _scoring.common_prefix(llama, prompt) == len(prompt)
+    finally:
+        await provider.aclose()
+
+
+async def test_a_request_scores_the_same_whatever_came_before_it(cache: Path) -> None:
+    """The context builds on the static prefix only, never on an earlier request's
+    words: "list the running python processes" scores the same first, after a request
+    sharing its first words, and twice in a row (a batch of another shape rounds
+    differently, and near choices flipped with the order of requests)."""
+    asked = CompletionRequest(system=SYSTEM, prompt="list the running python processes")
+    before = CompletionRequest(system=SYSTEM, prompt="list the running docker containers")
+    first = LlamaCpp(context_size=1024, keep_scores=False)
+    try:
+        alone = await first.score(asked, PLAN_HEADS)
+    finally:
+        await first.aclose()
+    second = LlamaCpp(context_size=1024, keep_scores=False)
+    try:
+        await second.score(before, PLAN_HEADS)
+        await text_of(second, CompletionRequest(system=SYSTEM, prompt=before.prompt,
+                                                max_tokens=3, temperature=0.0))
+        assert await second.score(asked, PLAN_HEADS) == alone
+        assert await second.score(asked, PLAN_HEADS) == alone
+    finally:
+        await second.aclose()

@@ -34,6 +34,7 @@ from adjutant_hookspecs import (
 from ._fit import available_memory, judge, kv_cache_bytes
 from ._jump import forced_start
 from ._models import DEFAULT_MODEL, PRESETS, cache_dir, preset_path
+from ._scoring import common_prefix, rewind, room_for_sequences, tree_scores
 
 __all__ = ["DEFAULT_MODEL", "LlamaCpp", "default_model_path"]
 
@@ -137,10 +138,10 @@ class LlamaCpp:
                                         hint="pip install llama-cpp-python") from exc
                 self._check_fit(path, Llama)
                 try:
-                    self._models[path] = Llama(
+                    self._models[path] = room_for_sequences(Llama(
                         model_path=path, n_ctx=self.context_size, n_threads=self.threads,
                         n_threads_batch=self.threads or max(os.cpu_count() or 2, 2) // 2,
-                        seed=self.seed, verbose=False)
+                        seed=self.seed, verbose=False))
                 except (ValueError, RuntimeError) as exc:
                     raise ProviderError(f"llama.cpp could not load {path}: {exc}",
                                         hint="check that the file is a GGUF model") from exc
@@ -226,6 +227,19 @@ class LlamaCpp:
         head, _, tail = text.partition(marker)
         return head, prompt + tail
 
+    def _static(self, llama: Any, path: str, prompt: list[int], prefix: int) -> int:
+        """How much of what the context holds a request may build on: the static prefix
+        (made current here), never more of an earlier request's tokens. The same prompt
+        then always ends with the same numbers: a batch of another shape rounds
+        differently, and a request that happened to share its first words with the one
+        before scored up to 0.3 nats apart (a near choice flipped with the order of
+        requests). The exception, in `complete`: the context holding exactly this
+        prompt, scored, and the trie's path after it."""
+        if not (self.prefix_cache and prefix >= _MIN_PREFIX_TOKENS):
+            return 0
+        self._reuse_prefix(llama, path, prompt, prefix)
+        return prefix
+
     def _reuse_prefix(self, llama: Any, path: str, tokens: list[int], prefix: int) -> None:
         """Make the static prefix's state current: kept from the last request, read from
         the disk cache, or evaluated now and written there."""
@@ -237,8 +251,8 @@ class LlamaCpp:
         digest = hashlib.sha256(self._identity[path].encode())
         # the thread count too: a state evaluated with other threads rounds differently,
         # and a near choice must not flip on whose cache was read
-        digest.update(f"{self.context_size}:{llama.n_threads_batch}:".encode()
-                      + repr(head).encode())
+        digest.update(f"{self.context_size}:{llama.n_threads_batch}:"
+                      f"{llama.context_params.n_seq_max}:".encode() + repr(head).encode())
         folder = cache_dir() / "prefixes"
         file = folder / f"{digest.hexdigest()[:32]}.session"
         if file.is_file():
@@ -276,7 +290,8 @@ class LlamaCpp:
         if not (self.prefix_cache and self.keep_scores):
             return None
         digest = hashlib.sha256(self._identity[path].encode())
-        digest.update(f"{self.context_size}:{llama.n_threads_batch}:".encode()
+        digest.update(f"{self.context_size}:{llama.n_threads_batch}:"
+                      f"{llama.context_params.n_seq_max}:tree:".encode()
                       + repr((prompt, options)).encode())
         return cache_dir() / "scores" / f"{digest.hexdigest()[:32]}.json"
 
@@ -322,8 +337,8 @@ class LlamaCpp:
         apart from the others (later tokens are taken as certain).
 
         One pass: the prompt is evaluated once (its static prefix kept, as for
-        `complete`), then the continuations as a token trie, one batch per branching
-        node, so 20 tool names cost a handful of small batches."""
+        `complete`), then the continuations as a token trie in one batch, each a
+        sequence of the unified KV cache (`_scoring`)."""
         import anyio
 
         llama = await anyio.to_thread.run_sync(self._llama, request.model)
@@ -340,15 +355,13 @@ class LlamaCpp:
                     self.timings["score_s"] = time.perf_counter() - started
                     self.timings["score_prompt_tokens"] = 0
                     return kept
-                if self.prefix_cache and prefix >= _MIN_PREFIX_TOKENS:
-                    self._reuse_prefix(llama, path, prompt, prefix)
-                cached = _common(llama, prompt)
-                scores = _trie_scores(llama, prompt, options)
+                static = self._static(llama, path, prompt, prefix)
+                cached = min(common_prefix(llama, prompt), static)
+                scores = tree_scores(llama, prompt, options, held=cached)
                 if memo is not None:
                     _write_scores(memo, scores)
                 self.timings["score_s"] = time.perf_counter() - started
-                self.timings["score_prompt_tokens"] = len(prompt) - max(
-                    cached, prefix if self.prefix_cache else 0)
+                self.timings["score_prompt_tokens"] = len(prompt) - cached
                 return scores
 
         try:
@@ -392,9 +405,13 @@ class LlamaCpp:
                     if len(prompt) + len(head) >= self.context_size:
                         raise ValueError(f"the prompt is {len(prompt)} tokens, more than "
                                          f"the context of {self.context_size}")
-                    if self.prefix_cache and prefix >= _MIN_PREFIX_TOKENS:
-                        self._reuse_prefix(llama, path, prompt, prefix)
-                    cached = _common(llama, prompt)
+                    static = self._static(llama, path, prompt, prefix)
+                    cached = common_prefix(llama, prompt)
+                    if cached < len(prompt) or llama.n_tokens == len(prompt):
+                        cached = min(cached, static)  # not this prompt scored: see _static
+                        rewind(llama, cached)
+                    # the forced text's start may still be there from the scoring pass
+                    kept = max(0, common_prefix(llama, prompt + head) - len(prompt))
                     if head:  # the text the grammar forces: shown, evaluated with the prompt
                         tokens.put({"choices": [{"text": llama.detokenize(head).decode(),
                                                  "forced": len(head)}]})
@@ -416,7 +433,7 @@ class LlamaCpp:
                     self.timings |= {
                         "prompt_tokens": len(prompt) - max(cached, prefix if
                                                            self.prefix_cache else 0),
-                        "forced_tokens": len(head),
+                        "forced_tokens": len(head), "forced_kept": kept,
                         "first_token_s": (first or end) - started,
                         "generated_tokens": count,
                         "per_token_s": (end - (first or end)) / max(count - 1, 1)}
@@ -533,69 +550,3 @@ def _write_scores(file: Path, scores: list[float]) -> None:
             old.unlink(missing_ok=True)
     except OSError:
         pass
-
-
-def _common(llama: Any, prompt: list[int]) -> int:
-    """How many of the prompt's first tokens the context already holds."""
-    common = 0
-    for have, want in zip(llama.input_ids[: llama.n_tokens].tolist(), prompt, strict=False):
-        if have != want:
-            break
-        common += 1
-    return common
-
-
-def _trie_scores(llama: Any, prompt: list[int], options: list[list[int]]) -> list[float]:
-    """Log-probabilities of ``options`` after ``prompt`` (see `LlamaCpp.score`)."""
-    import numpy as np
-
-    # the prompt, reusing what the context already holds
-    common = 0
-    for have, want in zip(llama.input_ids[: llama.n_tokens].tolist(), prompt, strict=False):
-        if have != want:
-            break
-        common += 1
-    common = min(common, len(prompt) - 1)  # re-evaluate one token: fresh logits
-    llama._ctx.kv_cache_seq_rm(-1, common, -1)
-    llama.n_tokens = common
-    llama.eval(prompt[common:])
-    base = llama.n_tokens
-    vocab = llama.n_vocab()
-    scores = [0.0] * len(options)
-
-    def logprobs(row: Any) -> Any:
-        values = np.ctypeslib.as_array(row, shape=(vocab,)).astype(np.float64)
-        top = values.max()
-        return values - (top + np.log(np.exp(values - top).sum()))
-
-    def walk(members: list[int], depth: int, position: int, last: Any) -> None:
-        """``members`` share their first ``depth`` tokens, evaluated up to ``position``
-        with ``last`` the log-probabilities of the next token."""
-        groups: dict[int, list[int]] = {}
-        for index in members:
-            if len(options[index]) > depth:
-                groups.setdefault(options[index][depth], []).append(index)
-        for token, group in groups.items():
-            for index in group:
-                scores[index] += float(last[token])
-            if len(group) < 2:
-                continue  # told apart: the rest of its tokens are taken as certain
-            # the group's shared run of tokens, evaluated as one batch
-            run = [token]
-            while all(len(options[i]) > depth + len(run) for i in group) and len(
-                    {options[i][depth + len(run)] for i in group}) == 1:
-                run.append(options[group[0]][depth + len(run)])
-            llama._ctx.kv_cache_seq_rm(-1, position, -1)
-            llama._batch.set_batch(batch=run, n_past=position, logits_all=True)
-            llama._ctx.decode(llama._batch)
-            rows = [logprobs(llama._ctx.get_logits_ith(i)) for i in range(len(run))]
-            for step in range(1, len(run)):
-                for index in group:
-                    scores[index] += float(rows[step - 1][run[step]])
-            walk(group, depth + len(run), position + len(run), rows[-1])
-
-    walk(list(range(len(options))), 0, base, logprobs(llama._ctx.get_logits_ith(-1)))
-    llama._ctx.kv_cache_seq_rm(-1, base, -1)  # the context holds the prompt again,
-    llama.n_tokens = base
-    llama._requires_eval = True  # but its logits are the trie's: refresh before sampling
-    return scores
