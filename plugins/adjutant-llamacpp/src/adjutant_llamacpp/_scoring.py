@@ -141,7 +141,8 @@ def tree_scores(llama: Any, prompt: list[int], options: list[list[int]], *,
             n for n in nodes if len(n) == len(path) + 1 and list(n[:-1]) == path]
         if not children:
             break
-        path = list(max(children, key=lambda child: len(members[child])))
+        sizes = [len(members[child]) for child in children]
+        path = list(children[sizes.index(max(sizes))])
     if path:
         llama._ctx.kv_cache_seq_cp(members[tuple(path)][0] + 1, 0, base, base + len(path))
     llama._ctx.kv_cache_seq_keep(0)
