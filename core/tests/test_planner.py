@@ -365,6 +365,22 @@ def test_a_question_is_never_planned_as_a_change() -> None:
     assert choices[planner.decide("commit it as 'wip'", choices, scores)] == "git.commit"
 
 
+def test_a_question_about_a_file_here_is_not_answered_in_words() -> None:
+    """ "what does config/settings.json contain?" was answered from the model's
+    imagination: asked about a file that exists here, the best read tool is taken,
+    never a write; a question about nothing here may still be answered in words."""
+    planner = Planner(_with_levels(), bank_weight=0)  # the rule alone
+    choices = ["fs.read", "git.commit", "fs.diff", "response"]
+    scores = [0.4, 2.5, 0.6, 3.0]  # the answer in words, then a write, scored best
+    asked = "what's the difference between notes.old and notes.txt?"
+    here = ["notes.old", "notes.txt"]
+    assert choices[planner.decide(asked, choices, scores, existing=here)] == "fs.diff"
+    assert choices[planner.decide(asked, choices, scores)] == "response"  # not here
+    # an order naming the file keeps the model's choice (a request no tool serves)
+    assert choices[planner.decide("delete notes.old for me", choices, [0.4, 0.5, 0.6, 3.0],
+                                  existing=["notes.old"])] == "response"
+
+
 def test_a_near_tie_is_broken_by_the_request_words_not_by_rounding() -> None:
     from adjutant.operator.planner import TIE_MARGIN
 
@@ -427,7 +443,8 @@ def test_words_that_touch_no_tool_lean_towards_an_answer() -> None:
 
 def test_a_request_naming_a_file_that_exists_leans_away_from_an_answer() -> None:
     """"cat docs/guide.md pls" was echoed back in words: a request about a file that
-    exists here is planned as a tool unless the model clearly prefers to answer."""
+    exists here is planned as a tool unless the model clearly prefers to answer (and a
+    question about it always is)."""
     from adjutant.operator.planner import LEXICAL_WEIGHT
 
     planner = Planner(_with_levels(), bank_weight=0)  # the rule alone
@@ -437,8 +454,11 @@ def test_a_request_naming_a_file_that_exists_leans_away_from_an_answer() -> None
     assert choices[planner.decide("cat docs/guide.md pls", choices, echo,
                                   existing=["docs/guide.md"])] == "fs.read"
     sure = [0.2, -1.0, 0.2 + LEXICAL_WEIGHT * 2]
-    assert choices[planner.decide("what is docs/guide.md for?", choices, sure,
+    assert choices[planner.decide("make up a poem about docs/guide.md", choices, sure,
                                   existing=["docs/guide.md"])] == "response"
+    # a question about it, though, is never answered unread (the test above)
+    assert choices[planner.decide("what is docs/guide.md for?", choices, sure,
+                                  existing=["docs/guide.md"])] == "fs.read"
 
 
 def _bundled_tools() -> dict[str, ToolDeclaration]:

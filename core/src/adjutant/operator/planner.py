@@ -373,7 +373,8 @@ class Planner:
         that only asks (every sentence a question, none a polite order) is never
         planned as a write or destructive first step, the best read tool or
         ``response`` is taken instead (a question planned as a change is the worst
-        miss). Two scores within `TIE_MARGIN` are a tie, broken deliberately by the
+        miss), and a question about a file that exists here is not answered in words
+        (which cannot have read it): the best read tool is taken. Two scores within `TIE_MARGIN` are a tie, broken deliberately by the
         lexical ranking of the request (then by order), not by rounding noise that
         differs with the thread count. Each second look and tie-break is logged.
 
@@ -419,10 +420,13 @@ class Planner:
                 order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))
         if asked and is_question(asked):
             reads = [i for i in order if not self._writes(choices[i])]
+            if existing:  # about a file here: words alone cannot have read it
+                reads = [i for i in reads if choices[i] != "response"] or reads
             if reads and reads[0] != order[0]:
-                _log.info("second look: %r is a question; %s (%.3f) instead of %s (%.3f)",
-                          asked[:80], choices[reads[0]], scores[reads[0]],
-                          choices[order[0]], scores[order[0]])
+                _log.info("second look: %r is a question%s; %s (%.3f) instead of %s "
+                          "(%.3f)", asked[:80], " about a file here" if existing else "",
+                          choices[reads[0]], scores[reads[0]], choices[order[0]],
+                          scores[order[0]])
             order = reads or order  # a tie below must not bring a write back
         if len(order) > 1 and scores[order[0]] - scores[order[1]] < TIE_MARGIN:
             top = order[:2]
