@@ -374,9 +374,10 @@ class Planner:
         planned as a write or destructive first step, the best read tool or
         ``response`` is taken instead (a question planned as a change is the worst
         miss), and a question about a file that exists here is not answered in words
-        (which cannot have read it): the best read tool is taken. Two scores within `TIE_MARGIN` are a tie, broken deliberately by the
-        lexical ranking of the request (then by order), not by rounding noise that
-        differs with the thread count. Each second look and tie-break is logged.
+        (which cannot have read it): the best read tool is taken. Two scores within
+        `TIE_MARGIN` are a tie, broken deliberately by the lexical ranking of the
+        request (then by order), not by rounding noise that differs with the thread
+        count. Each second look and tie-break is logged.
 
         ``past``, the user's own earlier successful plans for similar requests (from
         the plan recallers), vote beside the bank: half the vote is theirs when there
