@@ -136,17 +136,21 @@ async def test_the_trie_in_one_batch_scores_as_its_groups_one_by_one(cache: Path
             system=SYSTEM, prompt="list the running python processes"))
         options = [llama.tokenize(h.encode(), add_bos=False, special=False)
                    for h in PLAN_HEADS]
-        tree = _scoring.tree_scores(llama, prompt, options)
-        assert _scoring.tree_scores(llama, prompt, options) == tree
-        walk = _scoring.walk_scores(llama, prompt, options)
+
+        def scored(how: Any, options: list[list[int]]) -> list[float]:
+            _scoring.hold(llama, prompt, 0)
+            return list(how(llama, options))
+
+        tree = scored(_scoring.tree_scores, options)
+        assert scored(_scoring.tree_scores, options) == tree
+        walk = scored(_scoring.walk_scores, options)
         assert max(abs(a - b) for a, b in zip(tree, walk, strict=True)) < 0.5
         assert tree.index(max(tree)) == walk.index(max(walk))
         # more options than the context has sequences: the walk, same figures as above
         many = options + [llama.tokenize(f'{{"type":"plan","steps":[{{"tool":"t{i}"'.encode(),
                                           add_bos=False, special=False)
                            for i in range(_scoring.SEQUENCES)]
-        assert _scoring.tree_scores(llama, prompt, many) == _scoring.walk_scores(
-            llama, prompt, many)
+        assert scored(_scoring.tree_scores, many) == scored(_scoring.walk_scores, many)
     finally:
         await provider.aclose()
 
@@ -181,12 +185,14 @@ async def test_after_scoring_the_reply_goes_on_from_the_shared_path(cache: Path)
 
 
 async def test_a_request_scores_the_same_whatever_came_before_it(cache: Path) -> None:
-    """The context builds on the static prefix only, never on an earlier request's
-    words: "list the running python processes" scores the same first, after a request
-    sharing its first words, and twice in a row (a batch of another shape rounds
-    differently, and near choices flipped with the order of requests)."""
-    asked = CompletionRequest(system=SYSTEM, prompt="list the running python processes")
-    before = CompletionRequest(system=SYSTEM, prompt="list the running docker containers")
+    """What follows the static prefix is evaluated in chunks at fixed offsets, and only
+    whole chunks held are kept: a request scores the same first, after a request
+    sharing its first words (the files listed), and twice in a row (a batch of another
+    shape rounds differently, and near choices flipped with the order of requests)."""
+    here = ("Files here: README.md, notes.txt, notes.old, todo.md, config/settings.json, "
+            "docs/guide.md, logs/app.log, src/app.py, src/util.py, tests/test_app.py\n")
+    asked = CompletionRequest(system=SYSTEM, prompt=here + "list the running python processes")
+    before = CompletionRequest(system=SYSTEM, prompt=here + "list the running docker things")
     first = LlamaCpp(context_size=1024, keep_scores=False)
     try:
         alone = await first.score(asked, PLAN_HEADS)
@@ -198,6 +204,11 @@ async def test_a_request_scores_the_same_whatever_came_before_it(cache: Path) ->
         await text_of(second, CompletionRequest(system=SYSTEM, prompt=before.prompt,
                                                 max_tokens=3, temperature=0.0))
         assert await second.score(asked, PLAN_HEADS) == alone
+        # the files listed, the same as before, were not evaluated again (a whole chunk)
+        from adjutant_llamacpp._scoring import CHUNK
+
+        assert second.timings["score_prompt_tokens"] <= len(
+            second._llama(DEFAULT_MODEL).tokenize(asked.prompt.encode())) - CHUNK + 8
         assert await second.score(asked, PLAN_HEADS) == alone
     finally:
         await second.aclose()

@@ -34,7 +34,7 @@ from adjutant_hookspecs import (
 from ._fit import available_memory, judge, kv_cache_bytes
 from ._jump import forced_start
 from ._models import DEFAULT_MODEL, PRESETS, cache_dir, preset_path
-from ._scoring import common_prefix, rewind, room_for_sequences, tree_scores
+from ._scoring import common_prefix, hold, room_for_sequences, tree_scores
 
 __all__ = ["DEFAULT_MODEL", "LlamaCpp", "default_model_path"]
 
@@ -228,13 +228,10 @@ class LlamaCpp:
         return head, prompt + tail
 
     def _static(self, llama: Any, path: str, prompt: list[int], prefix: int) -> int:
-        """How much of what the context holds a request may build on: the static prefix
-        (made current here), never more of an earlier request's tokens. The same prompt
-        then always ends with the same numbers: a batch of another shape rounds
-        differently, and a request that happened to share its first words with the one
-        before scored up to 0.3 nats apart (a near choice flipped with the order of
-        requests). The exception, in `complete`: the context holding exactly this
-        prompt, scored, and the trie's path after it."""
+        """The static prefix's length, its state made current (0 when it is not kept):
+        where `_scoring.hold` starts its fixed chunks, so the same prompt always ends
+        with the same numbers. In `complete`, the context holding exactly this prompt,
+        scored, and the trie's path after it is kept as it is."""
         if not (self.prefix_cache and prefix >= _MIN_PREFIX_TOKENS):
             return 0
         self._reuse_prefix(llama, path, prompt, prefix)
@@ -355,9 +352,8 @@ class LlamaCpp:
                     self.timings["score_s"] = time.perf_counter() - started
                     self.timings["score_prompt_tokens"] = 0
                     return kept
-                static = self._static(llama, path, prompt, prefix)
-                cached = min(common_prefix(llama, prompt), static)
-                scores = tree_scores(llama, prompt, options, held=cached)
+                cached = hold(llama, prompt, self._static(llama, path, prompt, prefix))
+                scores = tree_scores(llama, options)
                 if memo is not None:
                     _write_scores(memo, scores)
                 self.timings["score_s"] = time.perf_counter() - started
@@ -408,8 +404,7 @@ class LlamaCpp:
                     static = self._static(llama, path, prompt, prefix)
                     cached = common_prefix(llama, prompt)
                     if cached < len(prompt) or llama.n_tokens == len(prompt):
-                        cached = min(cached, static)  # not this prompt scored: see _static
-                        rewind(llama, cached)
+                        cached = hold(llama, prompt, static)  # not right after its scoring
                     # the forced text's start may still be there from the scoring pass
                     kept = max(0, common_prefix(llama, prompt + head) - len(prompt))
                     if head:  # the text the grammar forces: shown, evaluated with the prompt

@@ -19,11 +19,14 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-__all__ = ["SEQUENCES", "common_prefix", "rewind", "room_for_sequences", "tree_scores",
-           "walk_scores"]
+__all__ = ["CHUNK", "SEQUENCES", "common_prefix", "hold", "room_for_sequences",
+           "tree_scores", "walk_scores"]
 
 #: Sequences a model's context can hold (one per continuation scored, plus the prompt's).
 SEQUENCES = 64
+#: A prompt's tokens after its static prefix are evaluated in batches of this many, at
+#: fixed offsets (`hold`).
+CHUNK = 32
 
 
 def room_for_sequences(llama: Any) -> Any:
@@ -60,12 +63,25 @@ def rewind(llama: Any, tokens: int) -> None:
     llama.n_tokens = tokens
 
 
-def _prompt(llama: Any, prompt: list[int], held: int) -> int:
-    """Evaluate the prompt after its first ``held`` tokens (which the context holds;
-    at least one token is evaluated, for fresh logits); its length."""
-    rewind(llama, min(held, len(prompt) - 1))
-    llama.eval(prompt[llama.n_tokens:])
-    return int(llama.n_tokens)
+def hold(llama: Any, prompt: list[int], static: int) -> int:
+    """Make the context hold ``prompt``, its last token's logits fresh, with the same
+    numbers whatever it held before; how many tokens it kept.
+
+    llama.cpp rounds differently with the shape of a batch: the same prompt's last
+    logits differed by up to 0.3 nats with how much of it the context held (a request
+    sharing its first words with the one before), enough to flip a near choice with
+    the order of requests. So what follows the ``static`` prefix (whose state is
+    always evaluated alone) is evaluated in `CHUNK`-token batches at fixed offsets,
+    and only whole chunks already held are kept: the context and the files listed,
+    the same from one request to the next, are not evaluated again."""
+    def aligned(count: int) -> int:
+        return count if count <= static else static + (count - static) // CHUNK * CHUNK
+
+    kept = min(aligned(common_prefix(llama, prompt)), aligned(len(prompt) - 1))
+    rewind(llama, kept)
+    for start in range(kept, len(prompt), CHUNK):
+        llama.eval(prompt[start:start + CHUNK])
+    return kept
 
 
 def _log_probabilities(llama: Any) -> Any:
@@ -91,11 +107,10 @@ def _keep(llama: Any, base: int, path: list[int]) -> None:
     llama._requires_eval = True
 
 
-def tree_scores(llama: Any, prompt: list[int], options: list[list[int]], *,
-                held: int = 0) -> list[float]:
-    """Each option's log-probability after ``prompt``, up to and with the token that
-    tells it apart from the others (later tokens are taken as certain). The context
-    holds the prompt's first ``held`` tokens already."""
+def tree_scores(llama: Any, options: list[list[int]]) -> list[float]:
+    """Each option's log-probability after the prompt the context holds (`hold`: its
+    last logits fresh), up to and with the token that tells it apart from the others
+    (later tokens are taken as certain)."""
     # every prefix two or more options continue past: its logits tell them apart
     members: dict[tuple[int, ...], list[int]] = {}
     for index, option in enumerate(options):
@@ -104,8 +119,8 @@ def tree_scores(llama: Any, prompt: list[int], options: list[list[int]], *,
     nodes = sorted((p for p, m in members.items() if len(m) > 1), key=len)
     if (not options or len(options) + 1 > int(llama.context_params.n_seq_max)
             or len(nodes) > int(llama.n_batch)):
-        return walk_scores(llama, prompt, options, held=held)
-    base = _prompt(llama, prompt, held)
+        return walk_scores(llama, options)
+    base = int(llama.n_tokens)
     row = _log_probabilities(llama)
     first = row(-1)
     if nodes:
@@ -150,10 +165,9 @@ def tree_scores(llama: Any, prompt: list[int], options: list[list[int]], *,
     return scores
 
 
-def walk_scores(llama: Any, prompt: list[int], options: list[list[int]], *,
-                held: int = 0) -> list[float]:
+def walk_scores(llama: Any, options: list[list[int]]) -> list[float]:
     """`tree_scores`, one small batch per branching group of the trie."""
-    base = _prompt(llama, prompt, held)
+    base = int(llama.n_tokens)
     row = _log_probabilities(llama)
     scores = [0.0] * len(options)
     kept: list[int] = []
