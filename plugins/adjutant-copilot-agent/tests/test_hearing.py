@@ -142,9 +142,95 @@ def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> No
     ("Morning Kate, nice to see you.", ""),
     ("The printer can print in colour.", ""),
     ("It is what it is.", ""),
+    # the second recall work's phrasings (none of them from a scripted meeting)
+    ("Okay, the green tent then.", "decisions"),
+    ("Right, see you then.", ""),
+    ("Lower fees are our top priority.", "decisions"),
+    ("From now on the gate opens at eight.", "decisions"),
+    ("We'll take the early ferry.", "decisions"),
+    ("Jo offered to drive the minibus.", "action_items"),
+    ("Kim said she would bring the cables.", "action_items"),
+    ("The rent is due by the first of June.", "action_items"),
+    ("Lucas, the slides have to be finished before lunch.", "action_items"),
+    ("Mei, could you sort the keys?", "action_items"),
+    ("Oh right Dev, can you bring chairs?", "action_items"),
+    ("I wonder whether the hall has a piano.", "open_questions"),
+    ("Nobody knows who has the spare key.", "open_questions"),
+    ("I will never understand this printer.", ""),
+    ("We should go bowling sometime.", ""),
+    ("Did you watch the final on Sunday?", ""),
+    ("How was your weekend?", ""),
+    ("Do you know where the key is?", "open_questions"),
 ])
 def test_cue_sentences(said: str, kind: str) -> None:
     assert classify(said) == kind
+
+
+def test_a_reply_makes_the_proposal_or_the_option_before_it_a_decision() -> None:
+    lines = ["I'd rather hire a bigger van.", "Agreed.",
+             "Maybe we skip the museum.", "Yes, the museum waits for the spring.",
+             "Pasta or curry for the party?", "Curry, everyone likes it.",
+             "Beach or lake on Sunday?", "No idea yet.",
+             "Let's ask the neighbours.", "Okay.",
+             "Can you lock up tonight, Ola?", "Sure."]
+    got = with_cues(CopilotCycleResult(), lines)
+    assert got.decisions == ("I'd rather hire a bigger van. Agreed.",
+                             "Yes, the museum waits for the spring.",
+                             # "it" refers back: the question comes with it
+                             "Pasta or curry for the party? Curry, everyone likes it.")
+    # a bare "Okay." (or "Sure.") agrees to nothing
+    assert got.action_items == ("Can you lock up tonight, Ola?",)
+    # the choice made is no open question; the one still open is
+    assert got.open_questions == ("Beach or lake on Sunday?",)
+
+
+def test_the_cues_read_a_reply_to_what_the_last_cycle_heard() -> None:
+    # heard before this cycle's new words: a proposal; a task "that" refers to
+    got = with_cues(CopilotCycleResult(), ["Fine by me."],
+                    before=["The hall is free in May.", "How about the second Saturday?"])
+    assert got.decisions == ("How about the second Saturday? Fine by me.",)
+    got = with_cues(CopilotCycleResult(), ["I'll take that one.", "Bye."],
+                    before=["The projector in the hall is broken."])
+    assert got.action_items == ("The projector in the hall is broken. I'll take that one.",)
+    # what the last cycle cued is not cued again
+    got = with_cues(CopilotCycleResult(), ["Thanks."], before=["Ravi will buy the cake."])
+    assert got.action_items == ()
+
+
+def test_a_models_item_in_the_list_the_cues_put_elsewhere_is_dropped() -> None:
+    lines = ["Nadia will print the flyers.", "We decided to meet at the library."]
+    model = CopilotCycleResult(decisions=("Nadia will print the flyers",),
+                               action_items=("Meet at the library", "Bring snacks"))
+    got = with_cues(model, lines)
+    assert got.decisions == ("We decided to meet at the library.",)
+    assert got.action_items == ("Bring snacks", "Nadia will print the flyers.")
+
+
+def test_a_sentence_whisper_cut_between_two_segments_is_one() -> None:
+    from adjutant_copilot_agent._analysis import sentences
+
+    segs = [_segment(0, 3, "Hello all. And I'll close out the"),
+            _segment(3, 5, "duplicate tickets by Friday."), _segment(5, 6, "Nobody wants a..."),
+            _segment(6, 8, "whole month. Is it"), _segment(8, 9, "late?")]
+    assert sentences(segs) == ["Hello all.", "And I'll close out the duplicate tickets by Friday.",
+                               "Nobody wants a... whole month.", "Is it late?"]
+    assert sentences(segs[:1]) == ["Hello all.", "And I'll close out the"]  # kept, cut
+
+
+def test_the_recognizers_prompt_is_the_names_heard_and_the_last_words() -> None:
+    from adjutant_copilot_agent._analysis import VOCABULARY_TAIL, vocabulary
+
+    segs = [_segment(0, 4, "Good morning. Thanks Priya, and hello Marcus."),
+            _segment(4, 9, "The Lakeside hotel sent a quote. So Tom will call them."),
+            _segment(9, 12, "Okay.")]
+    got = vocabulary(segs, ["Lake house", "8-Send-R-Week", "budget"])
+    # the concepts of plain words, then the names, latest first (a sentence's first
+    # word is none: "Good", "Thanks", "The"), then the last words
+    assert got.startswith("budget, Lake house, Tom, Lakeside, Marcus, Priya. Good morning.")
+    assert got.endswith("So Tom will call them. Okay.")
+    assert vocabulary([]) == ""
+    many = [_segment(0, 60, " ".join(["word"] * 100))]
+    assert vocabulary(many) == " ".join(["word"] * VOCABULARY_TAIL)
 
 
 def test_a_cued_item_that_refers_back_carries_the_sentence_before_it() -> None:

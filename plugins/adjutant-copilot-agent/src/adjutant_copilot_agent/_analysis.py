@@ -18,6 +18,7 @@ import io
 import re
 import time
 import wave
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -38,8 +39,8 @@ from ._wav import SAMPLE_RATE, wav_bytes
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel, Provider, SpeechRecognizer
 
-__all__ = ["GRAMMAR", "JSON_SCHEMA", "SYSTEM", "TranscribeThenAnalyze", "build_prompt",
-           "sentences", "split_windows"]
+__all__ = ["VOCABULARY_NAMES", "VOCABULARY_TAIL", "vocabulary", "GRAMMAR", "JSON_SCHEMA", "SYSTEM", "TranscribeThenAnalyze", "build_prompt",
+           "interpret", "reread", "sentences", "split_windows"]
 
 #: Seconds per transcription window (cut at the quietest 100 ms within 3 s of it).
 WINDOW_S = 15.0
@@ -112,14 +113,66 @@ JSON_SCHEMA: dict[str, Any] = {
             "type": "object", "required": ["term", "context"],
             "properties": {"term": _S, "context": _S}}}}}
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\.\.\.)\s+(?=\S)")
+#: How a sentence ends; Whisper's "..." or "-" marks a sentence it heard cut.
+_ENDED = re.compile(r"(?<![.])[.!?][\"')]*$")
 
 
-def sentences(segments: list[TranscriptSegment]) -> list[str]:
-    """The transcript's sentences, in order (a segment may hold several, and a sentence
-    cut between two segments is two)."""
-    return [part.strip() for s in segments for part in _SENTENCE_END.split(s.text)
-            if part.strip()]
+def sentences(segments: Sequence[TranscriptSegment]) -> list[str]:
+    """The transcript's sentences, in order. A segment may hold several, and a sentence
+    Whisper cut between two segments ("I'll close out the" / "duplicate tickets.") is
+    one: a segment that does not end a sentence runs on into the next."""
+    out: list[str] = []
+    pending = ""
+    for s in segments:
+        text = s.text.strip()
+        if not text:
+            continue
+        pending = f"{pending} {text}".strip() if pending else text
+        parts = [p.strip() for p in _SENTENCE_END.split(pending) if p.strip()]
+        if parts and _ENDED.search(parts[-1]):
+            out += parts
+            pending = ""
+        else:
+            out += parts[:-1]
+            pending = parts[-1] if parts else ""
+    if pending:
+        out.append(pending)
+    return out
+
+
+#: Capitalised words that are no names: a sentence's usual first words and the like.
+_NOT_NAMES = frozenset((
+    "i", "i'm", "i'll", "i've", "i'd", "ok", "okay", "the", "a", "and", "but", "so", "yes",
+    "no", "we", "you", "it", "that", "this", "then", "also", "now", "well", "good", "great",
+    "fine", "sure", "thanks", "hi", "hello", "monday", "tuesday", "wednesday", "thursday",
+    "friday", "saturday", "sunday", "mr", "mrs", "ms", "dr"))
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_NAME = re.compile(r"[A-Z][a-z]{2,}")
+VOCABULARY_NAMES = 12
+VOCABULARY_TAIL = 30
+
+
+def vocabulary(segments: Sequence[TranscriptSegment], concepts: Sequence[str] = ()) -> str:
+    """The recognizer's prompt for the audio after ``segments`` (the transcript so far):
+    the names heard (words capitalised inside a sentence) and the key ``concepts``, most
+    recent first, then the last words said: "Priya, Marcus, lake house. ... the train
+    tickets for the whole group." Empty before anything was heard."""
+    names: dict[str, None] = {}
+    for term in reversed(concepts):
+        words = term.split()
+        if (words and len(words) <= 3 and all(w.isalpha() for w in words)
+                and len(names) < VOCABULARY_NAMES):
+            names.setdefault(" ".join(words), None)
+    for line in reversed(sentences(segments)):
+        words = _WORD.findall(line)
+        for w in reversed(words[1:]):
+            if (_NAME.fullmatch(w) and w.lower() not in _NOT_NAMES
+                    and len(names) < VOCABULARY_NAMES):
+                names.setdefault(w, None)
+    tail = " ".join(" ".join(s.text for s in segments).split()[-VOCABULARY_TAIL:])
+    head = ", ".join(names)
+    return f"{head}. {tail}".strip() if head else tail
 
 
 def build_prompt(context: str, lines: list[str]) -> str:
@@ -193,7 +246,8 @@ BEAM_SIZE = 1
 TEMPERATURE = (0.0,)
 
 
-async def _whisper(samples: Any, offset_s: float) -> list[TranscriptSegment]:
+async def _whisper(samples: Any, offset_s: float,
+                   vocabulary: str = "") -> list[TranscriptSegment]:
     """adjutant-stt's embedded Whisper on ``samples`` at once (the model loaded once and
     shared), its own segments as the transcript (their times plus ``offset_s``): finer
     spans than fixed windows, and each 30 s of audio encoded once."""
@@ -205,8 +259,10 @@ async def _whisper(samples: Any, offset_s: float) -> list[TranscriptSegment]:
     def run() -> list[TranscriptSegment]:
         audio = samples.astype(np.float32) / 32768.0
         try:
+            # adjutant-stt's own hint is the operator's commands: the recording's words
+            # instead, so a name heard in one cycle is spelled the same in the next
             heard = transcribe(audio, beam_size=BEAM_SIZE, temperature=TEMPERATURE,
-                               vocabulary=None)  # its hint is the operator's commands
+                               vocabulary=vocabulary or None)
         except HeardNothing:
             return []
         except SttError as exc:
@@ -244,7 +300,7 @@ class TranscribeThenAnalyze:
         return recognizer
 
     async def transcript(self, kernel: Kernel, wav: bytes,
-                         heard: tuple[TranscriptSegment, ...] = ()
+                         heard: tuple[TranscriptSegment, ...] = (), vocabulary: str = ""
                          ) -> tuple[list[TranscriptSegment], list[TranscriptSegment]]:
         """What ``wav`` says: the segments already ``heard`` (kept as they are), and the
         new ones, heard from the end of the last known one (relative times)."""
@@ -256,7 +312,7 @@ class TranscribeThenAnalyze:
             return known, []
         if recognizer.name == "whisper" and type(recognizer).__module__.startswith(
                 "adjutant_stt"):
-            return known, await _whisper(samples[skip:], skip / SAMPLE_RATE)
+            return known, await _whisper(samples[skip:], skip / SAMPLE_RATE, vocabulary)
         out = []
         for lo, hi in split_windows(samples[skip:]):
             piece = wav_bytes(samples[skip + lo:skip + hi].tobytes())
@@ -270,22 +326,25 @@ class TranscribeThenAnalyze:
     async def copilot_analyze(self, kernel: Kernel, provider: Provider,
                               request: CopilotRequest) -> CopilotCycleResult:
         started = time.perf_counter()
-        known, fresh = await self.transcript(kernel, request.audio, request.heard)
+        known, fresh = await self.transcript(kernel, request.audio, request.heard,
+                                             request.vocabulary)
         segments = known + fresh
         stt_s = time.perf_counter() - started
         if not fresh:  # nothing new said: nothing to ask the model
             return CopilotCycleResult(updated_summary=request.context,
                                       transcript=tuple(segments), stt_s=stt_s)
         lines = sentences(fresh)
-        result = await self.read(kernel, provider, request.context, lines, segments)
+        result = await self.read(kernel, provider, request.context, lines, known, fresh)
         return msgspec.structs.replace(
             result, transcript=tuple(segments), stt_s=stt_s,
             analysis_s=time.perf_counter() - started - stt_s)
 
     async def read(self, kernel: Kernel, provider: Provider, context: str, lines: list[str],
-                   segments: list[TranscriptSegment]) -> CopilotCycleResult:
-        """The text model's reading of the new sentences ``lines`` (``segments``: the
-        chunk's whole transcript), with the cues; ``prompt`` and ``response`` set."""
+                   known: list[TranscriptSegment], fresh: list[TranscriptSegment]
+                   ) -> CopilotCycleResult:
+        """The text model's reading of the new sentences ``lines`` (of the segments
+        ``fresh``, heard after ``known``), with the cues; ``prompt`` and ``response``
+        set."""
         prompt = build_prompt(context, lines)
         caps = getattr(provider, "capabilities", None)
         preset = kernel.profile.model
@@ -301,5 +360,36 @@ class TranscribeThenAnalyze:
             if chunk.finish_reason == "error":
                 raise ProviderError(f"the model failed: {''.join(pieces)[-200:]}")
         response = "".join(pieces)
-        result = with_cues(_without_example(parse_cycle_result(response), segments), lines)
-        return msgspec.structs.replace(result, prompt=prompt, response=response)
+        return msgspec.structs.replace(interpret(response, known, fresh), prompt=prompt,
+                                       response=response)
+
+
+def interpret(response: str, known: Sequence[TranscriptSegment],
+              fresh: Sequence[TranscriptSegment]) -> CopilotCycleResult:
+    """The model's ``response`` to the sentences of ``fresh`` as a result: parsed, the
+    worked example's words nobody said dropped, the cues of the new sentences added.
+    The sentences of ``known`` (heard by an earlier cycle, just before) are the cues'
+    context: a reply ("Sure.", "Done.") to a request or a proposal made there, "that"
+    said of the sentence before."""
+    segments = [*known, *fresh]
+    return with_cues(_without_example(parse_cycle_result(response), segments),
+                     sentences(fresh), before=sentences(known))
+
+
+def reread(result: CopilotCycleResult, kept: Sequence[TranscriptSegment] = (),
+           chunk_start_s: float = 0.0) -> CopilotCycleResult:
+    """``result`` (a cycle's, with its response) read again by the current code, the
+    segments ``kept`` by earlier cycles (recording time) known: how
+    ``bench/copilot_replay.py`` measures a change to the cues or the merge on the model
+    answers and transcripts of an earlier run."""
+    if not result.response:
+        return result
+    seen = {(round(s.start_s, 1), s.text) for s in kept}
+    segs = list(result.transcript)
+    n = 0
+    while n < len(segs) and (round(chunk_start_s + segs[n].start_s, 1), segs[n].text) in seen:
+        n += 1
+    again = interpret(result.response, segs[:n], segs[n:])
+    return msgspec.structs.replace(again, transcript=result.transcript, prompt=result.prompt,
+                                   response=result.response, stt_s=result.stt_s,
+                                   analysis_s=result.analysis_s)
