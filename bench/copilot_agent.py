@@ -134,9 +134,13 @@ async def recall_run(folder: Path, factor: float, script: Any,
         import json
 
         _agent.merge = real_merge  # type: ignore[assignment]
-        trace.mkdir(parents=True, exist_ok=True)
-        (trace / f"{script.name.split(' (')[0].replace(' ', '-')}.json").write_text(
-            json.dumps({"meeting": script.name, "cycles": cycles}))
+        path = trace / f"{script.name.split(' (')[0].replace(' ', '-')}.json"
+
+        def write() -> None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps({"meeting": script.name, "cycles": cycles}))
+
+        await anyio.to_thread.run_sync(write)
     seconds = recorder.session.seconds if recorder.session else 0
     print(f"scripted meeting, {script.name} ({seconds:.0f} s, "
           f"clock x{factor:g}): {meta.cycle_number} cycles ({meta.failed_cycles} failed) "

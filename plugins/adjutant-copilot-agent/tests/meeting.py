@@ -156,8 +156,10 @@ KITCHEN = Meeting(
 #: by another session and reported: 55 % strict): tuning material from then on, moved here.
 OFFSITE2 = Meeting(
     'Team offsite planning', {'Priya': 'en-us+f3', 'Tom': 'en-gb', 'Marcus': 'en-us+m3'},
-    [('Priya', "Okay, let's get through the offsite quickly. We have two venues on the table, the lake house and the city hotel."),
-     ('Tom', 'I visited both last week. The lake house is cheaper and it has the bigger meeting room.'),
+    [("Priya", "Okay, let's get through the offsite quickly. We have two venues on the table, the "
+               "lake house and the city hotel."),
+     ("Tom", "I visited both last week. The lake house is cheaper and it has the bigger meeting "
+             "room."),
      ('Marcus', "Then let's go with the lake house. Any objections?"),
      ('Priya', 'None from me. The lake house it is.'),
      ('Tom', 'What about dates? The second week of June works for almost everyone.'),
@@ -165,7 +167,8 @@ OFFSITE2 = Meeting(
      ('Priya', "Good. I'll book the rooms at the lake house by Friday."),
      ('Tom', 'And I can sort out the train tickets for the whole group.'),
      ('Marcus', "I'll put the agenda together and send it round early next week."),
-     ('Tom', 'One thing nobody has figured out: can partners come along, and if so, who pays for them?'),
+     ("Tom", "One thing nobody has figured out: can partners come along, and if so, who pays for "
+             "them?"),
      ('Marcus', "Honestly, I don't know. Let's leave that open for now."),
      ('Priya', 'Also, is the budget still twelve thousand, or did finance cut it again?'),
      ('Marcus', 'No one has told us yet. Okay, thanks everyone.')],
@@ -179,9 +182,11 @@ OFFSITE2 = Meeting(
 RELEASE = Meeting(
     'Mobile app release check', {'Ana': 'en-us+f4', 'Ben': 'en-us'},
     [('Ana', 'Quick release check. The login crash is fixed in the latest build.'),
-     ('Ben', "Great. Then I'd push the release of version two point three to Thursday instead of Tuesday. It gives QA two extra days."),
+     ("Ben", "Great. Then I'd push the release of version two point three to Thursday instead of "
+             "Tuesday. It gives QA two extra days."),
      ('Ana', 'Agreed, Thursday.'),
-     ('Ben', "The dark mode feature still isn't ready, though. I'd rather pull it from this release."),
+     ("Ben", "The dark mode feature still isn't ready, though. I'd rather pull it from this "
+             "release."),
      ('Ana', 'Yes, dark mode waits for the next version. No point shipping it half done.'),
      ('Ben', "I'll write the release notes tonight."),
      ('Ana', 'Could you also refresh the screenshots on the app store listing?'),
@@ -199,7 +204,8 @@ RELEASE = Meeting(
 SUPPORT = Meeting(
     'Support backlog and on-call', {'Grace': 'en-gb+f3', 'Omar': 'en-gb+m3', 'Lena': 'en-us+f4'},
     [('Grace', 'Morning. The support queue is at two hundred open tickets, which is far too many.'),
-     ('Omar', 'Most of them are password reset requests. With a self service reset page, half of those would disappear.'),
+     ("Omar", "Most of them are password reset requests. With a self service reset page, half of "
+              "those would disappear."),
      ('Lena', 'Then that goes to the top of the next sprint. Self service reset is the priority.'),
      ('Grace', 'Fine by me. And from now on, on-call rotates every week instead of every month.'),
      ('Omar', 'Weekly works. Nobody wants a whole month of pager duty.'),
@@ -207,7 +213,8 @@ SUPPORT = Meeting(
      ('Grace', 'Omar, can you set up the new rotation in the pager tool?'),
      ('Omar', "Yep, I'm on it."),
      ('Grace', "And I'll close out the duplicate tickets before Friday."),
-     ('Omar', "What I'm not sure about is whether we should announce the new page to customers, or just let them find it."),
+     ("Omar", "What I'm not sure about is whether we should announce the new page to customers, or"
+              " just let them find it."),
      ('Lena', "Let's park that one for now."),
      ('Grace', 'Also, is there still money for a second support hire this year?'),
      ('Lena', "Unclear. Let's wrap up there.")],

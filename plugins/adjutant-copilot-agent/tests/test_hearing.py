@@ -197,6 +197,13 @@ def test_the_cues_read_a_reply_to_what_the_last_cycle_heard() -> None:
     assert got.action_items == ()
 
 
+def test_items_that_refer_back_do_not_chain() -> None:
+    lines = ["The red tent leaks badly.", "So the green one it is, it is dry.",
+             "Good, and we are keeping the old stove and cleaning it."]
+    got = with_cues(CopilotCycleResult(), lines)
+    assert got.decisions == (" ".join(lines[:2]), lines[2])
+
+
 def test_a_models_item_in_the_list_the_cues_put_elsewhere_is_dropped() -> None:
     lines = ["Nadia will print the flyers.", "We decided to meet at the library."]
     model = CopilotCycleResult(decisions=("Nadia will print the flyers",),

@@ -39,8 +39,20 @@ from ._wav import SAMPLE_RATE, wav_bytes
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel, Provider, SpeechRecognizer
 
-__all__ = ["VOCABULARY_NAMES", "VOCABULARY_TAIL", "vocabulary", "GRAMMAR", "JSON_SCHEMA", "SYSTEM", "TranscribeThenAnalyze", "build_prompt",
-           "interpret", "reread", "sentences", "split_windows"]
+__all__ = [
+    "GRAMMAR",
+    "JSON_SCHEMA",
+    "SYSTEM",
+    "VOCABULARY_NAMES",
+    "VOCABULARY_TAIL",
+    "TranscribeThenAnalyze",
+    "build_prompt",
+    "interpret",
+    "reread",
+    "sentences",
+    "split_windows",
+    "vocabulary",
+]
 
 #: Seconds per transcription window (cut at the quietest 100 ms within 3 s of it).
 WINDOW_S = 15.0

@@ -41,7 +41,8 @@ _DECISION = re.compile(
     rf"let(?:'s| us) (?:{_CHOICE})|we(?:'ll| will| shall) (?:{_CHOICE})|"
     r"we(?:'re| are) (?:not going to|keeping|dropping|skipping|cancell?ing|postponing|"
     r"sticking with|switching to|going for)|we won't|we will not|"
-    r"(?:is|are|stays?|remains?) (?:capped|limited|fixed|set) (?:at|to)|stays at|"
+    r"(?:is|are|stays?|remains?) (?:capped|limited|fixed|set|cut|raised|lowered) (?:at|to)|"
+    r"stays at|"
     r"so be it|(?:is|are) (?:the|our) (?:top |first |main |number one )?priority|"
     r"(?:is|are) top priority|from now on|going forward|(?:that's|that is) (?:settled|decided|"
     r"final))\b"
@@ -79,10 +80,11 @@ _ACTION = re.compile(
 _NOT_ACTION = re.compile(r"\b(?:will see|will be|meet again|talk to you|see you|"
                          r"thank you|let me know|sometime|some time|one of these days|"
                          r"one day)\b", re.IGNORECASE)
-#: A question that is small talk: about someone's evening, weekend or the game.
-_SMALL_TALK = re.compile(r"^(?:\w+,\s*)?(?:did you (?:see|watch|catch|enjoy|have a good)|"
-                         r"how (?:was|were) (?:your|the) (?:weekend|holiday|trip|evening|"
-                         r"game|match|flight)|how are you|how's it going|how are things)\b",
+#: A question that is small talk (the weekend, the game) or opens a topic ("shall we").
+_SMALL_TALK = re.compile(r"^(?:\w+(?: \w+)?,\s*)?(?:shall we|did you (?:see|watch|catch|"
+                         r"enjoy|have a good)|how (?:was|were) (?:your|the) (?:weekend|"
+                         r"holiday|trip|evening|game|match|flight)|how are you|how's it going|"
+                         r"how are things)\b",
                          re.IGNORECASE)
 #: A question asked as a statement: "what I'm not sure about is whether...", "I wonder
 #: if...", "nobody knows who...".
@@ -180,6 +182,8 @@ _AGREE = (r"(?:agreed|deal|done|fine by me|fine with me|works for me|sounds good
           r"sounds fine|makes sense|no objections?|none from me|good idea|great idea|"
           r"let's do (?:it|that)|fair enough|happy with that|yes|yeah|yep|fine|ok|okay|"
           r"alright|all right|perfect|great|good|right|sure)")
+#: An acknowledgement that agrees to nothing by itself.
+_WEAK = re.compile(r"^(?:sure|ok|okay|right|good|great)[.!]?$", re.IGNORECASE)
 _AGREE_ALONE = re.compile(rf"^(?:{_AGREE}[,.!]?\s*)+$", re.IGNORECASE)
 _AGREE_FIRST = re.compile(rf"^{_AGREE}[,.!]?\s+(?!thanks|thank|no problem|see you|bye)",
                           re.IGNORECASE)
@@ -193,12 +197,11 @@ def _in_reply(text: str, prev: str) -> tuple[str, str]:
     the choice made. ``("", text)`` otherwise."""
     if text.rstrip().endswith("?"):
         return "", text
-    if _PROPOSAL.search(prev) and not prev.rstrip().endswith("?") or (
-            _PROPOSAL.search(prev) and _AGREE_ALONE.match(text)):
-        if _AGREE_ALONE.match(text) and not re.match(r"^(?:sure|ok|okay|right|good|great)"
-                                                      r"[.!]?$", text, re.IGNORECASE):
+    if _PROPOSAL.search(prev):
+        if _AGREE_ALONE.match(text) and not _WEAK.match(text):
             return "decisions", f"{prev} {text}"
-        if _AGREE_FIRST.match(text) and len(words_in(text)) >= 3:
+        if (_AGREE_FIRST.match(text) and len(words_in(text)) >= 3
+                and not prev.rstrip().endswith("?")):
             return "decisions", text
     if _CHOICE_Q.search(prev):
         options = words_in(prev.split(",")[-1])
@@ -249,7 +252,11 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
         if not kind:
             continue
         if (kind != "open_questions" and prev and not text.startswith(prev)
-                and _REFERS.search(text) and len(words_in(prev)) >= 3):
+                and _REFERS.search(text) and len(words_in(prev)) >= 3
+                and not any(item.endswith(prev) and item != prev
+                            for item in cued[kind][-1:])):
+            # (not when the sentence before is in an item with its own sentence before:
+            # one item per sentence said, not a chain of them)
             text = f"{prev} {text}"
         if (kind != "open_questions" and prev and text.startswith(prev) and cued[kind]
                 and cued[kind][-1] == prev):  # one item, said in two
