@@ -282,3 +282,21 @@ def test_cued_sentences_join_the_models_items_unless_it_says_them() -> None:
     # one asked is kept in the words said
     assert got.open_questions == ("So who pays for it?",)
     assert got.key_points == ("The room is booked",)
+
+
+def test_the_agent_gives_the_recognizer_the_names_and_words_heard() -> None:
+    from agentrun import run
+
+    from adjutant_hookspecs import CopilotConcept
+
+    first = CopilotCycleResult(
+        transcript=(_segment(0, 5, "Hello Priya, hello Marcus."),
+                    _segment(5, 12, "The Lakeside hotel sent a quote."),
+                    _segment(12, 30, "The last one, cut at the en")),
+        key_concepts=(CopilotConcept(term="budget", context="twelve thousand"),))
+    outcome = run([first, CopilotCycleResult(), CopilotCycleResult()])
+    first_ask, second = outcome.analyzer.requests[:2]
+    assert first_ask.vocabulary == ""  # nothing heard yet
+    # the names and concept, then the last words before the segment heard again
+    assert second.vocabulary == ("budget, Lakeside, Marcus, Priya. Hello Priya, hello "
+                                 "Marcus. The Lakeside hotel sent a quote.")
