@@ -154,6 +154,7 @@ def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> No
     ("Lucas, the slides have to be finished before lunch.", "action_items"),
     ("Mei, could you sort the keys?", "action_items"),
     ("Oh right Dev, can you bring chairs?", "action_items"),
+    ("Okay, great, would you mind calling the vet?", "action_items"),
     ("I wonder whether the hall has a piano.", "open_questions"),
     ("Nobody knows who has the spare key.", "open_questions"),
     ("I will never understand this printer.", ""),

@@ -98,7 +98,7 @@ _WH = re.compile(r"^(?:who|what|when|where|why|how|which|whose|do|does|did|is|ar
                  re.IGNORECASE)
 #: A question that asks someone to do something ("can you check...?") or asks to
 #: confirm what was just said (", right?", ", okay?") is filed as what it asks for.
-_REQUEST = re.compile(r"^(?:\w+(?:\s\w+){0,2},\s*)?(?:and |so |also |then |now )?"
+_REQUEST = re.compile(r"^(?:\w+(?:\s\w+){0,2},\s*){0,2}(?:and |so |also |then |now )?"
                       r"(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you)"
                       r"\b(?! (?:know|think|believe|remember|say)\b)", re.IGNORECASE)
 _TAG = re.compile(r",\s*(?:right|okay|ok|yes|yeah|correct|agreed|alright|all right|"
