@@ -196,6 +196,10 @@ def test_the_cues_read_a_reply_to_what_the_last_cycle_heard() -> None:
     # what the last cycle cued is not cued again
     got = with_cues(CopilotCycleResult(), ["Thanks."], before=["Ravi will buy the cake."])
     assert got.action_items == ()
+    # a closing word after a proposal agrees to nothing
+    got = with_cues(CopilotCycleResult(), ["Alright, that's it for today."],
+                    before=["Maybe we could ask the caretaker."])
+    assert got.decisions == ()
 
 
 def test_items_that_refer_back_do_not_chain() -> None:

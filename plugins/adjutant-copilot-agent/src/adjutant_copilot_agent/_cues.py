@@ -185,7 +185,8 @@ _AGREE = (r"(?:agreed|deal|done|fine by me|fine with me|works for me|sounds good
 #: An acknowledgement that agrees to nothing by itself.
 _WEAK = re.compile(r"^(?:sure|ok|okay|right|good|great)[.!]?$", re.IGNORECASE)
 _AGREE_ALONE = re.compile(rf"^(?:{_AGREE}[,.!]?\s*)+$", re.IGNORECASE)
-_AGREE_FIRST = re.compile(rf"^{_AGREE}[,.!]?\s+(?!thanks|thank|no problem|see you|bye)",
+_AGREE_FIRST = re.compile(rf"^{_AGREE}[,.!]?\s+(?!thanks|thank|no problem|see you|bye|"
+                          r"that is it|that's it|that's all|that is all|that's everything)",
                           re.IGNORECASE)
 
 
