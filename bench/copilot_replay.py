@@ -34,7 +34,7 @@ def replay(cycles: list[dict[str, Any]]) -> Any:
     state = CopilotState()
     for c in cycles:
         result = msgspec.convert(c["result"], CopilotCycleResult)
-        result = reread(result, state.transcript, c["chunk_start_s"])
+        result = reread(result, state.transcript, c["chunk_start_s"], c["chunk_seconds"])
         state = merge(state, result, chunk_start_s=c["chunk_start_s"],
                       chunk_seconds=c["chunk_seconds"], now_iso="2026-01-01T00:00:00Z")
     return state

@@ -305,3 +305,16 @@ def test_the_agent_gives_the_recognizer_the_names_and_words_heard() -> None:
     # the names and concept, then the last words before the segment heard again
     assert second.vocabulary == ("budget, Lakeside, Marcus, Priya. Hello Priya, hello "
                                  "Marcus. The Lakeside hotel sent a quote.")
+
+
+def test_a_segment_cut_at_the_chunks_end_is_left_to_the_next_cycle() -> None:
+    from adjutant_copilot_agent._analysis import interpret
+
+    fresh = [_segment(0, 5, "Nadia will print the flyers."),
+             _segment(5, 9.9, "And Ken, please book the")]
+    got = interpret(json.dumps(ANSWER), [], fresh, audio_s=10.0)
+    assert got.action_items == ("Nadia will print the flyers.",)
+    # the next cycle hears it again, whole; a last segment that ends in a pause is cued
+    whole = [fresh[0], _segment(5, 10.5, "And Ken, please book the hall.")]
+    got = interpret(json.dumps(ANSWER), [], whole, audio_s=12.0)
+    assert got.action_items == ("Nadia will print the flyers.", "And Ken, please book the hall.")

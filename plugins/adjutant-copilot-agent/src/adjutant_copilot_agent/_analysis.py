@@ -197,6 +197,12 @@ def build_prompt(context: str, lines: list[str]) -> str:
             f"<<<\n{body}\n>>>\n\nThe JSON answer:")
 
 
+def audio_seconds(wav: bytes) -> float:
+    """How long the WAV ``wav`` is, in seconds."""
+    with wave.open(io.BytesIO(wav)) as w:
+        return w.getnframes() / (w.getframerate() or SAMPLE_RATE)
+
+
 def _pcm(wav: bytes) -> Any:
     import numpy as np
 
@@ -346,14 +352,15 @@ class TranscribeThenAnalyze:
             return CopilotCycleResult(updated_summary=request.context,
                                       transcript=tuple(segments), stt_s=stt_s)
         lines = sentences(fresh)
-        result = await self.read(kernel, provider, request.context, lines, known, fresh)
+        result = await self.read(kernel, provider, request.context, lines, known, fresh,
+                                 audio_seconds(request.audio))
         return msgspec.structs.replace(
             result, transcript=tuple(segments), stt_s=stt_s,
             analysis_s=time.perf_counter() - started - stt_s)
 
     async def read(self, kernel: Kernel, provider: Provider, context: str, lines: list[str],
-                   known: list[TranscriptSegment], fresh: list[TranscriptSegment]
-                   ) -> CopilotCycleResult:
+                   known: list[TranscriptSegment], fresh: list[TranscriptSegment],
+                   audio_s: float | None = None) -> CopilotCycleResult:
         """The text model's reading of the new sentences ``lines`` (of the segments
         ``fresh``, heard after ``known``), with the cues; ``prompt`` and ``response``
         set."""
@@ -372,24 +379,34 @@ class TranscribeThenAnalyze:
             if chunk.finish_reason == "error":
                 raise ProviderError(f"the model failed: {''.join(pieces)[-200:]}")
         response = "".join(pieces)
-        return msgspec.structs.replace(interpret(response, known, fresh), prompt=prompt,
-                                       response=response)
+        return msgspec.structs.replace(interpret(response, known, fresh, audio_s),
+                                       prompt=prompt, response=response)
+
+
+#: A segment ending this close to the audio's end was probably cut there.
+CUT_S = 0.3
 
 
 def interpret(response: str, known: Sequence[TranscriptSegment],
-              fresh: Sequence[TranscriptSegment]) -> CopilotCycleResult:
+              fresh: Sequence[TranscriptSegment],
+              audio_s: float | None = None) -> CopilotCycleResult:
     """The model's ``response`` to the sentences of ``fresh`` as a result: parsed, the
     worked example's words nobody said dropped, the cues of the new sentences added.
     The sentences of ``known`` (heard by an earlier cycle, just before) are the cues'
     context: a reply ("Sure.", "Done.") to a request or a proposal made there, "that"
-    said of the sentence before."""
+    said of the sentence before. A last segment that runs to the end of the audio
+    (``audio_s`` seconds) was probably cut mid-sentence ("And Leo, please."): the next
+    cycle hears it again whole, so it is not cued here."""
     segments = [*known, *fresh]
+    cued = list(fresh)
+    if audio_s is not None and cued and cued[-1].end_s >= audio_s - CUT_S:
+        cued.pop()
     return with_cues(_without_example(parse_cycle_result(response), segments),
-                     sentences(fresh), before=sentences(known))
+                     sentences(cued), before=sentences(known))
 
 
 def reread(result: CopilotCycleResult, kept: Sequence[TranscriptSegment] = (),
-           chunk_start_s: float = 0.0) -> CopilotCycleResult:
+           chunk_start_s: float = 0.0, audio_s: float | None = None) -> CopilotCycleResult:
     """``result`` (a cycle's, with its response) read again by the current code, the
     segments ``kept`` by earlier cycles (recording time) known: how
     ``bench/copilot_replay.py`` measures a change to the cues or the merge on the model
@@ -401,7 +418,7 @@ def reread(result: CopilotCycleResult, kept: Sequence[TranscriptSegment] = (),
     n = 0
     while n < len(segs) and (round(chunk_start_s + segs[n].start_s, 1), segs[n].text) in seen:
         n += 1
-    again = interpret(result.response, segs[:n], segs[n:])
+    again = interpret(result.response, segs[:n], segs[n:], audio_s)
     return msgspec.structs.replace(again, transcript=result.transcript, prompt=result.prompt,
                                    response=result.response, stt_s=result.stt_s,
                                    analysis_s=result.analysis_s)
