@@ -209,12 +209,15 @@ def test_items_that_refer_back_do_not_chain() -> None:
     assert got.decisions == (" ".join(lines[:2]), lines[2])
 
 
-def test_a_models_item_in_the_list_the_cues_put_elsewhere_is_dropped() -> None:
+def test_a_models_item_in_the_list_the_cues_put_elsewhere_or_looping_is_dropped() -> None:
     lines = ["Nadia will print the flyers.", "We decided to meet at the library."]
-    model = CopilotCycleResult(decisions=("Nadia will print the flyers",),
-                               action_items=("Meet at the library", "Bring snacks"))
+    model = CopilotCycleResult(decisions=("Nadia will print the flyers",
+                                          "We met at noon; we met at noon"),  # a loop
+                               action_items=("Meet at the library", "Bring snacks"),
+                               key_points=("The hall. The hall.", "The hall is big."))
     got = with_cues(model, lines)
     assert got.decisions == ("We decided to meet at the library.",)
+    assert got.key_points == ("The hall is big.",)
     assert got.action_items == ("Bring snacks", "Nadia will print the flyers.")
 
 

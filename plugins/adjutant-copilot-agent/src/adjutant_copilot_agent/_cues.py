@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from adjutant_hookspecs import CopilotCycleResult
 
-from ._state import words_in
+from ._state import normalize, words_in
 
 __all__ = ["classify", "with_cues"]
 
@@ -226,6 +226,13 @@ def _covers(item: str, sentence: str) -> bool:
     return len(mine & theirs) * 4 >= len(theirs) * 3
 
 
+def _loops(text: str) -> bool:
+    """Whether the model's item says one clause twice ("We met; we met"): a small model
+    looping, not something said."""
+    parts = [normalize(p) for p in re.split(r"[;.!?]", text) if normalize(p)]
+    return len(parts) != len(set(parts))
+
+
 def _is_question(text: str) -> bool:
     return text.rstrip().endswith("?") or bool(_WH.match(text.strip()))
 
@@ -284,6 +291,7 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
 
     def merged(name: str, model: tuple[str, ...]) -> tuple[str, ...]:
         kept = [t for t in model if len(words_in(t)) >= 2 and not elsewhere(name, t)
+                and not _loops(t)
                 and (name != "open_questions" or heard_asked(t))]
         added = []
         for s in cued[name]:
@@ -300,4 +308,5 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
         result, decisions=merged("decisions", result.decisions),
         action_items=merged("action_items", result.action_items),
         open_questions=merged("open_questions", result.open_questions),
-        key_points=tuple(t for t in result.key_points if len(words_in(t)) >= 2))
+        key_points=tuple(t for t in result.key_points
+                         if len(words_in(t)) >= 2 and not _loops(t)))
