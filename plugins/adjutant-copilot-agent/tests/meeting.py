@@ -1,10 +1,10 @@
 """Scripted meetings spoken by espeak-ng in two voices, and the recall of their items in
 a copilot state: shared by the end-to-end test and ``bench/copilot_agent.py``.
 
-``LAUNCH`` is the meeting the end-to-end test runs. ``SCIENCE_FAIR`` is the held-out
-check (another topic, other names and voices, decisions and tasks said without the
-words "decided", "agreed" or "you will"): it was written before the analysis was
-changed for recall and is never used to tune it."""
+``LAUNCH`` is the meeting the end-to-end test runs. All the meetings here are tuning
+material now (``SCIENCE_FAIR`` and ``OFFSITE`` were held out once, ``OFFSITE2``,
+``RELEASE`` and ``SUPPORT`` were the first blind file); a blind check is a file of
+meetings nobody here has read (``bench/copilot_agent.py --meetings FILE``)."""
 
 from __future__ import annotations
 
