@@ -321,3 +321,17 @@ def test_a_segment_cut_at_the_chunks_end_is_left_to_the_next_cycle() -> None:
     whole = [fresh[0], _segment(5, 10.5, "And Ken, please book the hall.")]
     got = interpret(json.dumps(ANSWER), [], whole, audio_s=12.0)
     assert got.action_items == ("Nadia will print the flyers.", "And Ken, please book the hall.")
+
+
+def test_a_long_segment_of_few_words_is_whisper_skipping_speech() -> None:
+    from types import SimpleNamespace as Seg
+
+    from adjutant_copilot_agent._analysis import skipped
+
+    said = [Seg(start=0.0, end=4.0, text="Helen, the deposit is due by Friday."),
+            Seg(start=4.0, end=12.0, text="Okay, I'll sort it out on Monday and then I will "
+                                          "ring the museum about a guide for the trip.")]
+    assert not skipped(said) and not skipped([])
+    # 35 s heard as one sentence (Whisper echoing its prompt and passing over the rest)
+    echo = [Seg(start=0.0, end=35.2, text="I will never get used to this cold weather.")]
+    assert skipped(echo) and skipped([*said, *echo])

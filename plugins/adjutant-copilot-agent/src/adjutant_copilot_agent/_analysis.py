@@ -264,6 +264,24 @@ BEAM_SIZE = 1
 TEMPERATURE = (0.0,)
 
 
+#: A segment this long with fewer words a second than this skipped speech (people say
+#: two to three words a second; a pause inside one segment is short).
+SKIP_SEGMENT_S = 6.0
+SKIP_WORDS_PER_S = 0.8
+
+
+def _word_count(segments: Sequence[Any]) -> int:
+    return sum(len(s.text.split()) for s in segments)
+
+
+def skipped(segments: Sequence[Any]) -> bool:
+    """Whether Whisper's ``segments`` (``start``, ``end``, ``text``) passed over speech:
+    a long segment with few words."""
+    return any(s.end - s.start >= SKIP_SEGMENT_S
+               and len(s.text.split()) < SKIP_WORDS_PER_S * (s.end - s.start)
+               for s in segments)
+
+
 async def _whisper(samples: Any, offset_s: float,
                    vocabulary: str = "") -> list[TranscriptSegment]:
     """adjutant-stt's embedded Whisper on ``samples`` at once (the model loaded once and
@@ -274,20 +292,30 @@ async def _whisper(samples: Any, offset_s: float,
 
     from adjutant_stt import HeardNothing, SttError, transcribe
 
-    def run() -> list[TranscriptSegment]:
-        audio = samples.astype(np.float32) / 32768.0
+    def hear(audio: Any, prompt: str | None) -> list[Any]:
         try:
-            # adjutant-stt's own hint is the operator's commands: the recording's words
-            # instead, so a name heard in one cycle is spelled the same in the next
-            heard = transcribe(audio, beam_size=BEAM_SIZE, temperature=TEMPERATURE,
-                               vocabulary=vocabulary or None)
+            return list(transcribe(audio, beam_size=BEAM_SIZE, temperature=TEMPERATURE,
+                                   vocabulary=prompt).segments)
         except HeardNothing:
             return []
         except SttError as exc:
             raise ProviderError(str(exc), hint=exc.hint) from exc
+
+    def run() -> list[TranscriptSegment]:
+        audio = samples.astype(np.float32) / 32768.0
+        # adjutant-stt's own hint is the operator's commands: the recording's words
+        # instead, so a name heard in one cycle is spelled the same in the next
+        heard = hear(audio, vocabulary or None)
+        if vocabulary and skipped(heard):
+            # Whisper may echo its prompt and skip what follows ("I will never get used
+            # to this cold weather" for 35 s of other words): heard again without it,
+            # the fuller hearing kept
+            bare = hear(audio, None)
+            if _word_count(bare) > _word_count(heard):
+                heard = bare
         return [TranscriptSegment(start_s=round(offset_s + s.start, 2),
                                   end_s=round(offset_s + s.end, 2), text=s.text.strip())
-                for s in heard.segments if s.text.strip()]
+                for s in heard if s.text.strip()]
 
     return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
 
