@@ -200,7 +200,9 @@ def build_prompt(context: str, lines: list[str]) -> str:
 def audio_seconds(wav: bytes) -> float:
     """How long the WAV ``wav`` is, in seconds."""
     with wave.open(io.BytesIO(wav)) as w:
-        return w.getnframes() / (w.getframerate() or SAMPLE_RATE)
+        frames: int = w.getnframes()
+        rate: int = w.getframerate() or SAMPLE_RATE
+    return frames / rate
 
 
 def _pcm(wav: bytes) -> Any:
