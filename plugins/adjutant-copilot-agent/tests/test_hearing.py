@@ -335,3 +335,15 @@ def test_a_long_segment_of_few_words_is_whisper_skipping_speech() -> None:
     # 35 s heard as one sentence (Whisper echoing its prompt and passing over the rest)
     echo = [Seg(start=0.0, end=35.2, text="I will never get used to this cold weather.")]
     assert skipped(echo) and skipped([*said, *echo])
+
+
+def test_hearing_after_an_earlier_cycle_starts_in_a_pause() -> None:
+    import numpy as np
+
+    from adjutant_copilot_agent._analysis import quiet_start
+
+    rng = np.random.default_rng(7)
+    speech = (rng.standard_normal(16_000 * 4) * 3000).astype("<i2")
+    speech[int(1.2 * 16_000):int(1.5 * 16_000)] = 0  # a pause between two words
+    assert 1.2 <= quiet_start(speech) / 16_000 <= 1.5
+    assert quiet_start(speech[:800]) == 0  # shorter than one frame: from the start

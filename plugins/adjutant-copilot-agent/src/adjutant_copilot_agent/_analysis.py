@@ -214,6 +214,20 @@ def _pcm(wav: bytes) -> Any:
         return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
 
 
+QUIET_START_S = 2.0
+
+
+def quiet_start(samples: Any, within_s: float = QUIET_START_S) -> int:
+    """The sample at the middle of the quietest 100 ms of the first ``within_s``."""
+    import numpy as np
+
+    hop = SAMPLE_RATE // 10
+    end = min(len(samples), int(within_s * SAMPLE_RATE)) - hop
+    frames = [(float(np.abs(samples[i:i + hop].astype(np.int32)).mean()), i)
+              for i in range(0, end + 1, hop)]
+    return min(frames)[1] + hop // 2 if frames else 0
+
+
 def split_windows(samples: Any, window_s: float = WINDOW_S) -> list[tuple[int, int]]:
     """Sample ranges of about ``window_s`` each, cut at the quietest 100 ms near each
     boundary (so a word is rarely cut in two)."""
@@ -351,10 +365,16 @@ class TranscribeThenAnalyze:
                          heard: tuple[TranscriptSegment, ...] = (), vocabulary: str = ""
                          ) -> tuple[list[TranscriptSegment], list[TranscriptSegment]]:
         """What ``wav`` says: the segments already ``heard`` (kept as they are), and the
-        new ones, heard from the end of the last known one (relative times)."""
+        new ones, heard from the end of the last known one (relative times). With none
+        known but words heard before (``vocabulary``: the audio starts in the overlap
+        with the last cycle's), hearing starts at the quietest moment of its first
+        ``QUIET_START_S``: Whisper started inside a word may pass over all that follows
+        (a school trip's 26 s heard as one sentence), and the last cycle heard those
+        words."""
         samples = _pcm(wav)
         known = [s for s in heard if s.start_s >= 0 and s.end_s * SAMPLE_RATE <= len(samples)]
-        skip = int(known[-1].end_s * SAMPLE_RATE) if known else 0
+        skip = int(known[-1].end_s * SAMPLE_RATE) if known else (
+            quiet_start(samples) if vocabulary else 0)
         recognizer = self.pick(kernel)
         if len(samples) - skip < SAMPLE_RATE // 2:
             return known, []
