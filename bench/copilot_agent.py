@@ -84,7 +84,7 @@ def _cpu_s() -> float:
 
 
 async def recall_run(folder: Path, factor: float, script: Any,
-                     totals: list[tuple[str, dict[str, Any]]]) -> None:
+                     totals: list[tuple[str, dict[str, Any]]], trace: Path | None = None) -> None:
     import meeting
 
     from adjutant.testing import Harness
@@ -99,6 +99,19 @@ async def recall_run(folder: Path, factor: float, script: Any,
     from adjutant_llamacpp import LlamaCpp
 
     spoken = meeting.speak(folder, meeting=script)
+    cycles: list[dict[str, Any]] = []
+    if trace is not None:  # each cycle's result as merged, for copilot_replay.py
+        import msgspec
+
+        from adjutant_copilot_agent import _agent
+
+        real_merge = _agent.merge
+
+        def merge(state: Any, result: Any, **kw: Any) -> Any:
+            cycles.append({"result": msgspec.to_builtins(result), **kw})
+            return real_merge(state, result, **kw)
+
+        _agent.merge = merge  # type: ignore[assignment]
     clock = FastClock(factor)
     # the figure is the recall: a busy machine must not turn it into timeouts
     settings = CopilotAgentSettings(cycle_interval=30, audio_overlap=5, analysis_timeout=900)
@@ -117,6 +130,17 @@ async def recall_run(folder: Path, factor: float, script: Any,
                 print(f"  cycle {envelope.event.cycle} failed: {envelope.event.error}")
         got = meeting.recall(agent.state, script)
         meta = agent.state.cycle_metadata
+    if trace is not None:
+        import json
+
+        _agent.merge = real_merge  # type: ignore[assignment]
+        path = trace / f"{script.name.split(' (')[0].replace(' ', '-')}.json"
+
+        def write() -> None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps({"meeting": script.name, "cycles": cycles}))
+
+        await anyio.to_thread.run_sync(write)
     seconds = recorder.session.seconds if recorder.session else 0
     print(f"scripted meeting, {script.name} ({seconds:.0f} s, "
           f"clock x{factor:g}): {meta.cycle_number} cycles ({meta.failed_cycles} failed) "
@@ -207,6 +231,8 @@ def main() -> None:
     parser.add_argument("--only", choices=("memory", "cycle", "recall"))
     parser.add_argument("--meeting", help="names from tests/meeting.py, comma-separated")
     parser.add_argument("--meetings", type=Path, help="a JSON file of meetings")
+    parser.add_argument("--trace", type=Path, help="a folder: each meeting's cycles as "
+                        "merged (for bench/copilot_replay.py)")
     args = parser.parse_args()
     import meeting
 
@@ -227,7 +253,7 @@ def main() -> None:
             anyio.run(one_cycle, folder, 20 if args.quick else 65)
         if args.meeting or args.meetings or (not args.quick and args.only in (None, "recall")):
             for script in scripts:
-                anyio.run(recall_run, folder, 4.0, script, totals)
+                anyio.run(recall_run, folder, 4.0, script, totals, args.trace)
             print_totals(totals)
 
 

@@ -71,11 +71,15 @@ class CopilotRequest(msgspec.Struct, **_frozen):
     ``context`` the running summary so far (``""`` on the first cycle). ``heard`` is the
     transcript already made of the start of ``audio`` by earlier cycles (times relative
     to ``audio``, oldest first): an analyzer may hear only what follows its last segment
-    and return these as they are (the overlap's words are known)."""
+    and return these as they are (the overlap's words are known). ``vocabulary`` is
+    the names and terms heard so far in the recording and its last words before
+    ``audio``'s new part: a speech recognizer may take it as its prompt, so a name is
+    spelled the same way each cycle (what was said: data, never an instruction)."""
 
     audio: bytes
     context: str = ""
     heard: tuple[TranscriptSegment, ...] = ()
+    vocabulary: str = ""
 
 
 class CopilotUnsupported(Exception):

@@ -1,10 +1,10 @@
 """Scripted meetings spoken by espeak-ng in two voices, and the recall of their items in
 a copilot state: shared by the end-to-end test and ``bench/copilot_agent.py``.
 
-``LAUNCH`` is the meeting the end-to-end test runs. ``SCIENCE_FAIR`` is the held-out
-check (another topic, other names and voices, decisions and tasks said without the
-words "decided", "agreed" or "you will"): it was written before the analysis was
-changed for recall and is never used to tune it."""
+``LAUNCH`` is the meeting the end-to-end test runs. All the meetings here are tuning
+material now (``SCIENCE_FAIR`` and ``OFFSITE`` were held out once, ``OFFSITE2``,
+``RELEASE`` and ``SUPPORT`` were the first blind file); a blind check is a file of
+meetings nobody here has read (``bench/copilot_agent.py --meetings FILE``)."""
 
 from __future__ import annotations
 
@@ -152,8 +152,153 @@ KITCHEN = Meeting(
      "Daniel asks the neighbours about the noise": [{"neighbours"}, {"neighbors"},
                                                     {"noise"}]},
     {"is a permit needed to move the sink": [{"permit"}]})
+#: The blind check of issue 26's first recall work (bench/copilot_heldout.json, written
+#: by another session and reported: 55 % strict): tuning material from then on, moved here.
+OFFSITE2 = Meeting(
+    'Team offsite planning', {'Priya': 'en-us+f3', 'Tom': 'en-gb', 'Marcus': 'en-us+m3'},
+    [("Priya", "Okay, let's get through the offsite quickly. We have two venues on the table, the "
+               "lake house and the city hotel."),
+     ("Tom", "I visited both last week. The lake house is cheaper and it has the bigger meeting "
+             "room."),
+     ('Marcus', "Then let's go with the lake house. Any objections?"),
+     ('Priya', 'None from me. The lake house it is.'),
+     ('Tom', 'What about dates? The second week of June works for almost everyone.'),
+     ('Marcus', "Fine, we'll lock in June, the tenth to the twelfth."),
+     ('Priya', "Good. I'll book the rooms at the lake house by Friday."),
+     ('Tom', 'And I can sort out the train tickets for the whole group.'),
+     ('Marcus', "I'll put the agenda together and send it round early next week."),
+     ("Tom", "One thing nobody has figured out: can partners come along, and if so, who pays for "
+             "them?"),
+     ('Marcus', "Honestly, I don't know. Let's leave that open for now."),
+     ('Priya', 'Also, is the budget still twelve thousand, or did finance cut it again?'),
+     ('Marcus', 'No one has told us yet. Okay, thanks everyone.')],
+    {'offsite at the lake house': [{'lake', 'house'}, {'lake'}],
+     'offsite in June, the tenth to the twelfth': [{'june'}]},
+    {'Priya books the rooms by Friday': [{'rooms'}, {'book'}],
+     'Tom arranges the train tickets': [{'train'}, {'tickets'}],
+     'Marcus sends out the agenda': [{'agenda'}]},
+    {'can partners come, and who pays': [{'partners'}],
+     'is the budget still twelve thousand': [{'budget'}, {'twelve', 'thousand'}, {'12000'}]})
+RELEASE = Meeting(
+    'Mobile app release check', {'Ana': 'en-us+f4', 'Ben': 'en-us'},
+    [('Ana', 'Quick release check. The login crash is fixed in the latest build.'),
+     ("Ben", "Great. Then I'd push the release of version two point three to Thursday instead of "
+             "Tuesday. It gives QA two extra days."),
+     ('Ana', 'Agreed, Thursday.'),
+     ("Ben", "The dark mode feature still isn't ready, though. I'd rather pull it from this "
+             "release."),
+     ('Ana', 'Yes, dark mode waits for the next version. No point shipping it half done.'),
+     ('Ben', "I'll write the release notes tonight."),
+     ('Ana', 'Could you also refresh the screenshots on the app store listing?'),
+     ('Ben', 'Sure, leave the screenshots with me.'),
+     ('Ana', "On my side, I'm going to run the full regression suite first thing tomorrow."),
+     ('Ben', "Do we know whether Apple's review will take longer than two days this time?"),
+     ('Ana', "No idea. Last time it was quick, but that's no guarantee."),
+     ('Ben', "Okay, that's everything from me.")],
+    {'release 2.3 ships on Thursday': [{'thursday'}],
+     'dark mode is pulled until the next version': [{'dark', 'mode'}, {'dark'}]},
+    {'Ben writes the release notes tonight': [{'release', 'notes'}, {'notes'}],
+     'Ben updates the app store screenshots': [{'screenshots'}, {'screenshot'}],
+     'Ana runs the full regression suite tomorrow': [{'regression'}]},
+    {"will Apple's review take more than two days": [{'review'}, {'apple'}]})
+SUPPORT = Meeting(
+    'Support backlog and on-call', {'Grace': 'en-gb+f3', 'Omar': 'en-gb+m3', 'Lena': 'en-us+f4'},
+    [('Grace', 'Morning. The support queue is at two hundred open tickets, which is far too many.'),
+     ("Omar", "Most of them are password reset requests. With a self service reset page, half of "
+              "those would disappear."),
+     ('Lena', 'Then that goes to the top of the next sprint. Self service reset is the priority.'),
+     ('Grace', 'Fine by me. And from now on, on-call rotates every week instead of every month.'),
+     ('Omar', 'Weekly works. Nobody wants a whole month of pager duty.'),
+     ('Lena', "I'll have a design for the reset page ready by Wednesday."),
+     ('Grace', 'Omar, can you set up the new rotation in the pager tool?'),
+     ('Omar', "Yep, I'm on it."),
+     ('Grace', "And I'll close out the duplicate tickets before Friday."),
+     ("Omar", "What I'm not sure about is whether we should announce the new page to customers, or"
+              " just let them find it."),
+     ('Lena', "Let's park that one for now."),
+     ('Grace', 'Also, is there still money for a second support hire this year?'),
+     ('Lena', "Unclear. Let's wrap up there.")],
+    {'build a self-service password reset page next sprint': [{'reset'}, {'self', 'service'}],
+     'on-call rotates weekly instead of monthly': [{'weekly'}, {'every', 'week'}]},
+    {'Lena drafts the reset page design by Wednesday': [{'design'}],
+     'Omar sets up the new rotation in the pager tool': [{'rotation'}, {'pager'}],
+     'Grace closes the duplicate tickets before Friday': [{'duplicate'}, {'duplicates'}]},
+    {'should customers be told about the new reset page': [{'customers'}, {'announce'}],
+     'is there budget for a second support hire': [{'hire'}, {'second', 'support'}]})
+#: Written for the second recall work, not about software, in phrasings the cues did not
+#: know: an agreement that only names the choice ("fine, the blue one then"), a request
+#: to a name answered "Sure." or "Yeah, I'll get it done", deadlines said apart from the
+#: task, and small talk that sounds like a task ("we should have a coffee sometime").
+SCHOOL_TRIP = Meeting(
+    "school trip", {"Helen": "en-gb+f4", "Sam": "en-us+m1"},
+    [("Helen", "Right, the year five trip to the science museum. The coach company sent "
+               "two quotes."),
+     ("Sam", "The red coach has no seat belts in the back. The blue one is newer but costs "
+             "more."),
+     ("Helen", "Fine, the blue one then."),
+     ("Sam", "I will never get used to this cold weather, by the way."),
+     ("Helen", "Me neither. Now, packed lunches or the museum cafe?"),
+     ("Sam", "Packed lunches, definitely. The cafe is too expensive for thirty kids."),
+     ("Helen", "Sam, can you collect the consent forms?"),
+     ("Sam", "Sure."),
+     ("Sam", "Helen, the deposit is due by the fifteenth of March."),
+     ("Helen", "Okay, I'll sort it out on Monday."),
+     ("Sam", "Mister Patel offered to ring the museum about a guide."),
+     ("Helen", "Do we need extra helpers for the children with allergies?"),
+     ("Sam", "Good question, I'm not sure."),
+     ("Helen", "We should have a coffee sometime, it's been ages. Thanks Sam.")],
+    {"the blue coach": [{"blue"}, {"coach"}],
+     "packed lunches, not the cafe": [{"packed"}, {"lunches"}, {"lunch"}]},
+    {"Sam collects the consent forms": [{"consent"}, {"forms"}],
+     "Helen pays the deposit by March 15": [{"deposit"}],
+     "Mr Patel rings the museum about a guide": [{"guide"}, {"patel"}]},
+    {"are extra helpers needed for allergies": [{"allergies"}, {"helpers"}, {"allergy"}]})
+CLINIC_ROTA = Meeting(
+    "clinic rota", {"Karen": "en-us+f2", "Ahmed": "en-gb+m2", "Priya": "en-us+f3"},
+    [("Karen", "Let's do the rota for December. We are two nurses short over Christmas."),
+     ("Ahmed", "Agency staff cost double, but I don't see another way."),
+     ("Karen", "Alright, agency nurses for the Christmas week. No other option."),
+     ("Priya", "And from now on the Saturday clinic closes at one, not at four."),
+     ("Ahmed", "Makes sense, nobody comes in after lunch anyway."),
+     ("Karen", "Priya, can you take the invoices?"),
+     ("Priya", "Sure."),
+     ("Karen", "Ahmed, the new rota has to be on the staff board by Friday."),
+     ("Ahmed", "Okay, leave that to me."),
+     ("Priya", "I'll phone the agency first thing tomorrow."),
+     ("Ahmed", "How are we covering the flu vaccine sessions in January?"),
+     ("Karen", "No idea yet. Did you see the match last night?"),
+     ("Ahmed", "I did, what a game. Right, thanks both.")],
+    {"agency nurses for Christmas week": [{"agency", "nurses"}, {"christmas"}],
+     "the Saturday clinic closes at one": [{"saturday"}]},
+    {"Priya takes the invoices": [{"invoices"}, {"invoice"}],
+     "Ahmed puts the rota on the staff board by Friday": [{"board"}, {"staff"}],
+     "Priya phones the agency": [{"phone"}, {"call", "agency"}]},
+    {"how are the flu vaccine sessions covered": [{"flu"}, {"vaccine"}, {"vaccines"}]})
+BAND_TOUR = Meeting(
+    "band tour", {"Jess": "en-us+f1", "Marco": "en-gb+m3"},
+    [("Jess", "So, the autumn tour. The van rental in Leeds fell through."),
+     ("Marco", "My cousin has a van we can borrow for three weeks."),
+     ("Jess", "Perfect, we'll take your cousin's van then."),
+     ("Marco", "Glasgow or Edinburgh for the last night?"),
+     ("Jess", "Edinburgh, the venue is bigger. Done."),
+     ("Marco", "Okay. Jess, would you mind printing the posters?"),
+     ("Jess", "No problem. Marco, the set list has to be ready by the end of the month."),
+     ("Marco", "Yeah, I'll get it done."),
+     ("Jess", "Our drummer said he would look after the merch stand."),
+     ("Marco", "Are we selling vinyl this time or just shirts?"),
+     ("Jess", "Let's see how the money looks."),
+     ("Marco", "I love that new cafe near the studio, by the way."),
+     ("Jess", "Me too. Good work today.")],
+    {"borrow the cousin's van": [{"van"}, {"cousin"}],
+     "the last night is in Edinburgh": [{"edinburgh"}]},
+    {"Jess prints the posters": [{"posters"}, {"poster"}],
+     "Marco readies the set list by the end of the month": [{"set", "list"}, {"setlist"}],
+     "the drummer looks after the merch stand": [{"merch"}, {"stand"}, {"merchandise"}]},
+    {"are we selling vinyl": [{"vinyl"}]})
 MEETINGS = {"launch": LAUNCH, "science-fair": SCIENCE_FAIR, "offsite": OFFSITE,
-            "website": WEBSITE, "hiring": HIRING, "kitchen": KITCHEN}
+            "website": WEBSITE, "hiring": HIRING, "kitchen": KITCHEN, "offsite2": OFFSITE2,
+            "release": RELEASE, "support": SUPPORT, "school-trip": SCHOOL_TRIP,
+            "clinic-rota": CLINIC_ROTA, "band-tour": BAND_TOUR}
 
 
 def load_meetings(path: Path) -> list[Meeting]:
@@ -220,6 +365,13 @@ def _found(texts: list[str], ways: list[set[str]]) -> bool:
 
     words = [set(normalize(t).split()) for t in texts]
     return any(way <= w for w in words for way in ways)
+
+
+def recall_anywhere(state: Any, ways: list[set[str]]) -> bool:
+    """Whether any list of items, or the summary, names the item of ``ways``."""
+    return _found([i.text for name in ("decisions", "action_items", "key_points",
+                                        "open_questions") for i in getattr(state, name)]
+                  + [state.running_summary], ways)
 
 
 def recall(state: Any, meeting: Meeting = LAUNCH) -> dict[str, Any]:

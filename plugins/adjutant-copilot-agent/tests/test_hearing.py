@@ -142,9 +142,110 @@ def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> No
     ("Morning Kate, nice to see you.", ""),
     ("The printer can print in colour.", ""),
     ("It is what it is.", ""),
+    # the second recall work's phrasings (none of them from a scripted meeting)
+    ("Okay, the green tent then.", "decisions"),
+    ("Right, see you then.", ""),
+    ("Lower fees are our top priority.", "decisions"),
+    ("From now on the gate opens at eight.", "decisions"),
+    ("We'll take the early ferry.", "decisions"),
+    ("Jo offered to drive the minibus.", "action_items"),
+    ("Kim said she would bring the cables.", "action_items"),
+    ("The rent is due by the first of June.", "action_items"),
+    ("Lucas, the slides have to be finished before lunch.", "action_items"),
+    ("Mei, could you sort the keys?", "action_items"),
+    ("Oh right Dev, can you bring chairs?", "action_items"),
+    ("Okay, great, would you mind calling the vet?", "action_items"),
+    ("I wonder whether the hall has a piano.", "open_questions"),
+    ("Nobody knows who has the spare key.", "open_questions"),
+    ("I will never understand this printer.", ""),
+    ("We should go bowling sometime.", ""),
+    ("Did you watch the final on Sunday?", ""),
+    ("How was your weekend?", ""),
+    ("Do you know where the key is?", "open_questions"),
 ])
 def test_cue_sentences(said: str, kind: str) -> None:
     assert classify(said) == kind
+
+
+def test_a_reply_makes_the_proposal_or_the_option_before_it_a_decision() -> None:
+    lines = ["I'd rather hire a bigger van.", "Agreed.",
+             "Maybe we skip the museum.", "Yes, the museum waits for the spring.",
+             "Pasta or curry for the party?", "Curry, everyone likes it.",
+             "Beach or lake on Sunday?", "No idea yet.",
+             "Let's ask the neighbours.", "Okay.",
+             "Can you lock up tonight, Ola?", "Sure."]
+    got = with_cues(CopilotCycleResult(), lines)
+    assert got.decisions == ("I'd rather hire a bigger van. Agreed.",
+                             "Yes, the museum waits for the spring.",
+                             # "it" refers back: the question comes with it
+                             "Pasta or curry for the party? Curry, everyone likes it.")
+    # a bare "Okay." (or "Sure.") agrees to nothing
+    assert got.action_items == ("Can you lock up tonight, Ola?",)
+    # the choice made is no open question; the one still open is
+    assert got.open_questions == ("Beach or lake on Sunday?",)
+
+
+def test_the_cues_read_a_reply_to_what_the_last_cycle_heard() -> None:
+    # heard before this cycle's new words: a proposal; a task "that" refers to
+    got = with_cues(CopilotCycleResult(), ["Fine by me."],
+                    before=["The hall is free in May.", "How about the second Saturday?"])
+    assert got.decisions == ("How about the second Saturday? Fine by me.",)
+    got = with_cues(CopilotCycleResult(), ["I'll take that one.", "Bye."],
+                    before=["The projector in the hall is broken."])
+    assert got.action_items == ("The projector in the hall is broken. I'll take that one.",)
+    # what the last cycle cued is not cued again
+    got = with_cues(CopilotCycleResult(), ["Thanks."], before=["Ravi will buy the cake."])
+    assert got.action_items == ()
+    # a closing word after a proposal agrees to nothing
+    got = with_cues(CopilotCycleResult(), ["Alright, that's it for today."],
+                    before=["Maybe we could ask the caretaker."])
+    assert got.decisions == ()
+
+
+def test_items_that_refer_back_do_not_chain() -> None:
+    lines = ["The red tent leaks badly.", "So the green one it is, it is dry.",
+             "Good, and we are keeping the old stove and cleaning it."]
+    got = with_cues(CopilotCycleResult(), lines)
+    assert got.decisions == (" ".join(lines[:2]), lines[2])
+
+
+def test_a_models_item_in_the_list_the_cues_put_elsewhere_or_looping_is_dropped() -> None:
+    lines = ["Nadia will print the flyers.", "We decided to meet at the library."]
+    model = CopilotCycleResult(decisions=("Nadia will print the flyers",
+                                          "We met at noon; we met at noon"),  # a loop
+                               action_items=("Meet at the library", "Bring snacks"),
+                               key_points=("The hall. The hall.", "The hall is big."))
+    got = with_cues(model, lines)
+    assert got.decisions == ("We decided to meet at the library.",)
+    assert got.key_points == ("The hall is big.",)
+    assert got.action_items == ("Bring snacks", "Nadia will print the flyers.")
+
+
+def test_a_sentence_whisper_cut_between_two_segments_is_one() -> None:
+    from adjutant_copilot_agent._analysis import sentences
+
+    segs = [_segment(0, 3, "Hello all. And I'll close out the"),
+            _segment(3, 5, "duplicate tickets by Friday."), _segment(5, 6, "Nobody wants a..."),
+            _segment(6, 8, "whole month. Is it"), _segment(8, 9, "late?")]
+    assert sentences(segs) == ["Hello all.", "And I'll close out the duplicate tickets by Friday.",
+                               "Nobody wants a... whole month.", "Is it late?"]
+    assert sentences(segs[:1]) == ["Hello all.", "And I'll close out the"]  # kept, cut
+
+
+def test_the_recognizers_prompt_is_the_names_heard_and_the_last_words() -> None:
+    from adjutant_copilot_agent._analysis import VOCABULARY_TAIL, vocabulary
+
+    segs = [_segment(0, 4, "Good morning. Thanks Priya, and hello Marcus."),
+            _segment(4, 9, "The Lakeside hotel sent a quote. So Tom will call them."),
+            _segment(9, 12, "Okay.")]
+    got = vocabulary(segs, ["Lake house", "8-Send-R-Week", "budget"])
+    # the concepts of plain words, then the names, latest first (a sentence's first
+    # word is none: "Good", "Thanks", "The"), then the last words
+    assert got.startswith("budget, Lake house, Tom, Lakeside, Marcus, Priya. Good morning.")
+    assert got.endswith("So Tom will call them. Okay.")
+    assert vocabulary([]) == ""
+    many = [_segment(0, 60, " ".join(["word"] * 100))]
+    assert vocabulary(many) == " ".join(["word"] * VOCABULARY_TAIL)
 
 
 def test_a_cued_item_that_refers_back_carries_the_sentence_before_it() -> None:
@@ -189,3 +290,60 @@ def test_cued_sentences_join_the_models_items_unless_it_says_them() -> None:
     # one asked is kept in the words said
     assert got.open_questions == ("So who pays for it?",)
     assert got.key_points == ("The room is booked",)
+
+
+def test_the_agent_gives_the_recognizer_the_names_and_words_heard() -> None:
+    from agentrun import run
+
+    from adjutant_hookspecs import CopilotConcept
+
+    first = CopilotCycleResult(
+        transcript=(_segment(0, 5, "Hello Priya, hello Marcus."),
+                    _segment(5, 12, "The Lakeside hotel sent a quote."),
+                    _segment(12, 30, "The last one, cut at the en")),
+        key_concepts=(CopilotConcept(term="budget", context="twelve thousand"),))
+    outcome = run([first, CopilotCycleResult(), CopilotCycleResult()])
+    first_ask, second = outcome.analyzer.requests[:2]
+    assert first_ask.vocabulary == ""  # nothing heard yet
+    # the names and concept, then the last words before the segment heard again
+    assert second.vocabulary == ("budget, Lakeside, Marcus, Priya. Hello Priya, hello "
+                                 "Marcus. The Lakeside hotel sent a quote.")
+
+
+def test_a_segment_cut_at_the_chunks_end_is_left_to_the_next_cycle() -> None:
+    from adjutant_copilot_agent._analysis import interpret
+
+    fresh = [_segment(0, 5, "Nadia will print the flyers."),
+             _segment(5, 9.9, "And Ken, please book the")]
+    got = interpret(json.dumps(ANSWER), [], fresh, audio_s=10.0)
+    assert got.action_items == ("Nadia will print the flyers.",)
+    # the next cycle hears it again, whole; a last segment that ends in a pause is cued
+    whole = [fresh[0], _segment(5, 10.5, "And Ken, please book the hall.")]
+    got = interpret(json.dumps(ANSWER), [], whole, audio_s=12.0)
+    assert got.action_items == ("Nadia will print the flyers.", "And Ken, please book the hall.")
+
+
+def test_a_long_segment_of_few_words_is_whisper_skipping_speech() -> None:
+    from types import SimpleNamespace as Seg
+
+    from adjutant_copilot_agent._analysis import skipped
+
+    said = [Seg(start=0.0, end=4.0, text="Helen, the deposit is due by Friday."),
+            Seg(start=4.0, end=12.0, text="Okay, I'll sort it out on Monday and then I will "
+                                          "ring the museum about a guide for the trip.")]
+    assert not skipped(said) and not skipped([])
+    # 35 s heard as one sentence (Whisper echoing its prompt and passing over the rest)
+    echo = [Seg(start=0.0, end=35.2, text="I will never get used to this cold weather.")]
+    assert skipped(echo) and skipped([*said, *echo])
+
+
+def test_hearing_after_an_earlier_cycle_starts_in_a_pause() -> None:
+    import numpy as np
+
+    from adjutant_copilot_agent._analysis import quiet_start
+
+    rng = np.random.default_rng(7)
+    speech = (rng.standard_normal(16_000 * 4) * 3000).astype("<i2")
+    speech[int(1.2 * 16_000):int(1.5 * 16_000)] = 0  # a pause between two words
+    assert 1.2 <= quiet_start(speech) / 16_000 <= 1.5
+    assert quiet_start(speech[:800]) == 0  # shorter than one frame: from the start

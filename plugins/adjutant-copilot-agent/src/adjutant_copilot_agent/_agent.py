@@ -32,6 +32,7 @@ import msgspec
 
 from adjutant_hookspecs import CopilotRequest, CopilotUnsupported, TranscriptSegment
 
+from ._analysis import vocabulary
 from ._clock import Clock
 from ._events import CopilotError, CopilotStatus, CopilotUpdated
 from ._log import AgentLog
@@ -361,7 +362,9 @@ class CopilotAgent:
                 result = await self.analyzer.copilot_analyze(
                     self.kernel, self.provider, CopilotRequest(
                         audio=chunk.wav, context=context,
-                        heard=heard(self.state.transcript, chunk.start_s)))
+                        heard=heard(self.state.transcript, chunk.start_s),
+                        vocabulary=vocabulary(self.state.transcript[:-1], [
+                            c.term for c in self.state.key_concepts])))
         except TimeoutError:
             self.skipped += 1
             await self._failed(number, f"Inference timeout ({self.settings.analysis_timeout:g}s)",

@@ -18,6 +18,7 @@ import io
 import re
 import time
 import wave
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -38,8 +39,20 @@ from ._wav import SAMPLE_RATE, wav_bytes
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel, Provider, SpeechRecognizer
 
-__all__ = ["GRAMMAR", "JSON_SCHEMA", "SYSTEM", "TranscribeThenAnalyze", "build_prompt",
-           "sentences", "split_windows"]
+__all__ = [
+    "GRAMMAR",
+    "JSON_SCHEMA",
+    "SYSTEM",
+    "VOCABULARY_NAMES",
+    "VOCABULARY_TAIL",
+    "TranscribeThenAnalyze",
+    "build_prompt",
+    "interpret",
+    "reread",
+    "sentences",
+    "split_windows",
+    "vocabulary",
+]
 
 #: Seconds per transcription window (cut at the quietest 100 ms within 3 s of it).
 WINDOW_S = 15.0
@@ -112,14 +125,66 @@ JSON_SCHEMA: dict[str, Any] = {
             "type": "object", "required": ["term", "context"],
             "properties": {"term": _S, "context": _S}}}}}
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\.\.\.)\s+(?=\S)")
+#: How a sentence ends; Whisper's "..." or "-" marks a sentence it heard cut.
+_ENDED = re.compile(r"(?<![.])[.!?][\"')]*$")
 
 
-def sentences(segments: list[TranscriptSegment]) -> list[str]:
-    """The transcript's sentences, in order (a segment may hold several, and a sentence
-    cut between two segments is two)."""
-    return [part.strip() for s in segments for part in _SENTENCE_END.split(s.text)
-            if part.strip()]
+def sentences(segments: Sequence[TranscriptSegment]) -> list[str]:
+    """The transcript's sentences, in order. A segment may hold several, and a sentence
+    Whisper cut between two segments ("I'll close out the" / "duplicate tickets.") is
+    one: a segment that does not end a sentence runs on into the next."""
+    out: list[str] = []
+    pending = ""
+    for s in segments:
+        text = s.text.strip()
+        if not text:
+            continue
+        pending = f"{pending} {text}".strip() if pending else text
+        parts = [p.strip() for p in _SENTENCE_END.split(pending) if p.strip()]
+        if parts and _ENDED.search(parts[-1]):
+            out += parts
+            pending = ""
+        else:
+            out += parts[:-1]
+            pending = parts[-1] if parts else ""
+    if pending:
+        out.append(pending)
+    return out
+
+
+#: Capitalised words that are no names: a sentence's usual first words and the like.
+_NOT_NAMES = frozenset((
+    "i", "i'm", "i'll", "i've", "i'd", "ok", "okay", "the", "a", "and", "but", "so", "yes",
+    "no", "we", "you", "it", "that", "this", "then", "also", "now", "well", "good", "great",
+    "fine", "sure", "thanks", "hi", "hello", "monday", "tuesday", "wednesday", "thursday",
+    "friday", "saturday", "sunday", "mr", "mrs", "ms", "dr"))
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_NAME = re.compile(r"[A-Z][a-z]{2,}")
+VOCABULARY_NAMES = 12
+VOCABULARY_TAIL = 30
+
+
+def vocabulary(segments: Sequence[TranscriptSegment], concepts: Sequence[str] = ()) -> str:
+    """The recognizer's prompt for the audio after ``segments`` (the transcript so far):
+    the names heard (words capitalised inside a sentence) and the key ``concepts``, most
+    recent first, then the last words said: "Priya, Marcus, lake house. ... the train
+    tickets for the whole group." Empty before anything was heard."""
+    names: dict[str, None] = {}
+    for term in reversed(concepts):
+        words = term.split()
+        if (words and len(words) <= 3 and all(w.isalpha() for w in words)
+                and len(names) < VOCABULARY_NAMES):
+            names.setdefault(" ".join(words), None)
+    for line in reversed(sentences(segments)):
+        words = _WORD.findall(line)
+        for w in reversed(words[1:]):
+            if (_NAME.fullmatch(w) and w.lower() not in _NOT_NAMES
+                    and len(names) < VOCABULARY_NAMES):
+                names.setdefault(w, None)
+    tail = " ".join(" ".join(s.text for s in segments).split()[-VOCABULARY_TAIL:])
+    head = ", ".join(names)
+    return f"{head}. {tail}".strip() if head else tail
 
 
 def build_prompt(context: str, lines: list[str]) -> str:
@@ -132,6 +197,14 @@ def build_prompt(context: str, lines: list[str]) -> str:
             f"<<<\n{body}\n>>>\n\nThe JSON answer:")
 
 
+def audio_seconds(wav: bytes) -> float:
+    """How long the WAV ``wav`` is, in seconds."""
+    with wave.open(io.BytesIO(wav)) as w:
+        frames: int = w.getnframes()
+        rate: int = w.getframerate() or SAMPLE_RATE
+    return frames / rate
+
+
 def _pcm(wav: bytes) -> Any:
     import numpy as np
 
@@ -139,6 +212,20 @@ def _pcm(wav: bytes) -> Any:
         if w.getframerate() != SAMPLE_RATE or w.getnchannels() != 1 or w.getsampwidth() != 2:
             raise ProviderError("the copilot's audio must be 16 kHz mono 16-bit PCM")
         return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
+
+
+QUIET_START_S = 2.0
+
+
+def quiet_start(samples: Any, within_s: float = QUIET_START_S) -> int:
+    """The sample at the middle of the quietest 100 ms of the first ``within_s``."""
+    import numpy as np
+
+    hop = SAMPLE_RATE // 10
+    end = min(len(samples), int(within_s * SAMPLE_RATE)) - hop
+    frames = [(float(np.abs(samples[i:i + hop].astype(np.int32)).mean()), i)
+              for i in range(0, end + 1, hop)]
+    return min(frames)[1] + hop // 2 if frames else 0
 
 
 def split_windows(samples: Any, window_s: float = WINDOW_S) -> list[tuple[int, int]]:
@@ -193,7 +280,26 @@ BEAM_SIZE = 1
 TEMPERATURE = (0.0,)
 
 
-async def _whisper(samples: Any, offset_s: float) -> list[TranscriptSegment]:
+#: A segment this long with fewer words a second than this skipped speech (people say
+#: two to three words a second; a pause inside one segment is short).
+SKIP_SEGMENT_S = 6.0
+SKIP_WORDS_PER_S = 0.8
+
+
+def _word_count(segments: Sequence[Any]) -> int:
+    return sum(len(s.text.split()) for s in segments)
+
+
+def skipped(segments: Sequence[Any]) -> bool:
+    """Whether Whisper's ``segments`` (``start``, ``end``, ``text``) passed over speech:
+    a long segment with few words."""
+    return any(s.end - s.start >= SKIP_SEGMENT_S
+               and len(s.text.split()) < SKIP_WORDS_PER_S * (s.end - s.start)
+               for s in segments)
+
+
+async def _whisper(samples: Any, offset_s: float,
+                   vocabulary: str = "") -> list[TranscriptSegment]:
     """adjutant-stt's embedded Whisper on ``samples`` at once (the model loaded once and
     shared), its own segments as the transcript (their times plus ``offset_s``): finer
     spans than fixed windows, and each 30 s of audio encoded once."""
@@ -202,18 +308,30 @@ async def _whisper(samples: Any, offset_s: float) -> list[TranscriptSegment]:
 
     from adjutant_stt import HeardNothing, SttError, transcribe
 
-    def run() -> list[TranscriptSegment]:
-        audio = samples.astype(np.float32) / 32768.0
+    def hear(audio: Any, prompt: str | None) -> list[Any]:
         try:
-            heard = transcribe(audio, beam_size=BEAM_SIZE, temperature=TEMPERATURE,
-                               vocabulary=None)  # its hint is the operator's commands
+            return list(transcribe(audio, beam_size=BEAM_SIZE, temperature=TEMPERATURE,
+                                   vocabulary=prompt).segments)
         except HeardNothing:
             return []
         except SttError as exc:
             raise ProviderError(str(exc), hint=exc.hint) from exc
+
+    def run() -> list[TranscriptSegment]:
+        audio = samples.astype(np.float32) / 32768.0
+        # adjutant-stt's own hint is the operator's commands: the recording's words
+        # instead, so a name heard in one cycle is spelled the same in the next
+        heard = hear(audio, vocabulary or None)
+        if vocabulary and skipped(heard):
+            # Whisper may echo its prompt and skip what follows ("I will never get used
+            # to this cold weather" for 35 s of other words): heard again without it,
+            # the fuller hearing kept
+            bare = hear(audio, None)
+            if _word_count(bare) > _word_count(heard):
+                heard = bare
         return [TranscriptSegment(start_s=round(offset_s + s.start, 2),
                                   end_s=round(offset_s + s.end, 2), text=s.text.strip())
-                for s in heard.segments if s.text.strip()]
+                for s in heard if s.text.strip()]
 
     return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
 
@@ -244,19 +362,25 @@ class TranscribeThenAnalyze:
         return recognizer
 
     async def transcript(self, kernel: Kernel, wav: bytes,
-                         heard: tuple[TranscriptSegment, ...] = ()
+                         heard: tuple[TranscriptSegment, ...] = (), vocabulary: str = ""
                          ) -> tuple[list[TranscriptSegment], list[TranscriptSegment]]:
         """What ``wav`` says: the segments already ``heard`` (kept as they are), and the
-        new ones, heard from the end of the last known one (relative times)."""
+        new ones, heard from the end of the last known one (relative times). With none
+        known but words heard before (``vocabulary``: the audio starts in the overlap
+        with the last cycle's), hearing starts at the quietest moment of its first
+        ``QUIET_START_S``: Whisper started inside a word may pass over all that follows
+        (a school trip's 26 s heard as one sentence), and the last cycle heard those
+        words."""
         samples = _pcm(wav)
         known = [s for s in heard if s.start_s >= 0 and s.end_s * SAMPLE_RATE <= len(samples)]
-        skip = int(known[-1].end_s * SAMPLE_RATE) if known else 0
+        skip = int(known[-1].end_s * SAMPLE_RATE) if known else (
+            quiet_start(samples) if vocabulary else 0)
         recognizer = self.pick(kernel)
         if len(samples) - skip < SAMPLE_RATE // 2:
             return known, []
         if recognizer.name == "whisper" and type(recognizer).__module__.startswith(
                 "adjutant_stt"):
-            return known, await _whisper(samples[skip:], skip / SAMPLE_RATE)
+            return known, await _whisper(samples[skip:], skip / SAMPLE_RATE, vocabulary)
         out = []
         for lo, hi in split_windows(samples[skip:]):
             piece = wav_bytes(samples[skip + lo:skip + hi].tobytes())
@@ -270,22 +394,26 @@ class TranscribeThenAnalyze:
     async def copilot_analyze(self, kernel: Kernel, provider: Provider,
                               request: CopilotRequest) -> CopilotCycleResult:
         started = time.perf_counter()
-        known, fresh = await self.transcript(kernel, request.audio, request.heard)
+        known, fresh = await self.transcript(kernel, request.audio, request.heard,
+                                             request.vocabulary)
         segments = known + fresh
         stt_s = time.perf_counter() - started
         if not fresh:  # nothing new said: nothing to ask the model
             return CopilotCycleResult(updated_summary=request.context,
                                       transcript=tuple(segments), stt_s=stt_s)
         lines = sentences(fresh)
-        result = await self.read(kernel, provider, request.context, lines, segments)
+        result = await self.read(kernel, provider, request.context, lines, known, fresh,
+                                 audio_seconds(request.audio))
         return msgspec.structs.replace(
             result, transcript=tuple(segments), stt_s=stt_s,
             analysis_s=time.perf_counter() - started - stt_s)
 
     async def read(self, kernel: Kernel, provider: Provider, context: str, lines: list[str],
-                   segments: list[TranscriptSegment]) -> CopilotCycleResult:
-        """The text model's reading of the new sentences ``lines`` (``segments``: the
-        chunk's whole transcript), with the cues; ``prompt`` and ``response`` set."""
+                   known: list[TranscriptSegment], fresh: list[TranscriptSegment],
+                   audio_s: float | None = None) -> CopilotCycleResult:
+        """The text model's reading of the new sentences ``lines`` (of the segments
+        ``fresh``, heard after ``known``), with the cues; ``prompt`` and ``response``
+        set."""
         prompt = build_prompt(context, lines)
         caps = getattr(provider, "capabilities", None)
         preset = kernel.profile.model
@@ -301,5 +429,46 @@ class TranscribeThenAnalyze:
             if chunk.finish_reason == "error":
                 raise ProviderError(f"the model failed: {''.join(pieces)[-200:]}")
         response = "".join(pieces)
-        result = with_cues(_without_example(parse_cycle_result(response), segments), lines)
-        return msgspec.structs.replace(result, prompt=prompt, response=response)
+        return msgspec.structs.replace(interpret(response, known, fresh, audio_s),
+                                       prompt=prompt, response=response)
+
+
+#: A segment ending this close to the audio's end was probably cut there.
+CUT_S = 0.3
+
+
+def interpret(response: str, known: Sequence[TranscriptSegment],
+              fresh: Sequence[TranscriptSegment],
+              audio_s: float | None = None) -> CopilotCycleResult:
+    """The model's ``response`` to the sentences of ``fresh`` as a result: parsed, the
+    worked example's words nobody said dropped, the cues of the new sentences added.
+    The sentences of ``known`` (heard by an earlier cycle, just before) are the cues'
+    context: a reply ("Sure.", "Done.") to a request or a proposal made there, "that"
+    said of the sentence before. A last segment that runs to the end of the audio
+    (``audio_s`` seconds) was probably cut mid-sentence ("And Leo, please."): the next
+    cycle hears it again whole, so it is not cued here."""
+    segments = [*known, *fresh]
+    cued = list(fresh)
+    if audio_s is not None and cued and cued[-1].end_s >= audio_s - CUT_S:
+        cued.pop()
+    return with_cues(_without_example(parse_cycle_result(response), segments),
+                     sentences(cued), before=sentences(known))
+
+
+def reread(result: CopilotCycleResult, kept: Sequence[TranscriptSegment] = (),
+           chunk_start_s: float = 0.0, audio_s: float | None = None) -> CopilotCycleResult:
+    """``result`` (a cycle's, with its response) read again by the current code, the
+    segments ``kept`` by earlier cycles (recording time) known: how
+    ``bench/copilot_replay.py`` measures a change to the cues or the merge on the model
+    answers and transcripts of an earlier run."""
+    if not result.response:
+        return result
+    seen = {(round(s.start_s, 1), s.text) for s in kept}
+    segs = list(result.transcript)
+    n = 0
+    while n < len(segs) and (round(chunk_start_s + segs[n].start_s, 1), segs[n].text) in seen:
+        n += 1
+    again = interpret(result.response, segs[:n], segs[n:], audio_s)
+    return msgspec.structs.replace(again, transcript=result.transcript, prompt=result.prompt,
+                                   response=result.response, stt_s=result.stt_s,
+                                   analysis_s=result.analysis_s)

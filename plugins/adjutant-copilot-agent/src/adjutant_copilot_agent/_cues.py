@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from adjutant_hookspecs import CopilotCycleResult
 
-from ._state import words_in
+from ._state import normalize, words_in
 
 __all__ = ["classify", "with_cues"]
 
@@ -33,7 +33,7 @@ __all__ = ["classify", "with_cues"]
 _CHOICE = (r"go with|go for|go ahead with|go ahead|use|keep|stick with|stay with|choose|pick|"
            r"opt for|drop|skip|cancel|postpone|delay|switch to|move to|move|hold|not|stop|"
            r"launch|ship|do|make it|hire|buy|rent|order|book|wait|split|raise|lower|cut|"
-           r"increase|reduce|change|replace")
+           r"increase|reduce|change|replace|take|lock in|lock|fix|set")
 _DECISION = re.compile(
     r"\b(?:decided|decide|decision|agreed|agree on|agreement|settled|approved|confirmed|"
     r"the plan is|final answer|final call|final word|we chose|we(?:'ve| have) chosen|"
@@ -41,9 +41,14 @@ _DECISION = re.compile(
     rf"let(?:'s| us) (?:{_CHOICE})|we(?:'ll| will| shall) (?:{_CHOICE})|"
     r"we(?:'re| are) (?:not going to|keeping|dropping|skipping|cancell?ing|postponing|"
     r"sticking with|switching to|going for)|we won't|we will not|"
-    r"(?:is|are|stays?|remains?) (?:capped|limited|fixed|set) (?:at|to)|stays at|"
-    r"so be it)\b"
-    r"|\b\w+ it is(?: then)?\s*(?:[.!,]|$)", re.IGNORECASE)
+    r"(?:is|are|stays?|remains?) (?:capped|limited|fixed|set|cut|raised|lowered) (?:at|to)|"
+    r"stays at|"
+    r"so be it|(?:is|are) (?:the|our) (?:top |first |main |number one )?priority|"
+    r"(?:is|are) top priority|from now on|going forward|(?:that's|that is) (?:settled|decided|"
+    r"final))\b"
+    r"|\b\w+ it is(?: then)?\s*(?:[.!,]|$)"
+    r"|^(?:fine|ok|okay|alright|all right|right|good|great|perfect|agreed|yes|yeah)[,.]?\s+"
+    r"(?!see\b|talk\b|bye\b|speak\b|until\b|till\b)(?:\w+\s+){1,4}then[.!]?$", re.IGNORECASE)
 #: A commitment, an assignment or a request: someone will, can, should or must do
 #: something; takes it on ("I'll take", "leave it with me", "I'm on it", "let me"); is
 #: doing it ("Tom is handling the contract"); is asked ("can you", "could someone",
@@ -51,7 +56,12 @@ _DECISION = re.compile(
 _ACTION = re.compile(
     r"\b(?:I|you|he|she|we|they|someone|somebody|[A-Z][a-z]+)(?:'ll| will| shall|"
     r" is going to| am going to|'m going to| are going to|'re going to| needs? to|"
-    r" has to| have to| must| should)\s+(?!be\b)(?!not\b)(?!say\b)(?!see\b)\w+"
+    r" has to| have to| must| should)\s+(?!be\b)(?!not\b)(?!say\b)(?!see\b)(?!never\b)\w+"
+    r"|\b(?:said|says|promised|offered|volunteered|agreed) (?:(?:he|she|they|I|we) would |"
+    r"to )(?!be\b)\w+"
+    r"|\b(?:has|have|needs?) to be (?:\w+ ){0,3}?(?:done|ready|finished|sent|paid|booked|"
+    r"signed|submitted|in|on|out|up)\b[^.?!]*\b(?:by|before|until|no later than)\b"
+    r"|\b(?:is|are) due (?:by|on|before|at|in)\b"
     r"|\b(?:I|(?!(?:It|This|That|There|What|Who|Nobody|Everyone|Anyone|Which)\b)"
     r"(?-i:[A-Z][a-z]+)) (?:can|could) (?!not\b)(?!see\b)(?!say\b)(?!hear\b)(?!tell\b)"
     r"(?!start\b)(?!be\b)\w+"
@@ -68,14 +78,29 @@ _ACTION = re.compile(
     re.IGNORECASE)
 #: What a sentence with the cues of a commitment may still be: small talk.
 _NOT_ACTION = re.compile(r"\b(?:will see|will be|meet again|talk to you|see you|"
-                         r"thank you|let me know)\b", re.IGNORECASE)
+                         r"thank you|let me know|sometime|some time|one of these days|"
+                         r"one day)\b", re.IGNORECASE)
+#: A question that is small talk (the weekend, the game) or opens a topic ("shall we").
+_SMALL_TALK = re.compile(r"^(?:\w+(?: \w+)?,\s*)?(?:shall we|did you (?:see|watch|catch|"
+                         r"enjoy|have a good)|how (?:was|were) (?:your|the) (?:weekend|"
+                         r"holiday|trip|evening|game|match|flight)|how are you|how's it going|"
+                         r"how are things)\b",
+                         re.IGNORECASE)
+#: A question asked as a statement: "what I'm not sure about is whether...", "I wonder
+#: if...", "nobody knows who...".
+_INDIRECT_Q = re.compile(
+    r"\b(?:not sure|unsure|wonder(?:ing)?|(?:don't|do not|doesn't|does not) know|"
+    r"nobody knows|no one knows|(?:the|an|one) (?:open )?question is|(?:it's|it is) "
+    r"(?:unclear|not clear))\b[^.?!]*?\b(?:whether|if|who|what|when|where|how|which)\b",
+    re.IGNORECASE)
 _WH = re.compile(r"^(?:who|what|when|where|why|how|which|whose|do|does|did|is|are|can|"
                  r"could|should|will|would|shall|have|has|any|anyone|is there)\b",
                  re.IGNORECASE)
 #: A question that asks someone to do something ("can you check...?") or asks to
 #: confirm what was just said (", right?", ", okay?") is filed as what it asks for.
-_REQUEST = re.compile(r"^(?:\w+,\s*)?(?:and |so |also |then )?(?:can|could|would|will) "
-                      r"(?:you|someone|somebody|anyone|one of you)\b", re.IGNORECASE)
+_REQUEST = re.compile(r"^(?:\w+(?:\s\w+){0,2},\s*){0,2}(?:and |so |also |then |now )?"
+                      r"(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you)"
+                      r"\b(?! (?:know|think|believe|remember|say)\b)", re.IGNORECASE)
 _TAG = re.compile(r",\s*(?:right|okay|ok|yes|yeah|correct|agreed|alright|all right|"
                   r"is that okay|is that right|isn't it|won't you|can you|will you|"
                   r"don't we|shall we|yes or no)\s*\?$", re.IGNORECASE)
@@ -122,11 +147,15 @@ def classify(sentence: str) -> str:
     if len(words_in(text)) < 2:
         return ""
     if text.endswith("?"):
+        if _SMALL_TALK.match(text):
+            return ""
         if _REQUEST.match(text):
             return "action_items"
         if not _TAG.search(text):
             return "open_questions"
         text = _TAG.sub(".", text)
+    if _INDIRECT_Q.search(text):
+        return "open_questions"
     if _DECISION.search(text):
         return "decisions"
     if (_ACTION.search(text) or _named_order(text)) and not _NOT_ACTION.search(text):
@@ -138,6 +167,49 @@ def classify(sentence: str) -> str:
                      "anyone"} or text.endswith("?"):
             return "open_questions"
     return ""
+
+
+#: A proposal, which a reply may agree to: "I'd rather...", "let's...", "how about...".
+_PROPOSAL = re.compile(r"\b(?:I'd|I would|let's|let us|we could|we should|we might|we can|"
+                       r"how about|what about|why don't we|why not|I suggest|I propose|"
+                       r"maybe we|shall we|I'd rather|I'd prefer|my vote is|I vote)\b",
+                       re.IGNORECASE)
+#: A question that offers a choice: "Glasgow or Edinburgh for the last night?".
+_CHOICE_Q = re.compile(r"\bor\b[^?]*\?\s*$", re.IGNORECASE)
+#: A reply that agrees, alone ("Agreed.", "Fine by me.", "Sounds good.") or opening a
+#: sentence ("Yes, dark mode waits for the next version.").
+_AGREE = (r"(?:agreed|deal|done|fine by me|fine with me|works for me|sounds good|sounds great|"
+          r"sounds fine|makes sense|no objections?|none from me|good idea|great idea|"
+          r"let's do (?:it|that)|fair enough|happy with that|yes|yeah|yep|fine|ok|okay|"
+          r"alright|all right|perfect|great|good|right|sure)")
+#: An acknowledgement that agrees to nothing by itself.
+_WEAK = re.compile(r"^(?:sure|ok|okay|right|good|great)[.!]?$", re.IGNORECASE)
+_AGREE_ALONE = re.compile(rf"^(?:{_AGREE}[,.!]?\s*)+$", re.IGNORECASE)
+_AGREE_FIRST = re.compile(rf"^{_AGREE}[,.!]?\s+(?!thanks|thank|no problem|see you|bye|"
+                          r"that is it|that's it|that's all|that is all|that's everything)",
+                          re.IGNORECASE)
+
+
+def _in_reply(text: str, prev: str) -> tuple[str, str]:
+    """What ``text``, said right after ``prev`` and cued as nothing alone, is as its reply:
+    an agreement to a proposal is a decision (the proposal with it when the reply alone
+    says nothing: "I'd rather wait. Agreed."), and an answer naming one of the options of
+    a choice question ("Glasgow or Edinburgh?" "Edinburgh, the venue is bigger.") is
+    the choice made. ``("", text)`` otherwise."""
+    if text.rstrip().endswith("?"):
+        return "", text
+    if _PROPOSAL.search(prev):
+        if _AGREE_ALONE.match(text) and not _WEAK.match(text):
+            return "decisions", f"{prev} {text}"
+        if (_AGREE_FIRST.match(text) and len(words_in(text)) >= 3
+                and not prev.rstrip().endswith("?")):
+            return "decisions", text
+    if _CHOICE_Q.search(prev):
+        options = words_in(prev.split(",")[-1])
+        first = words_in(" ".join(re.split(r"[,.;:]", text)[0].split()[:4]))
+        if options & first and not _AGREE_ALONE.match(text):
+            return "decisions", text
+    return "", text
 
 
 def _repeats(item: str, sentence: str) -> bool:
@@ -154,11 +226,19 @@ def _covers(item: str, sentence: str) -> bool:
     return len(mine & theirs) * 4 >= len(theirs) * 3
 
 
+def _loops(text: str) -> bool:
+    """Whether the model's item says one clause twice ("We met; we met"): a small model
+    looping, not something said."""
+    parts = [normalize(p) for p in re.split(r"[;.!?]", text) if normalize(p)]
+    return len(parts) != len(set(parts))
+
+
 def _is_question(text: str) -> bool:
     return text.rstrip().endswith("?") or bool(_WH.match(text.strip()))
 
 
-def with_cues(result: CopilotCycleResult, lines: Sequence[str]) -> CopilotCycleResult:
+def with_cues(result: CopilotCycleResult, lines: Sequence[str],
+              before: Sequence[str] = ()) -> CopilotCycleResult:
     """``result`` with the cued sentences of ``lines`` added to their lists, after the
     model's items and unless one of those already says it; the model's one-word items
     dropped, and its "open questions" that are no questions, requests, or questions
@@ -167,21 +247,33 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str]) -> CopilotCycleR
     import msgspec
 
     cued: dict[str, list[str]] = {"decisions": [], "action_items": [], "open_questions": []}
-    for n, line in enumerate(lines):
-        kind = classify(line)
+    said = [line.strip() for line in (*before, *lines)]
+    answered: set[str] = set()  # choice questions answered by a choice
+    for n in range(len(before), len(said)):
+        text = said[n]
+        prev = said[n - 1] if n > 0 else ""
+        kind = classify(text)
+        if not kind and prev:
+            kind, text = _in_reply(text, prev)
+            if kind and _CHOICE_Q.search(prev):
+                answered.add(prev)
         if not kind:
             continue
-        text = line.strip()
-        if (kind != "open_questions" and n > 0 and _REFERS.search(text)
-                and len(words_in(lines[n - 1])) >= 3):
-            before = lines[n - 1].strip()
-            text = f"{before} {text}"
-            if cued[kind] and cued[kind][-1] == before:  # one item, said in two
-                cued[kind].pop()
+        if (kind != "open_questions" and prev and not text.startswith(prev)
+                and _REFERS.search(text) and len(words_in(prev)) >= 3
+                and not any(item.endswith(prev) and item != prev
+                            for item in cued[kind][-1:])):
+            # (not when the sentence before is in an item with its own sentence before:
+            # one item per sentence said, not a chain of them)
+            text = f"{prev} {text}"
+        if (kind != "open_questions" and prev and text.startswith(prev) and cued[kind]
+                and cued[kind][-1] == prev):  # one item, said in two
+            cued[kind].pop()
         cued[kind].append(text)
+    cued["open_questions"] = [q for q in cued["open_questions"] if q not in answered]
 
-    asked = [line for line in lines
-             if line.rstrip().endswith("?") or classify(line) == "open_questions"]
+    asked = [line for line in lines if line.strip() not in answered
+             and (line.rstrip().endswith("?") or classify(line) == "open_questions")]
 
     def heard_asked(text: str) -> bool:
         """A question of the model's that was asked (not one it made up, and not a
@@ -189,8 +281,17 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str]) -> CopilotCycleR
         return (_is_question(text) and not _REQUEST.match(text.strip())
                 and any(_repeats(text, line) for line in asked))
 
+    def elsewhere(name: str, text: str) -> bool:
+        """Whether the model's item ``text`` says a sentence the cues filed in another
+        list, and none of this one: it was filed in the wrong list (the cued sentence is
+        in the right one)."""
+        return (not any(_repeats(text, s) for s in cued[name])
+                and any(_repeats(text, s) for other, found in cued.items() if other != name
+                        for s in found))
+
     def merged(name: str, model: tuple[str, ...]) -> tuple[str, ...]:
-        kept = [t for t in model if len(words_in(t)) >= 2
+        kept = [t for t in model if len(words_in(t)) >= 2 and not elsewhere(name, t)
+                and not _loops(t)
                 and (name != "open_questions" or heard_asked(t))]
         added = []
         for s in cued[name]:
@@ -207,4 +308,5 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str]) -> CopilotCycleR
         result, decisions=merged("decisions", result.decisions),
         action_items=merged("action_items", result.action_items),
         open_questions=merged("open_questions", result.open_questions),
-        key_points=tuple(t for t in result.key_points if len(words_in(t)) >= 2))
+        key_points=tuple(t for t in result.key_points
+                         if len(words_in(t)) >= 2 and not _loops(t)))

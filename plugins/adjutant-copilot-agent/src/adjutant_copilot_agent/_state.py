@@ -107,12 +107,14 @@ class CopilotState(msgspec.Struct, frozen=True, kw_only=True):
 
 
 _PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _SPACE = re.compile(r"\s+")
 
 
 def normalize(text: str) -> str:
-    """``text`` with case, punctuation and spacing set aside: the key of near-duplicates."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    """``text`` with case, punctuation and spacing set aside: the key of near-duplicates
+    ("12,000" is one number, 12000)."""
+    folded = _THOUSANDS.sub("", unicodedata.normalize("NFKC", text).casefold())
     return _SPACE.sub(" ", _PUNCT.sub(" ", folded)).strip()
 
 
