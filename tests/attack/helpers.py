@@ -15,6 +15,9 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -153,3 +156,19 @@ def refusal(result: Any) -> str:
     assert content.type == "text", result
     text: str = content.text
     return text
+
+
+@contextmanager
+def bench_at(prefix: str) -> Iterator[Attack]:
+    """An `Attack` in a new directory under /var/tmp (which the sandbox sees), in
+    execute-with-confirmation, its workspace holding ``ok.txt``, the one file that may
+    be shown; removed afterwards."""
+    pytest.importorskip("adjutant_files")
+    root = Path(tempfile.mkdtemp(prefix=prefix, dir="/var/tmp"))
+    try:
+        attack = Attack(root)
+        (attack.work / "ok.txt").write_text("no SECRET here\n")
+        attack.mode("execute-with-confirmation")
+        yield attack
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,7 +28,7 @@ import pytest
 
 from adjutant.testing import needs_sandbox
 
-from .helpers import ADJUTANT, MARKER, Attack, have, plan, refusal
+from .helpers import ADJUTANT, MARKER, Attack, bench_at, have, plan, refusal
 
 needs_rg = needs_sandbox
 needs_git = pytest.mark.skipif(not (have("git") and have("bwrap")),
@@ -43,10 +41,7 @@ def bench() -> Iterator[Attack]:
     workspace holding every indirect route to a secret: a hard link ``h`` to
     ``~/.ssh/id_rsa``, a copy under ``keys/id_rsa``, ``.env`` and ``.env.local``, and a
     ``.ignore`` re-including them; ``ok.txt`` is the one file that may be shown."""
-    pytest.importorskip("adjutant_files")
-    root = Path(tempfile.mkdtemp(prefix="adjutant-attack-", dir="/var/tmp"))
-    try:
-        attack = Attack(root)
+    with bench_at("adjutant-attack-") as attack:
         work = attack.work
         os.link(attack.id_rsa, work / "h")
         (work / "keys").mkdir()
@@ -54,11 +49,7 @@ def bench() -> Iterator[Attack]:
         (work / ".env").write_text(f"API_TOKEN=SECRET {MARKER}\n")
         (work / ".env.local").write_text(f"API_TOKEN=SECRET {MARKER}\n")
         (work / ".ignore").write_text("!.env\n!.env.local\n")
-        (work / "ok.txt").write_text("no SECRET here\n")
-        attack.mode("execute-with-confirmation")
         yield attack
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def run_read(attack: Attack, tool: str, args: dict[str, Any]) -> dict[str, Any]:

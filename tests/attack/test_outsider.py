@@ -22,17 +22,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .helpers import ADJUTANT, MARKER, Attack, have, plan
+from .helpers import ADJUTANT, MARKER, Attack, bench_at, have, plan
 
 needs_sandbox = pytest.mark.skipif(not (have("bwrap") and have("git") and have("rg")),
                                    reason="needs bubblewrap, git and ripgrep")
@@ -48,15 +46,8 @@ HOSTILE = "\x1b[2K\x1b]52;c;SGFja2VkIQ==\x07\x9b1A\u202e\x85\u2028"
 @pytest.fixture
 def bench() -> Iterator[Attack]:
     """`Attack` under /var/tmp, in execute-with-confirmation."""
-    pytest.importorskip("adjutant_files")
-    root = Path(tempfile.mkdtemp(prefix="adjutant-outsider-", dir="/var/tmp"))
-    try:
-        attack = Attack(root)
-        (attack.work / "ok.txt").write_text("no SECRET here\n")
-        attack.mode("execute-with-confirmation")
+    with bench_at("adjutant-outsider-") as attack:
         yield attack
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def git(cwd: Path, *argv: str) -> str:

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,7 +24,7 @@ import pytest
 
 from adjutant.testing import needs_sandbox
 
-from .helpers import MARKER, Attack, have, plan
+from .helpers import MARKER, Attack, bench_at, have, plan
 
 needs_git = pytest.mark.skipif(not (have("git") and have("bwrap")),
                                reason="the git tools need git and bubblewrap")
@@ -34,18 +32,10 @@ needs_git = pytest.mark.skipif(not (have("git") and have("bwrap")),
 
 @pytest.fixture
 def bench() -> Iterator[Attack]:
-    pytest.importorskip("adjutant_files")
-    root = Path(tempfile.mkdtemp(prefix="adjutant-attack-", dir="/var/tmp"))
-    try:
-        attack = Attack(root)
-        work = attack.work
-        os.link(attack.id_rsa, work / "h")
-        (work / ".env").write_text(f"API_TOKEN=SECRET {MARKER}\n")
-        (work / "ok.txt").write_text("no SECRET here\n")
-        attack.mode("execute-with-confirmation")
+    with bench_at("adjutant-attack-") as attack:
+        os.link(attack.id_rsa, attack.work / "h")
+        (attack.work / ".env").write_text(f"API_TOKEN=SECRET {MARKER}\n")
         yield attack
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _git(work: Path, *argv: str) -> None:
