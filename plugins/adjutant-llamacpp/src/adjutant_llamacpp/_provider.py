@@ -31,6 +31,7 @@ from adjutant_hookspecs import (
     Usage,
 )
 
+from ._cores import IdleCores
 from ._fit import available_memory, judge, kv_cache_bytes
 from ._jump import forced_start
 from ._models import DEFAULT_MODEL, PRESETS, cache_dir, preset_path
@@ -67,11 +68,13 @@ def _quiet_llama_cpp() -> None:
 class LlamaCpp:
     """A `Provider` running a GGUF model in process.
 
-    Prompts are evaluated with as many threads as tokens are generated with (half the
-    cores unless ``threads`` says): llama.cpp's threads spin while they wait for each
-    other, and on a machine that is busy with anything else a second batch thread
-    made the scoring pass 5 to 10 times slower (9 s instead of 48 to 95 s, 2 cores
-    under load).
+    Threads: ``threads`` when given; otherwise tokens are generated with half the
+    cores (a second thread made no sampled token faster on 2) and prompts (the
+    scoring pass, the forced tokens) evaluated with the cores no other process is
+    using at the request's start (`_cores.IdleCores`): ggml's threads
+    spin while they wait for each other, so a thread on a busy core costs far more
+    than it brings. The count never changes the numbers (the same batches give the
+    same logits), so it never changes a plan.
 
     Generation runs in a worker thread; the event loop only receives tokens. Leaving
     the stream (cancel, break) sets a flag the worker checks between tokens, so the
@@ -111,6 +114,15 @@ class LlamaCpp:
         #: Bytes of memory available now (the fit check before a load); None: unknown.
         self.memory = memory or available_memory
         self._fit_warnings: list[str] = []  # said with the next answer, once
+        self._cores = IdleCores()
+
+    def _set_threads(self, llama: Any) -> None:
+        """The threads of this request's prompt batches (see the class's docstring)."""
+        batch = self.threads or self._cores.threads()
+        if batch != llama.n_threads_batch:
+            llama.n_threads_batch = llama.context_params.n_threads_batch = batch
+            llama._ctx.set_n_threads(llama.n_threads, batch)
+        self.timings["threads"] = batch
 
     # -- models ---------------------------------------------------------------------------
 
@@ -139,8 +151,9 @@ class LlamaCpp:
                 self._check_fit(path, Llama)
                 try:
                     self._models[path] = room_for_sequences(Llama(
-                        model_path=path, n_ctx=self.context_size, n_threads=self.threads,
-                        n_threads_batch=self.threads or max(os.cpu_count() or 2, 2) // 2,
+                        model_path=path, n_ctx=self.context_size,
+                        n_threads=self.threads or max(self._cores.cores // 2, 1),
+                        n_threads_batch=self.threads or self._cores.last,
                         seed=self.seed, verbose=False))
                 except (ValueError, RuntimeError) as exc:
                     raise ProviderError(f"llama.cpp could not load {path}: {exc}",
@@ -246,10 +259,9 @@ class LlamaCpp:
         if llama.n_tokens >= prefix and list(llama.input_ids[:prefix]) == head:
             return  # the last request's state starts with it: llama.cpp reuses it
         digest = hashlib.sha256(self._identity[path].encode())
-        # the thread count too: a state evaluated with other threads rounds differently,
-        # and a near choice must not flip on whose cache was read
-        digest.update(f"{self.context_size}:{llama.n_threads_batch}:"
-                      f"{llama.context_params.n_seq_max}:".encode() + repr(head).encode())
+        # not the thread count: it does not change the numbers (`_cores`)
+        digest.update(f"{self.context_size}:{llama.context_params.n_seq_max}:".encode()
+                      + repr(head).encode())
         folder = cache_dir() / "prefixes"
         file = folder / f"{digest.hexdigest()[:32]}.session"
         if file.is_file():
@@ -282,13 +294,11 @@ class LlamaCpp:
         """Where the scores of exactly this model, prompt and options are kept: a pure
         function of them, so a new process need not score the same thing again (the
         planner's content-free calibration prompt, scored once per menu, is the
-        common case: a cold `adjutant run` saves a scoring pass). With the thread count,
-        as for the prefix: a near choice must not flip on whose cache was read."""
+        common case: a cold `adjutant run` saves a scoring pass)."""
         if not (self.prefix_cache and self.keep_scores):
             return None
         digest = hashlib.sha256(self._identity[path].encode())
-        digest.update(f"{self.context_size}:{llama.n_threads_batch}:"
-                      f"{llama.context_params.n_seq_max}:tree:".encode()
+        digest.update(f"{self.context_size}:{llama.context_params.n_seq_max}:tree:".encode()
                       + repr((prompt, options)).encode())
         return cache_dir() / "scores" / f"{digest.hexdigest()[:32]}.json"
 
@@ -344,6 +354,7 @@ class LlamaCpp:
         def work() -> list[float]:
             with self._busy:
                 started = time.perf_counter()
+                self._set_threads(llama)
                 prompt, prefix = self._tokens(llama, request)
                 options = [llama.tokenize(c.encode(), add_bos=False, special=False)
                            for c in continuations]
@@ -396,6 +407,7 @@ class LlamaCpp:
             with self._busy:
                 try:
                     started = time.perf_counter()
+                    self._set_threads(llama)
                     prompt, prefix = self._tokens(llama, request)
                     counted["prompt"] = len(prompt)
                     if len(prompt) + len(head) >= self.context_size:

@@ -1,0 +1,87 @@
+"""The thread count follows the load and never changes a plan: the same batches give
+the same logits with any number of threads, so the provider can choose per request
+(`_cores`), and its caches are shared whatever the count."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from contextlib import aclosing
+
+import pytest
+
+from adjutant_hookspecs import CompletionRequest
+from adjutant_llamacpp import LlamaCpp
+from adjutant_llamacpp._cores import IdleCores, threads_for
+
+pytestmark = pytest.mark.anyio
+
+PROMPT = "User: list the python processes, then show the last 3 commits\nAssistant: {\""
+
+
+def test_the_same_batches_give_the_same_logits_with_any_thread_count() -> None:
+    import numpy as np
+
+    provider = LlamaCpp(context_size=512, threads=1)
+    llama = provider._llama(None)
+    tokens = llama.tokenize(PROMPT.encode())
+    rows = {}
+    for count in (1, 2, 3):
+        llama._ctx.set_n_threads(count, count)
+        llama.reset()
+        for start in range(0, len(tokens), 8):  # several batches, as `hold` evaluates
+            llama.eval(tokens[start:start + 8])
+        rows[count] = np.array(llama.scores[llama.n_tokens - 1], copy=True)
+    assert np.array_equal(rows[1], rows[2]) and np.array_equal(rows[1], rows[3])
+
+
+def test_threads_are_the_cores_left_whole() -> None:
+    assert threads_for(2, 0.0) == 2
+    assert threads_for(2, 0.1) == 2  # a little noise: a spinning thread tolerates it
+    assert threads_for(2, 0.5) == 1
+    assert threads_for(2, 3.5) == 1  # never none
+    assert threads_for(8, 2.0) == 6
+    assert threads_for(1, 0.0) == 1
+
+
+def _spin(until: float) -> None:
+    while time.monotonic() < until:
+        pass
+
+
+def test_a_busy_machine_gets_one_thread() -> None:
+    cores = IdleCores()
+    until = time.monotonic() + 0.8
+    spinners = [multiprocessing.get_context("spawn").Process(target=_spin, args=(until,))
+                for _ in range(os.cpu_count() or 2)]
+    for spinner in spinners:
+        spinner.start()
+    try:
+        time.sleep(0.6)  # the window: every core busy with another process
+        assert cores.threads() == 1
+    finally:
+        for spinner in spinners:
+            spinner.join()
+
+
+def test_a_window_too_short_to_measure_keeps_the_last_count() -> None:
+    cores = IdleCores()
+    cores.last = 7
+    assert cores.threads() == 7  # right after the last request began
+
+
+async def test_a_request_says_its_threads_and_plans_alike_with_any(tmp_path) -> None:
+    request = CompletionRequest(prompt="Name a colour:", max_tokens=3, temperature=0.0)
+    answers = []
+    for count in (1, 2):
+        provider = LlamaCpp(context_size=512, threads=count, prefix_cache=False)
+        try:
+            async with aclosing(provider.complete(request)) as stream:
+                answers.append("".join([c.text async for c in stream]))
+            assert provider.timings["threads"] == count
+            scores = await provider.score(request, [" red", " blue", " green"])
+            answers.append(repr(scores))
+        finally:
+            await provider.aclose()
+    assert answers[0] == answers[2] and answers[1] == answers[3]
