@@ -557,3 +557,25 @@ def test_the_users_own_past_plans_vote_beside_the_bank() -> None:
     assert choices[Planner(_with_levels(), bank_weight=0).decide(
         asked, choices, scores, past=past)] == choices[Planner(
             _with_levels(), bank_weight=0).decide(asked, choices, scores)]
+
+
+def test_a_path_named_in_another_case_is_the_file_here(tmp_path: Any) -> None:
+    """People type "readme.md" for README.md: the request is about that file (an
+    answer in words cannot have read it), and the read tools may name it as it is."""
+    from adjutant.operator._prompting import Prompting
+    from adjutant.operator._words import here
+
+    (tmp_path / "README.md").write_text("hi")
+    (tmp_path / "Docs").mkdir()
+    (tmp_path / "Docs" / "Guide.md").write_text("g")
+    (tmp_path / "a.TXT").write_text("1")
+    (tmp_path / "A.txt").write_text("2")  # two that differ only in case: neither
+    cwd = str(tmp_path)
+    assert here(cwd, "readme.md") == "README.md"
+    assert here(cwd, "docs/guide.md") == "Docs/Guide.md"
+    assert here(cwd, "README.md") == "README.md"
+    assert here(cwd, "a.txt") is None and here(cwd, "missing.md") is None
+    assert Prompting.existing("show me readme.md", cwd) == ["README.md"]
+    grounded = Prompting.grounded("show me readme.md and notes.txt", cwd)
+    assert "README.md" in grounded and "readme.md" not in grounded
+    assert "notes.txt" in grounded  # named, missing: the preview will say so

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
@@ -34,6 +33,7 @@ from ..providers import capabilities_of
 from ._actionlog import ActionLog
 from ._bank import Example
 from ._run import Run
+from ._words import here
 from .planner import BANK_WEIGHT, END, SIMILAR, Planner, named_paths, workspace_paths
 
 __all__ = ["Prompting"]
@@ -124,13 +124,16 @@ class Prompting:
 
     @staticmethod
     def grounded(prompt: str, cwd: str) -> list[str]:
-        """The paths the read tools may name: those here and those the request names."""
-        return list(dict.fromkeys([*workspace_paths(cwd), *named_paths(prompt), "."]))
+        """The paths the read tools may name: those here and those the request names
+        (as they exist here: "readme.md" is README.md)."""
+        named = [here(cwd, p) or p for p in named_paths(prompt)]
+        return list(dict.fromkeys([*workspace_paths(cwd), *named, "."]))
 
     @staticmethod
     def existing(prompt: str, cwd: str) -> list[str]:
-        """The paths the request names that exist here (a stat each, a few at most)."""
-        return [p for p in named_paths(prompt)[:20] if os.path.exists(os.path.join(cwd, p))]
+        """The paths the request names that exist here, as they exist (`here`: a stat
+        each, a listing where the case differs; a few at most)."""
+        return [real for p in named_paths(prompt)[:20] if (real := here(cwd, p))]
 
     async def while_preparing(self, work: Awaitable[T]) -> T:
         """``work`` (the request's context: git through the sandbox, 0.5 s cold) while

@@ -32,7 +32,7 @@ import msgspec
 from adjutant_hookspecs import Plan, Response, ToolDeclaration
 
 from ._values import without_copied_values
-from ._words import named_paths, terms
+from ._words import here, named_paths, terms
 
 __all__ = ["settled_values", "with_stated_values"]
 
@@ -170,7 +170,8 @@ def _refs(cwd: str) -> set[str]:
 
 def _paths(asked: str, words: list[str], cwd: str) -> list[str]:
     """The paths ``asked`` names, and its words that name a file or folder here."""
-    found = [p for p in named_paths(asked) if "*" not in p and "?" not in p]
+    found = [(here(cwd, p) or p) if cwd else p for p in named_paths(asked)
+             if "*" not in p and "?" not in p]
     if cwd:
         for word in words:
             word = word.strip("./") if word not in (".", "..") else ""

@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 import re
 
-__all__ = ["bad_request", "is_question", "named_paths", "shape", "terms", "workspace_paths"]
+__all__ = ["bad_request", "here", "is_question", "named_paths", "shape", "terms",
+           "workspace_paths"]
 
 #: The longest request planned (characters): a small model's context holds the prompt's
 #: static part, the request and the reply; longer text belongs in a file the request names.
@@ -119,6 +120,33 @@ def named_paths(request: str) -> list[str]:
         if word and word.isprintable() and len(word) <= 200:
             found.append(word)
     return list(dict.fromkeys(found))
+
+
+def here(cwd: str, path: str) -> str | None:
+    """``path`` as it exists under ``cwd``: itself, else the one entry per part that
+    differs only in case ("readme.md" for README.md: people type names in lower case,
+    and an answer in words about a file it has not read is the miss); None when there
+    is no such file or two entries match a part."""
+    if os.path.lexists(os.path.join(cwd, path)):
+        return path
+    if os.path.isabs(path):
+        return None
+    real: list[str] = []
+    for part in path.strip("/").split("/"):
+        if part in ("", "."):
+            continue
+        folder = os.path.join(cwd, *real)
+        if os.path.lexists(os.path.join(folder, part)):
+            real.append(part)
+            continue
+        try:
+            names = [n for n in os.listdir(folder) if n.lower() == part.lower()]
+        except OSError:
+            return None
+        if len(names) != 1:
+            return None
+        real.append(names[0])
+    return "/".join(real) or None
 
 
 def workspace_paths(cwd: str, limit: int = 300) -> list[str]:
