@@ -212,3 +212,58 @@ async def test_a_request_scores_the_same_whatever_came_before_it(cache: Path) ->
         assert await second.score(asked, PLAN_HEADS) == alone
     finally:
         await second.aclose()
+
+
+CONTEXT_LINE = ('Context: {"git": {"branch": "work", "changed": ["README.md", "notes.txt"], '
+                '"dirty": true, "root": "/home/me/project"}, "logs": [], "focus": null, '
+                '"selected_files": ["src/app.py", "src/util.py", "docs/guide.md"]}')
+
+
+async def test_the_prompts_first_line_is_kept_on_disk_for_the_next_process(
+        cache: Path) -> None:
+    """A cold `adjutant run` in a folder asked before: the whole chunks of the prompt's
+    first line (the planner's context) come from disk, only the request's own tokens
+    are evaluated, and the scores are exactly those of a process that evaluated it all;
+    a damaged file is deleted and evaluated again."""
+    options = ["yellow", "purple"]
+
+    def asking(words: str) -> CompletionRequest:
+        return CompletionRequest(system=SYSTEM, prompt=f"{CONTEXT_LINE}\nRequest: {words}")
+
+    first = LlamaCpp(context_size=1024, keep_scores=False)
+    try:
+        whole = await first.score(asking("What colour is a ripe banana?"), options)
+        evaluated = first.timings["score_prompt_tokens"]
+    finally:
+        await first.aclose()
+    (kept,) = (cache / "contexts").glob("*.session")
+    second = LlamaCpp(context_size=1024, keep_scores=False)  # a new process
+    try:
+        assert await second.score(asking("What colour is a ripe banana?"), options) == whole
+        assert second.timings["score_prompt_tokens"] <= evaluated - 32
+        await second.aclose()
+        # another request in the same folder: the same context from disk
+        await second.score(asking("What colour is the sky?"), options)
+        assert second.timings["score_prompt_tokens"] <= evaluated - 32
+        await second.aclose()
+        kept.write_bytes(b"damaged")
+        assert await second.score(asking("What colour is a ripe banana?"), options) == whole
+        assert second.timings["score_prompt_tokens"] == evaluated
+        assert kept.stat().st_size > 1000  # written whole again
+    finally:
+        await second.aclose()
+
+
+def test_kept_states_are_pruned_to_the_most_recently_used(tmp_path: Path) -> None:
+    import os
+
+    from adjutant_llamacpp import _states
+
+    for number in range(10):
+        file = tmp_path / f"{number}.session"
+        file.write_bytes(b"x")
+        os.utime(file, (number, number))
+    os.utime(tmp_path / "0.session")  # used just now
+    _states.prune(tmp_path, 8)
+    assert sorted(f.stem for f in tmp_path.glob("*.session")) == [
+        "0", "3", "4", "5", "6", "7", "8", "9"]

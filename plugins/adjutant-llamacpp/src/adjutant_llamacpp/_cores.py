@@ -21,6 +21,8 @@ __all__ = ["IdleCores", "threads_for"]
 #: A window shorter than this (the reply right after its own scoring) keeps the last
 #: decision: too short to measure anything.
 _MIN_WINDOW_S = 0.3
+#: A shorter window is checked against the load average as well.
+_SURE_WINDOW_S = 3.0
 
 
 def threads_for(cores: int, others: float) -> int:
@@ -66,6 +68,11 @@ class IdleCores:
         if elapsed < _MIN_WINDOW_S:
             return self.last
         others = (now[1] - self._since[1] - (now[2] - self._since[2])) / elapsed
+        if elapsed < _SURE_WINDOW_S:
+            # a new process: the window is its own start, too short to see a job that
+            # pauses now and then (a test suite, another model); the last minute's
+            # load average, ours barely in it yet, says more
+            others = max(others, os.getloadavg()[0])
         self._since = now
         self.last = threads_for(self.cores, others)
         return self.last

@@ -11,7 +11,6 @@ the prefix's tokens), so a request pays only for its own tokens.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import json
 import os
@@ -31,11 +30,12 @@ from adjutant_hookspecs import (
     Usage,
 )
 
+from . import _states as states
 from ._cores import IdleCores
 from ._fit import available_memory, judge, kv_cache_bytes
 from ._jump import forced_start
 from ._models import DEFAULT_MODEL, PRESETS, cache_dir, preset_path
-from ._scoring import common_prefix, hold, room_for_sequences, tree_scores
+from ._scoring import CHUNK, common_prefix, hold, room_for_sequences, tree_scores
 
 __all__ = ["DEFAULT_MODEL", "LlamaCpp", "default_model_path"]
 
@@ -44,6 +44,10 @@ _DONE = object()
 _MIN_PREFIX_TOKENS = 64
 #: Scores kept on disk (see `LlamaCpp.score`); the oldest go beyond this many.
 _KEPT_SCORES = 256
+#: Static prefixes and contexts kept on disk (`LlamaCpp._static`; about 30 MB each
+#: with the 0.5B model), the least recently used removed beyond these.
+_KEPT_PREFIXES = 8
+_KEPT_CONTEXTS = 8
 
 
 def default_model_path() -> Path:
@@ -115,6 +119,7 @@ class LlamaCpp:
         self.memory = memory or available_memory
         self._fit_warnings: list[str] = []  # said with the next answer, once
         self._cores = IdleCores()
+        self._ahead = 0
 
     def _set_threads(self, llama: Any) -> None:
         """The threads of this request's prompt batches (see the class's docstring)."""
@@ -240,54 +245,69 @@ class LlamaCpp:
         head, _, tail = text.partition(marker)
         return head, prompt + tail
 
-    def _static(self, llama: Any, path: str, prompt: list[int], prefix: int) -> int:
+    def _static(self, llama: Any, path: str, prompt: list[int], prefix: int,
+                line: str = "") -> int:
         """The static prefix's length, its state made current (0 when it is not kept):
         where `_scoring.hold` starts its fixed chunks, so the same prompt always ends
         with the same numbers. In `complete`, the context holding exactly this prompt,
-        scored, and the trie's path after it is kept as it is."""
+        scored, and the trie's path after it is kept as it is.
+
+        The whole chunks of the prompt's first ``line`` (the planner's context) are
+        kept on disk as well (`_states`): a cold `adjutant run` in a folder asked
+        before need not evaluate them again."""
+        self._ahead = 0  # the context's tokens evaluated here (for `timings`)
         if not (self.prefix_cache and prefix >= _MIN_PREFIX_TOKENS):
             return 0
+        stable = prefix + self._first_line(llama, prompt, prefix, line)
+        if stable > prefix:
+            head = prompt[:stable]
+            if common_prefix(llama, head) == stable:
+                return prefix  # the last request's context: llama.cpp reuses it
+            file = self._state_file(llama, path, head, "contexts")
+            if states.load(llama, file, head):
+                return prefix
+            self._reuse_prefix(llama, path, prompt, prefix)
+            self._ahead = stable - hold(llama, head, prefix, fresh=False)  # as `hold` would
+            states.save(llama, file, head)
+            states.prune(file.parent, _KEPT_CONTEXTS)
+            return prefix
         self._reuse_prefix(llama, path, prompt, prefix)
         return prefix
 
-    def _reuse_prefix(self, llama: Any, path: str, tokens: list[int], prefix: int) -> None:
-        """Make the static prefix's state current: kept from the last request, read from
-        the disk cache, or evaluated now and written there."""
-        import llama_cpp
+    @staticmethod
+    def _first_line(llama: Any, prompt: list[int], prefix: int, line: str) -> int:
+        """How many tokens after the static prefix are whole chunks of ``line``."""
+        count = (len(prompt) - prefix - 1) // CHUNK * CHUNK
+        while count > 0:
+            try:
+                text = llama.detokenize(prompt[prefix:prefix + count]).decode()
+            except UnicodeDecodeError:
+                text = ""
+            if text and line.startswith(text):
+                return count
+            count -= CHUNK
+        return 0
 
-        head = tokens[:prefix]
-        if llama.n_tokens >= prefix and list(llama.input_ids[:prefix]) == head:
-            return  # the last request's state starts with it: llama.cpp reuses it
+    def _state_file(self, llama: Any, path: str, head: list[int], kind: str) -> Path:
         digest = hashlib.sha256(self._identity[path].encode())
         # not the thread count: it does not change the numbers (`_cores`)
         digest.update(f"{self.context_size}:{llama.context_params.n_seq_max}:".encode()
                       + repr(head).encode())
-        folder = cache_dir() / "prefixes"
-        file = folder / f"{digest.hexdigest()[:32]}.session"
-        if file.is_file():
-            out = (llama_cpp.llama_token * prefix)()
-            count = ctypes.c_size_t(0)
-            llama.reset()
-            if llama_cpp.llama_state_load_file(llama._ctx.ctx, str(file).encode(), out,
-                                               prefix, ctypes.byref(count)) \
-                    and count.value == prefix and list(out) == head:
-                llama.input_ids[:prefix] = head
-                llama.n_tokens = prefix
-                llama._requires_eval = True  # logits are refreshed by the suffix
-                return
-            llama.reset()
-            file.unlink(missing_ok=True)  # stale or damaged: evaluate again
+        return cache_dir() / kind / f"{digest.hexdigest()[:32]}.session"
+
+    def _reuse_prefix(self, llama: Any, path: str, tokens: list[int], prefix: int) -> None:
+        """Make the static prefix's state current: kept from the last request, read from
+        the disk cache, or evaluated now and written there."""
+        head = tokens[:prefix]
+        if llama.n_tokens >= prefix and list(llama.input_ids[:prefix]) == head:
+            return  # the last request's state starts with it: llama.cpp reuses it
+        file = self._state_file(llama, path, head, "prefixes")
+        if states.load(llama, file, head):
+            return
         llama.reset()
         llama.eval(head)
-        folder.mkdir(parents=True, exist_ok=True)
-        partial = file.with_suffix(f".partial-{os.getpid()}")
-        array = (llama_cpp.llama_token * prefix)(*head)
-        try:
-            if llama_cpp.llama_state_save_file(llama._ctx.ctx, str(partial).encode(), array,
-                                               prefix):
-                os.replace(partial, file)
-        finally:
-            partial.unlink(missing_ok=True)
+        states.save(llama, file, head)
+        states.prune(file.parent, _KEPT_PREFIXES)
 
     def _scores_file(self, llama: Any, path: str, prompt: list[int],
                      options: list[list[int]]) -> Path | None:
@@ -363,12 +383,13 @@ class LlamaCpp:
                     self.timings["score_s"] = time.perf_counter() - started
                     self.timings["score_prompt_tokens"] = 0
                     return kept
-                cached = hold(llama, prompt, self._static(llama, path, prompt, prefix))
+                cached = hold(llama, prompt, self._static(llama, path, prompt, prefix,
+                                                          _line(request)))
                 scores = tree_scores(llama, options)
                 if memo is not None:
                     _write_scores(memo, scores)
                 self.timings["score_s"] = time.perf_counter() - started
-                self.timings["score_prompt_tokens"] = len(prompt) - cached
+                self.timings["score_prompt_tokens"] = len(prompt) - cached + self._ahead
                 return scores
 
         try:
@@ -413,7 +434,7 @@ class LlamaCpp:
                     if len(prompt) + len(head) >= self.context_size:
                         raise ValueError(f"the prompt is {len(prompt)} tokens, more than "
                                          f"the context of {self.context_size}")
-                    static = self._static(llama, path, prompt, prefix)
+                    static = self._static(llama, path, prompt, prefix, _line(request))
                     cached = common_prefix(llama, prompt)
                     if cached < len(prompt) or llama.n_tokens == len(prompt):
                         cached = hold(llama, prompt, static)  # not right after its scoring
@@ -439,7 +460,8 @@ class LlamaCpp:
                     end = time.perf_counter()
                     self.timings |= {
                         "prompt_tokens": len(prompt) - max(cached, prefix if
-                                                           self.prefix_cache else 0),
+                                                           self.prefix_cache else 0)
+                        + self._ahead,
                         "forced_tokens": len(head), "forced_kept": kept,
                         "first_token_s": (first or end) - started,
                         "generated_tokens": count,
@@ -492,6 +514,13 @@ class LlamaCpp:
                 self._grammars.clear()
 
         await anyio.to_thread.run_sync(free)
+
+
+def _line(request: CompletionRequest) -> str:
+    """The prompt's first line when more follows it (a one-line prompt is the request
+    itself, never the same twice)."""
+    line, newline, _ = request.prompt.partition("\n")
+    return line if newline else ""
 
 
 def _identity(path: str) -> str:

@@ -63,9 +63,9 @@ def rewind(llama: Any, tokens: int) -> None:
     llama.n_tokens = tokens
 
 
-def hold(llama: Any, prompt: list[int], static: int) -> int:
-    """Make the context hold ``prompt``, its last token's logits fresh, with the same
-    numbers whatever it held before; how many tokens it kept.
+def hold(llama: Any, prompt: list[int], static: int, *, fresh: bool = True) -> int:
+    """Make the context hold ``prompt``, its last token's logits fresh (unless not
+    ``fresh``), with the same numbers whatever it held before; how many tokens it kept.
 
     llama.cpp rounds differently with the shape of a batch: the same prompt's last
     logits differed by up to 0.3 nats with how much of it the context held (a request
@@ -77,7 +77,7 @@ def hold(llama: Any, prompt: list[int], static: int) -> int:
     def aligned(count: int) -> int:
         return count if count <= static else static + (count - static) // CHUNK * CHUNK
 
-    kept = min(aligned(common_prefix(llama, prompt)), aligned(len(prompt) - 1))
+    kept = min(aligned(common_prefix(llama, prompt)), aligned(len(prompt) - fresh))
     rewind(llama, kept)
     for start in range(kept, len(prompt), CHUNK):
         llama.eval(prompt[start:start + CHUNK])
