@@ -579,3 +579,28 @@ def test_a_path_named_in_another_case_is_the_file_here(tmp_path: Any) -> None:
     grounded = Prompting.grounded("show me readme.md and notes.txt", cwd)
     assert "README.md" in grounded and "readme.md" not in grounded
     assert "notes.txt" in grounded  # named, missing: the preview will say so
+
+
+def test_a_program_the_request_says_to_use_is_run() -> None:
+    """"count README lines with wc", "how many lines? use wc": the user chose the
+    command, so the command runner (the tool taking an argv) is planned, not a read;
+    a program a tool is named after stays that tool's ("search with grep"), and an
+    everyday word after "with" is no program."""
+    from adjutant.operator._words import named_programs
+
+    tools = _with_levels() | {"shell.exec": tool(
+        "shell.exec", "Run a program.", {"argv": {"type": "array", "items": {"type": "string"},
+                                               "x-adjutant-role": "argv"}},
+        ["argv"], ["run the tests"], {"argv": ["ls"]}), "search.grep": tool(
+        "search.grep", "Search files.", {"pattern": {"type": "string"}}, ["pattern"],
+        ["find TODO"], {"pattern": "x"})}
+    planner = Planner(tools, bank_weight=0)
+    choices = ["fs.read", "search.grep", "shell.exec", "response"]
+    scores = [3.0, 1.0, 0.5, 0.2]  # the read scored best
+    for asked in ("how many lines are in README.md? use wc", "count README lines with wc",
+                  "list the files with ls -la and then count them"):
+        assert choices[planner.decide(asked, choices, scores)] == "shell.exec", asked
+    for asked in ("search for TODO with grep", "show README.md", "sort it with care",
+                  "replace foo with bar in notes.txt"):
+        assert choices[planner.decide(asked, choices, scores)] == "fs.read", asked
+    assert named_programs("run definitely-not-a-program-here") == []

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 
-__all__ = ["bad_request", "here", "is_question", "named_paths", "shape", "terms",
-           "workspace_paths"]
+__all__ = ["bad_request", "here", "is_question", "named_paths", "named_programs", "shape",
+           "terms", "workspace_paths"]
 
 #: The longest request planned (characters): a small model's context holds the prompt's
 #: static part, the request and the reply; longer text belongs in a file the request names.
@@ -21,6 +22,10 @@ _STOPWORDS = frozenset([  # words that say nothing about which tool is wanted
     "what", "which", "who", "how", "do", "does", "did", "can", "could", "would", "should",
     "please", "show", "tell", "give", "get", "let", "just", "all", "any", "some", "here",
     "there", "into", "as", "if", "then", "so", "now", "right", "currently", "want", "need",
+    # what a contraction leaves ("what's" is "what" and "s"): it matched every request
+    # with one, and "what's the capital of Australia?" met "what's in README.md?"
+    "s", "t", "d", "m", "ll", "re", "ve", "don", "doesn", "didn", "isn", "aren", "wasn",
+    "won", "couldn", "shouldn", "wouldn", "haven", "hasn",
 ])
 #: Everyday words for what tools do, so a request need not use the tool's own words.
 _SYNONYMS = {
@@ -118,6 +123,27 @@ def named_paths(request: str) -> list[str]:
             continue
         word = word.rstrip("/") or word
         if word and word.isprintable() and len(word) <= 200:
+            found.append(word)
+    return list(dict.fromkeys(found))
+
+
+#: A program the request says to use: "use wc", "using jq", "run make", "with ls -la and".
+_USING = re.compile(r"\b(?:use|using|via|run|with)\s+`?([a-z][a-z0-9_+-]*)`?"
+                    r"(?=\s+-|\s*$|\s*[,;.?!]|\s+(?:and|then|to|for|on)\b)")
+#: Programs whose names are everyday words ("sort it with care" is no command).
+_EVERYDAY = frozenset(["test", "time", "file", "free", "yes", "true", "false", "more",
+                       "less", "head", "tail", "top", "join", "split", "paste", "watch",
+                       "which", "date", "link", "install", "look", "write", "last", "users",
+                       "id", "env", "expand", "fold", "nice", "unique", "rev", "tac"])
+
+
+def named_programs(request: str) -> list[str]:
+    """Programs on PATH the request says to use ("count README lines with wc"): the
+    user chose the command, so the plan runs it."""
+    found = []
+    for match in _USING.finditer(request.lower()):
+        word = match.group(1)
+        if word not in _STOPWORDS and word not in _EVERYDAY and shutil.which(word):
             found.append(word)
     return list(dict.fromkeys(found))
 

@@ -41,7 +41,14 @@ from adjutant_hookspecs import CompletionRequest, ToolDeclaration
 
 from ._bank import Bank, Example
 from ._grammar import END, reply_grammar, reply_schema
-from ._words import MAX_REQUEST, bad_request, is_question, named_paths, workspace_paths
+from ._words import (
+    MAX_REQUEST,
+    bad_request,
+    is_question,
+    named_paths,
+    named_programs,
+    workspace_paths,
+)
 from ._words import shape as _shape
 from ._words import terms as _terms
 
@@ -419,6 +426,10 @@ class Planner:
                           scores[best], choices[order[0]], scores[order[0]], asked[:80])
                 scores = fused
                 order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))
+        if (runner := self._runner(asked, choices)) is not None and runner != order[0]:
+            _log.info("named program: %r says which program to use; %s instead of %s",
+                      asked[:80], choices[runner], choices[order[0]])
+            return runner
         if asked and is_question(asked):
             reads = [i for i in order if not self._writes(choices[i])]
             if existing:  # about a file here: words alone cannot have read it
@@ -439,6 +450,23 @@ class Planner:
                       choices[pick])
             return pick
         return order[0]
+
+    def _runner(self, asked: str, choices: Sequence[str]) -> int | None:
+        """The command runner among ``choices`` (a tool taking a command line) when the
+        request names a program to use that no offered tool is named after ("count the
+        lines with wc"; "search with grep" is `search.grep`'s)."""
+        if not asked:
+            return None
+        parts = {p for c in choices for p in re.split(r"[._]", c)}
+        if not [p for p in named_programs(asked) if p not in parts]:
+            return None
+        for index, name in enumerate(choices):
+            declaration = self.tools.get(name)
+            props = declaration.args_schema.get("properties", {}) if declaration else {}
+            if any(isinstance(v, Mapping) and v.get("x-adjutant-role") == "argv"
+                   for v in props.values()):
+                return index
+        return None
 
     def _writes(self, name: str) -> bool:
         """Whether a first step with ``name`` would change something."""
