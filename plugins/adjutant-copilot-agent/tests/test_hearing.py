@@ -162,6 +162,18 @@ def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> No
     ("Did you watch the final on Sunday?", ""),
     ("How was your weekend?", ""),
     ("Do you know where the key is?", "open_questions"),
+    # a choice said as an order, a rule set, a question nobody answered, small talk about
+    # what someone saw or how they are, a first-person commitment beside "will be"
+    ("Scrap the second van and take the train.", "decisions"),
+    ("Sure, stick with the old supplier.", "decisions"),
+    ("No more overtime until March.", "decisions"),
+    ("No objection from me.", ""),
+    ("Keep me posted on the invoice.", ""),
+    ("Nobody has answered who signs the lease.", "open_questions"),
+    ("Did anyone catch the match last night?", ""),
+    ("How's your back these days?", ""),
+    ("The menu will be ready by Monday, I'll print it.", "action_items"),
+    ("Brilliant, thanks for that.", ""),
 ])
 def test_cue_sentences(said: str, kind: str) -> None:
     assert classify(said) == kind
@@ -183,6 +195,20 @@ def test_a_reply_makes_the_proposal_or_the_option_before_it_a_decision() -> None
     assert got.action_items == ("Can you lock up tonight, Ola?",)
     # the choice made is no open question; the one still open is
     assert got.open_questions == ("Beach or lake on Sunday?",)
+
+
+def test_an_agreement_to_a_proposal_asked_or_judged_is_a_decision() -> None:
+    """"How about X?" "Works for me, go with that.": the proposal is decided (and no longer
+    an open question); "I'd rather X." "X sounds sensible.": the judged reply is."""
+    asked = with_cues(CopilotCycleResult(), ["How about the Friday ferry?",
+                                             "Works for me."])
+    assert asked.decisions == ("How about the Friday ferry? Works for me.",)
+    assert asked.open_questions == ()
+    judged = with_cues(CopilotCycleResult(), ["I'd rather we hired a van.",
+                                              "A van sounds sensible to me."])
+    assert judged.decisions == ("A van sounds sensible to me.",)
+    alone = with_cues(CopilotCycleResult(), ["The van is blue.", "Sounds good."])
+    assert alone.decisions == ()  # no proposal before it: nothing agreed to
 
 
 def test_the_cues_read_a_reply_to_what_the_last_cycle_heard() -> None:
