@@ -373,3 +373,33 @@ def test_hearing_after_an_earlier_cycle_starts_in_a_pause() -> None:
     speech[int(1.2 * 16_000):int(1.5 * 16_000)] = 0  # a pause between two words
     assert 1.2 <= quiet_start(speech) / 16_000 <= 1.5
     assert quiet_start(speech[:800]) == 0  # shorter than one frame: from the start
+
+
+def test_speech_whisper_passed_over_is_found_and_silence_is_not(tmp_path: Any) -> None:
+    """Real speech (espeak-ng) heard by the real Whisper; one of its segments taken out,
+    as when Whisper's window jumps over words: that stretch is found, to be heard again.
+    A long pause is not speech, and every stretch heard is not passed over."""
+    import numpy as np
+    import soundfile as sf
+    from meeting import LAUNCH, speak
+
+    from adjutant_copilot_agent._analysis import GAP_S, passed_over
+    from adjutant_copilot_agent._sources import resample
+    from adjutant_stt import transcribe
+
+    data, rate = sf.read(str(speak(tmp_path, pause_s=0.6, meeting=LAUNCH)), dtype="float32")
+    pcm = resample(data, rate)[:16_000 * 40]
+    pause = np.zeros(16_000 * 5, dtype="<i2")  # five seconds of nobody speaking
+    samples = np.concatenate([pcm, pause, pcm[:16_000 * 6]])
+    heard = list(transcribe(samples.astype(np.float32) / 32768, beam_size=1,
+                            temperature=(0.0,), vocabulary=None).segments)
+    assert len(heard) >= 4
+    assert passed_over(heard, samples) == []  # all heard; the pause is no speech
+    long = max((s for s in heard[:-1] if s.end - s.start >= GAP_S),
+               key=lambda s: s.end - s.start)
+    holes = passed_over([s for s in heard if s is not long], samples)
+    assert len(holes) == 1
+    lo, hi = (x / 16_000 for x in holes[0])
+    assert lo <= long.start + 0.5 and hi >= long.end - 0.5
+    # Whisper's first words late (a window started inside a word skips on): the start
+    assert passed_over(heard[2:], samples)[0][0] == 0

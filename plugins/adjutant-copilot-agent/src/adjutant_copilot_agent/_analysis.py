@@ -19,7 +19,7 @@ import re
 import time
 import wave
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
@@ -297,6 +297,12 @@ SKIP_SEGMENT_S = 6.0
 SKIP_WORDS_PER_S = 0.8
 
 
+class _Heard(NamedTuple):
+    start: float
+    end: float
+    text: str
+
+
 def _word_count(segments: Sequence[Any]) -> int:
     return sum(len(s.text.split()) for s in segments)
 
@@ -307,6 +313,40 @@ def skipped(segments: Sequence[Any]) -> bool:
     return any(s.end - s.start >= SKIP_SEGMENT_S
                and len(s.text.split()) < SKIP_WORDS_PER_S * (s.end - s.start)
                for s in segments)
+
+
+#: A stretch this long without words, before Whisper's first segment, between two, or
+#: after its last, that holds speech was passed over (Whisper's window jumped: 17 s of a
+#: fun run's actions never heard).
+GAP_S = 3.0
+#: Speech: the share of its 100 ms frames louder than the chunk's quiet level.
+VOICED_SHARE = 0.5
+MAX_GAPS = 2
+
+
+def passed_over(segments: Sequence[Any], samples: Any) -> list[tuple[int, int]]:
+    """The sample ranges of ``samples`` that hold speech and none of Whisper's
+    ``segments`` (``start``, ``end`` in seconds): at least ``GAP_S`` long, most voiced,
+    the longest ``MAX_GAPS`` of them, in order."""
+    import numpy as np
+
+    hop = SAMPLE_RATE // 10
+    n = len(samples) // hop
+    if n == 0:
+        return []
+    level = np.abs(samples[:n * hop].astype(np.int32)).reshape(n, hop).mean(axis=1)
+    quiet = max(float(np.percentile(level, 10)) * 3, float(np.percentile(level, 90)) * 0.1)
+    edges = [0.0, *(x for s in sorted(segments, key=lambda s: s.start)
+                    for x in (s.start, s.end)), len(samples) / SAMPLE_RATE]
+    found = []
+    for lo_s, hi_s in zip(edges[0::2], edges[1::2], strict=True):
+        if hi_s - lo_s < GAP_S:
+            continue
+        frames = level[int(lo_s * 10):int(hi_s * 10)]
+        if len(frames) and (frames > quiet).mean() >= VOICED_SHARE:
+            found.append((int(lo_s * SAMPLE_RATE), min(len(samples), int(hi_s * SAMPLE_RATE))))
+    longest = sorted(found, key=lambda g: g[0] - g[1])[:MAX_GAPS]
+    return sorted(longest)
 
 
 async def _whisper(samples: Any, offset_s: float,
@@ -340,6 +380,12 @@ async def _whisper(samples: Any, offset_s: float,
             bare = hear(audio, None)
             if _word_count(bare) > _word_count(heard):
                 heard = bare
+        for lo, hi in passed_over(heard, samples):
+            # heard again alone (no prompt): the words Whisper's window jumped over
+            again = hear(audio[lo:hi], None)
+            heard += [_Heard(s.start + lo / SAMPLE_RATE, s.end + lo / SAMPLE_RATE, s.text)
+                      for s in again]
+        heard.sort(key=lambda s: s.start)
         return [TranscriptSegment(start_s=round(offset_s + s.start, 2),
                                   end_s=round(offset_s + s.end, 2), text=s.text.strip())
                 for s in heard if s.text.strip()]
