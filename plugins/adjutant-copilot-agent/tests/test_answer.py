@@ -20,6 +20,7 @@ from adjutant_copilot_agent._analysis import (
     ORDER,
     SUMMARY_WORDS,
     SYSTEM,
+    WORD_CHARS,
 )
 from adjutant_copilot_agent._parse import parse_cycle_result
 
@@ -86,6 +87,9 @@ def test_the_grammar_takes_the_compact_answer_of_the_system_prompts_example() ->
     _answer(updated_summary=" ".join(["word"] * (SUMMARY_WORDS + 1))),
     _answer(key_concepts=["Dana: " + " ".join(["books"] * (CONTEXT_WORDS + 1))]),
     _answer(key_concepts=["a very long term name: x"]),
+    # a word run on without spaces ("appointment,appointment,...")
+    _answer(decisions=["appointment," * 4]),
+    _answer(updated_summary="We met. " + "x" * (WORD_CHARS + 1)),
     _answer(action_items=["one", "two", "three", "four", "five"]),
     _answer(key_concepts=["a: b", "c: d", "e: f"]),
     # free whitespace costs tokens
@@ -101,6 +105,7 @@ def test_the_bounds_are_the_longest_the_grammar_takes() -> None:
     grammar = _regex(GRAMMAR)
     assert grammar.fullmatch(_answer(decisions=[" ".join(["w"] * ITEM_WORDS)]))
     assert grammar.fullmatch(_answer(updated_summary=" ".join(["w"] * SUMMARY_WORDS)))
+    assert grammar.fullmatch(_answer(key_points=[" ".join(["w" * WORD_CHARS] * 3)]))
     assert grammar.fullmatch(_answer(key_concepts=["Big Term Here: "
                                                    + " ".join(["c"] * CONTEXT_WORDS)]))
 

@@ -174,6 +174,12 @@ def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> No
     ("How's your back these days?", ""),
     ("The menu will be ready by Monday, I'll print it.", "action_items"),
     ("Brilliant, thanks for that.", ""),
+    # "I'll" heard as "I": a verb and a time ahead; a past, a state or a habit is none
+    ("And I call the caterer on Friday to check the numbers.", "action_items"),
+    ("So I email the landlord tomorrow.", "action_items"),
+    ("I rang the landlord on Friday.", ""),
+    ("I visited the venue last week.", ""),
+    ("I think the hall is free next week.", ""),
 ])
 def test_cue_sentences(said: str, kind: str) -> None:
     assert classify(said) == kind

@@ -56,7 +56,10 @@ __all__ = [
 
 #: Seconds per transcription window (cut at the quietest 100 ms within 3 s of it).
 WINDOW_S = 15.0
-MAX_TOKENS = 320
+#: The answer's bound in tokens (about 20 s on this machine, so a user's request waits no
+#: longer): compact answers are 80 to 130 tokens; one cut here keeps its fields before
+#: the cut (the lists and the summary come first).
+MAX_TOKENS = 200
 
 #: The instructions and a worked example: all in the system part, the same for every
 #: cycle, so the provider keeps it evaluated (llama.cpp's prefix cache) and a cycle's
@@ -98,15 +101,17 @@ ORDER = ("decisions", "action_items", "key_points", "updated_summary",
          "suggested_questions", "key_concepts")
 _RULE = {"decisions": "items", "action_items": "items", "key_points": "items",
          "updated_summary": "summary", "suggested_questions": "qs", "key_concepts": "cs"}
-#: Words in one item, in the summary, in a concept's term and context: a bound on
-#: what a looping model can write (a 0.5B model repeats a clause until ``max_tokens``);
-#: the longest scripted sentence is about 25 words, a summary of two sentences 40.
-ITEM_WORDS, SUMMARY_WORDS, TERM_WORDS, CONTEXT_WORDS = 30, 45, 3, 10
+#: Words in one item, in the summary, in a concept's term and context, and characters
+#: in a word: a bound on what a looping model can write (a 0.5B model repeats a clause,
+#: or a word without spaces, "appointment,appointment,...", until ``max_tokens``; held
+#: to a number of words alone, it ran the words together). The longest scripted
+#: sentence is about 25 words, a summary of two sentences 40.
+ITEM_WORDS, SUMMARY_WORDS, TERM_WORDS, CONTEXT_WORDS, WORD_CHARS = 25, 45, 3, 10, 20
 
 
-def _words(rule: str, most: int, char: str = "ch") -> str:
-    """A GBNF rule: a JSON string of 1 to ``most`` words of ``char``, one space apart."""
-    return f'{rule} ::= "\\"" {char}+ ( " " {char}+ ){{0,{most - 1}}} "\\""'
+def _words(rule: str, most: int, word: str = "w") -> str:
+    """A GBNF rule: a JSON string of 1 to ``most`` words, one space apart."""
+    return f'{rule} ::= "\\"" {word} ( " " {word} ){{0,{most - 1}}} "\\""'
 
 
 #: Compact: one space between members, no free whitespace, lists of at most four
@@ -119,8 +124,10 @@ GRAMMAR = "\n".join([
     'cs ::= "[" ( concept ( ", " concept ){0,1} )? "]"',
     _words("item", ITEM_WORDS),
     _words("summary", SUMMARY_WORDS),
-    f'concept ::= "\\"" tch+ ( " " tch+ ){{0,{TERM_WORDS - 1}}} ": " ch+ '
-    f'( " " ch+ ){{0,{CONTEXT_WORDS - 1}}} "\\""',
+    f'concept ::= "\\"" tw ( " " tw ){{0,{TERM_WORDS - 1}}} ": " w '
+    f'( " " w ){{0,{CONTEXT_WORDS - 1}}} "\\""',
+    f"w ::= ch{{1,{WORD_CHARS}}}",
+    f"tw ::= tch{{1,{WORD_CHARS}}}",
     r'ch ::= [^"\\ \x7F\x00-\x1F] | "\\" ["\\/bfnrt]',
     r'tch ::= [^"\\ :\x7F\x00-\x1F] | "\\" ["\\/bfnrt]',
 ])

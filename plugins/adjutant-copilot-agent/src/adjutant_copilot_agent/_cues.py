@@ -87,6 +87,18 @@ _ACTION = re.compile(
 #: that alone would be small talk ("the page will be up by Friday, I'll build it").
 _MINE = re.compile(r"\bI(?:'ll| will|'m going to| am going to) (?!be\b|see\b|say\b|never\b|"
                    r"not\b|let\b|talk\b|miss\b)\w+", re.IGNORECASE)
+#: "I ring the promoter on Monday": a commitment whose "'ll" Whisper dropped (it often
+#: does), known by a verb after "I" that is no past, state or auxiliary, and a time ahead.
+_PLAIN_I = re.compile(
+    r"^(?:(?:and|so|then|ok|okay|right|fine|great|yes|yeah),?\s+)*I (?!(?:think|guess|mean|know|"
+    r"hope|see|feel|like|love|agree|wonder|believe|suppose|remember|forgot|want|need|was|am|"
+    r"have|had|do|did|can|could|would|should|might|must|may|just|really|also|still|never|"
+    r"always|said|went|got|made|took|came|saw|rang|sent|told|gave|found|thought|knew|left|"
+    r"met|paid|put|ran|bought|brought|spoke|wrote|heard|felt|kept|spent|sat|stood|lost|"
+    r"won|heard|usually|often|don't|didn't|can't|won't|wasn't)\b)[a-z]+(?<!ed)\b[^.?!]*?"
+    r"\b(?:tomorrow|tonight|later today|first thing|(?:on|by|before|next|this) (?:monday|"
+    r"tuesday|wednesday|thursday|friday|saturday|sunday|week|weekend|month|morning|"
+    r"afternoon|evening))\b", re.IGNORECASE)
 #: What a sentence with the cues of a commitment may still be: small talk.
 _NOT_ACTION = re.compile(r"\b(?:will see|will be|meet again|talk to you|see you|"
                          r"thank you|let me know|sometime|some time|one of these days|"
@@ -172,7 +184,8 @@ def classify(sentence: str) -> str:
         return "open_questions"
     if _DECISION.search(text):
         return "decisions"
-    if _MINE.search(text) or ((_ACTION.search(text) or _named_order(text))
+    if _MINE.search(text) or _PLAIN_I.match(text) or ((_ACTION.search(text)
+                                                          or _named_order(text))
                               and not _NOT_ACTION.search(text)):
         return "action_items"
     if _WH.match(text) and len(words_in(text)) >= 3 and not text.endswith("!"):
