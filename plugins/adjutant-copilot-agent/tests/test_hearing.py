@@ -180,6 +180,8 @@ def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> No
     ("I rang the landlord on Friday.", ""),
     ("I visited the venue last week.", ""),
     ("I think the hall is free next week.", ""),
+    ("No other option.", "decisions"),
+    ("Honestly, we have no choice.", "decisions"),
 ])
 def test_cue_sentences(said: str, kind: str) -> None:
     assert classify(said) == kind
@@ -215,6 +217,13 @@ def test_an_agreement_to_a_proposal_asked_or_judged_is_a_decision() -> None:
     assert judged.decisions == ("A van sounds sensible to me.",)
     alone = with_cues(CopilotCycleResult(), ["The van is blue.", "Sounds good."])
     assert alone.decisions == ()  # no proposal before it: nothing agreed to
+
+
+def test_a_decision_said_by_a_marker_alone_carries_the_sentence_before_it() -> None:
+    got = with_cues(CopilotCycleResult(), ["Alright, two extra drivers for the final week.",
+                                           "No other option."])
+    assert got.decisions == ("Alright, two extra drivers for the final week. No other "
+                             "option.",)
 
 
 def test_the_cues_read_a_reply_to_what_the_last_cycle_heard() -> None:

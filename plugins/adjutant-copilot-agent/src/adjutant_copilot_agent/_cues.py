@@ -42,7 +42,8 @@ _DECISION = re.compile(
     r"we(?:'re| are) (?:not going to|keeping|dropping|skipping|cancell?ing|postponing|"
     r"sticking with|switching to|going for)|we won't|we will not|"
     r"(?:is|are|stays?|remains?) (?:capped|limited|fixed|set|cut|raised|lowered) (?:at|to)|"
-    r"stays at|"
+    r"stays at|no other (?:option|way|choice)|(?:we have|there's|there is) no (?:other )?choice|"
+    r"(?:the )?only (?:option|way|choice)|"
     r"so be it|(?:is|are) (?:the|our) (?:top |first |main |number one )?priority|"
     r"(?:is|are) top priority|from now on|going forward|(?:that's|that is) (?:settled|decided|"
     r"final))\b"
@@ -159,6 +160,11 @@ _REFERS = re.compile(r"\b(?:that|it|this|those|these|them)\b(?!\s+(?:week|weeken
                      r"time|morning|afternoon|evening|quarter|spring|summer|autumn|winter|"
                      r"friday|monday|tuesday|wednesday|thursday|saturday|sunday)\b)",
                      re.IGNORECASE)
+
+
+#: A decision said by a marker alone ("No other option.", "Agreed then."): what was decided
+#: is the sentence before it.
+_BARE = re.compile(r"^(?:[\w']+[,.]?\s+){0,3}[\w']+[.!]?$")
 
 
 def _named_order(text: str) -> bool:
@@ -302,7 +308,7 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
         if not kind:
             continue
         if (kind != "open_questions" and prev and not text.startswith(prev)
-                and _REFERS.search(text) and len(words_in(prev)) >= 3
+                and (_REFERS.search(text) or _BARE.match(text)) and len(words_in(prev)) >= 3
                 and not any(item.endswith(prev) and item != prev
                             for item in cued[kind][-1:])):
             # (not when the sentence before is in an item with its own sentence before:
