@@ -162,6 +162,26 @@ def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> No
     ("Did you watch the final on Sunday?", ""),
     ("How was your weekend?", ""),
     ("Do you know where the key is?", "open_questions"),
+    # a choice said as an order, a rule set, a question nobody answered, small talk about
+    # what someone saw or how they are, a first-person commitment beside "will be"
+    ("Scrap the second van and take the train.", "decisions"),
+    ("Sure, stick with the old supplier.", "decisions"),
+    ("No more overtime until March.", "decisions"),
+    ("No objection from me.", ""),
+    ("Keep me posted on the invoice.", ""),
+    ("Nobody has answered who signs the lease.", "open_questions"),
+    ("Did anyone catch the match last night?", ""),
+    ("How's your back these days?", ""),
+    ("The menu will be ready by Monday, I'll print it.", "action_items"),
+    ("Brilliant, thanks for that.", ""),
+    # "I'll" heard as "I": a verb and a time ahead; a past, a state or a habit is none
+    ("And I call the caterer on Friday to check the numbers.", "action_items"),
+    ("So I email the landlord tomorrow.", "action_items"),
+    ("I rang the landlord on Friday.", ""),
+    ("I visited the venue last week.", ""),
+    ("I think the hall is free next week.", ""),
+    ("No other option.", "decisions"),
+    ("Honestly, we have no choice.", "decisions"),
 ])
 def test_cue_sentences(said: str, kind: str) -> None:
     assert classify(said) == kind
@@ -183,6 +203,27 @@ def test_a_reply_makes_the_proposal_or_the_option_before_it_a_decision() -> None
     assert got.action_items == ("Can you lock up tonight, Ola?",)
     # the choice made is no open question; the one still open is
     assert got.open_questions == ("Beach or lake on Sunday?",)
+
+
+def test_an_agreement_to_a_proposal_asked_or_judged_is_a_decision() -> None:
+    """"How about X?" "Works for me, go with that.": the proposal is decided (and no longer
+    an open question); "I'd rather X." "X sounds sensible.": the judged reply is."""
+    asked = with_cues(CopilotCycleResult(), ["How about the Friday ferry?",
+                                             "Works for me."])
+    assert asked.decisions == ("How about the Friday ferry? Works for me.",)
+    assert asked.open_questions == ()
+    judged = with_cues(CopilotCycleResult(), ["I'd rather we hired a van.",
+                                              "A van sounds sensible to me."])
+    assert judged.decisions == ("A van sounds sensible to me.",)
+    alone = with_cues(CopilotCycleResult(), ["The van is blue.", "Sounds good."])
+    assert alone.decisions == ()  # no proposal before it: nothing agreed to
+
+
+def test_a_decision_said_by_a_marker_alone_carries_the_sentence_before_it() -> None:
+    got = with_cues(CopilotCycleResult(), ["Alright, two extra drivers for the final week.",
+                                           "No other option."])
+    assert got.decisions == ("Alright, two extra drivers for the final week. No other "
+                             "option.",)
 
 
 def test_the_cues_read_a_reply_to_what_the_last_cycle_heard() -> None:
@@ -347,3 +388,33 @@ def test_hearing_after_an_earlier_cycle_starts_in_a_pause() -> None:
     speech[int(1.2 * 16_000):int(1.5 * 16_000)] = 0  # a pause between two words
     assert 1.2 <= quiet_start(speech) / 16_000 <= 1.5
     assert quiet_start(speech[:800]) == 0  # shorter than one frame: from the start
+
+
+def test_speech_whisper_passed_over_is_found_and_silence_is_not(tmp_path: Any) -> None:
+    """Real speech (espeak-ng) heard by the real Whisper; one of its segments taken out,
+    as when Whisper's window jumps over words: that stretch is found, to be heard again.
+    A long pause is not speech, and every stretch heard is not passed over."""
+    import numpy as np
+    import soundfile as sf
+    from meeting import LAUNCH, speak
+
+    from adjutant_copilot_agent._analysis import GAP_S, passed_over
+    from adjutant_copilot_agent._sources import resample
+    from adjutant_stt import transcribe
+
+    data, rate = sf.read(str(speak(tmp_path, pause_s=0.6, meeting=LAUNCH)), dtype="float32")
+    pcm = resample(data, rate)[:16_000 * 40]
+    pause = np.zeros(16_000 * 5, dtype="<i2")  # five seconds of nobody speaking
+    samples = np.concatenate([pcm, pause, pcm[:16_000 * 6]])
+    heard = list(transcribe(samples.astype(np.float32) / 32768, beam_size=1,
+                            temperature=(0.0,), vocabulary=None).segments)
+    assert len(heard) >= 4
+    assert passed_over(heard, samples) == []  # all heard; the pause is no speech
+    long = max((s for s in heard[:-1] if s.end - s.start >= GAP_S),
+               key=lambda s: s.end - s.start)
+    holes = passed_over([s for s in heard if s is not long], samples)
+    assert len(holes) == 1
+    lo, hi = (x / 16_000 for x in holes[0])
+    assert lo <= long.start + 0.5 and hi >= long.end - 0.5
+    # Whisper's first words late (a window started inside a word skips on): the start
+    assert passed_over(heard[2:], samples)[0][0] == 0

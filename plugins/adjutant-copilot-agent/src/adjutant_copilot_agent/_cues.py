@@ -42,11 +42,19 @@ _DECISION = re.compile(
     r"we(?:'re| are) (?:not going to|keeping|dropping|skipping|cancell?ing|postponing|"
     r"sticking with|switching to|going for)|we won't|we will not|"
     r"(?:is|are|stays?|remains?) (?:capped|limited|fixed|set|cut|raised|lowered) (?:at|to)|"
-    r"stays at|"
+    r"stays at|no other (?:option|way|choice)|(?:we have|there's|there is) no (?:other )?choice|"
+    r"(?:the )?only (?:option|way|choice)|"
     r"so be it|(?:is|are) (?:the|our) (?:top |first |main |number one )?priority|"
     r"(?:is|are) top priority|from now on|going forward|(?:that's|that is) (?:settled|decided|"
     r"final))\b"
     r"|\b\w+ it is(?: then)?\s*(?:[.!,]|$)"
+    # an order that makes a choice, opening the sentence or after a short reply ("Drop
+    # it and do both nights", "Works for me, go with that", "Keep it at ten")
+    r"|^(?:[\w']+(?: [\w']+){0,3}[,.]\s+)?(?:(?:and|so|then|just)\s+)?(?:drop|skip|scrap|ditch|"
+    r"cancel|postpone|forget|keep (?!me\b|us\b|in touch\b|an eye\b|going\b|posted\b)|"
+    r"stick with|go with|go for|switch to)\b"
+    # a rule set: "No new designs until those are gone", "No more overtime this month"
+    r"|^(?:[\w']+[,.]\s+)?no (?:new|more|further|extra) \w+"
     r"|^(?:fine|ok|okay|alright|all right|right|good|great|perfect|agreed|yes|yeah)[,.]?\s+"
     r"(?!see\b|talk\b|bye\b|speak\b|until\b|till\b)(?:\w+\s+){1,4}then[.!]?$", re.IGNORECASE)
 #: A commitment, an assignment or a request: someone will, can, should or must do
@@ -76,21 +84,39 @@ _ACTION = re.compile(
     r"looking into|working on|organi[sz]ing|arranging|preparing|booking|fixing|writing|"
     r"sending|calling|checking|covering|setting up|drafting|ordering|taking)\b",
     re.IGNORECASE)
+#: A commitment in the first person ("I'll build it"): an action item even beside words
+#: that alone would be small talk ("the page will be up by Friday, I'll build it").
+_MINE = re.compile(r"\bI(?:'ll| will|'m going to| am going to) (?!be\b|see\b|say\b|never\b|"
+                   r"not\b|let\b|talk\b|miss\b)\w+", re.IGNORECASE)
+#: "I ring the promoter on Monday": a commitment whose "'ll" Whisper dropped (it often
+#: does), known by a verb after "I" that is no past, state or auxiliary, and a time ahead.
+_PLAIN_I = re.compile(
+    r"^(?:(?:and|so|then|ok|okay|right|fine|great|yes|yeah),?\s+)*I (?!(?:think|guess|mean|know|"
+    r"hope|see|feel|like|love|agree|wonder|believe|suppose|remember|forgot|want|need|was|am|"
+    r"have|had|do|did|can|could|would|should|might|must|may|just|really|also|still|never|"
+    r"always|said|went|got|made|took|came|saw|rang|sent|told|gave|found|thought|knew|left|"
+    r"met|paid|put|ran|bought|brought|spoke|wrote|heard|felt|kept|spent|sat|stood|lost|"
+    r"won|heard|usually|often|don't|didn't|can't|won't|wasn't)\b)[a-z]+(?<!ed)\b[^.?!]*?"
+    r"\b(?:tomorrow|tonight|later today|first thing|(?:on|by|before|next|this) (?:monday|"
+    r"tuesday|wednesday|thursday|friday|saturday|sunday|week|weekend|month|morning|"
+    r"afternoon|evening))\b", re.IGNORECASE)
 #: What a sentence with the cues of a commitment may still be: small talk.
 _NOT_ACTION = re.compile(r"\b(?:will see|will be|meet again|talk to you|see you|"
                          r"thank you|let me know|sometime|some time|one of these days|"
                          r"one day)\b", re.IGNORECASE)
 #: A question that is small talk (the weekend, the game) or opens a topic ("shall we").
-_SMALL_TALK = re.compile(r"^(?:\w+(?: \w+)?,\s*)?(?:shall we|did you (?:see|watch|catch|"
+_SMALL_TALK = re.compile(r"^(?:\w+(?: \w+)?,\s*)?(?:shall we|did (?:you|either of you|any of "
+                         r"you|anyone|anybody|everyone) (?:see|watch|catch|hear|notice|read|"
                          r"enjoy|have a good)|how (?:was|were) (?:your|the) (?:weekend|"
-                         r"holiday|trip|evening|game|match|flight)|how are you|how's it going|"
-                         r"how are things)\b",
+                         r"holiday|trip|evening|game|match|flight)|how(?:'s| is| was| were| are) "
+                         r"your \w+|how are you|how's it going|how are things)\b",
                          re.IGNORECASE)
 #: A question asked as a statement: "what I'm not sure about is whether...", "I wonder
 #: if...", "nobody knows who...".
 _INDIRECT_Q = re.compile(
     r"\b(?:not sure|unsure|wonder(?:ing)?|(?:don't|do not|doesn't|does not) know|"
-    r"nobody knows|no one knows|(?:the|an|one) (?:open )?question is|(?:it's|it is) "
+    r"(?:nobody|no one)(?: \w+)? (?:knows|answered|decided|said|can answer|can say)|"
+    r"(?:the|an|one) (?:open )?question is|(?:it's|it is) "
     r"(?:unclear|not clear))\b[^.?!]*?\b(?:whether|if|who|what|when|where|how|which)\b",
     re.IGNORECASE)
 _WH = re.compile(r"^(?:who|what|when|where|why|how|which|whose|do|does|did|is|are|can|"
@@ -115,7 +141,8 @@ _NOT_NAME = frozenset((
     "right", "well", "then", "now", "also", "thanks", "thank", "hi", "hello", "hey",
     "morning", "evening", "afternoon", "good", "great", "nice", "cool", "perfect", "agreed",
     "sorry", "look", "listen", "honestly", "actually", "anyway", "first", "second", "finally",
-    "oh", "um", "uh"
+    "oh", "um", "uh", "lovely", "brilliant", "excellent", "wonderful", "awesome", "exactly",
+    "absolutely", "indeed", "true", "same", "anyway", "cheers", "fantastic", "shame", "pity"
 ))
 _NOT_VERB = frozenset((
     "the", "a", "an", "and", "but", "so", "or", "no", "not", "yes", "i", "we", "you", "he",
@@ -133,6 +160,11 @@ _REFERS = re.compile(r"\b(?:that|it|this|those|these|them)\b(?!\s+(?:week|weeken
                      r"time|morning|afternoon|evening|quarter|spring|summer|autumn|winter|"
                      r"friday|monday|tuesday|wednesday|thursday|saturday|sunday)\b)",
                      re.IGNORECASE)
+
+
+#: A decision said by a marker alone ("No other option.", "Agreed then."): what was decided
+#: is the sentence before it.
+_BARE = re.compile(r"^(?:[\w']+[,.]?\s+){0,3}[\w']+[.!]?$")
 
 
 def _named_order(text: str) -> bool:
@@ -158,7 +190,9 @@ def classify(sentence: str) -> str:
         return "open_questions"
     if _DECISION.search(text):
         return "decisions"
-    if (_ACTION.search(text) or _named_order(text)) and not _NOT_ACTION.search(text):
+    if _MINE.search(text) or _PLAIN_I.match(text) or ((_ACTION.search(text)
+                                                          or _named_order(text))
+                              and not _NOT_ACTION.search(text)):
         return "action_items"
     if _WH.match(text) and len(words_in(text)) >= 3 and not text.endswith("!"):
         # Whisper does not always write the question mark of a flat voice
@@ -182,6 +216,15 @@ _AGREE = (r"(?:agreed|deal|done|fine by me|fine with me|works for me|sounds good
           r"sounds fine|makes sense|no objections?|none from me|good idea|great idea|"
           r"let's do (?:it|that)|fair enough|happy with that|yes|yeah|yep|fine|ok|okay|"
           r"alright|all right|perfect|great|good|right|sure)")
+#: A reply that agrees by judging the proposal: "Appointments only sounds sensible."
+_AGREE_JUDGED = re.compile(r"^(?:[\w'-]+ ){0,5}(?:sounds|seems|looks|is) (?:good|great|fine|"
+                           r"sensible|reasonable|right|perfect|ideal|fair|like a plan|like a "
+                           r"good idea)\b", re.IGNORECASE)
+#: A reply that agrees outright, opening the sentence ("Works for me, go with that").
+_AGREE_STRONG = re.compile(r"^(?:agreed|deal|fine by me|fine with me|works for me|sounds good|"
+                           r"sounds great|makes sense|no objections?|good idea|great idea|"
+                           r"let's do (?:it|that)|fair enough|happy with that|perfect)\b",
+                           re.IGNORECASE)
 #: An acknowledgement that agrees to nothing by itself.
 _WEAK = re.compile(r"^(?:sure|ok|okay|right|good|great)[.!]?$", re.IGNORECASE)
 _AGREE_ALONE = re.compile(rf"^(?:{_AGREE}[,.!]?\s*)+$", re.IGNORECASE)
@@ -199,6 +242,11 @@ def _in_reply(text: str, prev: str) -> tuple[str, str]:
     if text.rstrip().endswith("?"):
         return "", text
     if _PROPOSAL.search(prev):
+        if prev.rstrip().endswith("?") and _AGREE_STRONG.match(text):
+            # "How about the last Sunday in April?" "Works for me.": the proposal agreed
+            return "decisions", f"{prev} {text}"
+        if _AGREE_JUDGED.match(text) and not prev.rstrip().endswith("?"):
+            return "decisions", text if len(words_in(text)) >= 3 else f"{prev} {text}"
         if _AGREE_ALONE.match(text) and not _WEAK.match(text):
             return "decisions", f"{prev} {text}"
         if (_AGREE_FIRST.match(text) and len(words_in(text)) >= 3
@@ -255,12 +303,12 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
         kind = classify(text)
         if not kind and prev:
             kind, text = _in_reply(text, prev)
-            if kind and _CHOICE_Q.search(prev):
+            if kind and prev.rstrip().endswith("?"):  # a choice made, a proposal agreed
                 answered.add(prev)
         if not kind:
             continue
         if (kind != "open_questions" and prev and not text.startswith(prev)
-                and _REFERS.search(text) and len(words_in(prev)) >= 3
+                and (_REFERS.search(text) or _BARE.match(text)) and len(words_in(prev)) >= 3
                 and not any(item.endswith(prev) and item != prev
                             for item in cued[kind][-1:])):
             # (not when the sentence before is in an item with its own sentence before:

@@ -4,7 +4,8 @@ that parse are kept, the rest default; nothing here raises.
 Accepted: a JSON object, in a code fence or not, with text around it, with trailing
 garbage, or cut off (the open strings, arrays and objects are closed); fields of the
 wrong type are dropped (a list item that is not a string is skipped; a question or
-concept given as a bare string is taken as its text)."""
+concept given as a bare string is taken as its text; the compact answer's concept,
+``"term: context"``, is split at its first colon)."""
 
 from __future__ import annotations
 
@@ -101,7 +102,12 @@ def _concepts(value: Any) -> tuple[CopilotConcept, ...]:
     out = []
     for v in value[:MAX_ITEMS] if isinstance(value, list) else ():
         if isinstance(v, str) and v.strip():
-            out.append(CopilotConcept(term=_text(v)))
+            # the compact answer's "term: context" (a bare term without the colon)
+            term, colon, context = v.partition(":")
+            if colon and _text(term) and _text(context):
+                out.append(CopilotConcept(term=_text(term), context=_text(context)))
+            else:
+                out.append(CopilotConcept(term=_text(v)))
         elif isinstance(v, dict) and _text(v.get("term")):
             out.append(CopilotConcept(term=_text(v.get("term")),
                                       context=_text(v.get("context"))))
