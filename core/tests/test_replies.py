@@ -133,12 +133,12 @@ async def test_arguments_that_break_the_schema_are_always_denied(args: dict[str,
         assert step.verdict.decision == "ask"  # no policy installed: everything asks
 
 
-@pytest.mark.parametrize("text", ["{", "", "  ", "...", "}]", "```"])
+@pytest.mark.parametrize("text", ["{", " { ", "}]", "[]", "{\"", "{...}"])
 def test_an_answer_that_says_nothing_in_words_is_refused(text: str) -> None:
     """The 0.5B model once answered "show me readme.md" with ``{"type":"response",
     "text":"{"}`` (a plan begun inside the answer), and "{" was shown as the answer:
     refused, so the operator retries and says it failed if every attempt does."""
     with pytest.raises(ContractError, match="nothing in words"):
         parse_reply(json.dumps({"type": "response", "text": text}))
-    for fine in ("42", "Oui.", "是的", "v2"):
+    for fine in ("42", "Oui.", "是的", "v2", "...", "?", "[1]"):
         assert parse_reply(json.dumps({"type": "response", "text": fine})).text == fine

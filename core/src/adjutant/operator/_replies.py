@@ -51,8 +51,9 @@ def parse_reply(text: str) -> Plan | Response:
     if not isinstance(data, dict):
         raise ContractError(f"expected a JSON object, got {type(data).__name__}")
     reply: Plan | Response = convert(data, Reply)  # type: ignore[arg-type]
-    if isinstance(reply, Response) and not any(c.isalnum() for c in reply.text):
-        # "{" or "..." from a small model that started a plan inside the answer
+    if isinstance(reply, Response) and any(c in "{}[]" for c in reply.text) \
+            and not any(c.isalnum() for c in reply.text):
+        # "{": a small model that began a plan inside the answer; shown, it means nothing
         raise ContractError(f"the answer says nothing in words: {reply.text[:40]!r}")
     if isinstance(reply, Plan):
         if not reply.steps:
