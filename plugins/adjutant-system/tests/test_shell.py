@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
 import time
 from pathlib import Path
@@ -68,13 +70,37 @@ async def test_dry_run_is_exactly_the_sandbox_preview(tmp_path: Path) -> None:
         network=False, timeout=7)
 
 
+async def test_a_program_that_is_not_here_is_said_in_the_preview(tmp_path: Path) -> None:
+    """Gibberish planned as a command ("asdf qwer zxcv"): the preview says no such
+    program exists, so nobody approves a run that cannot start; a real one is not
+    flagged, nor an executable file in the folder named by its path."""
+    ctx = ToolContext(cwd=str(tmp_path), cages=(str(tmp_path),))
+    made_up = await ShellExec().dry_run(call(argv=["asdf", "qwer"]), ctx)
+    assert made_up.status == "dry_run"
+    assert "no program named 'asdf' on PATH" in (made_up.dry_run_diff or "")
+    real = await ShellExec().dry_run(call(argv=["ls", "-la"]), ctx)
+    assert "note:" not in (real.dry_run_diff or "")
+    script = tmp_path / "go.sh"
+    script.write_text("#!/bin/sh\necho hi\n")
+    script.chmod(0o755)
+    here = await ShellExec().dry_run(call(argv=["./go.sh"]), ctx)
+    assert "note:" not in (here.dry_run_diff or "")
+    gone = await ShellExec().dry_run(call(argv=["./gone.sh"]), ctx)
+    assert "'./gone.sh' is not an executable file here" in (gone.dry_run_diff or "")
+
+
 @given(st.lists(st.text(max_size=20), max_size=6))
 def test_any_argv_is_refused_or_previewed_never_raises(argv: list[str]) -> None:
     ctx = ToolContext(cwd="/w", cages=("/w",))
     result = anyio.run(ShellExec().dry_run, call(argv=argv), ctx)
     if result.status == "dry_run":
         assert argv and argv[0].strip() and not any("\x00" in a for a in argv)
-        assert result.dry_run_diff == sandbox.preview(argv, cwd="/w", writable=["/w"])
+        preview = sandbox.preview(argv, cwd="/w", writable=["/w"]).rstrip("\n")
+        assert result.dry_run_diff is not None and result.dry_run_diff.startswith(preview)
+        program = os.path.join("/w", argv[0])
+        runnable = os.path.isfile(program) and os.access(program, os.X_OK) \
+            if "/" in argv[0] else shutil.which(argv[0]) is not None
+        assert ("note:" in result.dry_run_diff[len(preview):]) != runnable
     else:
         assert result.status == "error" and "refused by rule" in result.stderr
 

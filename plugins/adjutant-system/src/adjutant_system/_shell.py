@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from typing import Any
 
 from adjutant_hookspecs import ARG_ROLE, ExecutionResult, ToolCall, ToolContext, ToolDeclaration
@@ -103,6 +104,8 @@ class ShellExec:
         argv, timeout = checked
         text = sandbox.preview(argv, cwd=ctx.cwd, writable=list(ctx.cages), network=False,
                                timeout=timeout)
+        if why := _missing(argv[0], ctx.cwd):  # a plan of a made-up program says so
+            text = f"{text.rstrip(chr(10))}\nnote: {why}\n"
         return ExecutionResult(tool=call.tool, args=dict(call.args), status="dry_run",
                                dry_run_diff=text)
 
@@ -136,3 +139,16 @@ class ShellExec:
         return ExecutionResult(tool=call.tool, args=dict(call.args),
                                status="ok" if ok else "error", stdout=result.stdout,
                                stderr=stderr + trailer + "\n", duration_ms=result.duration_ms)
+
+
+def _missing(program: str, cwd: str) -> str:
+    """Why ``program`` would not start here (no such program), or empty: what the
+    preview says of a command the model made up ("asdf qwer zxcv" planned as a run)."""
+    if "/" in program:
+        path = os.path.join(cwd, program)  # an absolute program stays itself
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return ""
+        return f"{program!r} is not an executable file here: running it would fail"
+    if shutil.which(program):
+        return ""
+    return f"no program named {program!r} on PATH: running it would fail"
