@@ -97,8 +97,9 @@ def test_any_argv_is_refused_or_previewed_never_raises(argv: list[str]) -> None:
         assert argv and argv[0].strip() and not any("\x00" in a for a in argv)
         preview = sandbox.preview(argv, cwd="/w", writable=["/w"]).rstrip("\n")
         assert result.dry_run_diff is not None and result.dry_run_diff.startswith(preview)
-        program = os.path.join("/w", argv[0])
-        runnable = os.path.isfile(program) and os.access(program, os.X_OK) \
+        program = os.path.realpath(os.path.join("/w", argv[0]))
+        runnable = (not program.startswith("/w/") or (os.path.isfile(program)
+                    and os.access(program, os.X_OK))) \
             if "/" in argv[0] else shutil.which(argv[0]) is not None
         assert ("note:" in result.dry_run_diff[len(preview):]) != runnable
     else:

@@ -172,7 +172,12 @@ def here(cwd: str, path: str) -> str | None:
         if len(names) != 1:
             return None
         real.append(names[0])
-    return "/".join(real) or None
+    found = "/".join(real)
+    # a name corrected by listing folders only inside ``cwd``: never a listing that
+    # tells the model which files exist outside it ("../../ETC/PASSWD")
+    root = os.path.realpath(cwd)
+    inside = os.path.realpath(os.path.join(cwd, found)) if found else ""
+    return found if inside.startswith(root + os.sep) else None
 
 
 def workspace_paths(cwd: str, limit: int = 300) -> list[str]:

@@ -145,8 +145,10 @@ def _missing(program: str, cwd: str) -> str:
     """Why ``program`` would not start here (no such program), or empty: what the
     preview says of a command the model made up ("asdf qwer zxcv" planned as a run)."""
     if "/" in program:
-        path = os.path.join(cwd, program)  # an absolute program stays itself
-        if os.path.isfile(path) and os.access(path, os.X_OK):
+        path = os.path.realpath(os.path.join(cwd, program))  # an absolute one stays itself
+        if not path.startswith(os.path.realpath(cwd) + os.sep):
+            return ""  # outside the folder: no existence oracle; the sandbox decides
+        if os.path.isfile(path) and os.access(path, os.X_OK):  # a stat: never opened
             return ""
         return f"{program!r} is not an executable file here: running it would fail"
     if shutil.which(program):
