@@ -209,6 +209,9 @@ async def show_events(subscription: Any, progress: Progress | None = None) -> No
             err.write(f"context: {fields} (cwd {_one_line(event.content.get('cwd'))})\n")
             err.flush()
             prefix = "model: "
+        elif isinstance(event, ActivitySnapshot) and event.activity_type == "second-look":
+            err.write(f"\nsecond look: {_one_line(event.content.get('text'))}\n")
+            prefix = "model: "
         elif isinstance(event, ActivitySnapshot) and event.activity_type == "plan":
             err.write("\n")
             for step in event.content.get("steps", []):

@@ -492,11 +492,11 @@ class Copilot:
                 provider = self._provider(routed.preset)
                 held = await self.routing.check(routed, request, run)
                 async with self.routing.holding(held) as hold:
-                    if not simplified:
-                        request = await self.prompting.choose(request, menu, prompt,
-                                                              self.cwd, provider)
+                    chosen = request if simplified else await self.prompting.choose(
+                        request, menu, prompt, self.cwd, provider)
                     hold.sent = True
-                    text = await self.prompting.generate(request, run, attempt, provider)
+                    request, text = await self.prompting.reply(
+                        chosen, request, menu, prompt, self.cwd, provider, run, attempt)
                 await self.routing.spent(routed, request, text, run.usage, run, held)
             except BudgetExceeded as exc:
                 return RunOutcome(run_id, "denied", error=str(exc))

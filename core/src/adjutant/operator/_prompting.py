@@ -22,7 +22,9 @@ from adjutant_hookspecs import (
     ActivitySnapshot,
     CompletionRequest,
     ContextBulletin,
+    ContractError,
     ProviderError,
+    Response,
     TextMessageContent,
     TextMessageEnd,
     TextMessageStart,
@@ -32,8 +34,9 @@ from adjutant_hookspecs import (
 from ..providers import capabilities_of
 from ._actionlog import ActionLog
 from ._bank import Example
+from ._replies import parse_reply
 from ._run import Run
-from ._words import here
+from ._words import echoes, here
 from .planner import BANK_WEIGHT, END, SIMILAR, Planner, named_paths, workspace_paths
 
 __all__ = ["Prompting"]
@@ -159,9 +162,10 @@ class Prompting:
         return result
 
     async def choose(self, request: CompletionRequest, names: list[str], prompt: str,
-                     cwd: str, provider: Any) -> CompletionRequest:
-        """The model's own choice of first step (a tool or a response), where the
-        provider can score continuations and the reply has a planner grammar."""
+                     cwd: str, provider: Any, *, answer: bool = True) -> CompletionRequest:
+        """The model's own choice of first step (a tool or, with ``answer``, a
+        response), where the provider can score continuations and the reply has a
+        planner grammar."""
         scorer = getattr(provider, "score", None)
         if scorer is None or self.first_choice == "free" or request.grammar is None \
                 or self.kernel.profile.model.grammar is not None or len(names) < 2:
@@ -170,8 +174,35 @@ class Prompting:
             scorer, request, names, self.priors, paths=self.grounded(prompt, cwd),
             calibrate=self.first_choice == "calibrated", asked=prompt,
             existing=self.existing(prompt, cwd), similar=self.similar,
-            past=self.past_plans(prompt, names))
+            past=self.past_plans(prompt, names), answer=answer)
         return request
+
+    async def reply(self, chosen: CompletionRequest, request: CompletionRequest,
+                    names: list[str], prompt: str, cwd: str, provider: Any, run: Run,
+                    attempt: int) -> tuple[CompletionRequest, str]:
+        """The model's reply to ``chosen`` (``request`` after `choose`), and the request
+        that gave it: an answer in words that only `echoed` the request is chosen
+        again among the tools."""
+        text = await self.generate(chosen, run, attempt, provider)
+        if chosen is not request and self.echoed(text, prompt, cwd):
+            _log.info("second look: %r was answered %r, its own words; a tool instead",
+                      prompt[:80], text[:80])
+            run.publish(ActivitySnapshot(
+                message_id=f"{run.run_id}-second-look-{attempt}", activity_type="second-look",
+                content={"text": "an answer that only repeats the request; a tool instead"}))
+            chosen = await self.choose(request, names, prompt, cwd, provider, answer=False)
+            text = await self.generate(chosen, run, attempt, provider, part="-again")
+        return chosen, text
+
+    def echoed(self, text: str, prompt: str, cwd: str) -> bool:
+        """Whether ``text``, the model's reply, is an answer in words that only repeats a
+        request naming a file here: it has read nothing, so a tool is chosen again."""
+        try:
+            reply = parse_reply(text)
+        except ContractError:
+            return False
+        return (isinstance(reply, Response) and echoes(reply.text, prompt)
+                and bool(self.existing(prompt, cwd)))
 
     def past_plans(self, prompt: str, names: Sequence[str], k: int = PAST_PLANS,
                    ) -> list[Example]:
@@ -198,10 +229,10 @@ class Prompting:
         return found
 
     async def generate(self, request: CompletionRequest, run: Run, attempt: int,
-                       provider: Any) -> str:
+                       provider: Any, *, part: str = "") -> str:
         """The model's reply, streamed to the run's subscribers as it comes (the usage
         the backend reported, if any, in ``run.usage``)."""
-        message_id = f"{run.run_id}-model-{attempt}"
+        message_id = f"{run.run_id}-model-{attempt}{part}"
         run.usage = None
         run.publish(TextMessageStart(message_id=message_id))
         pieces = []

@@ -8,7 +8,7 @@ import os
 import re
 import shutil
 
-__all__ = ["bad_request", "here", "is_question", "named_paths", "named_programs", "shape",
+__all__ = ["bad_request", "echoes", "here", "is_question", "named_paths", "named_programs", "shape",
            "terms", "workspace_paths"]
 
 #: The longest request planned (characters): a small model's context holds the prompt's
@@ -68,6 +68,13 @@ def shape(text: str) -> list[str]:
     for path in named_paths(text):
         text = text.replace(path, " path ")
     return terms(text)
+
+
+def echoes(answer: str, request: str) -> bool:
+    """Whether an answer in words only repeats the request: every word of it is one of
+    the request's ("show me README.md" answered "README.md")."""
+    said = set(_WORD.findall(answer.lower()))
+    return bool(said) and said <= set(_WORD.findall(request.lower()))
 
 
 def _stem(word: str) -> str:

@@ -339,7 +339,8 @@ class Planner:
                      priors: dict[Any, list[float]], *,
                      paths: Sequence[str] | None = None, calibrate: bool = True,
                      asked: str = "", existing: Sequence[str] = (), similar: int = 0,
-                     past: Sequence[Example] = ()) -> tuple[CompletionRequest, str]:
+                     past: Sequence[Example] = (), answer: bool = True,
+                     ) -> tuple[CompletionRequest, str]:
         """Let the model choose how its reply starts, then constrain the reply to that.
 
         ``scorer(request, continuations)`` (a provider's ``score``) gives each head's
@@ -353,7 +354,8 @@ class Planner:
         it names that exist here. With ``similar``, the chosen tool's nearest worked
         examples in the bank (`shots`) go before the prompt: shown only after the
         choice, so they teach its values and never sway which tool it is. ``past``:
-        this user's earlier successful plans for requests like it (`decide`)."""
+        this user's earlier successful plans for requests like it (`decide`). Without
+        ``answer``, the choice is among the tools only (an answer in words was tried)."""
         heads = self.heads(names)
         scores = list(await scorer(request, heads))
         if calibrate:
@@ -362,6 +364,8 @@ class Planner:
                 empty = msgspec.structs.replace(request, prompt=self.user_text(_CONTENT_FREE))
                 priors[key] = list(await scorer(empty, heads))
             scores = [s - CALIBRATION * p for s, p in zip(scores, priors[key], strict=True)]
+        if not answer:
+            scores[-1] = -math.inf
         best = self.decide(asked, [*names, "response"], scores, existing=existing,
                            past=past)
         if best == len(names):

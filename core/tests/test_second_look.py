@@ -1,0 +1,73 @@
+"""An answer in words that only repeats a request naming a file here ("show me
+README.md" answered "README.md") has read nothing: the choice is made again among the
+tools, and the user sees that it was."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from adjutant.operator._words import echoes
+from adjutant.testing import FakeRead, FakeWrite, Harness, ScriptedProvider, fake_tools
+from adjutant.testing import plan as steps
+from adjutant_hookspecs import ActivitySnapshot, ProviderCapabilities, Response
+
+pytestmark = pytest.mark.anyio
+
+
+class AnswerFirst(ScriptedProvider):
+    """A provider that scores continuations (as the embedded one does) and prefers an
+    answer in words to every tool, as the 0.5B model did for "show me README.md"."""
+
+    capabilities = ProviderCapabilities(grammar=True)
+
+    async def score(self, request: Any, continuations: Any) -> list[float]:
+        return [3.0 if '"response"' in c else 0.0 for c in continuations]
+
+
+def notes() -> Any:
+    return fake_tools(FakeRead("notes.read"), FakeWrite("notes.write"), name="notes")
+
+
+@pytest.mark.parametrize(("answer", "request_", "expected"), [
+    ("README.md", "show me README.md", True),
+    ("readme.md", "show me README.md please", True),
+    ("The file README.md.", "show me the file README.md", True),
+    ("You are welcome.", "thanks", False),
+    ("I cannot delete files here.", "delete notes.old", False),
+    ("", "show me README.md", False),  # nothing said is no echo (refused elsewhere)
+])
+def test_an_echo_is_an_answer_made_only_of_the_requests_words(
+        answer: str, request_: str, expected: bool) -> None:
+    assert echoes(answer, request_) is expected
+
+
+async def test_an_echoed_file_request_is_planned_with_a_tool_instead() -> None:
+    provider = AnswerFirst(Response(text="notes.txt"), steps(("notes.read",
+                                                              {"path": "notes.txt"})))
+    async with Harness(notes(), provider=provider) as h:
+        (h.workspace / "notes.txt").write_text("buy milk\n")
+        run = await h.run("show me notes.txt")
+        assert [s.tool for s in run.plan.steps] == ["notes.read"]
+        first, again = provider.requests
+        roots = [(r.grammar or "").splitlines()[0] for r in (first, again)]
+        assert roots[0] == 'root ::= (response) "<END>"?'  # the answer chosen first,
+        assert "response" not in roots[1] and "notes.read" in (again.grammar or "")
+        looks = [e.event for e in run.envelopes if isinstance(e.event, ActivitySnapshot)
+                 and e.event.activity_type == "second-look"]
+        assert len(looks) == 1 and "repeats the request" in looks[0].content["text"]
+
+
+@pytest.mark.parametrize(("request_", "answer", "why"), [
+    ("show me gone.txt", "gone.txt", "the file is not here"),
+    ("show me notes.txt", "I can only show it once you approve a read.", "not an echo"),
+    ("hello", "hello", "no file named"),
+])
+async def test_other_answers_in_words_stand(request_: str, answer: str, why: str) -> None:
+    provider = AnswerFirst(Response(text=answer))
+    async with Harness(notes(), provider=provider) as h:
+        (h.workspace / "notes.txt").write_text("buy milk\n")
+        run = await h.run(request_)
+        assert run.status == "answered", why
+        assert run.text == answer and len(provider.requests) == 1, why
