@@ -225,7 +225,7 @@ def baseline_copilot() -> type:
             self.first_choice = "free"  # c3400f2 had no scoring of the first step
 
         def _request(self, prompt: str, bulletin: Any, simplified: bool,
-                     error: str, preset: Any = None) -> tuple[Any, list[str]]:
+                     error: str, preset: Any = None, most: int = 8) -> tuple[Any, list[str]]:
             profile, preset = self.kernel.profile, self.kernel.profile.model
             planner = old.Planner({n: t.declaration for n, t in self.offered_tools().items()})
             size = 4

@@ -29,6 +29,18 @@ pytestmark = pytest.mark.anyio
     ("search for TODO and zip the src folder", ["search for TODO", "zip the src folder"]),
     ("create branch feature/x, write a.md; then commit everything",
      ["create branch feature/x", "write a.md", "commit everything"]),
+    # a new sentence opening with a verb or "also", "after that", "and", "finally"
+    ("is port 8000 taken? also show me the top processes",
+     ["is port 8000 taken?", "show me the top processes"]),
+    ("what changed since develop? and give me the last 3 commits",
+     ["what changed since develop?", "give me the last 3 commits"]),
+    ("how much memory is free? after that run make", ["how much memory is free?", "run make"]),
+    ("open a.log, and after that show me b.py", ["open a.log", "show me b.py"]),
+    ("show the log and after that diff b.py again", ["show the log", "diff b.py again"]),
+    ("summarize the PDFs now, and also schedule that weekly",
+     ["summarize the PDFs now", "schedule that weekly"]),
+    ("status first, then commit a.txt as 'x', and finally show the log",
+     ["status first", "commit a.txt as 'x'", "show the log"]),
 ])
 def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     assert clauses(request_) == expected
@@ -43,6 +55,9 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     "what branch am I on and what changed?",      # a question is answered whole
     "show me notes.txt",
     "first line\nand then run the tests",        # several lines: as written
+    "the report is broken. can you run it?",     # a sentence of context, then the ask
+    "search for TODO and also FIXME in src",     # "also" before no verb
+    "e.g. this. that",
 ])
 def test_what_is_one_step_stays_whole(request_: str) -> None:
     assert clauses(request_) == [request_]
@@ -108,3 +123,32 @@ async def test_by_default_only_a_provider_that_scores_is_asked_clause_by_clause(
     async with Harness(notes(), provider=scoring) as h:
         run = await h.run("read a.txt and then read b.txt")
         assert len(scoring.requests) == 2 and len(run.plan.steps) == 2
+
+
+async def test_each_clause_is_one_step_and_a_whole_request_may_be_several() -> None:
+    """A clause names one step: its reply may hold one ("run pytest" had become
+    shell.exec then sys.info, every extra step a decode of a dozen tokens); a request
+    planned whole may still hold several."""
+    from adjutant_hookspecs import ProviderCapabilities
+
+    class Grammared(Scoring):
+        capabilities = ProviderCapabilities(grammar=True)
+
+        async def score(self, request: Any, continuations: Any) -> list[float]:
+            return [0.0 if '"response"' in c else 40.0 for c in continuations]  # a tool
+
+    provider = Grammared(steps(("notes.read", {"path": "a.txt"})),
+                         steps(("notes.read", {"path": "b.txt"})))
+    async with Harness(notes(), provider=provider) as h:
+        run = await h.run("read a.txt and then read b.txt")
+        assert len(run.plan.steps) == 2
+        plans = [line for r in provider.requests for line in (r.grammar or "").splitlines()
+                 if line.startswith("plan ::=")]
+        assert len(plans) == 2 and all('"," step' not in line for line in plans)
+    provider = Grammared(steps(("notes.read", {"path": "a.txt"}),
+                               ("notes.read", {"path": "b.txt"})))
+    async with Harness(notes(), provider=provider) as h:
+        h.copilot.split_steps = False
+        run = await h.run("read a.txt and then read b.txt")
+        assert len(run.plan.steps) == 2
+        assert '( "," step ){0,7}' in (provider.requests[0].grammar or "")

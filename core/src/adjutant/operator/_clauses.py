@@ -15,16 +15,22 @@ __all__ = ["clauses"]
 _VERBS = frozenset((
     "add", "append", "archive", "check", "checkout", "clean", "commit", "compare",
     "compress", "copy", "count", "create", "delete", "diff", "display", "download", "edit",
-    "extract", "fetch", "find", "fix", "grep", "install", "kill", "list", "look", "make",
-    "merge", "move", "open", "patch", "print", "pull", "push", "read", "remove", "rename",
-    "rerun", "restart", "restore", "run", "save", "search", "show", "stage", "start",
-    "stash", "stop", "summarize", "switch", "tell", "test", "touch", "undo", "unzip",
-    "update", "view", "write", "zip"))
-#: Where one step of a request ends and the next begins: "then" in any form, a
-#: semicolon, and "and" or a comma before a verb.
-_THEN = re.compile(r"\s*(?:,?\s*\band then\b|,?\s*\bthen\b|,\s*\bafter that\b|;)\s*",
+    "extract", "fetch", "find", "fix", "give", "grep", "install", "jot", "kill", "list",
+    "look", "make", "merge", "move", "note", "open", "overwrite", "patch", "print", "pull",
+    "push", "read", "remember", "remove", "rename", "replace", "rerun", "restart",
+    "restore", "run", "save", "schedule", "search", "show", "stage", "start", "stash",
+    "stop", "summarize", "switch", "tell", "test", "touch", "undo", "unzip", "update",
+    "view", "write", "zip"))
+#: Where one step of a request ends and the next begins: "then", "after that",
+#: "finally" in any form, a semicolon, and "and" (also), or a comma before a verb; a new
+#: sentence that opens with a verb or one of these words.
+_THEN = re.compile(r"\s*(?:,?\s*\band then\b|,?\s*\bthen\b|(?:,|\band\b)\s*(?:and\s+)?"
+                   r"(?:after that|afterwards|finally|lastly)\b|;)\s*", re.IGNORECASE)
+_AND = re.compile(r"\s*(?:,\s*and(?:\s+also)?\b|\band(?:\s+also)?\b|,(?:\s*also\b)?)\s+",
+                  re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.?!])\s+")
+_LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|next)\b[\s,]*)+",
                    re.IGNORECASE)
-_AND = re.compile(r"\s*(?:,\s*and\b|\band\b|,)\s+", re.IGNORECASE)
 _IT = re.compile(r"\b(it|that file|the file)\b", re.IGNORECASE)
 
 
@@ -43,8 +49,15 @@ def clauses(request: str) -> list[str]:
         return f"\x00{len(quoted) - 1}\x00"
 
     masked = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", hide, request.strip())
+    sentences: list[str] = []  # "is port 8000 taken? also show the processes": two
+    for sentence in _SENTENCE.split(masked):
+        opens = _LEAD.sub("", sentence)
+        if sentences and opens == sentence and opens.split(" ", 1)[0].lower() not in _VERBS:
+            sentences[-1] = f"{sentences[-1]} {sentence}"
+        else:
+            sentences.append(opens if sentences else sentence)
     pieces: list[str] = []
-    for part in _THEN.split(masked):
+    for part in (p for sentence in sentences for p in _THEN.split(sentence)):
         words = _AND.split(part)
         current = words[0]
         for word in words[1:]:
@@ -56,7 +69,7 @@ def clauses(request: str) -> list[str]:
                     f"{current} {word}"
         pieces.append(current)
     pieces = [re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m.group(1))], p).strip(" ,.")
-              for p in pieces if p.strip(" ,.")]
+              for p in (_LEAD.sub("", p) for p in pieces) if p.strip(" ,.")]
     if len(pieces) < 2 or len(pieces) > 6:
         return [request]
     steps: list[str] = []

@@ -64,6 +64,7 @@ from ._clauses import clauses
 from ._consent import Approver, PlanPacket, StepDecision, StepPacket
 from ._context import Workspace
 from ._execution import Execution
+from ._grammar import MAX_STEPS
 from ._pipeline import Pipeline
 from ._prompting import Prompting
 from ._replies import parse_reply
@@ -441,8 +442,7 @@ class Copilot:
         replies = await self._plan_clauses(prompt, bulletin, run, routed)
         if isinstance(replies, RunOutcome):
             return replies
-        # a request of several steps is planned clause by clause: the steps in order,
-        # a clause answered in words adds none
+        # planned clause by clause: the steps in order, a clause answered in words adds none
         steps = tuple(step for r in replies if isinstance(r, Plan) for step in r.steps)
         reply: Plan | Response = Plan(steps=steps) if steps else replies[0]
         if isinstance(reply, Response):
@@ -457,17 +457,16 @@ class Copilot:
 
     async def _plan_clauses(self, prompt: str, bulletin: ContextBulletin, run: Run,
                             routed: Route) -> list[Plan | Response] | RunOutcome:
-        """The model's reply to each clause of a request of several steps, in order (one
-        reply for a request of one). A clause the model cannot plan at all: the request
-        is planned as a whole instead."""
-        split = self.split_steps
-        if split is None:
-            split = getattr(self._provider(routed.preset), "score", None) is not None
+        """The model's reply to each clause of a request of several steps, in order, a
+        step each (one reply for a request of one). A clause the model cannot plan at
+        all: the request is planned as a whole instead."""
+        split = self.split_steps if self.split_steps is not None else \
+            getattr(self._provider(routed.preset), "score", None) is not None
         parts = clauses(prompt) if split else [prompt]
         replies: list[Plan | Response] = []
         for number, part in enumerate(parts):
-            got = await self._reply(part, bulletin, run, routed,
-                                    first_attempt=number * self.max_attempts + 1)
+            got = await self._reply(part, bulletin, run, routed, number * self.max_attempts
+                                    + 1, most=1 if len(parts) > 1 else MAX_STEPS)
             if isinstance(got, RunOutcome):
                 if got.status != "failed" or len(parts) == 1:
                     return got
@@ -478,7 +477,8 @@ class Copilot:
         return replies
 
     async def _reply(self, prompt: str, bulletin: ContextBulletin, run: Run, routed: Route,
-                     first_attempt: int = 1) -> Plan | Response | RunOutcome:
+                     first_attempt: int = 1, most: int = MAX_STEPS,
+                     ) -> Plan | Response | RunOutcome:
         """The model's reply to ``prompt`` (a request, or one clause of one), retried
         with a simpler prompt when malformed; a `RunOutcome` when it cannot be had."""
         run_id = run.run_id
@@ -488,15 +488,15 @@ class Copilot:
             menu: list[str] = []
             try:
                 request, menu = self._request(prompt, bulletin, simplified, error,
-                                              preset=routed.preset)
+                                              preset=routed.preset, most=most)
                 provider = self._provider(routed.preset)
                 held = await self.routing.check(routed, request, run)
                 async with self.routing.holding(held) as hold:
                     chosen = request if simplified else await self.prompting.choose(
-                        request, menu, prompt, self.cwd, provider)
+                        request, menu, prompt, self.cwd, provider, most=most)
                     hold.sent = True
                     request, text = await self.prompting.reply(
-                        chosen, request, menu, prompt, self.cwd, provider, run, attempt)
+                        chosen, request, menu, prompt, self.cwd, provider, run, attempt, most)
                 await self.routing.spent(routed, request, text, run.usage, run, held)
             except BudgetExceeded as exc:
                 return RunOutcome(run_id, "denied", error=str(exc))
@@ -572,10 +572,10 @@ class Copilot:
     def _provider(self, preset: Any = None) -> Any:
         return self.prompting.provider(preset)
 
-    def _request(self, prompt: str, bulletin: ContextBulletin, simplified: bool,
-                 error: str, preset: Any = None) -> tuple[CompletionRequest, list[str]]:
+    def _request(self, prompt: str, bulletin: ContextBulletin, simplified: bool, error: str,
+                 preset: Any = None, most: int = MAX_STEPS) -> tuple[CompletionRequest, list[str]]:
         return self.prompting.request(prompt, bulletin, simplified, error, self.cwd,
-                                      self._provider(preset), preset)
+                                      self._provider(preset), preset, most=most)
 
 
 #: Called with each event of one run (`Copilot.handle`'s ``on_event``).

@@ -18,21 +18,24 @@ __all__ = ["END", "MAX_STRING", "reply_grammar", "reply_schema"]
 END = "<END>"
 #: The longest string the reply grammar lets a model write (unless a schema says less).
 MAX_STRING = 400
+#: The most steps a plan may have.
+MAX_STEPS = 8
 
 
 # -- JSON schema of a reply ----------------------------------------------------------------
 
 
 def reply_schema(tools: Mapping[str, ToolDeclaration],
-                 first: Iterable[str] | None = None) -> dict[str, Any]:
+                 first: Iterable[str] | None = None, *, most: int = MAX_STEPS,
+                 ) -> dict[str, Any]:
     """A JSON schema accepting exactly a response or a plan over ``tools`` (whose first
-    step uses one of ``first``, when given)."""
+    step uses one of ``first``, when given) of at most ``most`` steps."""
     steps = {name: {"type": "object", "additionalProperties": False,
                     "required": ["tool", "args"],
                     "properties": {"tool": {"const": name}, "args": _plain(d.args_schema),
                                    "explain": {"type": "string"}}}
              for name, d in tools.items()}
-    array: dict[str, Any] = {"type": "array", "minItems": 1, "maxItems": 8,
+    array: dict[str, Any] = {"type": "array", "minItems": 1, "maxItems": most,
                              "items": {"anyOf": list(steps.values())} if steps else {}}
     if first is not None and steps:
         array["prefixItems"] = [{"anyOf": [steps[n] for n in first if n in steps]}]
@@ -68,11 +71,12 @@ array ::= "[" ws ( value ( "," ws value ){0,15} )? ws "]"
 
 
 def reply_grammar(tools: Mapping[str, ToolDeclaration],
-                  first: Iterable[str] | None = None, *, response: bool = True) -> str:
+                  first: Iterable[str] | None = None, *, response: bool = True,
+                  most: int = MAX_STEPS) -> str:
     """A GBNF grammar (llama.cpp dialect) for a response or a plan over ``tools``:
-    tool names are exactly the offered ones, arguments follow each tool's schema, and
-    the first step uses one of ``first`` when given; a plan only if not ``response``
-    (and there are tools)."""
+    tool names are exactly the offered ones, arguments follow each tool's schema, the
+    first step uses one of ``first`` when given, at most ``most`` steps; a plan only if
+    not ``response`` (and there are tools)."""
     builder = _Gbnf()
     steps = []
     allowed_first = set(tools if first is None else first)
@@ -90,8 +94,8 @@ def reply_grammar(tools: Mapping[str, ToolDeclaration],
     if steps:
         builder.rules["step"] = " | ".join(steps)
         builder.rules["first"] = " | ".join(first_steps or steps)
-        builder.rules["plan"] = ('"{\\"type\\":\\"plan\\",\\"steps\\":[" first '
-                                 '( "," step ){0,7} "]}"')
+        more = f' ( "," step ){{0,{most - 1}}}' if most > 1 else ""
+        builder.rules["plan"] = f'"{{\\"type\\":\\"plan\\",\\"steps\\":[" first{more} "]}}"'
         root.insert(0, "plan")
         if not response:
             root.remove("response")

@@ -34,6 +34,7 @@ from adjutant_hookspecs import (
 from ..providers import capabilities_of
 from ._actionlog import ActionLog
 from ._bank import Example
+from ._grammar import MAX_STEPS
 from ._replies import parse_reply
 from ._run import Run
 from ._words import echoes, here
@@ -84,7 +85,7 @@ class Prompting:
         return self.kernel.providers[name]
 
     def request(self, prompt: str, bulletin: ContextBulletin, simplified: bool, error: str,
-                cwd: str, provider: Any, preset: Any = None
+                cwd: str, provider: Any, preset: Any = None, *, most: int = MAX_STEPS,
                 ) -> tuple[CompletionRequest, list[str]]:
         """The completion request for one attempt, and the tools it offers.
 
@@ -93,7 +94,8 @@ class Prompting:
         part of the prompt goes in ``system`` so a provider can keep it evaluated. The
         reply is constrained by a grammar or a JSON schema where the provider takes one,
         with the read tools' paths limited to those that exist or that the request
-        names. ``preset``: the one the router chose (default: the profile's ``model``)."""
+        names. ``preset``: the one the router chose (default: the profile's ``model``);
+        ``most``: the plan's longest (one for a clause of a request)."""
         profile = self.kernel.profile
         preset = preset or profile.model
         planner = self.planner()
@@ -114,8 +116,8 @@ class Prompting:
         capabilities = capabilities_of(provider)
         grammar = preset.grammar
         if grammar is None and capabilities.grammar:
-            grammar = planner.grammar(names, paths=grounded)
-        schema = planner.json_schema(names, paths=grounded) \
+            grammar = planner.grammar(names, paths=grounded, most=most)
+        schema = planner.json_schema(names, paths=grounded, most=most) \
             if capabilities.json_schema and not grammar else None
         stop = preset.stop if END in preset.stop else (*preset.stop, END)
         return CompletionRequest(prompt=text, system=system, model=preset.model,
@@ -162,7 +164,8 @@ class Prompting:
         return result
 
     async def choose(self, request: CompletionRequest, names: list[str], prompt: str,
-                     cwd: str, provider: Any, *, answer: bool = True) -> CompletionRequest:
+                     cwd: str, provider: Any, *, answer: bool = True,
+                     most: int = MAX_STEPS) -> CompletionRequest:
         """The model's own choice of first step (a tool or, with ``answer``, a
         response), where the provider can score continuations and the reply has a
         planner grammar."""
@@ -174,12 +177,12 @@ class Prompting:
             scorer, request, names, self.priors, paths=self.grounded(prompt, cwd),
             calibrate=self.first_choice == "calibrated", asked=prompt,
             existing=self.existing(prompt, cwd), similar=self.similar,
-            past=self.past_plans(prompt, names), answer=answer)
+            past=self.past_plans(prompt, names), answer=answer, most=most)
         return request
 
     async def reply(self, chosen: CompletionRequest, request: CompletionRequest,
                     names: list[str], prompt: str, cwd: str, provider: Any, run: Run,
-                    attempt: int) -> tuple[CompletionRequest, str]:
+                    attempt: int, most: int = MAX_STEPS) -> tuple[CompletionRequest, str]:
         """The model's reply to ``chosen`` (``request`` after `choose`), and the request
         that gave it: an answer in words that only `echoed` the request is chosen
         again among the tools."""
@@ -190,7 +193,8 @@ class Prompting:
             run.publish(ActivitySnapshot(
                 message_id=f"{run.run_id}-second-look-{attempt}", activity_type="second-look",
                 content={"text": "an answer that only repeats the request; a tool instead"}))
-            chosen = await self.choose(request, names, prompt, cwd, provider, answer=False)
+            chosen = await self.choose(request, names, prompt, cwd, provider, answer=False,
+                                       most=most)
             text = await self.generate(chosen, run, attempt, provider, part="-again")
         return chosen, text
 

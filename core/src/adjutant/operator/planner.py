@@ -40,7 +40,7 @@ import msgspec
 from adjutant_hookspecs import CompletionRequest, ToolDeclaration
 
 from ._bank import Bank, Example
-from ._grammar import END, reply_grammar, reply_schema
+from ._grammar import END, MAX_STEPS, reply_grammar, reply_schema
 from ._words import (
     MAX_REQUEST,
     bad_request,
@@ -340,7 +340,7 @@ class Planner:
                      paths: Sequence[str] | None = None, calibrate: bool = True,
                      asked: str = "", existing: Sequence[str] = (), similar: int = 0,
                      past: Sequence[Example] = (), answer: bool = True,
-                     ) -> tuple[CompletionRequest, str]:
+                     most: int = MAX_STEPS) -> tuple[CompletionRequest, str]:
         """Let the model choose how its reply starts, then constrain the reply to that.
 
         ``scorer(request, continuations)`` (a provider's ``score``) gives each head's
@@ -355,7 +355,8 @@ class Planner:
         examples in the bank (`shots`) go before the prompt: shown only after the
         choice, so they teach its values and never sway which tool it is. ``past``:
         this user's earlier successful plans for requests like it (`decide`). Without
-        ``answer``, the choice is among the tools only (an answer in words was tried)."""
+        ``answer``, the choice is among the tools only (an answer in words was tried);
+        ``most``, the plan's longest (one for a clause of a request)."""
         heads = self.heads(names)
         scores = list(await scorer(request, heads))
         if calibrate:
@@ -371,7 +372,7 @@ class Planner:
         if best == len(names):
             return msgspec.structs.replace(request, grammar=reply_grammar({})), "response"
         grammar = reply_grammar({n: self._grounded(n, paths) for n in names}, [names[best]],
-                                response=False)
+                                response=False, most=most)
         prompt = request.prompt
         if similar and (shots := self.shots(asked, names[best], similar)):
             prompt = f"{shots}\n{prompt}"
@@ -483,14 +484,15 @@ class Planner:
     # -- constraints ---------------------------------------------------------------------
 
     def grammar(self, names: Iterable[str], first: Iterable[str] | None = None, *,
-                paths: Sequence[str] | None = None) -> str:
-        """The reply grammar; with ``paths``, the path arguments of the tools that only
-        read may name only those."""
-        return reply_grammar({n: self._grounded(n, paths) for n in names}, first)
+                paths: Sequence[str] | None = None, most: int = MAX_STEPS) -> str:
+        """The reply grammar (plans of at most ``most`` steps); with ``paths``, the path
+        arguments of the tools that only read may name only those."""
+        return reply_grammar({n: self._grounded(n, paths) for n in names}, first, most=most)
 
     def json_schema(self, names: Iterable[str], first: Iterable[str] | None = None, *,
-                    paths: Sequence[str] | None = None) -> dict[str, Any]:
-        return reply_schema({n: self._grounded(n, paths) for n in names}, first)
+                    paths: Sequence[str] | None = None, most: int = MAX_STEPS,
+                    ) -> dict[str, Any]:
+        return reply_schema({n: self._grounded(n, paths) for n in names}, first, most=most)
 
     def _grounded(self, name: str, paths: Sequence[str] | None) -> ToolDeclaration:
         declaration = self.tools[name]
