@@ -601,6 +601,9 @@ def test_a_program_the_request_says_to_use_is_run() -> None:
                   "list the files with ls -la and then count them"):
         assert choices[planner.decide(asked, choices, scores)] == "shell.exec", asked
     for asked in ("search for TODO with grep", "show README.md", "sort it with care",
-                  "replace foo with bar in notes.txt"):
+                  "replace foo with bar in notes.txt",
+                  # a value, not how to do it: quoted, or after a colon
+                  "add to the notes: tests are run with python3 -m pytest",
+                  "append 'build it with make' to notes.txt"):
         assert choices[planner.decide(asked, choices, scores)] == "fs.read", asked
     assert named_programs("run definitely-not-a-program-here") == []

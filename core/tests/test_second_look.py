@@ -1,6 +1,6 @@
-"""An answer in words that only repeats a request naming a file here ("show me
-README.md" answered "README.md") has read nothing: the choice is made again among the
-tools, and the user sees that it was."""
+"""An answer in words that only repeats a request naming a file ("show me README.md"
+answered "README.md") has done nothing: the choice is made again among the tools, and
+the user sees that it was."""
 
 from __future__ import annotations
 
@@ -43,6 +43,15 @@ def test_an_echo_is_an_answer_made_only_of_the_requests_words(
     assert echoes(answer, request_) is expected
 
 
+async def test_a_new_file_whose_content_was_echoed_is_planned_with_a_tool() -> None:
+    provider = AnswerFirst(Response(text="buy milk"), steps(("notes.write", {
+        "path": "todo.txt", "text": "buy milk\n"})))
+    async with Harness(notes(), provider=provider) as h:
+        run = await h.run("create todo.txt containing exactly: buy milk")
+        assert [s.tool for s in run.plan.steps] == ["notes.write"]
+        assert len(provider.requests) == 2
+
+
 async def test_an_echoed_file_request_is_planned_with_a_tool_instead() -> None:
     provider = AnswerFirst(Response(text="notes.txt"), steps(("notes.read",
                                                               {"path": "notes.txt"})))
@@ -60,7 +69,7 @@ async def test_an_echoed_file_request_is_planned_with_a_tool_instead() -> None:
 
 
 @pytest.mark.parametrize(("request_", "answer", "why"), [
-    ("show me gone.txt", "gone.txt", "the file is not here"),
+    ("show me gone", "gone", "no file named"),
     ("show me notes.txt", "I can only show it once you approve a read.", "not an echo"),
     ("hello", "hello", "no file named"),
 ])

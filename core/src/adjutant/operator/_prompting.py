@@ -200,13 +200,15 @@ class Prompting:
 
     def echoed(self, text: str, prompt: str, cwd: str) -> bool:
         """Whether ``text``, the model's reply, is an answer in words that only repeats a
-        request naming a file here: it has read nothing, so a tool is chosen again."""
+        request naming a file ("show me README.md" answered "README.md", "create
+        NOTES.md containing: hi" answered "hi"): it did nothing, so a tool is chosen
+        again."""
         try:
             reply = parse_reply(text)
         except ContractError:
             return False
         return (isinstance(reply, Response) and echoes(reply.text, prompt)
-                and bool(self.existing(prompt, cwd)))
+                and bool(named_paths(prompt)))
 
     def past_plans(self, prompt: str, names: Sequence[str], k: int = PAST_PLANS,
                    ) -> list[Example]:

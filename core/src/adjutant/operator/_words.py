@@ -146,9 +146,11 @@ _EVERYDAY = frozenset(["test", "time", "file", "free", "yes", "true", "false", "
 
 def named_programs(request: str) -> list[str]:
     """Programs on PATH the request says to use ("count README lines with wc"): the
-    user chose the command, so the plan runs it."""
+    user chose the command, so the plan runs it. Quoted text and what follows a colon
+    are values ("add to the notes: tests are run with pytest"), not how to do it."""
     found = []
-    for match in _USING.finditer(request.lower()):
+    asked = re.sub(r"'[^']*'|\"[^\"]*\"", " ", request.lower()).split(": ", 1)[0]
+    for match in _USING.finditer(asked):
         word = match.group(1)
         if word not in _STOPWORDS and word not in _EVERYDAY and shutil.which(word):
             found.append(word)
