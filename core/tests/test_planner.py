@@ -607,3 +607,21 @@ def test_a_program_the_request_says_to_use_is_run() -> None:
                   "append 'build it with make' to notes.txt"):
         assert choices[planner.decide(asked, choices, scores)] == "fs.read", asked
     assert named_programs("run definitely-not-a-program-here") == []
+
+
+def test_a_request_for_an_explanation_only_is_answered_in_words() -> None:
+    """"how would I undo my last git commit? just explain, don't do anything" was
+    planned as git.log: a request that says it wants words gets words, unless it names a
+    file here (which words alone cannot have read)."""
+    planner = Planner(_with_levels(), bank_weight=0)
+    choices = ["fs.read", "git.commit", "response"]
+    scores = [0.4, 2.5, 0.1]  # a tool scored far above the answer
+    for asked in ("how would I undo my last commit? just explain, don't do anything",
+                  "generally speaking, how do people undo a commit?",
+                  "in general, what does a KeyError mean?",
+                  "don't run anything, just tell me: what's the flag for verbose?"):
+        assert choices[planner.decide(asked, choices, scores)] == "response", asked
+    assert choices[planner.decide("just explain what notes.txt says", choices, scores,
+                                  existing=["notes.txt"])] == "git.commit"
+    assert choices[planner.decide("commit it, I explained why", choices, scores)] \
+        == "git.commit"

@@ -80,3 +80,54 @@ async def test_other_answers_in_words_stand(request_: str, answer: str, why: str
         run = await h.run(request_)
         assert run.status == "answered", why
         assert run.text == answer and len(provider.requests) == 1, why
+
+
+class ToolFirst(ScriptedProvider):
+    """Prefers the read tool to everything, as the 0.5B model did for "what's the
+    weather going to be like in Berlin tomorrow?" (a read of src/util.py)."""
+
+    capabilities = ProviderCapabilities(grammar=True)
+
+    async def score(self, request: Any, continuations: Any) -> list[float]:
+        return [40.0 if '"notes.read"' in c else 0.0 for c in continuations]
+
+
+@pytest.mark.parametrize(("path", "request_", "expected"), [
+    ("src/util.py", "what's the weather going to be like in Berlin tomorrow?", False),
+    ("notes.txt", "how many bytes are in a kibibyte?", False),
+    ("config/settings.json", "what currency is the shop configured for?", True),
+    ("docs/guide.md", "open the guide in the docs folder", True),
+    ("logs/app.log", "show me the log", True),
+    ("README.md", "check the readme", True),
+])
+def test_a_path_is_hinted_by_a_word_that_begins_one_of_its_parts(
+        path: str, request_: str, expected: bool) -> None:
+    from adjutant.operator._words import hinted
+
+    assert hinted(path, request_) is expected
+
+
+async def test_a_read_of_a_file_the_request_gives_no_hint_of_is_chosen_again() -> None:
+    provider = ToolFirst(steps(("notes.read", {"path": "notes.txt"})),
+                         Response(text="I cannot know tomorrow's weather."))
+    async with Harness(notes(), provider=provider) as h:
+        (h.workspace / "notes.txt").write_text("buy milk\n")
+        run = await h.run("what's the weather going to be like in Berlin tomorrow?")
+        assert run.status == "answered" and "weather" in run.text
+        first, again = provider.requests
+        roots = [(r.grammar or "").splitlines()[0] for r in (first, again)]
+        assert roots == ['root ::= (plan) "<END>"?', 'root ::= (response) "<END>"?']
+        assert "notes.read" in (first.grammar or "").split("step ::=")[0]
+        looks = [e.event for e in run.envelopes if isinstance(e.event, ActivitySnapshot)
+                 and e.event.activity_type == "second-look"]
+        assert len(looks) == 1 and "no hint" in looks[0].content["text"]
+
+
+async def test_a_read_the_request_hints_at_or_names_stands() -> None:
+    for asked in ("show me the notes", "what is in notes.txt?"):
+        provider = ToolFirst(steps(("notes.read", {"path": "notes.txt"})))
+        async with Harness(notes(), provider=provider) as h:
+            (h.workspace / "notes.txt").write_text("buy milk\n")
+            run = await h.run(asked)
+            assert [s.tool for s in run.plan.steps] == ["notes.read"], asked
+            assert len(provider.requests) == 1, asked

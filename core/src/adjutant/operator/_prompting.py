@@ -23,6 +23,7 @@ from adjutant_hookspecs import (
     CompletionRequest,
     ContextBulletin,
     ContractError,
+    Plan,
     ProviderError,
     Response,
     TextMessageContent,
@@ -37,7 +38,7 @@ from ._bank import Example
 from ._grammar import MAX_STEPS
 from ._replies import parse_reply
 from ._run import Run
-from ._words import echoes, here
+from ._words import echoes, here, hinted
 from .planner import BANK_WEIGHT, END, SIMILAR, Planner, named_paths, workspace_paths
 
 __all__ = ["Prompting"]
@@ -164,10 +165,10 @@ class Prompting:
         return result
 
     async def choose(self, request: CompletionRequest, names: list[str], prompt: str,
-                     cwd: str, provider: Any, *, answer: bool = True,
+                     cwd: str, provider: Any, *, exclude: Sequence[str] = (),
                      most: int = MAX_STEPS) -> CompletionRequest:
-        """The model's own choice of first step (a tool or, with ``answer``, a
-        response), where the provider can score continuations and the reply has a
+        """The model's own choice of first step (a tool or a response, none of
+        ``exclude``), where the provider can score continuations and the reply has a
         planner grammar."""
         scorer = getattr(provider, "score", None)
         if scorer is None or self.first_choice == "free" or request.grammar is None \
@@ -177,26 +178,53 @@ class Prompting:
             scorer, request, names, self.priors, paths=self.grounded(prompt, cwd),
             calibrate=self.first_choice == "calibrated", asked=prompt,
             existing=self.existing(prompt, cwd), similar=self.similar,
-            past=self.past_plans(prompt, names), answer=answer, most=most)
+            past=self.past_plans(prompt, names), exclude=exclude, most=most)
         return request
 
     async def reply(self, chosen: CompletionRequest, request: CompletionRequest,
                     names: list[str], prompt: str, cwd: str, provider: Any, run: Run,
                     attempt: int, most: int = MAX_STEPS) -> tuple[CompletionRequest, str]:
         """The model's reply to ``chosen`` (``request`` after `choose`), and the request
-        that gave it: an answer in words that only `echoed` the request is chosen
-        again among the tools."""
+        that gave it, chosen again once without what a second look finds wanting: an
+        answer in words that only `echoed` the request, or a first step reading a file
+        the request gives no hint of (`unhinted`)."""
         text = await self.generate(chosen, run, attempt, provider)
-        if chosen is not request and self.echoed(text, prompt, cwd):
-            _log.info("second look: %r was answered %r, its own words; a tool instead",
-                      prompt[:80], text[:80])
-            run.publish(ActivitySnapshot(
-                message_id=f"{run.run_id}-second-look-{attempt}", activity_type="second-look",
-                content={"text": "an answer that only repeats the request; a tool instead"}))
-            chosen = await self.choose(request, names, prompt, cwd, provider, answer=False,
-                                       most=most)
-            text = await self.generate(chosen, run, attempt, provider, part="-again")
-        return chosen, text
+        if chosen is request:  # no choice was made (a retry, a provider that cannot score)
+            return chosen, text
+        if self.echoed(text, prompt, cwd):
+            wanting, why = "response", "an answer that only repeats the request; a tool instead"
+        elif tool := self.unhinted(text, prompt):
+            wanting, why = tool, f"{tool} of a file the request gives no hint of; another choice"
+        else:
+            return chosen, text
+        _log.info("second look: %r was answered %r: %s", prompt[:80], text[:120], why)
+        run.publish(ActivitySnapshot(message_id=f"{run.run_id}-second-look-{attempt}",
+                                     activity_type="second-look", content={"text": why}))
+        chosen = await self.choose(request, names, prompt, cwd, provider, exclude=[wanting],
+                                   most=most)
+        return chosen, await self.generate(chosen, run, attempt, provider, part="-again")
+
+    def unhinted(self, text: str, prompt: str) -> str:
+        """The tool of ``text``'s first step when it only reads, and a file it must name
+        (a required path) is one the request, naming none, gives no hint of ("what's
+        the weather in Berlin?" planned as a read of src/util.py); else empty."""
+        try:
+            reply = parse_reply(text)
+        except ContractError:
+            return ""
+        if not isinstance(reply, Plan) or not reply.steps or named_paths(prompt):
+            return ""
+        step = reply.steps[0]
+        tool = self.offered_tools().get(step.tool)
+        declaration = getattr(tool, "declaration", None)
+        if declaration is None or getattr(declaration.safety, "level", "write") != "read":
+            return ""
+        props = declaration.args_schema.get("properties", {})
+        paths = [step.args.get(k) for k in declaration.args_schema.get("required", [])
+                 if props.get(k, {}).get("x-adjutant-role") == "path"]
+        if paths and all(isinstance(p, str) and not hinted(p, prompt) for p in paths):
+            return step.tool
+        return ""
 
     def echoed(self, text: str, prompt: str, cwd: str) -> bool:
         """Whether ``text``, the model's reply, is an answer in words that only repeats a

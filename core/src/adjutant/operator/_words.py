@@ -8,8 +8,8 @@ import os
 import re
 import shutil
 
-__all__ = ["bad_request", "echoes", "here", "is_question", "named_paths", "named_programs", "shape",
-           "terms", "workspace_paths"]
+__all__ = ["bad_request", "echoes", "here", "hinted", "is_question", "named_paths",
+           "named_programs", "shape", "terms", "wants_words", "workspace_paths"]
 
 #: The longest request planned (characters): a small model's context holds the prompt's
 #: static part, the request and the reply; longer text belongs in a file the request names.
@@ -77,6 +77,15 @@ def echoes(answer: str, request: str) -> bool:
     return bool(said) and said <= set(_WORD.findall(request.lower()))
 
 
+def hinted(path: str, request: str) -> bool:
+    """Whether ``request`` hints at ``path`` without naming it: a word of it (not a
+    stopword) begins a part of the path's name or the other way round ("the log" for
+    logs/app.log, "configured" for config/settings.json, "the readme" for README.md)."""
+    parts = [p for p in _WORD.findall(path.lower()) if len(p) >= 3]
+    words = [w for w in _WORD.findall(request.lower()) if len(w) >= 3 and w not in _STOPWORDS]
+    return any(w.startswith(p) or p.startswith(w) for w in words for p in parts)
+
+
 def _stem(word: str) -> str:
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
@@ -102,6 +111,18 @@ def is_question(request: str) -> bool:
         return False
     return all((s.endswith("?") or _ASKING.match(s)) and not _ORDERING.search(s)
                for s in sentences)
+
+
+#: A request that says to answer in words only ("just explain, don't do anything").
+_WORDS_ONLY = re.compile(
+    r"\b(?:just|only) (?:explain|describe|tell me)\b|\bdon'?t (?:do|run|change|touch|"
+    r"execute) anything\b|\bwithout (?:doing|running|changing) anything\b|\bin general\b|"
+    r"\bgenerally\b|\bin theory\b|\bhypothetically\b", re.IGNORECASE)
+
+
+def wants_words(request: str) -> bool:
+    """Whether ``request`` says it wants an explanation, not an action."""
+    return bool(_WORDS_ONLY.search(request))
 
 
 def bad_request(request: str) -> str:

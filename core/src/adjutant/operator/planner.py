@@ -47,6 +47,7 @@ from ._words import (
     is_question,
     named_paths,
     named_programs,
+    wants_words,
     workspace_paths,
 )
 from ._words import shape as _shape
@@ -339,7 +340,7 @@ class Planner:
                      priors: dict[Any, list[float]], *,
                      paths: Sequence[str] | None = None, calibrate: bool = True,
                      asked: str = "", existing: Sequence[str] = (), similar: int = 0,
-                     past: Sequence[Example] = (), answer: bool = True,
+                     past: Sequence[Example] = (), exclude: Sequence[str] = (),
                      most: int = MAX_STEPS) -> tuple[CompletionRequest, str]:
         """Let the model choose how its reply starts, then constrain the reply to that.
 
@@ -355,7 +356,7 @@ class Planner:
         examples in the bank (`shots`) go before the prompt: shown only after the
         choice, so they teach its values and never sway which tool it is. ``past``:
         this user's earlier successful plans for requests like it (`decide`). Without
-        ``answer``, the choice is among the tools only (an answer in words was tried);
+        ``exclude``, choices already tried and found wanting (a tool, ``response``);
         ``most``, the plan's longest (one for a clause of a request)."""
         heads = self.heads(names)
         scores = list(await scorer(request, heads))
@@ -365,8 +366,8 @@ class Planner:
                 empty = msgspec.structs.replace(request, prompt=self.user_text(_CONTENT_FREE))
                 priors[key] = list(await scorer(empty, heads))
             scores = [s - CALIBRATION * p for s, p in zip(scores, priors[key], strict=True)]
-        if not answer:
-            scores[-1] = -math.inf
+        scores = [-math.inf if c in exclude else s
+                  for c, s in zip([*names, "response"], scores, strict=True)]
         best = self.decide(asked, [*names, "response"], scores, existing=existing,
                            past=past)
         if best == len(names):
@@ -431,6 +432,9 @@ class Planner:
                           scores[best], choices[order[0]], scores[order[0]], asked[:80])
                 scores = fused
                 order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))
+        if asked and not existing and "response" in choices and wants_words(asked):
+            _log.info("words only: %r asks for an explanation, not an action", asked[:80])
+            return choices.index("response")
         if (runner := self._runner(asked, choices)) is not None and runner != order[0]:
             _log.info("named program: %r says which program to use; %s instead of %s",
                       asked[:80], choices[runner], choices[order[0]])
