@@ -39,7 +39,8 @@ TOOLS = _declarations()
 BANK = bundled()
 #: Values a request implies rather than states: an enum's choice ("how many cores?" ->
 #: sections ["cpu"]), a flag, a whole new text or patch the request describes.
-IMPLIED = {"sections", "kind", "content", "patch", "text", "when", "capability"}
+IMPLIED = {"sections", "kind", "content", "patch", "text", "when", "capability",
+           "cron"}  # a cron line is what "every Friday at 17:00" says, not its words
 
 
 def _words(text: str) -> list[str]:

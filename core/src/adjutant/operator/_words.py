@@ -47,6 +47,8 @@ _SYNONYMS = {
     "branch": "branch", "checkout": "switch", "switch": "switch",
     "commit": "commit", "staged": "diff", "modified": "status", "changed": "status",
     "uncommitted": "status",
+    "daily": "schedule", "weekly": "schedule", "nightly": "schedule", "hourly": "schedule",
+    "weekday": "schedule", "weekdays": "schedule", "recurring": "schedule", "cron": "schedule",
 }
 
 
