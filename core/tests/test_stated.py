@@ -44,6 +44,19 @@ def here(tmp_path: Path) -> str:
     ("which processes eat the most memory?", "proc.list", {}, {"sort": "mem"}),
     ("list everything in src, hidden files too", "fs.list", {},
      {"path": "src", "hidden": True}),
+    # a list of allowed values, by their everyday names too
+    ("how many cpu cores and how much RAM does this box have", "sys.info", {},
+     {"sections": ["cpu", "memory"]}),
+    ("how much free disk space is there?", "sys.info", {}, {"sections": ["disk"]}),
+    ("which OS and which python version is this?", "sys.info", {},
+     {"sections": ["os", "python"]}),
+    # the word before what the tool acts on, into its name filter
+    ("list the node processes", "proc.list", {}, {"name": "node"}),
+    ("show python processes sorted by memory", "proc.list", {},
+     {"name": "python", "sort": "mem"}),
+    ("my processes using the most memory? top 5", "proc.list", {"sort": "mem"},
+     {"limit": 5}),
+    ("what are the 3 most recent commits?", "git.log", {}, {"max_count": 3}),
 ])
 def test_a_stated_value_fills_the_one_argument_it_fits(here: str, asked: str, tool: str,
                                                        args: dict, added: dict) -> None:
@@ -65,7 +78,13 @@ def test_a_stated_value_fills_the_one_argument_it_fits(here: str, asked: str, to
     # out of the schema's bounds: left to the tool's default
     ("show 999 commits", "git.log", {}),
     # a word that names no file here and no allowed value
-    ("list the node processes", "proc.list", {}),
+    ("list the node files", "fs.list", {}),
+    # words of what tools do or how things stand: no name to filter by
+    ("list the running processes", "proc.list", {}),
+    ("what processes are running?", "proc.list", {}),
+    ("kill the zombie processes", "proc.list", {}),
+    ("show the busy processes", "proc.list", {}),
+    ("describe this machine", "sys.info", {}),
 ])
 def test_nothing_is_filled_where_the_value_is_taken_ambiguous_or_unsaid(
         here: str, asked: str, tool: str, args: dict) -> None:

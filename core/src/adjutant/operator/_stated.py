@@ -7,7 +7,10 @@ A value the request states is put into the one unset optional argument it fits:
   path argument;
 - a number next to a word of the argument's own description ("5 commits", "200
   bytes", "2 levels") into that integer or number argument;
-- a word that names one of an argument's allowed values ("memory" for ``mem``);
+- a word that names one of an argument's allowed values ("memory" for ``mem``), or
+  several for a list of them ("disk and RAM" for ``["disk", "memory"]``);
+- the word just before one of the tool's own nouns into a free ``name`` filter
+  ("python processes": ``name`` python);
 - a glob (``*.md``) into the one ``glob`` argument;
 - a word naming a branch or tag of the repository here ("from develop") into the one
   free-text argument (a ``ref``, a ``start``);
@@ -46,6 +49,14 @@ _NEGATIONS = frozenset({"no", "not", "dont", "don", "doesn", "didn", "won", "wit
 #: How far a number may stand from the word that says what it counts ("the last 5
 #: commits", "at most 20 rows").
 _REACH = 2
+#: Everyday names of a list's allowed values ("RAM" for ``memory``).
+_ALIASES = {"ram": "memory", "cores": "cpu", "core": "cpu", "processor": "cpu",
+            "processors": "cpu", "storage": "disk", "space": "disk"}
+#: Words of what tools do or how things stand, never a name to filter by.
+_DOING = frozenset(terms("list show running active top other those these every many most "
+                         "all current open heavy big busy biggest hungry user system zombie "
+                         "background old new recent stuck slow my own high highest large "
+                         "largest long longest hog"))
 
 
 def settled_values(plan: Plan, asked: str, shown: str,
@@ -77,7 +88,8 @@ def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
         unset = {k: v for k, v in schema.get("properties", {}).items()
                  if k not in step.args and k not in set(schema.get("required", []))
                  and isinstance(v, Mapping)}
-        filled = _fill(unset, asked, lowered, used, cwd)
+        nouns = frozenset(terms(step.tool.split(".")[0]))  # what it acts on: "proc"
+        filled = _fill(unset, asked, lowered, used, cwd, nouns)
         if filled:
             args = {**step.args, **filled}
             from ..kernel._registry import schema_errors
@@ -94,7 +106,7 @@ def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
 
 
 def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
-          used: set[str], cwd: str) -> dict[str, Any]:
+          used: set[str], cwd: str, nouns: frozenset[str] = frozenset()) -> dict[str, Any]:
     filled: dict[str, Any] = {}
     roles = {k: v.get("x-adjutant-role") for k, v in unset.items()}
     path_keys = [k for k, r in roles.items() if r in ("path", "paths")]
@@ -114,6 +126,12 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
                     and any(_names(w, m) for w in words)]
             if len(fits) == 1:
                 filled[key] = fits[0]
+        elif kind == "array" and isinstance(spec.get("items", {}).get("enum"), list):
+            fits = [m for m in spec["items"]["enum"] if isinstance(m, str)
+                    and _norm(m) not in used and any(_names(_ALIASES.get(w, w), m)
+                                                     for w in words)]
+            if fits:
+                filled[key] = fits
         elif kind in ("integer", "number"):
             counted = set(terms(f"{key.replace('_', ' ')} {spec.get('description', '')}"))
             numbers = [n for n in _numbers(words, counted) if str(n) not in used]
@@ -127,6 +145,10 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
                      and _norm(w) not in used]
             if len(globs) == 1:
                 filled[key] = globs[0]
+    if isinstance(unset.get("name"), Mapping) and unset["name"].get("type") == "string" \
+            and "name" not in filled and not roles["name"] and (
+                word := _named_kind(words, nouns)) and _norm(word) not in used:
+        filled["name"] = word
     free = [k for k, v in unset.items() if k not in filled and not roles[k]
             and v.get("type") == "string" and k != "glob"
             and not any(c in v for c in ("enum", "const", "format", "pattern"))]
@@ -135,6 +157,16 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
         if len(named) == 1:
             filled[free[0]] = named[0]
     return filled
+
+
+def _named_kind(words: list[str], nouns: frozenset[str]) -> str:
+    """The one word standing just before a word for what the tool acts on (``nouns``)
+    that says which ones ("the python processes"): no stopword, number or word of the
+    tool's own, and no word of what tools do ("list processes", "running processes")."""
+    found = {words[i - 1] for i in range(1, len(words)) if set(terms(words[i])) & nouns
+             and words[i - 1].isalpha() and (said := set(terms(words[i - 1])))
+             and not said & (nouns | _DOING)}
+    return found.pop() if len(found) == 1 else ""
 
 
 def _refs(cwd: str) -> set[str]:

@@ -224,7 +224,8 @@ class GitLog(_ReadTool):
                     "optionally of one branch or one file.",
         args_schema=_schema(
             {"max_count": {"type": "integer", "minimum": 1, "maximum": 200,
-                           "description": "How many commits to list (default 10)."},
+                           "description": "How many commits to list, most recent first "
+                                          "(default 10)."},
              "ref": {**_REF, "description": "Start from this branch or commit (default "
                                             "HEAD)."},
              "path": {"type": "string", ARG_ROLE: "path", "minLength": 1, "maxLength": 4096,

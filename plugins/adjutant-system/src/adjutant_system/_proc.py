@@ -46,7 +46,8 @@ class ProcList:
                          "description": "Order: highest CPU first (default), highest "
                                         "memory first, or by pid."},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 1000,
-                          "description": "At most this many rows (default 50)."},
+                          "description": "At most this many rows: the top N processes "
+                                         "(default 50)."},
             },
             [],
             ["what is using the most CPU?", "is there a python process running?",
