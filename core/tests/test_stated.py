@@ -57,6 +57,10 @@ def here(tmp_path: Path) -> str:
     ("my processes using the most memory? top 5", "proc.list", {"sort": "mem"},
      {"limit": 5}),
     ("what are the 3 most recent commits?", "git.log", {}, {"max_count": 3}),
+    # a command line split as the request writes it
+    ("run `python3 -m pytest tests` and give it 120 seconds", "shell.exec",
+     {"argv": ["python3", "-m pytest", "tests"], "timeout": 120},
+     {"argv": ["python3", "-m", "pytest", "tests"]}),
 ])
 def test_a_stated_value_fills_the_one_argument_it_fits(here: str, asked: str, tool: str,
                                                        args: dict, added: dict) -> None:
@@ -85,6 +89,10 @@ def test_a_stated_value_fills_the_one_argument_it_fits(here: str, asked: str, to
     ("kill the zombie processes", "proc.list", {}),
     ("show the busy processes", "proc.list", {}),
     ("describe this machine", "sys.info", {}),
+    # an argument that holds a space on purpose, or words the request does not write apart
+    ("run pytest -k 'slow and db'", "shell.exec", {"argv": ["pytest", "-k", "slow and db"]}),
+    ("commit with git -m 'fix bug'", "shell.exec", {"argv": ["git", "commit", "-m fix bug"],
+                                                    "timeout": 5}),
 ])
 def test_nothing_is_filled_where_the_value_is_taken_ambiguous_or_unsaid(
         here: str, asked: str, tool: str, args: dict) -> None:

@@ -17,6 +17,9 @@ A value the request states is put into the one unset optional argument it fits:
 - a flag whose name the request says ("ignoring case", "hidden files"), unless a word
   of negation comes just before it.
 
+A command line is split as the request wrote it: ``["python3", "-m pytest"]`` for
+"run `python3 -m pytest`" is ``["python3", "-m", "pytest"]``.
+
 Nothing is filled when two arguments could take a value, or a value is already used
 anywhere in the plan; the result must still fit the tool's schema. Pure; no model.
 """
@@ -26,13 +29,14 @@ from __future__ import annotations
 import logging
 import os
 import re
+import shlex
 import stat
 from collections.abc import Mapping
 from typing import Any
 
 import msgspec
 
-from adjutant_hookspecs import Plan, Response, ToolDeclaration
+from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 from ._values import without_copied_values
 from ._words import here, named_paths, terms
@@ -85,6 +89,7 @@ def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
             steps.append(step)
             continue
         schema = declaration.args_schema
+        step = _argv_as_said(step, schema, asked)
         unset = {k: v for k, v in schema.get("properties", {}).items()
                  if k not in step.args and k not in set(schema.get("required", []))
                  and isinstance(v, Mapping)}
@@ -157,6 +162,34 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
         if len(named) == 1:
             filled[free[0]] = named[0]
     return filled
+
+
+def _argv_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> ToolCall:
+    """``step`` with each command line (an ``argv`` argument) whose words are the
+    request's own, run together ("-m pytest" as one item), split where the request
+    writes them apart; the step itself when nothing changes."""
+    args = dict(step.args)
+    said = set(_shell_words(asked))
+    for key, spec in schema.get("properties", {}).items():
+        argv = args.get(key)
+        if not (isinstance(spec, Mapping) and spec.get("x-adjutant-role") == "argv"
+                and isinstance(argv, list) and all(isinstance(a, str) for a in argv)):
+            continue
+        split = [part for item in argv for part in (
+            item.split() if " " in item and item.startswith("-")
+            and all(p in said for p in item.split()) else [item])]
+        if split != argv:
+            _log.info("command line: %s.%s %r split as the request writes it", step.tool,
+                      key, argv)
+            args[key] = split
+    return step if args == step.args else msgspec.structs.replace(step, args=args)
+
+
+def _shell_words(text: str) -> list[str]:
+    try:
+        return shlex.split(text.replace("`", " "))
+    except ValueError:  # an unclosed quote: the plain words
+        return text.replace("`", " ").split()
 
 
 def _named_kind(words: list[str], nouns: frozenset[str]) -> str:
