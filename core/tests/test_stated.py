@@ -138,3 +138,19 @@ def test_a_fifo_for_packed_refs_does_not_stall(here: str) -> None:
     os.mkfifo(os.path.join(here, ".git", "packed-refs"))
     before = plan(("git.log", {}))
     assert with_stated_values(before, "the log of develop", TOOLS, here) is before
+
+
+def test_a_name_git_takes_is_one_word_in_the_schema_and_the_grammar() -> None:
+    """"make a branch hotfix/div-zero off release/1.0" became the name "hotfix/div-zero
+    off release/1.0": git's names hold no whitespace, so the schema refuses one and the
+    planner's grammar ends the string at the first space (the start is then filled)."""
+    from adjutant.kernel._registry import schema_errors
+    from adjutant.operator._grammar import reply_grammar
+
+    branch = TOOLS["git.branch"]
+    assert schema_errors(branch.args_schema, {"name": "hotfix/x off release/1.0"})
+    assert not schema_errors(branch.args_schema, {"name": "hotfix/x", "start": "v1.0"})
+    assert schema_errors(TOOLS["git.switch"].args_schema, {"branch": "main please"})
+    rules = dict(line.split(" ::= ", 1) for line in reply_grammar({"git.branch": branch},
+                                                                   response=False).splitlines())
+    assert rules["args0-name"].startswith("word-") and "x20" in rules["wchar"]

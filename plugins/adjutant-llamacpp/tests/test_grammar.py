@@ -36,6 +36,7 @@ _leaf = st.one_of(
     st.tuples(st.integers(-5, 5), st.integers(0, 10**9)).map(
         lambda b: {"type": "integer", "minimum": b[0], "maximum": b[1]}),
     st.just({}),
+    st.just({"type": "string", "pattern": r"^\S+$", "maxLength": 64}),  # one word
 )
 _schema = st.recursive(_leaf, lambda inner: st.one_of(
     inner.map(lambda item: {"type": "array", "items": item}),

@@ -20,6 +20,9 @@ END = "<END>"
 MAX_STRING = 400
 #: The most steps a plan may have.
 MAX_STEPS = 8
+#: A string schema's ``pattern`` for one word (a branch name): its grammar has no space.
+ONE_WORD = r"^\S+$"
+_WORD_CHAR = r'[^"\\\x7F\x00-\x20] | "\\" (["\\/])'
 
 
 # -- JSON schema of a reply ----------------------------------------------------------------
@@ -146,6 +149,10 @@ class _Gbnf:
         if kind == "string":
             # bounded: a small model that loops inside a string must still end the reply
             limit = min(int(schema.get("maxLength") or MAX_STRING), MAX_STRING)
+            if schema.get("pattern") == ONE_WORD:  # a name: "hotfix/x off release/1.0" ends
+                self.rules.setdefault("wchar", _WORD_CHAR)  # at the space
+                self.rules.setdefault(f"word-{limit}", f'"\\"" wchar{{1,{limit}}} "\\""')
+                return f"word-{limit}"
             rule = f"string-{limit}"
             self.rules.setdefault(rule, f'"\\"" char{{0,{limit}}} "\\""')
             return rule

@@ -38,6 +38,7 @@ import msgspec
 
 from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
+from ._grammar import ONE_WORD
 from ._values import without_copied_values
 from ._words import here, named_paths, terms
 
@@ -156,7 +157,8 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
         filled["name"] = word
     free = [k for k, v in unset.items() if k not in filled and not roles[k]
             and v.get("type") == "string" and k != "glob"
-            and not any(c in v for c in ("enum", "const", "format", "pattern"))]
+            and not any(c in v for c in ("enum", "const", "format"))
+            and v.get("pattern", ONE_WORD) == ONE_WORD]  # a ref is one word
     if len(free) == 1 and refs:
         named = list(dict.fromkeys(w for w in words if w in refs and _norm(w) not in used))
         if len(named) == 1:

@@ -32,7 +32,10 @@ def _schema(properties: dict[str, Any], required: list[str],
             "additionalProperties": False, "x-adjutant-requests": requests}
 
 
-_REF = {"type": "string", "minLength": 1, "maxLength": 256,
+#: Names git takes hold no whitespace (``git check-ref-format``); the planner's grammar
+#: then ends a name at the first space ("hotfix/x off release/1.0").
+_ONE_WORD = r"^\S+$"
+_REF = {"type": "string", "minLength": 1, "maxLength": 256, "pattern": _ONE_WORD,
         "description": "A branch, tag or commit (e.g. `main`, `HEAD~2`, `v1.0`); never an "
                        "option."}
 _PATHS = {"type": "array", ARG_ROLE: "paths", "maxItems": 1000,
@@ -429,7 +432,7 @@ class GitBranch(_GitTool):
                     "unless `switch` is false, switch to it. Never moves an existing "
                     "branch.",
         args_schema=_schema(
-            {"name": {"type": "string", "minLength": 1, "maxLength": 256,
+            {"name": {"type": "string", "minLength": 1, "maxLength": 256, "pattern": _ONE_WORD,
                       "description": "The new branch's name (e.g. `feature/login`)."},
              "start": {**_REF, "description": "The commit the branch starts from (default: "
                                               "the current commit)."},
@@ -482,6 +485,7 @@ class GitSwitch(_GitTool):
                     "changes are carried over; git refuses if they would be overwritten.",
         args_schema=_schema(
             {"branch": {"type": "string", "minLength": 1, "maxLength": 256,
+                        "pattern": _ONE_WORD,
                         "description": "The existing local branch to switch to."}},
             ["branch"], ["switch to the main branch", "go back to branch develop",
                          "check out feature/login"]),
