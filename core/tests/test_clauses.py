@@ -58,6 +58,8 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     "the report is broken. can you run it?",     # a sentence of context, then the ask
     "search for TODO and also FIXME in src",     # "also" before no verb
     "e.g. this. that",
+    "the report crashes when it is empty. find where average is defined",  # context
+    "what's changed? give me the status",       # a question, then what it means
 ])
 def test_what_is_one_step_stays_whole(request_: str) -> None:
     assert clauses(request_) == [request_]

@@ -34,6 +34,10 @@ _LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|n
 _IT = re.compile(r"\b(it|that file|the file)\b", re.IGNORECASE)
 
 
+def _first(text: str) -> str:
+    return text.split(" ", 1)[0].lower()
+
+
 def clauses(request: str) -> list[str]:
     """The steps a request names in order, one clause each ("show git status and then
     the diff" -> "show git status", "show the diff"), or ``[request]`` when it names
@@ -49,10 +53,14 @@ def clauses(request: str) -> list[str]:
         return f"\x00{len(quoted) - 1}\x00"
 
     masked = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", hide, request.strip())
-    sentences: list[str] = []  # "is port 8000 taken? also show the processes": two
+    # a new sentence is a step after a connective ("is port 8000 taken? also show the
+    # processes"), or an order after an order; after a question or a statement it says
+    # what was meant ("the report crashes. find where average is defined": one)
+    sentences: list[str] = []
     for sentence in _SENTENCE.split(masked):
         opens = _LEAD.sub("", sentence)
-        if sentences and opens == sentence and opens.split(" ", 1)[0].lower() not in _VERBS:
+        ordered = sentences and _first(sentences[-1]) in _VERBS and _first(opens) in _VERBS
+        if sentences and opens == sentence and not ordered:
             sentences[-1] = f"{sentences[-1]} {sentence}"
         else:
             sentences.append(opens if sentences else sentence)
