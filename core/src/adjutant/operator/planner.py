@@ -266,7 +266,7 @@ class Planner:
         here, ``similar`` worked examples nearest to it (`shots`), what memory
         ``retrieved`` (labelled untrusted), the error of a refusal, the request."""
         parts = []
-        if context:
+        if context := _present(context):  # "clipboard":null and the like cost tokens
             parts.append("Context: " + json.dumps(context, separators=(",", ":"),
                                                   sort_keys=True)[:CONTEXT_CHARS])
         if paths:
@@ -526,6 +526,18 @@ _INSTRUCTIONS = (
     "tool can do. Put the values the request states (file names, quoted text, words to "
     "find, numbers, branch names, commands) into the arguments, exactly; never invent "
     "values.")
+
+
+def _present(context: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``context`` without its empty parts (null, "", [], {}), at every level: they
+    tell the model nothing and each costs prompt tokens on every request."""
+    out: dict[str, Any] = {}
+    for key, value in (context or {}).items():
+        if isinstance(value, Mapping):
+            value = _present(value)
+        if value not in (None, "", [], {}):
+            out[key] = value
+    return out
 
 
 def _first_sentence(text: str, limit: int = 160) -> str:
