@@ -94,7 +94,7 @@ class LlamaCpp:
     def __init__(self, model_path: str | None = None, *, context_size: int = 4096,
                  threads: int | None = None, seed: int = 0, raw: bool = False,
                  prefix_cache: bool = True, jump_forward: bool = True,
-                 speculate: int = 4, keep_scores: bool = True,
+                 speculate: int | None = 0, keep_scores: bool = True,
                  memory: Callable[[], int | None] | None = None) -> None:
         self.model_path = model_path or os.environ.get("ADJUTANT_LLAMACPP_MODEL") or None
         self.context_size, self.threads, self.seed = context_size, threads, seed
@@ -104,8 +104,10 @@ class LlamaCpp:
         self.keep_scores = keep_scores
         #: Evaluate the text a grammar forces with the prompt, in one batch (`forced_start`).
         self.jump_forward = jump_forward
-        #: At temperature 0, up to this many drafted tokens checked per decode
-        #: (`_speculate`: the same text in fewer decode calls); 0: one token per decode.
+        #: At temperature 0, generate with our own greedy loop (`_speculate`: the same
+        #: text) checking this many drafted tokens per decode; 0: no drafts, one token
+        #: per decode, the grammar judging the likeliest tokens first; None: llama-cpp-
+        #: python's own loop.
         self.speculate = speculate
         #: Where the last request's time went: its own prompt tokens (beyond what was
         #: kept evaluated), the forced tokens, seconds to the first sampled token,
@@ -448,12 +450,13 @@ class LlamaCpp:
                         tokens.put({"choices": [{"text": llama.detokenize(head).decode(),
                                                  "forced": len(head)}]})
                     counts = Counts()
-                    speculating = self.speculate > 0 and request.temperature == 0
+                    speculating = self.speculate is not None and request.temperature == 0
                     if speculating:
                         # llama-cpp-python's own completion (stop strings, UTF-8, chunks)
                         # around our greedy loop instead of its `generate`
+                        lookahead = self.speculate or 0
                         llama.generate = lambda tokens, **options: greedy_tokens(
-                            llama, tokens, options.get("grammar"), lookahead=self.speculate,
+                            llama, tokens, options.get("grammar"), lookahead=lookahead,
                             stop=stop, max_tokens=request.max_tokens, counts=counts)
                     pieces = llama.create_completion(
                         prompt + head, max_tokens=request.max_tokens,

@@ -198,7 +198,11 @@ def greedy_tokens(llama: Any, tokens: Sequence[int], grammar: Any, *, lookahead:
                 return
             base = int(llama.n_tokens)
             room = min(lookahead, llama.n_ctx() - base - 1, max_tokens - produced - 1)
-            guesses = draft(np.append(llama.input_ids[:base], pending), room)
+            guesses = draft(np.append(llama.input_ids[:base], pending), room) if room > 0 else []
+            if len(guesses) < lookahead:
+                # llama.cpp's CPU kernels take rows four at a time and the rest one by
+                # one, so a shorter batch costs as much as its tokens decoded alone
+                guesses = []
             batch = [pending, *guesses]
             llama._batch.set_batch(batch=batch, n_past=base, logits_all=True)
             llama._ctx.decode(llama._batch)
