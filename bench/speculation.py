@@ -34,13 +34,14 @@ ROOT = Path(__file__).resolve().parents[1]
 async def planner_requests(limit: int) -> list[Any]:
     """The completion requests the planner makes for ``limit`` golden requests (the
     reply after the scored choice: what `complete` generates)."""
+    from planning import load, workspace
+
     import adjutant_files
     import adjutant_git
     import adjutant_system
     from adjutant import Copilot, ModelPreset, Profile
     from adjutant.testing import Harness
     from adjutant_llamacpp import LlamaCpp
-    from planning import load, workspace
 
     seen: list[Any] = []
 

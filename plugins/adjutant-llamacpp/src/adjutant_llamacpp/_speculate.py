@@ -85,7 +85,7 @@ class _Chooser:
         self.vocab = int(llama.n_vocab())
         self._sampler: Any = None
         if grammar is not None:
-            self._sampler = LlamaSampler()
+            self._sampler = LlamaSampler()  # type: ignore[no-untyped-call]
             self._sampler.add_grammar(llama._model, grammar)
         self._data = (llama_cpp.llama_token_data * self.vocab)()
         self._view = np.ctypeslib.as_array(self._data)
@@ -216,9 +216,10 @@ def greedy_tokens(llama: Any, tokens: Sequence[int], grammar: Any, *, lookahead:
             for row in range(len(batch)):
                 token, close = chooser.choose(row)
                 if close and exact < base + row + 1:
-                    token = _replay(llama, chooser, exact, base + row + 1, stop, counts)
-                    if token is None:
+                    again = _replay(llama, chooser, exact, base + row + 1, stop, counts)
+                    if again is None:
                         return
+                    token = again
                     exact = base + row + 1  # the rows after it are gone with the rewind
                 chooser.accept(token)
                 chosen.append(token)
