@@ -78,7 +78,8 @@ def _free_the_model() -> Any:
 
 
 async def chunks(provider: LlamaCpp, request: CompletionRequest) -> list[tuple[Any, ...]]:
-    async with aclosing(provider.complete(request)) as stream:
+    replies: Any = provider.complete(request)  # an async generator: aclose()
+    async with aclosing(replies) as stream:
         return [(c.text, c.finish_reason, c.usage) async for c in stream]
 
 
@@ -141,7 +142,8 @@ async def test_a_cancelled_speculative_stream_frees_the_model() -> None:
     PROVIDER.speculate = 3
     got: list[Any] = []
     with anyio.CancelScope() as scope:
-        async with aclosing(PROVIDER.complete(CASES["key list"])) as stream:
+        replies: Any = PROVIDER.complete(CASES["key list"])
+        async with aclosing(replies) as stream:
             async for chunk in stream:
                 got.append((chunk.text, chunk.finish_reason, chunk.usage))
                 if len(got) == 4:

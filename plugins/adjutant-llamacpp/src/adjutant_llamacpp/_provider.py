@@ -111,7 +111,9 @@ class LlamaCpp:
         self.speculate = speculate
         #: Where the last request's time went: its own prompt tokens (beyond what was
         #: kept evaluated), the forced tokens, seconds to the first sampled token,
-        #: sampled tokens and seconds per sampled token; ``score_s`` for the last score.
+        #: sampled tokens and seconds per sampled token, the decode steps after the
+        #: prompt's, and the drafted, accepted and replayed tokens (`_speculate`);
+        #: ``score_s`` for the last score.
         self.timings: dict[str, float] = {}
         self.capabilities = ProviderCapabilities(grammar=True, list_models=True,
                                                  load_models=True, context_size=context_size)
