@@ -12,7 +12,7 @@ import pytest
 from adjutant.operator._grammar import reply_grammar
 from adjutant_hookspecs import CompletionRequest, ToolDeclaration, ToolSafety
 from adjutant_llamacpp import LlamaCpp
-from adjutant_llamacpp._speculate import draft
+from adjutant_llamacpp._speculate import _Chooser, draft
 
 pytestmark = pytest.mark.anyio
 
@@ -97,6 +97,42 @@ def test_the_drafter_stops_at_the_context_end() -> None:
     # the latest match runs into the end of the context: only what follows it
     assert draft([4, 4, 4], 5) == [4]
     assert draft([3, 1, 2, 3, 1], 4) == [2, 3, 1]
+
+
+@pytest.mark.parametrize("grammar", [PLAN, KEYS])
+def test_the_chooser_picks_llama_cpps_grammar_and_greedy_token(grammar: str) -> None:
+    """At every step, the token the grammar allows with the highest logit, judged on the
+    likeliest tokens first, is the one llama.cpp's grammar-then-greedy chain picks
+    judging the whole vocabulary."""
+    from llama_cpp._internals import LlamaSampler
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    llama = PROVIDER._llama(None)
+    parsed = LlamaGrammar.from_string(grammar, verbose=False)
+    chain = LlamaSampler()  # type: ignore[no-untyped-call]
+    chain.add_grammar(llama._model, parsed)
+    chain.add_greedy()  # type: ignore[no-untyped-call]
+    chooser = _Chooser(llama, parsed)
+    llama.reset()
+    llama.eval(llama.tokenize(MEETING.encode(), add_bos=True))
+    try:
+        for _ in range(40):
+            mine, _ = chooser.choose(-1)
+            theirs = chain.sample(llama._ctx, -1)  # and accepted by the chain
+            assert mine == theirs
+            chooser.accept(mine)
+            if llama_is_end(llama, mine):
+                break
+            llama.eval([mine])
+    finally:
+        chooser.close()
+        chain.close()  # type: ignore[no-untyped-call]
+
+
+def llama_is_end(llama: Any, token: int) -> bool:
+    import llama_cpp
+
+    return bool(llama_cpp.llama_vocab_is_eog(llama._model.vocab, token))
 
 
 @pytest.mark.parametrize("case", list(CASES))
