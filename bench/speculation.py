@@ -5,7 +5,8 @@ with its grammar, at temperature 0. For each side: tokens generated, drafted,
 accepted, decode steps, tokens replayed for a close choice, and seconds per generated
 token; then the ratio, and whether every reply was the same text.
 
-    nice -n 10 .venv/bin/python bench/speculation.py [--limit 8] [--settings off,0,3] [--rounds 1]
+    nice -n 10 .venv/bin/python bench/speculation.py [--limit 8] [--settings off,0,3] \\
+        [--rounds 1] [--model gemma3-270m]
 
 Other sessions may share the cores: the load average is printed, and only the ratio
 within this run means anything.
@@ -98,7 +99,8 @@ async def main(opts: argparse.Namespace) -> None:
     requests += copilot
     kinds += ["copilot"] * len(copilot)
     requests = [CompletionRequest(**{**{f: getattr(r, f) for f in r.__struct_fields__},
-                                     "temperature": 0.0}) for r in requests]
+                                     "temperature": 0.0,
+                                     "model": opts.model or r.model}) for r in requests]
     print(f"{len(requests)} prompts ({kinds.count('planner')} planner, "
           f"{kinds.count('copilot')} copilot)", flush=True)
     settings: list[int | None] = [None if v == "off" else int(v)
@@ -167,4 +169,7 @@ if __name__ == "__main__":
                         help="speculate values to compare, the first the reference "
                              "(off: llama-cpp-python's own loop)")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--model", default=None,
+                        help="generate with this preset (the prompts are still the "
+                             "default model's planner's)")
     anyio.run(main, parser.parse_args())
