@@ -1,6 +1,7 @@
-"""Speculative greedy decoding (``LlamaCpp(speculate=N)``) against one token per decode,
-on real prompts, in one process, alternating: the planner's replies to golden requests
-(captured by running the copilot over them) and the copilot agent's answer prompt
+"""adjutant-llamacpp's greedy loop (``LlamaCpp(speculate=0)``, or N drafted tokens per
+decode) against llama-cpp-python's (``off``) on real prompts, in one process,
+alternating: the planner's replies to golden requests (captured by running the
+copilot over them) and the copilot agent's answer prompt
 with its grammar, at temperature 0. For each side: tokens generated, drafted,
 accepted, decode steps, tokens replayed for a close choice, and seconds per generated
 token; then the ratio, and whether every reply was the same text.
