@@ -36,6 +36,7 @@ from ._fit import available_memory, judge, kv_cache_bytes
 from ._jump import forced_start
 from ._models import DEFAULT_MODEL, PRESETS, cache_dir, preset_path
 from ._scoring import CHUNK, common_prefix, hold, room_for_sequences, tree_scores
+from ._speculate import Counts, greedy_tokens
 
 __all__ = ["DEFAULT_MODEL", "LlamaCpp", "default_model_path"]
 
@@ -93,7 +94,7 @@ class LlamaCpp:
     def __init__(self, model_path: str | None = None, *, context_size: int = 4096,
                  threads: int | None = None, seed: int = 0, raw: bool = False,
                  prefix_cache: bool = True, jump_forward: bool = True,
-                 keep_scores: bool = True,
+                 speculate: int | None = 0, keep_scores: bool = True,
                  memory: Callable[[], int | None] | None = None) -> None:
         self.model_path = model_path or os.environ.get("ADJUTANT_LLAMACPP_MODEL") or None
         self.context_size, self.threads, self.seed = context_size, threads, seed
@@ -103,9 +104,16 @@ class LlamaCpp:
         self.keep_scores = keep_scores
         #: Evaluate the text a grammar forces with the prompt, in one batch (`forced_start`).
         self.jump_forward = jump_forward
+        #: At temperature 0, generate with our own greedy loop (`_speculate`: the same
+        #: text) checking this many drafted tokens per decode; 0: no drafts, one token
+        #: per decode, the grammar judging the likeliest tokens first; None: llama-cpp-
+        #: python's own loop.
+        self.speculate = speculate
         #: Where the last request's time went: its own prompt tokens (beyond what was
         #: kept evaluated), the forced tokens, seconds to the first sampled token,
-        #: sampled tokens and seconds per sampled token; ``score_s`` for the last score.
+        #: sampled tokens and seconds per sampled token, the decode steps after the
+        #: prompt's, and the drafted, accepted and replayed tokens (`_speculate`);
+        #: ``score_s`` for the last score.
         self.timings: dict[str, float] = {}
         self.capabilities = ProviderCapabilities(grammar=True, list_models=True,
                                                  load_models=True, context_size=context_size)
@@ -443,6 +451,15 @@ class LlamaCpp:
                     if head:  # the text the grammar forces: shown, evaluated with the prompt
                         tokens.put({"choices": [{"text": llama.detokenize(head).decode(),
                                                  "forced": len(head)}]})
+                    counts = Counts()
+                    speculating = self.speculate is not None and request.temperature == 0
+                    if speculating:
+                        # llama-cpp-python's own completion (stop strings, UTF-8, chunks)
+                        # around our greedy loop instead of its `generate`
+                        lookahead = self.speculate or 0
+                        llama.generate = lambda tokens, **options: greedy_tokens(
+                            llama, tokens, options.get("grammar"), lookahead=lookahead,
+                            stop=stop, max_tokens=request.max_tokens, counts=counts)
                     pieces = llama.create_completion(
                         prompt + head, max_tokens=request.max_tokens,
                         temperature=request.temperature,
@@ -450,14 +467,20 @@ class LlamaCpp:
                         seed=self.seed)
                     first = None
                     count = 0
-                    for piece in pieces:
-                        if first is None:
-                            first = time.perf_counter()
-                        count += 1
-                        tokens.put(piece)
-                        if stop.is_set():
-                            break
+                    try:
+                        for piece in pieces:
+                            if first is None:
+                                first = time.perf_counter()
+                            count += 1
+                            tokens.put(piece)
+                            if stop.is_set():
+                                break
+                    finally:
+                        pieces.close()  # our loop ends (and tidies the cache) first
+                        llama.__dict__.pop("generate", None)
                     end = time.perf_counter()
+                    if not speculating:
+                        counts.steps = max(count - 1, 0)  # one decode per token after the first
                     self.timings |= {
                         "prompt_tokens": len(prompt) - max(cached, prefix if
                                                            self.prefix_cache else 0)
@@ -465,7 +488,9 @@ class LlamaCpp:
                         "forced_tokens": len(head), "forced_kept": kept,
                         "first_token_s": (first or end) - started,
                         "generated_tokens": count,
-                        "per_token_s": (end - (first or end)) / max(count - 1, 1)}
+                        "per_token_s": (end - (first or end)) / max(count - 1, 1),
+                        "drafted_tokens": counts.drafted, "accepted_tokens": counts.accepted,
+                        "decode_steps": counts.steps, "replayed_tokens": counts.replayed}
                 except Exception as exc:
                     tokens.put(exc)
                 finally:
