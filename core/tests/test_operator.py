@@ -309,9 +309,9 @@ async def test_preset_switch_takes_effect_without_restart() -> None:
     async with Harness(notes(), script=[Response(text="one"), Response(text="two")]) as h:
         assert (await h.run("a")).text == "one"
         await h.copilot.use_preset(Profile(name="precise", model=ModelPreset(
-            provider="scripted", temperature=0.0, stop=("\n\n",))))
+            provider="scripted", temperature=0.7, stop=("\n\n",))))
         assert (await h.run("b")).text == "two"
-        assert [r.temperature for r in h.provider.requests] == [0.2, 0.0]
+        assert [r.temperature for r in h.provider.requests] == [0.0, 0.7]
         assert h.provider.requests[1].stop == ("\n\n", "<END>")
 
 

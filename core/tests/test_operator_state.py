@@ -87,7 +87,7 @@ async def test_grants_and_preset_persist_across_a_restart(tmp_path: Path) -> Non
     kv, log = MemoryKeyValueStore(), MemoryLogStore()
     (tmp_path / "profiles").mkdir()
     (tmp_path / "profiles" / "careful.json").write_text(
-        json.dumps({"model": {"provider": "scripted", "temperature": 0.0}}))
+        json.dumps({"model": {"provider": "scripted", "temperature": 0.4}}))
     async with Harness(notes(), kv=kv, log=log, home=tmp_path) as h:
         await h.copilot.grant("write", seconds=3600, channel="user")
         from adjutant import load_profile
@@ -97,7 +97,7 @@ async def test_grants_and_preset_persist_across_a_restart(tmp_path: Path) -> Non
         await h.copilot.mode()
         assert h.copilot.grants == ["write"]
         assert h.kernel.profile.name == "careful"
-        assert h.kernel.profile.model.temperature == 0.0
+        assert h.kernel.profile.model.temperature == 0.4
 
 
 async def test_artifacts_land_under_runs_by_day_and_are_logged() -> None:

@@ -43,7 +43,7 @@ async def test_a_change_is_checked_written_logged_and_in_force(tmp_path: Path) -
     async with start_dock(home=home, plugins=(Chime(),),
                           env={"HOME": str(tmp_path / "me")}) as dock:
         form = (await dock.client.get("/api/settings/form")).json()
-        assert form["file"] == str(path) and form["temperature"] == 0.2
+        assert form["file"] == str(path) and form["temperature"] == 0.0
         [chime] = [f for f in form["plugins"].values()
                    if {x["name"] for x in f["fields"]} == {"auto_speech", "volume", "style"}]
         assert {f["name"]: f["kind"] for f in chime["fields"]} == {

@@ -57,7 +57,9 @@ class ModelPreset:
     #: Name of a registered provider (``llama-cpp``, ``ollama``, ``openrouter``, ...).
     provider: str = "llama-cpp"
     model: str = "qwen2.5-coder-0.5b"
-    temperature: float = attrs.field(default=0.2, validator=[v.ge(0.0), v.le(2.0)])
+    #: 0 by default: a plan is chosen, not invented, and the same request plans the same
+    #: way run after run (the embedded model then decodes greedily, its fastest path).
+    temperature: float = attrs.field(default=0.0, validator=[v.ge(0.0), v.le(2.0)])
     #: A GBNF grammar constraining output; None lets the operator use its plan grammar.
     grammar: str | None = None
     stop: tuple[str, ...] = ()
