@@ -625,3 +625,15 @@ def test_a_request_for_an_explanation_only_is_answered_in_words() -> None:
                                   existing=["notes.txt"])] == "git.commit"
     assert choices[planner.decide("commit it, I explained why", choices, scores)] \
         == "git.commit"
+
+
+def test_the_context_line_leaves_out_its_empty_parts() -> None:
+    """"clipboard":null, "logs":[] (a tuple in the bulletin) and the like tell the model
+    nothing and cost prompt tokens on every request; false and 0 are kept."""
+    text = Planner(TOOLS).user_text("hi", context={
+        "clipboard": None, "logs": (), "recent_shell": [], "focus": "",
+        "git": {"branch": "main", "head": None, "changed": (), "dirty": False},
+        "load": 0})
+    line = text.splitlines()[0]
+    assert line == 'Context: {"git":{"branch":"main","dirty":false},"load":0}', line
+    assert not Planner(TOOLS).user_text("hi", context={"logs": []}).startswith("Context")

@@ -131,3 +131,27 @@ async def test_a_read_the_request_hints_at_or_names_stands() -> None:
             run = await h.run(asked)
             assert [s.tool for s in run.plan.steps] == ["notes.read"], asked
             assert len(provider.requests) == 1, asked
+
+
+class ReadThenWrite(ScriptedProvider):
+    """The read first, a write next, the answer last: "the report crashed, fix it"
+    planned as a read of logs/app.log, then (that read refused by the second look) as
+    `git.commit`, the worst miss."""
+
+    capabilities = ProviderCapabilities(grammar=True)
+
+    async def score(self, request: Any, continuations: Any) -> list[float]:
+        return [40.0 if "notes.read" in c else 30.0 if "notes.write" in c else 0.0
+                for c in continuations]
+
+
+async def test_a_read_chosen_again_is_never_replaced_by_a_write() -> None:
+    provider = ReadThenWrite(steps(("notes.read", {"path": "notes.txt"})),
+                             Response(text="I cannot know that."))
+    async with Harness(notes(), provider=provider) as h:
+        (h.workspace / "notes.txt").write_text("buy milk\n")
+        run = await h.run("tell me tomorrow's weather in Berlin")
+        assert run.status == "answered", run.outcome
+        again = (provider.requests[-1].grammar or "").splitlines()[0]
+        assert again == 'root ::= (response) "<END>"?'  # the write was not offered
+        assert (h.workspace / "notes.txt").read_text() == "buy milk\n"

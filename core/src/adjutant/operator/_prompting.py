@@ -192,15 +192,17 @@ class Prompting:
         if chosen is request:  # no choice was made (a retry, a provider that cannot score)
             return chosen, text
         if self.echoed(text, prompt, cwd):
-            wanting, why = "response", "an answer that only repeats the request; a tool instead"
-        elif tool := self.unhinted(text, prompt):
-            wanting, why = tool, f"{tool} of a file the request gives no hint of; another choice"
+            wanting, why = ["response"], "an answer that only repeats the request; a tool instead"
+        elif tool := self.unhinted(text, prompt):  # another read, or an answer: never a
+            planner = self.planner()               # write in its place
+            wanting = [tool, *(n for n in names if planner.writes(n))]
+            why = f"{tool} of a file the request gives no hint of; another read or an answer"
         else:
             return chosen, text
         _log.info("second look: %r was answered %r: %s", prompt[:80], text[:120], why)
         run.publish(ActivitySnapshot(message_id=f"{run.run_id}-second-look-{attempt}",
                                      activity_type="second-look", content={"text": why}))
-        chosen = await self.choose(request, names, prompt, cwd, provider, exclude=[wanting],
+        chosen = await self.choose(request, names, prompt, cwd, provider, exclude=wanting,
                                    most=most)
         return chosen, await self.generate(chosen, run, attempt, provider, part="-again")
 

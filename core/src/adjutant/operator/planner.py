@@ -440,7 +440,7 @@ class Planner:
                       asked[:80], choices[runner], choices[order[0]])
             return runner
         if asked and is_question(asked):
-            reads = [i for i in order if not self._writes(choices[i])]
+            reads = [i for i in order if not self.writes(choices[i])]
             if existing:  # about a file here: words alone cannot have read it
                 reads = [i for i in reads if choices[i] != "response"] or reads
             if reads and reads[0] != order[0]:
@@ -477,7 +477,7 @@ class Planner:
                 return index
         return None
 
-    def _writes(self, name: str) -> bool:
+    def writes(self, name: str) -> bool:
         """Whether a first step with ``name`` would change something."""
         declaration = self.tools.get(name)
         if declaration is None:
@@ -535,7 +535,8 @@ def _present(context: Mapping[str, Any] | None) -> dict[str, Any]:
     for key, value in (context or {}).items():
         if isinstance(value, Mapping):
             value = _present(value)
-        if value not in (None, "", [], {}):
+        if value is not None and not (isinstance(value, (str, list, tuple, dict))
+                                      and not value):
             out[key] = value
     return out
 
