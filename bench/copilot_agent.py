@@ -129,6 +129,7 @@ async def recall_run(folder: Path, factor: float, script: Any,
             if isinstance(envelope.event, CopilotError):
                 print(f"  cycle {envelope.event.cycle} failed: {envelope.event.error}")
         got = meeting.recall(agent.state, script)
+        got["causes"] = meeting.causes(agent.state, script)
         meta = agent.state.cycle_metadata
     if trace is not None:
         import json
@@ -154,6 +155,9 @@ async def recall_run(folder: Path, factor: float, script: Any,
     state = agent.state
     for name in ("decisions", "action_items", "open_questions"):
         print(f"    found {name}: " + " | ".join(i.text for i in getattr(state, name)))
+    for cause, items in got["causes"].items():
+        for item in items:
+            print(f"    miss ({cause}) {item}")
     totals.append((script.name, got))
 
 
@@ -172,6 +176,28 @@ def print_totals(totals: list[tuple[str, dict[str, Any]]]) -> None:
           f"anywhere {anywhere / items:.0%} ({anywhere} of {items}) (goal 80%); "
           f"{sum(g['listed'] for _, g in totals)} items listed, "
           f"{sum(g['extra'] for _, g in totals)} naming no scripted one")
+    if all("causes" in got for _, got in totals):
+        print_causes(totals)
+
+
+def print_causes(totals: list[tuple[str, dict[str, Any]]]) -> None:
+    """Where each item missed in its own list was lost (``meeting.causes``): a column
+    per cause, a row per meeting."""
+    import meeting
+
+    width = max(len(name) for name, _ in totals)
+    print("misses by cause (hearing: not in the transcript; cues-none: heard, flagged by "
+          "nothing; cues-wrong: the cues flag it in another list; filing: the model's item "
+          "in another list; merging: the cues over the whole transcript file it, the "
+          "cycles lost it):")
+    print(f"  {'meeting':<{width}}  " + "  ".join(f"{c:>10}" for c in meeting.CAUSES))
+    sums = dict.fromkeys(meeting.CAUSES, 0)
+    for name, got in totals:
+        row = {c: len(got["causes"][c]) for c in meeting.CAUSES}
+        for c in row:
+            sums[c] += row[c]
+        print(f"  {name:<{width}}  " + "  ".join(f"{row[c]:>10}" for c in meeting.CAUSES))
+    print(f"  {'all':<{width}}  " + "  ".join(f"{sums[c]:>10}" for c in meeting.CAUSES))
 
 
 async def long_recording(folder: Path, minutes: float) -> None:
