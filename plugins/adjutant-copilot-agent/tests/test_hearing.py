@@ -418,3 +418,46 @@ def test_speech_whisper_passed_over_is_found_and_silence_is_not(tmp_path: Any) -
     assert lo <= long.start + 0.5 and hi >= long.end - 0.5
     # Whisper's first words late (a window started inside a word skips on): the start
     assert passed_over(heard[2:], samples)[0][0] == 0
+
+
+def test_a_long_stretch_passed_over_is_heard_again_in_windows_cut_in_pauses(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whisper lost in a loop on one word drops its window as repetitive, and the words
+    after it; heard again whole it loops again. A long stretch passed over is heard
+    again in windows cut in pauses, so the loop costs one window at most. (The
+    recognizer here loops on any audio longer than 12 s after the first 10 s.)"""
+    import anyio
+    import numpy as np
+
+    import adjutant_stt
+    from adjutant_copilot_agent import _analysis
+    from adjutant_copilot_agent._analysis import GAP_WINDOW_S, LONG_GAP_S, gap_windows
+    from adjutant_stt import HeardNothing
+
+    rng = np.random.default_rng(3)
+    samples = (rng.standard_normal(16_000 * 40) * 3000).astype("<i2")
+    for pause in range(4, 40, 4):  # a pause of 1 s every 4 s, as between sentences
+        samples[pause * 16_000 - 8_000:pause * 16_000 + 8_000] = 0
+    given: list[float] = []
+
+    def transcribe(audio: Any, **kw: Any) -> Any:
+        from types import SimpleNamespace as Seg
+
+        seconds = len(audio) / 16_000
+        given.append(seconds)
+        if seconds > 30:  # the whole chunk: the first 10 s, then a loop, dropped
+            return Seg(segments=[Seg(start=0.0, end=10.0, text="The first ten seconds.")])
+        if seconds > 12:
+            raise HeardNothing("only sounds that are not speech")
+        return Seg(segments=[Seg(start=0.0, end=seconds, text=f"Words for {seconds:.1f} s.")])
+
+    monkeypatch.setattr(adjutant_stt, "transcribe", transcribe)
+    heard = anyio.run(_analysis._whisper, samples, 0.0)
+    assert heard[0].text == "The first ten seconds."
+    # the 30 s after it, heard in windows of about 8 s that end in the pauses
+    assert len(heard) >= 4 and heard[-1].end_s >= 39.5
+    assert all(s.end_s - s.start_s <= GAP_WINDOW_S * 1.3 + 3 for s in heard[1:])
+    assert all(abs(s.end_s * 16_000 - round(s.end_s / 4) * 4 * 16_000) <= 8_000
+               for s in heard[1:-1])
+    # a short stretch is heard again whole, as before
+    assert gap_windows(0, int(LONG_GAP_S * 16_000), samples) == [(0, int(LONG_GAP_S * 16_000))]
