@@ -182,6 +182,12 @@ def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> No
     ("I think the hall is free next week.", ""),
     ("No other option.", "decisions"),
     ("Honestly, we have no choice.", "decisions"),
+    # the fourth work's phrasings (none of them from a meeting's script)
+    ("Kim is away, so I'll be the one to drive.", "action_items"),
+    ("The vegetable curry, no question.", "decisions"),
+    ("No question.", ""),
+    ("I have no question, honestly.", ""),
+    ("Right, that settles it.", "decisions"),
 ])
 def test_cue_sentences(said: str, kind: str) -> None:
     assert classify(said) == kind
@@ -461,3 +467,31 @@ def test_a_long_stretch_passed_over_is_heard_again_in_windows_cut_in_pauses(
                for s in heard[1:-1])
     # a short stretch is heard again whole, as before
     assert gap_windows(0, int(LONG_GAP_S * 16_000), samples) == [(0, int(LONG_GAP_S * 16_000))]
+
+
+def test_a_reply_agreeing_inside_or_saying_the_proposal_back_is_a_decision() -> None:
+    def decisions(*said: str) -> tuple[str, ...]:
+        return with_cues(CopilotCycleResult(), said[1:], before=said[:1]).decisions
+
+    # the agreement closes the reply, or opens it and says the proposal's words back
+    assert decisions("How about we park the vans in the garage?",
+                     "Okay, the garage, I'm happy with that.") == (
+        "How about we park the vans in the garage? Okay, the garage, I'm happy with that.",)
+    assert decisions("What about the garage for the vans?", "Fine, the garage.") == (
+        "What about the garage for the vans? Fine, the garage.",)
+    assert decisions("I'd rather wait for the audit.", "The audit first, that works for me.")
+    # an agreement to something else, or a reply that agrees to nothing, is none
+    assert decisions("How about Friday?", "Okay, I need to go now.") == ()
+    assert decisions("Did the vans arrive?", "Fine, the vans came, I'm happy with that.") == ()
+
+
+def test_what_a_bare_marker_settled_is_the_we_statement_after_it() -> None:
+    got = with_cues(CopilotCycleResult(), ["The later date makes more sense.",
+                                           "Right, that settles it.",
+                                           "We print the posters in March."])
+    assert got.decisions == ("Right, that settles it. We print the posters in March.",)
+    # a past, or a marker that says what it decides, takes nothing after it
+    assert with_cues(CopilotCycleResult(), ["Agreed.", "We talked about it."]).decisions == ()
+    assert with_cues(CopilotCycleResult(), ["We decided to rent the hall in town.",
+                                            "We print the posters in March."]).decisions == (
+        "We decided to rent the hall in town.",)
