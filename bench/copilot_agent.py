@@ -4,14 +4,17 @@ recall of a scripted meeting's items on the embedded models; and the memory of a
 simulated long recording (goal: flat, not growing with its length).
 
     nice -n 10 .venv/bin/python bench/copilot_agent.py [--quick] [--only memory|cycle|recall]
-        [--meeting NAME[,NAME...]] [--meetings FILE]
+        [--meeting NAME[,NAME...]] [--meetings FILE] [--model PRESET]
 
 ``--meeting`` picks the scripted meetings of ``tests/meeting.py`` (all of them by
 default); ``--meetings FILE`` runs the meetings of a JSON file instead (a list of
 objects, or ``{"meetings": [...]}``, with the fields of ``Meeting``: ``title`` (or
 ``name``), ``voices`` (speaker to espeak-ng voice), ``lines`` ([speaker, text] pairs),
 ``decisions``, ``actions`` and ``questions`` (item to a list of word lists)). Recall is
-printed per meeting and in all, strict (in its own list) and anywhere.
+printed per meeting and in all, strict (in its own list) and anywhere, with where each
+miss was lost (``meeting.causes``). ``--model`` names the llama.cpp preset of the cycle and
+the recall (default: the embedded ``qwen2.5-coder-0.5b``; ``qwen2.5-coder-1.5b`` is the
+larger one).
 """
 
 from __future__ import annotations
@@ -28,6 +31,16 @@ import anyio
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "plugins" / "adjutant-copilot-agent"
                        / "tests"))
+
+
+#: The llama.cpp preset the cycle and the recall run on (``--model``).
+MODEL = "qwen2.5-coder-0.5b"
+
+
+def _profile() -> Any:
+    from adjutant import ModelPreset, Profile
+
+    return Profile(model=ModelPreset(provider="llama-cpp", model=MODEL))
 
 
 def _rss_mb() -> float:
@@ -56,7 +69,7 @@ async def one_cycle(folder: Path, seconds: float) -> None:
     reps = int(np.ceil(seconds * 16_000 / len(pcm)))
     audio = wav_bytes(np.tile(pcm, reps)[: int(seconds * 16_000)].tobytes())
     provider = LlamaCpp()
-    async with Harness(CopilotAgentPlugin, provider=provider) as h:  # type: ignore[arg-type]
+    async with Harness(CopilotAgentPlugin, provider=provider, profile=_profile()) as h:  # type: ignore[arg-type]
         analyzer = TranscribeThenAnalyze()
         await analyzer.copilot_analyze(h.kernel, provider, CopilotRequest(audio=wav_bytes(
             pcm[:16_000].tobytes())))  # warm: models loaded once, as in a running agent
@@ -65,7 +78,7 @@ async def one_cycle(folder: Path, seconds: float) -> None:
                                                 CopilotRequest(audio=audio))
         total, cpu = time.perf_counter() - started, _cpu_s() - cpu
         t = dict(provider.timings)
-    print(f"one cycle, {seconds:.0f} s of audio: speech-to-text {result.stt_s:.1f} s, "
+    print(f"one cycle ({MODEL}), {seconds:.0f} s of audio: speech-to-text {result.stt_s:.1f} s, "
           f"analysis {result.analysis_s:.1f} s, total {total:.1f} s (goal < 20 s); "
           f"user+system CPU {cpu:.1f} s")
     print(f"  analysis: {t.get('prompt_tokens', 0)} prompt tokens evaluated (the cached "
@@ -115,7 +128,8 @@ async def recall_run(folder: Path, factor: float, script: Any,
     clock = FastClock(factor)
     # the figure is the recall: a busy machine must not turn it into timeouts
     settings = CopilotAgentSettings(cycle_interval=30, audio_overlap=5, analysis_timeout=900)
-    async with Harness(CopilotAgentPlugin, provider=LlamaCpp()) as h:  # type: ignore[arg-type]
+    async with Harness(CopilotAgentPlugin, provider=LlamaCpp(),
+                       profile=_profile()) as h:  # type: ignore[arg-type]
         recorder = Recorder(h.kernel.home, "bench")
         recorder.open()
         started = time.perf_counter()
@@ -129,6 +143,7 @@ async def recall_run(folder: Path, factor: float, script: Any,
             if isinstance(envelope.event, CopilotError):
                 print(f"  cycle {envelope.event.cycle} failed: {envelope.event.error}")
         got = meeting.recall(agent.state, script)
+        got["causes"] = meeting.causes(agent.state, script)
         meta = agent.state.cycle_metadata
     if trace is not None:
         import json
@@ -145,7 +160,7 @@ async def recall_run(folder: Path, factor: float, script: Any,
     print(f"scripted meeting, {script.name} ({seconds:.0f} s, "
           f"clock x{factor:g}): {meta.cycle_number} cycles ({meta.failed_cycles} failed) "
           f"in {took:.0f} s")
-    print(f"  recall, embedded default (qwen2.5-coder-0.5b): strict {got['strict']:.0%}, "
+    print(f"  recall ({MODEL}): strict {got['strict']:.0%}, "
           f"anywhere {got['anywhere']:.0%} of {got['total']} items (goal 80%); "
           f"{got['listed']} items listed, {got['extra']} naming no scripted one")
     for name in ("decisions", "action_items", "open_questions"):
@@ -154,6 +169,9 @@ async def recall_run(folder: Path, factor: float, script: Any,
     state = agent.state
     for name in ("decisions", "action_items", "open_questions"):
         print(f"    found {name}: " + " | ".join(i.text for i in getattr(state, name)))
+    for cause, items in got["causes"].items():
+        for item in items:
+            print(f"    miss ({cause}) {item}")
     totals.append((script.name, got))
 
 
@@ -172,6 +190,28 @@ def print_totals(totals: list[tuple[str, dict[str, Any]]]) -> None:
           f"anywhere {anywhere / items:.0%} ({anywhere} of {items}) (goal 80%); "
           f"{sum(g['listed'] for _, g in totals)} items listed, "
           f"{sum(g['extra'] for _, g in totals)} naming no scripted one")
+    if all("causes" in got for _, got in totals):
+        print_causes(totals)
+
+
+def print_causes(totals: list[tuple[str, dict[str, Any]]]) -> None:
+    """Where each item missed in its own list was lost (``meeting.causes``): a column
+    per cause, a row per meeting."""
+    import meeting
+
+    width = max(len(name) for name, _ in totals)
+    print("misses by cause (hearing: not in the transcript; cues-none: heard, flagged by "
+          "nothing; cues-wrong: the cues flag it in another list; filing: the model's item "
+          "in another list; merging: the cues over the whole transcript file it, the "
+          "cycles lost it):")
+    print(f"  {'meeting':<{width}}  " + "  ".join(f"{c:>10}" for c in meeting.CAUSES))
+    sums = dict.fromkeys(meeting.CAUSES, 0)
+    for name, got in totals:
+        row = {c: len(got["causes"][c]) for c in meeting.CAUSES}
+        for c in row:
+            sums[c] += row[c]
+        print(f"  {name:<{width}}  " + "  ".join(f"{row[c]:>10}" for c in meeting.CAUSES))
+    print(f"  {'all':<{width}}  " + "  ".join(f"{sums[c]:>10}" for c in meeting.CAUSES))
 
 
 async def long_recording(folder: Path, minutes: float) -> None:
@@ -226,14 +266,18 @@ async def long_recording(folder: Path, minutes: float) -> None:
 
 
 def main() -> None:
+    global MODEL
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", choices=("memory", "cycle", "recall"))
     parser.add_argument("--meeting", help="names from tests/meeting.py, comma-separated")
     parser.add_argument("--meetings", type=Path, help="a JSON file of meetings")
+    parser.add_argument("--model", default=MODEL, help="the llama.cpp preset (default: "
+                        "%(default)s)")
     parser.add_argument("--trace", type=Path, help="a folder: each meeting's cycles as "
                         "merged (for bench/copilot_replay.py)")
     args = parser.parse_args()
+    MODEL = args.model
     import meeting
 
     if args.meetings:

@@ -4,9 +4,8 @@ offline and in a second: the model's answers and Whisper's words stay those of t
 so a change to the cues or the merge is measured alone. For each scripted item missed,
 where it was lost:
 
-- ``whisper``: none of its word sets is in the transcript (misheard or cut);
-- ``model+cues``: heard, but neither the model's answer nor a cue put it in any list;
-- ``wrong list``: found, in another list than its own (or only in the summary).
+``hearing``, ``cues-none``, ``cues-wrong``, ``filing`` or ``merging`` (see
+``meeting.causes``), with a table of them per meeting.
 
     .venv/bin/python bench/copilot_replay.py DIR [--meetings FILE]
 """
@@ -61,21 +60,12 @@ def main() -> None:
         state = replay(data["cycles"])
         got = meeting.recall(state, script)
         totals.append((script.name, got))
-        heard = " ".join(s.text for s in state.transcript)
-        lists = {"decisions": script.decisions, "action_items": script.actions,
-                 "open_questions": script.questions}
-        for name, scripted in lists.items():
-            for item, ways in scripted.items():
-                if got[name][item]:
-                    continue
-                if not meeting._found([heard], ways):
-                    why = "whisper"
-                elif meeting.recall_anywhere(state, ways):
-                    why = "wrong list"
-                else:
-                    why = "model+cues"
-                if not args.quiet:
-                    print(f"  miss [{script.name}] {name}: {item!r}: {why}")
+        got["causes"] = meeting.causes(state, script)
+        if not args.quiet:
+            for cause, items in got["causes"].items():
+                for item in items:
+                    print(f"  miss [{script.name}] ({cause}) {item}")
+        lists = ("decisions", "action_items", "open_questions")
         if not args.quiet:
             for name in lists:
                 print(f"    {script.name} {name}: "

@@ -402,3 +402,51 @@ def recall(state: Any, meeting: Meeting = LAUNCH) -> dict[str, Any]:
     #: items in the three lists, and those of them that name no scripted item of their list
     out["listed"], out["extra"] = listed, extra
     return out
+
+
+#: Where a scripted item missed in its own list was lost (``causes``), in the order of
+#: the pipeline: the columns of the bench's breakdown.
+CAUSES = ("hearing", "cues-none", "cues-wrong", "filing", "merging")
+
+
+def causes(state: Any, meeting: Meeting = LAUNCH) -> dict[str, list[str]]:
+    """For each scripted item not in its own list of ``state``, where it was lost:
+
+    - ``hearing``: none of its word sets is in the transcript (misheard, cut, passed over);
+    - ``cues-none``: heard, but the cues, read over the whole transcript at once, flag no
+      sentence of it, and neither the model nor a cue put it in any list;
+    - ``cues-wrong``: the cues flag its sentence, in another list;
+    - ``filing``: the cues flag nothing of it, and the model wrote it in another list (or
+      only in the summary);
+    - ``merging``: the cues over the whole transcript put it in its own list, the cycles
+      did not (a sentence cut at a chunk's end, a model's item standing in for it, a
+      duplicate dropped).
+
+    Returns cause -> ``"list: item"`` names, every cause present."""
+    from adjutant_copilot_agent._analysis import sentences
+    from adjutant_copilot_agent._cues import with_cues
+    from adjutant_hookspecs import CopilotCycleResult
+
+    heard = " ".join(s.text for s in state.transcript)
+    alone = with_cues(CopilotCycleResult(), sentences(state.transcript))
+    got = recall(state, meeting)
+    out: dict[str, list[str]] = {c: [] for c in CAUSES}
+    lists = {"decisions": meeting.decisions, "action_items": meeting.actions,
+             "open_questions": meeting.questions}
+    for name, scripted in lists.items():
+        for item, ways in scripted.items():
+            if got[name][item]:
+                continue
+            if not _found([heard], ways):
+                why = "hearing"
+            elif _found(list(getattr(alone, name)), ways):
+                why = "merging"
+            elif any(_found(list(getattr(alone, other)), ways) for other in lists
+                     if other != name):
+                why = "cues-wrong"
+            elif recall_anywhere(state, ways):
+                why = "filing"
+            else:
+                why = "cues-none"
+            out[why].append(f"{name}: {item}")
+    return out

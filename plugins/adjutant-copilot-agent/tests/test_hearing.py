@@ -182,6 +182,12 @@ def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> No
     ("I think the hall is free next week.", ""),
     ("No other option.", "decisions"),
     ("Honestly, we have no choice.", "decisions"),
+    # the fourth work's phrasings (none of them from a meeting's script)
+    ("Kim is away, so I'll be the one to drive.", "action_items"),
+    ("The vegetable curry, no question.", "decisions"),
+    ("No question.", ""),
+    ("I have no question, honestly.", ""),
+    ("Right, that settles it.", "decisions"),
 ])
 def test_cue_sentences(said: str, kind: str) -> None:
     assert classify(said) == kind
@@ -418,3 +424,74 @@ def test_speech_whisper_passed_over_is_found_and_silence_is_not(tmp_path: Any) -
     assert lo <= long.start + 0.5 and hi >= long.end - 0.5
     # Whisper's first words late (a window started inside a word skips on): the start
     assert passed_over(heard[2:], samples)[0][0] == 0
+
+
+def test_a_long_stretch_passed_over_is_heard_again_in_windows_cut_in_pauses(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whisper lost in a loop on one word drops its window as repetitive, and the words
+    after it; heard again whole it loops again. A long stretch passed over is heard
+    again in windows cut in pauses, so the loop costs one window at most. (The
+    recognizer here loops on any audio longer than 12 s after the first 10 s.)"""
+    import anyio
+    import numpy as np
+
+    import adjutant_stt
+    from adjutant_copilot_agent import _analysis
+    from adjutant_copilot_agent._analysis import GAP_WINDOW_S, LONG_GAP_S, gap_windows
+    from adjutant_stt import HeardNothing
+
+    rng = np.random.default_rng(3)
+    samples = (rng.standard_normal(16_000 * 40) * 3000).astype("<i2")
+    for pause in range(4, 40, 4):  # a pause of 1 s every 4 s, as between sentences
+        samples[pause * 16_000 - 8_000:pause * 16_000 + 8_000] = 0
+    given: list[float] = []
+
+    def transcribe(audio: Any, **kw: Any) -> Any:
+        from types import SimpleNamespace as Seg
+
+        seconds = len(audio) / 16_000
+        given.append(seconds)
+        if seconds > 30:  # the whole chunk: the first 10 s, then a loop, dropped
+            return Seg(segments=[Seg(start=0.0, end=10.0, text="The first ten seconds.")])
+        if seconds > 12:
+            raise HeardNothing("only sounds that are not speech")
+        return Seg(segments=[Seg(start=0.0, end=seconds, text=f"Words for {seconds:.1f} s.")])
+
+    monkeypatch.setattr(adjutant_stt, "transcribe", transcribe)
+    heard = anyio.run(_analysis._whisper, samples, 0.0)
+    assert heard[0].text == "The first ten seconds."
+    # the 30 s after it, heard in windows of about 8 s that end in the pauses
+    assert len(heard) >= 4 and heard[-1].end_s >= 39.5
+    assert all(s.end_s - s.start_s <= GAP_WINDOW_S * 1.3 + 3 for s in heard[1:])
+    assert all(abs(s.end_s * 16_000 - round(s.end_s / 4) * 4 * 16_000) <= 8_000
+               for s in heard[1:-1])
+    # a short stretch is heard again whole, as before
+    assert gap_windows(0, int(LONG_GAP_S * 16_000), samples) == [(0, int(LONG_GAP_S * 16_000))]
+
+
+def test_a_reply_agreeing_inside_or_saying_the_proposal_back_is_a_decision() -> None:
+    def decisions(*said: str) -> tuple[str, ...]:
+        return with_cues(CopilotCycleResult(), said[1:], before=said[:1]).decisions
+
+    # the agreement closes the reply, or opens it and says the proposal's words back
+    assert decisions("How about we park the vans in the garage?",
+                     "Okay, the garage, I'm happy with that.") == (
+        "How about we park the vans in the garage? Okay, the garage, I'm happy with that.",)
+    assert decisions("What about the garage for the vans?", "Fine, the garage.") == (
+        "What about the garage for the vans? Fine, the garage.",)
+    assert decisions("I'd rather wait for the audit.", "The audit first, that works for me.")
+    # an agreement to something else, or a reply that agrees to nothing, is none
+    assert decisions("How about Friday?", "Okay, I need to go now.") == ()
+    assert decisions("Did the vans arrive?", "Fine, the vans came, I'm happy with that.") == ()
+
+
+def test_what_a_bare_marker_settled_is_the_we_statement_after_it() -> None:
+    got = with_cues(CopilotCycleResult(), ["The later date makes more sense.",
+                                           "Right, that settles it.",
+                                           "We print the posters in March."])
+    assert got.decisions == ("Right, that settles it. We print the posters in March.",)
+    # a past, or a marker that says what it decides, takes nothing after it
+    assert with_cues(CopilotCycleResult(), ["Agreed.", "We talked about it."]).decisions == ()
+    assert with_cues(CopilotCycleResult(), ["We decided to rent the hall in town.",
+                                            "We print the posters in March."]).decisions == (
+        "We decided to rent the hall in town.",)

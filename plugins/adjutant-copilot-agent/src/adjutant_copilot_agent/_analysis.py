@@ -329,6 +329,21 @@ GAP_S = 3.0
 #: Speech: the share of its 100 ms frames louder than the chunk's quiet level.
 VOICED_SHARE = 0.5
 MAX_GAPS = 2
+#: A stretch passed over that is longer than this is heard again in windows of about
+#: ``GAP_WINDOW_S``, cut in pauses: Whisper lost there in a loop on one word ("I'd rather
+#: she shad'n'n'n'n..." for "shadowed Lena", dropped as repetitive with the 28 s after
+#: it) loops again on the same words heard whole, even with the temperature fallback;
+#: heard in windows, the loop costs one window's words at most.
+LONG_GAP_S = 12.0
+GAP_WINDOW_S = 8.0
+
+
+def gap_windows(lo: int, hi: int, samples: Any) -> list[tuple[int, int]]:
+    """The pieces the stretch ``samples[lo:hi]`` passed over is heard again in: whole
+    up to ``LONG_GAP_S``, longer in windows of about ``GAP_WINDOW_S`` cut in pauses."""
+    if hi - lo <= LONG_GAP_S * SAMPLE_RATE:
+        return [(lo, hi)]
+    return [(lo + a, lo + b) for a, b in split_windows(samples[lo:hi], GAP_WINDOW_S)]
 
 
 def passed_over(segments: Sequence[Any], samples: Any) -> list[tuple[int, int]]:
@@ -387,11 +402,12 @@ async def _whisper(samples: Any, offset_s: float,
             bare = hear(audio, None)
             if _word_count(bare) > _word_count(heard):
                 heard = bare
-        for lo, hi in passed_over(heard, samples):
+        for gap in passed_over(heard, samples):
             # heard again alone (no prompt): the words Whisper's window jumped over
-            again = hear(audio[lo:hi], None)
-            heard += [_Heard(s.start + lo / SAMPLE_RATE, s.end + lo / SAMPLE_RATE, s.text)
-                      for s in again]
+            for lo, hi in gap_windows(*gap, samples):
+                again = hear(audio[lo:hi], None)
+                heard += [_Heard(s.start + lo / SAMPLE_RATE, s.end + lo / SAMPLE_RATE,
+                                 s.text) for s in again]
         heard.sort(key=lambda s: s.start)
         return [TranscriptSegment(start_s=round(offset_s + s.start, 2),
                                   end_s=round(offset_s + s.end, 2), text=s.text.strip())

@@ -42,12 +42,15 @@ _DECISION = re.compile(
     r"we(?:'re| are) (?:not going to|keeping|dropping|skipping|cancell?ing|postponing|"
     r"sticking with|switching to|going for)|we won't|we will not|"
     r"(?:is|are|stays?|remains?) (?:capped|limited|fixed|set|cut|raised|lowered) (?:at|to)|"
-    r"stays at|no other (?:option|way|choice)|(?:we have|there's|there is) no (?:other )?choice|"
+    r"stays at|(?:that|this) settles it|settles it|no other (?:option|way|choice)|"
+    r"(?:we have|there's|there is) no (?:other )?choice|"
     r"(?:the )?only (?:option|way|choice)|"
     r"so be it|(?:is|are) (?:the|our) (?:top |first |main |number one )?priority|"
     r"(?:is|are) top priority|from now on|going forward|(?:that's|that is) (?:settled|decided|"
     r"final))\b"
     r"|\b\w+ it is(?: then)?\s*(?:[.!,]|$)"
+    # a choice said with its certainty: "The blue one, no question.", "Tuesday, no doubt."
+    r"|^(?:[\w'-]+ ){0,4}[\w'-]+,\s*(?:no question|no doubt|hands down|easily)[.!]?$"
     # an order that makes a choice, opening the sentence or after a short reply ("Drop
     # it and do both nights", "Works for me, go with that", "Keep it at ten")
     r"|^(?:[\w']+(?: [\w']+){0,3}[,.]\s+)?(?:(?:and|so|then|just)\s+)?(?:drop|skip|scrap|ditch|"
@@ -86,7 +89,8 @@ _ACTION = re.compile(
     re.IGNORECASE)
 #: A commitment in the first person ("I'll build it"): an action item even beside words
 #: that alone would be small talk ("the page will be up by Friday, I'll build it").
-_MINE = re.compile(r"\bI(?:'ll| will|'m going to| am going to) (?!be\b|see\b|say\b|never\b|"
+_MINE = re.compile(r"\bI(?:'ll| will) be the one (?:to|who)\b"
+                   r"|\bI(?:'ll| will|'m going to| am going to) (?!be\b|see\b|say\b|never\b|"
                    r"not\b|let\b|talk\b|miss\b)\w+", re.IGNORECASE)
 #: "I ring the promoter on Monday": a commitment whose "'ll" Whisper dropped (it often
 #: does), known by a verb after "I" that is no past, state or auxiliary, and a time ahead.
@@ -232,6 +236,15 @@ _AGREE_FIRST = re.compile(rf"^{_AGREE}[,.!]?\s+(?!thanks|thank|no problem|see yo
                           r"that is it|that's it|that's all|that is all|that's everything)",
                           re.IGNORECASE)
 
+#: An agreement closing a reply: "..., I'm happy with that.", "..., that works for me."
+_AGREE_INSIDE = re.compile(r"[,.]\s*(?:and\s+)?(?:I'm|I am|we're|we are) "
+                           r"(?:happy|fine|good|okay|ok) with (?:that|it|this)\b"
+                           r"|[,.]\s*(?:that|it|this) (?:works|suits) (?:for )?(?:me|us)\b"
+                           r"|[,.]\s*fine by me\b", re.IGNORECASE)
+_AGREE_WORDS = frozenset(("agreed", "deal", "done", "fine", "okay", "alright", "all", "right",
+                          "perfect", "great", "good", "yes", "yeah", "yep", "sure", "that",
+                          "this", "with", "happy", "sounds", "works"))
+
 
 def _in_reply(text: str, prev: str) -> tuple[str, str]:
     """What ``text``, said right after ``prev`` and cued as nothing alone, is as its reply:
@@ -245,6 +258,14 @@ def _in_reply(text: str, prev: str) -> tuple[str, str]:
         if prev.rstrip().endswith("?") and _AGREE_STRONG.match(text):
             # "How about the last Sunday in April?" "Works for me.": the proposal agreed
             return "decisions", f"{prev} {text}"
+        if _AGREE_INSIDE.search(text) and not _AGREE_FIRST.match(text):
+            # "Behind the shed, I'm happy with that.": the agreement closing the reply
+            return "decisions", f"{prev} {text}"
+        if (prev.rstrip().endswith("?") and _AGREE_FIRST.match(text)
+                and len(words_in(text) & words_in(prev) - _AGREE_WORDS) >= 1):
+            # "How about behind the shed?" "Fine, behind the shed.": the proposal's own
+            # words said back after an agreement
+            return "decisions", text if len(words_in(text)) >= 4 else f"{prev} {text}"
         if _AGREE_JUDGED.match(text) and not prev.rstrip().endswith("?"):
             return "decisions", text if len(words_in(text)) >= 3 else f"{prev} {text}"
         if _AGREE_ALONE.match(text) and not _WEAK.match(text):
@@ -284,6 +305,11 @@ def _loops(text: str) -> bool:
 def _is_question(text: str) -> bool:
     return text.rstrip().endswith("?") or bool(_WH.match(text.strip()))
 
+#: What "we" do from now, said as a plain statement: "We hold the paper for the autumn."
+_WE_DO = re.compile(r"^(?:so |then |and |ok,? |okay,? )?we (?!were|was|had|did|used|talked|"
+                    r"tried|met|saw|went|got|need|should|could|might|can|don't|didn't|"
+                    r"have|are|will|would)[a-z]+\b(?<!ed)", re.IGNORECASE)
+
 
 def with_cues(result: CopilotCycleResult, lines: Sequence[str],
               before: Sequence[str] = ()) -> CopilotCycleResult:
@@ -301,6 +327,13 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
         text = said[n]
         prev = said[n - 1] if n > 0 else ""
         kind = classify(text)
+        if not kind and prev and _WE_DO.match(text) and classify(prev) == "decisions" \
+                and len(words_in(prev)) <= 4:
+            # "Agreed, that settles it. We hold the paper for the autumn.": what the
+            # marker settled is said after it; one item of the two
+            if cued["decisions"] and cued["decisions"][-1].endswith(prev):
+                cued["decisions"].pop()
+            kind, text = "decisions", f"{prev} {text}"
         if not kind and prev:
             kind, text = _in_reply(text, prev)
             if kind and prev.rstrip().endswith("?"):  # a choice made, a proposal agreed
