@@ -1,6 +1,11 @@
 """Opt in to the Adjutant test harness (`adjutant.testing`: asyncio and trio)."""
 
+import sys
+from pathlib import Path
+
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # llama_tools, beside this file
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -7,23 +7,12 @@ import json
 from contextlib import aclosing
 
 import pytest
+from llama_tools import LIST, READ
 
 from adjutant.operator._grammar import reply_grammar
-from adjutant_hookspecs import CompletionRequest, ToolDeclaration, ToolSafety
+from adjutant_hookspecs import CompletionRequest
 from adjutant_llamacpp import LlamaCpp
 from adjutant_llamacpp._jump import forced_start
-
-READ = ToolDeclaration(
-    name="fs.read", version="1", description="Read a text file.",
-    args_schema={"type": "object", "properties": {"path": {"type": "string"},
-                                                  "max_bytes": {"type": "integer"}},
-                 "required": ["path"], "additionalProperties": False},
-    safety=ToolSafety(level="read"))
-LIST = ToolDeclaration(
-    name="proc.list", version="1", description="List processes.",
-    args_schema={"type": "object", "properties": {"name": {"type": "string"}},
-                 "additionalProperties": False},
-    safety=ToolSafety(level="read"))
 
 
 def test_a_chosen_first_tool_forces_the_reply_up_to_its_first_value() -> None:

@@ -8,26 +8,16 @@ from contextlib import aclosing
 from typing import Any
 
 import pytest
+from llama_tools import LIST, READ
 
 from adjutant.operator._grammar import reply_grammar
-from adjutant_hookspecs import CompletionRequest, ToolDeclaration, ToolSafety
+from adjutant_hookspecs import CompletionRequest
 from adjutant_llamacpp import LlamaCpp
 from adjutant_llamacpp._speculate import _Chooser, draft
 
 pytestmark = pytest.mark.anyio
 
 PROVIDER = LlamaCpp(context_size=2048, speculate=None)
-READ = ToolDeclaration(
-    name="fs.read", version="1", description="Read a text file.",
-    args_schema={"type": "object", "properties": {"path": {"type": "string"},
-                                                  "max_bytes": {"type": "integer"}},
-                 "required": ["path"], "additionalProperties": False},
-    safety=ToolSafety(level="read"))
-LIST = ToolDeclaration(
-    name="proc.list", version="1", description="List processes.",
-    args_schema={"type": "object", "properties": {"name": {"type": "string"}},
-                 "additionalProperties": False},
-    safety=ToolSafety(level="read"))
 PLAN = reply_grammar({"fs.read": READ, "proc.list": LIST})
 #: A key list in the copilot agent's manner: fixed keys, bounded lists of strings.
 KEYS = "\n".join([
