@@ -146,7 +146,7 @@ async def test_push_to_talk_plans_the_spoken_request_listen_logs_it_off_disables
     system = pytest.importorskip("adjutant_system", reason="proc.list is adjutant-system's")
     import wave
 
-    audio = espeak("List Python processes", tmp_path / "request.wav")
+    audio = espeak("List Python processes", tmp_path / "request.wav", lead_ms=2000)
     with wave.open(str(audio)) as w:
         spoken_ms = w.getnframes() * 1000 // w.getframerate()
     browser = await launch(playwright, "--use-fake-ui-for-media-stream",
@@ -198,7 +198,11 @@ async def test_a_remote_engine_asks_first_no_sends_nothing_yes_sends(
                                      reason="the remote engine is adjutant-openrouter's")
     from test_voice_consent import KEY, fake_openrouter, remote_profile, whisper_ear
 
-    audio = espeak("List Python processes", tmp_path / "request.wav")
+    import wave
+
+    audio = espeak("List Python processes", tmp_path / "request.wav", lead_ms=2000)
+    with wave.open(str(audio)) as w:
+        spoken_ms = w.getnframes() * 1000 // w.getframerate()
     browser = await launch(playwright, "--use-fake-ui-for-media-stream",
                            "--use-fake-device-for-media-stream",
                            f"--use-file-for-fake-audio-capture={audio}%noloop")
@@ -213,7 +217,7 @@ async def test_a_remote_engine_asks_first_no_sends_nothing_yes_sends(
                 page = await open_page(browser, dock, width=width, permissions=("microphone",))
                 mic = await page.wait_for_selector("#mic:not([disabled])")
                 assert f"openrouter ({host})" in (await mic.get_attribute("title") or "")
-                await hold_mic(page, 2200)
+                await hold_mic(page, spoken_ms + 900)
                 dialog = await page.wait_for_selector("#consent[open]")
                 shown = await dialog.inner_text()
                 assert "openrouter" in shown and host in shown, shown

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import wave
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,12 +34,22 @@ pcm.!default {{
 BYTES_PER_S = 48_000
 
 
-def espeak(text: str, path: Path) -> Path:
-    """``text`` spoken by espeak-ng into a WAV (22.05 kHz mono 16-bit)."""
+def espeak(text: str, path: Path, lead_ms: int = 0) -> Path:
+    """``text`` spoken by espeak-ng into a WAV (22.05 kHz mono 16-bit), after
+    ``lead_ms`` of silence: chromium's fake microphone starts playing its file when the
+    device opens, before the page captures, so a loaded machine would miss the start."""
     program = shutil.which("espeak-ng")
     if program is None:
         pytest.fail("espeak-ng is missing: ./dev installs it (apt-get install espeak-ng)")
     subprocess.run([program, "-v", "en-us", "-w", str(path), text], check=True, timeout=60)
+    if lead_ms:
+        with wave.open(str(path)) as spoken:
+            params, frames = spoken.getparams(), spoken.readframes(spoken.getnframes())
+        silence = b"\0" * (params.sampwidth * params.nchannels
+                            * (params.framerate * lead_ms // 1000))
+        with wave.open(str(path), "wb") as padded:
+            padded.setparams(params)
+            padded.writeframes(silence + frames)
     return path
 
 

@@ -66,9 +66,10 @@ async function startRecording(how) {
   showVoiceStatus("Opening the microphone…", "recording");
   try {
     rec.ctx = new AudioContext(); // made within the gesture: allowed to run
+    // the worklet first: what is said between the mic opening and the capture is lost
+    await rec.ctx.audioWorklet.addModule("/static/mic-worklet.js");
     rec.stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1,
       echoCancellation: false, noiseSuppression: false, autoGainControl: false } });
-    await rec.ctx.audioWorklet.addModule("/static/mic-worklet.js");
     const source = rec.ctx.createMediaStreamSource(rec.stream);
     const node = new AudioWorkletNode(rec.ctx, "dock-mic");
     const mute = rec.ctx.createGain();
