@@ -289,13 +289,15 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
                 start = time.perf_counter()
                 provider.timings = {}
                 outcome = await copilot.handle(entry["request"])
-                tally.add(entry, outcome, time.perf_counter() - start)
+                seconds = time.perf_counter() - start
+                tally.add(entry, outcome, seconds)
                 if dump is not None:  # every reply, to replay a later step on it offline
                     plan = outcome.plan
                     print(json.dumps({"id": entry["id"], "status": outcome.status,
                                       "steps": [{"tool": s.tool, "args": s.args}
                                                 for s in plan.steps] if plan else None,
-                                      "text": outcome.text}, default=str),
+                                      "text": outcome.text, "seconds": round(seconds, 2),
+                                      "timings": provider.timings}, default=str),
                           file=dump, flush=True)
                 tally.splits.append(dict(provider.timings))
                 if number % 20 == 0:

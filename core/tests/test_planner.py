@@ -333,6 +333,37 @@ async def test_the_model_chooses_the_first_step_calibrated_against_no_request() 
     assert plain == "response"
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize(("favourite", "keeps_passages"), [
+    ("fs.read", False), ("response", True)])
+async def test_memory_passages_are_left_out_of_the_choice_and_kept_for_an_answer(
+        favourite: str, keeps_passages: bool) -> None:
+    """What memory retrieved grounds an answer in words only: the scoring never sees it
+    (130-190 prompt tokens, 3-4 s of a question's choice on 2 cores), a tool's reply
+    goes without it, an answer in words has it."""
+    from adjutant_hookspecs import CompletionRequest
+
+    planner = Planner(TOOLS)
+    asked_for = "what does README.md say about installing?"
+    names = planner.offered(asked_for)
+    passages = "Retrieved passages follow:\n[README.md:1-3] # Project"
+    seen: list[str] = []
+
+    async def scorer(request: CompletionRequest, options: list[str]) -> list[float]:
+        seen.append(request.prompt)
+        return [-1.0 if o.endswith(f'"{favourite}"') or (
+            favourite == "response" and o.endswith('"response"')) else -9.0 for o in options]
+
+    full = planner.user_text(asked_for, retrieved=passages)
+    request = CompletionRequest(prompt=full, system="S", grammar=planner.grammar(names))
+    chosen, choice = await planner.choose(scorer, request, names, {}, calibrate=False,
+                                          passages=passages)
+    assert choice == favourite
+    assert seen and all(passages not in p and asked_for in p for p in seen)
+    assert (passages in chosen.prompt) is keeps_passages
+    assert chosen.prompt.endswith(f"Request: {asked_for}\nAnswer:")
+
+
 @pytest.mark.parametrize(("request_text", "asks"), [
     ("which branch am I on?", True),
     ("Is there anything to commit?", True),

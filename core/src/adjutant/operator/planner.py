@@ -341,7 +341,8 @@ class Planner:
                      paths: Sequence[str] | None = None, calibrate: bool = True,
                      asked: str = "", existing: Sequence[str] = (), similar: int = 0,
                      past: Sequence[Example] = (), exclude: Sequence[str] = (),
-                     most: int = MAX_STEPS) -> tuple[CompletionRequest, str]:
+                     most: int = MAX_STEPS, passages: str = "",
+                     ) -> tuple[CompletionRequest, str]:
         """Let the model choose how its reply starts, then constrain the reply to that.
 
         ``scorer(request, continuations)`` (a provider's ``score``) gives each head's
@@ -357,8 +358,14 @@ class Planner:
         choice, so they teach its values and never sway which tool it is. ``past``:
         this user's earlier successful plans for requests like it (`decide`). Without
         ``exclude``, choices already tried and found wanting (a tool, ``response``);
-        ``most``, the plan's longest (one for a clause of a request)."""
+        ``most``, the plan's longest (one for a clause of a request). ``passages``: the
+        part of the prompt (memory's, `user_text`'s ``retrieved``) that only an answer in
+        words needs: left out of the scoring and of a tool's reply."""
         heads = self.heads(names)
+        full = request
+        if passages and (bare := request.prompt.replace(passages + "\n", "", 1)) \
+                != request.prompt:
+            request = msgspec.structs.replace(request, prompt=bare)
         scores = list(await scorer(request, heads))
         if calibrate:
             key = (request.system, request.model, tuple(heads))
@@ -371,7 +378,7 @@ class Planner:
         best = self.decide(asked, [*names, "response"], scores, existing=existing,
                            past=past)
         if best == len(names):
-            return msgspec.structs.replace(request, grammar=reply_grammar({})), "response"
+            return msgspec.structs.replace(full, grammar=reply_grammar({})), "response"
         grammar = reply_grammar({n: self._grounded(n, paths) for n in names}, [names[best]],
                                 response=False, most=most)
         prompt = request.prompt
