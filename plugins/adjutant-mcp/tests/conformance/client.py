@@ -43,6 +43,11 @@ def configure(home: Path, url: str) -> None:
 
 
 async def main(url: str) -> int:
+    with tempfile.TemporaryDirectory(prefix="adjutant-conformance-") as home:
+        return await run(Path(home), url)
+
+
+async def run(home: Path, url: str) -> int:
     import httpx2
 
     import adjutant_guard
@@ -53,7 +58,6 @@ async def main(url: str) -> int:
     from adjutant_mcp._cli import login
     from adjutant_mcp._connection import ServerUnavailable
 
-    home = Path(tempfile.mkdtemp(prefix="adjutant-conformance-"))
     configure(home, url)
     async with Harness(adjutant_guard, adjutant_mcp.McpPlugin, home=home) as h, \
             anyio.create_task_group() as tg:
