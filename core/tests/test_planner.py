@@ -635,9 +635,43 @@ def test_a_program_the_request_says_to_use_is_run() -> None:
                   "replace foo with bar in notes.txt",
                   # a value, not how to do it: quoted, or after a colon
                   "add to the notes: tests are run with python3 -m pytest",
-                  "append 'build it with make' to notes.txt"):
+                  "append 'build it with make' to notes.txt",
+                  # what a request to record something records ("that ...")
+                  "note in the project notes that tests use pytest",
+                  "remember that we deploy with make"):
         assert choices[planner.decide(asked, choices, scores)] == "fs.read", asked
     assert named_programs("run definitely-not-a-program-here") == []
+
+
+@pytest.mark.parametrize(("asked", "intent"), [
+    ("keep in mind, as a fact about this project: the server listens on port 8081",
+     "keep in mind, as a fact about this project"),
+    ("add to the project notes: tests are run with pytest", "add to the project notes"),
+    ("note in the project notes that tests use pytest", "note in the project notes "),
+    ("run this: make", "run this: make"),  # too short a head to be only the order
+    ("check that port 8080 is open", "check that port 8080 is open"),  # no recording
+])
+def test_the_words_that_say_what_to_do_leave_out_the_content_they_carry(
+        asked: str, intent: str) -> None:
+    """The bank's votes and the tools' words are taken from what the request says to
+    do: "keep in mind ...: the staging server listens on port 8081" had been planned as
+    net.check_port (the port outvoting "keep in mind")."""
+    from adjutant.operator._words import content_cut
+
+    assert content_cut(asked) == intent
+
+
+def test_what_a_request_carries_after_a_colon_does_not_vote() -> None:
+    tools = _with_levels()
+    planner = Planner(tools)
+    asked = "keep in mind, as a fact about this project: the server listens on port 8081"
+    choices = [*tools, "response"]
+    before = planner.bank.votes(asked)
+    after = planner.bank.votes("keep in mind, as a fact about this project")
+    assert before != after  # the content moves the vote, so it must be left out
+    chosen = choices[planner.decide(asked, choices, [0.0] * len(choices))]
+    assert chosen == choices[planner.decide(
+        "keep in mind, as a fact about this project", choices, [0.0] * len(choices))]
 
 
 def test_a_request_for_an_explanation_only_is_answered_in_words() -> None:

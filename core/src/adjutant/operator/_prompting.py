@@ -39,7 +39,7 @@ from ._bank import Example
 from ._grammar import MAX_STEPS
 from ._replies import parse_reply
 from ._run import Run
-from ._words import echoes, here, hinted
+from ._words import echoes, here, hinted, shown_path
 from .planner import BANK_WEIGHT, END, SIMILAR, Planner, named_paths, workspace_paths
 
 __all__ = ["Prompting"]
@@ -72,6 +72,9 @@ class Prompting:
         #: (they ground an answer in words only; measured: 130-190 prompt tokens, 3-4 s
         #: of every question's scoring on 2 cores).
         self.passages_for_answers = True
+        #: The tools that show one file and one folder (adjutant-files'): a request that
+        #: only asks to see one thing here is planned with them (`_words.shown_path`).
+        self.viewers = {"file": "fs.read", "dir": "fs.list"}
         # the passages in each recent request's prompt (`choose` takes them out)
         self._passages: OrderedDict[str, str] = OrderedDict()
 
@@ -188,8 +191,14 @@ class Prompting:
                 or self.kernel.profile.model.grammar is not None or len(names) < 2:
             return request
         passages = self._passages.get(request.prompt, "") if self.passages_for_answers else ""
+        paths = self.grounded(prompt, cwd)
+        if (shown := shown_path(prompt, cwd)) and (viewer := self.viewers.get(shown[0])) \
+                in names and viewer not in exclude:
+            _log.info("shown: %r only asks to see %s: %s", prompt[:80], shown[1], viewer)
+            exclude = [n for n in (*names, "response") if n != viewer]
+            paths = [shown[1]]
         request, _ = await self.planner().choose(
-            scorer, request, names, self.priors, paths=self.grounded(prompt, cwd),
+            scorer, request, names, self.priors, paths=paths,
             calibrate=self.first_choice == "calibrated", asked=prompt,
             existing=self.existing(prompt, cwd), similar=self.similar,
             past=self.past_plans(prompt, names), exclude=exclude, most=most,

@@ -167,12 +167,31 @@ _EVERYDAY = frozenset(["test", "time", "file", "free", "yes", "true", "false", "
                        "id", "env", "expand", "fold", "nice", "unique", "rev", "tac"])
 
 
+#: A request that records what follows ("note that tests use pytest").
+_RECORDING = re.compile(r"^\W*(?:please\s+)?(?:note|remember|record|jot|write down|"
+                        r"keep in mind|make a note|add a note|add to)\b")
+
+
+def content_cut(request: str) -> str:
+    """The part of ``request`` that says what to do, without the content it carries:
+    what follows ``": "`` when three words or more come before it ("keep in mind, as
+    a fact about this project: the server listens on port 8081"), and what follows
+    "that" in a request to record something ("note in the project notes that tests
+    use pytest")."""
+    head, colon, _ = request.partition(": ")
+    if colon and len(_WORD.findall(head.lower())) >= 3:
+        request = head
+    if _RECORDING.match(request.lower()):
+        request = re.split(r"\bthat\b", request, maxsplit=1)[0]
+    return request
+
+
 def named_programs(request: str) -> list[str]:
     """Programs on PATH the request says to use ("count README lines with wc"): the
     user chose the command, so the plan runs it. Quoted text and what follows a colon
     are values ("add to the notes: tests are run with pytest"), not how to do it."""
     found = []
-    asked = re.sub(r"'[^']*'|\"[^\"]*\"", " ", request.lower()).split(": ", 1)[0]
+    asked = content_cut(re.sub(r"'[^']*'|\"[^\"]*\"", " ", request.lower()).split(": ", 1)[0])
     for match in _USING.finditer(asked):
         word = match.group(1)
         if word not in _STOPWORDS and word not in _EVERYDAY and shutil.which(word):
@@ -239,3 +258,48 @@ def workspace_paths(cwd: str, limit: int = 300) -> list[str]:
                     return found
         level = deeper
     return found
+
+
+#: Words that only ask to see something ("show me", "open", "cat ... please").
+_SHOWING = frozenset(["show", "me", "open", "cat", "print", "display", "view", "see",
+                      "read", "look", "at", "the", "file", "folder", "directory", "dir",
+                      "please", "pls", "contents", "content", "of", "in", "whats", "what",
+                      "is", "s", "inside", "can", "you", "could", "would", "just", "up",
+                      "let", "take", "a", "give", "i", "want", "to", "need", "quickly",
+                      "whole", "full", "again", "out", "there", "here", "this", "my"])
+#: Words that only ask to see a folder ("list the files in src").
+_LISTING = frozenset(["list", "ls", "files", "entries", "everything", "whats", "under"])
+#: A name without a path or an extension that names a file here by its stem ("TODO",
+#: "Settings", "README"): people name files the shortest way.
+_BARE = re.compile(r"[A-Za-z][\w-]{2,40}")
+
+
+def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
+    """``("file" | "dir", path)`` when the request only asks to see one thing here:
+    display words and one name of a file or folder that exists ("show me
+    logs/app.log", "open TODO", "cat Settings", "README please"); a bare name must be
+    the stem of exactly one file here, or a folder's name. None otherwise."""
+    words = _WORD.findall(request.lower().replace("'", ""))
+    if not words or len(words) > 12 or (request.rstrip().endswith("?") and len(words) > 6):
+        return None
+    found: list[str] = [real for p in named_paths(request)[:3] if (real := here(cwd, p))]
+    if not found:
+        stems: dict[str, list[str]] = {}
+        for path in workspace_paths(cwd):
+            name = path.rsplit("/", 1)[-1]
+            key = name.lower() if os.path.isdir(os.path.join(cwd, path)) \
+                else name.split(".", 1)[0].lower()
+            stems.setdefault(key, []).append(path)
+        found = [only[0] for w in _BARE.findall(request)
+                 if len(only := stems.get(w.lower(), [])) == 1]
+    root = os.path.realpath(cwd)
+    if len(set(found)) != 1 or not os.path.realpath(
+            os.path.join(cwd, found[0])).startswith(root + os.sep):
+        return None  # outside: the model names it as asked, and the cage refuses it
+    named = set(_WORD.findall(found[0].lower()))
+    folder = os.path.isdir(os.path.join(cwd, found[0]))
+    said = [w for w in words if w not in _SHOWING and not (folder and w in _LISTING)]
+    if any(not any(part.startswith(w) or w.startswith(part) for part in named)
+           for w in said):
+        return None  # something more is asked than seeing it
+    return ("dir" if folder else "file"), found[0]

@@ -44,6 +44,7 @@ from ._grammar import END, MAX_STEPS, reply_grammar, reply_schema
 from ._words import (
     MAX_REQUEST,
     bad_request,
+    content_cut,
     is_question,
     named_paths,
     named_programs,
@@ -405,7 +406,8 @@ class Planner:
         _log.debug("scores for %r: %s", asked[:80], ", ".join(
             f"{c} {s:.2f}" for c, s in sorted(zip(choices, scores, strict=True),
                                             key=lambda i: -i[1])[:4]))
-        votes = self.bank.votes(asked) if asked and self.bank_weight else {}
+        intent = content_cut(asked)  # what to do, not the content it carries
+        votes = self.bank.votes(intent) if asked and self.bank_weight else {}
         mine = Counter(e.label for e in past if e.label in choices)
         if mine and self.bank_weight:
             total = sum(mine.values())
@@ -418,7 +420,7 @@ class Planner:
                       for c, s in zip(choices, scores, strict=True)]
             _log.info("bank: %r: %s", asked[:80], ", ".join(
                 f"{c} {v:.2f}" for c, v in sorted(votes.items(), key=lambda i: -i[1])[:3]))
-        lexical = dict(self.rank(asked)) if asked else {}
+        lexical = dict(self.rank(intent)) if asked else {}
         strongest = max(lexical.values(), default=0.0)
         lean = (-LEXICAL_WEIGHT if existing else LEXICAL_WEIGHT * (1 - strongest / WEAK_WORDS)
                 if asked and strongest < WEAK_WORDS else 0.0)

@@ -1,0 +1,83 @@
+"""A request that only asks to see one thing here ("open TODO", "cat Settings", "README
+please", "show me logs/app.log", "show me src") is planned as a read of that file or a
+listing of that folder: the 0.5B model answered such requests in words, or chose
+`schedule.task` for "show me logs/app.log"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import adjutant_files
+from adjutant.operator._words import shown_path
+from adjutant.testing import Harness, ScriptedProvider
+from adjutant.testing import plan as steps
+from adjutant_hookspecs import ProviderCapabilities
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def space(tmp_path: Path) -> Path:
+    for name in ("README.md", "todo.md", "notes.txt", "notes.old", "config/settings.json",
+                 "logs/app.log", "src/app.py", "docs/guide.md"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize(("request_", "expected"), [
+    ("show me logs/app.log", ("file", "logs/app.log")),
+    ("open TODO", ("file", "todo.md")),  # a stem, in another case
+    ("cat Settings", ("file", "config/settings.json")),  # a stem, in a folder
+    ("README please", ("file", "README.md")),
+    ("show me the readme", ("file", "README.md")),
+    ("what's in todo.md?", ("file", "todo.md")),
+    ("show me src", ("dir", "src")),
+    ("open the docs folder", ("dir", "docs")),
+    ("list the files in src", ("dir", "src")),
+    ("list todo.md", None),  # a listing of a file: the model decides
+    ("what does README.md say about installing?", None),  # more than seeing it
+    ("show me what changed in notes.txt", None),
+    ("delete todo.md", None),
+    ("cat notes", None),  # two files have that stem
+    ("show me notes.txt and todo.md", None),  # two things
+    ("can you guide me through git rebase?", None),  # a word, not the folder docs/guide
+    ("cat /etc/passwd", None),  # outside: the model names it, the cage refuses it
+    ("show me ../outside.txt", None),
+])
+def test_a_request_to_see_one_thing_here_names_it(
+        space: Path, request_: str, expected: tuple[str, str] | None) -> None:
+    (space.parent / "outside.txt").write_text("secret\n")
+    assert shown_path(request_, str(space)) == expected
+
+
+class AnswerFirst(ScriptedProvider):
+    """Scores an answer in words above every tool, as the 0.5B model did."""
+
+    capabilities = ProviderCapabilities(grammar=True)
+
+    async def score(self, request: Any, continuations: Any) -> list[float]:
+        return [3.0 if '"response"' in c else 0.0 for c in continuations]
+
+
+@pytest.mark.parametrize(("request_", "tool", "path", "absent"), [
+    ("open TODO", "fs.read", "todo.md", "notes.txt"),
+    ("show me src", "fs.list", "src", "docs"),
+])
+async def test_it_is_planned_as_a_read_of_that_file_or_a_listing_of_that_folder(
+        request_: str, tool: str, path: str, absent: str) -> None:
+    provider = AnswerFirst(steps((tool, {"path": path})))
+    async with Harness(adjutant_files, provider=provider) as h:
+        for name in ("todo.md", "notes.txt", "src/app.py", "docs/guide.md"):
+            (h.workspace / name).parent.mkdir(parents=True, exist_ok=True)
+            (h.workspace / name).write_text("x\n")
+        run = await h.run(request_)
+        assert [s.tool for s in run.plan.steps] == [tool]
+        [asked] = provider.requests
+        grammar = asked.grammar or ""
+        assert "response" not in grammar.splitlines()[0]  # the answer in words is not
+        assert f'\\"{tool}\\"' in grammar or f'"{tool}"' in grammar  # offered at all
+        assert path in grammar and absent not in grammar  # the path is the one named
