@@ -34,13 +34,22 @@ _CHOICE = (r"go with|go for|go ahead with|go ahead|use|keep|stick with|stay with
            r"opt for|drop|skip|cancel|postpone|delay|switch to|move to|move|hold|not|stop|"
            r"launch|ship|do|make it|hire|buy|rent|order|book|wait|split|raise|lower|cut|"
            r"increase|reduce|change|replace|take|lock in|lock|fix|set")
+#: After "we": no past, no modal, no state (what "we" did, may or must do is no choice).
+_NOT_PAST = (r"(?!(?:were|was|had|did|used|talked|tried|met|saw|went|got|need|needs|should|"
+             r"could|might|can|don't|didn't|have|would|may|must|think|know|want|wanted|"
+             r"like|love|hope|feel|still|just|always|never|usually|often|took|made|came|"
+             r"gave|found|ran|bought|brought|sent|left|kept|chose|spent|paid|told|said|"
+             r"thought|lost|won|ate|drove|wrote|sold|[a-z]+ed)\b)")
 _DECISION = re.compile(
     r"\b(?:decided|decide|decision|agreed|agree on|agreement|settled|approved|confirmed|"
     r"the plan is|final answer|final call|final word|we chose|we(?:'ve| have) chosen|"
     r"going with|going ahead with|"
     rf"let(?:'s| us) (?:{_CHOICE})|we(?:'ll| will| shall) (?:{_CHOICE})|"
     r"we(?:'re| are) (?:not going to|keeping|dropping|skipping|cancell?ing|postponing|"
-    r"sticking with|switching to|going for)|we won't|we will not|"
+    r"sticking with|switching to|going for|using|choosing|picking|cancelling|delaying|"
+    r"moving to|holding|hiring|buying|renting|leasing|ordering|booking|replacing|"
+    r"changing to|splitting|raising|lowering|increasing|reducing)\b(?! out\b| up on\b)"
+    r"|we won't|we will not|"
     r"(?:is|are|stays?|remains?) (?:capped|limited|fixed|set|cut|raised|lowered) (?:at|to)|"
     r"stays at|(?:that|this) settles it|settles it|no other (?:option|way|choice)|"
     r"(?:we have|there's|there is) no (?:other )?choice|"
@@ -49,6 +58,19 @@ _DECISION = re.compile(
     r"(?:is|are) top priority|from now on|going forward|(?:that's|that is) (?:settled|decided|"
     r"final))\b"
     r"|\b\w+ it is(?: then)?\s*(?:[.!,]|$)"
+    # "Tuesdays and Wednesdays, it is." (not "Yes, it is.")
+    r"|\b(?!(?:yes|yeah|no|well|so|and|but|oh|because|think|know|guess|hope|sure|what|"
+    r"that|this|as|whatever)\b)\w+, it is(?: then)?\s*(?:[.!]|$)"
+    # a choice between two, said as what "we" do: "we run the fish special instead",
+    # "We're renting the chairs rather than buying them"
+    rf"|\bwe(?:'re| are|'ll| will)? {_NOT_PAST}[a-z]+\b[^.?!]*\b(?:instead|rather than)\b"
+    # a conclusion drawn: "Then we meet on Mondays.", "Right, then the old van goes."
+    r"|^(?:(?:right|okay|ok|so|well|fine|alright|all right|good)[,.]?\s+)?then,?\s+"
+    rf"(?:we {_NOT_PAST}[a-z]+\b(?<!ed)|the (?:[\w-]+ ){{1,3}}(?:comes|goes|moves|stays|"
+    r"changes|switches|gets)\b)"
+    # a quantity changed: "the fee goes up by ten pounds", "it comes off the list"
+    r"|\b(?:goes|go) (?:up|down) (?:by|to) (?:\d|a |an |one|two|three|four|five|six|seven|"
+    r"eight|nine|ten|twenty|fifty|hundred|half)|\bcomes? off the\b"
     # a choice said with its certainty: "The blue one, no question.", "Tuesday, no doubt."
     r"|^(?:[\w'-]+ ){0,4}[\w'-]+,\s*(?:no question|no doubt|hands down|easily)[.!]?$"
     # an order that makes a choice, opening the sentence or after a short reply ("Drop
@@ -67,7 +89,8 @@ _DECISION = re.compile(
 _ACTION = re.compile(
     r"\b(?:I|you|he|she|we|they|someone|somebody|[A-Z][a-z]+)(?:'ll| will| shall|"
     r" is going to| am going to|'m going to| are going to|'re going to| needs? to|"
-    r" has to| have to| must| should)\s+(?!be\b)(?!not\b)(?!say\b)(?!see\b)(?!never\b)\w+"
+    r" has to| have to| must| should)\s+(?!be\b)(?!not\b)(?!say\b)(?!see\b)(?!never\b)"
+    r"(?!miss\b)\w+"
     r"|\b(?:said|says|promised|offered|volunteered|agreed) (?:(?:he|she|they|I|we) would |"
     r"to )(?!be\b)\w+"
     r"|\b(?:has|have|needs?) to be (?:\w+ ){0,3}?(?:done|ready|finished|sent|paid|booked|"
@@ -123,12 +146,19 @@ _INDIRECT_Q = re.compile(
     r"(?:the|an|one) (?:open )?question is|(?:it's|it is) "
     r"(?:unclear|not clear))\b[^.?!]*?\b(?:whether|if|who|what|when|where|how|which)\b",
     re.IGNORECASE)
+#: A choice said not to be made yet: "One thing we haven't settled: X or not.", "Nobody
+#: has decided the date." (a decision's words, negated: the question is still open).
+_UNSETTLED = re.compile(r"\b(?:haven't|have not|hasn't|has not|hadn't|not yet|never|still not)"
+                        r"(?: yet| really| actually)? (?:settled|decided|agreed|resolved|sorted "
+                        r"out|worked out|made up our minds)\b"
+                        r"|\b(?:is|are|remains?|stays?) (?:still )?(?:open|undecided|unsettled|"
+                        r"up in the air)\b", re.IGNORECASE)
 _WH = re.compile(r"^(?:who|what|when|where|why|how|which|whose|do|does|did|is|are|can|"
                  r"could|should|will|would|shall|have|has|any|anyone|is there)\b",
                  re.IGNORECASE)
 #: A question that asks someone to do something ("can you check...?") or asks to
 #: confirm what was just said (", right?", ", okay?") is filed as what it asks for.
-_REQUEST = re.compile(r"^(?:\w+(?:\s\w+){0,2},\s*){0,2}(?:and |so |also |then |now )?"
+_REQUEST = re.compile(r"^(?:\w+(?:\s\w+){0,2},\s*){0,3}(?:and |so |also |then |now )?"
                       r"(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you)"
                       r"\b(?! (?:know|think|believe|remember|say)\b)", re.IGNORECASE)
 _TAG = re.compile(r",\s*(?:right|okay|ok|yes|yeah|correct|agreed|alright|all right|"
@@ -190,7 +220,7 @@ def classify(sentence: str) -> str:
         if not _TAG.search(text):
             return "open_questions"
         text = _TAG.sub(".", text)
-    if _INDIRECT_Q.search(text):
+    if _INDIRECT_Q.search(text) or _UNSETTLED.search(text):
         return "open_questions"
     if _DECISION.search(text):
         return "decisions"
@@ -200,15 +230,17 @@ def classify(sentence: str) -> str:
         return "action_items"
     if _WH.match(text) and len(words_in(text)) >= 3 and not text.endswith("!"):
         # Whisper does not always write the question mark of a flat voice
-        first = text.split(maxsplit=1)[0].lower()
-        if first in {"who", "what", "when", "where", "why", "how", "which", "whose",
-                     "anyone"} or text.endswith("?"):
+        first, *rest = text.lower().split(maxsplit=2)
+        if ((first in {"who", "what", "when", "where", "why", "how", "which", "whose",
+                      "anyone"} and not (first == "anyone" and rest[0] in {"who", "that"}))
+                or text.endswith("?")):  # ("Anyone who is late pays.": a statement)
             return "open_questions"
     return ""
 
 
 #: A proposal, which a reply may agree to: "I'd rather...", "let's...", "how about...".
 _PROPOSAL = re.compile(r"\b(?:I'd|I would|let's|let us|we could|we should|we might|we can|"
+                       r"^(?:[\w']+,\s+)?(?:can|could|may) I (?:have|take|get|keep|use)|"
                        r"how about|what about|why don't we|why not|I suggest|I propose|"
                        r"maybe we|shall we|I'd rather|I'd prefer|my vote is|I vote)\b",
                        re.IGNORECASE)
@@ -216,8 +248,9 @@ _PROPOSAL = re.compile(r"\b(?:I'd|I would|let's|let us|we could|we should|we mig
 _CHOICE_Q = re.compile(r"\bor\b[^?]*\?\s*$", re.IGNORECASE)
 #: A reply that agrees, alone ("Agreed.", "Fine by me.", "Sounds good.") or opening a
 #: sentence ("Yes, dark mode waits for the next version.").
-_AGREE = (r"(?:agreed|deal|done|fine by me|fine with me|works for me|sounds good|sounds great|"
-          r"sounds fine|makes sense|no objections?|none from me|good idea|great idea|"
+_AGREE = (r"(?:agreed|deal|done|fine by me|fine with me|"
+          r"(?:(?:that|it|this) )?(?:works for me|sounds good|sounds great|sounds fine|"
+          r"makes sense|suits me)|no objections?|none from me|good idea|great idea|"
           r"let's do (?:it|that)|fair enough|happy with that|yes|yeah|yep|fine|ok|okay|"
           r"alright|all right|perfect|great|good|right|sure)")
 #: A reply that agrees by judging the proposal: "Appointments only sounds sensible."
@@ -225,8 +258,13 @@ _AGREE_JUDGED = re.compile(r"^(?:[\w'-]+ ){0,5}(?:sounds|seems|looks|is) (?:good
                            r"sensible|reasonable|right|perfect|ideal|fair|like a plan|like a "
                            r"good idea)\b", re.IGNORECASE)
 #: A reply that agrees outright, opening the sentence ("Works for me, go with that").
-_AGREE_STRONG = re.compile(r"^(?:agreed|deal|fine by me|fine with me|works for me|sounds good|"
-                           r"sounds great|makes sense|no objections?|good idea|great idea|"
+_AGREE_STRONG = re.compile(r"^(?:(?:fine|okay|ok|alright|all right|oh)[,.]?\s+)?(?:agreed|deal|"
+                           r"fine by me|fine with me|(?:(?:that|it|this) )?(?:works for me|"
+                           r"sounds good|sounds great|makes sense|suits me)|"
+                           r"no objections?|good idea|great idea|"
+                           # a concession: "Fine, you win.", "Oh, go on then."
+                           r"you win|go on then|if you insist|have it your way|"
+                           r"you(?:'ve| have) convinced me|"
                            r"let's do (?:it|that)|fair enough|happy with that|perfect)\b",
                            re.IGNORECASE)
 #: An acknowledgement that agrees to nothing by itself.
@@ -241,6 +279,15 @@ _AGREE_INSIDE = re.compile(r"[,.]\s*(?:and\s+)?(?:I'm|I am|we're|we are) "
                            r"(?:happy|fine|good|okay|ok) with (?:that|it|this)\b"
                            r"|[,.]\s*(?:that|it|this) (?:works|suits) (?:for )?(?:me|us)\b"
                            r"|[,.]\s*fine by me\b", re.IGNORECASE)
+#: A question that asks the room to agree to what was just said: "Agreed?", "Everyone
+#: happy?", "Any objections?", or such a tag closing the sentence ("..., okay?").
+_ASKS_AGREEMENT = re.compile(
+    r"(?:^|[,.]\s*)(?:(?:so|then|and),?\s+)?(?:(?:are )?(?:we )?(?:all )?agreed|"
+    r"(?:is )?(?:everyone|everybody) (?:happy|okay|ok|agreed|fine|good)(?: with (?:that|this))?|"
+    r"any objections?|(?:is )?(?:that|this) (?:okay|ok|alright|all right|fine|agreed)"
+    r"(?: with (?:everyone|everybody|you))?|(?:okay|ok|alright|all right|fine) with "
+    r"(?:everyone|everybody|you)|okay|ok|alright|all right|yes|right|deal|happy)\s*\?$",
+    re.IGNORECASE)
 _AGREE_WORDS = frozenset(("agreed", "deal", "done", "fine", "okay", "alright", "all", "right",
                           "perfect", "great", "good", "yes", "yeah", "yep", "sure", "that",
                           "this", "with", "happy", "sounds", "works"))
@@ -305,6 +352,32 @@ def _loops(text: str) -> bool:
 def _is_question(text: str) -> bool:
     return text.rstrip().endswith("?") or bool(_WH.match(text.strip()))
 
+#: A reply that says the sentence before asked what nobody knows: "Good question.", "I
+#: honestly don't know.", "No idea." (the sentence before is an open question, whatever
+#: Whisper made of its words and its question mark).
+_UNKNOWN = re.compile(r"^(?:[\w']+,\s+){0,2}(?:good question|no idea|(?:I )?(?:\w+ )?"
+                      r"(?:don't|do not) know|nobody knows|no one knows|who knows|not a clue|"
+                      r"no clue|(?:I'm|I am) not sure|not sure)\b", re.IGNORECASE)
+
+
+#: A choice undone: "Scrap Sundays.", "OK, drop the second van." (the thing dropped).
+_UNDO = re.compile(r"^(?:[\w']+(?: [\w']+){0,3}[,.]\s+)?(?:(?:and|so|then|just)\s+)?"
+                   r"(?:drop|skip|scrap|ditch|cancel|forget(?: about)?)\s+(?:the\s+)?"
+                   r"([\w'-]+)", re.IGNORECASE)
+_NOT_THING = frozenset(("that", "this", "those", "these", "them", "all", "any", "one"))
+
+
+def _undone(text: str, earlier: list[str]) -> list[str]:
+    """``earlier`` decisions without those the decision ``text`` undoes ("Then we meet on
+    Mondays and Sundays." ... "Scrap Sundays."): only the final choice counts."""
+    m = _UNDO.match(text)
+    thing = normalize(m.group(1)) if m else ""
+    if len(thing) < 3 or thing in _NOT_THING:
+        return earlier
+    stem = thing.removesuffix("s")
+    return [d for d in earlier if not any(w.removesuffix("s") == stem for w in words_in(d))]
+
+
 #: What "we" do from now, said as a plain statement: "We hold the paper for the autumn."
 _WE_DO = re.compile(r"^(?:so |then |and |ok,? |okay,? )?we (?!were|was|had|did|used|talked|"
                     r"tried|met|saw|went|got|need|should|could|might|can|don't|didn't|"
@@ -338,9 +411,50 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             kind, text = _in_reply(text, prev)
             if kind and prev.rstrip().endswith("?"):  # a choice made, a proposal agreed
                 answered.add(prev)
+        bare = _ASKS_AGREEMENT.match(prev) is not None
+        if not kind and prev and _ASKS_AGREEMENT.search(prev) and not text.endswith("?") \
+                and (_AGREE_ALONE.match(text) or _AGREE_FIRST.match(text)
+                     or _AGREE_STRONG.match(text)) \
+                and (not bare or (n >= 2 and not said[n - 2].endswith("?")
+                     and classify(said[n - 2]) in ("", "decisions"))):
+            # "Anyone late pays a fine. Agreed?" "Agreed.": what was put to the room is
+            # decided (with its sentence before when the question is bare; not a task
+            # or a question, which a "Sure." only acknowledges)
+            asked = f"{said[n - 2]} {prev}" if bare else prev
+            if bare and cued["decisions"] and cued["decisions"][-1] == said[n - 2]:
+                cued["decisions"].pop()  # one item, put to the room and agreed
+            kind, text = "decisions", f"{asked} {text}"
+            answered.add(prev)
+        if not kind and n >= 2 and prev and len(words_in(prev)) <= 8 \
+                and not classify(prev) and not _AGREE_FIRST.match(prev) \
+                and not _AGREE_ALONE.match(prev):
+            # the proposal two sentences back, its reason or a "please?" between:
+            # "How about the garage? It's dry there." "Fine, the garage."
+            kind, text = _in_reply(text, said[n - 2])
+            if kind:
+                answered.add(said[n - 2])
+                if text.startswith(said[n - 2]):
+                    text = f"{said[n - 2]} {prev}{text[len(said[n - 2]):]}"
+        if (not kind and prev and _UNKNOWN.match(text) and not prev.endswith("?")
+                and len(words_in(prev)) >= 4 and classify(prev) != "decisions"):
+            # "Do we know yet whether the hall has a piano" (heard with no question
+            # mark, or as anything) "Good question.": the sentence before is asked
+            for found in cued.values():
+                if found and found[-1].endswith(prev):
+                    found.pop()
+            kind, text = "open_questions", prev
         if not kind:
             continue
-        if (kind != "open_questions" and prev and not text.startswith(prev)
+        if kind == "decisions":
+            cued["decisions"] = _undone(text, cued["decisions"])
+        agreed = (kind == "action_items" and prev and not prev.endswith("?")
+                  and _PROPOSAL.search(prev) is not None and not classify(prev)
+                  and _AGREE_FIRST.match(text) is not None)
+        if agreed:
+            # "Let's give them the risotto." "Fine by me. Dev, can you get the stock on
+            # for it?", heard as one sentence: the proposal agreed, and a request after
+            cued["decisions"].append(prev)
+        if (kind != "open_questions" and prev and prev not in text and not agreed
                 and (_REFERS.search(text) or _BARE.match(text)) and len(words_in(prev)) >= 3
                 and not any(item.endswith(prev) and item != prev
                             for item in cued[kind][-1:])):
