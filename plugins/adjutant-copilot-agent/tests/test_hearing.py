@@ -213,6 +213,14 @@ def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> No
     ("Anyone seen the stapler", "open_questions"),
     ("I'll miss the old office.", ""),
     ("Well, okay, Raj, can you call the plumber?", "action_items"),
+    # a plan changed in the passive, "we go with", a request said as a need
+    ("The picnic is cancelled.", "decisions"),
+    ("The trip is postponed until May.", "decisions"),
+    ("My flight was cancelled.", ""),
+    ("So we go with the cheaper quote.", "decisions"),
+    ("I need you to call the bank.", "action_items"),
+    ("Can I ask you to check the rota?", "action_items"),
+    ("I need you to be quiet.", ""),
 ])
 def test_cue_sentences(said: str, kind: str) -> None:
     assert classify(said) == kind
@@ -598,3 +606,15 @@ def test_an_agreement_opening_a_request_decides_the_proposal_before_it() -> None
     assert got.decisions == ("Let's give them the lentil stew, made without cream.",)
     assert got.action_items == ("Fine, I mean, Sam, can you get the stock on for it before "
                                 "eleven?",)
+
+
+def test_a_volunteer_answering_who_takes_the_task_and_closes_the_question() -> None:
+    got = with_cues(CopilotCycleResult(), ["Who can take the minutes?", "Me."])
+    assert got.action_items == ("Who can take the minutes? Me.",)
+    assert got.open_questions == ()
+    got = with_cues(CopilotCycleResult(), ["Who is doing the drinks?", "I will."])
+    assert got.action_items == ("Who is doing the drinks? I will.",)
+    # "who" about the past, or a reply that takes nothing on, stays a question
+    assert with_cues(CopilotCycleResult(), ["Who won the match?", "Me."]).action_items == ()
+    kept = with_cues(CopilotCycleResult(), ["Who is coming tonight?", "I am."])
+    assert kept.action_items == () and kept.open_questions == ("Who is coming tonight?",)

@@ -69,6 +69,10 @@ _DECISION = re.compile(
     rf"(?:we {_NOT_PAST}[a-z]+\b(?<!ed)|the (?:[\w-]+ ){{1,3}}(?:comes|goes|moves|stays|"
     r"changes|switches|gets)\b)"
     # a quantity changed: "the fee goes up by ten pounds", "it comes off the list"
+    # a plan changed, said in the passive: "The picnic is cancelled.", "...is moved to May"
+    r"|\b(?:is|are|'s|'re|has been|have been) (?:now )?(?:cancell?ed|postponed|called off|"
+    r"scrapped|pushed back|brought forward|moved to|put back|put off)\b"
+    r"|^(?:[\w']+[,.]\s+){0,2}(?:so |then |and )?we (?:go|stick|stay) with\b"
     r"|\b(?:goes|go) (?:up|down) (?:by|to) (?:\d|a |an |one|two|three|four|five|six|seven|"
     r"eight|nine|ten|twenty|fifty|hundred|half)|\bcomes? off the\b"
     # a choice said with its certainty: "The blue one, no question.", "Tuesday, no doubt."
@@ -99,6 +103,8 @@ _ACTION = re.compile(
     r"|\b(?:I|(?!(?:It|This|That|There|What|Who|Nobody|Everyone|Anyone|Which)\b)"
     r"(?-i:[A-Z][a-z]+)) (?:can|could) (?!not\b)(?!see\b)(?!say\b)(?!hear\b)(?!tell\b)"
     r"(?!start\b)(?!be\b)\w+"
+    r"|\b(?:I|we) (?:need|want|'d like|would like) (?:you|one of you|someone) to (?!be\b)\w+"
+    r"|\b(?:can|could|may) I ask (?:you|one of you|someone) to \w+"
     r"|\b(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you) (?:please |"
     r"also |maybe |just )*\w+|\bplease \w+|\baction item\b|\blet me \w+"
     r"|\b(?:take care of|follow up|in charge of|responsible for|leave (?:it|that|this|"
@@ -159,7 +165,8 @@ _WH = re.compile(r"^(?:who|what|when|where|why|how|which|whose|do|does|did|is|ar
 #: A question that asks someone to do something ("can you check...?") or asks to
 #: confirm what was just said (", right?", ", okay?") is filed as what it asks for.
 _REQUEST = re.compile(r"^(?:\w+(?:\s\w+){0,2},\s*){0,3}(?:and |so |also |then |now )?"
-                      r"(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you)"
+                      r"(?:(?:can|could|may) I ask (?:you|one of you|someone) to\b|"
+                      r"(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you))"
                       r"\b(?! (?:know|think|believe|remember|say)\b)", re.IGNORECASE)
 _TAG = re.compile(r",\s*(?:right|okay|ok|yes|yeah|correct|agreed|alright|all right|"
                   r"is that okay|is that right|isn't it|won't you|can you|will you|"
@@ -360,6 +367,15 @@ _UNKNOWN = re.compile(r"^(?:[\w']+,\s+){0,2}(?:good question|no idea|(?:I )?(?:\
                       r"no clue|(?:I'm|I am) not sure|not sure)\b", re.IGNORECASE)
 
 
+#: A question asking who will do something, and a reply that volunteers: "Who can take
+#: the minutes?" "Me." / "I will." / "I can do that."
+_WHO_DOES = re.compile(r"^(?:[\w']+,\s+){0,2}who(?:'s| is| will| can| could| wants to|'ll| "
+                       r"would)\b[^?]*\?$", re.IGNORECASE)
+_VOLUNTEER = re.compile(r"^(?:(?:oh|ok|okay|yes|yeah|well),?\s+)?(?:me|I will|I can|I'll|"
+                        r"I could|that'll be me|that's me|I'll do it|I'm happy to|happy to)\b"
+                        r"(?! not\b| never\b)", re.IGNORECASE)
+
+
 #: A choice undone: "Scrap Sundays.", "OK, drop the second van." (the thing dropped).
 _UNDO = re.compile(r"^(?:[\w']+(?: [\w']+){0,3}[,.]\s+)?(?:(?:and|so|then|just)\s+)?"
                    r"(?:drop|skip|scrap|ditch|cancel|forget(?: about)?)\s+(?:the\s+)?"
@@ -435,6 +451,11 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
                 answered.add(said[n - 2])
                 if text.startswith(said[n - 2]):
                     text = f"{said[n - 2]} {prev}{text[len(said[n - 2]):]}"
+        if prev and _WHO_DOES.match(prev) and _VOLUNTEER.match(text) \
+                and kind in ("", "action_items"):
+            # a volunteer: the task is the question's, and it is no longer open
+            kind, text = "action_items", f"{prev} {text}"
+            answered.add(prev)
         if (not kind and prev and _UNKNOWN.match(text) and not prev.endswith("?")
                 and len(words_in(prev)) >= 4 and classify(prev) != "decisions"):
             # "Do we know yet whether the hall has a piano" (heard with no question
