@@ -58,6 +58,21 @@ _DECISION = re.compile(
     r"(?:is|are) top priority|from now on|going forward|(?:that's|that is) (?:settled|decided|"
     r"final))\b"
     r"|\b\w+ it is(?: then)?\s*(?:[.!,]|$)"
+    # a choice closed: "The red van, final.", "...and that's final."
+    r"|,\s*(?:and )?(?:that's |that is )?final[.!]?$"
+    # "we're going to use", "We're not renewing the lease": a choice in the progressive
+    r"|\bwe(?:'re| are) going to (?:use|go with|stick with|keep|drop|skip|cancel|postpone|"
+    r"switch to|hire|rent|buy|hold off)\b"
+    r"|\bwe(?:'re| are) not (?!getting\b|talking\b|saying\b|making\b|doing (?:well|badly|"
+    r"great)\b|having\b|going\b|looking\b|waiting\b|sure\b)[a-z]+ing\b"
+    # a date moved, a thing kept as it is, a rule from a time on
+    r"|\b(?:moves|shifts) to (?:next |this |the )?(?:monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|week|month|spring|summer|autumn|winter|\d)"
+    r"|\b(?:stays?|remains?) (?:closed|open|shut|the same|as it is|as is|where it is|"
+    r"unchanged)\b"
+    r"|^from (?:next|the start of|the end of) (?:week|month|year|term|season|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|"
+    r"august|september|october|november|december)\b"
     # "Tuesdays and Wednesdays, it is." (not "Yes, it is.")
     r"|\b(?!(?:yes|yeah|no|well|so|and|but|oh|because|think|know|guess|hope|sure|what|"
     r"that|this|as|whatever)\b)\w+, it is(?: then)?\s*(?:[.!]|$)"
@@ -90,13 +105,22 @@ _DECISION = re.compile(
 #: something; takes it on ("I'll take", "leave it with me", "I'm on it", "let me"); is
 #: doing it ("Tom is handling the contract"); is asked ("can you", "could someone",
 #: "please"); or is told, by name ("Omar, book the flights").
+_DAYS = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
+         r"march|april|may|june|july|august|september|october|november|december)\b")
 _ACTION = re.compile(
     r"\b(?:I|you|he|she|we|they|someone|somebody|[A-Z][a-z]+)(?:'ll| will| shall|"
     r" is going to| am going to|'m going to| are going to|'re going to| needs? to|"
     r" has to| have to| must| should)\s+(?!be\b)(?!not\b)(?!say\b)(?!see\b)(?!never\b)"
     r"(?!miss\b)\w+"
-    r"|\b(?:said|says|promised|offered|volunteered|agreed) (?:(?:he|she|they|I|we) would |"
+    r"|\b(?:said|says|promised|offered|volunteered|agreed) (?:(?:he|she|they|I|we)(?: would|'d) |"
     r"to )(?!be\b)\w+"
+    # an assignment: "Priya, the invoices are yours.", "Remind me to email the bank."
+    r"|\b(?!(?:that|it|this|what|which)\b)\w+(?:'s| is| are|'re) (?:all )?yours\b"
+    r"|\bremind me to \w+"
+    # a task handed over in the present: "You take the desk.", "Rob, you handle the sound."
+    r"|^(?:[\w']+,\s+){0,2}(?:and |so |then )?you (?:take|handle|do|sort|cover|run|grab|"
+    r"bring|book|call|ring|email|send|check|organi[sz]e|look after|deal with|chase|print|"
+    r"order|collect|pick up|set up|write|draft)\b"
     r"|\b(?:has|have|needs?) to be (?:\w+ ){0,3}?(?:done|ready|finished|sent|paid|booked|"
     r"signed|submitted|in|on|out|up)\b[^.?!]*\b(?:by|before|until|no later than)\b"
     r"|\b(?:is|are) due (?:by|on|before|at|in)\b"
@@ -108,7 +132,8 @@ _ACTION = re.compile(
     r"|\b(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you) (?:please |"
     r"also |maybe |just )*\w+|\bplease \w+|\baction item\b|\blet me \w+"
     r"|\b(?:take care of|follow up|in charge of|responsible for|leave (?:it|that|this|"
-    r"them|the \w+) (?:with|to) me|I(?:'ll| will| can) (?:take|handle|grab|own|cover) "
+    rf"them|the \w+) (?:with|to) (?:me|(?!{_DAYS})(?-i:[A-Z][a-z]+)\b)|"
+    r"I(?:'ll| will| can) (?:take|handle|grab|own|cover) "
     r"(?:it|that|this|those|them)|I(?:'m| am) on (?:it|that|this|the)|I(?:'ve| have) got "
     r"(?:it|that|this)|count me in|sign me up|I(?:'ll)? volunteer|(?:happy|glad) to \w+|"
     r"assign(?:ed)? (?:it |that |this |the \w+ )?to|owns? the)\b"
@@ -119,6 +144,9 @@ _ACTION = re.compile(
 #: A commitment in the first person ("I'll build it"): an action item even beside words
 #: that alone would be small talk ("the page will be up by Friday, I'll build it").
 _MINE = re.compile(r"\bI(?:'ll| will) be the one (?:to|who)\b"
+                   r"|\bI'll see to\b"
+                   # "Ill ask Jo": Whisper's "I'll" without its apostrophe
+                   r"|(?-i:\bIll) (?!be\b|see\b|say\b|never\b|not\b)[a-z]+"
                    r"|\bI(?:'ll| will|'m going to| am going to) (?!be\b|see\b|say\b|never\b|"
                    r"not\b|let\b|talk\b|miss\b)\w+", re.IGNORECASE)
 #: "I ring the promoter on Monday": a commitment whose "'ll" Whisper dropped (it often
@@ -157,8 +185,8 @@ _INDIRECT_Q = re.compile(
 _UNSETTLED = re.compile(r"\b(?:haven't|have not|hasn't|has not|hadn't|not yet|never|still not)"
                         r"(?: yet| really| actually)? (?:settled|decided|agreed|resolved|sorted "
                         r"out|worked out|made up our minds)\b"
-                        r"|\b(?:is|are|remains?|stays?) (?:still )?(?:open|undecided|unsettled|"
-                        r"up in the air)\b", re.IGNORECASE)
+                        r"|\b(?:is|are|remains?|stays?) (?:still open|(?:still )?(?:undecided|"
+                        r"unsettled|up in the air|an open question))\b", re.IGNORECASE)
 _WH = re.compile(r"^(?:who|what|when|where|why|how|which|whose|do|does|did|is|are|can|"
                  r"could|should|will|would|shall|have|has|any|anyone|is there)\b",
                  re.IGNORECASE)
@@ -210,8 +238,23 @@ _BARE = re.compile(r"^(?:[\w']+[,.]?\s+){0,3}[\w']+[.!]?$")
 
 def _named_order(text: str) -> bool:
     m = _NAMED.match(text)
-    return (m is not None and m.group(1)[0].isupper() and m.group(1).lower() not in _NOT_NAME
-            and m.group(2).lower() not in _NOT_VERB)
+    if (m is not None and m.group(1)[0].isupper() and m.group(1).lower() not in _NOT_NAME
+            and m.group(2).lower() not in _NOT_VERB):
+        return True
+    # the name after the order ("Send me the figures by Friday, Kim."), or an order in
+    # the minutes' shape ("Tom to write the minutes.")
+    m = _NAMED_LAST.match(text) or _MINUTES.match(text)
+    return (m is not None and m.group(1).lower() not in _NOT_NAME
+            and not re.fullmatch(_DAYS, m.group(1).lower()))
+
+
+_TASK_VERBS = (r"send|email|call|ring|phone|text|book|bring|print|order|check|ask|tell|write|"
+               r"draft|fix|buy|pick up|sort out|sort|set up|update|finish|prepare|organi[sz]e|"
+               r"chase|remind|collect|clean|pay|post|share|circulate|confirm|contact|invite")
+_NAMED_LAST = re.compile(rf"^(?:please\s+)?(?:{_TASK_VERBS})\b[^.?!]*,\s*((?-i:[A-Z][a-z]+))"
+                         r"[.!]?$", re.IGNORECASE)
+_MINUTES = re.compile(rf"^((?-i:[A-Z][a-z]+))(?: and (?-i:[A-Z][a-z]+))? to (?:{_TASK_VERBS})\b",
+                      re.IGNORECASE)
 
 
 def classify(sentence: str) -> str:
