@@ -249,6 +249,28 @@ def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> No
     ("Remind me to email the landlord.", "action_items"),
     ("I'll see to the drinks.", "action_items"),
     ("I will see you there.", ""),
+    # on, put up, "let's say", "settle on", "staying with", an order to hold; a duty by
+    # name, "'s going to", "can I leave X with"; a question to work out, "what's"
+    ("The kids' party is going ahead.", "decisions"),
+    ("The bake sale is on for Saturday.", "decisions"),
+    ("The match is on tonight.", ""),
+    ("We'll put the price up to six pounds.", "decisions"),
+    ("Let's say ten o'clock then.", "decisions"),
+    ("Let me say one thing.", ""),
+    ("We settle on forty pounds a head.", "decisions"),
+    ("We're staying with the same printer.", "decisions"),
+    ("Hold the order until Friday.", "decisions"),
+    ("Hold on a second.", ""),
+    ("Jamie is on drinks.", "action_items"),
+    ("Jamie is on holiday.", ""),
+    ("Tom is on the phone.", ""),
+    ("It's on the table.", ""),
+    ("Sara's going to ring the vet.", "action_items"),
+    ("Sara's going to be late.", ""),
+    ("Can I leave the banner with you, Ellie?", "action_items"),
+    ("We need to figure out who opens up.", "open_questions"),
+    ("I'll find out who has the key.", "action_items"),
+    ("What's the plan if it rains", "open_questions"),
 ])
 def test_cue_sentences(said: str, kind: str) -> None:
     assert classify(said) == kind

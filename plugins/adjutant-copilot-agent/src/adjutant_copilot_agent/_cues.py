@@ -40,13 +40,15 @@ _NOT_PAST = (r"(?!(?:were|was|had|did|used|talked|tried|met|saw|went|got|need|ne
              r"like|love|hope|feel|still|just|always|never|usually|often|took|made|came|"
              r"gave|found|ran|bought|brought|sent|left|kept|chose|spent|paid|told|said|"
              r"thought|lost|won|ate|drove|wrote|sold|[a-z]+ed)\b)")
+_DAYS_ = (r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
+          r"march|april|may|june|july|august|september|october|november|december")
 _DECISION = re.compile(
     r"\b(?:decided|decide|decision|agreed|agree on|agreement|settled|approved|confirmed|"
     r"the plan is|final answer|final call|final word|we chose|we(?:'ve| have) chosen|"
     r"going with|going ahead with|"
     rf"let(?:'s| us) (?:{_CHOICE})|we(?:'ll| will| shall) (?:{_CHOICE})|"
     r"we(?:'re| are) (?:not going to|keeping|dropping|skipping|cancell?ing|postponing|"
-    r"sticking with|switching to|going for|using|choosing|picking|cancelling|delaying|"
+    r"sticking with|staying with|switching to|going for|using|choosing|picking|cancelling|delaying|"
     r"moving to|holding|hiring|buying|renting|leasing|ordering|booking|replacing|"
     r"changing to|splitting|raising|lowering|increasing|reducing)\b(?! out\b| up on\b)"
     r"|we won't|we will not|"
@@ -60,6 +62,12 @@ _DECISION = re.compile(
     r"|\b\w+ it is(?: then)?\s*(?:[.!,]|$)"
     # a choice closed: "The red van, final.", "...and that's final."
     r"|,\s*(?:and )?(?:that's |that is )?final[.!]?$"
+    # on: "The fete is going ahead.", "The bake sale is on for Saturday."; a price put
+    # up; a choice said as "let's say" or "we settle on"
+    r"|\b(?:is|are|'s) going ahead\b|\bgoes ahead\b|\b(?:is|are|'s) (?:still )?on for "
+    rf"(?:the |this |next )?(?:{_DAYS_}|tonight|tomorrow|\d)"
+    r"|\bput (?:the \w+|it|them|prices?) (?:up|down) (?:to|by)\b"
+    r"|\blet(?:'s| us) say\b|\b(?:we|we'll|let's) settle on\b"
     # "we're going to use", "We're not renewing the lease": a choice in the progressive
     r"|\bwe(?:'re| are) going to (?:use|go with|stick with|keep|drop|skip|cancel|postpone|"
     r"switch to|hire|rent|buy|hold off)\b"
@@ -95,7 +103,8 @@ _DECISION = re.compile(
     # an order that makes a choice, opening the sentence or after a short reply ("Drop
     # it and do both nights", "Works for me, go with that", "Keep it at ten")
     r"|^(?:[\w']+(?: [\w']+){0,3}[,.]\s+)?(?:(?:and|so|then|just)\s+)?(?:drop|skip|scrap|ditch|"
-    r"cancel|postpone|forget|keep (?!me\b|us\b|in touch\b|an eye\b|going\b|posted\b)|"
+    r"cancel|postpone|forget|hold off|hold the|"
+    r"keep (?!me\b|us\b|in touch\b|an eye\b|going\b|posted\b)|"
     r"stick with|go with|go for|switch to)\b"
     # a rule set: "No new designs until those are gone", "No more overtime this month"
     r"|^(?:[\w']+[,.]\s+)?no (?:new|more|further|extra) \w+"
@@ -109,7 +118,7 @@ _DAYS = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|f
          r"march|april|may|june|july|august|september|october|november|december)\b")
 _ACTION = re.compile(
     r"\b(?:I|you|he|she|we|they|someone|somebody|[A-Z][a-z]+)(?:'ll| will| shall|"
-    r" is going to| am going to|'m going to| are going to|'re going to| needs? to|"
+    r" is going to|'s going to| am going to|'m going to| are going to|'re going to| needs? to|"
     r" has to| have to| must| should)\s+(?!be\b)(?!not\b)(?!say\b)(?!see\b)(?!never\b)"
     r"(?!miss\b)\w+"
     r"|\b(?:said|says|promised|offered|volunteered|agreed) (?:(?:he|she|they|I|we)(?: would|'d) |"
@@ -117,6 +126,12 @@ _ACTION = re.compile(
     # an assignment: "Priya, the invoices are yours.", "Remind me to email the bank."
     r"|\b(?!(?:that|it|this|what|which)\b)\w+(?:'s| is| are|'re) (?:all )?yours\b"
     r"|\bremind me to \w+"
+    # a duty by name: "Jamie is on drinks.", "You're on the raffle."
+    r"|(?:\byou(?:'re| are)|(?-i:\b(?!It\b|That\b|This\b|There\b|What\b|Everything\b|"
+    r"Everyone\b|Nobody\b|Which\b|Who\b)[A-Z][a-z]+)(?:'s| is)) on (?!holiday\b|leave\b|"
+    r"the phone\b|the way\b|call\b|mute\b|time\b|board\b|it\b|track\b|their\b|his\b|"
+    r"her\b|a \w+\b|about\b|fire\b|form\b|top\b|now\b|the (?:agenda|list|table|screen|"
+    r"line|left|right)\b)(?:the )?\w+(?:\s+duty)?[.!]?$"
     # a task handed over in the present: "You take the desk.", "Rob, you handle the sound."
     r"|^(?:[\w']+,\s+){0,2}(?:and |so |then )?you (?:take|handle|do|sort|cover|run|grab|"
     r"bring|book|call|ring|email|send|check|organi[sz]e|look after|deal with|chase|print|"
@@ -130,7 +145,8 @@ _ACTION = re.compile(
     r"|\b(?:I|we) (?:need|want|'d like|would like) (?:you|one of you|someone) to (?!be\b)\w+"
     r"|\b(?:can|could|may) I ask (?:you|one of you|someone) to \w+"
     r"|\b(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you) (?:please |"
-    r"also |maybe |just )*\w+|\bplease \w+|\baction item\b|\blet me \w+"
+    r"also |maybe |just )*\w+|\bplease \w+|\baction item\b"
+    r"|\blet me (?!say\b|think\b|see\b|just say\b)\w+"
     r"|\b(?:take care of|follow up|in charge of|responsible for|leave (?:it|that|this|"
     rf"them|the \w+) (?:with|to) (?:me|(?!{_DAYS})(?-i:[A-Z][a-z]+)\b)|"
     r"I(?:'ll| will| can) (?:take|handle|grab|own|cover) "
@@ -178,6 +194,8 @@ _INDIRECT_Q = re.compile(
     r"\b(?:not sure|unsure|wonder(?:ing)?|(?:don't|do not|doesn't|does not) know|"
     r"(?:nobody|no one)(?: \w+)? (?:knows|answered|decided|said|can answer|can say)|"
     r"(?:the|an|one) (?:open )?question is|(?:it's|it is) "
+    r"(?:unclear|not clear)|(?:we|someone|somebody) (?:need to|needs to|have to|has to|must|"
+    r"should|'ve got to) (?:figure out|work out|decide|find out|sort out|agree)|(?:it's|it is) "
     r"(?:unclear|not clear))\b[^.?!]*?\b(?:whether|if|who|what|when|where|how|which)\b",
     re.IGNORECASE)
 #: A choice said not to be made yet: "One thing we haven't settled: X or not.", "Nobody
@@ -194,6 +212,7 @@ _WH = re.compile(r"^(?:who|what|when|where|why|how|which|whose|do|does|did|is|ar
 #: confirm what was just said (", right?", ", okay?") is filed as what it asks for.
 _REQUEST = re.compile(r"^(?:\w+(?:\s\w+){0,2},\s*){0,3}(?:and |so |also |then |now )?"
                       r"(?:(?:can|could|may) I ask (?:you|one of you|someone) to\b|"
+                      r"(?:can|could) I leave (?:it|that|this|them|the \w+) with\b|"
                       r"(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you))"
                       r"\b(?! (?:know|think|believe|remember|say)\b)", re.IGNORECASE)
 _TAG = re.compile(r",\s*(?:right|okay|ok|yes|yeah|correct|agreed|alright|all right|"
@@ -282,7 +301,8 @@ def classify(sentence: str) -> str:
         # Whisper does not always write the question mark of a flat voice
         first, *rest = text.lower().split(maxsplit=2)
         if ((first in {"who", "what", "when", "where", "why", "how", "which", "whose",
-                      "anyone"} and not (first == "anyone" and rest[0] in {"who", "that"}))
+                      "anyone", "what's", "who's", "where's", "when's"}
+             and not (first == "anyone" and rest[0] in {"who", "that"}))
                 or text.endswith("?")):  # ("Anyone who is late pays.": a statement)
             return "open_questions"
     return ""
