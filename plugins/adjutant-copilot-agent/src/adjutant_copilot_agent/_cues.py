@@ -499,10 +499,10 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             # "Anyone late pays a fine. Agreed?" "Agreed.": what was put to the room is
             # decided (with its sentence before when the question is bare; not a task
             # or a question, which a "Sure." only acknowledges)
-            asked = f"{said[n - 2]} {prev}" if bare else prev
+            put = f"{said[n - 2]} {prev}" if bare else prev
             if bare and cued["decisions"] and cued["decisions"][-1] == said[n - 2]:
                 cued["decisions"].pop()  # one item, put to the room and agreed
-            kind, text = "decisions", f"{asked} {text}"
+            kind, text = "decisions", f"{put} {text}"
             answered.add(prev)
         if not kind and n >= 2 and prev and len(words_in(prev)) <= 8 \
                 and not classify(prev) and not _AGREE_FIRST.match(prev) \
