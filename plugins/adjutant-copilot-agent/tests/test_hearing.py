@@ -271,6 +271,20 @@ def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> No
     ("We need to figure out who opens up.", "open_questions"),
     ("I'll find out who has the key.", "action_items"),
     ("What's the plan if it rains", "open_questions"),
+    # a choice by "we" in the present, a thing given to a name, "then it's the", a verdict
+    ("We keep the Friday slot.", "decisions"),
+    ("We keep forgetting the keys.", ""),
+    ("Nobody wants the late slot, so we drop it.", "decisions"),
+    ("So we drop by later.", ""),
+    ("I think we go with the cheaper one.", "decisions"),
+    ("Right, Maya gets the window seat.", "decisions"),
+    ("He gets the point.", ""),
+    ("Then it's the Italian place.", "decisions"),
+    ("Then it's a long drive.", ""),
+    ("Two sittings, done.", "decisions"),
+    ("Great, done.", ""),
+    ("Alright, no dessert course.", "decisions"),
+    ("Okay, no problem.", ""),
 ])
 def test_cue_sentences(said: str, kind: str) -> None:
     assert classify(said) == kind
