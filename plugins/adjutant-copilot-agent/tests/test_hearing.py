@@ -188,6 +188,104 @@ def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> No
     ("No question.", ""),
     ("I have no question, honestly.", ""),
     ("Right, that settles it.", "decisions"),
+    # the fifth work's sentence shapes (none of them a meeting script's sentence): a choice
+    # between two said as what "we" do, a conclusion drawn with "then", a quantity
+    # changed, "we're" and a choice verb, "X, it is", a negated decision, a statement
+    # opening with "anyone who"; and what is none of them
+    ("We print the flyers ourselves rather than paying a shop.", "decisions"),
+    ("Okay, so the bus leaves early and we skip lunch instead.", "decisions"),
+    ("We took a taxi instead.", ""),
+    ("We could take the train instead.", "action_items"),  # a proposal, as before
+    ("Then we meet in the small hall.", "decisions"),
+    ("Right, then the late shift goes.", "decisions"),
+    ("Then we were late.", ""),
+    ("Then we need a bigger room.", ""),
+    ("The membership goes up by ten pounds.", "decisions"),
+    ("Prices went up by ten pounds last year.", ""),
+    ("The soup comes off the evening menu.", "decisions"),
+    ("We're renting the marquee for the fete.", "decisions"),
+    ("We're running late again.", ""),
+    ("Mondays and Fridays, it is.", "decisions"),
+    ("Yes, it is.", ""),
+    ("We still haven't decided who pays for the coach.", "open_questions"),
+    ("The venue is still up in the air.", "open_questions"),
+    ("Anyone who is late buys the coffee.", ""),
+    ("Anyone seen the stapler", "open_questions"),
+    ("I'll miss the old office.", ""),
+    ("Well, okay, Raj, can you call the plumber?", "action_items"),
+    # a plan changed in the passive, "we go with", a request said as a need
+    ("The picnic is cancelled.", "decisions"),
+    ("The trip is postponed until May.", "decisions"),
+    ("My flight was cancelled.", ""),
+    ("So we go with the cheaper quote.", "decisions"),
+    ("I need you to call the bank.", "action_items"),
+    ("Can I ask you to check the rota?", "action_items"),
+    ("I need you to be quiet.", ""),
+    # a choice closed or kept, a date moved, a rule from a time on; an assignment by
+    # "yours", a "you" task, a trailing name, the minutes' "X to Y", "Ill" for "I'll"
+    ("OK, the red van, final.", "decisions"),
+    ("We are going to use the old printer.", "decisions"),
+    ("We are not renewing the contract.", "decisions"),
+    ("We are not getting anywhere.", ""),
+    ("The launch moves to next Tuesday.", "decisions"),
+    ("The car park stays closed on Sundays.", "decisions"),
+    ("The shop is open.", ""),
+    ("From next month the office closes at six.", "decisions"),
+    ("Leave the keys with Tom.", "action_items"),
+    ("Leave it to Sunday.", ""),
+    ("Priya, the invoices are yours.", "action_items"),
+    ("That is all yours, enjoy.", ""),
+    ("You take the front desk, I take the phones.", "action_items"),
+    ("Rob, you handle the sound check.", "action_items"),
+    ("Send me the figures by Friday, Kim.", "action_items"),
+    ("Thanks, Kim.", ""),
+    ("Welcome to the team, Sam.", ""),
+    ("Tom to write the minutes.", "action_items"),
+    ("Nice to meet you.", ""),
+    ("Grace said she'd print the flyers.", "action_items"),
+    ("He said he'd be late.", ""),
+    ("Ill ask Jo about the van.", "action_items"),
+    ("I felt ill.", ""),
+    ("Remind me to email the landlord.", "action_items"),
+    ("I'll see to the drinks.", "action_items"),
+    ("I will see you there.", ""),
+    # on, put up, "let's say", "settle on", "staying with", an order to hold; a duty by
+    # name, "'s going to", "can I leave X with"; a question to work out, "what's"
+    ("The kids' party is going ahead.", "decisions"),
+    ("The bake sale is on for Saturday.", "decisions"),
+    ("The match is on tonight.", ""),
+    ("We'll put the price up to six pounds.", "decisions"),
+    ("Let's say ten o'clock then.", "decisions"),
+    ("Let me say one thing.", ""),
+    ("We settle on forty pounds a head.", "decisions"),
+    ("We're staying with the same printer.", "decisions"),
+    ("Hold the order until Friday.", "decisions"),
+    ("Hold on a second.", ""),
+    ("Jamie is on drinks.", "action_items"),
+    ("Jamie is on holiday.", ""),
+    ("Tom is on the phone.", ""),
+    ("It's on the table.", ""),
+    ("Sara's going to ring the vet.", "action_items"),
+    ("Sara's going to be late.", ""),
+    ("Can I leave the banner with you, Ellie?", "action_items"),
+    ("We need to figure out who opens up.", "open_questions"),
+    ("I'll find out who has the key.", "action_items"),
+    ("What's the plan if it rains", "open_questions"),
+    # a choice by "we" in the present, a thing given to a name, "then it's the", a verdict
+    ("We keep the Friday slot.", "decisions"),
+    ("We keep forgetting the keys.", ""),
+    ("Nobody wants the late slot, so we drop it.", "decisions"),
+    ("So we drop by later.", ""),
+    ("I think we go with the cheaper one.", "decisions"),
+    ("Right, Maya gets the window seat.", "decisions"),
+    ("He gets the point.", ""),
+    ("Well, it is what it is.", ""),
+    ("You take care.", ""),
+    ("Then it's the weekend, thank goodness.", ""),
+    ("Two sittings, done.", "decisions"),
+    ("Great, done.", ""),
+    ("Alright, no dessert course.", "decisions"),
+    ("Okay, no problem.", ""),
 ])
 def test_cue_sentences(said: str, kind: str) -> None:
     assert classify(said) == kind
@@ -495,3 +593,93 @@ def test_what_a_bare_marker_settled_is_the_we_statement_after_it() -> None:
     assert with_cues(CopilotCycleResult(), ["We decided to rent the hall in town.",
                                             "We print the posters in March."]).decisions == (
         "We decided to rent the hall in town.",)
+
+
+def test_an_agreement_asked_for_and_given_is_a_decision() -> None:
+    """"X. Agreed?" "Agreed.": what was put to the room is decided, one item with its
+    question; the question is no open one. A "Sure." to a task's "Okay?" decides nothing."""
+    got = with_cues(CopilotCycleResult(), ["Anyone who misses two meetings loses their seat.",
+                                           "Agreed?", "Agreed."])
+    assert got.decisions == ("Anyone who misses two meetings loses their seat. Agreed? "
+                             "Agreed.",)
+    assert got.open_questions == ()
+    tagged = with_cues(CopilotCycleResult(), ["Late fees double from May, everyone happy?",
+                                              "Yes, fine."])
+    assert tagged.decisions == ("Late fees double from May, everyone happy? Yes, fine.",)
+    task = with_cues(CopilotCycleResult(), ["I will send it tomorrow.", "Okay?", "Sure."])
+    assert task.decisions == () and task.action_items == ("I will send it tomorrow.",)
+    other = with_cues(CopilotCycleResult(), ["The bus leaves at nine.", "Okay?",
+                                             "What time do we meet?"])
+    assert other.decisions == ()
+
+
+def test_a_reply_agrees_to_the_proposal_two_sentences_back() -> None:
+    """The proposer's reason, or a "Please?", between the proposal and the agreement; a
+    permission asked is a proposal, and a concession agrees to it."""
+    got = with_cues(CopilotCycleResult(), ["How about the garage for the bikes?",
+                                           "It stays dry there.", "Fine, the garage."])
+    assert got.decisions == ("How about the garage for the bikes? It stays dry there. "
+                             "Fine, the garage.",)
+    assert got.open_questions == ()
+    asked = with_cues(CopilotCycleResult(), ["Can I take the corner desk?", "Please?",
+                                             "Oh, go on then."])
+    assert asked.decisions == ("Can I take the corner desk? Please? Oh, go on then.",)
+    refused = with_cues(CopilotCycleResult(), ["Can I take the corner desk?", "Please?",
+                                               "No, sorry."])
+    assert refused.decisions == () and refused.open_questions == (
+        "Can I take the corner desk?",)
+    # a reply after small talk agrees to nothing
+    assert with_cues(CopilotCycleResult(), ["How was the match?", "Brilliant.",
+                                            "Fine, the garage."]).decisions == ()
+    assert with_cues(CopilotCycleResult(), ["I would rather we waited for the audit.",
+                                            "That works for me."]).decisions == (
+        "I would rather we waited for the audit. That works for me.",)
+
+
+def test_only_the_final_choice_counts_when_one_is_undone() -> None:
+    got = with_cues(CopilotCycleResult(), ["Let's do Mondays and Fridays.",
+                                           "Fridays are hard for me.", "Okay, drop Fridays.",
+                                           "Mondays and Thursdays it is."])
+    assert not any("Mondays and Fridays" in d for d in got.decisions), got.decisions
+    assert got.decisions[-1] == "Mondays and Thursdays it is."
+    # dropping "it" undoes nothing named
+    kept = with_cues(CopilotCycleResult(), ["Then we meet on Mondays.", "Okay, drop it.",
+                                            "Right."])
+    assert kept.decisions[0].startswith("Then we meet on Mondays.")
+
+
+def test_a_good_question_reply_makes_the_sentence_before_it_a_question() -> None:
+    """Whisper dropped the question mark, or made a question's words a task's: "Good
+    question." or "I don't know." after it says it was asked."""
+    got = with_cues(CopilotCycleResult(), ["No way yet, when a fire officer has to inspect "
+                                           "the stage before we open.", "Good question.",
+                                           "I genuinely don't know."])
+    assert got.open_questions == ("No way yet, when a fire officer has to inspect the stage "
+                                  "before we open.",)
+    assert got.action_items == ()
+    # a decision before it stays one
+    assert with_cues(CopilotCycleResult(), ["We decided to close early on Fridays.",
+                                            "No idea why."]).open_questions == ()
+
+
+def test_an_agreement_opening_a_request_decides_the_proposal_before_it() -> None:
+    """"Let's X." "Fine by me. Dev, can you Y for it?", heard as one sentence: the
+    proposal is decided, the request is a task of its own (not joined to the proposal)."""
+    got = with_cues(CopilotCycleResult(), [
+        "Let's give them the lentil stew, made without cream.",
+        "Fine, I mean, Sam, can you get the stock on for it before eleven?"])
+    assert got.decisions == ("Let's give them the lentil stew, made without cream.",)
+    assert got.action_items == ("Fine, I mean, Sam, can you get the stock on for it before "
+                                "eleven?",)
+
+
+def test_a_volunteer_answering_who_takes_the_task_and_closes_the_question() -> None:
+    got = with_cues(CopilotCycleResult(), ["Who can take the minutes?", "Me."])
+    assert got.action_items == ("Who can take the minutes? Me.",)
+    assert got.open_questions == ()
+    got = with_cues(CopilotCycleResult(), ["Who is doing the drinks?", "I will."])
+    assert got.action_items == ("Who is doing the drinks? I will.",)
+    # "who" about the past, or a reply that takes nothing on, stays a question
+    assert with_cues(CopilotCycleResult(), ["Who won the match?", "Me."]).action_items == ()
+    kept = with_cues(CopilotCycleResult(), ["Who is coming tonight?", "I am."])
+    assert kept.action_items == () and kept.open_questions == ("Who is coming tonight?",)

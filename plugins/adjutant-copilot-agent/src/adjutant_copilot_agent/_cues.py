@@ -34,13 +34,24 @@ _CHOICE = (r"go with|go for|go ahead with|go ahead|use|keep|stick with|stay with
            r"opt for|drop|skip|cancel|postpone|delay|switch to|move to|move|hold|not|stop|"
            r"launch|ship|do|make it|hire|buy|rent|order|book|wait|split|raise|lower|cut|"
            r"increase|reduce|change|replace|take|lock in|lock|fix|set")
+#: After "we": no past, no modal, no state (what "we" did, may or must do is no choice).
+_NOT_PAST = (r"(?!(?:were|was|had|did|used|talked|tried|met|saw|went|got|need|needs|should|"
+             r"could|might|can|don't|didn't|have|would|may|must|think|know|want|wanted|"
+             r"like|love|hope|feel|still|just|always|never|usually|often|took|made|came|"
+             r"gave|found|ran|bought|brought|sent|left|kept|chose|spent|paid|told|said|"
+             r"thought|lost|won|ate|drove|wrote|sold|[a-z]+ed)\b)")
+_DAYS_ = (r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
+          r"march|april|may|june|july|august|september|october|november|december")
 _DECISION = re.compile(
     r"\b(?:decided|decide|decision|agreed|agree on|agreement|settled|approved|confirmed|"
     r"the plan is|final answer|final call|final word|we chose|we(?:'ve| have) chosen|"
     r"going with|going ahead with|"
     rf"let(?:'s| us) (?:{_CHOICE})|we(?:'ll| will| shall) (?:{_CHOICE})|"
     r"we(?:'re| are) (?:not going to|keeping|dropping|skipping|cancell?ing|postponing|"
-    r"sticking with|switching to|going for)|we won't|we will not|"
+    r"sticking with|staying with|switching to|going for|using|choosing|picking|cancelling|delaying|"
+    r"moving to|holding|hiring|buying|renting|leasing|ordering|booking|replacing|"
+    r"changing to|splitting|raising|lowering|increasing|reducing)\b(?! out\b| up on\b)"
+    r"|we won't|we will not|"
     r"(?:is|are|stays?|remains?) (?:capped|limited|fixed|set|cut|raised|lowered) (?:at|to)|"
     r"stays at|(?:that|this) settles it|settles it|no other (?:option|way|choice)|"
     r"(?:we have|there's|there is) no (?:other )?choice|"
@@ -48,13 +59,66 @@ _DECISION = re.compile(
     r"so be it|(?:is|are) (?:the|our) (?:top |first |main |number one )?priority|"
     r"(?:is|are) top priority|from now on|going forward|(?:that's|that is) (?:settled|decided|"
     r"final))\b"
-    r"|\b\w+ it is(?: then)?\s*(?:[.!,]|$)"
+    r"|\b(?!(?:what|that|this|think|know|guess|hope|sure|yes|so)\b)\w+ it is(?: then)?"
+    r"\s*(?:[.!,]|$)"
+    # a choice closed: "The red van, final.", "...and that's final."
+    r"|,\s*(?:and )?(?:that's |that is )?final[.!]?$"
+    # on: "The fete is going ahead.", "The bake sale is on for Saturday."; a price put
+    # up; a choice said as "let's say" or "we settle on"
+    r"|\b(?:is|are|'s) going ahead\b|\bgoes ahead\b|\b(?:is|are|'s) (?:still )?on for "
+    rf"(?:the |this |next )?(?:{_DAYS_}|tonight|tomorrow|\d)"
+    r"|\bput (?:the \w+|it|them|prices?) (?:up|down) (?:to|by)\b"
+    r"|\blet(?:'s| us) say\b|\b(?:we|we'll|let's) settle on\b"
+    # "we're going to use", "We're not renewing the lease": a choice in the progressive
+    r"|\bwe(?:'re| are) going to (?:use|go with|stick with|keep|drop|skip|cancel|postpone|"
+    r"switch to|hire|rent|buy|hold off)\b"
+    r"|\bwe(?:'re| are) not (?!getting\b|talking\b|saying\b|making\b|doing (?:well|badly|"
+    r"great)\b|having\b|going\b|looking\b|waiting\b|sure\b)[a-z]+ing\b"
+    # a date moved, a thing kept as it is, a rule from a time on
+    r"|\b(?:moves|shifts) to (?:next |this |the )?(?:monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|week|month|spring|summer|autumn|winter|\d)"
+    r"|\b(?:stays?|remains?) (?:closed|open|shut|the same|as it is|as is|where it is|"
+    r"unchanged)\b"
+    r"|^from (?:next|the start of|the end of) (?:week|month|year|term|season|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|"
+    r"august|september|october|november|december)\b"
+    # "Tuesdays and Wednesdays, it is." (not "Yes, it is.")
+    r"|\b(?!(?:yes|yeah|no|well|so|and|but|oh|because|think|know|guess|hope|sure|what|"
+    r"that|this|as|whatever)\b)\w+, it is(?: then)?\s*(?:[.!]|$)"
+    # a choice between two, said as what "we" do: "we run the fish special instead",
+    # "We're renting the chairs rather than buying them"
+    rf"|\bwe(?:'re| are|'ll| will)? {_NOT_PAST}[a-z]+\b[^.?!]*\b(?:instead|rather than)\b"
+    # a conclusion drawn: "Then we meet on Mondays.", "Right, then the old van goes."
+    r"|^(?:(?:right|okay|ok|so|well|fine|alright|all right|good)[,.]?\s+)?then,?\s+"
+    rf"(?:we {_NOT_PAST}[a-z]+\b(?<!ed)|the (?:[\w-]+ ){{1,3}}(?:comes|goes|moves|stays|"
+    r"changes|switches|gets)\b)"
+    # a quantity changed: "the fee goes up by ten pounds", "it comes off the list"
+    # a plan changed, said in the passive: "The picnic is cancelled.", "...is moved to May"
+    r"|\b(?:is|are|'s|'re|has been|have been) (?:now )?(?:cancell?ed|postponed|called off|"
+    r"scrapped|pushed back|brought forward|moved to|put back|put off)\b"
+    # what "we" choose, said in the present: "We keep the Friday slot.", "..., so we drop
+    # it", "I think we go with the cheaper one"
+    r"|(?:^(?:[\w']+[,.]\s+){0,2}|\b(?:so|then|and)\s+)(?:so |then |and )?"
+    r"(?:I think |I guess |I'd say )?we (?:go with|stick with|stay with|switch to|"
+    r"keep (?!\w+ing\b)|drop (?!by\b|in\b|off\b|out\b)|skip|cancel|scrap|ditch|hold off)\b"
+    # a thing given to someone named: "Jo gets the back room"
+    r"|^(?:[\w']+[,.]\s+){0,2}(?:so |then |and )?(?-i:(?!He\b|She\b|It\b|That\b|This\b|"
+    r"There\b|Everyone\b|Nobody\b|Who\b|What\b)[A-Z][a-z]+) gets the\b"
+    # a verdict: "Two sittings, done.", "Alright, no dessert course." (not "Great, done.")
+    r"|^(?!(?:all right|alright|great|good|fine|okay|ok|right|yes|yeah|well|perfect)\b)"
+    r"(?:[\w'-]+ ){1,4}[\w'-]+,\s*(?:done|sorted)[.!]?$"
+    r"|^(?:fine|ok|okay|alright|all right|right|agreed|good)[,.]\s+no (?!problem\b|worries\b|"
+    r"idea\b|thanks\b|way\b|clue\b|rush\b|pressure\b|need\b|chance\b|comment\b|"
+    r"question\b|doubt\b|thank\b|bother\b|harm\b)\w+(?: \w+)?[.!]?$"
+    r"|\b(?:goes|go) (?:up|down) (?:by|to) (?:\d|a |an |one|two|three|four|five|six|seven|"
+    r"eight|nine|ten|twenty|fifty|hundred|half)|\bcomes? off the\b"
     # a choice said with its certainty: "The blue one, no question.", "Tuesday, no doubt."
     r"|^(?:[\w'-]+ ){0,4}[\w'-]+,\s*(?:no question|no doubt|hands down|easily)[.!]?$"
     # an order that makes a choice, opening the sentence or after a short reply ("Drop
     # it and do both nights", "Works for me, go with that", "Keep it at ten")
     r"|^(?:[\w']+(?: [\w']+){0,3}[,.]\s+)?(?:(?:and|so|then|just)\s+)?(?:drop|skip|scrap|ditch|"
-    r"cancel|postpone|forget|keep (?!me\b|us\b|in touch\b|an eye\b|going\b|posted\b)|"
+    r"cancel|postpone|forget|hold off|hold the|"
+    r"keep (?!me\b|us\b|in touch\b|an eye\b|going\b|posted\b)|"
     r"stick with|go with|go for|switch to)\b"
     # a rule set: "No new designs until those are gone", "No more overtime this month"
     r"|^(?:[\w']+[,.]\s+)?no (?:new|more|further|extra) \w+"
@@ -64,22 +128,43 @@ _DECISION = re.compile(
 #: something; takes it on ("I'll take", "leave it with me", "I'm on it", "let me"); is
 #: doing it ("Tom is handling the contract"); is asked ("can you", "could someone",
 #: "please"); or is told, by name ("Omar, book the flights").
+_DAYS = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
+         r"march|april|may|june|july|august|september|october|november|december)\b")
 _ACTION = re.compile(
     r"\b(?:I|you|he|she|we|they|someone|somebody|[A-Z][a-z]+)(?:'ll| will| shall|"
-    r" is going to| am going to|'m going to| are going to|'re going to| needs? to|"
-    r" has to| have to| must| should)\s+(?!be\b)(?!not\b)(?!say\b)(?!see\b)(?!never\b)\w+"
-    r"|\b(?:said|says|promised|offered|volunteered|agreed) (?:(?:he|she|they|I|we) would |"
+    r" is going to|'s going to| am going to|'m going to| are going to|'re going to| needs? to|"
+    r" has to| have to| must| should)\s+(?!be\b)(?!not\b)(?!say\b)(?!see\b)(?!never\b)"
+    r"(?!miss\b)\w+"
+    r"|\b(?:said|says|promised|offered|volunteered|agreed) (?:(?:he|she|they|I|we)(?: would|'d) |"
     r"to )(?!be\b)\w+"
+    # an assignment: "Priya, the invoices are yours.", "Remind me to email the bank."
+    r"|\b(?!(?:that|it|this|what|which)\b)\w+(?:'s| is| are|'re) (?:all )?yours\b"
+    r"|\bremind me to \w+"
+    # a duty by name: "Jamie is on drinks.", "You're on the raffle."
+    r"|(?:\byou(?:'re| are)|(?-i:\b(?!It\b|That\b|This\b|There\b|What\b|Everything\b|"
+    r"Everyone\b|Nobody\b|Which\b|Who\b)[A-Z][a-z]+)(?:'s| is)) on (?!holiday\b|leave\b|"
+    r"the phone\b|the way\b|call\b|mute\b|time\b|board\b|it\b|track\b|their\b|his\b|"
+    r"her\b|a \w+\b|about\b|fire\b|form\b|top\b|now\b|the (?:agenda|list|table|screen|"
+    r"line|left|right)\b)(?:the )?\w+(?:\s+duty)?[.!]?$"
+    # a task handed over in the present: "You take the desk.", "Rob, you handle the sound."
+    r"|^(?:[\w']+,\s+){0,2}(?:and |so |then )?you (?:take (?!care\b(?! of))|handle|do|sort|"
+    r"cover|run|grab|"
+    r"bring|book|call|ring|email|send|check|organi[sz]e|look after|deal with|chase|print|"
+    r"order|collect|pick up|set up|write|draft)\b"
     r"|\b(?:has|have|needs?) to be (?:\w+ ){0,3}?(?:done|ready|finished|sent|paid|booked|"
     r"signed|submitted|in|on|out|up)\b[^.?!]*\b(?:by|before|until|no later than)\b"
     r"|\b(?:is|are) due (?:by|on|before|at|in)\b"
     r"|\b(?:I|(?!(?:It|This|That|There|What|Who|Nobody|Everyone|Anyone|Which)\b)"
     r"(?-i:[A-Z][a-z]+)) (?:can|could) (?!not\b)(?!see\b)(?!say\b)(?!hear\b)(?!tell\b)"
     r"(?!start\b)(?!be\b)\w+"
+    r"|\b(?:I|we) (?:need|want|'d like|would like) (?:you|one of you|someone) to (?!be\b)\w+"
+    r"|\b(?:can|could|may) I ask (?:you|one of you|someone) to \w+"
     r"|\b(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you) (?:please |"
-    r"also |maybe |just )*\w+|\bplease \w+|\baction item\b|\blet me \w+"
+    r"also |maybe |just )*\w+|\bplease \w+|\baction item\b"
+    r"|\blet me (?!say\b|think\b|see\b|just say\b)\w+"
     r"|\b(?:take care of|follow up|in charge of|responsible for|leave (?:it|that|this|"
-    r"them|the \w+) (?:with|to) me|I(?:'ll| will| can) (?:take|handle|grab|own|cover) "
+    rf"them|the \w+) (?:with|to) (?:me|(?!{_DAYS})(?-i:[A-Z][a-z]+)\b)|"
+    r"I(?:'ll| will| can) (?:take|handle|grab|own|cover) "
     r"(?:it|that|this|those|them)|I(?:'m| am) on (?:it|that|this|the)|I(?:'ve| have) got "
     r"(?:it|that|this)|count me in|sign me up|I(?:'ll)? volunteer|(?:happy|glad) to \w+|"
     r"assign(?:ed)? (?:it |that |this |the \w+ )?to|owns? the)\b"
@@ -90,6 +175,9 @@ _ACTION = re.compile(
 #: A commitment in the first person ("I'll build it"): an action item even beside words
 #: that alone would be small talk ("the page will be up by Friday, I'll build it").
 _MINE = re.compile(r"\bI(?:'ll| will) be the one (?:to|who)\b"
+                   r"|\bI'll see to\b"
+                   # "Ill ask Jo": Whisper's "I'll" without its apostrophe
+                   r"|(?-i:\bIll) (?!be\b|see\b|say\b|never\b|not\b)[a-z]+"
                    r"|\bI(?:'ll| will|'m going to| am going to) (?!be\b|see\b|say\b|never\b|"
                    r"not\b|let\b|talk\b|miss\b)\w+", re.IGNORECASE)
 #: "I ring the promoter on Monday": a commitment whose "'ll" Whisper dropped (it often
@@ -121,15 +209,26 @@ _INDIRECT_Q = re.compile(
     r"\b(?:not sure|unsure|wonder(?:ing)?|(?:don't|do not|doesn't|does not) know|"
     r"(?:nobody|no one)(?: \w+)? (?:knows|answered|decided|said|can answer|can say)|"
     r"(?:the|an|one) (?:open )?question is|(?:it's|it is) "
+    r"(?:unclear|not clear)|(?:we|someone|somebody) (?:need to|needs to|have to|has to|must|"
+    r"should|'ve got to) (?:figure out|work out|decide|find out|sort out|agree)|(?:it's|it is) "
     r"(?:unclear|not clear))\b[^.?!]*?\b(?:whether|if|who|what|when|where|how|which)\b",
     re.IGNORECASE)
+#: A choice said not to be made yet: "One thing we haven't settled: X or not.", "Nobody
+#: has decided the date." (a decision's words, negated: the question is still open).
+_UNSETTLED = re.compile(r"\b(?:haven't|have not|hasn't|has not|hadn't|not yet|never|still not)"
+                        r"(?: yet| really| actually)? (?:settled|decided|agreed|resolved|sorted "
+                        r"out|worked out|made up our minds)\b"
+                        r"|\b(?:is|are|remains?|stays?) (?:still open|(?:still )?(?:undecided|"
+                        r"unsettled|up in the air|an open question))\b", re.IGNORECASE)
 _WH = re.compile(r"^(?:who|what|when|where|why|how|which|whose|do|does|did|is|are|can|"
                  r"could|should|will|would|shall|have|has|any|anyone|is there)\b",
                  re.IGNORECASE)
 #: A question that asks someone to do something ("can you check...?") or asks to
 #: confirm what was just said (", right?", ", okay?") is filed as what it asks for.
-_REQUEST = re.compile(r"^(?:\w+(?:\s\w+){0,2},\s*){0,2}(?:and |so |also |then |now )?"
-                      r"(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you)"
+_REQUEST = re.compile(r"^(?:\w+(?:\s\w+){0,2},\s*){0,3}(?:and |so |also |then |now )?"
+                      r"(?:(?:can|could|may) I ask (?:you|one of you|someone) to\b|"
+                      r"(?:can|could) I leave (?:it|that|this|them|the \w+) with\b|"
+                      r"(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you))"
                       r"\b(?! (?:know|think|believe|remember|say)\b)", re.IGNORECASE)
 _TAG = re.compile(r",\s*(?:right|okay|ok|yes|yeah|correct|agreed|alright|all right|"
                   r"is that okay|is that right|isn't it|won't you|can you|will you|"
@@ -173,8 +272,23 @@ _BARE = re.compile(r"^(?:[\w']+[,.]?\s+){0,3}[\w']+[.!]?$")
 
 def _named_order(text: str) -> bool:
     m = _NAMED.match(text)
-    return (m is not None and m.group(1)[0].isupper() and m.group(1).lower() not in _NOT_NAME
-            and m.group(2).lower() not in _NOT_VERB)
+    if (m is not None and m.group(1)[0].isupper() and m.group(1).lower() not in _NOT_NAME
+            and m.group(2).lower() not in _NOT_VERB):
+        return True
+    # the name after the order ("Send me the figures by Friday, Kim."), or an order in
+    # the minutes' shape ("Tom to write the minutes.")
+    m = _NAMED_LAST.match(text) or _MINUTES.match(text)
+    return (m is not None and m.group(1).lower() not in _NOT_NAME
+            and not re.fullmatch(_DAYS, m.group(1).lower()))
+
+
+_TASK_VERBS = (r"send|email|call|ring|phone|text|book|bring|print|order|check|ask|tell|write|"
+               r"draft|fix|buy|pick up|sort out|sort|set up|update|finish|prepare|organi[sz]e|"
+               r"chase|remind|collect|clean|pay|post|share|circulate|confirm|contact|invite")
+_NAMED_LAST = re.compile(rf"^(?:please\s+)?(?:{_TASK_VERBS})\b[^.?!]*,\s*((?-i:[A-Z][a-z]+))"
+                         r"[.!]?$", re.IGNORECASE)
+_MINUTES = re.compile(rf"^((?-i:[A-Z][a-z]+))(?: and (?-i:[A-Z][a-z]+))? to (?:{_TASK_VERBS})\b",
+                      re.IGNORECASE)
 
 
 def classify(sentence: str) -> str:
@@ -190,7 +304,7 @@ def classify(sentence: str) -> str:
         if not _TAG.search(text):
             return "open_questions"
         text = _TAG.sub(".", text)
-    if _INDIRECT_Q.search(text):
+    if _INDIRECT_Q.search(text) or _UNSETTLED.search(text):
         return "open_questions"
     if _DECISION.search(text):
         return "decisions"
@@ -200,15 +314,18 @@ def classify(sentence: str) -> str:
         return "action_items"
     if _WH.match(text) and len(words_in(text)) >= 3 and not text.endswith("!"):
         # Whisper does not always write the question mark of a flat voice
-        first = text.split(maxsplit=1)[0].lower()
-        if first in {"who", "what", "when", "where", "why", "how", "which", "whose",
-                     "anyone"} or text.endswith("?"):
+        first, *rest = text.lower().split(maxsplit=2)
+        if ((first in {"who", "what", "when", "where", "why", "how", "which", "whose",
+                      "anyone", "what's", "who's", "where's", "when's"}
+             and not (first == "anyone" and rest[0] in {"who", "that"}))
+                or text.endswith("?")):  # ("Anyone who is late pays.": a statement)
             return "open_questions"
     return ""
 
 
 #: A proposal, which a reply may agree to: "I'd rather...", "let's...", "how about...".
 _PROPOSAL = re.compile(r"\b(?:I'd|I would|let's|let us|we could|we should|we might|we can|"
+                       r"^(?:[\w']+,\s+)?(?:can|could|may) I (?:have|take|get|keep|use)|"
                        r"how about|what about|why don't we|why not|I suggest|I propose|"
                        r"maybe we|shall we|I'd rather|I'd prefer|my vote is|I vote)\b",
                        re.IGNORECASE)
@@ -216,8 +333,9 @@ _PROPOSAL = re.compile(r"\b(?:I'd|I would|let's|let us|we could|we should|we mig
 _CHOICE_Q = re.compile(r"\bor\b[^?]*\?\s*$", re.IGNORECASE)
 #: A reply that agrees, alone ("Agreed.", "Fine by me.", "Sounds good.") or opening a
 #: sentence ("Yes, dark mode waits for the next version.").
-_AGREE = (r"(?:agreed|deal|done|fine by me|fine with me|works for me|sounds good|sounds great|"
-          r"sounds fine|makes sense|no objections?|none from me|good idea|great idea|"
+_AGREE = (r"(?:agreed|deal|done|fine by me|fine with me|"
+          r"(?:(?:that|it|this) )?(?:works for me|sounds good|sounds great|sounds fine|"
+          r"makes sense|suits me)|no objections?|none from me|good idea|great idea|"
           r"let's do (?:it|that)|fair enough|happy with that|yes|yeah|yep|fine|ok|okay|"
           r"alright|all right|perfect|great|good|right|sure)")
 #: A reply that agrees by judging the proposal: "Appointments only sounds sensible."
@@ -225,8 +343,13 @@ _AGREE_JUDGED = re.compile(r"^(?:[\w'-]+ ){0,5}(?:sounds|seems|looks|is) (?:good
                            r"sensible|reasonable|right|perfect|ideal|fair|like a plan|like a "
                            r"good idea)\b", re.IGNORECASE)
 #: A reply that agrees outright, opening the sentence ("Works for me, go with that").
-_AGREE_STRONG = re.compile(r"^(?:agreed|deal|fine by me|fine with me|works for me|sounds good|"
-                           r"sounds great|makes sense|no objections?|good idea|great idea|"
+_AGREE_STRONG = re.compile(r"^(?:(?:fine|okay|ok|alright|all right|oh)[,.]?\s+)?(?:agreed|deal|"
+                           r"fine by me|fine with me|(?:(?:that|it|this) )?(?:works for me|"
+                           r"sounds good|sounds great|makes sense|suits me)|"
+                           r"no objections?|good idea|great idea|"
+                           # a concession: "Fine, you win.", "Oh, go on then."
+                           r"you win|go on then|if you insist|have it your way|"
+                           r"you(?:'ve| have) convinced me|"
                            r"let's do (?:it|that)|fair enough|happy with that|perfect)\b",
                            re.IGNORECASE)
 #: An acknowledgement that agrees to nothing by itself.
@@ -241,6 +364,15 @@ _AGREE_INSIDE = re.compile(r"[,.]\s*(?:and\s+)?(?:I'm|I am|we're|we are) "
                            r"(?:happy|fine|good|okay|ok) with (?:that|it|this)\b"
                            r"|[,.]\s*(?:that|it|this) (?:works|suits) (?:for )?(?:me|us)\b"
                            r"|[,.]\s*fine by me\b", re.IGNORECASE)
+#: A question that asks the room to agree to what was just said: "Agreed?", "Everyone
+#: happy?", "Any objections?", or such a tag closing the sentence ("..., okay?").
+_ASKS_AGREEMENT = re.compile(
+    r"(?:^|[,.]\s*)(?:(?:so|then|and),?\s+)?(?:(?:are )?(?:we )?(?:all )?agreed|"
+    r"(?:is )?(?:everyone|everybody) (?:happy|okay|ok|agreed|fine|good)(?: with (?:that|this))?|"
+    r"any objections?|(?:is )?(?:that|this) (?:okay|ok|alright|all right|fine|agreed)"
+    r"(?: with (?:everyone|everybody|you))?|(?:okay|ok|alright|all right|fine) with "
+    r"(?:everyone|everybody|you)|okay|ok|alright|all right|yes|right|deal|happy)\s*\?$",
+    re.IGNORECASE)
 _AGREE_WORDS = frozenset(("agreed", "deal", "done", "fine", "okay", "alright", "all", "right",
                           "perfect", "great", "good", "yes", "yeah", "yep", "sure", "that",
                           "this", "with", "happy", "sounds", "works"))
@@ -305,6 +437,41 @@ def _loops(text: str) -> bool:
 def _is_question(text: str) -> bool:
     return text.rstrip().endswith("?") or bool(_WH.match(text.strip()))
 
+#: A reply that says the sentence before asked what nobody knows: "Good question.", "I
+#: honestly don't know.", "No idea." (the sentence before is an open question, whatever
+#: Whisper made of its words and its question mark).
+_UNKNOWN = re.compile(r"^(?:[\w']+,\s+){0,2}(?:good question|no idea|(?:I )?(?:\w+ )?"
+                      r"(?:don't|do not) know|nobody knows|no one knows|who knows|not a clue|"
+                      r"no clue|(?:I'm|I am) not sure|not sure)\b", re.IGNORECASE)
+
+
+#: A question asking who will do something, and a reply that volunteers: "Who can take
+#: the minutes?" "Me." / "I will." / "I can do that."
+_WHO_DOES = re.compile(r"^(?:[\w']+,\s+){0,2}who(?:'s| is| will| can| could| wants to|'ll| "
+                       r"would)\b[^?]*\?$", re.IGNORECASE)
+_VOLUNTEER = re.compile(r"^(?:(?:oh|ok|okay|yes|yeah|well),?\s+)?(?:me|I will|I can|I'll|"
+                        r"I could|that'll be me|that's me|I'll do it|I'm happy to|happy to)\b"
+                        r"(?! not\b| never\b)", re.IGNORECASE)
+
+
+#: A choice undone: "Scrap Sundays.", "OK, drop the second van." (the thing dropped).
+_UNDO = re.compile(r"^(?:[\w']+(?: [\w']+){0,3}[,.]\s+)?(?:(?:and|so|then|just)\s+)?"
+                   r"(?:drop|skip|scrap|ditch|cancel|forget(?: about)?)\s+(?:the\s+)?"
+                   r"([\w'-]+)", re.IGNORECASE)
+_NOT_THING = frozenset(("that", "this", "those", "these", "them", "all", "any", "one"))
+
+
+def _undone(text: str, earlier: list[str]) -> list[str]:
+    """``earlier`` decisions without those the decision ``text`` undoes ("Then we meet on
+    Mondays and Sundays." ... "Scrap Sundays."): only the final choice counts."""
+    m = _UNDO.match(text)
+    thing = normalize(m.group(1)) if m else ""
+    if len(thing) < 3 or thing in _NOT_THING:
+        return earlier
+    stem = thing.removesuffix("s")
+    return [d for d in earlier if not any(w.removesuffix("s") == stem for w in words_in(d))]
+
+
 #: What "we" do from now, said as a plain statement: "We hold the paper for the autumn."
 _WE_DO = re.compile(r"^(?:so |then |and |ok,? |okay,? )?we (?!were|was|had|did|used|talked|"
                     r"tried|met|saw|went|got|need|should|could|might|can|don't|didn't|"
@@ -338,9 +505,55 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             kind, text = _in_reply(text, prev)
             if kind and prev.rstrip().endswith("?"):  # a choice made, a proposal agreed
                 answered.add(prev)
+        bare = _ASKS_AGREEMENT.match(prev) is not None
+        if not kind and prev and _ASKS_AGREEMENT.search(prev) and not text.endswith("?") \
+                and (_AGREE_ALONE.match(text) or _AGREE_FIRST.match(text)
+                     or _AGREE_STRONG.match(text)) \
+                and (not bare or (n >= 2 and not said[n - 2].endswith("?")
+                     and classify(said[n - 2]) in ("", "decisions"))):
+            # "Anyone late pays a fine. Agreed?" "Agreed.": what was put to the room is
+            # decided (with its sentence before when the question is bare; not a task
+            # or a question, which a "Sure." only acknowledges)
+            put = f"{said[n - 2]} {prev}" if bare else prev
+            if bare and cued["decisions"] and cued["decisions"][-1] == said[n - 2]:
+                cued["decisions"].pop()  # one item, put to the room and agreed
+            kind, text = "decisions", f"{put} {text}"
+            answered.add(prev)
+        if not kind and n >= 2 and prev and len(words_in(prev)) <= 8 \
+                and not classify(prev) and not _AGREE_FIRST.match(prev) \
+                and not _AGREE_ALONE.match(prev):
+            # the proposal two sentences back, its reason or a "please?" between:
+            # "How about the garage? It's dry there." "Fine, the garage."
+            kind, text = _in_reply(text, said[n - 2])
+            if kind:
+                answered.add(said[n - 2])
+                if text.startswith(said[n - 2]):
+                    text = f"{said[n - 2]} {prev}{text[len(said[n - 2]):]}"
+        if prev and _WHO_DOES.match(prev) and _VOLUNTEER.match(text) \
+                and kind in ("", "action_items"):
+            # a volunteer: the task is the question's, and it is no longer open
+            kind, text = "action_items", f"{prev} {text}"
+            answered.add(prev)
+        if (not kind and prev and _UNKNOWN.match(text) and not prev.endswith("?")
+                and len(words_in(prev)) >= 4 and classify(prev) != "decisions"):
+            # "Do we know yet whether the hall has a piano" (heard with no question
+            # mark, or as anything) "Good question.": the sentence before is asked
+            for found in cued.values():
+                if found and found[-1].endswith(prev):
+                    found.pop()
+            kind, text = "open_questions", prev
         if not kind:
             continue
-        if (kind != "open_questions" and prev and not text.startswith(prev)
+        if kind == "decisions":
+            cued["decisions"] = _undone(text, cued["decisions"])
+        agreed = (kind == "action_items" and prev and not prev.endswith("?")
+                  and _PROPOSAL.search(prev) is not None and not classify(prev)
+                  and _AGREE_FIRST.match(text) is not None)
+        if agreed:
+            # "Let's give them the risotto." "Fine by me. Dev, can you get the stock on
+            # for it?", heard as one sentence: the proposal agreed, and a request after
+            cued["decisions"].append(prev)
+        if (kind != "open_questions" and prev and prev not in text and not agreed
                 and (_REFERS.search(text) or _BARE.match(text)) and len(words_in(prev)) >= 3
                 and not any(item.endswith(prev) and item != prev
                             for item in cued[kind][-1:])):
