@@ -81,3 +81,17 @@ async def test_it_is_planned_as_a_read_of_that_file_or_a_listing_of_that_folder(
         assert "response" not in grammar.splitlines()[0]  # the answer in words is not
         assert f'\\"{tool}\\"' in grammar or f'"{tool}"' in grammar  # offered at all
         assert path in grammar and absent not in grammar  # the path is the one named
+
+
+def test_a_link_out_of_the_working_directory_is_left_to_the_model_and_the_cage(
+        space: Path) -> None:
+    """"show me link.txt" where link.txt points outside: the rule never resolves a link
+    out of the working directory, nor says whether its target is a file or a folder."""
+    outside = space.parent / "elsewhere"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("secret\n")
+    (space / "link.txt").symlink_to(outside / "secret.txt")
+    (space / "linkdir").symlink_to(outside)
+    assert shown_path("show me link.txt", str(space)) is None
+    assert shown_path("open linkdir", str(space)) is None
+    assert shown_path("show me linkdir/secret.txt", str(space)) is None
