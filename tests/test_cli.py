@@ -260,6 +260,20 @@ def test_a_model_that_never_plans_exits_3(user: dict[str, Any]) -> None:
     assert "no valid plan" in done.stderr
 
 
+def test_a_reply_that_is_not_a_plan_is_said_to_be_unused_before_the_next(
+        user: dict[str, Any]) -> None:
+    """The model's text streams as it comes; a malformed reply (an invented file's
+    contents, cut off) must not read as the answer: the CLI says it was not used."""
+    (user["work"] / "notes.txt").write_text("buy milk\n")
+    script(user, '{"type":"response","text":"The file says: invented', plan(
+        ("fs.read", {"path": "notes.txt"})))
+    done = adjutant(user, "run", "--non-interactive", "show me notes.txt")
+    assert done.returncode == 0, done.stderr
+    unused = done.stderr.index("not a valid plan, so not used")
+    assert done.stderr.index("invented") < unused < done.stderr.index("plan step 1: fs.read")
+    assert "asking again with a simpler prompt" in done.stderr
+
+
 def test_json_outputs_parse(user: dict[str, Any]) -> None:
     script(user, plan(("fs.read", {"path": "notes.txt"})))
     (user["work"] / "notes.txt").write_text("hello\n")

@@ -76,6 +76,23 @@ async def test_a_read_runs_lands_in_the_timeline_and_dry_runs_again(browser: Any
     assert page.errors == []
 
 
+async def test_a_reply_that_is_not_a_plan_is_said_to_be_unused(browser: Any,
+                                                                dock: Dock) -> None:
+    """The model's text streams into the chat as it comes; a malformed reply (made-up
+    file contents, cut off) must not read as the answer: the chat says it was not used
+    and that the model is asked again, as text (it quotes the model's words)."""
+    (dock.harness.workspace / "a.txt").write_text("alpha line\n")
+    dock.provider.queue('{"type":"response","text":"a.txt says <b>invented</b>', plan(READ))
+    page = await open_page(browser, dock)
+    await ask(page, "read a.txt")
+    note = await page.wait_for_selector("#messages .msg.system:has-text('Not a valid plan')")
+    assert "asking again with a simpler prompt" in await note.inner_text()
+    await page.wait_for_selector("#messages .msg.tool pre.result:has-text('alpha line')")
+    assert await page.locator("#messages b").count() == 0  # the model's markup stays text
+    await page.screenshot(path=str(SHOTS / "dock-malformed-reply.png"), full_page=True)
+    assert page.errors == []
+
+
 async def test_a_write_waits_for_approval_and_runs_after_grant(browser: Any,
                                                                 dock: Dock) -> None:
     dock.provider.queue(plan(WRITE))

@@ -212,6 +212,11 @@ async def show_events(subscription: Any, progress: Progress | None = None) -> No
         elif isinstance(event, ActivitySnapshot) and event.activity_type == "second-look":
             err.write(f"\nsecond look: {_one_line(event.content.get('text'))}\n")
             prefix = "model: "
+        elif isinstance(event, ActivitySnapshot) and event.activity_type == "malformed-plan":
+            # the text streamed above was not used: say so before the next attempt's
+            err.write(f"\nnot a valid plan, so not used ({_one_line(event.content.get('error'))});"
+                      " asking again with a simpler prompt\n")
+            prefix = "model: "
         elif isinstance(event, ActivitySnapshot) and event.activity_type == "plan":
             err.write("\n")
             for step in event.content.get("steps", []):

@@ -39,6 +39,11 @@ function activity(d, env) {
     stackItem("bulletin", `Context bulletin: cwd ${c.cwd || "?"}${c.git && c.git.branch ? `, git ${c.git.branch}` : ""}${(c.selected_files || []).length ? `, files ${c.selected_files.join(", ")}` : ""}${(c.recent_shell || []).length ? `, ${c.recent_shell.length} recent shell lines` : ""}`);
     setStatus(`Context: ${c.cwd || ""}${c.git && c.git.branch ? ` (branch ${c.git.branch})` : ""}`);
   } else if (d.activityType === "warning") addMessage("error", d.content.text, "warning");
+  // the reply above was not used: the choice was made again, or the model asked again
+  else if (d.activityType === "second-look") addMessage("system", `Second look: ${d.content.text}`, "second look");
+  else if (d.activityType === "malformed-plan") {
+    addMessage("system", `Not a valid plan, so not used (${d.content.error}); asking again with a simpler prompt.`, "retry");
+  }
   else if (d.activityType === "route") {  // which preset answers, said where it is read
     const c = d.content || {};
     addMessage("system", `This one ${c.escalated ? "went to" : "stays on"} ${c.label}: ${c.reason}`, "route");
