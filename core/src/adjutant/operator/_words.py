@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from functools import lru_cache
 
 __all__ = ["bad_request", "echoes", "here", "hinted", "is_question", "named_paths",
            "named_programs", "shape", "terms", "wants_words", "workspace_paths"]
@@ -137,7 +138,35 @@ def bad_request(request: str) -> str:
         return (f"The request is {len(request):,} characters long; the most I plan from "
                 f"is {MAX_REQUEST:,}. Shorten it, or save the text in a file and name the "
                 "file in a shorter request.")
+    if makes_no_sense(request):
+        return ("I could not make sense of that request: none of its words is one I know "
+                "(keys pressed at random, or a language I do not read). Say what you would "
+                "like done in other words, for example \"what files are in this folder?\".")
     return ""
+
+
+@lru_cache(maxsize=1)
+def _known() -> frozenset[str]:
+    """Every word of the bank's requests (how people ask for each tool, and questions
+    answered in words), the stopwords and synonyms, by their first five letters."""
+    from ._bank import bundled
+
+    words = {*_STOPWORDS, *_SYNONYMS}
+    for example in bundled():
+        words.update(re.findall(r"[a-z]{2,}", example.request.lower()))
+    return frozenset(w[:5] for w in words)
+
+
+def makes_no_sense(request: str) -> bool:
+    """Whether no word of ``request`` (two or more of three letters or more) is one the
+    bank, the stopwords or a program on PATH know, and it names no path and no number:
+    "asdkj qwpoe zzkx vbnm" had been planned as `git.diff`."""
+    words = re.findall(r"[a-z]{3,}", request.lower())
+    if len(words) < 2 or re.search(r"\d", request) or named_paths(request) \
+            or any(w in _STOPWORDS for w in words):  # most requests: no bank read
+        return False
+    known = _known()
+    return not any(w[:5] in known or shutil.which(w) for w in words)
 
 
 def named_paths(request: str) -> list[str]:
