@@ -196,9 +196,9 @@ async def test_a_remote_engine_asks_first_no_sends_nothing_yes_sends(
     stt = pytest.importorskip("adjutant_stt", reason="hearing needs adjutant-stt")
     openrouter = pytest.importorskip("adjutant_openrouter",
                                      reason="the remote engine is adjutant-openrouter's")
-    from test_voice_consent import KEY, fake_openrouter, remote_profile, whisper_ear
-
     import wave
+
+    from test_voice_consent import KEY, fake_openrouter, remote_profile, whisper_ear
 
     audio = espeak("List Python processes", tmp_path / "request.wav", lead_ms=2000)
     with wave.open(str(audio)) as w:
