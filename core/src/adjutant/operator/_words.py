@@ -146,27 +146,32 @@ def bad_request(request: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _known() -> frozenset[str]:
-    """Every word of the bank's requests (how people ask for each tool, and questions
-    answered in words), the stopwords and synonyms, by their first five letters."""
+def _known() -> tuple[frozenset[str], frozenset[str]]:
+    """The words of the bank's requests (how people ask for each tool, and questions
+    answered in words), the stopwords and synonyms: by their first five letters, and
+    every pair of letters they hold."""
     from ._bank import bundled
 
     words = {*_STOPWORDS, *_SYNONYMS}
     for example in bundled():
         words.update(re.findall(r"[a-z]{2,}", example.request.lower()))
-    return frozenset(w[:5] for w in words)
+    return (frozenset(w[:5] for w in words),
+            frozenset(w[i:i + 2] for w in words for i in range(len(w) - 1)))
 
 
 def makes_no_sense(request: str) -> bool:
-    """Whether no word of ``request`` (two or more of three letters or more) is one the
-    bank, the stopwords or a program on PATH know, and it names no path and no number:
-    "asdkj qwpoe zzkx vbnm" had been planned as `git.diff`."""
+    """Whether ``request`` is keys pressed at random: two or more words of three letters
+    or more, no path, no number, and none of them a word the bank or the stopwords know,
+    a program on PATH, or a word whose every pair of letters is one those words hold
+    ("talk a lot" is English the bank lacks; "asdkj qwpoe zzkx vbnm" had been planned as
+    `git.diff`)."""
     words = re.findall(r"[a-z]{3,}", request.lower())
     if len(words) < 2 or re.search(r"\d", request) or named_paths(request) \
             or any(w in _STOPWORDS for w in words):  # most requests: no bank read
         return False
-    known = _known()
-    return not any(w[:5] in known or shutil.which(w) for w in words)
+    known, pairs = _known()
+    return not any(w[:5] in known or all(w[i:i + 2] in pairs for i in range(len(w) - 1))
+                   or shutil.which(w) for w in words)
 
 
 def named_paths(request: str) -> list[str]:
