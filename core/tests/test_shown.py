@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-import adjutant_files
 from adjutant.operator._words import shown_path
-from adjutant.testing import Harness, ScriptedProvider
+from adjutant.testing import FakeRead, Harness, ScriptedProvider, fake_tools
 from adjutant.testing import plan as steps
 from adjutant_hookspecs import ProviderCapabilities
 
@@ -64,13 +63,17 @@ class AnswerFirst(ScriptedProvider):
 
 
 @pytest.mark.parametrize(("request_", "tool", "path", "absent"), [
-    ("open TODO", "fs.read", "todo.md", "notes.txt"),
-    ("show me src", "fs.list", "src", "docs"),
+    ("open TODO", "notes.read", "todo.md", "notes.txt"),
+    ("show me src", "notes.list", "src", "docs"),
 ])
 async def test_it_is_planned_as_a_read_of_that_file_or_a_listing_of_that_folder(
         request_: str, tool: str, path: str, absent: str) -> None:
+    """With the viewers the operator is told of (adjutant-files' fs.read and fs.list by
+    default; fakes here, so core's own tests run without the plugin)."""
     provider = AnswerFirst(steps((tool, {"path": path})))
-    async with Harness(adjutant_files, provider=provider) as h:
+    notes = fake_tools(FakeRead("notes.read"), FakeRead("notes.list"), name="notes")
+    async with Harness(notes, provider=provider) as h:
+        h.copilot.prompting.viewers = {"file": "notes.read", "dir": "notes.list"}
         for name in ("todo.md", "notes.txt", "src/app.py", "docs/guide.md"):
             (h.workspace / name).parent.mkdir(parents=True, exist_ok=True)
             (h.workspace / name).write_text("x\n")
