@@ -85,3 +85,31 @@ async def test_a_request_says_its_threads_and_plans_alike_with_any(tmp_path) -> 
         finally:
             await provider.aclose()
     assert answers[0] == answers[2] and answers[1] == answers[3]
+
+
+def test_only_a_new_process_counts_the_load_average(monkeypatch) -> None:
+    """The load average is read on the process's first short window only: later, it is
+    mostly this process's own last requests, and an idle machine must get every core."""
+    from adjutant_llamacpp import _cores
+
+    clock, busy, own = [100.0], [50.0], [10.0]
+    monkeypatch.setattr(_cores.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(_cores, "_busy_seconds", lambda: busy[0])
+    monkeypatch.setattr(_cores, "_own_seconds", lambda: own[0])
+    monkeypatch.setattr(_cores.os, "getloadavg", lambda: (1.9, 1.9, 1.9))
+    cores = IdleCores(cores=2)
+
+    def request(seconds: float, own_seconds: float, others: float) -> int:
+        threads = cores.threads()
+        clock[0] += seconds
+        own[0] += own_seconds
+        busy[0] += own_seconds + others
+        return threads
+
+    clock[0] += 1.0  # the process's start: loading the model
+    own[0] += 1.0
+    busy[0] += 1.0
+    assert request(1.5, 3.0, 0.0) == 1  # the first window: the load average counts
+    assert request(1.5, 3.0, 0.0) == 2  # a warm request on an idle machine: both cores
+    assert request(1.5, 1.5, 1.4) == 2  # measured at its start: the window before was idle
+    assert request(1.5, 1.5, 0.0) == 1  # another process kept a core busy the last window

@@ -21,7 +21,8 @@ __all__ = ["IdleCores", "threads_for"]
 #: A window shorter than this (the reply right after its own scoring) keeps the last
 #: decision: too short to measure anything.
 _MIN_WINDOW_S = 0.3
-#: A shorter window is checked against the load average as well.
+#: A shorter first window (the process's own start) is checked against the load
+#: average as well.
 _SURE_WINDOW_S = 3.0
 
 
@@ -59,6 +60,7 @@ class IdleCores:
         self.cores = max(cores or os.cpu_count() or 2, 1)
         self.last = max(self.cores // 2, 1)
         self._since = (time.monotonic(), _busy_seconds(), _own_seconds())
+        self._started = True  # the next window is the process's own start
 
     def threads(self) -> int:
         now = (time.monotonic(), _busy_seconds(), _own_seconds())
@@ -68,11 +70,14 @@ class IdleCores:
         if elapsed < _MIN_WINDOW_S:
             return self.last
         others = (now[1] - self._since[1] - (now[2] - self._since[2])) / elapsed
-        if elapsed < _SURE_WINDOW_S:
+        if self._started and elapsed < _SURE_WINDOW_S:
             # a new process: the window is its own start, too short to see a job that
             # pauses now and then (a test suite, another model); the last minute's
-            # load average, ours barely in it yet, says more
+            # load average, ours barely in it yet, says more. Only then: in a warm
+            # session the load average is mostly this process's own last requests
+            # (it gave every warm request one thread on an idle machine)
             others = max(others, os.getloadavg()[0])
+        self._started = False
         self._since = now
         self.last = threads_for(self.cores, others)
         return self.last
