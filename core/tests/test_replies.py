@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adjutant import parse_reply
+from adjutant.operator._replies import closed_answer
 from adjutant.operator._pipeline import combine
 from adjutant.testing import Harness
 from adjutant_hookspecs import ContractError, Plan, Response, ToolCall, ToolContext, Verdict
@@ -142,3 +143,37 @@ def test_an_answer_that_says_nothing_in_words_is_refused(text: str) -> None:
         parse_reply(json.dumps({"type": "response", "text": text}))
     for fine in ("42", "Oui.", "是的", "v2", "...", "?", "[1]"):
         assert parse_reply(json.dumps({"type": "response", "text": fine})).text == fine
+
+
+@settings(max_examples=200)
+@given(st.text(min_size=1, max_size=200), st.data())
+def test_a_cut_answer_is_closed_to_what_it_said_and_a_cut_plan_never_is(
+        said: str, data: st.DataObject) -> None:
+    """The token limit cuts a rambling answer mid-string: it is closed to a prefix of
+    what the model said (whole sentences, or whole words and "…"), never to anything
+    it did not say. A plan cut anywhere stays malformed (asked for again)."""
+    whole = json.dumps({"type": "response", "text": said})
+    cut = whole[:data.draw(st.integers(27, len(whole)))]
+    closed = closed_answer(cut)
+    if closed != cut:
+        answer = parse_reply(closed)
+        assert isinstance(answer, Response)
+        kept = answer.text.removesuffix(" …")
+        assert said.startswith(kept) and kept.strip()
+    cut_plan = json.dumps({"type": "plan", "steps": [{"tool": "a", "args": {"x": said}}]})
+    cut_plan = cut_plan[:data.draw(st.integers(1, len(cut_plan) - 1))]
+    assert closed_answer(cut_plan) == cut_plan
+
+
+@pytest.mark.anyio
+async def test_an_answer_cut_by_the_token_limit_is_answered_not_asked_again() -> None:
+    """"What's the weather in Lisbon tomorrow?" rambled past the 0.5B model's 200
+    tokens; the malformed reply was asked again with the free simpler prompt, which
+    planned a read of src/util.py. The whole sentences are the answer now."""
+    cut = ('{"type": "response", "text": "I cannot see the weather from here. '
+           'It is usually mild in Lisbon in spring, with a light breeze and a pleas')
+    async with Harness(script=[cut]) as h:
+        run = await h.run("what's the weather going to be like in Lisbon tomorrow?")
+    assert run.status == "answered" and run.tools == []
+    assert run.text == "I cannot see the weather from here."  # its last whole sentence
+    assert h.provider.pending == 0 and [r["ok"] for r in run.logged("attempt")] == [True]

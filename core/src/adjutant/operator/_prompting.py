@@ -37,7 +37,7 @@ from ..providers import capabilities_of
 from ._actionlog import ActionLog
 from ._bank import Example
 from ._grammar import MAX_STEPS
-from ._replies import parse_reply
+from ._replies import closed_answer, parse_reply
 from ._run import Run
 from ._words import echoes, here, hinted, shown_path
 from .planner import BANK_WEIGHT, END, SIMILAR, Planner, named_paths, workspace_paths
@@ -291,7 +291,8 @@ class Prompting:
     async def generate(self, request: CompletionRequest, run: Run, attempt: int,
                        provider: Any, *, part: str = "") -> str:
         """The model's reply, streamed to the run's subscribers as it comes (the usage
-        the backend reported, if any, in ``run.usage``)."""
+        the backend reported, if any, in ``run.usage``); an answer in words cut by the
+        token limit closed (`closed_answer`)."""
         message_id = f"{run.run_id}-model-{attempt}{part}"
         run.usage = None
         run.publish(TextMessageStart(message_id=message_id))
@@ -313,4 +314,6 @@ class Prompting:
                                                      content={"text": warning}))
         finally:
             run.publish(TextMessageEnd(message_id=message_id))
-        return "".join(pieces).split(END, 1)[0]
+        # an answer in words the token limit cut is kept to its whole sentences: asked
+        # again, the simpler prompt's free choice had planned a read of a random file
+        return closed_answer("".join(pieces).split(END, 1)[0])

@@ -10,11 +10,12 @@ to the model in the retry.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from adjutant_hookspecs import ContractError, Plan, Reply, Response, convert
 
-__all__ = ["MAX_REPLY_BYTES", "parse_reply"]
+__all__ = ["MAX_REPLY_BYTES", "closed_answer", "parse_reply"]
 
 MAX_REPLY_BYTES = 256 * 1024
 MAX_STEPS = 64
@@ -61,3 +62,36 @@ def parse_reply(text: str) -> Plan | Response:
         if len(reply.steps) > MAX_STEPS:
             raise ContractError(f"a plan may have at most {MAX_STEPS} steps")
     return reply
+
+
+_ANSWER_HEAD = re.compile(r'\s*\{\s*"type"\s*:\s*"response"\s*,\s*"text"\s*:\s*"')
+_SENTENCE_END = re.compile(r'[.!?](?=\s)')
+
+
+def closed_answer(text: str) -> str:
+    """``text`` as it is, or, when it is an answer in words cut off inside its text (the
+    reply's token limit: "what's the weather in Lisbon?" rambled past 200 tokens),
+    that answer closed after its last whole sentence (its last whole word and "…"
+    when it has none). Only an answer is closed, never a plan: a cut plan stays
+    malformed and is asked for again."""
+    head = _ANSWER_HEAD.match(text)
+    if head is None:
+        return text
+    try:
+        json.loads(text)
+        return text  # whole (or malformed some other way: parse_reply says how)
+    except ValueError:
+        pass
+    body = text[head.end():]
+    if '"' in body.replace('\\\\', '').replace('\\"', ''):
+        return text  # the string ended: not a cut answer
+    cuts = [m.end() for m in _SENTENCE_END.finditer(body)]
+    words = [m.start() for m in re.finditer(r"\s", body)]
+    for end, tail in [*((c, "") for c in reversed(cuts)), *((w, " …") for w in reversed(words))]:
+        try:
+            said = json.loads(f'"{body[:end].rstrip()}"')
+        except ValueError:
+            continue  # cut inside an escape
+        if said.strip():
+            return json.dumps({"type": "response", "text": said + tail}, ensure_ascii=False)
+    return text
