@@ -312,8 +312,21 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
     return tally
 
 
+#: Cold runs wait (up to `SETTLE_S`) for the load average to fall under this: right
+#: after the warm runs the bench's own last minute weighs on it, and a new process on
+#: a machine that looks busy plans with one thread (`adjutant_llamacpp._cores`).
+SETTLED_LOAD = 0.5
+SETTLE_S = 90.0
+
+
 def cold(entries: list[dict[str, Any]], model: str, count: int) -> list[float]:
-    """Seconds for whole plans from fresh ``adjutant run --json`` processes."""
+    """Seconds for whole plans from fresh ``adjutant run --json`` processes, started
+    on a machine as a user comes back to it (`SETTLED_LOAD`)."""
+    waited = time.monotonic()
+    while os.getloadavg()[0] > SETTLED_LOAD and time.monotonic() - waited < SETTLE_S:
+        time.sleep(2)
+    print(f"    cold runs started at load average {os.getloadavg()[0]:.1f} "
+          f"(after {time.monotonic() - waited:.0f} s)", flush=True)
     times = []
     picked = [e for e in entries if e["kind"] == "single"][:count]
     with tempfile.TemporaryDirectory() as tmp:
