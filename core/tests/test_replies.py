@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adjutant import parse_reply
-from adjutant.operator._replies import closed_answer
 from adjutant.operator._pipeline import combine
+from adjutant.operator._replies import closed_answer
 from adjutant.testing import Harness
 from adjutant_hookspecs import ContractError, Plan, Response, ToolCall, ToolContext, Verdict
 
