@@ -154,3 +154,37 @@ def test_a_name_git_takes_is_one_word_in_the_schema_and_the_grammar() -> None:
     rules = dict(line.split(" ::= ", 1) for line in reply_grammar({"git.branch": branch},
                                                                    response=False).splitlines())
     assert rules["args0-name"].startswith("word-") and "x20" in rules["wchar"]
+
+
+@pytest.mark.parametrize(("asked", "mended"), [
+    ("shwo me the lsat 4 comits", "show me the last 4 commits"),
+    ("lsit the fiels in src", "list the files in src"),
+    ("waht is the diffrence between README.md and NOTES.md?",
+     "what is the difference between README.md and NOTES.md?"),
+    ("show the lsat comits.", "show the last commits."),
+])
+def test_typing_slips_are_mended_for_the_word_rules(asked: str, mended: str) -> None:
+    from adjutant.operator._words import spelled
+
+    assert spelled(asked) == mended
+
+
+@pytest.mark.parametrize("asked", [
+    'commit with message "fix teh bug"',  # quoted: the user's own text
+    "show me src/utl.py and utl-x",         # part of a path or a name
+    "read the utli notes",                  # a file here (``names``)
+    "qwzx the lsit",                        # no word one slip away: as written
+])
+def test_what_is_not_a_slip_is_left_as_written(asked: str) -> None:
+    from adjutant.operator._words import spelled
+
+    out = spelled(asked, frozenset({"utli"}))
+    assert out == asked.replace("lsit", "list")
+
+
+def test_a_count_said_with_slips_is_still_stated(here: str) -> None:
+    """"the lsat 4 comits" states a count as surely as "the last 4 commits"."""
+    from adjutant.operator._stated import settled_values
+
+    got = settled_values(plan(("git.log", {})), "shwo me teh lsat 4 comits", "", TOOLS, here)
+    assert got == plan(("git.log", {"max_count": 4}))

@@ -39,7 +39,7 @@ from ._bank import Example
 from ._grammar import MAX_STEPS
 from ._replies import closed_answer, parse_reply
 from ._run import Run
-from ._words import echoes, here, hinted, shown_path
+from ._words import echoes, here, hinted, names_here, shown_path, spelled
 from .planner import BANK_WEIGHT, END, SIMILAR, Planner, named_paths, workspace_paths
 
 __all__ = ["Prompting"]
@@ -199,7 +199,7 @@ class Prompting:
             paths = [shown[1]]
         request, _ = await self.planner().choose(
             scorer, request, names, self.priors, paths=paths,
-            calibrate=self.first_choice == "calibrated", asked=prompt,
+            calibrate=self.first_choice == "calibrated", asked=spelled(prompt, names_here(cwd)),
             existing=self.existing(prompt, cwd), similar=self.similar,
             past=self.past_plans(prompt, names), exclude=exclude, most=most,
             passages=passages)

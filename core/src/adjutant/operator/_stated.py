@@ -40,7 +40,7 @@ from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 from ._grammar import ONE_WORD
 from ._values import without_copied_values
-from ._words import here, named_paths, terms
+from ._words import here, named_paths, names_here, spelled, terms
 
 __all__ = ["settled_values", "with_stated_values"]
 
@@ -69,10 +69,13 @@ def settled_values(plan: Plan, asked: str, shown: str,
                    fill: bool = True) -> Plan | Response:
     """The plan's values settled against the request: none copied from the worked
     examples in ``shown`` (`without_copied_values`), and, with ``fill``, every value the
-    request states where it fits (`with_stated_values`)."""
+    request states where it fits (`with_stated_values`, its typing slips mended:
+    `spelled`)."""
     reply = without_copied_values(plan, asked, shown, tools, cwd)
-    return with_stated_values(reply, asked, tools, cwd) if fill and isinstance(
-        reply, Plan) else reply
+    if not (fill and isinstance(reply, Plan)):
+        return reply
+    # "the lsat 4 comits" states a count as surely as "the last 4 commits"
+    return with_stated_values(reply, spelled(asked, names_here(cwd)), tools, cwd)
 
 
 def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],

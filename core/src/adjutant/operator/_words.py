@@ -7,10 +7,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections import Counter
 from functools import lru_cache
 
 __all__ = ["bad_request", "echoes", "here", "hinted", "is_question", "named_paths",
-           "named_programs", "shape", "terms", "wants_words", "workspace_paths"]
+           "named_programs", "names_here", "shape", "spelled", "terms", "wants_words",
+           "workspace_paths"]
 
 #: The longest request planned (characters): a small model's context holds the prompt's
 #: static part, the request and the reply; longer text belongs in a file the request names.
@@ -146,17 +148,65 @@ def bad_request(request: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _known() -> tuple[frozenset[str], frozenset[str]]:
+def _vocabulary() -> Counter[str]:
     """The words of the bank's requests (how people ask for each tool, and questions
-    answered in words), the stopwords and synonyms: by their first five letters, and
-    every pair of letters they hold."""
+    answered in words), the stopwords and synonyms, each with how often it is used."""
     from ._bank import bundled
 
-    words = {*_STOPWORDS, *_SYNONYMS}
+    counts = Counter({w: 1 for w in (*_STOPWORDS, *_SYNONYMS)})
     for example in bundled():
-        words.update(re.findall(r"[a-z]{2,}", example.request.lower()))
+        counts.update(re.findall(r"[a-z]{2,}", example.request.lower()))
+    return counts
+
+
+@lru_cache(maxsize=1)
+def _known() -> tuple[frozenset[str], frozenset[str]]:
+    """The vocabulary's words by their first five letters, and every pair of letters
+    they hold."""
+    words = _vocabulary()
     return (frozenset(w[:5] for w in words),
             frozenset(w[i:i + 2] for w in words for i in range(len(w) - 1)))
+
+
+def _one_edit(word: str) -> set[str]:
+    """Every word one typing slip from ``word``: a letter left out, doubled or struck
+    instead of another, or two letters swapped."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    cuts = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    return ({a + b[1:] for a, b in cuts if b}
+            | {a + b[1] + b[0] + b[2:] for a, b in cuts if len(b) > 1}
+            | {a + c + b[1:] for a, b in cuts if b for c in letters}
+            | {a + c + b for a, b in cuts for c in letters})
+
+
+def spelled(request: str, names: frozenset[str] = frozenset()) -> str:
+    """``request`` with its typing slips mended, for the rules that read words (the
+    bank's vote, the lexical ranking, the values it states): each word the vocabulary
+    lacks (of four letters or more, or three swapped ones: "teh") that is one slip
+    from words it holds becomes the most used of them ("shwo me teh lsat 4 comits on
+    devlop": "show me the last 4 commits on develop"). Never a quoted text, a path, a
+    word with a digit, a program on PATH or one of ``names`` (the files and branches
+    here): the model itself always reads the request as written."""
+    vocabulary = _vocabulary()
+    spans = [m.span() for m in re.finditer(r"'[^']*'|\"[^\"]*\"|`[^`]*`", request)]
+
+    def mend(match: re.Match[str]) -> str:
+        word = match.group(0)
+        lower = word.lower()
+        if lower in vocabulary or lower in names or len(lower) < 3 \
+                or any(a <= match.start() < b for a, b in spans):
+            return word
+        if re.search(r"[./_-]$", match.string[:match.start()]) or re.match(
+                r"[/_-]|\.\w", match.string[match.end():]) or shutil.which(lower):
+            return word  # part of a path or a name
+        near = _one_edit(lower) if len(lower) >= 4 else {
+            lower[:i] + lower[i + 1] + lower[i] + lower[i + 2:] for i in range(len(lower) - 1)}
+        known = [w for w in near if w in vocabulary]
+        if not known:
+            return word
+        return max(known, key=lambda w: (vocabulary[w], w))
+
+    return re.sub(r"(?<![\w])[A-Za-z]+(?![\w])", mend, request)
 
 
 def makes_no_sense(request: str) -> bool:
@@ -292,6 +342,16 @@ def workspace_paths(cwd: str, limit: int = 300) -> list[str]:
                     return found
         level = deeper
     return found
+
+
+def names_here(cwd: str) -> frozenset[str]:
+    """The names of the files and folders under ``cwd`` and their stems, lowercased:
+    words `spelled` leaves as they are ("util" is a file here, not "until")."""
+    names = set()
+    for path in workspace_paths(cwd) if cwd else []:
+        name = path.rsplit("/", 1)[-1].lower()
+        names.update((name, name.split(".", 1)[0]))
+    return frozenset(names)
 
 
 #: Words that only ask to see something ("show me", "open", "cat ... please").
