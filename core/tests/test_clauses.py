@@ -41,6 +41,10 @@ pytestmark = pytest.mark.anyio
      ["summarize the PDFs now", "schedule that weekly"]),
     ("status first, then commit a.txt as 'x', and finally show the log",
      ["status first", "commit a.txt as 'x'", "show the log"]),
+    # an apostrophe quotes nothing: "what's ... 'Bump version'" had been one quote
+    ("show me what's staged and then commit it with the message 'Bump version'",
+     ["show me what's staged", "commit it with the message 'Bump version'"]),
+    ("don't touch a.txt, then list src", ["don't touch a.txt", "list src"]),
 ])
 def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     assert clauses(request_) == expected
@@ -51,6 +55,7 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     "search for TODO and FIXME in src",
     "find and delete tmp files",                 # one verb phrase
     "append 'buy milk, then eggs' to notes.txt",  # quoted text is never split
+    "note 'tests first, then commits' in the project's notes",
     "write hello, world to a.txt",
     "what branch am I on and what changed?",      # a question is answered whole
     "show me notes.txt",

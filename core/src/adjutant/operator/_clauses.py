@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ._words import is_question, named_paths
+from ._words import QUOTED, is_question, named_paths
 
 __all__ = ["clauses"]
 
@@ -52,7 +52,7 @@ def clauses(request: str) -> list[str]:
         quoted.append(match.group(0))
         return f"\x00{len(quoted) - 1}\x00"
 
-    masked = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", hide, request.strip())
+    masked = QUOTED.sub(hide, request.strip())
     # a new sentence is a step after a connective ("is port 8000 taken? also show the
     # processes"), or an order after an order; after a question or a statement it says
     # what was meant ("the report crashes. find where average is defined": one)

@@ -10,14 +10,18 @@ import shutil
 from collections import Counter
 from functools import lru_cache
 
-__all__ = ["bad_request", "echoes", "here", "hinted", "is_question", "named_paths",
-           "named_programs", "names_here", "shape", "spelled", "terms", "wants_words",
-           "workspace_paths"]
+__all__ = ["QUOTED", "bad_request", "echoes", "here", "hinted", "is_question",
+           "named_paths", "named_programs", "names_here", "shape", "spelled", "terms",
+           "wants_words", "workspace_paths"]
 
 #: The longest request planned (characters): a small model's context holds the prompt's
 #: static part, the request and the reply; longer text belongs in a file the request names.
 MAX_REQUEST = 4000
 _EXTENSION = re.compile(r"\w\.[A-Za-z0-9]{1,8}$")
+#: Quoted text: the user's own words, a value. A single quote opens only where no
+#: letter stands before it and closes only where none follows: the apostrophes of
+#: "what's staged and then commit it with the message 'Bump version'" quote nothing.
+QUOTED = re.compile(r"(?<!\w)'[^'\n]*'(?!\w)|\"[^\"\n]*\"|`[^`\n]*`")
 _WORD = re.compile(r"[a-z0-9]+")
 _STOPWORDS = frozenset([  # words that say nothing about which tool is wanted
     "a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "with", "at", "by", "from",
@@ -69,7 +73,7 @@ def shape(text: str) -> list[str]:
     """The words of a request with its values masked (a quoted text is ``quoted``, a
     path ``path``): how it asks, for the bank, where "what does config/settings.json
     contain?" should meet "what is in docs/notes.md?", not requests about JSON files."""
-    text = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", " quoted ", text)
+    text = QUOTED.sub(" quoted ", text)
     for path in named_paths(text):
         text = text.replace(path, " path ")
     return terms(text)
@@ -188,7 +192,7 @@ def spelled(request: str, names: frozenset[str] = frozenset()) -> str:
     word with a digit, a program on PATH or one of ``names`` (the files and branches
     here): the model itself always reads the request as written."""
     vocabulary = _vocabulary()
-    spans = [m.span() for m in re.finditer(r"'[^']*'|\"[^\"]*\"|`[^`]*`", request)]
+    spans = [m.span() for m in QUOTED.finditer(request)]
 
     def mend(match: re.Match[str]) -> str:
         word = match.group(0)
@@ -275,7 +279,7 @@ def named_programs(request: str) -> list[str]:
     user chose the command, so the plan runs it. Quoted text and what follows a colon
     are values ("add to the notes: tests are run with pytest"), not how to do it."""
     found = []
-    asked = content_cut(re.sub(r"'[^']*'|\"[^\"]*\"", " ", request.lower()).split(": ", 1)[0])
+    asked = content_cut(QUOTED.sub(" ", request.lower()).split(": ", 1)[0])
     for match in _USING.finditer(asked):
         word = match.group(1)
         if word not in _STOPWORDS and word not in _EVERYDAY and shutil.which(word):
