@@ -37,12 +37,14 @@ def space(tmp_path: Path) -> Path:
     ("show me src", ("dir", "src")),
     ("open the docs folder", ("dir", "docs")),
     ("list the files in src", ("dir", "src")),
+    ("open the guide in the docs folder", ("file", "docs/guide.md")),  # where it is
     ("list todo.md", None),  # a listing of a file: the model decides
     ("what does README.md say about installing?", None),  # more than seeing it
     ("show me what changed in notes.txt", None),
     ("delete todo.md", None),
     ("cat notes", None),  # two files have that stem
     ("show me notes.txt and todo.md", None),  # two things
+    ("show me the readme and the docs folder", None),  # two things, not one inside
     ("can you guide me through git rebase?", None),  # a word, not the folder docs/guide
     ("cat /etc/passwd", None),  # outside: the model names it, the cage refuses it
     ("show me ../outside.txt", None),

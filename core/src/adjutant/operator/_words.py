@@ -375,8 +375,9 @@ _BARE = re.compile(r"[A-Za-z][\w-]{2,40}")
 def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
     """``("file" | "dir", path)`` when the request only asks to see one thing here:
     display words and one name of a file or folder that exists ("show me
-    logs/app.log", "open TODO", "cat Settings", "README please"); a bare name must be
-    the stem of exactly one file here, or a folder's name. None otherwise."""
+    logs/app.log", "open TODO", "cat Settings", "README please", "open the guide in
+    the docs folder"); a bare name must be the stem of exactly one file here, or a
+    folder's name. None otherwise."""
     words = _WORD.findall(request.lower().replace("'", ""))
     if not words or len(words) > 12 or (request.rstrip().endswith("?") and len(words) > 6):
         return None
@@ -390,6 +391,9 @@ def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
             stems.setdefault(key, []).append(path)
         found = [only[0] for w in _BARE.findall(request)
                  if len(only := stems.get(w.lower(), [])) == 1]
+    # a folder that holds another thing named only says where it is ("the guide in
+    # the docs folder": docs/guide.md)
+    found = [f for f in found if not any(o.startswith(f + "/") for o in found)]
     root = os.path.realpath(cwd)
     if len(set(found)) != 1 or not os.path.realpath(
             os.path.join(cwd, found[0])).startswith(root + os.sep):
