@@ -666,6 +666,11 @@ def test_a_program_the_request_says_to_use_is_run() -> None:
     ("note in the project notes that tests use pytest", "note in the project notes "),
     ("run this: make", "run this: make"),  # too short a head to be only the order
     ("check that port 8080 is open", "check that port 8080 is open"),  # no recording
+    # the ask after what it records
+    ("from now on I want short one-line commit messages, please remember that",
+     "please remember that"),
+    ("tests use pytest - keep that in mind", "keep that in mind"),
+    ("did you note that?", "did you note that?"),  # a question, no ask after content
 ])
 def test_the_words_that_say_what_to_do_leave_out_the_content_they_carry(
         asked: str, intent: str) -> None:

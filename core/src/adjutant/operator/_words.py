@@ -260,12 +260,23 @@ _RECORDING = re.compile(r"^\W*(?:please\s+)?(?:note|remember|record|jot|write do
                         r"keep in mind|make a note|add a note|add to)\b")
 
 
+#: A request to record what came before it ("from now on I want short commit messages,
+#: please remember that"): the ask is its end.
+_RECORDED_BEFORE = re.compile(
+    r"[,.;:!-]\s*((?:(?:and|so)\s+)?(?:please\s+)?(?:remember|note|keep|make a note of|"
+    r"jot|write)\s+(?:that|this|it)(?:\s+(?:down|in mind))?(?:\s+for me)?(?:,?\s*please)?"
+    r"\s*[.!]?)\s*$", re.IGNORECASE)
+
+
 def content_cut(request: str) -> str:
     """The part of ``request`` that says what to do, without the content it carries:
     what follows ``": "`` when three words or more come before it ("keep in mind, as
     a fact about this project: the server listens on port 8081"), and what follows
     "that" in a request to record something ("note in the project notes that tests
-    use pytest")."""
+    use pytest"), and the ask alone when it comes after what it records ("I want short
+    commit messages, please remember that")."""
+    if last := _RECORDED_BEFORE.search(request):
+        return last.group(1)
     head, colon, _ = request.partition(": ")
     if colon and len(_WORD.findall(head.lower())) >= 3:
         request = head
