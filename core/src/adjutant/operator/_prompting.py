@@ -39,7 +39,7 @@ from ._bank import Example
 from ._grammar import MAX_STEPS
 from ._replies import closed_answer, parse_reply
 from ._run import Run
-from ._words import echoes, here, hinted, names_here, shown_path, spelled
+from ._words import carried_patch, echoes, here, hinted, names_here, shown_path, spelled
 from .planner import BANK_WEIGHT, END, SIMILAR, Planner, named_paths, workspace_paths
 
 __all__ = ["Prompting"]
@@ -120,11 +120,12 @@ class Prompting:
         memory = context.pop("memory", None)
         retrieved = str(memory.get("text") or "") if isinstance(memory, dict) else ""
         grounded = self.grounded(prompt, cwd)
+        pasted = carried_patch(prompt) is not None
         system = planner.system_text(names, system=profile.system_prompt,
                                      schemas=not simplified)
         # the files are not listed in the prompt (measured: a list made the model answer
         # about files in words); the grammar limits the read tools' paths to them
-        text = planner.user_text(prompt, names, context=context, error=error,
+        text = planner.user_text(_planned(prompt), names, context=context, error=error,
                                  retrieved=retrieved)
         if retrieved:
             self._passages[text] = retrieved
@@ -133,8 +134,8 @@ class Prompting:
         capabilities = capabilities_of(provider)
         grammar = preset.grammar
         if grammar is None and capabilities.grammar:
-            grammar = planner.grammar(names, paths=grounded, most=most)
-        schema = planner.json_schema(names, paths=grounded, most=most) \
+            grammar = planner.grammar(names, paths=grounded, most=most, pasted=pasted)
+        schema = planner.json_schema(names, paths=grounded, most=most, pasted=pasted) \
             if capabilities.json_schema and not grammar else None
         stop = preset.stop if END in preset.stop else (*preset.stop, END)
         return CompletionRequest(prompt=text, system=system, model=preset.model,
@@ -199,10 +200,11 @@ class Prompting:
             paths = [shown[1]]
         request, _ = await self.planner().choose(
             scorer, request, names, self.priors, paths=paths,
-            calibrate=self.first_choice == "calibrated", asked=spelled(prompt, names_here(cwd)),
+            calibrate=self.first_choice == "calibrated",
+            asked=spelled(_planned(prompt), names_here(cwd)),
             existing=self.existing(prompt, cwd), similar=self.similar,
             past=self.past_plans(prompt, names), exclude=exclude, most=most,
-            passages=passages)
+            passages=passages, pasted=carried_patch(prompt) is not None)
         return request
 
     async def reply(self, chosen: CompletionRequest, request: CompletionRequest,
@@ -317,3 +319,10 @@ class Prompting:
         # an answer in words the token limit cut is kept to its whole sentences: asked
         # again, the simpler prompt's free choice had planned a read of a random file
         return closed_answer("".join(pieces).split(END, 1)[0])
+
+
+def _planned(prompt: str) -> str:
+    """What the model plans from: ``prompt``, a diff it carries only mentioned
+    (`carried_patch`; the diff itself goes into the plan as pasted)."""
+    carried = carried_patch(prompt)
+    return carried[1] if carried else prompt

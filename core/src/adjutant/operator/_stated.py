@@ -40,7 +40,7 @@ from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 from ._grammar import ONE_WORD
 from ._values import without_copied_values
-from ._words import here, named_paths, names_here, spelled, terms
+from ._words import carried_patch, here, named_paths, names_here, spelled, terms
 
 __all__ = ["settled_values", "with_stated_values"]
 
@@ -70,12 +70,32 @@ def settled_values(plan: Plan, asked: str, shown: str,
     """The plan's values settled against the request: none copied from the worked
     examples in ``shown`` (`without_copied_values`), and, with ``fill``, every value the
     request states where it fits (`with_stated_values`, its typing slips mended:
-    `spelled`)."""
+    `spelled`); a diff the request carries, as pasted, in the one step that takes a
+    patch (`carried_patch`)."""
     reply = without_copied_values(plan, asked, shown, tools, cwd)
+    if isinstance(reply, Plan) and (carried := carried_patch(asked)):
+        reply = _with_patch(reply, carried[0], tools)
     if not (fill and isinstance(reply, Plan)):
         return reply
     # "the lsat 4 comits" states a count as surely as "the last 4 commits"
     return with_stated_values(reply, spelled(asked, names_here(cwd)), tools, cwd)
+
+
+def _with_patch(plan: Plan, patch: str, tools: Mapping[str, ToolDeclaration]) -> Plan:
+    """The pasted diff as the ``patch`` of the one step whose tool takes one (the
+    model planned it from a mention of the diff, never copying it)."""
+    takes = [i for i, step in enumerate(plan.steps) if step.tool in tools and
+             tools[step.tool].args_schema.get("properties", {}).get("patch", {})
+             .get("type") == "string"]
+    if len(takes) != 1:
+        return plan
+    step = plan.steps[takes[0]]
+    if step.args.get("patch") == patch:
+        return plan
+    _log.info("carried patch: %s gets the diff pasted in the request", step.tool)
+    steps = list(plan.steps)
+    steps[takes[0]] = msgspec.structs.replace(step, args={**step.args, "patch": patch})
+    return msgspec.structs.replace(plan, steps=tuple(steps))
 
 
 def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],

@@ -10,9 +10,9 @@ import shutil
 from collections import Counter
 from functools import lru_cache
 
-__all__ = ["QUOTED", "bad_request", "echoes", "here", "hinted", "is_question",
-           "named_paths", "named_programs", "names_here", "shape", "spelled", "terms",
-           "wants_words", "workspace_paths"]
+__all__ = ["QUOTED", "bad_request", "carried_patch", "echoes", "here", "hinted",
+           "is_question", "named_paths", "named_programs", "names_here", "shape", "spelled",
+           "terms", "wants_words", "workspace_paths"]
 
 #: The longest request planned (characters): a small model's context holds the prompt's
 #: static part, the request and the reply; longer text belongs in a file the request names.
@@ -226,6 +226,27 @@ def makes_no_sense(request: str) -> bool:
     known, pairs = _known()
     return not any(w[:5] in known or all(w[i:i + 2] in pairs for i in range(len(w) - 1))
                    or shutil.which(w) for w in words)
+
+
+#: A unified diff pasted into a request: its file headers, then hunks and their lines.
+_DIFF = re.compile(r"^--- \S.*\n\+\+\+ \S.*\n@@ .*(?:\n(?:[ +\-@\\].*|--- \S.*|\+\+\+ \S.*|))*",
+                   re.MULTILINE)
+
+
+def carried_patch(request: str) -> tuple[str, str] | None:
+    """``(patch, request)`` when the request carries one unified diff ("apply this
+    patch:" and the diff pasted after it): the diff as pasted, and the request with it
+    replaced by a short mention, for the model to plan with. A small model cannot copy
+    a diff into a JSON string (its token limit, its escapes): the diff goes into the
+    plan's patch argument as pasted (`settled_values`). None for no diff, or two."""
+    found = list(_DIFF.finditer(request))
+    if len(found) != 1:
+        return None
+    patch = found[0].group(0).rstrip("\n") + "\n"
+    files = re.findall(r"^\+\+\+ (?:b/)?(\S+)", patch, re.MULTILINE)
+    mention = f"(the patch pasted here, for {', '.join(dict.fromkeys(files))})"
+    start, end = found[0].span()
+    return patch, f"{request[:start].rstrip()} {mention} {request[end:].lstrip()}".strip()
 
 
 def named_paths(request: str) -> list[str]:

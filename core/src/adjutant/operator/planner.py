@@ -61,6 +61,7 @@ __all__ = [
     "END",
     "LEXICAL_WEIGHT",
     "MAX_REQUEST",
+    "PASTED",
     "SIMILAR",
     "TIE_MARGIN",
     "WEAK_WORDS",
@@ -110,6 +111,9 @@ SIMILAR = 0
 #: the overlap goes to none; a strong preference for a tool still stands. Set from the
 #: tuning set alone (its tool requests all score 2.7 or more, five of eight answers less).
 WEAK_WORDS = 2.5
+#: What a ``patch`` argument holds in the model's reply when the request carries the
+#: diff (`_words.carried_patch`): the diff itself goes in as pasted.
+PASTED = "the patch pasted in the request"
 #: A request naming a path that exists here is about it: an answer in words cannot
 #: have read it ("cat docs/guide.md pls" was echoed back), so it loses `LEXICAL_WEIGHT`.
 #: The content-free request the model's choice is calibrated against.
@@ -342,7 +346,7 @@ class Planner:
                      paths: Sequence[str] | None = None, calibrate: bool = True,
                      asked: str = "", existing: Sequence[str] = (), similar: int = 0,
                      past: Sequence[Example] = (), exclude: Sequence[str] = (),
-                     most: int = MAX_STEPS, passages: str = "",
+                     most: int = MAX_STEPS, passages: str = "", pasted: bool = False,
                      ) -> tuple[CompletionRequest, str]:
         """Let the model choose how its reply starts, then constrain the reply to that.
 
@@ -361,7 +365,8 @@ class Planner:
         ``exclude``, choices already tried and found wanting (a tool, ``response``);
         ``most``, the plan's longest (one for a clause of a request). ``passages``: the
         part of the prompt (memory's, `user_text`'s ``retrieved``) that only an answer in
-        words needs: left out of the scoring and of a tool's reply."""
+        words needs: left out of the scoring and of a tool's reply. ``pasted``: the
+        request carries a diff, which a ``patch`` argument only mentions (`PASTED`)."""
         heads = self.heads(names)
         full = request
         if passages and (bare := request.prompt.replace(passages + "\n", "", 1)) \
@@ -380,7 +385,8 @@ class Planner:
                            past=past)
         if best == len(names):
             return msgspec.structs.replace(full, grammar=reply_grammar({})), "response"
-        grammar = reply_grammar({n: self._grounded(n, paths) for n in names}, [names[best]],
+        grammar = reply_grammar({n: self._grounded(n, paths, pasted) for n in names},
+                                [names[best]],
                                 response=False, most=most)
         prompt = request.prompt
         if similar and (shots := self.shots(asked, names[best], similar)):
@@ -497,22 +503,33 @@ class Planner:
     # -- constraints ---------------------------------------------------------------------
 
     def grammar(self, names: Iterable[str], first: Iterable[str] | None = None, *,
-                paths: Sequence[str] | None = None, most: int = MAX_STEPS) -> str:
+                paths: Sequence[str] | None = None, most: int = MAX_STEPS,
+                pasted: bool = False) -> str:
         """The reply grammar (plans of at most ``most`` steps); with ``paths``, the path
-        arguments of the tools that only read may name only those."""
-        return reply_grammar({n: self._grounded(n, paths) for n in names}, first, most=most)
+        arguments of the tools that only read may name only those; with ``pasted``, a
+        ``patch`` argument is only a mention of the diff the request carries (`PASTED`)."""
+        return reply_grammar({n: self._grounded(n, paths, pasted) for n in names}, first,
+                             most=most)
 
     def json_schema(self, names: Iterable[str], first: Iterable[str] | None = None, *,
                     paths: Sequence[str] | None = None, most: int = MAX_STEPS,
-                    ) -> dict[str, Any]:
-        return reply_schema({n: self._grounded(n, paths) for n in names}, first, most=most)
+                    pasted: bool = False) -> dict[str, Any]:
+        return reply_schema({n: self._grounded(n, paths, pasted) for n in names}, first,
+                            most=most)
 
-    def _grounded(self, name: str, paths: Sequence[str] | None) -> ToolDeclaration:
+    def _grounded(self, name: str, paths: Sequence[str] | None,
+                  pasted: bool = False) -> ToolDeclaration:
         declaration = self.tools[name]
-        if not paths or getattr(declaration.safety, "writes", True):
-            return declaration
         schema = dict(declaration.args_schema)
         props = dict(schema.get("properties", {}))
+        patch = props.get("patch")
+        if pasted and isinstance(patch, Mapping) and patch.get("type") == "string":
+            # the diff is put in as pasted (`settled_values`): the model writes a mention
+            props["patch"] = {**patch, "enum": [PASTED]}
+            schema["properties"] = props
+            declaration = msgspec.structs.replace(declaration, args_schema=schema)
+        if not paths or getattr(declaration.safety, "writes", True):
+            return declaration
         changed = False
         for key, spec in props.items():
             role = spec.get("x-adjutant-role") if isinstance(spec, Mapping) else None
