@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+import msgspec
 
 from adjutant_hookspecs import ToolDeclaration
 
-__all__ = ["END", "MAX_STRING", "reply_grammar", "reply_schema"]
+__all__ = ["END", "MAX_STRING", "grounded", "reply_grammar", "reply_schema"]
 
 #: The sentinel a reply ends with (and the stop sequence sent with it).
 END = "<END>"
@@ -26,6 +28,36 @@ _WORD_CHAR = r'[^"\\\x7F\x00-\x20] | "\\" (["\\/])'
 
 
 # -- JSON schema of a reply ----------------------------------------------------------------
+
+
+def grounded(declaration: ToolDeclaration, paths: Sequence[str] | None,
+             pasted: str = "") -> ToolDeclaration:
+    """``declaration`` with what a reply may say narrowed to what is here: with
+    ``paths``, the path arguments of a tool that only reads name only those; with
+    ``pasted``, a ``patch`` argument is only that mention of the diff the request
+    carries (put in as pasted after the reply: `_stated.settled_values`)."""
+    schema = dict(declaration.args_schema)
+    props = dict(schema.get("properties", {}))
+    patch = props.get("patch")
+    if pasted and isinstance(patch, Mapping) and patch.get("type") == "string":
+        props["patch"] = {**patch, "enum": [pasted]}
+        schema["properties"] = props
+        declaration = msgspec.structs.replace(declaration, args_schema=schema)
+    if not paths or getattr(declaration.safety, "writes", True):
+        return declaration
+    changed = False
+    for key, spec in props.items():
+        role = spec.get("x-adjutant-role") if isinstance(spec, Mapping) else None
+        if role == "path" and spec.get("type") == "string":
+            props[key] = {**spec, "enum": list(paths)}
+            changed = True
+        elif role == "paths" and spec.get("type") == "array":
+            props[key] = {**spec, "items": {**spec.get("items", {}), "enum": list(paths)}}
+            changed = True
+    if not changed:
+        return declaration
+    schema["properties"] = props
+    return msgspec.structs.replace(declaration, args_schema=schema)
 
 
 def reply_schema(tools: Mapping[str, ToolDeclaration],

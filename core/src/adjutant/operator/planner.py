@@ -40,7 +40,7 @@ import msgspec
 from adjutant_hookspecs import CompletionRequest, ToolDeclaration
 
 from ._bank import Bank, Example
-from ._grammar import END, MAX_STEPS, reply_grammar, reply_schema
+from ._grammar import END, MAX_STEPS, grounded, reply_grammar, reply_schema
 from ._words import (
     MAX_REQUEST,
     bad_request,
@@ -519,30 +519,7 @@ class Planner:
 
     def _grounded(self, name: str, paths: Sequence[str] | None,
                   pasted: bool = False) -> ToolDeclaration:
-        declaration = self.tools[name]
-        schema = dict(declaration.args_schema)
-        props = dict(schema.get("properties", {}))
-        patch = props.get("patch")
-        if pasted and isinstance(patch, Mapping) and patch.get("type") == "string":
-            # the diff is put in as pasted (`settled_values`): the model writes a mention
-            props["patch"] = {**patch, "enum": [PASTED]}
-            schema["properties"] = props
-            declaration = msgspec.structs.replace(declaration, args_schema=schema)
-        if not paths or getattr(declaration.safety, "writes", True):
-            return declaration
-        changed = False
-        for key, spec in props.items():
-            role = spec.get("x-adjutant-role") if isinstance(spec, Mapping) else None
-            if role == "path" and spec.get("type") == "string":
-                props[key] = {**spec, "enum": list(paths)}
-                changed = True
-            elif role == "paths" and spec.get("type") == "array":
-                props[key] = {**spec, "items": {**spec.get("items", {}), "enum": list(paths)}}
-                changed = True
-        if not changed:
-            return declaration
-        schema["properties"] = props
-        return msgspec.structs.replace(declaration, args_schema=schema)
+        return grounded(self.tools[name], paths, PASTED if pasted else "")
 
 
 _INSTRUCTIONS = (
