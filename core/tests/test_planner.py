@@ -645,7 +645,9 @@ def test_a_program_the_request_says_to_use_is_run() -> None:
     choices = ["fs.read", "search.grep", "shell.exec", "response"]
     scores = [3.0, 1.0, 0.5, 0.2]  # the read scored best
     for asked in ("how many lines are in README.md? use wc", "count README lines with wc",
-                  "list the files with ls -la and then count them"):
+                  "list the files with ls -la and then count them",
+                  # with its flags: a command line, even where a tool shares its name
+                  "what version of grep is installed here? run grep --version"):
         assert choices[planner.decide(asked, choices, scores)] == "shell.exec", asked
     for asked in ("search for TODO with grep", "show README.md", "sort it with care",
                   "replace foo with bar in notes.txt",

@@ -478,11 +478,16 @@ class Planner:
     def _runner(self, asked: str, choices: Sequence[str]) -> int | None:
         """The command runner among ``choices`` (a tool taking a command line) when the
         request names a program to use that no offered tool is named after ("count the
-        lines with wc"; "search with grep" is `search.grep`'s)."""
+        lines with wc"; "search with grep" is `search.grep`'s), or says to run one with
+        its flags ("run git --version")."""
         if not asked:
             return None
         parts = {p for c in choices for p in re.split(r"[._]", c)}
-        if not [p for p in named_programs(asked) if p not in parts]:
+        programs = named_programs(asked)
+        # "run git --version": a command line with its flags, which no git.* tool runs
+        flagged = [p for p in programs if re.search(
+            rf"\b(?:run|execute)\s+`?{re.escape(p)}\s+--?[a-z]", asked.lower())]
+        if not flagged and not [p for p in programs if p not in parts]:
             return None
         for index, name in enumerate(choices):
             declaration = self.tools.get(name)
