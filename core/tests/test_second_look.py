@@ -155,3 +155,57 @@ async def test_a_read_chosen_again_is_never_replaced_by_a_write() -> None:
         again = (provider.requests[-1].grammar or "").splitlines()[0]
         assert again == 'root ::= (response) "<END>"?'  # the write was not offered
         assert (h.workspace / "notes.txt").read_text() == "buy milk\n"
+
+
+class Brancher:
+    """A tool that makes a new branch (its ``name``: "The new branch's name")."""
+
+    def __init__(self, name: str) -> None:
+        from adjutant_hookspecs import ToolDeclaration, ToolSafety
+
+        self.declaration = ToolDeclaration(
+            name=name, version="1", description="Create a new branch.",
+            args_schema={"type": "object", "properties": {"name": {
+                "type": "string", "description": "The new branch's name."}},
+                "required": ["name"], "additionalProperties": False},
+            safety=ToolSafety(writes=True, level="write"))
+
+    async def dry_run(self, call: Any, ctx: Any) -> Any:
+        from adjutant_hookspecs import ExecutionResult
+
+        return ExecutionResult(tool=call.tool, args=call.args, status="dry_run",
+                               dry_run_diff=f"branch {call.args['name']}")
+
+    async def execute(self, call: Any, ctx: Any) -> Any:  # never reached: propose-only
+        raise AssertionError("executed")
+
+
+class BranchFirst(ScriptedProvider):
+    capabilities = ProviderCapabilities(grammar=True)
+
+    async def score(self, request: Any, continuations: Any) -> list[float]:
+        return [3.0 if '"vcs.branch"' in c else 1.0 if '"vcs.switch"' in c else 0.0
+                for c in continuations]
+
+
+async def test_a_new_branch_named_as_one_that_exists_is_chosen_again() -> None:
+    """"checkout release/1.0" had been planned as making a new branch release/1.0 (it
+    exists: the step cannot be done, and was not meant); a name that is free stays."""
+    import anyio
+
+    provider = BranchFirst(steps(("vcs.branch", {"name": "develop"})),
+                           steps(("vcs.switch", {"name": "develop"})),
+                           steps(("vcs.branch", {"name": "feature/x"})))
+    tools = fake_tools(Brancher("vcs.branch"), Brancher("vcs.switch"), name="vcs")
+    async with Harness(tools, provider=provider) as h:
+        env = {"GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a",
+               "GIT_COMMITTER_EMAIL": "a@b", "PATH": "/usr/bin:/bin"}
+        for argv in (["init", "-q", "-b", "work"], ["commit", "-q", "--allow-empty", "-m",
+                                                    "x"], ["branch", "develop"]):
+            await anyio.run_process(["git", *argv], cwd=h.workspace, env=env)
+        taken = await h.run("checkout develop")
+        free = await h.run("make a branch feature/x")
+    assert [(s.tool, s.args) for s in taken.plan.steps] == [("vcs.switch", {"name": "develop"})]
+    [look] = [e for e in taken.of_type(ActivitySnapshot) if e.activity_type == "second-look"]
+    assert "a name that exists here" in look.content["text"]
+    assert [s.tool for s in free.plan.steps] == ["vcs.branch"] and provider.pending == 0

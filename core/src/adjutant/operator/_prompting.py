@@ -39,6 +39,7 @@ from ._bank import Example
 from ._grammar import MAX_STEPS
 from ._replies import closed_answer, parse_reply
 from ._run import Run
+from ._stated import git_names
 from ._words import carried_patch, echoes, here, hinted, names_here, shown_path, spelled
 from .planner import BANK_WEIGHT, END, SIMILAR, Planner, named_paths, workspace_paths
 
@@ -212,8 +213,9 @@ class Prompting:
                     attempt: int, most: int = MAX_STEPS) -> tuple[CompletionRequest, str]:
         """The model's reply to ``chosen`` (``request`` after `choose`), and the request
         that gave it, chosen again once without what a second look finds wanting: an
-        answer in words that only `echoed` the request, or a first step reading a file
-        the request gives no hint of (`unhinted`)."""
+        answer in words that only `echoed` the request, a first step reading a file
+        the request gives no hint of (`unhinted`), or one making a new thing under a
+        name taken here (`taken_name`)."""
         text = await self.generate(chosen, run, attempt, provider)
         if chosen is request:  # no choice was made (a retry, a provider that cannot score)
             return chosen, text
@@ -223,6 +225,9 @@ class Prompting:
             planner = self.planner()               # write in its place
             wanting = [tool, *(n for n in names if planner.writes(n))]
             why = f"{tool} of a file the request gives no hint of; another read or an answer"
+        elif taken := self.taken_name(text, cwd):
+            wanting, why = [taken[0]], (f"{taken[0]} makes a new {taken[1]!r}, a name that "
+                                        "exists here; another choice")
         else:
             return chosen, text
         _log.info("second look: %r was answered %r: %s", prompt[:80], text[:120], why)
@@ -253,6 +258,28 @@ class Prompting:
         if paths and all(isinstance(p, str) and not hinted(p, prompt) for p in paths):
             return step.tool
         return ""
+
+    def taken_name(self, text: str, cwd: str) -> tuple[str, str] | None:
+        """``(tool, name)`` when ``text``'s first step makes something new under a name
+        that a branch or tag here already has (its ``name`` argument "The new
+        branch's name"): it cannot be done, and was not meant ("checkout release/1.0"
+        planned as `git.branch` release/1.0; "push my work branch" as `git.branch`
+        work). None otherwise."""
+        try:
+            reply = parse_reply(text)
+        except ContractError:
+            return None
+        if not isinstance(reply, Plan) or not reply.steps:
+            return None
+        step = reply.steps[0]
+        declaration = getattr(self.offered_tools().get(step.tool), "declaration", None)
+        spec = (declaration.args_schema.get("properties", {}).get("name")
+                if declaration is not None else None)
+        name = step.args.get("name")
+        if not isinstance(spec, dict) or not isinstance(name, str) or "new" not in str(
+                spec.get("description", "")).lower().split():
+            return None
+        return (step.tool, name) if name in git_names(cwd) else None
 
     def echoed(self, text: str, prompt: str, cwd: str) -> bool:
         """Whether ``text``, the model's reply, is an answer in words that only repeats a

@@ -42,7 +42,7 @@ from ._grammar import ONE_WORD
 from ._values import without_copied_values
 from ._words import carried_patch, here, named_paths, names_here, spelled, terms
 
-__all__ = ["settled_values", "with_stated_values"]
+__all__ = ["git_names", "settled_values", "with_stated_values"]
 
 _log = logging.getLogger("adjutant.planner")
 _WORDS = re.compile(r"[A-Za-z0-9_./*?-]+")  # "don't" is "don", "t"
@@ -139,7 +139,7 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
     filled: dict[str, Any] = {}
     roles = {k: v.get("x-adjutant-role") for k, v in unset.items()}
     path_keys = [k for k, r in roles.items() if r in ("path", "paths")]
-    refs = _refs(cwd) if cwd else set()
+    refs = git_names(cwd) if cwd else set()
     if len(path_keys) == 1:  # a branch is no path ("release/1.0"), unless a file is so named
         paths = [p for p in _paths(asked, words, cwd) if _norm(p) not in used and not (
             p in refs and not os.path.lexists(os.path.join(cwd, p)))]
@@ -227,7 +227,7 @@ def _named_kind(words: list[str], nouns: frozenset[str]) -> str:
     return found.pop() if len(found) == 1 else ""
 
 
-def _refs(cwd: str) -> set[str]:
+def git_names(cwd: str) -> set[str]:
     """The names of the branches and tags of the repository at ``cwd`` (none when it
     is not one), read from ``.git`` without running git: names only, no object read;
     ``packed-refs`` only when it is a regular file (a FIFO there must not stall)."""
