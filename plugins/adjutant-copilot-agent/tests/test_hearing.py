@@ -683,3 +683,67 @@ def test_a_volunteer_answering_who_takes_the_task_and_closes_the_question() -> N
     assert with_cues(CopilotCycleResult(), ["Who won the match?", "Me."]).action_items == ()
     kept = with_cues(CopilotCycleResult(), ["Who is coming tonight?", "I am."])
     assert kept.action_items == () and kept.open_questions == ("Who is coming tonight?",)
+
+
+@pytest.mark.parametrize(("said", "kind"), [
+    # an option accepted by name (not "that" or "anything")
+    ("Thursday works for me.", "decisions"),
+    ("The green tent suits us.", "decisions"),
+    ("That works for me.", ""),
+    ("Anything works for me.", ""),
+    ("Twenty with the raffle, fine by me.", "decisions"),
+    ("Sure, fine by me.", ""),
+    # a value set by an order; a deal struck
+    ("Make it twelve and add a coffee.", "decisions"),
+    ("Make it to the station by six.", ""),
+    ("Let's shake on it.", "decisions"),
+    ("You've got a deal.", "decisions"),
+    # what "we" do, said after an agreement; not an agenda step
+    ("Fine, we rent the trailer.", "decisions"),
+    ("Okay, then we print it.", "decisions"),
+    ("Right, we start with the budget.", ""),
+    ("Okay, we all know the budget.", ""),
+    ("Okay, we talked about it.", ""),
+    # a choice of one word
+    ("Tuesday it is.", "decisions"),
+    ("Here it is.", ""),
+    ("Yes it is.", ""),
+])
+def test_cue_sentences_of_acceptance_by_name(said: str, kind: str) -> None:
+    assert classify(said) == kind
+
+
+def test_a_deal_struck_carries_what_was_agreed() -> None:
+    got = with_cues(CopilotCycleResult(), ["Right, three crates at the old rate and the "
+                                           "oat milk as well.", "Let's shake on that."])
+    assert got.decisions == ("Right, three crates at the old rate and the oat milk as well. "
+                             "Let's shake on that.",)
+
+
+def test_a_decision_closed_by_a_request_is_both() -> None:
+    """"Fine, we rent it, Omar, could you collect it?" heard as one sentence: the choice
+    is a decision and the request a task."""
+    text = "Fine, we rent the trailer, Omar, could you collect it on Friday?"
+    got = with_cues(CopilotCycleResult(), [text])
+    assert got.decisions == (text,) and got.action_items == (text,)
+    # a decision alone is no task
+    assert with_cues(CopilotCycleResult(), ["Fine, we rent the trailer."]).action_items == ()
+
+
+def test_a_proposal_decided_in_the_next_sentence_is_no_task() -> None:
+    got = with_cues(CopilotCycleResult(), ["I think we should cap the class at twelve.",
+                                           "Twelve it is."])
+    assert got.decisions == ("I think we should cap the class at twelve. Twelve it is.",)
+    assert got.action_items == ()
+    # not decided: the proposal stays where the cues put it
+    kept = with_cues(CopilotCycleResult(), ["I think we should cap the class at twelve."])
+    assert kept.action_items == ("I think we should cap the class at twelve.",)
+
+
+def test_a_good_question_after_a_commitment_leaves_it_a_task() -> None:
+    """"Leave that with me, I'll check the register." "Good question..." (Whisper lost the
+    question between them): the commitment is no question."""
+    got = with_cues(CopilotCycleResult(), ["Leave that with me, I'll check the register on "
+                                           "Monday.", "Good question, I don't know yet."])
+    assert got.action_items == ("Leave that with me, I'll check the register on Monday.",)
+    assert got.open_questions == ()

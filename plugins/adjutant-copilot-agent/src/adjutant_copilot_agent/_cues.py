@@ -122,6 +122,23 @@ _DECISION = re.compile(
     r"stick with|go with|go for|switch to)\b"
     # a rule set: "No new designs until those are gone", "No more overtime this month"
     r"|^(?:[\w']+[,.]\s+)?no (?:new|more|further|extra) \w+"
+    # an option accepted by name, not by "that": "Sunday works for me.", "Fifteen with
+    # the barbecue, fine by me."; a value set by an order: "Make it fifteen."
+    r"|^(?:[\w']+[,.]\s+)?(?!(?:that|it|this|which|what|whatever|anything|nothing|"
+    r"everything|something|either|neither|any|all|both|who|when)\b)(?:[\w'-]+ ){0,3}"
+    r"[\w'-]+ (?:works|suits|is fine|is good|is perfect) (?:for )?(?:me|us|everyone)\b"
+    r"|^(?!(?:that|it|this|which|what|whatever|anything|nothing|everything|something|"
+    r"either|any|all|both|sure|yes|yeah|no|ok|okay|right|well)\b)(?:[\w'-]+ ){0,4}"
+    r"[\w'-]+,\s*(?:fine by me|fine with me|works for me|suits me|agreed)[.!]?(?:$|\s)"
+    r"|^(?:[\w']+[,.]\s+)?(?:(?:and|so|then|just)\s+)?make it (?!to\b|up\b|work\b|"
+    r"happen\b|quick\b|clear\b|easy\b|through\b)(?:a |an |the )?(?:\d|[\w'-]+\b)"
+    # what "we" do, said after an agreement: "Fine, we lease it.", "OK, then we book it."
+    r"|^(?:fine|ok|okay|alright|all right|agreed|deal|good|great|yes|yeah)[,.]?\s+"
+    rf"(?:then,?\s+)?we {_NOT_PAST}(?!(?:are|is|do|can|go|get|start|begin|move|turn|look|"
+    r"talk|discuss|continue|come|see|hear|also|all|both|only|really|meet)\b)[a-z]+\b(?<!ed)"
+    # a deal struck: "Let's shake on that.", "You've got a deal.", "It's a deal."
+    r"|\bshake on (?:it|that|this)\b|\b(?:it's|that's|it is|that is|you've got|we have|"
+    r"we've got) a deal\b"
     r"|^(?:fine|ok|okay|alright|all right|right|good|great|perfect|agreed|yes|yeah)[,.]?\s+"
     r"(?!see\b|talk\b|bye\b|speak\b|until\b|till\b)(?:\w+\s+){1,4}then[.!]?$", re.IGNORECASE)
 #: A commitment, an assignment or a request: someone will, can, should or must do
@@ -291,15 +308,28 @@ _MINUTES = re.compile(rf"^((?-i:[A-Z][a-z]+))(?: and (?-i:[A-Z][a-z]+))? to (?:{
                       re.IGNORECASE)
 
 
+#: A choice of one word: "Sunday it is.", "Blue, it is then." (not "Here it is.").
+_ONE_WORD_CHOICE = re.compile(r"^(?!(?:yes|yeah|no|so|well|here|there|where|how|who|why|what|"
+                              r"that|this|now|then|and|but|as|whatever)\b)[\w'-]+,? it is"
+                              r"(?: then)?[.!]?$", re.IGNORECASE)
+#: A request closing a decision's sentence: "Fine, we lease it, Aisha, could you train
+#: the nurses?" (one sentence, heard as one: a decision and a task).
+_REQUEST_AFTER = re.compile(r"[,.;]\s+((?:[A-Z][a-z]+,\s+)?(?:can|could|would|will) you\b.*"
+                            r"|[A-Z][a-z]+,\s+(?:please\s+)?[a-z]+\b.*)$")
+
+
 def classify(sentence: str) -> str:
     """``decisions``, ``action_items``, ``open_questions`` or ``""`` (none of them)."""
     text = sentence.strip()
     if len(words_in(text)) < 2:
-        return ""
+        # "Sunday it is.": a choice of one word
+        return "decisions" if _ONE_WORD_CHOICE.match(text) else ""
     if text.endswith("?"):
         if _SMALL_TALK.match(text):
             return ""
-        if _REQUEST.match(text):
+        tail = _REQUEST_AFTER.search(text)
+        if _REQUEST.match(text) or (tail and _REQUEST.match(tail.group(1))):
+            # (a request closing a longer sentence: "Fine, we rent it, Omar, could you...?")
             return "action_items"
         if not _TAG.search(text):
             return "open_questions"
@@ -535,7 +565,8 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             kind, text = "action_items", f"{prev} {text}"
             answered.add(prev)
         if (not kind and prev and _UNKNOWN.match(text) and not prev.endswith("?")
-                and len(words_in(prev)) >= 4 and classify(prev) != "decisions"):
+                and len(words_in(prev)) >= 4 and classify(prev) != "decisions"
+                and not _MINE.search(prev)):
             # "Do we know yet whether the hall has a piano" (heard with no question
             # mark, or as anything) "Good question.": the sentence before is asked
             for found in cued.values():
@@ -546,6 +577,11 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             continue
         if kind == "decisions":
             cued["decisions"] = _undone(text, cued["decisions"])
+        tail = _REQUEST_AFTER.search(text)
+        if tail and kind == "decisions" and classify(tail.group(1)) == "action_items":
+            cued["action_items"].append(text)  # a decision, then a task asked for
+        elif tail and kind == "action_items" and classify(text[:tail.start()]) == "decisions":
+            cued["decisions"].append(text)
         agreed = (kind == "action_items" and prev and not prev.endswith("?")
                   and _PROPOSAL.search(prev) is not None and not classify(prev)
                   and _AGREE_FIRST.match(text) is not None)
@@ -563,6 +599,11 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
         if (kind != "open_questions" and prev and text.startswith(prev) and cued[kind]
                 and cued[kind][-1] == prev):  # one item, said in two
             cued[kind].pop()
+        if (kind == "decisions" and prev and text.startswith(prev) and cued["action_items"]
+                and cued["action_items"][-1] == prev and _PROPOSAL.search(prev)):
+            # "We should cap it at three." "Three it is.": the proposal, decided, was no
+            # task
+            cued["action_items"].pop()
         cued[kind].append(text)
     cued["open_questions"] = [q for q in cued["open_questions"] if q not in answered]
 
