@@ -89,12 +89,73 @@ async def test_only_the_audio_after_what_was_heard_is_heard_again() -> None:
 
 
 def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> None:
-    transcript = (_segment(10, 20, "before the chunk"), _segment(28, 33, "straddles"),
+    """Inside the chunk: what need not be heard again; before it (negative times) the last
+    two segments, the cues' context only."""
+    transcript = (_segment(2, 9, "long before"), _segment(10, 20, "before the chunk"),
+                  _segment(28, 33, "straddles"),
                   _segment(31, 40, "inside"), _segment(40, 47, "inside too"),
                   _segment(47, 55, "the last: maybe cut at the chunk's end"))
-    assert heard(transcript, 30.0) == (_segment(1, 10, "inside"),
+    assert heard(transcript, 30.0) == (_segment(-20, -10, "before the chunk"),
+                                       _segment(-2, 3, "straddles"),
+                                       _segment(1, 10, "inside"),
                                        _segment(10, 17, "inside too"))
     assert heard((), 30.0) == () and heard(transcript[:1], 0.0) == ()
+    # the transcript's last segment is no context either (it is heard again)
+    assert heard(transcript[:2], 30.0) == (_segment(-28, -21, "long before"),)
+
+
+def test_a_reply_at_a_chunks_start_reads_the_proposal_heard_before_it() -> None:
+    """"Then let's hire her remotely." ended before the chunk; "Yeah, remote is fine." is
+    the chunk's: the agreement decides the proposal (the context is read, never listed
+    alone, and the earlier segments are no part of the cycle's transcript)."""
+    earlier = [_segment(-6.0, -3.0, "Then let's hire her remotely."),
+               _segment(-3.0, 0.5, "The sound is worse, but she's worth it.")]
+    fresh = [_segment(1.0, 3.0, "Yeah, remote is fine.")]
+    from adjutant_copilot_agent._analysis import interpret
+
+    got = interpret("{}", [], fresh, None, earlier)
+    assert got.decisions == ("The sound is worse, but she's worth it. Yeah, remote is fine.",)
+    assert with_cues(CopilotCycleResult(), ["Yeah, remote is fine."]).decisions == ()
+
+
+@pytest.mark.anyio
+async def test_the_analyzer_hears_nothing_again_of_the_context_before_the_audio(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Segments before the audio (negative times) are neither heard again nor returned
+    in the cycle's transcript: only the cues read them."""
+    from adjutant_copilot_agent import _analysis
+
+    read: list[Any] = []
+    real = _analysis.interpret
+
+    def spy(*args: Any) -> CopilotCycleResult:
+        read.append(args[4])
+        return real(*args)
+
+    monkeypatch.setattr(_analysis, "interpret", spy)
+    ears = Ears()
+
+    class Plugin:
+        @staticmethod
+        @hookimpl
+        def register_speech_recognizers(register: Any) -> None:
+            register(ears)
+
+    async def heard_reply(request: RecognitionRequest) -> str:
+        ears.given.append(1.0)
+        return "Yeah, remote is fine."
+
+    ears.recognize = heard_reply  # type: ignore[method-assign]
+    context = (_segment(-4.0, -1.0, "Then let's hire her remotely."),)
+    known = (_segment(0.0, 2.0, "The sound is worse, but she's worth it."),)
+    async with Harness(CopilotAgentPlugin, Plugin(), script=[json.dumps(ANSWER)]) as h:
+        analyzer = TranscribeThenAnalyze(recognizer="ears")
+        provider = h.kernel.providers[h.provider.name]
+        result = await analyzer.copilot_analyze(h.kernel, provider, CopilotRequest(
+            audio=_wav(6.0), heard=(*context, *known)))
+    assert ears.given == [1.0]  # one piece heard: the audio after the known segment
+    assert [s.text for s in result.transcript] == [known[0].text, "Yeah, remote is fine."]
+    assert read == [list(context)]  # given to the cues
 
 
 @pytest.mark.parametrize(("said", "kind"), [
@@ -747,3 +808,14 @@ def test_a_good_question_after_a_commitment_leaves_it_a_task() -> None:
                                            "Monday.", "Good question, I don't know yet."])
     assert got.action_items == ("Leave that with me, I'll check the register on Monday.",)
     assert got.open_questions == ()
+
+
+def test_a_choice_ruled_out_a_few_sentences_later_is_no_decision() -> None:
+    got = with_cues(CopilotCycleResult(), ["Friday suits me.", "Wait, the hall is shut on "
+                                           "Friday.", "Ah, that rules it out.",
+                                           "Monday works for me."])
+    assert got.decisions == ("Monday works for me.",)
+    # long after, "that" is about something else: the decision stands
+    later = ["Friday suits me.", "The caterer is booked.", "The band is booked.",
+             "The hall is booked.", "The chairs are booked.", "Ah, that rules it out."]
+    assert with_cues(CopilotCycleResult(), later).decisions == ("Friday suits me.",)

@@ -491,6 +491,15 @@ _UNDO = re.compile(r"^(?:[\w']+(?: [\w']+){0,3}[,.]\s+)?(?:(?:and|so|then|just)\
 _NOT_THING = frozenset(("that", "this", "those", "these", "them", "all", "any", "one"))
 
 
+#: A choice just made, ruled out: "Ah, that rules it out.", "Scrap that.", "That won't
+#: work." (the last decision, said a few sentences before, is no decision).
+_RULED_OUT = re.compile(r"\b(?:(?:that|this) rules (?:it|that|this|them) out|rules (?:it|that) "
+                        r"out|scrap that|forget that|(?:that|it) won't work|(?:that|it) "
+                        r"doesn't work|that's a no[- ]go)\b", re.IGNORECASE)
+#: How many sentences back a choice may be ruled out.
+_RULED_OUT_WITHIN = 4
+
+
 def _undone(text: str, earlier: list[str]) -> list[str]:
     """``earlier`` decisions without those the decision ``text`` undoes ("Then we meet on
     Mondays and Sundays." ... "Scrap Sundays."): only the final choice counts."""
@@ -520,10 +529,15 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
     cued: dict[str, list[str]] = {"decisions": [], "action_items": [], "open_questions": []}
     said = [line.strip() for line in (*before, *lines)]
     answered: set[str] = set()  # choice questions answered by a choice
+    decided_at = -1  # the sentence the last cued decision ends with
     for n in range(len(before), len(said)):
         text = said[n]
         prev = said[n - 1] if n > 0 else ""
         kind = classify(text)
+        if (not kind and _RULED_OUT.search(text) and cued["decisions"]
+                and n - decided_at <= _RULED_OUT_WITHIN):
+            cued["decisions"].pop()  # "Saturday suits me." ... "Ah, that rules it out."
+            continue
         if not kind and prev and _WE_DO.match(text) and classify(prev) == "decisions" \
                 and len(words_in(prev)) <= 4:
             # "Agreed, that settles it. We hold the paper for the autumn.": what the
@@ -591,6 +605,7 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             cued["decisions"].append(prev)
         if (kind != "open_questions" and prev and prev not in text and not agreed
                 and (_REFERS.search(text) or _BARE.match(text)) and len(words_in(prev)) >= 3
+                and not _RULED_OUT.search(prev)
                 and not any(item.endswith(prev) and item != prev
                             for item in cued[kind][-1:])):
             # (not when the sentence before is in an item with its own sentence before:
@@ -604,6 +619,8 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             # "We should cap it at three." "Three it is.": the proposal, decided, was no
             # task
             cued["action_items"].pop()
+        if kind == "decisions":
+            decided_at = n
         cued[kind].append(text)
     cued["open_questions"] = [q for q in cued["open_questions"] if q not in answered]
 
