@@ -767,6 +767,10 @@ def test_a_volunteer_answering_who_takes_the_task_and_closes_the_question() -> N
     ("Okay, we talked about it.", ""),
     # a choice of one word
     ("Tuesday it is.", "decisions"),
+    # a task taken over from someone else
+    ("Oh, give it to me then.", "action_items"),
+    ("I can take that off your hands.", "action_items"),
+    ("Give it to me straight.", ""),
     ("Here it is.", ""),
     ("Yes it is.", ""),
 ])
