@@ -100,8 +100,12 @@ def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> No
                                        _segment(1, 10, "inside"),
                                        _segment(10, 17, "inside too"))
     assert heard((), 30.0) == () and heard(transcript[:1], 0.0) == ()
-    # the transcript's last segment is no context either (it is heard again)
-    assert heard(transcript[:2], 30.0) == (_segment(-28, -21, "long before"),)
+    # the transcript's last segment, begun before the chunk, is context (hearing starts
+    # after its first words); begun inside it, it is heard again and is neither
+    assert heard(transcript[:3], 30.0) == (_segment(-20, -10, "before the chunk"),
+                                           _segment(-2, 3, "straddles"))
+    assert heard(transcript[:4], 30.0) == (_segment(-20, -10, "before the chunk"),
+                                           _segment(-2, 3, "straddles"))
 
 
 def test_a_reply_at_a_chunks_start_reads_the_proposal_heard_before_it() -> None:

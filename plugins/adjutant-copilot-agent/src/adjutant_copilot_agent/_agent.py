@@ -101,10 +101,12 @@ def heard(transcript: tuple[TranscriptSegment, ...],
     them the last ``CONTEXT_SEGMENTS`` that began before the chunk (negative start
     times: never heard again, only read as context: "Then let's record her remotely."
     before the chunk, "Yeah, remote is fine." in it). The transcript's last segment is
-    left out: it ended where the last chunk did, perhaps in the middle of a word, and is
-    heard again whole."""
+    left out of the chunk's: it ended where the last chunk did, perhaps in the middle of
+    a word, and is heard again whole; begun before the chunk, it is context (hearing
+    starts in a pause after the chunk's start, so its first words are heard only
+    there)."""
     done = transcript[:-1]
-    earlier = [s for s in done if s.start_s < start_s][-CONTEXT_SEGMENTS:]
+    earlier = [s for s in transcript if s.start_s < start_s][-CONTEXT_SEGMENTS:]
     return tuple(TranscriptSegment(start_s=s.start_s - start_s, end_s=s.end_s - start_s,
                                    text=s.text)
                  for s in (*earlier, *(s for s in done if s.start_s >= start_s)))

@@ -556,9 +556,8 @@ def reread(result: CopilotCycleResult, kept: Sequence[TranscriptSegment] = (),
     n = 0
     while n < len(segs) and (round(chunk_start_s + segs[n].start_s, 1), segs[n].text) in seen:
         n += 1
-    # the agent's context before the chunk (``_agent.heard``): its last segments but the
-    # transcript's last
-    earlier = [s for s in kept[:-1] if s.start_s < chunk_start_s][-CONTEXT_SEGMENTS:]
+    # the agent's context before the chunk (``_agent.heard``)
+    earlier = [s for s in kept if s.start_s < chunk_start_s][-CONTEXT_SEGMENTS:]
     again = interpret(result.response, segs[:n], segs[n:], audio_s, earlier)
     return msgspec.structs.replace(again, transcript=result.transcript, prompt=result.prompt,
                                    response=result.response, stt_s=result.stt_s,
