@@ -89,12 +89,77 @@ async def test_only_the_audio_after_what_was_heard_is_heard_again() -> None:
 
 
 def test_the_agent_passes_what_earlier_cycles_heard_but_the_last_segment() -> None:
-    transcript = (_segment(10, 20, "before the chunk"), _segment(28, 33, "straddles"),
+    """Inside the chunk: what need not be heard again; before it (negative times) the last
+    two segments, the cues' context only."""
+    transcript = (_segment(2, 9, "long before"), _segment(10, 20, "before the chunk"),
+                  _segment(28, 33, "straddles"),
                   _segment(31, 40, "inside"), _segment(40, 47, "inside too"),
                   _segment(47, 55, "the last: maybe cut at the chunk's end"))
-    assert heard(transcript, 30.0) == (_segment(1, 10, "inside"),
+    assert heard(transcript, 30.0) == (_segment(-20, -10, "before the chunk"),
+                                       _segment(-2, 3, "straddles"),
+                                       _segment(1, 10, "inside"),
                                        _segment(10, 17, "inside too"))
     assert heard((), 30.0) == () and heard(transcript[:1], 0.0) == ()
+    # the transcript's last segment, begun before the chunk, is context (hearing starts
+    # after its first words); begun inside it, it is heard again and is neither
+    assert heard(transcript[:3], 30.0) == (_segment(-20, -10, "before the chunk"),
+                                           _segment(-2, 3, "straddles"))
+    assert heard(transcript[:4], 30.0) == (_segment(-20, -10, "before the chunk"),
+                                           _segment(-2, 3, "straddles"))
+
+
+def test_a_reply_at_a_chunks_start_reads_the_proposal_heard_before_it() -> None:
+    """"Then let's hire her remotely." ended before the chunk; "Yeah, remote is fine." is
+    the chunk's: the agreement decides the proposal (the context is read, never listed
+    alone, and the earlier segments are no part of the cycle's transcript)."""
+    earlier = [_segment(-6.0, -3.0, "Then let's hire her remotely."),
+               _segment(-3.0, 0.5, "The sound is worse, but she's worth it.")]
+    fresh = [_segment(1.0, 3.0, "Yeah, remote is fine.")]
+    from adjutant_copilot_agent._analysis import interpret
+
+    got = interpret("{}", [], fresh, None, earlier)
+    assert got.decisions == ("The sound is worse, but she's worth it. Yeah, remote is fine.",)
+    assert with_cues(CopilotCycleResult(), ["Yeah, remote is fine."]).decisions == ()
+
+
+@pytest.mark.anyio
+async def test_the_analyzer_hears_nothing_again_of_the_context_before_the_audio(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Segments before the audio (negative times) are neither heard again nor returned
+    in the cycle's transcript: only the cues read them."""
+    from adjutant_copilot_agent import _analysis
+
+    read: list[Any] = []
+    real = _analysis.interpret
+
+    def spy(*args: Any) -> CopilotCycleResult:
+        read.append(args[4])
+        return real(*args)
+
+    monkeypatch.setattr(_analysis, "interpret", spy)
+    ears = Ears()
+
+    class Plugin:
+        @staticmethod
+        @hookimpl
+        def register_speech_recognizers(register: Any) -> None:
+            register(ears)
+
+    async def heard_reply(request: RecognitionRequest) -> str:
+        ears.given.append(1.0)
+        return "Yeah, remote is fine."
+
+    ears.recognize = heard_reply  # type: ignore[method-assign]
+    context = (_segment(-4.0, -1.0, "Then let's hire her remotely."),)
+    known = (_segment(0.0, 2.0, "The sound is worse, but she's worth it."),)
+    async with Harness(CopilotAgentPlugin, Plugin(), script=[json.dumps(ANSWER)]) as h:
+        analyzer = TranscribeThenAnalyze(recognizer="ears")
+        provider = h.kernel.providers[h.provider.name]
+        result = await analyzer.copilot_analyze(h.kernel, provider, CopilotRequest(
+            audio=_wav(6.0), heard=(*context, *known)))
+    assert ears.given == [1.0]  # one piece heard: the audio after the known segment
+    assert [s.text for s in result.transcript] == [known[0].text, "Yeah, remote is fine."]
+    assert read == [list(context)]  # given to the cues
 
 
 @pytest.mark.parametrize(("said", "kind"), [
@@ -683,3 +748,82 @@ def test_a_volunteer_answering_who_takes_the_task_and_closes_the_question() -> N
     assert with_cues(CopilotCycleResult(), ["Who won the match?", "Me."]).action_items == ()
     kept = with_cues(CopilotCycleResult(), ["Who is coming tonight?", "I am."])
     assert kept.action_items == () and kept.open_questions == ("Who is coming tonight?",)
+
+
+@pytest.mark.parametrize(("said", "kind"), [
+    # an option accepted by name (not "that" or "anything")
+    ("Thursday works for me.", "decisions"),
+    ("The green tent suits us.", "decisions"),
+    ("That works for me.", ""),
+    ("Anything works for me.", ""),
+    ("Twenty with the raffle, fine by me.", "decisions"),
+    ("Sure, fine by me.", ""),
+    # a value set by an order; a deal struck
+    ("Make it twelve and add a coffee.", "decisions"),
+    ("Make it to the station by six.", ""),
+    ("Let's shake on it.", "decisions"),
+    ("You've got a deal.", "decisions"),
+    # what "we" do, said after an agreement; not an agenda step
+    ("Fine, we rent the trailer.", "decisions"),
+    ("Okay, then we print it.", "decisions"),
+    ("Right, we start with the budget.", ""),
+    ("Okay, we all know the budget.", ""),
+    ("Okay, we talked about it.", ""),
+    # a choice of one word
+    ("Tuesday it is.", "decisions"),
+    # a task taken over from someone else
+    ("Oh, give it to me then.", "action_items"),
+    ("I can take that off your hands.", "action_items"),
+    ("Give it to me straight.", ""),
+    ("Here it is.", ""),
+    ("Yes it is.", ""),
+])
+def test_cue_sentences_of_acceptance_by_name(said: str, kind: str) -> None:
+    assert classify(said) == kind
+
+
+def test_a_deal_struck_carries_what_was_agreed() -> None:
+    got = with_cues(CopilotCycleResult(), ["Right, three crates at the old rate and the "
+                                           "oat milk as well.", "Let's shake on that."])
+    assert got.decisions == ("Right, three crates at the old rate and the oat milk as well. "
+                             "Let's shake on that.",)
+
+
+def test_a_decision_closed_by_a_request_is_both() -> None:
+    """"Fine, we rent it, Omar, could you collect it?" heard as one sentence: the choice
+    is a decision and the request a task."""
+    text = "Fine, we rent the trailer, Omar, could you collect it on Friday?"
+    got = with_cues(CopilotCycleResult(), [text])
+    assert got.decisions == (text,) and got.action_items == (text,)
+    # a decision alone is no task
+    assert with_cues(CopilotCycleResult(), ["Fine, we rent the trailer."]).action_items == ()
+
+
+def test_a_proposal_decided_in_the_next_sentence_is_no_task() -> None:
+    got = with_cues(CopilotCycleResult(), ["I think we should cap the class at twelve.",
+                                           "Twelve it is."])
+    assert got.decisions == ("I think we should cap the class at twelve. Twelve it is.",)
+    assert got.action_items == ()
+    # not decided: the proposal stays where the cues put it
+    kept = with_cues(CopilotCycleResult(), ["I think we should cap the class at twelve."])
+    assert kept.action_items == ("I think we should cap the class at twelve.",)
+
+
+def test_a_good_question_after_a_commitment_leaves_it_a_task() -> None:
+    """"Leave that with me, I'll check the register." "Good question..." (Whisper lost the
+    question between them): the commitment is no question."""
+    got = with_cues(CopilotCycleResult(), ["Leave that with me, I'll check the register on "
+                                           "Monday.", "Good question, I don't know yet."])
+    assert got.action_items == ("Leave that with me, I'll check the register on Monday.",)
+    assert got.open_questions == ()
+
+
+def test_a_choice_ruled_out_a_few_sentences_later_is_no_decision() -> None:
+    got = with_cues(CopilotCycleResult(), ["Friday suits me.", "Wait, the hall is shut on "
+                                           "Friday.", "Ah, that rules it out.",
+                                           "Monday works for me."])
+    assert got.decisions == ("Monday works for me.",)
+    # long after, "that" is about something else: the decision stands
+    later = ["Friday suits me.", "The caterer is booked.", "The band is booked.",
+             "The hall is booked.", "The chairs are booked.", "Ah, that rules it out."]
+    assert with_cues(CopilotCycleResult(), later).decisions == ("Friday suits me.",)

@@ -32,7 +32,7 @@ import msgspec
 
 from adjutant_hookspecs import CopilotRequest, CopilotUnsupported, TranscriptSegment
 
-from ._analysis import vocabulary
+from ._analysis import CONTEXT_SEGMENTS, vocabulary
 from ._clock import Clock
 from ._events import CopilotError, CopilotStatus, CopilotUpdated
 from ._log import AgentLog
@@ -97,12 +97,19 @@ def request(home: Path, session_id: str, what: dict[str, Any]) -> None:
 def heard(transcript: tuple[TranscriptSegment, ...],
           start_s: float) -> tuple[TranscriptSegment, ...]:
     """The segments of ``transcript`` (recording time) that lie inside a chunk beginning
-    at ``start_s``, in the chunk's time: what its analyzer need not hear again. The
-    transcript's last segment is left out: it ended where the last chunk did, perhaps in
-    the middle of a word, and is heard again whole."""
+    at ``start_s``, in the chunk's time: what its analyzer need not hear again; before
+    them the last ``CONTEXT_SEGMENTS`` that began before the chunk (negative start
+    times: never heard again, only read as context: "Then let's record her remotely."
+    before the chunk, "Yeah, remote is fine." in it). The transcript's last segment is
+    left out of the chunk's: it ended where the last chunk did, perhaps in the middle of
+    a word, and is heard again whole; begun before the chunk, it is context (hearing
+    starts in a pause after the chunk's start, so its first words are heard only
+    there)."""
+    done = transcript[:-1]
+    earlier = [s for s in transcript if s.start_s < start_s][-CONTEXT_SEGMENTS:]
     return tuple(TranscriptSegment(start_s=s.start_s - start_s, end_s=s.end_s - start_s,
                                    text=s.text)
-                 for s in transcript[:-1] if s.start_s >= start_s)
+                 for s in (*earlier, *(s for s in done if s.start_s >= start_s)))
 
 
 class CopilotAgent:

@@ -482,18 +482,20 @@ class TranscribeThenAnalyze:
             return CopilotCycleResult(updated_summary=request.context,
                                       transcript=tuple(segments), stt_s=stt_s)
         lines = sentences(fresh)
+        earlier = [s for s in request.heard if s.start_s < 0]  # context, never heard again
         result = await self.read(kernel, provider, request.context, lines, known, fresh,
-                                 audio_seconds(request.audio))
+                                 audio_seconds(request.audio), earlier)
         return msgspec.structs.replace(
             result, transcript=tuple(segments), stt_s=stt_s,
             analysis_s=time.perf_counter() - started - stt_s)
 
     async def read(self, kernel: Kernel, provider: Provider, context: str, lines: list[str],
                    known: list[TranscriptSegment], fresh: list[TranscriptSegment],
-                   audio_s: float | None = None) -> CopilotCycleResult:
+                   audio_s: float | None = None,
+                   earlier: Sequence[TranscriptSegment] = ()) -> CopilotCycleResult:
         """The text model's reading of the new sentences ``lines`` (of the segments
-        ``fresh``, heard after ``known``), with the cues; ``prompt`` and ``response``
-        set."""
+        ``fresh``, heard after ``known``, and ``earlier`` before the audio), with the
+        cues; ``prompt`` and ``response`` set."""
         prompt = build_prompt(context, lines)
         caps = getattr(provider, "capabilities", None)
         preset = kernel.profile.model
@@ -509,9 +511,13 @@ class TranscribeThenAnalyze:
             if chunk.finish_reason == "error":
                 raise ProviderError(f"the model failed: {''.join(pieces)[-200:]}")
         response = "".join(pieces)
-        return msgspec.structs.replace(interpret(response, known, fresh, audio_s),
+        return msgspec.structs.replace(interpret(response, known, fresh, audio_s, earlier),
                                        prompt=prompt, response=response)
 
+
+#: Segments heard before a chunk that its analyzer is given as the cues' context (a
+#: reply at the chunk's start to a proposal made just before it): ``_agent.heard``.
+CONTEXT_SEGMENTS = 2
 
 #: A segment ending this close to the audio's end was probably cut there.
 CUT_S = 0.3
@@ -519,20 +525,22 @@ CUT_S = 0.3
 
 def interpret(response: str, known: Sequence[TranscriptSegment],
               fresh: Sequence[TranscriptSegment],
-              audio_s: float | None = None) -> CopilotCycleResult:
+              audio_s: float | None = None,
+              earlier: Sequence[TranscriptSegment] = ()) -> CopilotCycleResult:
     """The model's ``response`` to the sentences of ``fresh`` as a result: parsed, the
     worked example's words nobody said dropped, the cues of the new sentences added.
-    The sentences of ``known`` (heard by an earlier cycle, just before) are the cues'
-    context: a reply ("Sure.", "Done.") to a request or a proposal made there, "that"
-    said of the sentence before. A last segment that runs to the end of the audio
-    (``audio_s`` seconds) was probably cut mid-sentence ("And Leo, please."): the next
-    cycle hears it again whole, so it is not cued here."""
+    The sentences of ``earlier`` and ``known`` (heard by an earlier cycle, before the
+    audio and at its start) are the cues' context: a reply ("Sure.", "Done.") to a
+    request or a proposal made there, "that" said of the sentence before. A last
+    segment that runs to the end of the audio (``audio_s`` seconds) was probably cut
+    mid-sentence ("And Leo, please."): the next cycle hears it again whole, so it is not
+    cued here."""
     segments = [*known, *fresh]
     cued = list(fresh)
     if audio_s is not None and cued and cued[-1].end_s >= audio_s - CUT_S:
         cued.pop()
     return with_cues(_without_example(parse_cycle_result(response), segments),
-                     sentences(cued), before=sentences(known))
+                     sentences(cued), before=sentences([*earlier, *known]))
 
 
 def reread(result: CopilotCycleResult, kept: Sequence[TranscriptSegment] = (),
@@ -548,7 +556,9 @@ def reread(result: CopilotCycleResult, kept: Sequence[TranscriptSegment] = (),
     n = 0
     while n < len(segs) and (round(chunk_start_s + segs[n].start_s, 1), segs[n].text) in seen:
         n += 1
-    again = interpret(result.response, segs[:n], segs[n:], audio_s)
+    # the agent's context before the chunk (``_agent.heard``)
+    earlier = [s for s in kept if s.start_s < chunk_start_s][-CONTEXT_SEGMENTS:]
+    again = interpret(result.response, segs[:n], segs[n:], audio_s, earlier)
     return msgspec.structs.replace(again, transcript=result.transcript, prompt=result.prompt,
                                    response=result.response, stt_s=result.stt_s,
                                    analysis_s=result.analysis_s)

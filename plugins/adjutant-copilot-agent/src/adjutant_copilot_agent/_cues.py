@@ -122,6 +122,23 @@ _DECISION = re.compile(
     r"stick with|go with|go for|switch to)\b"
     # a rule set: "No new designs until those are gone", "No more overtime this month"
     r"|^(?:[\w']+[,.]\s+)?no (?:new|more|further|extra) \w+"
+    # an option accepted by name, not by "that": "Sunday works for me.", "Fifteen with
+    # the barbecue, fine by me."; a value set by an order: "Make it fifteen."
+    r"|^(?:[\w']+[,.]\s+)?(?!(?:that|it|this|which|what|whatever|anything|nothing|"
+    r"everything|something|either|neither|any|all|both|who|when)\b)(?:[\w'-]+ ){0,3}"
+    r"[\w'-]+ (?:works|suits|is fine|is good|is perfect) (?:for )?(?:me|us|everyone)\b"
+    r"|^(?!(?:that|it|this|which|what|whatever|anything|nothing|everything|something|"
+    r"either|any|all|both|sure|yes|yeah|no|ok|okay|right|well)\b)(?:[\w'-]+ ){0,4}"
+    r"[\w'-]+,\s*(?:fine by me|fine with me|works for me|suits me|agreed)[.!]?(?:$|\s)"
+    r"|^(?:[\w']+[,.]\s+)?(?:(?:and|so|then|just)\s+)?make it (?!to\b|up\b|work\b|"
+    r"happen\b|quick\b|clear\b|easy\b|through\b)(?:a |an |the )?(?:\d|[\w'-]+\b)"
+    # what "we" do, said after an agreement: "Fine, we lease it.", "OK, then we book it."
+    r"|^(?:fine|ok|okay|alright|all right|agreed|deal|good|great|yes|yeah)[,.]?\s+"
+    rf"(?:then,?\s+)?we {_NOT_PAST}(?!(?:are|is|do|can|go|get|start|begin|move|turn|look|"
+    r"talk|discuss|continue|come|see|hear|also|all|both|only|really|meet)\b)[a-z]+\b(?<!ed)"
+    # a deal struck: "Let's shake on that.", "You've got a deal.", "It's a deal."
+    r"|\bshake on (?:it|that|this)\b|\b(?:it's|that's|it is|that is|you've got|we have|"
+    r"we've got) a deal\b"
     r"|^(?:fine|ok|okay|alright|all right|right|good|great|perfect|agreed|yes|yeah)[,.]?\s+"
     r"(?!see\b|talk\b|bye\b|speak\b|until\b|till\b)(?:\w+\s+){1,4}then[.!]?$", re.IGNORECASE)
 #: A commitment, an assignment or a request: someone will, can, should or must do
@@ -165,7 +182,12 @@ _ACTION = re.compile(
     r"|\b(?:take care of|follow up|in charge of|responsible for|leave (?:it|that|this|"
     rf"them|the \w+) (?:with|to) (?:me|(?!{_DAYS})(?-i:[A-Z][a-z]+)\b)|"
     r"I(?:'ll| will| can) (?:take|handle|grab|own|cover) "
-    r"(?:it|that|this|those|them)|I(?:'m| am) on (?:it|that|this|the)|I(?:'ve| have) got "
+    r"(?:it|that|this|those|them)|"
+    # a task taken over: "Give it to me then.", "I'll take that off your hands."
+    r"(?:give|hand|pass) (?:it|that|this|those|them)(?: over)? to me(?=,? (?:then|instead)"
+    r"\b|[.!]?$)|"
+    r"(?:it|that|this|those|them) off (?:your|his|her|their) hands|"
+    r"I(?:'m| am) on (?:it|that|this|the)|I(?:'ve| have) got "
     r"(?:it|that|this)|count me in|sign me up|I(?:'ll)? volunteer|(?:happy|glad) to \w+|"
     r"assign(?:ed)? (?:it |that |this |the \w+ )?to|owns? the)\b"
     r"|\b(?:is|are|'s|'re|am|'m) (?:handling|doing|taking care of|sorting out|sorting|"
@@ -291,15 +313,28 @@ _MINUTES = re.compile(rf"^((?-i:[A-Z][a-z]+))(?: and (?-i:[A-Z][a-z]+))? to (?:{
                       re.IGNORECASE)
 
 
+#: A choice of one word: "Sunday it is.", "Blue, it is then." (not "Here it is.").
+_ONE_WORD_CHOICE = re.compile(r"^(?!(?:yes|yeah|no|so|well|here|there|where|how|who|why|what|"
+                              r"that|this|now|then|and|but|as|whatever)\b)[\w'-]+,? it is"
+                              r"(?: then)?[.!]?$", re.IGNORECASE)
+#: A request closing a decision's sentence: "Fine, we lease it, Aisha, could you train
+#: the nurses?" (one sentence, heard as one: a decision and a task).
+_REQUEST_AFTER = re.compile(r"[,.;]\s+((?:[A-Z][a-z]+,\s+)?(?:can|could|would|will) you\b.*"
+                            r"|[A-Z][a-z]+,\s+(?:please\s+)?[a-z]+\b.*)$")
+
+
 def classify(sentence: str) -> str:
     """``decisions``, ``action_items``, ``open_questions`` or ``""`` (none of them)."""
     text = sentence.strip()
     if len(words_in(text)) < 2:
-        return ""
+        # "Sunday it is.": a choice of one word
+        return "decisions" if _ONE_WORD_CHOICE.match(text) else ""
     if text.endswith("?"):
         if _SMALL_TALK.match(text):
             return ""
-        if _REQUEST.match(text):
+        tail = _REQUEST_AFTER.search(text)
+        if _REQUEST.match(text) or (tail and _REQUEST.match(tail.group(1))):
+            # (a request closing a longer sentence: "Fine, we rent it, Omar, could you...?")
             return "action_items"
         if not _TAG.search(text):
             return "open_questions"
@@ -461,6 +496,15 @@ _UNDO = re.compile(r"^(?:[\w']+(?: [\w']+){0,3}[,.]\s+)?(?:(?:and|so|then|just)\
 _NOT_THING = frozenset(("that", "this", "those", "these", "them", "all", "any", "one"))
 
 
+#: A choice just made, ruled out: "Ah, that rules it out.", "Scrap that.", "That won't
+#: work." (the last decision, said a few sentences before, is no decision).
+_RULED_OUT = re.compile(r"\b(?:(?:that|this) rules (?:it|that|this|them) out|rules (?:it|that) "
+                        r"out|scrap that|forget that|(?:that|it) won't work|(?:that|it) "
+                        r"doesn't work|that's a no[- ]go)\b", re.IGNORECASE)
+#: How many sentences back a choice may be ruled out.
+_RULED_OUT_WITHIN = 4
+
+
 def _undone(text: str, earlier: list[str]) -> list[str]:
     """``earlier`` decisions without those the decision ``text`` undoes ("Then we meet on
     Mondays and Sundays." ... "Scrap Sundays."): only the final choice counts."""
@@ -490,10 +534,15 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
     cued: dict[str, list[str]] = {"decisions": [], "action_items": [], "open_questions": []}
     said = [line.strip() for line in (*before, *lines)]
     answered: set[str] = set()  # choice questions answered by a choice
+    decided_at = -1  # the sentence the last cued decision ends with
     for n in range(len(before), len(said)):
         text = said[n]
         prev = said[n - 1] if n > 0 else ""
         kind = classify(text)
+        if (not kind and _RULED_OUT.search(text) and cued["decisions"]
+                and n - decided_at <= _RULED_OUT_WITHIN):
+            cued["decisions"].pop()  # "Saturday suits me." ... "Ah, that rules it out."
+            continue
         if not kind and prev and _WE_DO.match(text) and classify(prev) == "decisions" \
                 and len(words_in(prev)) <= 4:
             # "Agreed, that settles it. We hold the paper for the autumn.": what the
@@ -535,7 +584,8 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             kind, text = "action_items", f"{prev} {text}"
             answered.add(prev)
         if (not kind and prev and _UNKNOWN.match(text) and not prev.endswith("?")
-                and len(words_in(prev)) >= 4 and classify(prev) != "decisions"):
+                and len(words_in(prev)) >= 4 and classify(prev) != "decisions"
+                and not _MINE.search(prev)):
             # "Do we know yet whether the hall has a piano" (heard with no question
             # mark, or as anything) "Good question.": the sentence before is asked
             for found in cued.values():
@@ -546,6 +596,11 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             continue
         if kind == "decisions":
             cued["decisions"] = _undone(text, cued["decisions"])
+        tail = _REQUEST_AFTER.search(text)
+        if tail and kind == "decisions" and classify(tail.group(1)) == "action_items":
+            cued["action_items"].append(text)  # a decision, then a task asked for
+        elif tail and kind == "action_items" and classify(text[:tail.start()]) == "decisions":
+            cued["decisions"].append(text)
         agreed = (kind == "action_items" and prev and not prev.endswith("?")
                   and _PROPOSAL.search(prev) is not None and not classify(prev)
                   and _AGREE_FIRST.match(text) is not None)
@@ -555,6 +610,7 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             cued["decisions"].append(prev)
         if (kind != "open_questions" and prev and prev not in text and not agreed
                 and (_REFERS.search(text) or _BARE.match(text)) and len(words_in(prev)) >= 3
+                and not _RULED_OUT.search(prev)
                 and not any(item.endswith(prev) and item != prev
                             for item in cued[kind][-1:])):
             # (not when the sentence before is in an item with its own sentence before:
@@ -563,6 +619,13 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
         if (kind != "open_questions" and prev and text.startswith(prev) and cued[kind]
                 and cued[kind][-1] == prev):  # one item, said in two
             cued[kind].pop()
+        if (kind == "decisions" and prev and text.startswith(prev) and cued["action_items"]
+                and cued["action_items"][-1] == prev and _PROPOSAL.search(prev)):
+            # "We should cap it at three." "Three it is.": the proposal, decided, was no
+            # task
+            cued["action_items"].pop()
+        if kind == "decisions":
+            decided_at = n
         cued[kind].append(text)
     cued["open_questions"] = [q for q in cued["open_questions"] if q not in answered]
 
