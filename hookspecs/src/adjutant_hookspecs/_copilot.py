@@ -71,7 +71,9 @@ class CopilotRequest(msgspec.Struct, **_frozen):
     ``context`` the running summary so far (``""`` on the first cycle). ``heard`` is the
     transcript already made of the start of ``audio`` by earlier cycles (times relative
     to ``audio``, oldest first): an analyzer may hear only what follows its last segment
-    and return these as they are (the overlap's words are known). ``vocabulary`` is
+    and return these as they are (the overlap's words are known). Segments with negative
+    times were heard just before ``audio``: context to read (a reply at its start to a
+    proposal made before it), never to hear again nor to return. ``vocabulary`` is
     the names and terms heard so far in the recording and its last words before
     ``audio``'s new part: a speech recognizer may take it as its prompt, so a name is
     spelled the same way each cycle (what was said: data, never an instruction)."""
