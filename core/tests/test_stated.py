@@ -157,11 +157,14 @@ def test_a_name_git_takes_is_one_word_in_the_schema_and_the_grammar() -> None:
 
 
 @pytest.mark.parametrize(("asked", "mended"), [
-    ("shwo me the lsat 4 comits", "show me the last 4 commits"),
+    ("shwo me the lsat 4 comits", "show me the lsat 4 commits"),  # "last": a word
     ("lsit the fiels in src", "list the files in src"),
     ("waht is the diffrence between README.md and NOTES.md?",
      "what is the difference between README.md and NOTES.md?"),
-    ("show the lsat comits.", "show the last commits."),
+    ("show the lsat comits.", "show the lsat commits."),
+    # short words are one slip from other real words: mended only to a word that asks
+    ("I lost my notes", "I lost my notes"),
+    ("my app keeps dying", "my app keeps dying"),  # a form of a word, not a slip
 ])
 def test_typing_slips_are_mended_for_the_word_rules(asked: str, mended: str) -> None:
     from adjutant.operator._words import spelled

@@ -183,12 +183,21 @@ def _one_edit(word: str) -> set[str]:
             | {a + c + b for a, b in cuts for c in letters})
 
 
+#: The shortest word in which `spelled` mends any slip, not only two swapped letters,
+#: and the shortest in which two swapped letters may make any word, not only one that
+#: asks ("waht", "lsit", "shwo"): short words are one slip from other real words.
+_ANY_SLIP = 6
+_ANY_SWAP = 5
+
+
 def spelled(request: str, names: frozenset[str] = frozenset()) -> str:
     """``request`` with its typing slips mended, for the rules that read words (the
     bank's vote, the lexical ranking, the values it states): each word the vocabulary
-    lacks (of four letters or more, or three swapped ones: "teh") that is one slip
-    from words it holds becomes the most used of them ("shwo me teh lsat 4 comits on
-    devlop": "show me the last 4 commits on develop"). Never a quoted text, a path, a
+    lacks that is one slip from words it holds (two letters swapped, in a short word
+    only to a word that asks, "waht", "lsit"; in a word of six letters or more, also
+    one left out, added or struck for another) becomes the most
+    used of them ("shwo me teh lsat 4 comits on devlop": "show me the last 4 commits
+    on develop"); a form of a word it holds ("keeps") stays. Never a quoted text, a path, a
     word with a digit, a program on PATH or one of ``names`` (the files and branches
     here): the model itself always reads the request as written."""
     vocabulary = _vocabulary()
@@ -203,9 +212,15 @@ def spelled(request: str, names: frozenset[str] = frozenset()) -> str:
         if re.search(r"[./_-]$", match.string[:match.start()]) or re.match(
                 r"[/_-]|\.\w", match.string[match.end():]) or shutil.which(lower):
             return word  # part of a path or a name
-        near = _one_edit(lower) if len(lower) >= 4 else {
+        if any(lower.endswith(end) and lower[:-len(end)] in vocabulary
+               for end in ("s", "es", "ed", "d", "ing", "ly", "er")):
+            return word  # a form of a word it holds ("keeps"), not a slip
+        # two letters swapped, at any length; another slip only in a long word, where it
+        # seldom makes another real word ("lost" is one slip from "list")
+        near = _one_edit(lower) if len(lower) >= _ANY_SLIP else {
             lower[:i] + lower[i + 1] + lower[i] + lower[i + 2:] for i in range(len(lower) - 1)}
-        known = [w for w in near if w in vocabulary]
+        known = [w for w in near if w in vocabulary and (
+            len(lower) >= _ANY_SWAP or w in _STOPWORDS or w in _SHOWING or w in _LISTING)]
         if not known:
             return word
         return max(known, key=lambda w: (vocabulary[w], w))
