@@ -398,7 +398,7 @@ def workspace_paths(cwd: str, limit: int = 300) -> list[str]:
 def names_here(cwd: str) -> frozenset[str]:
     """The names of the files and folders under ``cwd`` and their stems, lowercased:
     words `spelled` leaves as they are ("util" is a file here, not "until")."""
-    names = set()
+    names: set[str] = set()
     for path in workspace_paths(cwd) if cwd else []:
         name = path.rsplit("/", 1)[-1].lower()
         names.update((name, name.split(".", 1)[0]))
