@@ -149,12 +149,14 @@ class Tally:
         self.single = self.single_values_ok = 0
         self.responses = self.response_ok = self.multi = self.multi_ok = 0
         self.seconds: list[float] = []
+        self.by_id: dict[str, float] = {}  # each request's warm seconds
         self.confusion: Counter[tuple[str, str]] = Counter()
         self.misses: list[str] = []
 
     def add(self, entry: dict[str, Any], outcome: Any, seconds: float) -> None:
         self.n += 1
         self.seconds.append(seconds)
+        self.by_id[entry["id"]] = seconds
         plan = outcome.plan
         steps = list(plan.steps) if plan is not None else []
         tools = [s.tool for s in steps]
@@ -319,7 +321,7 @@ SETTLED_LOAD = 0.5
 SETTLE_S = 90.0
 
 
-def cold(entries: list[dict[str, Any]], model: str, count: int) -> list[float]:
+def cold(entries: list[dict[str, Any]], model: str, count: int) -> list[tuple[str, float]]:
     """Seconds for whole plans from fresh ``adjutant run --json`` processes, started
     on a machine as a user comes back to it (`SETTLED_LOAD`)."""
     waited = time.monotonic()
@@ -327,7 +329,7 @@ def cold(entries: list[dict[str, Any]], model: str, count: int) -> list[float]:
         time.sleep(2)
     print(f"    cold runs started at load average {os.getloadavg()[0]:.1f} "
           f"(after {time.monotonic() - waited:.0f} s)", flush=True)
-    times = []
+    times: list[tuple[str, float]] = []
     picked = [e for e in entries if e["kind"] == "single"][:count]
     with tempfile.TemporaryDirectory() as tmp:
         space = workspace(Path(tmp))
@@ -345,11 +347,12 @@ def cold(entries: list[dict[str, Any]], model: str, count: int) -> list[float]:
             start = time.perf_counter()
             subprocess.run([adjutant, "run", "--json", entry["request"]], env=env, cwd=space,
                            capture_output=True, check=False, timeout=600)
-            times.append(time.perf_counter() - start)
+            times.append((entry["id"], time.perf_counter() - start))
     return times
 
 
-def report(label: str, tally: Tally, cold_times: list[float], misses: bool) -> None:
+def report(label: str, tally: Tally, colds: list[tuple[str, float]], misses: bool) -> None:
+    cold_times = [seconds for _, seconds in colds]
     cold_text = f"{statistics.median(cold_times):5.1f}" if cold_times else "    -"
     print(f"{label:<34} {pct(tally.valid, tally.n):>14} {pct(tally.first_ok, tally.with_tool):>14}"
           f" {pct(tally.single_values_ok, tally.single):>14}"
@@ -357,6 +360,10 @@ def report(label: str, tally: Tally, cold_times: list[float], misses: bool) -> N
           f" {tally.warm_median():5.1f} {cold_text}", flush=True)
     print(f"    questions planned as writes: {tally.asked_as_write} of {tally.asked} requests "
           "wanting a read or an answer")
+    if colds:  # what a new process adds, whichever requests the cold runs happened to be
+        extra = [seconds - tally.by_id[i] for i, seconds in colds if i in tally.by_id]
+        print(f"    cold runs: {', '.join(f'{t:.1f}' for t in cold_times)} s; a new process "
+              f"added {statistics.median(extra):.1f} s (median) to the same requests warm")
     warm = tally.splits[1:] or tally.splits
     if warm:
         def mid(key: str) -> float:
