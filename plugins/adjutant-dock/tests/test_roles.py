@@ -84,32 +84,30 @@ async def test_a_linked_skill_folder_never_sends_a_file_from_outside(dock: Dock,
     assert dock.provider.requests == []
 
 
-async def test_a_hard_link_to_a_protected_file_never_joins_the_prompt(dock: Dock) -> None:
+async def test_a_hard_link_to_a_protected_file_never_joins_the_prompt(tmp_path: Path) -> None:
     """A hard link to ``~/.ssh/id_rsa`` inside the skills folder sent the private key:
-    the deny rules judge the file by inode, as for a tool's read."""
-    home = dock.harness.kernel.env.get("HOME") or os.path.expanduser("~")
-    ssh = os.path.join(home, ".ssh")
-    key = os.path.join(ssh, "id_rsa_adjutant_test")
-    skills = dock.harness.workspace / ".adjutant" / "skills"
-    skills.mkdir(parents=True)
-    made_ssh = not os.path.isdir(ssh)
-    os.makedirs(ssh, exist_ok=True)
-    try:
-        Path(key).write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nKEY-MARK\n")
+    the deny rules judge the file by inode, as for a tool's read. The home is the
+    test's own: making and removing the real ``~/.ssh`` raced a sandboxed command in
+    another worker (bwrap could not make its mount point once it was gone)."""
+    from dockkit import start_dock
+
+    home = tmp_path / "home"
+    key = home / ".ssh" / "id_rsa"
+    key.parent.mkdir(parents=True)
+    key.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nKEY-MARK\n")
+    async with start_dock(env={"HOME": str(home)}) as dock:
+        skills = dock.harness.workspace / ".adjutant" / "skills"
+        skills.mkdir(parents=True)
         try:
             os.link(key, skills / "keys.md")
         except OSError:
-            pytest.skip("the workspace and ~/.ssh are on different file systems")
+            pytest.skip("the workspace and the home are on different file systems")
         listed = (await dock.client.get("/api/roles")).json()["roles"]
         assert "keys" not in [r["role"] for r in listed], listed
         answer = await dock.client.post("/api/copilot/run", json=with_role("go", "keys"))
         assert answer.status_code == 422 and "hard link" in answer.json()["error"], \
             answer.json()
         assert dock.provider.requests == []
-    finally:
-        os.unlink(key)
-        if made_ssh:
-            os.rmdir(ssh)
 
 
 async def test_a_skill_linked_inside_its_folder_shows_its_real_path(dock: Dock) -> None:

@@ -71,9 +71,9 @@ _SENTENCE_END = re.compile(r'[.!?](?=\s)')
 def closed_answer(text: str) -> str:
     """``text`` as it is, or, when it is an answer in words cut off inside its text (the
     reply's token limit: "what's the weather in Lisbon?" rambled past 200 tokens),
-    that answer closed after its last whole sentence (its last whole word and "…"
-    when it has none). Only an answer is closed, never a plan: a cut plan stays
-    malformed and is asked for again."""
+    that answer closed after its last whole sentence. An answer cut inside its first
+    sentence ("The file says: invent") is no answer and stays malformed, as a cut plan
+    does: both are asked for again (and the CLI and dock say the reply was not used)."""
     head = _ANSWER_HEAD.match(text)
     if head is None:
         return text
@@ -85,13 +85,11 @@ def closed_answer(text: str) -> str:
     body = text[head.end():]
     if '"' in body.replace('\\\\', '').replace('\\"', ''):
         return text  # the string ended: not a cut answer
-    cuts = [m.end() for m in _SENTENCE_END.finditer(body)]
-    words = [m.start() for m in re.finditer(r"\s", body)]
-    for end, tail in [*((c, "") for c in reversed(cuts)), *((w, " …") for w in reversed(words))]:
+    for end in reversed([m.end() for m in _SENTENCE_END.finditer(body)]):
         try:
             said = json.loads(f'"{body[:end].rstrip()}"')
         except ValueError:
             continue  # cut inside an escape
         if said.strip():
-            return json.dumps({"type": "response", "text": said + tail}, ensure_ascii=False)
+            return json.dumps({"type": "response", "text": said}, ensure_ascii=False)
     return text
