@@ -209,3 +209,16 @@ async def test_a_new_branch_named_as_one_that_exists_is_chosen_again() -> None:
     [look] = [e for e in taken.of_type(ActivitySnapshot) if e.activity_type == "second-look"]
     assert "a name that exists here" in look.content["text"]
     assert [s.tool for s in free.plan.steps] == ["vcs.branch"] and provider.pending == 0
+
+
+async def test_an_answer_cut_in_its_first_sentence_is_asked_again_as_an_answer() -> None:
+    """The retry after a malformed reply is not chosen again (the simpler prompt), but
+    an answer in words stays one: asked again freely, a cut answer had been planned as
+    a write of a file."""
+    provider = AnswerFirst('{"type":"response","text":"Well, it depends on wh',
+                           Response(text="It depends on the weather."))
+    async with Harness(notes(), provider=provider) as h:
+        run = await h.run("should I take an umbrella tomorrow?")
+    assert run.status == "answered" and run.text == "It depends on the weather."
+    first, retry = provider.requests
+    assert '"notes.write"' not in (retry.grammar or "") and retry.grammar == first.grammar

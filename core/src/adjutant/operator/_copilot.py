@@ -492,8 +492,8 @@ class Copilot:
                 provider = self._provider(routed.preset)
                 held = await self.routing.check(routed, request, run)
                 async with self.routing.holding(held) as hold:
-                    chosen = request if simplified else await self.prompting.choose(
-                        request, menu, prompt, self.cwd, provider, most=most)
+                    chosen = await self.prompting.choose(
+                        request, menu, prompt, self.cwd, provider, most=most, retry=simplified)
                     hold.sent = True
                     request, text = await self.prompting.reply(
                         chosen, request, menu, prompt, self.cwd, provider, run, attempt, most)

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 import anyio
+import msgspec
 
 from adjutant_hookspecs.records import ProviderWarningRecord
 
@@ -36,7 +37,7 @@ from adjutant_hookspecs import (
 from ..providers import capabilities_of
 from ._actionlog import ActionLog
 from ._bank import Example
-from ._grammar import MAX_STEPS
+from ._grammar import MAX_STEPS, reply_grammar
 from ._replies import closed_answer, parse_reply
 from ._run import Run
 from ._stated import git_names
@@ -78,6 +79,7 @@ class Prompting:
         self.viewers = {"file": "fs.read", "dir": "fs.list"}
         # the passages in each recent request's prompt (`choose` takes them out)
         self._passages: OrderedDict[str, str] = OrderedDict()
+        self._answered: OrderedDict[str, bool] = OrderedDict()  # prompt: chose words
 
     def offered_tools(self) -> dict[str, Any]:
         """The tools the profile's ``tools`` globs allow."""
@@ -184,10 +186,15 @@ class Prompting:
 
     async def choose(self, request: CompletionRequest, names: list[str], prompt: str,
                      cwd: str, provider: Any, *, exclude: Sequence[str] = (),
-                     most: int = MAX_STEPS) -> CompletionRequest:
+                     most: int = MAX_STEPS, retry: bool = False) -> CompletionRequest:
         """The model's own choice of first step (a tool or a response, none of
         ``exclude``), where the provider can score continuations and the reply has a
-        planner grammar."""
+        planner grammar. A ``retry`` (the simpler prompt after a malformed reply) is not
+        chosen again, but an answer in words stays one: an answer cut in its first
+        sentence, asked again freely, had been planned as `fs.write`."""
+        if retry:
+            return msgspec.structs.replace(request, grammar=reply_grammar({})) if (
+                self._answered.get(prompt) and request.grammar is not None) else request
         scorer = getattr(provider, "score", None)
         if scorer is None or self.first_choice == "free" or request.grammar is None \
                 or self.kernel.profile.model.grammar is not None or len(names) < 2:
@@ -199,13 +206,16 @@ class Prompting:
             _log.info("shown: %r only asks to see %s: %s", prompt[:80], shown[1], viewer)
             exclude = [n for n in (*names, "response") if n != viewer]
             paths = [shown[1]]
-        request, _ = await self.planner().choose(
+        request, choice = await self.planner().choose(
             scorer, request, names, self.priors, paths=paths,
             calibrate=self.first_choice == "calibrated",
             asked=spelled(_planned(prompt), names_here(cwd)),
             existing=self.existing(prompt, cwd), similar=self.similar,
             past=self.past_plans(prompt, names), exclude=exclude, most=most,
             passages=passages, pasted=carried_patch(prompt) is not None)
+        self._answered[prompt] = choice == "response"
+        while len(self._answered) > RECENT_PROMPTS:
+            self._answered.popitem(last=False)
         return request
 
     async def reply(self, chosen: CompletionRequest, request: CompletionRequest,
