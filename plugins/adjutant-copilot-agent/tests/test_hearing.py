@@ -49,6 +49,18 @@ def _wav(seconds: float) -> bytes:
     return wav_bytes(b"\x10\x00" * int(seconds * 16_000))
 
 
+def _registering(ears: Any) -> Any:
+    """A plugin that registers ``ears`` as the speech recognizer."""
+
+    class Plugin:
+        @staticmethod
+        @hookimpl
+        def register_speech_recognizers(register: Any) -> None:
+            register(ears)
+
+    return Plugin()
+
+
 def _segment(start: float, end: float, text: str) -> TranscriptSegment:
     return TranscriptSegment(start_s=start, end_s=end, text=text)
 
@@ -57,14 +69,8 @@ def _segment(start: float, end: float, text: str) -> TranscriptSegment:
 async def test_only_the_audio_after_what_was_heard_is_heard_again() -> None:
     ears = Ears()
 
-    class Plugin:
-        @staticmethod
-        @hookimpl
-        def register_speech_recognizers(register: Any) -> None:
-            register(ears)
-
     known = (_segment(0.0, 4.0, "Known words one."), _segment(4.0, 9.0, "Known words two."))
-    async with Harness(CopilotAgentPlugin, Plugin(),
+    async with Harness(CopilotAgentPlugin, _registering(ears),
                        script=[json.dumps(ANSWER)] * 2) as h:
         analyzer = TranscribeThenAnalyze(recognizer="ears")
         provider = h.kernel.providers[h.provider.name]
@@ -139,12 +145,6 @@ async def test_the_analyzer_hears_nothing_again_of_the_context_before_the_audio(
     monkeypatch.setattr(_analysis, "interpret", spy)
     ears = Ears()
 
-    class Plugin:
-        @staticmethod
-        @hookimpl
-        def register_speech_recognizers(register: Any) -> None:
-            register(ears)
-
     async def heard_reply(request: RecognitionRequest) -> str:
         ears.given.append(1.0)
         return "Yeah, remote is fine."
@@ -152,7 +152,7 @@ async def test_the_analyzer_hears_nothing_again_of_the_context_before_the_audio(
     ears.recognize = heard_reply  # type: ignore[method-assign]
     context = (_segment(-4.0, -1.0, "Then let's hire her remotely."),)
     known = (_segment(0.0, 2.0, "The sound is worse, but she's worth it."),)
-    async with Harness(CopilotAgentPlugin, Plugin(), script=[json.dumps(ANSWER)]) as h:
+    async with Harness(CopilotAgentPlugin, _registering(ears), script=[json.dumps(ANSWER)]) as h:
         analyzer = TranscribeThenAnalyze(recognizer="ears")
         provider = h.kernel.providers[h.provider.name]
         result = await analyzer.copilot_analyze(h.kernel, provider, CopilotRequest(
