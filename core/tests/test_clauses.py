@@ -45,6 +45,11 @@ pytestmark = pytest.mark.anyio
     ("show me what's staged and then commit it with the message 'Bump version'",
      ["show me what's staged", "commit it with the message 'Bump version'"]),
     ("don't touch a.txt, then list src", ["don't touch a.txt", "list src"]),
+    # a question asks a second thing after a comma: an order or another question
+    ("what's the status, and show me the staged diff too",
+     ["what's the status", "show me the staged diff too"]),
+    ("which branch am I on, and is anything staged?",
+     ["which branch am I on", "is anything staged?"]),
 ])
 def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     assert clauses(request_) == expected
@@ -65,6 +70,9 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     "e.g. this. that",
     "the report crashes when it is empty. find where average is defined",  # context
     "what's changed? give me the status",       # a question, then what it means
+    "what is the difference between a list, and a tuple?",  # a comma, no second ask
+    "in src/util.py, make average() return 0 for an empty list",  # where, then the step
+    "inside docs, list the markdown files",
 ])
 def test_what_is_one_step_stays_whole(request_: str) -> None:
     assert clauses(request_) == [request_]

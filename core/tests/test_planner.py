@@ -661,6 +661,58 @@ def test_a_program_the_request_says_to_use_is_run() -> None:
     assert named_programs("run definitely-not-a-program-here") == []
 
 
+def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
+    """"every weekday at 7:30 summarize the PDFs" had been planned as the summary, now:
+    a recurring time is the request's schedule, whatever the action; not in quoted
+    text, in what a request records, nor in a question."""
+    tools = _with_levels() | {"schedule.task": tool(
+        "schedule.task", "Queue a task.", {"capability": {"type": "string"},
+                                            "cron": {"type": "string"}},
+        ["capability"], ["schedule the backup"], {"capability": "backup"})}
+    planner = Planner(tools, bank_weight=0)
+    choices = ["fs.read", "schedule.task", "response"]
+    scores = [3.0, 0.5, 0.2]  # the action scored best
+    for asked in ("every weekday at 7:30 summarize the PDFs here",
+                  "show me notes.txt each morning", "back the notes up nightly",
+                  "every 2 hours, read the log"):
+        assert choices[planner.decide(asked, choices, scores)] == "schedule.task", asked
+    for asked in ("list every file", "what runs every day?",
+                  "append 'run it every day' to notes.txt",
+                  "remember that backups run nightly", "read each day's log"):
+        assert choices[planner.decide(asked, choices, scores)] == "fs.read", asked
+
+
+@pytest.mark.parametrize(("asked", "words"), [
+    ("what does HEAD~1 mean in git?", True),
+    ("what would rm -rf / do on this machine? don't run it", True),
+    ("what does python3 -m venv .venv do?", True),
+    ("what does `git stash` do?", True),
+    ("what would happen if I ran git reset --hard?", True),
+    ("just explain what a symlink is", True),
+    ("what does the report function do?", False),  # the code may need reading
+    ("what does ls show here?", False),
+    ("what did I do yesterday?", False),
+    ("append 'just tell me' to notes.txt", False),  # quoted: a value
+])
+def test_a_question_about_what_a_command_means_wants_words(asked: str, words: bool) -> None:
+    """What a command or a name means is answered in words ("what does HEAD~1 mean in
+    git?" had been planned as `git.diff`, "what does python3 -m venv .venv do?" as
+    `sys.info`); what a function does, or a command shows here, is not."""
+    from adjutant.operator._words import wants_words
+
+    assert wants_words(asked) is words
+
+
+def test_the_root_alone_names_no_file_here(tmp_path: Any) -> None:
+    """"what would rm -rf / do?": "/" exists, but it is no file the request is about,
+    so the explanation it asks for is not turned into a read."""
+    from adjutant.operator._prompting import Prompting
+
+    (tmp_path / "notes.txt").write_text("x")
+    assert Prompting.existing("what would rm -rf / do?", str(tmp_path)) == []
+    assert Prompting.existing("what's in notes.txt and /", str(tmp_path)) == ["notes.txt"]
+
+
 @pytest.mark.parametrize(("asked", "intent"), [
     ("keep in mind, as a fact about this project: the server listens on port 8081",
      "keep in mind, as a fact about this project"),

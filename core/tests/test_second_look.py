@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
 from adjutant.operator._words import echoes
@@ -222,3 +223,50 @@ async def test_an_answer_cut_in_its_first_sentence_is_asked_again_as_an_answer()
     assert run.status == "answered" and run.text == "It depends on the weather."
     first, retry = provider.requests
     assert '"notes.write"' not in (retry.grammar or "") and retry.grammar == first.grammar
+
+
+class Comparer(Brancher):
+    """A tool comparing two files (two required paths)."""
+
+    def __init__(self, name: str) -> None:
+        from adjutant_hookspecs import ToolDeclaration, ToolSafety
+
+        path = {"type": "string", "x-adjutant-role": "path"}
+        self.declaration = ToolDeclaration(
+            name=name, version="1", description="Compare two files.",
+            args_schema={"type": "object", "properties": {"a": path, "b": path},
+                         "required": ["a", "b"], "additionalProperties": False},
+            safety=ToolSafety(level="read"))
+
+    async def dry_run(self, call: Any, ctx: Any) -> Any:
+        from adjutant_hookspecs import ExecutionResult
+
+        return ExecutionResult(tool=call.tool, args=call.args, status="dry_run")
+
+
+class CompareFirst(ScriptedProvider):
+    capabilities = ProviderCapabilities(grammar=True)
+
+    async def score(self, request: Any, continuations: Any) -> list[float]:
+        return [3.0 if '"files.diff"' in c else 1.0 if '"vcs.diff"' in c else 0.0
+                for c in continuations]
+
+
+async def test_a_path_compared_with_itself_is_chosen_again() -> None:
+    """"how does src differ from develop?" had been planned as a comparison of src with
+    src: it shows nothing and was not meant, so the choice is made again without that
+    tool; two different files compared stand."""
+    provider = CompareFirst(steps(("files.diff", {"a": "src", "b": "./src"})),
+                            steps(("vcs.diff", {"ref": "develop"})),
+                            steps(("files.diff", {"a": "a.txt", "b": "b.txt"})))
+    vcs = Brancher("vcs.diff")
+    vcs.declaration = msgspec.structs.replace(vcs.declaration, args_schema={
+        "type": "object", "properties": {"ref": {"type": "string"}}})
+    tools = fake_tools(Comparer("files.diff"), vcs, name="cmp")
+    async with Harness(tools, provider=provider) as h:
+        same = await h.run("how does src differ from develop?")
+        other = await h.run("compare a.txt and b.txt")
+    assert [(s.tool, s.args) for s in same.plan.steps] == [("vcs.diff", {"ref": "develop"})]
+    [look] = [e for e in same.of_type(ActivitySnapshot) if e.activity_type == "second-look"]
+    assert "with itself" in look.content["text"]
+    assert [s.tool for s in other.plan.steps] == ["files.diff"] and provider.pending == 0

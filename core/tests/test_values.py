@@ -68,3 +68,26 @@ def test_a_value_made_of_the_requests_own_words_is_stated() -> None:
     assert without_copied_values(zipped, "zip the src folder", shown, TOOLS) == zipped
     copied = without_copied_values(zipped, "zip the lib folder", shown, TOOLS)
     assert isinstance(copied, Response) and "paths" in copied.text  # src is the example's
+
+
+def test_a_tool_the_request_names_by_its_verb_is_a_stated_capability() -> None:
+    """"every weekday at 7:30 summarize the PDFs": the schedule's capability is the
+    summarizer the request names by its verb, though only an example spells it out; an
+    offered tool the request does not name stays a copy."""
+    shown = SHOWN + ('\nRequest: queue a summary\nAnswer: {"type":"plan","steps":[{"tool":'
+                     '"schedule.task","args":{"capability":"doc.summarize"}}]}\n'
+                     '"capability":"git.commit"')
+    def declared(name: str, required: list[str]) -> ToolDeclaration:
+        return ToolDeclaration(name=name, version="1", description=name, args_schema={
+            "type": "object", "properties": {k: {"type": "string"} for k in required},
+            "required": required})
+
+    tools = TOOLS | {"schedule.task": declared("schedule.task", ["capability"]),
+                     "doc.summarize": declared("doc.summarize", [])}
+    summary = plan(("schedule.task", {"capability": "doc.summarize", "cron": "30 7 * * 1-5"}))
+    assert without_copied_values(summary, "every weekday at 7:30 summarize the PDFs here",
+                                 shown, tools) == summary
+    commit = plan(("schedule.task", {"capability": "git.commit", "cron": "30 7 * * 1-5"}))
+    got = without_copied_values(commit, "every weekday at 7:30 summarize the PDFs here",
+                                shown, tools)
+    assert isinstance(got, Response) and "capability" in got.text

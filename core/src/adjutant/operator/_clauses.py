@@ -32,6 +32,13 @@ _SENTENCE = re.compile(r"(?<=[.?!])\s+")
 _LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|next)\b[\s,]*)+",
                    re.IGNORECASE)
 _IT = re.compile(r"\b(it|that file|the file)\b", re.IGNORECASE)
+#: Where a question asks a second thing: ", and show me the staged diff too", ", and
+#: what's using the most of it?" (a comma, then an order or another question).
+_ASKS_AGAIN = re.compile(r",\s*(?:and\s+then|and|then)\s+(?=(?:" + "|".join(sorted(_VERBS))
+                         + r"|what|what's|whats|which|who|where|how|is|are)\b)", re.IGNORECASE)
+#: Where a clause only says where the next acts ("in src/util.py, make average
+#: return 0"): no step of its own.
+_WHERE = re.compile(r"^(?:in|inside|within|under|for|on)\s+\S+$", re.IGNORECASE)
 
 
 def _first(text: str) -> str:
@@ -44,7 +51,7 @@ def clauses(request: str) -> list[str]:
     one. A small model plans one step well and rarely writes a second: the operator
     plans each clause on its own. A clause without a verb borrows the one before's
     ("the diff" -> "show the diff"); "it" is the last file named before."""
-    if is_question(request) or "\n" in request.strip():
+    if "\n" in request.strip():
         return [request]
     quoted: list[str] = []  # quoted text is never split ("append 'a, then b'")
 
@@ -52,7 +59,14 @@ def clauses(request: str) -> list[str]:
         quoted.append(match.group(0))
         return f"\x00{len(quoted) - 1}\x00"
 
+    def shown(piece: str) -> str:
+        return re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m.group(1))], piece).strip(" ,.")
+
     masked = QUOTED.sub(hide, request.strip())
+    if is_question(request):  # one question, unless a comma opens a second ask
+        asks = [shown(a) for a in _ASKS_AGAIN.split(masked)]
+        return asks if 1 < len(asks) <= 3 and all(len(a.split()) >= 2 for a in asks) \
+            else [request]
     # a new sentence is a step after a connective ("is port 8000 taken? also show the
     # processes"), or an order after an order; after a question or a statement it says
     # what was meant ("the report crashes. find where average is defined": one)
@@ -69,15 +83,15 @@ def clauses(request: str) -> list[str]:
         words = _AND.split(part)
         current = words[0]
         for word in words[1:]:
-            if word.split(" ", 1)[0].lower() in _VERBS and len(current.split()) >= 2:
+            if word.split(" ", 1)[0].lower() in _VERBS and len(current.split()) >= 2 \
+                    and not _WHERE.match(current):
                 pieces.append(current)
                 current = word
             else:
                 current = f"{current} and {word}" if not current.endswith(",") else \
                     f"{current} {word}"
         pieces.append(current)
-    pieces = [re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m.group(1))], p).strip(" ,.")
-              for p in (_LEAD.sub("", p) for p in pieces) if p.strip(" ,.")]
+    pieces = [shown(p) for p in (_LEAD.sub("", p) for p in pieces) if p.strip(" ,.")]
     if len(pieces) < 2 or len(pieces) > 6:
         return [request]
     steps: list[str] = []

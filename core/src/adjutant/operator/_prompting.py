@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections import OrderedDict
 from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, TypeVar
@@ -41,7 +42,16 @@ from ._grammar import MAX_STEPS, reply_grammar
 from ._replies import closed_answer, parse_reply
 from ._run import Run
 from ._stated import git_names
-from ._words import carried_patch, echoes, here, hinted, names_here, shown_path, spelled
+from ._words import (
+    carried_patch,
+    echoes,
+    here,
+    hinted,
+    names_here,
+    shown_path,
+    spelled,
+    wants_words,
+)
 from .planner import BANK_WEIGHT, END, SIMILAR, Planner, named_paths, workspace_paths
 
 __all__ = ["Prompting"]
@@ -158,8 +168,9 @@ class Prompting:
     @staticmethod
     def existing(prompt: str, cwd: str) -> list[str]:
         """The paths the request names that exist here, as they exist (`here`: a stat
-        each, a listing where the case differs; a few at most)."""
-        return [real for p in named_paths(prompt)[:20] if (real := here(cwd, p))]
+        each, a listing where the case differs; a few at most). The root alone ("what
+        would rm -rf / do?") names no file to read."""
+        return [real for p in named_paths(prompt)[:20] if p.strip("/") and (real := here(cwd, p))]
 
     async def while_preparing(self, work: Awaitable[T]) -> T:
         """``work`` (the request's context: git through the sandbox, 0.5 s cold) while
@@ -224,8 +235,9 @@ class Prompting:
         """The model's reply to ``chosen`` (``request`` after `choose`), and the request
         that gave it, chosen again once without what a second look finds wanting: an
         answer in words that only `echoed` the request, a first step reading a file
-        the request gives no hint of (`unhinted`), or one making a new thing under a
-        name taken here (`taken_name`)."""
+        the request gives no hint of (`unhinted`), one making a new thing under a
+        name taken here (`taken_name`), or one comparing a path with itself
+        (`self_compared`)."""
         text = await self.generate(chosen, run, attempt, provider)
         if chosen is request:  # no choice was made (a retry, a provider that cannot score)
             return chosen, text
@@ -238,6 +250,8 @@ class Prompting:
         elif taken := self.taken_name(text, cwd):
             wanting, why = [taken[0]], (f"{taken[0]} makes a new {taken[1]!r}, a name that "
                                         "exists here; another choice")
+        elif same := self.self_compared(text):
+            wanting, why = [same[0]], f"{same[0]} compares {same[1]!r} with itself; another choice"
         else:
             return chosen, text
         _log.info("second look: %r was answered %r: %s", prompt[:80], text[:120], why)
@@ -291,6 +305,26 @@ class Prompting:
             return None
         return (step.tool, name) if name in git_names(cwd) else None
 
+    def self_compared(self, text: str) -> tuple[str, str] | None:
+        """``(tool, path)`` when ``text``'s first step compares a path with itself (two
+        required path arguments, one path: "how does src differ from develop?" planned
+        as `fs.diff` src with src, when a branch was meant). None otherwise."""
+        try:
+            reply = parse_reply(text)
+        except ContractError:
+            return None
+        if not isinstance(reply, Plan) or not reply.steps:
+            return None
+        step = reply.steps[0]
+        declaration = getattr(self.offered_tools().get(step.tool), "declaration", None)
+        if declaration is None:
+            return None
+        props = declaration.args_schema.get("properties", {})
+        keys = [k for k in declaration.args_schema.get("required", [])
+                if props.get(k, {}).get("x-adjutant-role") == "path"]
+        paths = {os.path.normpath(str(step.args.get(k))) for k in keys}
+        return (step.tool, paths.pop()) if len(keys) >= 2 and len(paths) == 1 else None
+
     def echoed(self, text: str, prompt: str, cwd: str) -> bool:
         """Whether ``text``, the model's reply, is an answer in words that only repeats a
         request naming a file ("show me README.md" answered "README.md", "create
@@ -301,7 +335,7 @@ class Prompting:
         except ContractError:
             return False
         return (isinstance(reply, Response) and echoes(reply.text, prompt)
-                and bool(named_paths(prompt)))
+                and bool(named_paths(prompt)) and not wants_words(prompt))
 
     def past_plans(self, prompt: str, names: Sequence[str], k: int = PAST_PLANS,
                    ) -> list[Example]:

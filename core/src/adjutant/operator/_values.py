@@ -40,7 +40,7 @@ def without_copied_values(plan: Plan, asked: str, shown: str,
             if props.get(key, {}).get("x-adjutant-role") == "argv":
                 continue  # a command described in words ("run the tests") is inferred;
                 # its preview is the exact argv
-            if not _copied(value, asked, shown, cwd):
+            if not _copied(value, asked, shown, cwd) or _named_tool(value, asked, tools):
                 continue
             _log.info("copied value: %s.%s=%r is in an example, not in %r", step.tool, key,
                       value, asked[:80])
@@ -57,6 +57,15 @@ def without_copied_values(plan: Plan, asked: str, shown: str,
     return plan if len(steps) == len(plan.steps) and all(
         a.args == b.args for a, b in zip(steps, plan.steps, strict=True)) else Plan(
         steps=tuple(steps))
+
+
+def _named_tool(value: Any, asked: str, tools: Mapping[str, ToolDeclaration]) -> bool:
+    """Whether ``value`` is an offered tool the request names by its verb ("every
+    weekday summarize the PDFs": a schedule of `doc.summarize`, its capability)."""
+    if not isinstance(value, str) or value not in tools:
+        return False
+    words = re.findall(r"[a-z0-9]+", asked.lower())
+    return any(w.startswith(value.rsplit(".", 1)[-1][:6]) for w in words)
 
 
 def _copied(value: Any, asked: str, shown: str, cwd: str) -> bool:

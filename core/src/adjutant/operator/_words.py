@@ -11,8 +11,8 @@ from collections import Counter
 from functools import lru_cache
 
 __all__ = ["QUOTED", "bad_request", "carried_patch", "echoes", "here", "hinted",
-           "is_question", "named_paths", "named_programs", "names_here", "shape", "spelled",
-           "terms", "wants_words", "workspace_paths"]
+           "is_question", "named_paths", "named_programs", "names_here", "recurring", "shape",
+           "spelled", "terms", "wants_words", "workspace_paths"]
 
 #: The longest request planned (characters): a small model's context holds the prompt's
 #: static part, the request and the reply; longer text belongs in a file the request names.
@@ -129,9 +129,40 @@ _WORDS_ONLY = re.compile(
     r"\bgenerally\b|\bin theory\b|\bhypothetically\b", re.IGNORECASE)
 
 
+#: A question about what a command or a name means: "what does HEAD~1 mean in git?",
+#: "what would rm -rf / do?", "what does python3 -m venv .venv do?" (a command line,
+#: known by its flags: "what does the report do?" may want the code read).
+_EXPLAIN = re.compile(
+    r"(?:^|[.:!?]\s+)\W*what (?:does|do|would|will|did) (?!i\b|we\b|you\b)[^?]{1,80}?"
+    r"\b(?:mean|stand for)\b|(?:^|[.:!?]\s+)\W*what (?:does|would|will) "
+    r"(?!i\b|we\b|you\b)(?:[^?]{0,60}\s--?[a-z]|(?:an? |the )?(?:git|docker|npm|pip|"
+    r"python3?|chmod|chown|sudo|rm|ls|grep|sed|awk|tar|curl|ssh|kill|cp|mv|ln)\s)"
+    r"[^?]{0,60}\bdo\b|(?:^|[.:!?]\s+)\W*what (?:would|will|could) happen if\b",
+    re.IGNORECASE)
+
+
 def wants_words(request: str) -> bool:
-    """Whether ``request`` says it wants an explanation, not an action."""
-    return bool(_WORDS_ONLY.search(request))
+    """Whether ``request`` says it wants an explanation, not an action, or asks what
+    a command or a name means (`_EXPLAIN`)."""
+    return bool(_WORDS_ONLY.search(QUOTED.sub("x", request))
+                or _EXPLAIN.search(request.replace("`", "")))
+
+
+#: A recurring time: "every weekday at 7:30", "each morning", "nightly", "every 2 hours".
+_RECURRING = re.compile(
+    r"\b(?:every|each)\s+(?:other\s+)?(?:\d+\s+)?(?:minutes?|hours?|days?|mornings?|"
+    r"evenings?|nights?|weekdays?|weekends?|weeks?|months?|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)\b(?!['\u2019])|\b(?:hourly|daily|nightly|weekly|monthly)\b",
+    re.IGNORECASE)
+
+
+def recurring(request: str) -> bool:
+    """Whether ``request`` asks for something done again and again ("every weekday at
+    7:30 summarize the PDFs"): a schedule, whatever the action. Not in quoted text, in
+    what a request records ("remember: backups run nightly"), nor in a question."""
+    intent = QUOTED.sub("x", content_cut(request))
+    return (bool(_RECURRING.search(intent)) and not _RECORDING.match(intent.lower())
+            and not is_question(request))
 
 
 def bad_request(request: str) -> str:

@@ -41,13 +41,14 @@ from adjutant_hookspecs import CompletionRequest, ToolDeclaration
 
 from ._bank import Bank, Example
 from ._grammar import END, MAX_STEPS, grounded, reply_grammar, reply_schema
+from ._heads import runner_among, timer_among
 from ._words import (
     MAX_REQUEST,
     bad_request,
     content_cut,
     is_question,
     named_paths,
-    named_programs,
+    recurring,
     wants_words,
     workspace_paths,
 )
@@ -449,10 +450,16 @@ class Planner:
                           scores[best], choices[order[0]], scores[order[0]], asked[:80])
                 scores = fused
                 order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))
-        if asked and not existing and "response" in choices and wants_words(asked):
+        if asked and not existing and "response" in choices and wants_words(asked) \
+                and scores[choices.index("response")] > -math.inf:
             _log.info("words only: %r asks for an explanation, not an action", asked[:80])
             return choices.index("response")
-        if (runner := self._runner(asked, choices)) is not None and runner != order[0]:
+        if asked and recurring(asked) and (timer := timer_among(self.tools, choices)) is not None:
+            if timer != order[0]:
+                _log.info("recurring: %r asks for it again and again; %s instead of %s",
+                          asked[:80], choices[timer], choices[order[0]])
+            return timer
+        if (runner := runner_among(self.tools, asked, choices)) is not None and runner != order[0]:
             _log.info("named program: %r says which program to use; %s instead of %s",
                       asked[:80], choices[runner], choices[order[0]])
             return runner
@@ -476,28 +483,6 @@ class Planner:
                       choices[pick])
             return pick
         return order[0]
-
-    def _runner(self, asked: str, choices: Sequence[str]) -> int | None:
-        """The command runner among ``choices`` (a tool taking a command line) when the
-        request names a program to use that no offered tool is named after ("count the
-        lines with wc"; "search with grep" is `search.grep`'s), or says to run one with
-        its flags ("run git --version")."""
-        if not asked:
-            return None
-        parts = {p for c in choices for p in re.split(r"[._]", c)}
-        programs = named_programs(asked)
-        # "run git --version": a command line with its flags, which no git.* tool runs
-        flagged = [p for p in programs if re.search(
-            rf"\b(?:run|execute)\s+`?{re.escape(p)}\s+--?[a-z]", asked.lower())]
-        if not flagged and not [p for p in programs if p not in parts]:
-            return None
-        for index, name in enumerate(choices):
-            declaration = self.tools.get(name)
-            props = declaration.args_schema.get("properties", {}) if declaration else {}
-            if any(isinstance(v, Mapping) and v.get("x-adjutant-role") == "argv"
-                   for v in props.values()):
-                return index
-        return None
 
     def writes(self, name: str) -> bool:
         """Whether a first step with ``name`` would change something."""
