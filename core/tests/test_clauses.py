@@ -73,6 +73,8 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     "what is the difference between a list, and a tuple?",  # a comma, no second ask
     "in src/util.py, make average() return 0 for an empty list",  # where, then the step
     "inside docs, list the markdown files",
+    "run pytest on tests/test_app.py, give it 90 seconds max",  # how long: same step
+    "run the tests and stop after 30 seconds",
 ])
 def test_what_is_one_step_stays_whole(request_: str) -> None:
     assert clauses(request_) == [request_]

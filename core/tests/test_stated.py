@@ -61,6 +61,10 @@ def here(tmp_path: Path) -> str:
     ("run `python3 -m pytest tests` and give it 120 seconds", "shell.exec",
      {"argv": ["python3", "-m pytest", "tests"], "timeout": 120},
      {"argv": ["python3", "-m", "pytest", "tests"]}),
+    # a flag by an everyday word for it; one on by default turned off by a negation
+    ("find the literal text a+b in src", "search.grep", {"pattern": "a+b"},
+     {"paths": ["src"], "fixed_strings": True}),
+    ("git status, but don't show untracked files", "git.status", {}, {"untracked": False}),
 ])
 def test_a_stated_value_fills_the_one_argument_it_fits(here: str, asked: str, tool: str,
                                                        args: dict, added: dict) -> None:
@@ -191,3 +195,18 @@ def test_a_count_said_with_slips_is_still_stated(here: str) -> None:
 
     got = settled_values(plan(("git.log", {})), "shwo me teh lsat 4 comits", "", TOOLS, here)
     assert got == plan(("git.log", {"max_count": 4}))
+
+
+def test_text_the_request_carries_is_not_written_on_past() -> None:
+    """"replace the project notes entirely with: X": the 0.5B model wrote X and then
+    paragraphs of its own; the value is cut back to what the request carries (its line
+    end kept), and text that only holds it elsewhere stays."""
+    from adjutant.operator._stated import settled_values
+
+    asked = "replace the project notes entirely with: Inventory service, entry src/app.py"
+    wrote = plan(("memory.note", {"text": "Inventory service, entry src/app.py\n\nThis "
+                                          "project is a complete system.", "append": False}))
+    assert settled_values(wrote, asked, "", TOOLS, fill=False) == plan(
+        ("memory.note", {"text": "Inventory service, entry src/app.py\n", "append": False}))
+    kept = plan(("memory.note", {"text": "Note: Inventory service, entry src/app.py"}))
+    assert settled_values(kept, asked, "", TOOLS, fill=False) == kept

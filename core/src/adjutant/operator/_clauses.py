@@ -39,6 +39,11 @@ _ASKS_AGAIN = re.compile(r",\s*(?:and\s+then|and|then)\s+(?=(?:" + "|".join(sort
 #: Where a clause only says where the next acts ("in src/util.py, make average
 #: return 0"): no step of its own.
 _WHERE = re.compile(r"^(?:in|inside|within|under|for|on)\s+\S+$", re.IGNORECASE)
+#: A clause that only says how long the step before may take ("run pytest, give it 90
+#: seconds max"): part of that step.
+_HOW_LONG = re.compile(r"^(?:give it|allow(?: it)?|let it (?:run|take)|with|and|but|"
+                       r"stop(?: it)? after|kill it after|time ?out(?: after)?)\b.{0,30}?"
+                       r"\b\d+\s*(?:s|secs?|seconds?|mins?|minutes?)\b", re.IGNORECASE)
 
 
 def _first(text: str) -> str:
@@ -84,7 +89,7 @@ def clauses(request: str) -> list[str]:
         current = words[0]
         for word in words[1:]:
             if word.split(" ", 1)[0].lower() in _VERBS and len(current.split()) >= 2 \
-                    and not _WHERE.match(current):
+                    and not _WHERE.match(current) and not _HOW_LONG.match(word):
                 pieces.append(current)
                 current = word
             else:

@@ -40,7 +40,7 @@ from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 from ._grammar import ONE_WORD
 from ._values import without_copied_values
-from ._words import carried_patch, here, named_paths, names_here, spelled, terms
+from ._words import carried_patch, carried_text, here, named_paths, names_here, spelled, terms
 
 __all__ = ["git_names", "settled_values", "with_stated_values"]
 
@@ -57,6 +57,8 @@ _REACH = 2
 #: Everyday names of a list's allowed values ("RAM" for ``memory``).
 _ALIASES = {"ram": "memory", "cores": "cpu", "core": "cpu", "processor": "cpu",
             "processors": "cpu", "storage": "disk", "space": "disk"}
+#: Everyday words for a flag whose name people do not say ("the literal text").
+_FLAG_WORDS = {"fixed_strings": frozenset({"literal", "literally", "verbatim"})}
 #: Words of what tools do or how things stand, never a name to filter by.
 _DOING = frozenset(terms("list show running active top other those these every many most "
                          "all current open heavy big busy biggest hungry user system zombie "
@@ -75,6 +77,8 @@ def settled_values(plan: Plan, asked: str, shown: str,
     reply = without_copied_values(plan, asked, shown, tools, cwd)
     if isinstance(reply, Plan) and (carried := carried_patch(asked)):
         reply = _with_patch(reply, carried[0], tools)
+    if isinstance(reply, Plan) and (content := carried_text(asked)):
+        reply = _without_more(reply, content, tools)
     if not (fill and isinstance(reply, Plan)):
         return reply
     # "the lsat 4 comits" states a count as surely as "the last 4 commits"
@@ -96,6 +100,24 @@ def _with_patch(plan: Plan, patch: str, tools: Mapping[str, ToolDeclaration]) ->
     steps = list(plan.steps)
     steps[takes[0]] = msgspec.structs.replace(step, args={**step.args, "patch": patch})
     return msgspec.structs.replace(plan, steps=tuple(steps))
+
+
+def _without_more(plan: Plan, content: str, tools: Mapping[str, ToolDeclaration]) -> Plan:
+    """``plan`` with each text value that starts with the ``content`` the request
+    carries and goes on past it cut back to it: a small model, given "replace the
+    notes with: X", wrote X and then paragraphs of its own."""
+    steps = []
+    for step in plan.steps:
+        props = getattr(tools.get(step.tool), "args_schema", {}).get("properties", {})
+        args = dict(step.args)
+        for key, value in step.args.items():
+            if isinstance(value, str) and not props.get(key, {}).get("x-adjutant-role") \
+                    and value.startswith(content) and len(value.rstrip()) > len(content):
+                _log.info("carried text: %s.%s went on past what the request says; cut",
+                          step.tool, key)
+                args[key] = content + ("\n" if value[len(content)] == "\n" else "")
+        steps.append(step if args == step.args else msgspec.structs.replace(step, args=args))
+    return Plan(steps=tuple(steps))
 
 
 def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
@@ -166,9 +188,12 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
             numbers = [n for n in _numbers(words, counted) if str(n) not in used]
             if len(numbers) == 1:
                 filled[key] = numbers[0]
-        elif kind == "boolean" and spec.get("default") is not True:
-            if _says_flag(key, words):
-                filled[key] = True
+        elif kind == "boolean":
+            said = _says_flag(key, words)
+            on = spec.get("default") is True or "default true" in str(
+                spec.get("description", "")).lower()
+            if said is (not on):  # "hidden files" turns one on, "don't switch" one off
+                filled[key] = said
         elif kind == "string" and key == "glob":
             globs = [w for w in words if ("*" in w or "?" in w) and len(w) > 1
                      and _norm(w) not in used]
@@ -287,18 +312,23 @@ def _numbers(words: list[str], counted: set[str]) -> list[int]:
     return list(dict.fromkeys(out))
 
 
-def _says_flag(key: str, words: list[str]) -> bool:
-    """Every word of the flag's name is said (a prefix of five letters will do:
-    "ignoring case" says ``ignore_case``), with no negation just before."""
-    parts = key.split("_")
+def _says_flag(key: str, words: list[str]) -> bool | None:
+    """True when every word of the flag's name is said (a prefix of five letters will
+    do: "ignoring case" says ``ignore_case``), or an everyday word for it
+    (`_FLAG_WORDS`); False when a negation comes just before ("don't switch"); None
+    when it is not said."""
     spots = []
-    for part in parts:
+    for part in key.split("_"):
         hits = [i for i, w in enumerate(words) if _same(w, part)]
         if not hits:
-            return False
+            break
         spots.append(hits[0])
-    first = min(spots)
-    return not any(w in _NEGATIONS for w in words[max(0, first - 3):first])
+    else:
+        first = min(spots)
+        return not any(w in _NEGATIONS for w in words[max(0, first - 3):first])
+    other = [i for i, w in enumerate(words) if w in _FLAG_WORDS.get(key, ())]
+    return (not any(w in _NEGATIONS for w in words[max(0, other[0] - 3):other[0]])
+            if other else None)
 
 
 def _same(word: str, part: str) -> bool:

@@ -10,7 +10,7 @@ import shutil
 from collections import Counter
 from functools import lru_cache
 
-__all__ = ["QUOTED", "bad_request", "carried_patch", "echoes", "here", "hinted",
+__all__ = ["QUOTED", "bad_request", "carried_patch", "carried_text", "echoes", "here", "hinted",
            "is_question", "named_paths", "named_programs", "names_here", "recurring", "shape",
            "spelled", "terms", "wants_words", "workspace_paths"]
 
@@ -350,6 +350,15 @@ def content_cut(request: str) -> str:
     if _RECORDING.match(request.lower()):
         request = re.split(r"\bthat\b", request, maxsplit=1)[0]
     return request
+
+
+def carried_text(request: str) -> str:
+    """The text a request carries after ``": "`` when three words or more come before
+    it ("replace the project notes entirely with: Inventory service, ..."), as typed;
+    empty when it carries none."""
+    head, colon, tail = request.partition(": ")
+    return tail.strip() if colon and len(_WORD.findall(head.lower())) >= 3 and \
+        len(tail.split()) >= 2 else ""
 
 
 def named_programs(request: str) -> list[str]:
