@@ -50,6 +50,14 @@ pytestmark = pytest.mark.anyio
      ["what's the status", "show me the staged diff too"]),
     ("which branch am I on, and is anything staged?",
      ["which branch am I on", "is anything staged?"]),
+    ("how much memory is free, and whats using the most of it? top 3",
+     ["how much memory is free", "whats using the most of it? top 3"]),
+    ("read the README and put how to run it into the notes",
+     ["read the README", "put how to run it into the notes"]),
+    # a change naming no file acts on the one named before
+    ("show me src/util.py, make average return 0 for an empty list, then run pytest",
+     ["show me src/util.py", "make average return 0 for an empty list in src/util.py",
+      "run pytest"]),
 ])
 def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     assert clauses(request_) == expected

@@ -17,10 +17,13 @@ _VERBS = frozenset((
     "compress", "copy", "count", "create", "delete", "diff", "display", "download", "edit",
     "extract", "fetch", "find", "fix", "give", "grep", "install", "jot", "kill", "list",
     "look", "make", "merge", "move", "note", "open", "overwrite", "patch", "print", "pull",
-    "push", "read", "remember", "remove", "rename", "replace", "rerun", "restart",
+    "push", "put", "read", "remember", "remove", "rename", "replace", "rerun", "restart",
     "restore", "run", "save", "schedule", "search", "show", "stage", "start", "stash",
     "stop", "summarize", "switch", "tell", "test", "touch", "undo", "unzip", "update",
     "view", "write", "zip"))
+#: Verbs of a change to code or text: a clause naming no file acts on the one named
+#: before ("show me src/util.py, make average return 0, then run pytest").
+_EDITS = frozenset(("change", "edit", "fix", "make", "patch", "rename", "replace", "update"))
 #: Where one step of a request ends and the next begins: "then", "after that",
 #: "finally" in any form, a semicolon, and "and" (also), or a comma before a verb; a new
 #: sentence that opens with a verb or one of these words.
@@ -36,6 +39,7 @@ _IT = re.compile(r"\b(it|that file|the file)\b", re.IGNORECASE)
 #: what's using the most of it?" (a comma, then an order or another question).
 _ASKS_AGAIN = re.compile(r",\s*(?:and\s+then|and|then)\s+(?=(?:" + "|".join(sorted(_VERBS))
                          + r"|what|what's|whats|which|who|where|how|is|are)\b)", re.IGNORECASE)
+_ASKS = frozenset(("what", "what's", "whats", "which", "who", "where", "how"))
 #: Where a clause only says where the next acts ("in src/util.py, make average
 #: return 0"): no step of its own.
 _WHERE = re.compile(r"^(?:in|inside|within|under|for|on)\s+\S+$", re.IGNORECASE)
@@ -88,8 +92,10 @@ def clauses(request: str) -> list[str]:
         words = _AND.split(part)
         current = words[0]
         for word in words[1:]:
-            if word.split(" ", 1)[0].lower() in _VERBS and len(current.split()) >= 2 \
-                    and not _WHERE.match(current) and not _HOW_LONG.match(word):
+            opens = word.split(" ", 1)[0].lower()
+            if (opens in _VERBS and len(current.split()) >= 2 and not _WHERE.match(current)
+                    and not _HOW_LONG.match(word)) or (  # a question, then another
+                    opens in _ASKS and is_question(current)):
                 pieces.append(current)
                 current = word
             else:
@@ -109,6 +115,8 @@ def clauses(request: str) -> list[str]:
             piece = f"{verb} {piece}"
         if last_path and steps:
             piece = _IT.sub(last_path, piece)
+            if head in _EDITS and not named_paths(piece):  # "show me a.py, fix the bug"
+                piece = f"{piece} in {last_path}"
         if named := named_paths(piece):
             last_path = named[-1]
         steps.append(piece)
