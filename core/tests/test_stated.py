@@ -61,6 +61,10 @@ def here(tmp_path: Path) -> str:
     ("run `python3 -m pytest tests` and give it 120 seconds", "shell.exec",
      {"argv": ["python3", "-m pytest", "tests"], "timeout": 120},
      {"argv": ["python3", "-m", "pytest", "tests"]}),
+    # a flag named after the tool's own argument is that argument
+    ("run python3 -m pytest tests, give it a 120 second timeout", "shell.exec",
+     {"argv": ["python3", "-m", "pytest", "tests", "--timeout=120"]},
+     {"argv": ["python3", "-m", "pytest", "tests"], "timeout": 120}),
     # a flag by an everyday word for it; one on by default turned off by a negation
     ("find the literal text a+b in src", "search.grep", {"pattern": "a+b"},
      {"paths": ["src"], "fixed_strings": True}),

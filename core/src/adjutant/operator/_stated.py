@@ -232,6 +232,14 @@ def _argv_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> Tool
             _log.info("command line: %s.%s %r split as the request writes it", step.tool,
                       key, argv)
             args[key] = split
+        for item in list(args[key]):  # "--timeout=120" is the tool's own timeout
+            flag = re.fullmatch(r"--?([a-z][a-z0-9_-]*)=(\d{1,9})", item)
+            name = flag.group(1).replace("-", "_") if flag else ""
+            if flag and name not in args and name != key and schema.get(
+                    "properties", {}).get(name, {}).get("type") in ("integer", "number"):
+                _log.info("command line: %s %r is the tool's own %s", step.tool, item, name)
+                args[key] = [a for a in args[key] if a != item]
+                args[name] = int(flag.group(2))
     return step if args == step.args else msgspec.structs.replace(step, args=args)
 
 

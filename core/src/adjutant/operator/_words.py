@@ -33,6 +33,10 @@ _STOPWORDS = frozenset([  # words that say nothing about which tool is wanted
     # with one, and "what's the capital of Australia?" met "what's in README.md?"
     "s", "t", "d", "m", "ll", "re", "ve", "don", "doesn", "didn", "isn", "aren", "wasn",
     "won", "couldn", "shouldn", "wouldn", "haven", "hasn",
+    # and typed without the apostrophe: "whats the capital of australia" had met the
+    # bank's "whats my cpu" alone
+    "whats", "hows", "wheres", "whos", "thats", "theres", "heres", "its", "im", "ive",
+    "dont", "doesnt", "didnt", "cant", "wont", "isnt", "arent",
 ])
 #: Everyday words for what tools do, so a request need not use the tool's own words.
 _SYNONYMS = {
