@@ -177,3 +177,20 @@ async def test_an_answer_cut_by_the_token_limit_is_answered_not_asked_again() ->
     assert run.status == "answered" and run.tools == []
     assert run.text == "I cannot see the weather from here."  # its last whole sentence
     assert h.provider.pending == 0 and [r["ok"] for r in run.logged("attempt")] == [True]
+
+
+@pytest.mark.anyio
+async def test_an_answer_the_model_ended_inside_its_text_is_answered() -> None:
+    """Asked for a haiku, the 0.5B model wrote its first line and then the end
+    sentinel inside the text (a line break's place): the stop sequence ended the reply
+    mid-string, and three attempts gave no answer. A reply the model ended (not the
+    token limit) on a whole sentence is that answer; one cut by the limit there, or
+    ended mid-sentence, is not."""
+    first_line = '{"type":"response","text":"Autumn whispers softly, leaves dance in the breeze.'
+    async with Harness(script=[first_line]) as h:
+        run = await h.run("write me a haiku about autumn, just say it here")
+    assert run.status == "answered"
+    assert run.text == "Autumn whispers softly, leaves dance in the breeze."
+    assert closed_answer(first_line) == first_line  # the token limit: maybe mid-thought
+    mid = '{"type":"response","text":"The file says: invent'
+    assert closed_answer(mid, ended=True) == mid

@@ -369,10 +369,11 @@ class Prompting:
         message_id = f"{run.run_id}-model-{attempt}{part}"
         run.usage = None
         run.publish(TextMessageStart(message_id=message_id))
-        pieces = []
+        pieces, ended = [], False
         try:
             async with aclosing(provider.complete(request)) as stream:
                 async for chunk in stream:
+                    ended = chunk.finish_reason == "stop"
                     if chunk.usage is not None:
                         run.usage = chunk.usage
                     if chunk.text:
@@ -389,7 +390,8 @@ class Prompting:
             run.publish(TextMessageEnd(message_id=message_id))
         # an answer in words the token limit cut is kept to its whole sentences: asked
         # again, the simpler prompt's free choice had planned a read of a random file
-        return closed_answer("".join(pieces).split(END, 1)[0])
+        text = "".join(pieces)
+        return closed_answer(text.split(END, 1)[0], ended=ended or END in text)
 
 
 def _planned(prompt: str) -> str:

@@ -68,10 +68,12 @@ _ANSWER_HEAD = re.compile(r'\s*\{\s*"type"\s*:\s*"response"\s*,\s*"text"\s*:\s*"
 _SENTENCE_END = re.compile(r'[.!?](?=\s)')
 
 
-def closed_answer(text: str) -> str:
+def closed_answer(text: str, *, ended: bool = False) -> str:
     """``text`` as it is, or, when it is an answer in words cut off inside its text (the
-    reply's token limit: "what's the weather in Lisbon?" rambled past 200 tokens),
-    that answer closed after its last whole sentence. An answer cut inside its first
+    reply's token limit: "what's the weather in Lisbon?" rambled past 200 tokens; or
+    the end sentinel written inside the text, ``ended``: a haiku's first line, then
+    ``<END>``), that answer closed after its last whole sentence (for ``ended``, the
+    text's own end, when it ends one: the model said it was done). An answer cut inside its first
     sentence ("The file says: invent") is no answer and stays malformed, as a cut plan
     does: both are asked for again (and the CLI and dock say the reply was not used)."""
     head = _ANSWER_HEAD.match(text)
@@ -85,7 +87,10 @@ def closed_answer(text: str) -> str:
     body = text[head.end():]
     if '"' in body.replace('\\\\', '').replace('\\"', ''):
         return text  # the string ended: not a cut answer
-    for end in reversed([m.end() for m in _SENTENCE_END.finditer(body)]):
+    ends = [m.end() for m in _SENTENCE_END.finditer(body)]
+    if ended and body.rstrip()[-1:] in (".", "!", "?"):
+        ends.append(len(body.rstrip()))
+    for end in reversed(ends):
         try:
             said = json.loads(f'"{body[:end].rstrip()}"')
         except ValueError:
