@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from adjutant import parse_reply
 from adjutant.operator._pipeline import combine
-from adjutant.operator._replies import closed_answer
+from adjutant.operator._replies import closed_answer, closed_plan
 from adjutant.testing import Harness
 from adjutant_hookspecs import ContractError, Plan, Response, ToolCall, ToolContext, Verdict
 
@@ -194,3 +194,40 @@ async def test_an_answer_the_model_ended_inside_its_text_is_answered() -> None:
     assert closed_answer(first_line) == first_line  # the token limit: maybe mid-thought
     mid = '{"type":"response","text":"The file says: invent'
     assert closed_answer(mid, ended=True) == mid
+
+
+@pytest.mark.parametrize(("cut", "closed"), [
+    # the user's words, then a ramble to the token limit: ended after the words
+    ('{"type":"plan","steps":[{"tool":"n","args":{"text":"Tests use pytest\\n\\n- add the',
+     '{"type":"plan","steps":[{"tool":"n","args":{"text":"Tests use pytest"}}]}'),
+    # a step more after them, cut: the first value that holds them ends the plan
+    ('{"type":"plan","steps":[{"tool":"n","args":{"text":"tests use pytest. Also"}},'
+     '{"tool":"a","args":{"path":"x","content":"tests use pytest\\n- b',
+     '{"type":"plan","steps":[{"tool":"n","args":{"text":"tests use pytest"}}]}'),
+])
+def test_a_plan_cut_after_the_words_the_request_carries_ends_with_them(
+        cut: str, closed: str) -> None:
+    assert closed_plan(cut, "tests use pytest") == closed
+    assert closed_plan(cut, "tests use unittest") == cut  # not all of them: malformed
+    assert closed_plan(cut[:60], "tests use pytest") == cut[:60]  # cut inside them
+
+
+@pytest.mark.anyio
+async def test_a_note_rambling_past_the_users_words_is_planned_with_them() -> None:
+    """"add to the project notes: tests are run with python3 -m pytest from the repo
+    root": the 0.5B model wrote those words, then lines of its own to the token limit;
+    the malformed reply was asked again freely and planned `shell.exec git add
+    tests.py python3 ...`. The plan now holds the user's words, and nothing more."""
+    from adjutant.testing import FakeWrite, fake_tools
+
+    ramble = ('{"type":"plan","steps":[{"tool":"notes.write","args":{"path":"notes.txt",'
+              '"text":"tests are run with python3 -m pytest from the repo root\\n\\n- add '
+              'the line \'call mom\' to notes.md\\n\\n- add the line \'buy milk')
+    async with Harness(fake_tools(FakeWrite("notes.write"), name="notes"),
+                       script=[ramble]) as h:
+        run = await h.run("add to notes.txt: tests are run with python3 -m pytest from the "
+                          "repo root")
+    [step] = run.plan.steps
+    assert step.args == {"path": "notes.txt", "text": "tests are run with python3 -m pytest "
+                                                      "from the repo root"}
+    assert h.provider.pending == 0 and [r["ok"] for r in run.logged("attempt")] == [True]

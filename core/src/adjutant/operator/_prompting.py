@@ -39,11 +39,12 @@ from ..providers import capabilities_of
 from ._actionlog import ActionLog
 from ._bank import Example
 from ._grammar import MAX_STEPS, reply_grammar
-from ._replies import closed_answer, parse_reply
+from ._replies import closed_answer, closed_plan, parse_reply
 from ._run import Run
 from ._stated import git_names
 from ._words import (
     carried_patch,
+    carried_text,
     echoes,
     here,
     hinted,
@@ -238,7 +239,8 @@ class Prompting:
         the request gives no hint of (`unhinted`), one making a new thing under a
         name taken here (`taken_name`), or one comparing a path with itself
         (`self_compared`)."""
-        text = await self.generate(chosen, run, attempt, provider)
+        text = closed_plan(await self.generate(chosen, run, attempt, provider),
+                           carried_text(prompt))
         if chosen is request:  # no choice was made (a retry, a provider that cannot score)
             return chosen, text
         if self.echoed(text, prompt, cwd):
@@ -259,7 +261,8 @@ class Prompting:
                                      activity_type="second-look", content={"text": why}))
         chosen = await self.choose(request, names, prompt, cwd, provider, exclude=wanting,
                                    most=most)
-        return chosen, await self.generate(chosen, run, attempt, provider, part="-again")
+        return chosen, closed_plan(await self.generate(chosen, run, attempt, provider,
+                                                       part="-again"), carried_text(prompt))
 
     def unhinted(self, text: str, prompt: str) -> str:
         """The tool of ``text``'s first step when it only reads, and a file it must name

@@ -15,7 +15,7 @@ from typing import Any
 
 from adjutant_hookspecs import ContractError, Plan, Reply, Response, convert
 
-__all__ = ["MAX_REPLY_BYTES", "closed_answer", "parse_reply"]
+__all__ = ["MAX_REPLY_BYTES", "closed_answer", "closed_plan", "parse_reply"]
 
 MAX_REPLY_BYTES = 256 * 1024
 MAX_STEPS = 64
@@ -98,3 +98,62 @@ def closed_answer(text: str, *, ended: bool = False) -> str:
         if said.strip():
             return json.dumps({"type": "response", "text": said}, ensure_ascii=False)
     return text
+
+
+def closed_plan(text: str, carried: str) -> str:
+    """``text`` as it is, or, when it is a plan cut off (not valid JSON) with a text
+    value that holds all of ``carried`` (the text the request carries: "add to the
+    project notes: tests are run with pytest"), that plan ended where the first such
+    value ends ``carried``, every open object and list closed: the model wrote the
+    user's words, then rambled to the token limit ("- add the line 'call mom' to
+    notes.md ...", a step more). Nothing it wrote past them is kept; a plan cut
+    anywhere else stays malformed."""
+    if not carried or not text.lstrip().startswith('{"type":"plan"'):
+        return text
+    try:
+        json.loads(text)
+        return text
+    except ValueError:
+        pass
+    opened: list[str] = []
+    index, start = 0, -1
+    while index < len(text):
+        char = text[index]
+        if start >= 0:  # inside a string
+            if char == "\\":
+                index += 1
+            elif char == '"' or index == len(text) - 1:
+                end = index if char == '"' else len(text)
+                if closed := _ended_at(text, start, end, carried, opened):
+                    return closed
+                start = -1
+        elif char == '"':
+            start = index + 1
+        elif char in "{[":
+            opened.append("}" if char == "{" else "]")
+        elif char in "}]" and opened:
+            opened.pop()
+        index += 1
+    return text
+
+
+def _ended_at(text: str, start: int, end: int, carried: str, opened: list[str]) -> str:
+    """The plan ``text`` ended in its string ``text[start:end]`` where that string ends
+    ``carried`` (the longest prefix of it that decodes), closed; empty when it does
+    not hold ``carried`` or the result is no JSON."""
+    for stop in range(end, start, -1):
+        try:
+            said = json.loads(f'"{text[start:stop]}"')
+        except ValueError:
+            continue
+        at = said.lower().find(carried.lower())
+        if at < 0:
+            return ""
+        closed = (text[:start - 1] + json.dumps(said[:at + len(carried)], ensure_ascii=False)
+                  + "".join(reversed(opened)))
+        try:
+            json.loads(closed)
+        except ValueError:
+            return ""
+        return closed
+    return ""

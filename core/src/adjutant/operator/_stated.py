@@ -112,10 +112,12 @@ def _without_more(plan: Plan, content: str, tools: Mapping[str, ToolDeclaration]
         args = dict(step.args)
         for key, value in step.args.items():
             if isinstance(value, str) and not props.get(key, {}).get("x-adjutant-role") \
-                    and value.startswith(content) and len(value.rstrip()) > len(content):
+                    and value.lower().startswith(content.lower()) \
+                    and len(value.rstrip()) > len(content):
                 _log.info("carried text: %s.%s went on past what the request says; cut",
                           step.tool, key)
-                args[key] = content + ("\n" if value[len(content)] == "\n" else "")
+                args[key] = value[:len(content)] + ("\n" if value[len(content)] == "\n"
+                                                    else "")
         steps.append(step if args == step.args else msgspec.structs.replace(step, args=args))
     return Plan(steps=tuple(steps))
 
