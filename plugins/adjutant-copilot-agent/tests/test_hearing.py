@@ -904,3 +904,40 @@ def test_a_choice_ruled_out_a_few_sentences_later_is_no_decision() -> None:
     later = ["Friday suits me.", "The caterer is booked.", "The band is booked.",
              "The hall is booked.", "The chairs are booked.", "Ah, that rules it out."]
     assert with_cues(CopilotCycleResult(), later).decisions == ("Friday suits me.",)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("section", "beam"), [({}, 1), ({"stt_beam_size": 5}, 5)])
+async def test_whispers_beam_in_a_cycle_is_the_profiles_stt_beam_size(
+        monkeypatch: pytest.MonkeyPatch, section: dict[str, Any], beam: int) -> None:
+    """The beam every Whisper call of a cycle gets (the first hearing and any hearing
+    again) is ``plugins.copilot-agent.stt_beam_size``: 1 unless set."""
+    from types import SimpleNamespace as Seg
+
+    import adjutant_stt
+    from adjutant import ModelPreset, Profile
+
+    beams: list[int] = []
+
+    def transcribe(audio: Any, **kw: Any) -> Any:
+        beams.append(kw["beam_size"])
+        return Seg(segments=[Seg(start=0.0, end=len(audio) / 16_000, text="Words heard.")])
+
+    monkeypatch.setattr(adjutant_stt, "transcribe", transcribe)
+    profile = Profile(model=ModelPreset(provider="scripted", model="m"),
+                      plugins={"copilot-agent": section})
+    async with Harness(CopilotAgentPlugin, profile=profile) as h:
+        _, fresh = await TranscribeThenAnalyze().transcript(h.kernel, _wav(6.0))
+    assert fresh and beams and set(beams) == {beam}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("bad", [0, 6, "five"])
+async def test_a_beam_outside_one_to_five_stops_the_start_naming_the_field(bad: Any) -> None:
+    from adjutant import ModelPreset, Profile
+
+    profile = Profile(model=ModelPreset(provider="scripted", model="m"),
+                      plugins={"copilot-agent": {"stt_beam_size": bad}})
+    with pytest.raises(RuntimeError, match=r"(?s)stt_beam_size"):
+        async with Harness(CopilotAgentPlugin, profile=profile):
+            pass
