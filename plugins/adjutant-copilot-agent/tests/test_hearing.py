@@ -830,6 +830,10 @@ def test_an_agreement_to_what_if_or_a_proposal_two_back_is_a_decision() -> None:
     assert got.decisions == ("What if we hire a minibus for the away games? Actually, yes, "
                              "that's better.",)
     assert got.open_questions == ()
+    alone = with_cues(CopilotCycleResult(), ["What if we hire a minibus for the away games?",
+                                             "Actually, yes."])
+    assert alone.decisions == ("What if we hire a minibus for the away games? Actually, "
+                               "yes.",)
     said = ["What if we hire a minibus for the away games?",
             "Actually, yes, a minibus for the away games and a taxi back."]
     assert with_cues(CopilotCycleResult(), said).decisions == (said[1],)

@@ -408,7 +408,8 @@ _AGREE_STRONG = re.compile(r"^(?:(?:fine|okay|ok|alright|all right|oh|actually|y
                            re.IGNORECASE)
 #: An acknowledgement that agrees to nothing by itself.
 _WEAK = re.compile(r"^(?:sure|ok|okay|right|good|great)[.!]?$", re.IGNORECASE)
-_AGREE_ALONE = re.compile(rf"^(?:{_AGREE}[,.!]?\s*)+$", re.IGNORECASE)
+_AGREE_ALONE = re.compile(rf"^(?:(?:actually|well|oh)[,.]?\s+)?(?:{_AGREE}[,.!]?\s*)+$",
+                          re.IGNORECASE)
 _AGREE_FIRST = re.compile(rf"^(?:(?:actually|well|oh)[,.]?\s+)?{_AGREE}[,.!]?\s+"
                           r"(?!thanks|thank|no problem|see you|bye|"
                           r"that is it|that's it|that's all|that is all|that's everything)",
