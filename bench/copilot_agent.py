@@ -4,7 +4,7 @@ recall of a scripted meeting's items on the embedded models; and the memory of a
 simulated long recording (goal: flat, not growing with its length).
 
     nice -n 10 .venv/bin/python bench/copilot_agent.py [--quick] [--only memory|cycle|recall]
-        [--meeting NAME[,NAME...]] [--meetings FILE] [--model PRESET]
+        [--meeting NAME[,NAME...]] [--meetings FILE] [--model PRESET] [--beam N]
 
 ``--meeting`` picks the scripted meetings of ``tests/meeting.py`` (all of them by
 default); ``--meetings FILE`` runs the meetings of a JSON file instead (a list of
@@ -14,7 +14,8 @@ objects, or ``{"meetings": [...]}``, with the fields of ``Meeting``: ``title`` (
 printed per meeting and in all, strict (in its own list) and anywhere, with where each
 miss was lost (``meeting.causes``). ``--model`` names the llama.cpp preset of the cycle and
 the recall (default: the embedded ``qwen2.5-coder-0.5b``; ``qwen2.5-coder-1.5b`` is the
-larger one).
+larger one); ``--beam`` Whisper's beam in each cycle (the setting ``stt_beam_size``: 1 by
+default, 5 the careful hearing).
 """
 
 from __future__ import annotations
@@ -35,12 +36,15 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "plugins" / "adjutant-copilot
 
 #: The llama.cpp preset the cycle and the recall run on (``--model``).
 MODEL = "qwen2.5-coder-0.5b"
+#: Whisper's beam in each cycle (``--beam``: the setting ``stt_beam_size``).
+BEAM = 1
 
 
 def _profile() -> Any:
     from adjutant import ModelPreset, Profile
 
-    return Profile(model=ModelPreset(provider="llama-cpp", model=MODEL))
+    return Profile(model=ModelPreset(provider="llama-cpp", model=MODEL),
+                   plugins={"copilot-agent": {"stt_beam_size": BEAM}})
 
 
 def _rss_mb() -> float:
@@ -78,7 +82,8 @@ async def one_cycle(folder: Path, seconds: float) -> None:
                                                 CopilotRequest(audio=audio))
         total, cpu = time.perf_counter() - started, _cpu_s() - cpu
         t = dict(provider.timings)
-    print(f"one cycle ({MODEL}), {seconds:.0f} s of audio: speech-to-text {result.stt_s:.1f} s, "
+    print(f"one cycle ({MODEL}, Whisper beam {BEAM}), {seconds:.0f} s of audio: "
+          f"speech-to-text {result.stt_s:.1f} s, "
           f"analysis {result.analysis_s:.1f} s, total {total:.1f} s (goal < 20 s); "
           f"user+system CPU {cpu:.1f} s")
     print(f"  analysis: {t.get('prompt_tokens', 0)} prompt tokens evaluated (the cached "
@@ -160,7 +165,7 @@ async def recall_run(folder: Path, factor: float, script: Any,
     print(f"scripted meeting, {script.name} ({seconds:.0f} s, "
           f"clock x{factor:g}): {meta.cycle_number} cycles ({meta.failed_cycles} failed) "
           f"in {took:.0f} s")
-    print(f"  recall ({MODEL}): strict {got['strict']:.0%}, "
+    print(f"  recall ({MODEL}, Whisper beam {BEAM}): strict {got['strict']:.0%}, "
           f"anywhere {got['anywhere']:.0%} of {got['total']} items (goal 80%); "
           f"{got['listed']} items listed, {got['extra']} naming no scripted one")
     for name in ("decisions", "action_items", "open_questions"):
@@ -266,7 +271,7 @@ async def long_recording(folder: Path, minutes: float) -> None:
 
 
 def main() -> None:
-    global MODEL
+    global MODEL, BEAM
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", choices=("memory", "cycle", "recall"))
@@ -276,8 +281,10 @@ def main() -> None:
                         "%(default)s)")
     parser.add_argument("--trace", type=Path, help="a folder: each meeting's cycles as "
                         "merged (for bench/copilot_replay.py)")
+    parser.add_argument("--beam", type=int, default=BEAM, help="Whisper's beam in each "
+                        "cycle, 1 to 5 (the setting stt_beam_size; default: %(default)s)")
     args = parser.parse_args()
-    MODEL = args.model
+    MODEL, BEAM = args.model, args.beam
     import meeting
 
     if args.meetings:

@@ -34,6 +34,7 @@ from adjutant_hookspecs import (
 
 from ._cues import with_cues
 from ._parse import parse_cycle_result
+from ._settings import agent_settings
 from ._wav import SAMPLE_RATE, wav_bytes
 
 if TYPE_CHECKING:
@@ -293,7 +294,8 @@ def _without_example(result: CopilotCycleResult,
 
 #: Whisper's settings for a cycle: greedy (beam 1), no temperature fallback. About half
 #: the time of adjutant-stt's defaults (beam 5, fallback up to 0.6), which are for a
-#: request spoken once; a meeting's words are many and each matters less.
+#: request spoken once; a meeting's words are many and each matters less. The beam is
+#: the setting ``stt_beam_size`` (this is its default).
 BEAM_SIZE = 1
 TEMPERATURE = (0.0,)
 
@@ -371,8 +373,8 @@ def passed_over(segments: Sequence[Any], samples: Any) -> list[tuple[int, int]]:
     return sorted(longest)
 
 
-async def _whisper(samples: Any, offset_s: float,
-                   vocabulary: str = "") -> list[TranscriptSegment]:
+async def _whisper(samples: Any, offset_s: float, vocabulary: str = "",
+                   beam_size: int = BEAM_SIZE) -> list[TranscriptSegment]:
     """adjutant-stt's embedded Whisper on ``samples`` at once (the model loaded once and
     shared), its own segments as the transcript (their times plus ``offset_s``): finer
     spans than fixed windows, and each 30 s of audio encoded once."""
@@ -383,7 +385,7 @@ async def _whisper(samples: Any, offset_s: float,
 
     def hear(audio: Any, prompt: str | None) -> list[Any]:
         try:
-            return list(transcribe(audio, beam_size=BEAM_SIZE, temperature=TEMPERATURE,
+            return list(transcribe(audio, beam_size=beam_size, temperature=TEMPERATURE,
                                    vocabulary=prompt).segments)
         except HeardNothing:
             return []
@@ -460,7 +462,9 @@ class TranscribeThenAnalyze:
             return known, []
         if recognizer.name == "whisper" and type(recognizer).__module__.startswith(
                 "adjutant_stt"):
-            return known, await _whisper(samples[skip:], skip / SAMPLE_RATE, vocabulary)
+            beam = agent_settings(kernel).stt_beam_size
+            return known, await _whisper(samples[skip:], skip / SAMPLE_RATE, vocabulary,
+                                         beam)
         out = []
         for lo, hi in split_windows(samples[skip:]):
             piece = wav_bytes(samples[skip + lo:skip + hi].tobytes())

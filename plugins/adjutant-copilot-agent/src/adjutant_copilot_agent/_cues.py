@@ -53,7 +53,9 @@ _DECISION = re.compile(
     r"changing to|splitting|raising|lowering|increasing|reducing)\b(?! out\b| up on\b)"
     r"|we won't|we will not|"
     r"(?:is|are|stays?|remains?) (?:capped|limited|fixed|set|cut|raised|lowered) (?:at|to)|"
-    r"stays at|(?:that|this) settles it|settles it|no other (?:option|way|choice)|"
+    r"stays at|stay at (?:\d|£|\$|€|(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|fifteen|twenty|thirty|forty|fifty|a hundred|the same)\b)|"
+    r"(?:that|this) settles it|settles it|no other (?:option|way|choice)|"
     r"(?:we have|there's|there is) no (?:other )?choice|"
     r"(?:the )?only (?:option|way|choice)|"
     r"so be it|(?:is|are) (?:the|our) (?:top |first |main |number one )?priority|"
@@ -77,8 +79,12 @@ _DECISION = re.compile(
     # a date moved, a thing kept as it is, a rule from a time on
     r"|\b(?:moves|shifts) to (?:next |this |the )?(?:monday|tuesday|wednesday|thursday|"
     r"friday|saturday|sunday|week|month|spring|summer|autumn|winter|\d)"
-    r"|\b(?:stays?|remains?) (?:closed|open|shut|the same|as it is|as is|where it is|"
-    r"unchanged)\b"
+    r"|\b(?:stays?|remains?) (?:closed|open|shut|blocked|locked|on hold|suspended|frozen|"
+    r"out of (?:order|use|service)|the same|as it is|as is|where it is|unchanged)\b"
+    # left as it is: "Let's leave the prices exactly as they are."
+    r"|\b(?:let(?:'s| us)|we(?:'ll| will)?) leave (?:it|them|that|this|things|everything|"
+    r"the [\w-]+(?: [\w-]+)?)(?: exactly| just)? (?:as (?:it is|they are|is)|where (?:it is|"
+    r"they are)|alone|unchanged)\b"
     r"|^from (?:next|the start of|the end of) (?:week|month|year|term|season|monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|"
     r"august|september|october|november|december)\b"
@@ -121,7 +127,7 @@ _DECISION = re.compile(
     r"keep (?!me\b|us\b|in touch\b|an eye\b|going\b|posted\b)|"
     r"stick with|go with|go for|switch to)\b"
     # a rule set: "No new designs until those are gone", "No more overtime this month"
-    r"|^(?:[\w']+[,.]\s+)?no (?:new|more|further|extra) \w+"
+    r"|^(?:[\w']+[,.]\s+)?(?:(?:then|so|and)\s+)?no (?:new|more|further|extra) \w+"
     # an option accepted by name, not by "that": "Sunday works for me.", "Fifteen with
     # the barbecue, fine by me."; a value set by an order: "Make it fifteen."
     r"|^(?:[\w']+[,.]\s+)?(?!(?:that|it|this|which|what|whatever|anything|nothing|"
@@ -214,6 +220,14 @@ _PLAIN_I = re.compile(
     r"\b(?:tomorrow|tonight|later today|first thing|(?:on|by|before|next|this) (?:monday|"
     r"tuesday|wednesday|thursday|friday|saturday|sunday|week|weekend|month|morning|"
     r"afternoon|evening))\b", re.IGNORECASE)
+#: "I leave a note for reception.": a commitment whose "'ll" Whisper dropped, known
+#: without a time by an errand's verb and its object, said once (not "every week").
+_PLAIN_TASK = re.compile(
+    r"^(?:(?:and|so|then|ok|okay|right|fine|sure|yes|yeah),?\s+)*I (?:leave|send|email|ring|"
+    r"call|phone|text|book|order|print|draft|chase|collect|post|circulate|put up|set up|"
+    r"sort out|pick up|write up)\b (?:a|an|the|everyone|round|out)\b"
+    r"(?![^.?!]*\b(?:every|always|usually|normally|often|each|whenever|sometimes|never)\b)",
+    re.IGNORECASE)
 #: What a sentence with the cues of a commitment may still be: small talk.
 _NOT_ACTION = re.compile(r"\b(?:will see|will be|meet again|talk to you|see you|"
                          r"thank you|let me know|sometime|some time|one of these days|"
@@ -229,6 +243,7 @@ _SMALL_TALK = re.compile(r"^(?:\w+(?: \w+)?,\s*)?(?:shall we|did (?:you|either o
 #: if...", "nobody knows who...".
 _INDIRECT_Q = re.compile(
     r"\b(?:not sure|unsure|wonder(?:ing)?|(?:don't|do not|doesn't|does not) know|"
+    r"(?:anyone|anybody) know|"
     r"(?:nobody|no one)(?: \w+)? (?:knows|answered|decided|said|can answer|can say)|"
     r"(?:the|an|one) (?:open )?question is|(?:it's|it is) "
     r"(?:unclear|not clear)|(?:we|someone|somebody) (?:need to|needs to|have to|has to|must|"
@@ -257,9 +272,10 @@ _TAG = re.compile(r",\s*(?:right|okay|ok|yes|yeah|correct|agreed|alright|all rig
                   r"don't we|shall we|yes or no)\s*\?$", re.IGNORECASE)
 #: An order to someone named, at the start of a sentence: "Omar, book the flights",
 #: "And Leo, please set up the tests". The word after the name must be a verb, so the
-#: usual first words of any other sentence are excluded.
+#: usual first words of any other sentence are excluded, and so is a second name ("Paris,
+#: Texas opens the season": an order's verb is not capitalised).
 _NAMED = re.compile(r"^(?:(?:and|so|also|then|ok|okay|sure|yes|yeah|fine|right|alright|great|"
-                    r"good|well|now),?\s+)*([A-Z][a-z]+),\s+(?:please\s+)?([a-z]+)\b",
+                    r"good|well|now),?\s+)*([A-Z][a-z]+),\s+(?:please\s+)?((?-i:[a-z]+))\b",
                     re.IGNORECASE)
 _NOT_NAME = frozenset((
     "and", "but", "so", "or", "yes", "no", "yeah", "sure", "fine", "okay", "ok", "alright",
@@ -343,9 +359,9 @@ def classify(sentence: str) -> str:
         return "open_questions"
     if _DECISION.search(text):
         return "decisions"
-    if _MINE.search(text) or _PLAIN_I.match(text) or ((_ACTION.search(text)
-                                                          or _named_order(text))
-                              and not _NOT_ACTION.search(text)):
+    if (_MINE.search(text) or _PLAIN_I.match(text) or _PLAIN_TASK.match(text)
+            or ((_ACTION.search(text) or _named_order(text))
+                and not _NOT_ACTION.search(text))):
         return "action_items"
     if _WH.match(text) and len(words_in(text)) >= 3 and not text.endswith("!"):
         # Whisper does not always write the question mark of a flat voice
@@ -361,7 +377,7 @@ def classify(sentence: str) -> str:
 #: A proposal, which a reply may agree to: "I'd rather...", "let's...", "how about...".
 _PROPOSAL = re.compile(r"\b(?:I'd|I would|let's|let us|we could|we should|we might|we can|"
                        r"^(?:[\w']+,\s+)?(?:can|could|may) I (?:have|take|get|keep|use)|"
-                       r"how about|what about|why don't we|why not|I suggest|I propose|"
+                       r"how about|what about|what if we|why don't we|why not|I suggest|I propose|"
                        r"maybe we|shall we|I'd rather|I'd prefer|my vote is|I vote)\b",
                        re.IGNORECASE)
 #: A question that offers a choice: "Glasgow or Edinburgh for the last night?".
@@ -370,7 +386,8 @@ _CHOICE_Q = re.compile(r"\bor\b[^?]*\?\s*$", re.IGNORECASE)
 #: sentence ("Yes, dark mode waits for the next version.").
 _AGREE = (r"(?:agreed|deal|done|fine by me|fine with me|"
           r"(?:(?:that|it|this) )?(?:works for me|sounds good|sounds great|sounds fine|"
-          r"makes sense|suits me)|no objections?|none from me|good idea|great idea|"
+          r"makes sense|suits me)|no objections?|no arguments? (?:from me|here)|none from me|"
+          r"good idea|great idea|(?:that's|that is) (?:even )?better|"
           r"let's do (?:it|that)|fair enough|happy with that|yes|yeah|yep|fine|ok|okay|"
           r"alright|all right|perfect|great|good|right|sure)")
 #: A reply that agrees by judging the proposal: "Appointments only sounds sensible."
@@ -378,10 +395,12 @@ _AGREE_JUDGED = re.compile(r"^(?:[\w'-]+ ){0,5}(?:sounds|seems|looks|is) (?:good
                            r"sensible|reasonable|right|perfect|ideal|fair|like a plan|like a "
                            r"good idea)\b", re.IGNORECASE)
 #: A reply that agrees outright, opening the sentence ("Works for me, go with that").
-_AGREE_STRONG = re.compile(r"^(?:(?:fine|okay|ok|alright|all right|oh)[,.]?\s+)?(?:agreed|deal|"
+_AGREE_STRONG = re.compile(r"^(?:(?:fine|okay|ok|alright|all right|oh|actually|yes|yeah)[,.]?"
+                           r"\s+){0,2}(?:agreed|deal|"
                            r"fine by me|fine with me|(?:(?:that|it|this) )?(?:works for me|"
                            r"sounds good|sounds great|makes sense|suits me)|"
-                           r"no objections?|good idea|great idea|"
+                           r"no objections?|no arguments? (?:from me|here)|good idea|"
+                           r"great idea|(?:that's|that is) (?:even )?better|"
                            # a concession: "Fine, you win.", "Oh, go on then."
                            r"you win|go on then|if you insist|have it your way|"
                            r"you(?:'ve| have) convinced me|"
@@ -389,8 +408,10 @@ _AGREE_STRONG = re.compile(r"^(?:(?:fine|okay|ok|alright|all right|oh)[,.]?\s+)?
                            re.IGNORECASE)
 #: An acknowledgement that agrees to nothing by itself.
 _WEAK = re.compile(r"^(?:sure|ok|okay|right|good|great)[.!]?$", re.IGNORECASE)
-_AGREE_ALONE = re.compile(rf"^(?:{_AGREE}[,.!]?\s*)+$", re.IGNORECASE)
-_AGREE_FIRST = re.compile(rf"^{_AGREE}[,.!]?\s+(?!thanks|thank|no problem|see you|bye|"
+_AGREE_ALONE = re.compile(rf"^(?:(?:actually|well|oh)[,.]?\s+)?(?:{_AGREE}[,.!]?\s*)+$",
+                          re.IGNORECASE)
+_AGREE_FIRST = re.compile(rf"^(?:(?:actually|well|oh)[,.]?\s+)?{_AGREE}[,.!]?\s+"
+                          r"(?!thanks|thank|no problem|see you|bye|"
                           r"that is it|that's it|that's all|that is all|that's everything)",
                           re.IGNORECASE)
 
@@ -413,14 +434,28 @@ _AGREE_WORDS = frozenset(("agreed", "deal", "done", "fine", "okay", "alright", "
                           "this", "with", "happy", "sounds", "works"))
 
 
+#: A request granted: "The tenants have asked for a later date." "Fine, give them until
+#: Friday." (what was asked for, with the grant, is decided).
+_ASKED_FOR = re.compile(r"\b(?:asked for|asks for|asking for|(?:has|have) asked|requested|"
+                        r"wants? (?:a|an|the|to|more|another)|would like|'d like)\b",
+                        re.IGNORECASE)
+_GRANT = re.compile(r"^(?:(?:okay|ok|fine|alright|all right|yes|yeah|sure|right|go on)[,.]?"
+                    r"\s+)+(?:then,?\s+)?(?:give|let|allow|offer) (?:them|him|her|us)\b"
+                    r"|^(?:(?:okay|ok|fine|alright|all right|yes|yeah|sure)[,.]?\s+)?"
+                    r"(?:they|he|she) can have (?:it|that|one|them|the)\b", re.IGNORECASE)
+
+
 def _in_reply(text: str, prev: str) -> tuple[str, str]:
     """What ``text``, said right after ``prev`` and cued as nothing alone, is as its reply:
     an agreement to a proposal is a decision (the proposal with it when the reply alone
-    says nothing: "I'd rather wait. Agreed."), and an answer naming one of the options of
+    says nothing: "I'd rather wait. Agreed."), so is a request granted ("They asked for
+    a late checkout." "Okay, give them until one."), and an answer naming one of the options of
     a choice question ("Glasgow or Edinburgh?" "Edinburgh, the venue is bigger.") is
     the choice made. ``("", text)`` otherwise."""
     if text.rstrip().endswith("?"):
         return "", text
+    if _GRANT.match(text) and _ASKED_FOR.search(prev) and not prev.rstrip().endswith("?"):
+        return "decisions", f"{prev} {text}"
     if _PROPOSAL.search(prev):
         if prev.rstrip().endswith("?") and _AGREE_STRONG.match(text):
             # "How about the last Sunday in April?" "Works for me.": the proposal agreed
@@ -514,6 +549,13 @@ def _undone(text: str, earlier: list[str]) -> list[str]:
         return earlier
     stem = thing.removesuffix("s")
     return [d for d in earlier if not any(w.removesuffix("s") == stem for w in words_in(d))]
+
+
+#: A reply that opens with a yes, and a question that asks for more than a yes or no.
+_YES = re.compile(r"^(?:(?:actually|well|oh)[,.]?\s+)?(?:yes|yeah|yep|agreed|sure)\b",
+                  re.IGNORECASE)
+_WH_WORD = re.compile(r"^(?:[\w']+,\s+)?(?:who|what|when|where|why|how|which|whose)\b",
+                      re.IGNORECASE)
 
 
 #: What "we" do from now, said as a plain statement: "We hold the paper for the autumn."
@@ -626,6 +668,11 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             cued["action_items"].pop()
         if kind == "decisions":
             decided_at = n
+            if (prev.endswith("?") and _YES.match(text) and not _WH_WORD.match(prev)
+                    and classify(prev) == "open_questions"):
+                # "Prices stay as they are, same as last year?" "Yes, let's leave them
+                # as they are.": the question put is answered by the decision
+                answered.add(prev)
         cued[kind].append(text)
     cued["open_questions"] = [q for q in cued["open_questions"] if q not in answered]
 
