@@ -32,6 +32,8 @@ from adjutant_hookspecs import (
     TextMessageContent,
     TextMessageEnd,
     TextMessageStart,
+    ToolCall,
+    ToolDeclaration,
     to_builtins,
 )
 
@@ -268,15 +270,9 @@ class Prompting:
         """The tool of ``text``'s first step when it only reads, and a file it must name
         (a required path) is one the request, naming none, gives no hint of ("what's
         the weather in Berlin?" planned as a read of src/util.py); else empty."""
-        try:
-            reply = parse_reply(text)
-        except ContractError:
+        if named_paths(prompt) or (first := self.first_step(text)) is None:
             return ""
-        if not isinstance(reply, Plan) or not reply.steps or named_paths(prompt):
-            return ""
-        step = reply.steps[0]
-        tool = self.offered_tools().get(step.tool)
-        declaration = getattr(tool, "declaration", None)
+        step, declaration = first
         if declaration is None or getattr(declaration.safety, "level", "write") != "read":
             return ""
         props = declaration.args_schema.get("properties", {})
@@ -286,12 +282,9 @@ class Prompting:
             return step.tool
         return ""
 
-    def taken_name(self, text: str, cwd: str) -> tuple[str, str] | None:
-        """``(tool, name)`` when ``text``'s first step makes something new under a name
-        that a branch or tag here already has (its ``name`` argument "The new
-        branch's name"): it cannot be done, and was not meant ("checkout release/1.0"
-        planned as `git.branch` release/1.0; "push my work branch" as `git.branch`
-        work). None otherwise."""
+    def first_step(self, text: str) -> tuple[ToolCall, ToolDeclaration | None] | None:
+        """The first step of the plan ``text`` is, with its offered tool's declaration
+        (None when no offered tool has its name); None for anything but a plan."""
         try:
             reply = parse_reply(text)
         except ContractError:
@@ -299,7 +292,17 @@ class Prompting:
         if not isinstance(reply, Plan) or not reply.steps:
             return None
         step = reply.steps[0]
-        declaration = getattr(self.offered_tools().get(step.tool), "declaration", None)
+        return step, getattr(self.offered_tools().get(step.tool), "declaration", None)
+
+    def taken_name(self, text: str, cwd: str) -> tuple[str, str] | None:
+        """``(tool, name)`` when ``text``'s first step makes something new under a name
+        that a branch or tag here already has (its ``name`` argument "The new
+        branch's name"): it cannot be done, and was not meant ("checkout release/1.0"
+        planned as `git.branch` release/1.0; "push my work branch" as `git.branch`
+        work). None otherwise."""
+        if (first := self.first_step(text)) is None:
+            return None
+        step, declaration = first
         spec = (declaration.args_schema.get("properties", {}).get("name")
                 if declaration is not None else None)
         name = step.args.get("name")
@@ -312,16 +315,10 @@ class Prompting:
         """``(tool, path)`` when ``text``'s first step compares a path with itself (two
         required path arguments, one path: "how does src differ from develop?" planned
         as `fs.diff` src with src, when a branch was meant). None otherwise."""
-        try:
-            reply = parse_reply(text)
-        except ContractError:
+        first = self.first_step(text)
+        if first is None or (declaration := first[1]) is None:
             return None
-        if not isinstance(reply, Plan) or not reply.steps:
-            return None
-        step = reply.steps[0]
-        declaration = getattr(self.offered_tools().get(step.tool), "declaration", None)
-        if declaration is None:
-            return None
+        step = first[0]
         props = declaration.args_schema.get("properties", {})
         keys = [k for k in declaration.args_schema.get("required", [])
                 if props.get(k, {}).get("x-adjutant-role") == "path"]
