@@ -384,6 +384,9 @@ async def test_memory_passages_are_left_out_of_the_choice_and_kept_for_an_answer
     ("which branch am I on?", True),
     ("Is there anything to commit?", True),
     ("how much disk is free", True),
+    # typed without the apostrophe (a stopword since stop 41: the question word stays)
+    ("whats the point of a .gitignore file", True),
+    ("dont I have a branch called fix", True),
     ("create a branch called fix", False),
     ("can you commit my changes?", False),  # a polite order
     ("what does `ls -la` show here?", False),  # a command to run

@@ -108,7 +108,8 @@ def _stem(word: str) -> str:
 
 
 _ASKING = re.compile(r"^(what|which|who|whose|where|when|why|how|is|are|was|were|am|does|do|"
-                     r"did|has|have|any|anything)\b")
+                     r"did|has|have|any|anything|whats|hows|wheres|whos|isnt|arent|doesnt|"
+                     r"dont|didnt)\b")
 #: A polite order, or a command to run: "can you ...?", "what does `ls` show?".
 _ORDERING = re.compile(r"^(can|could|would|will) you\b|\bplease\b|\bpls\b|`[^`]+`|"
                        r"\b(run|execute|launch|use)\b")
