@@ -54,6 +54,12 @@ pytestmark = pytest.mark.anyio
      ["how much memory is free", "whats using the most of it? top 3"]),
     ("read the README and put how to run it into the notes",
      ["read the README", "put how to run it into the notes"]),
+    # "+" joins two orders as "and" does; a schedule of "the same thing" repeats the
+    # clause before
+    ("switch to develop + show me last 5 commits pls",
+     ["switch to develop", "show me last 5 commits pls"]),
+    ("summarize the PDFs now, and also schedule the same thing every Monday at 9",
+     ["summarize the PDFs now", "schedule summarize the PDFs every Monday at 9"]),
     # a change naming no file acts on the one named before
     ("show me src/util.py, make average return 0 for an empty list, then run pytest",
      ["show me src/util.py", "make average return 0 for an empty list in src/util.py",
@@ -81,6 +87,8 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     "what is the difference between a list, and a tuple?",  # a comma, no second ask
     "in src/util.py, make average() return 0 for an empty list",  # where, then the step
     "inside docs, list the markdown files",
+    "in the src folder, open util.py",
+    "copy a.txt & b.txt to backup",  # "&" between two things
     "run pytest on tests/test_app.py, give it 90 seconds max",  # how long: same step
     "run the tests and stop after 30 seconds",
 ])

@@ -706,6 +706,16 @@ def test_a_question_about_what_a_command_means_wants_words(asked: str, words: bo
     assert wants_words(asked) is words
 
 
+def test_a_two_word_verb_written_apart_reads_as_one() -> None:
+    """"Can you check out release/1.0 for me?" had been planned as `compress.zip` of
+    it: "check out" is the checkout the tools' words and the bank know."""
+    from adjutant.operator._words import terms
+
+    assert "switch" in terms("check out release/1.0") and "check" not in terms(
+        "check out release/1.0")
+    assert "check" in terms("check the status")
+
+
 def test_the_root_alone_names_no_file_here(tmp_path: Any) -> None:
     """"what would rm -rf / do?": "/" exists, but it is no file the request is about,
     so the explanation it asks for is not turned into a read."""

@@ -29,8 +29,8 @@ _EDITS = frozenset(("change", "edit", "fix", "make", "patch", "rename", "replace
 #: sentence that opens with a verb or one of these words.
 _THEN = re.compile(r"\s*(?:,?\s*\band then\b|,?\s*\bthen\b|(?:,|\band\b)\s*(?:and\s+)?"
                    r"(?:after that|afterwards|finally|lastly)\b|;)\s*", re.IGNORECASE)
-_AND = re.compile(r"\s*(?:,\s*and(?:\s+also)?\b|\band(?:\s+also)?\b|,(?:\s*also\b)?)\s+",
-                  re.IGNORECASE)
+_AND = re.compile(r"\s*(?:,\s*and(?:\s+also)?\b|\band(?:\s+also)?\b|,(?:\s*also\b)?|"
+                  r"(?<=\s)[+&])\s+", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
 _LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|next)\b[\s,]*)+",
                    re.IGNORECASE)
@@ -42,7 +42,10 @@ _ASKS_AGAIN = re.compile(r",\s*(?:and\s+then|and|then)\s+(?=(?:" + "|".join(sort
 _ASKS = frozenset(("what", "what's", "whats", "which", "who", "where", "how"))
 #: Where a clause only says where the next acts ("in src/util.py, make average
 #: return 0"): no step of its own.
-_WHERE = re.compile(r"^(?:in|inside|within|under|for|on)\s+\S+$", re.IGNORECASE)
+_WHERE = re.compile(r"^(?:in|inside|within|under|for|on)\s+(?:the\s+)?\S+"
+                    r"(?:\s+(?:folder|dir|directory|file))?$", re.IGNORECASE)
+#: What a schedule repeats when it says "the same thing": the clause before.
+_SAME = re.compile(r"\bthe same(?: thing| again)?\b", re.IGNORECASE)
 #: A clause that only says how long the step before may take ("run pytest, give it 90
 #: seconds max"): part of that step.
 _HOW_LONG = re.compile(r"^(?:give it|allow(?: it)?|let it (?:run|take)|with|and|but|"
@@ -113,6 +116,9 @@ def clauses(request: str) -> list[str]:
             verb = piece.split(" ", 1)[0]
         elif verb and steps:
             piece = f"{verb} {piece}"
+        if head == "schedule" and steps:  # "..., and schedule the same thing weekly"
+            piece = _SAME.sub(re.sub(r"\s+(?:now|right now|today)$", "", steps[-1]), piece,
+                              count=1)
         if last_path and steps:
             piece = _IT.sub(last_path, piece)
             if head in _EDITS and not named_paths(piece):  # "show me a.py, fix the bug"

@@ -63,9 +63,13 @@ _SYNONYMS = {
 }
 
 
+#: Two-word verbs people write apart: "check out release/1.0" is a checkout.
+_APART = re.compile(r"\bcheck out\b")
+
+
 def terms(text: str) -> list[str]:
     words = []
-    for word in _WORD.findall(text.lower()):
+    for word in _WORD.findall(_APART.sub("checkout", text.lower())):
         if word in _STOPWORDS:
             continue
         for stem in {word, _stem(word), _SYNONYMS.get(word, word)}:
