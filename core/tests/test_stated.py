@@ -214,3 +214,7 @@ def test_text_the_request_carries_is_not_written_on_past() -> None:
         ("memory.note", {"text": "Inventory service, entry src/app.py\n", "append": False}))
     kept = plan(("memory.note", {"text": "Note: Inventory service, entry src/app.py"}))
     assert settled_values(kept, asked, "", TOOLS, fill=False) == kept
+    # the sentence's own end is no ramble: "spaces, not tabs" written "Spaces, not tabs."
+    ended = plan(("memory.note", {"text": "Spaces, not tabs.\n", "append": False}))
+    assert settled_values(ended, "replace the project notes: spaces, not tabs", "", TOOLS,
+                          fill=False) == ended

@@ -113,7 +113,7 @@ def _without_more(plan: Plan, content: str, tools: Mapping[str, ToolDeclaration]
         for key, value in step.args.items():
             if isinstance(value, str) and not props.get(key, {}).get("x-adjutant-role") \
                     and value.lower().startswith(content.lower()) \
-                    and len(value.rstrip()) > len(content):
+                    and value[len(content):].strip(" \t\n.!?;,:"):  # more than its end
                 _log.info("carried text: %s.%s went on past what the request says; cut",
                           step.tool, key)
                 args[key] = value[:len(content)] + ("\n" if value[len(content)] == "\n"
