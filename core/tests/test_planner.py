@@ -168,11 +168,36 @@ async def test_the_operator_constrains_by_capability(caps: ProviderCapabilities,
     sent = provider.requests[0]
     assert (sent.grammar is not None, sent.json_schema is not None) == {
         "grammar": (True, False), "schema": (False, True), "none": (False, False)}[expect]
-    assert END in sent.stop
+    # a grammar ends the reply itself: <END> in one of its strings is text, not a stop
+    assert (END in sent.stop) == (expect != "grammar")
     # the static part (tools, examples) is the system text, the request's own the prompt
     offered = re.findall(r"^- ([a-z.]+_?[a-z]*):", sent.system, re.M)
     assert len(offered) == 3 and offered[0] == "net.check_port" and offered[-1] == "response"
     assert sent.prompt.endswith("Request: is port 8080 listening?\nAnswer:")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("grammar", [True, False])
+async def test_end_inside_a_string_is_text_under_a_grammar(grammar: bool) -> None:
+    """Under a grammar the reply ends where the grammar does, so ``<END>`` written in a
+    value is kept (it had been a stop that left the reply cut, malformed); without one,
+    ``<END>`` still ends the reply and what follows it is dropped."""
+    from adjutant import ModelPreset, Profile
+
+    said = '{"type":"plan","steps":[{"tool":"git.commit","args":{"message":"drop the <END> tag"}}]}'
+    provider = ScriptedProvider(said if grammar else f"{said}<END> and more")  # raw text
+    provider.capabilities = ProviderCapabilities(grammar=grammar)  # type: ignore[misc]
+    profile = Profile(model=ModelPreset(provider="scripted"), tool_menu=2)
+    async with Harness(Tools(), provider=provider, profile=profile) as h:
+        run = await h.run("commit with the message 'drop the <END> tag'")
+    assert (END in provider.requests[0].stop) is not grammar
+    if grammar:
+        assert "<END>" not in provider.requests[0].grammar
+        assert run.plan is not None, run.outcome.text
+        assert run.plan.steps[0].args == {"message": "drop the <END> tag"}
+    else:
+        assert run.plan is None or run.plan.steps[0].args != {"message": "drop the <END> tag"}
+
 
 
 @pytest.mark.anyio

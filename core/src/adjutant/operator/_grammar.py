@@ -16,7 +16,10 @@ from adjutant_hookspecs import ToolDeclaration
 
 __all__ = ["END", "MAX_STRING", "grounded", "reply_grammar", "reply_schema"]
 
-#: The sentinel a reply ends with (and the stop sequence sent with it).
+#: The sentinel a reply ends with (and the stop sequence sent with it) where nothing else
+#: ends it: a reply under a grammar ends where the grammar does (the model's end of text,
+#: one decode, where ``<END>`` took two or three), and ``<END>`` written inside one of
+#: its strings is the user's text, not a stop that would leave the reply cut.
 END = "<END>"
 #: The longest string the reply grammar lets a model write (unless a schema says less).
 MAX_STRING = 400
@@ -136,7 +139,7 @@ def reply_grammar(tools: Mapping[str, ToolDeclaration],
             root.remove("response")
     if "response" in root:
         builder.rules["response"] = response_rule
-    lines = [f"root ::= ({' | '.join(root)}) {_literal(END, quote=False)}?"]
+    lines = [f"root ::= ({' | '.join(root)})"]
     lines += [f"{name} ::= {body}" for name, body in builder.rules.items()]
     return "\n".join(lines) + "\n" + _BASE_RULES
 

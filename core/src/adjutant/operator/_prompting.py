@@ -153,7 +153,7 @@ class Prompting:
             grammar = planner.grammar(names, paths=grounded, most=most, pasted=pasted)
         schema = planner.json_schema(names, paths=grounded, most=most, pasted=pasted) \
             if capabilities.json_schema and not grammar else None
-        stop = preset.stop if END in preset.stop else (*preset.stop, END)
+        stop = preset.stop if grammar or END in preset.stop else (*preset.stop, END)
         return CompletionRequest(prompt=text, system=system, model=preset.model,
                                  grammar=grammar,
                                  json_schema=schema, stop=stop,
@@ -391,7 +391,10 @@ class Prompting:
         # an answer in words the token limit cut is kept to its whole sentences: asked
         # again, the simpler prompt's free choice had planned a read of a random file
         text = "".join(pieces)
-        return closed_answer(text.split(END, 1)[0], ended=ended or END in text)
+        if not request.grammar:  # under a grammar, <END> is only ever text in a string
+            text, cut, _ = text.partition(END)
+            ended = ended or bool(cut)
+        return closed_answer(text, ended=ended)
 
 
 def _planned(prompt: str) -> str:
