@@ -218,3 +218,51 @@ def test_text_the_request_carries_is_not_written_on_past() -> None:
     ended = plan(("memory.note", {"text": "Spaces, not tabs.\n", "append": False}))
     assert settled_values(ended, "replace the project notes: spaces, not tabs", "", TOOLS,
                           fill=False) == ended
+
+
+@pytest.mark.parametrize(("asked", "wrote", "searched"), [
+    # the model's pattern is nowhere in the request: the one term it quotes or calls
+    ("search the *.py files for the literal text len(values)", ".*py", "len(values)"),
+    ("don't look in tests, find 'TODO' please", "todo.*", "TODO"),
+    # words after the term that say where to look are not part of it
+    ("grep for sum(values) anywhere", "sum(values) anywhere", "sum(values)"),
+    ("look for average in the codebase", "average in the codebase", "average"),
+    # left alone: the pattern is the request's (escapes aside), or two terms are said,
+    # or none, or the words are all there is
+    ("find calls to main() in src", r"main\(\)", r"main\(\)"),
+    ("find 'foo' or 'bar'", "qux", "qux"),
+    ("where is average defined?", "def average", "def average"),
+    ("search for anywhere", "anywhere", "anywhere"),
+])
+def test_a_search_term_is_as_the_request_says_it(here: str, asked: str, wrote: str,
+                                                 searched: str) -> None:
+    got = with_stated_values(plan(("search.grep", {"pattern": wrote})), asked, TOOLS, here)
+    assert got.steps[0].args["pattern"] == searched
+    # a call searched as written is meant literally: as a regex it cannot match itself
+    called = "(" in searched and "\\" not in searched
+    assert got.steps[0].args.get("fixed_strings", False) is called
+
+
+def test_a_file_named_without_its_ending_is_the_one_here(tmp_path: Path) -> None:
+    """"add 'call the bank' to my notes": the model wrote the path "notes"; the one text
+    file here of that name is meant (notes.old is no text ending). A path that exists,
+    one two files could be, or one with its own ending stays as written."""
+    from adjutant.operator._stated import settled_values
+
+    for name in ("notes.txt", "notes.old", "todo.md", "todo.txt", "Makefile"):
+        (tmp_path / name).write_text("x\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "setup.md").write_text("x\n")
+
+    def settled(path: str) -> str:
+        got = settled_values(plan(("fs.append", {"path": path, "content": "y\n"})),
+                             "add y to it", "", TOOLS, str(tmp_path), fill=False)
+        return got.steps[0].args["path"]
+
+    assert settled("notes") == "notes.txt"
+    assert settled("NOTES") == "notes.txt"
+    assert settled("docs/setup") == "docs/setup.md"
+    assert settled("todo") == "todo"  # todo.md or todo.txt: the preview says it is missing
+    assert settled("Makefile") == "Makefile"
+    assert settled("notes.md") == "notes.md"  # an ending of its own: as said
+    assert settled("docs") == "docs"

@@ -79,10 +79,45 @@ def settled_values(plan: Plan, asked: str, shown: str,
         reply = _with_patch(reply, carried[0], tools)
     if isinstance(reply, Plan) and (content := carried_text(asked)):
         reply = _without_more(reply, content, tools)
+    if isinstance(reply, Plan) and cwd:
+        reply = _files_as_here(reply, tools, cwd)
     if not (fill and isinstance(reply, Plan)):
         return reply
     # "the lsat 4 comits" states a count as surely as "the last 4 commits"
     return with_stated_values(reply, spelled(asked, names_here(cwd)), tools, cwd)
+
+
+#: Endings of the files people name without them ("add X to my notes": notes.txt).
+_TEXT_ENDINGS = frozenset((".txt", ".md", ".rst", ".log", ".json", ".yaml", ".yml", ".toml",
+                           ".ini", ".cfg", ".csv", ".py", ".js", ".ts", ".sh", ".html",
+                           ".css", ".xml"))
+
+
+def _files_as_here(plan: Plan, tools: Mapping[str, ToolDeclaration], cwd: str) -> Plan:
+    """``plan`` with each path that is nowhere here and has no ending of its own
+    ("notes") as the one text file here of that name with its ending ("notes.txt"
+    beside "notes.old"); a path that exists, or that two files could be, stays."""
+    steps = []
+    for step in plan.steps:
+        props = getattr(tools.get(step.tool), "args_schema", {}).get("properties", {})
+        args = dict(step.args)
+        for key, value in step.args.items():
+            if not (isinstance(value, str) and value.strip("./") and props.get(key, {})
+                    .get("x-adjutant-role") == "path" and "." not in os.path.basename(value)
+                    and not os.path.lexists(os.path.join(cwd, value))):
+                continue
+            folder, stem = os.path.split(value)
+            try:
+                names = os.listdir(os.path.join(cwd, folder) or cwd)
+            except OSError:
+                continue
+            same = [n for n in names if (split := os.path.splitext(n))[0].lower()
+                    == stem.lower() and split[1].lower() in _TEXT_ENDINGS]
+            if len(same) == 1:
+                _log.info("file here: %s.%s %r is %r", step.tool, key, value, same[0])
+                args[key] = os.path.join(folder, same[0])
+        steps.append(step if args == step.args else msgspec.structs.replace(step, args=args))
+    return Plan(steps=tuple(steps))
 
 
 def _with_patch(plan: Plan, patch: str, tools: Mapping[str, ToolDeclaration]) -> Plan:
@@ -137,7 +172,7 @@ def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
             steps.append(step)
             continue
         schema = declaration.args_schema
-        step = _argv_as_said(step, schema, asked)
+        step = _pattern_as_said(_argv_as_said(step, schema, asked), schema, asked)
         unset = {k: v for k, v in schema.get("properties", {}).items()
                  if k not in step.args and k not in set(schema.get("required", []))
                  and isinstance(v, Mapping)}
@@ -243,6 +278,42 @@ def _argv_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> Tool
                 args[key] = [a for a in args[key] if a != item]
                 args[name] = int(flag.group(2))
     return step if args == step.args else msgspec.structs.replace(step, args=args)
+
+
+#: What a search term is said with: quoted, or a call ("len(values)", "main()").
+_TERM = re.compile(r"""(?<![A-Za-z])'([^']+)'(?![A-Za-z])|"([^"]+)"|`([^`]+)`"""
+                   r"""|(?<![\w.(])([A-Za-z_][\w.]*\([^()\s]*\))""")
+#: Words after a search term that say where to look, never part of it.
+_WHERE_ELSE = re.compile(r"\s+(?:anywhere|everywhere|in the (?:code(?:base)?|repo|project)"
+                         r"|in this (?:code(?:base)?|repo|project)|please|pls)$", re.I)
+
+
+def _pattern_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> ToolCall:
+    """``step`` with its search ``pattern`` as the request says it: the one term it
+    quotes or writes as a call when the model's pattern is nowhere in the request
+    ("the literal text len(values)" searched as ".*py"), and without words after it
+    that say where to look ("sum(values) anywhere")."""
+    pattern = step.args.get("pattern")
+    if not (isinstance(pattern, str) and schema.get("properties", {}).get("pattern", {})
+            .get("type") == "string"):
+        return step
+    text = asked.lower()
+    new = pattern
+    if pattern.replace("\\", "").lower() not in text:
+        terms_said = {next(g for g in m.groups() if g) for m in _TERM.finditer(asked)}
+        if len(terms_said) == 1:
+            new = terms_said.pop()
+    elif (where := _WHERE_ELSE.search(pattern)) and pattern[:where.start()].strip():
+        new = pattern[:where.start()]
+    args = {**step.args, "pattern": new}
+    if re.fullmatch(r"[A-Za-z_][\w.]*\([^()\\]*\)", new) and "fixed_strings" not in args \
+            and "fixed_strings" in schema.get("properties", {}):
+        args["fixed_strings"] = True  # "sum(values)" as a regex cannot match itself
+    if args == step.args:
+        return step
+    _log.info("search term: %s pattern %r is %r as the request says it", step.tool,
+              pattern, args)
+    return msgspec.structs.replace(step, args=args)
 
 
 def _shell_words(text: str) -> list[str]:
