@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from adjutant.operator._clauses import clauses
+from adjutant.operator._clauses import clauses, the_ask
 from adjutant.testing import (
     FakeRead,
     FakeWrite,
@@ -185,3 +185,38 @@ async def test_each_clause_is_one_step_and_a_whole_request_may_be_several() -> N
         run = await h.run("read a.txt and then read b.txt")
         assert len(run.plan.steps) == 2
         assert '( "," step ){0,7}' in (provider.requests[0].grammar or "")
+
+
+@pytest.mark.parametrize(("request_text", "ask"), [
+    # the scene says nothing the plan needs: the last sentence asks alone
+    ("Hi there, quick one, and apologies if it's a silly question: I'm about to copy a "
+     "pile of photos into this project and I'd hate to fill the drive up halfway through. "
+     "How much free disk space is left?", "How much free disk space is left?"),
+    ("Sorry to bug you, my machine has felt really sluggish since this morning and I've "
+     "already closed most of my browser tabs. Could you show me the biggest processes?",
+     "Could you show me the biggest processes?"),
+    ("Good morning, hope the week is going well for you and the whole team over there. "
+     "Is there anything listening on the usual web port?",
+     "Is there anything listening on the usual web port?"),
+    # the whole request: the scene names a file, a number, a branch here, a wish for
+    # words only; the ask points back at it, is short, or is no ask; the request is short
+    ("I broke notes.txt earlier today while tidying up my whole desk and all the files. "
+     "Could you show me what changed since the last commit?", None),
+    ("My build has failed 3 times this morning and I have no idea why it keeps happening. "
+     "Could you show me the last commits on the branch?", None),
+    ("I keep mixing up the branches since the develop one was made last week by Sam. "
+     "Could you show me which branch is checked out now?", None),
+    ("Just explain in words please, I am only curious and want to learn more about git. "
+     "What does a rebase actually do to the history?", None),
+    ("The stock report has been crashing all morning and my manager keeps asking me. "
+     "Could you run it and show me what it prints?", None),
+    ("The stock report has been crashing all morning and my manager keeps asking me "
+     "about it. Why?", None),
+    ("The stock report has been crashing all morning and my manager keeps asking. "
+     "I am so tired of this whole thing today.", None),
+    ("the report crashes. find where average is defined", None),
+])
+def test_a_long_request_plans_from_the_sentence_that_asks(request_text: str,
+                                                          ask: str | None) -> None:
+    assert the_ask(request_text, frozenset({"develop", "notes.txt", "notes"})) == (
+        ask or request_text)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from ._words import QUOTED, is_question, named_paths
+from ._words import QUOTED, is_question, named_paths, recurring, wants_words
 
-__all__ = ["clauses"]
+__all__ = ["clauses", "the_ask"]
 
 #: Verbs that open an order: a clause after "and" or a comma must start with one to be
 #: a step of its own ("search for TODO and zip src" is two; "copy a.txt and b.txt" one).
@@ -51,6 +51,39 @@ _SAME = re.compile(r"\bthe same(?: thing| again)?\b", re.IGNORECASE)
 _HOW_LONG = re.compile(r"^(?:give it|allow(?: it)?|let it (?:run|take)|with|and|but|"
                        r"stop(?: it)? after|kill it after|time ?out(?: after)?)\b.{0,30}?"
                        r"\b\d+\s*(?:s|secs?|seconds?|mins?|minutes?)\b", re.IGNORECASE)
+
+
+#: A request this long may open by setting the scene ("Hi there, quick one: I'm about to
+#: copy a pile of photos here. How much free disk space is left?").
+_LONG = 20
+#: Words in the ask that point back into the scene: it is not the ask alone ("that" only
+#: as a thing, "there" only as a place: not "commits that changed", "is there").
+_BACK = re.compile(r"\b(?:it|its|this|these|those|them|they|he|she)\b|\bthat(?=\W*$|\s+"
+                   r"(?:file|one|folder|thing|error|log|bug|problem|branch|script)\b)|"
+                   r"(?<!\bis )(?<!\bare )(?<!\bwas )\bthere\b(?!\s+(?:is|are|was|any)\b)",
+                   re.IGNORECASE)
+
+
+def the_ask(request: str, names: frozenset[str] = frozenset()) -> str:
+    """What a long request asks, where its last sentence asks it alone: a question or
+    an order of four words or more, pointing back at nothing, after sentences that set
+    the scene and state nothing the plan could need (no path, quoted text, number, time,
+    name here, nor a wish for words only). Else ``request`` itself. The small model,
+    given the scene too, answered "100%" for free disk space."""
+    sentences = [s for s in _SENTENCE.split(request.strip()) if s]
+    if len(sentences) < 2 or len(request.split()) < _LONG or "\n" in request.strip():
+        return request
+    last, scene = sentences[-1], " ".join(sentences[:-1])
+    opens = _LEAD.sub("", last)
+    if len(last.split()) < 4 or _BACK.search(QUOTED.sub("x", last)) or not (
+            is_question(last) or _first(opens) in _VERBS or re.match(
+                r"(?:could|can|would|will)\s+you\b|please\b", opens, re.IGNORECASE)):
+        return request
+    said = {w.lower().strip(".,:;!?'\"") for w in scene.split()}
+    if named_paths(scene) or QUOTED.search(scene) or re.search(r"\d", scene) \
+            or recurring(scene) or wants_words(scene) or said & names:
+        return request
+    return last
 
 
 def _first(text: str) -> str:

@@ -40,6 +40,7 @@ from adjutant_hookspecs import (
 from ..providers import capabilities_of
 from ._actionlog import ActionLog
 from ._bank import Example
+from ._clauses import the_ask
 from ._grammar import MAX_STEPS, reply_grammar
 from ._replies import closed_answer, closed_plan, parse_reply
 from ._run import Run
@@ -141,7 +142,7 @@ class Prompting:
                                      schemas=not simplified)
         # the files are not listed in the prompt (measured: a list made the model answer
         # about files in words); the grammar limits the read tools' paths to them
-        text = planner.user_text(_planned(prompt), names, context=context, error=error,
+        text = planner.user_text(_planned(prompt, cwd), names, context=context, error=error,
                                  retrieved=retrieved)
         if retrieved:
             self._passages[text] = retrieved
@@ -223,7 +224,7 @@ class Prompting:
         request, choice = await self.planner().choose(
             scorer, request, names, self.priors, paths=paths,
             calibrate=self.first_choice == "calibrated",
-            asked=spelled(_planned(prompt), names_here(cwd)),
+            asked=spelled(_planned(prompt, cwd), names_here(cwd)),
             existing=self.existing(prompt, cwd), similar=self.similar,
             past=self.past_plans(prompt, names), exclude=exclude, most=most,
             passages=passages, pasted=carried_patch(prompt) is not None)
@@ -397,8 +398,16 @@ class Prompting:
         return closed_answer(text, ended=ended)
 
 
-def _planned(prompt: str) -> str:
+def _planned(prompt: str, cwd: str = "") -> str:
     """What the model plans from: ``prompt``, a diff it carries only mentioned
-    (`carried_patch`; the diff itself goes into the plan as pasted)."""
+    (`carried_patch`; the diff itself goes into the plan as pasted), a long request's
+    scene left out where its last sentence asks alone (`the_ask`; its values are still
+    read from the whole request)."""
     carried = carried_patch(prompt)
-    return carried[1] if carried else prompt
+    if carried:
+        return carried[1]
+    if cwd and (ask := the_ask(prompt, names_here(cwd) | {
+            n.lower() for n in git_names(cwd)})) != prompt:
+        _log.info("the ask: %r plans from its last sentence %r", prompt[:60], ask)
+        return ask
+    return prompt
