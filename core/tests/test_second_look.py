@@ -270,3 +270,45 @@ async def test_a_path_compared_with_itself_is_chosen_again() -> None:
     [look] = [e for e in same.of_type(ActivitySnapshot) if e.activity_type == "second-look"]
     assert "with itself" in look.content["text"]
     assert [s.tool for s in other.plan.steps] == ["files.diff"] and provider.pending == 0
+
+
+class Patcher(Brancher):
+    """A tool applying a unified diff (a ``patch`` argument)."""
+
+    def __init__(self, name: str) -> None:
+        from adjutant_hookspecs import ToolDeclaration, ToolSafety
+
+        self.declaration = ToolDeclaration(
+            name=name, version="1", description="Apply a unified diff.",
+            args_schema={"type": "object", "properties": {"patch": {"type": "string"}},
+                         "required": ["patch"], "additionalProperties": False},
+            safety=ToolSafety(level="write", writes=True))
+
+
+class PatchFirst(ScriptedProvider):
+    capabilities = ProviderCapabilities(grammar=True)
+
+    async def score(self, request: Any, continuations: Any) -> list[float]:
+        return [3.0 if '"edit.patch"' in c else 1.0 if '"notes.write"' in c else 0.0
+                for c in continuations]
+
+
+async def test_a_patch_of_a_file_not_here_is_chosen_again() -> None:
+    """"write a CHANGELOG.md containing '# Changelog'" had been planned as a diff from
+    nothing: a new file is written, so the choice is made again without the patch; a
+    patch of a file that is here stands."""
+    new = "--- a/CHANGELOG.md\n+++ b/CHANGELOG.md\n@@ -0,0 +1 @@\n+# Changelog\n"
+    old = "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-a\n+b\n"
+    provider = PatchFirst(steps(("edit.patch", {"patch": new})),
+                          steps(("notes.write", {"path": "CHANGELOG.md",
+                                                 "text": "# Changelog\n"})),
+                          steps(("edit.patch", {"patch": old})))
+    tools = fake_tools(Patcher("edit.patch"), FakeWrite("notes.write"), name="edit")
+    async with Harness(tools, provider=provider) as h:
+        (h.workspace / "notes.txt").write_text("a\n")
+        made = await h.run("write a CHANGELOG.md containing '# Changelog'")
+        patched = await h.run("change a to b in notes.txt")
+    assert [s.tool for s in made.plan.steps] == ["notes.write"]
+    [look] = [e for e in made.of_type(ActivitySnapshot) if e.activity_type == "second-look"]
+    assert "a file not here" in look.content["text"]
+    assert [s.tool for s in patched.plan.steps] == ["edit.patch"] and provider.pending == 0

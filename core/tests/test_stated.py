@@ -65,6 +65,9 @@ def here(tmp_path: Path) -> str:
     ("run python3 -m pytest tests, give it a 120 second timeout", "shell.exec",
      {"argv": ["python3", "-m", "pytest", "tests", "--timeout=120"]},
      {"argv": ["python3", "-m", "pytest", "tests"], "timeout": 120}),
+    # a file the request names by its path, run by its last part alone
+    ("count the lines of logs/app.log with wc -l", "shell.exec",
+     {"argv": ["wc", "-l", "app.log"]}, {"argv": ["wc", "-l", "logs/app.log"]}),
     # a flag by an everyday word for it; one on by default turned off by a negation
     ("find the literal text a+b in src", "search.grep", {"pattern": "a+b"},
      {"paths": ["src"], "fixed_strings": True}),

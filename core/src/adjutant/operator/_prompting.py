@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from collections import OrderedDict
 from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, TypeVar
@@ -240,8 +241,8 @@ class Prompting:
         that gave it, chosen again once without what a second look finds wanting: an
         answer in words that only `echoed` the request, a first step reading a file
         the request gives no hint of (`unhinted`), one making a new thing under a
-        name taken here (`taken_name`), or one comparing a path with itself
-        (`self_compared`)."""
+        name taken here (`taken_name`), one comparing a path with itself
+        (`self_compared`), or a patch of a file not here (`patched_new`)."""
         text = closed_plan(await self.generate(chosen, run, attempt, provider),
                            carried_text(prompt))
         if chosen is request:  # no choice was made (a retry, a provider that cannot score)
@@ -257,6 +258,9 @@ class Prompting:
                                         "exists here; another choice")
         elif same := self.self_compared(text):
             wanting, why = [same[0]], f"{same[0]} compares {same[1]!r} with itself; another choice"
+        elif made := self.patched_new(text, cwd):
+            wanting, why = [made[0]], (f"{made[0]} of {made[1]!r}, a file not here: a tool "
+                                       "that writes a new file instead")
         else:
             return chosen, text
         _log.info("second look: %r was answered %r: %s", prompt[:80], text[:120], why)
@@ -325,6 +329,19 @@ class Prompting:
                 if props.get(k, {}).get("x-adjutant-role") == "path"]
         paths = {os.path.normpath(str(step.args.get(k))) for k in keys}
         return (step.tool, paths.pop()) if len(keys) >= 2 and len(paths) == 1 else None
+
+    def patched_new(self, text: str, cwd: str) -> tuple[str, str] | None:
+        """``(tool, path)`` when ``text``'s first step is a patch (a ``patch`` argument)
+        of a file that is not here ("write a CHANGELOG.md containing '# Changelog'"
+        planned as a diff from nothing): a new file is written, not patched."""
+        first = self.first_step(text)
+        if first is None or first[1] is None or not isinstance(
+                patch := first[0].args.get("patch"), str) or first[1].args_schema.get(
+                "properties", {}).get("patch", {}).get("type") != "string":
+            return None
+        targets = re.findall(r"^\+\+\+ (?:b/)?(\S+)", patch, re.MULTILINE)
+        return (first[0].tool, targets[0]) if len(targets) == 1 and targets[0] != \
+            "/dev/null" and not os.path.lexists(os.path.join(cwd, targets[0])) else None
 
     def echoed(self, text: str, prompt: str, cwd: str) -> bool:
         """Whether ``text``, the model's reply, is an answer in words that only repeats a

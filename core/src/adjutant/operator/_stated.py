@@ -254,7 +254,8 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
 def _argv_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> ToolCall:
     """``step`` with each command line (an ``argv`` argument) whose words are the
     request's own, run together ("-m pytest" as one item), split where the request
-    writes them apart; the step itself when nothing changes."""
+    writes them apart, and each file the request names by its path named so (not by
+    its last part alone); the step itself when nothing changes."""
     args = dict(step.args)
     said = set(_shell_words(asked))
     for key, spec in schema.get("properties", {}).items():
@@ -269,6 +270,12 @@ def _argv_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> Tool
             _log.info("command line: %s.%s %r split as the request writes it", step.tool,
                       key, argv)
             args[key] = split
+        named = {os.path.basename(p): p for p in named_paths(asked) if "/" in p.strip("/")}
+        whole = [named.get(item, item) if item not in said else item for item in args[key]]
+        if whole != args[key]:  # "wc -l logs/app.log" run as "wc -l app.log"
+            _log.info("command line: %s.%s %r names the paths as the request does",
+                      step.tool, key, args[key])
+            args[key] = whole
         for item in list(args[key]):  # "--timeout=120" is the tool's own timeout
             flag = re.fullmatch(r"--?([a-z][a-z0-9_-]*)=(\d{1,9})", item)
             name = flag.group(1).replace("-", "_") if flag else ""
