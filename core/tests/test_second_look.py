@@ -69,7 +69,23 @@ async def test_an_echoed_file_request_is_planned_with_a_tool_instead() -> None:
         assert len(looks) == 1 and "repeats the request" in looks[0].content["text"]
 
 
+async def test_words_about_a_file_unread_are_planned_with_a_tool_instead() -> None:
+    """To an order naming a file here, an answer in words about that file cannot say
+    what it holds (the model has not read it): "montre-moi le fichier notes.txt" had
+    been answered "The file notes.txt is located in the working directory"."""
+    provider = AnswerFirst(Response(text="The file notes.txt is in the working directory."),
+                           steps(("notes.read", {"path": "notes.txt"})))
+    async with Harness(notes(), provider=provider) as h:
+        (h.workspace / "notes.txt").write_text("buy milk\n")
+        run = await h.run("montre-moi le fichier notes.txt s'il te plaît")
+    assert [s.tool for s in run.plan.steps] == ["notes.read"]
+    [look] = [e for e in run.of_type(ActivitySnapshot) if e.activity_type == "second-look"]
+    assert "a file unread" in look.content["text"]
+
+
 @pytest.mark.parametrize(("request_", "answer", "why"), [
+    ("what is notes.txt usually for?", "notes.txt usually holds notes.", "a question"),
+    ("just explain what notes.txt is for", "notes.txt holds notes.", "words wanted"),
     ("show me gone", "gone", "no file named"),
     ("show me notes.txt", "I can only show it once you approve a read.", "not an echo"),
     ("hello", "hello", "no file named"),

@@ -52,6 +52,7 @@ from ._words import (
     echoes,
     here,
     hinted,
+    is_question,
     names_here,
     shown_path,
     spelled,
@@ -248,7 +249,8 @@ class Prompting:
         if chosen is request:  # no choice was made (a retry, a provider that cannot score)
             return chosen, text
         if self.echoed(text, prompt, cwd):
-            wanting, why = ["response"], "an answer that only repeats the request; a tool instead"
+            wanting, why = ["response"], ("an answer that only repeats the request or "
+                                          "speaks of a file unread; a tool instead")
         elif tool := self.unhinted(text, prompt):  # another read, or an answer: never a
             planner = self.planner()               # write in its place
             wanting = [tool, *(n for n in names if planner.writes(n))]
@@ -346,14 +348,21 @@ class Prompting:
     def echoed(self, text: str, prompt: str, cwd: str) -> bool:
         """Whether ``text``, the model's reply, is an answer in words that only repeats a
         request naming a file ("show me README.md" answered "README.md", "create
-        NOTES.md containing: hi" answered "hi"): it did nothing, so a tool is chosen
-        again."""
+        NOTES.md containing: hi" answered "hi"), or, to an order naming a file here,
+        words about that file ("montre-moi le fichier notes.txt" answered "The file
+        notes.txt is located in the working directory": it has not read it): it did
+        nothing, so a tool is chosen again."""
         try:
             reply = parse_reply(text)
         except ContractError:
             return False
-        return (isinstance(reply, Response) and echoes(reply.text, prompt)
-                and bool(named_paths(prompt)) and not wants_words(prompt))
+        if not (isinstance(reply, Response) and named_paths(prompt)
+                and not wants_words(prompt)):
+            return False
+        said = reply.text.lower()
+        return echoes(reply.text, prompt) or (not is_question(prompt) and any(
+            os.path.basename(p.rstrip("/")).lower() in said
+            for p in self.existing(prompt, cwd)))
 
     def past_plans(self, prompt: str, names: Sequence[str], k: int = PAST_PLANS,
                    ) -> list[Example]:
