@@ -136,8 +136,13 @@ def test_a_branch_the_request_names_goes_into_the_one_free_text_argument(
         ("git.branch", {"name": "exp", "start": "loose"}))
     assert with_stated_values(plan(("git.diff", {})), "what changed since v1?", TOOLS,
                               here) == plan(("git.diff", {"ref": "v1"}))
+    # a revision said from a ref here: "HEAD~1", "develop^"
+    for said in ("HEAD~1", "develop^"):
+        assert with_stated_values(plan(("git.diff", {"paths": ["README.md"]})),
+                                  f"diff README.md against {said}", TOOLS, here) == plan(
+            ("git.diff", {"paths": ["README.md"], "ref": said}))
     # a word that is no branch here, and two branches: nothing
-    for asked in ("the log of main", "compare develop with loose"):
+    for asked in ("the log of main", "compare develop with loose", "diff it with nope~2"):
         before = plan(("git.log", {}))
         assert with_stated_values(before, asked, TOOLS, here) is before
 
@@ -269,3 +274,19 @@ def test_a_file_named_without_its_ending_is_the_one_here(tmp_path: Path) -> None
     assert settled("Makefile") == "Makefile"
     assert settled("notes.md") == "notes.md"  # an ending of its own: as said
     assert settled("docs") == "docs"
+
+
+@pytest.mark.parametrize(("asked", "wrote", "named"), [
+    # a name run on into the words after it is the name the request says
+    ("create hotfix/div-zero off release/1.0 but don't switch to it",
+     "hotfix/div-zero-off-release/1.0", "hotfix/div-zero"),
+    ("make a branch called fix_x from develop", "fix_x-from-develop", "fix_x"),
+    # a name the request says, or one the model made of other words, stays
+    ("make a branch feature-x", "feature-x", "feature-x"),
+    ("make branch fix off develop", "fix-develop", "fix-develop"),
+    ("new branch called wip", "wip-branch", "wip-branch"),
+])
+def test_a_name_run_on_into_the_next_words_is_cut_back(here: str, asked: str, wrote: str,
+                                                       named: str) -> None:
+    got = with_stated_values(plan(("git.branch", {"name": wrote})), asked, TOOLS, here)
+    assert got.steps[0].args["name"] == named

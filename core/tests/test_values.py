@@ -87,7 +87,11 @@ def test_a_tool_the_request_names_by_its_verb_is_a_stated_capability() -> None:
     summary = plan(("schedule.task", {"capability": "doc.summarize", "cron": "30 7 * * 1-5"}))
     assert without_copied_values(summary, "every weekday at 7:30 summarize the PDFs here",
                                  shown, tools) == summary
+    # a tool copied from an example is the one the request names by its verb instead
     commit = plan(("schedule.task", {"capability": "git.commit", "cron": "30 7 * * 1-5"}))
-    got = without_copied_values(commit, "every weekday at 7:30 summarize the PDFs here",
-                                shown, tools)
-    assert isinstance(got, Response) and "capability" in got.text
+    assert without_copied_values(commit, "every weekday at 7:30 summarize the PDFs here",
+                                 shown, tools) == summary
+    # naming none, or two ("list": the files' and the processes'), it is still a copy
+    for asked in ("every weekday at 7:30 do the usual", "every weekday at 7:30 list them"):
+        got = without_copied_values(commit, asked, shown, tools)
+        assert isinstance(got, Response) and "capability" in got.text, asked

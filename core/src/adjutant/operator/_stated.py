@@ -57,6 +57,8 @@ _REACH = 2
 #: Everyday names of a list's allowed values ("RAM" for ``memory``).
 _ALIASES = {"ram": "memory", "cores": "cpu", "core": "cpu", "processor": "cpu",
             "processors": "cpu", "storage": "disk", "space": "disk"}
+#: A revision said from a ref: "HEAD~1", "develop^", "main~3".
+_REVISION = re.compile(r"(?<![\w~^/.-])((?:HEAD|[\w][\w./-]*)(?:[~^]\d*)+)(?![\w~^])")
 #: Everyday words for a flag whose name people do not say ("the literal text").
 _FLAG_WORDS = {"fixed_strings": frozenset({"literal", "literally", "verbatim"})}
 #: Words of what tools do or how things stand, never a name to filter by.
@@ -172,7 +174,8 @@ def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
             steps.append(step)
             continue
         schema = declaration.args_schema
-        step = _pattern_as_said(_argv_as_said(step, schema, asked), schema, asked)
+        step = _word_as_said(_pattern_as_said(_argv_as_said(step, schema, asked), schema,
+                                              asked), schema, asked)
         unset = {k: v for k, v in schema.get("properties", {}).items()
                  if k not in step.args and k not in set(schema.get("required", []))
                  and isinstance(v, Mapping)}
@@ -245,7 +248,11 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
             and not any(c in v for c in ("enum", "const", "format"))
             and v.get("pattern", ONE_WORD) == ONE_WORD]  # a ref is one word
     if len(free) == 1 and refs:
-        named = list(dict.fromkeys(w for w in words if w in refs and _norm(w) not in used))
+        revisions = {r: base for r in _REVISION.findall(asked)  # "HEAD~1", "develop^"
+                     if (base := re.split(r"[~^]", r, maxsplit=1)[0]) in (refs | {"HEAD"})}
+        named = list(dict.fromkeys(  # "develop^" is said, not "develop"
+            w for w in [*words, *revisions] if (w in revisions or (w in refs and w not in
+                                                revisions.values())) and _norm(w) not in used))
         if len(named) == 1:
             filled[free[0]] = named[0]
     return filled
@@ -321,6 +328,33 @@ def _pattern_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> T
     _log.info("search term: %s pattern %r is %r as the request says it", step.tool,
               pattern, args)
     return msgspec.structs.replace(step, args=args)
+
+
+def _word_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> ToolCall:
+    """``step`` with each one-word value (a branch's name) that runs a word of the
+    request on into the words after it cut back to that word: "create hotfix/div-zero
+    off release/1.0" named the branch "hotfix/div-zero-off-release/1.0"."""
+    said = [w.strip(".,;:!?'\"") for w in _shell_words(asked)]
+
+    def flat(text: str) -> str:
+        return re.sub(r"[-_/.\s]", "", text.lower())
+
+    args = dict(step.args)
+    for key, spec in schema.get("properties", {}).items():
+        value = args.get(key)
+        if not (isinstance(spec, Mapping) and spec.get("pattern") == ONE_WORD
+                and isinstance(value, str)) or value in said:
+            continue
+        for i, word in enumerate(said):
+            rest = value[len(word) + 1:]
+            if len(word) >= 3 and value.startswith(word) and value[len(word):][:1] in "-_" \
+                    and any(flat(rest) == flat("".join(said[i + 1:i + 1 + k]))
+                            for k in range(1, 5)):
+                _log.info("one word: %s.%s %r is %r as the request says it", step.tool,
+                          key, value, word)
+                args[key] = word
+                break
+    return step if args == step.args else msgspec.structs.replace(step, args=args)
 
 
 def _shell_words(text: str) -> list[str]:

@@ -44,6 +44,11 @@ def without_copied_values(plan: Plan, asked: str, shown: str,
                 continue
             _log.info("copied value: %s.%s=%r is in an example, not in %r", step.tool, key,
                       value, asked[:80])
+            if said := _tool_said(value, asked, tools, step.tool):
+                _log.info("named tool: %s.%s is %r, which the request names", step.tool,
+                          key, said)
+                args[key] = said
+                continue
             if key in required:
                 missing.append(f"the {key.replace('_', ' ')} for {step.tool}")
                 args = {}
@@ -66,6 +71,17 @@ def _named_tool(value: Any, asked: str, tools: Mapping[str, ToolDeclaration]) ->
         return False
     words = re.findall(r"[a-z0-9]+", asked.lower())
     return any(w.startswith(value.rsplit(".", 1)[-1][:6]) for w in words)
+
+
+def _tool_said(value: Any, asked: str, tools: Mapping[str, ToolDeclaration],
+               own: str) -> str:
+    """For a tool name copied from an example, the one other offered tool the request
+    names by its verb ("every weekday at 7:30 summarize the PDFs": `doc.summarize`, not
+    the example's `fs.read`); empty when none or several ("list" is two tools')."""
+    if not isinstance(value, str) or value not in tools:
+        return ""
+    named = [t for t in tools if t not in (own, value) and _named_tool(t, asked, tools)]
+    return named[0] if len(named) == 1 else ""
 
 
 def _copied(value: Any, asked: str, shown: str, cwd: str) -> bool:
