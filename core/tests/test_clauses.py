@@ -52,6 +52,9 @@ pytestmark = pytest.mark.anyio
      ["which branch am I on", "is anything staged?"]),
     ("how much memory is free, and whats using the most of it? top 3",
      ["how much memory is free", "whats using the most of it? top 3"]),
+    # a polite question's mark ends the order after it, no question of its own
+    ("could you read todo.md and then add '- release 1.0' to the end of it?",
+     ["could you read todo.md", "add '- release 1.0' to the end of todo.md"]),
     ("read the README and put how to run it into the notes",
      ["read the README", "put how to run it into the notes"]),
     # "+" joins two orders as "and" does; a schedule of "the same thing" repeats the

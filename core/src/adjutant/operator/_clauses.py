@@ -158,5 +158,7 @@ def clauses(request: str) -> list[str]:
                 piece = f"{piece} in {last_path}"
         if named := named_paths(piece):
             last_path = named[-1]
+        if head in _VERBS and steps:  # "could you read todo.md and then add X to it?":
+            piece = piece.rstrip("?")  # the polite question's mark ends an order
         steps.append(piece)
     return steps
