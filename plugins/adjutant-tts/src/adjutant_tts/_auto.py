@@ -62,16 +62,10 @@ class Progress:
 
 
 async def follow(kernel: Kernel, speaker: Speaker, progress: Progress | None = None) -> None:
-    """Speak finished runs until cancelled."""
-    from adjutant import get_logger
-
-    from ._output import no_device_reason
-
-    quiet = no_device_reason(kernel.env) if not kernel.env.get(
-        "ADJUTANT_SPEECH_OUTPUT") else None
-    if quiet:
-        get_logger(plugin="tts").info("auto-speech is quiet: nothing to play on",
-                                      reason=quiet)
+    """Speak finished runs until cancelled. Whether there is a device to play on is
+    asked the first time there is something to say: PortAudio's import and probe (50 ms
+    or more) are no part of a run that ends with a plan proposed."""
+    quiet = _Quiet(kernel)
     tools: dict[str | None, list[str]] = {}
     progress = progress or Progress()
     subscription = kernel.bus.subscribe(types=WATCHED)
@@ -81,8 +75,30 @@ async def follow(kernel: Kernel, speaker: Speaker, progress: Progress | None = N
         progress.seen = envelope.seq
 
 
+class _Quiet:
+    """Why auto-speech has nothing to play on (empty: it has), found once, when first
+    asked, and logged then."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
+        self.reason: str | None = None
+
+    def __call__(self) -> str:
+        if self.reason is None:
+            from adjutant import get_logger
+
+            from ._output import no_device_reason
+
+            self.reason = "" if self.kernel.env.get("ADJUTANT_SPEECH_OUTPUT") else (
+                no_device_reason(self.kernel.env) or "")
+            if self.reason:
+                get_logger(plugin="tts").info("auto-speech is quiet: nothing to play on",
+                                              reason=self.reason)
+        return self.reason
+
+
 async def _handle(envelope: Envelope, kernel: Kernel, speaker: Speaker,
-                  tools: dict[str | None, list[str]], quiet: str | None) -> None:
+                  tools: dict[str | None, list[str]], quiet: _Quiet) -> None:
     event, run = envelope.event, envelope.run_id
     if isinstance(event, StateDelta):
         if any(op.path == "/mode" and op.value in SILENT_MODES for op in event.delta):
@@ -95,9 +111,9 @@ async def _handle(envelope: Envelope, kernel: Kernel, speaker: Speaker,
     elif isinstance(event, RunFinished):
         ran = tools.pop(run, [])
         settings = speech_settings(kernel)
-        if not settings.auto_speech or quiet:
+        if not settings.auto_speech:
             return
         text = spoken_text(event.result, ran, settings)
-        if text:
+        if text and not quiet():
             source = "answer" if event.result.get("status") == "answered" else "plan-summary"
             await speaker.say(text, source=source, run_id=run)
