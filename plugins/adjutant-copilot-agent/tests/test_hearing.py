@@ -809,6 +809,56 @@ KEPT = [
 ]
 
 
+#: The eighth work's sentence shapes (held-out 7's misreadings, in other words): a cap or
+#: limit, a rule with "nobody ... without", a verdict opening or closing a choice, a duty
+#: with its deadline, a task taken as "mine", a request put as a question to a person.
+EIGHTH = [
+    ("I'd cap the class at twenty.", "decisions"),
+    ("Let's limit it to three a head.", "decisions"),
+    ("Six and not a chair more.", "decisions"),
+    ("No more than two tickets each, then.", "decisions"),
+    ("Thirty places, and then the list closes.", "decisions"),
+    ("Going forward, no one takes the minibus without signing the book.", "decisions"),
+    ("Visitors are not allowed to park in the yard.", "decisions"),
+    ("Done, the harvest piece goes on page two.", "decisions"),
+    ("The red poster, no contest.", "decisions"),
+    ("Done, thanks.", ""),
+    ("The kitchen floor needs mopping before the inspection.", "action_items"),
+    ("Sam, the minutes need typing up by Monday.", "action_items"),
+    ("The floor needs mopping.", ""),
+    ("Sure, the tombola is mine.", "action_items"),
+    ("The blue coat is mine.", ""),
+    ("Jess, you're still happy to collect the keys?", "action_items"),
+    ("You're happy with the new rota?", "open_questions"),
+    ("And another thing, the lift is broken.", ""),
+]
+
+
+def test_a_request_that_says_its_thing_before_carries_it() -> None:
+    """"Can you get one by Friday?", "Order another fifty, would you?": what the request
+    is about was said before it, before the sentence that addresses the person too."""
+    got = with_cues(CopilotCycleResult(), ["Priya, we need a reference from the old landlord.",
+                                           "Can you get one by Friday?"])
+    assert got.action_items == ("Priya, we need a reference from the old landlord. Can you "
+                                "get one by Friday?",)
+    said = ["We're nearly out of printer paper.", "Dan, you know the stationers.",
+            "Order another fifty, would you?"]
+    assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+    # a request that says its own thing stays itself
+    alone = with_cues(CopilotCycleResult(), ["The car park is full.",
+                                             "Can you ring the printers before noon?"])
+    assert alone.action_items == ("Can you ring the printers before noon?",)
+
+
+def test_a_title_ends_no_sentence() -> None:
+    from adjutant_copilot_agent._analysis import sentences
+
+    segs = [_segment(0, 4, "Fine. I'll ring Dr. Okafor tomorrow about the results."),
+            _segment(4, 6, "Mrs. Lee sends her thanks.")]
+    assert sentences(segs) == ["Fine.", "I'll ring Dr. Okafor tomorrow about the results.",
+                               "Mrs. Lee sends her thanks."]
+
+
 def test_a_request_granted_is_a_decision_with_what_was_asked() -> None:
     got = with_cues(CopilotCycleResult(), ["The school has asked for the hall until six.",
                                            "Fine, give them until half five."])
@@ -858,7 +908,7 @@ def test_a_yes_or_no_question_answered_by_a_decision_is_no_longer_open() -> None
     assert kept.open_questions == ("What do we do about the fees?",)
 
 
-@pytest.mark.parametrize(("said", "kind"), [*CUES, *ACCEPTANCE, *KEPT])
+@pytest.mark.parametrize(("said", "kind"), [*CUES, *ACCEPTANCE, *KEPT, *EIGHTH])
 def test_cue_sentences(said: str, kind: str) -> None:
     assert classify(said) == kind
 
