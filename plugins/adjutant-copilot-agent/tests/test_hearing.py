@@ -831,6 +831,25 @@ EIGHTH = [
     ("Jess, you're still happy to collect the keys?", "action_items"),
     ("You're happy with the new rota?", "open_questions"),
     ("And another thing, the lift is broken.", ""),
+    # rules from a time on, or with "nobody ... except/without/before"
+    ("Nobody is to use the fire exit as a shortcut.", "decisions"),
+    ("From tomorrow, all refunds go through Dee.", "decisions"),
+    ("No one signs for parcels except the duty manager.", "decisions"),
+    ("From today's figures, sales are flat.", ""),
+    ("Nobody knows until the survey comes back.", ""),
+    ("Nobody could finish it without help.", ""),
+    # limits said as limits
+    ("Forty is the limit.", "decisions"),
+    ("The maximum is three a night.", "decisions"),
+    ("Two bags per person, tops.", "decisions"),
+    ("Is that the maximum?", "open_questions"),
+    # requests asked of a person in other ways
+    ("Any chance you could water the plants this weekend?", "action_items"),
+    ("Mo, mind locking up tonight?", "action_items"),
+    ("Lena, fancy running the stall on Saturday?", "action_items"),
+    ("Ed, are you okay to pick up the banners?", "action_items"),
+    ("Is that something you could look into, Ravi?", "action_items"),
+    ("Do you mind if I open a window?", "open_questions"),
 ]
 
 

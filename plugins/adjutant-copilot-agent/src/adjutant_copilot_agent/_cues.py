@@ -129,7 +129,15 @@ _DECISION = re.compile(
     r"(?:it|them|that|this|(?:the |our )?[\w-]+(?: [\w-]+)?) (?:at|to) "
     r"|\bnot (?:a|one) (?:single )?[\w-]+ more\b|\b(?:no more than|at most|a maximum of) "
     r"|\b(?:the )?(?:list|orders?|bookings?|sign-?ups?|entries) (?:closes?|(?:is|are) closed)\b"
-    r"|\b(?:nobody|no one|no-one)\b[^.?!]*\bwithout\b|\b(?:is|are|'s|'re) not allowed to\b"
+    r"|\b(?:nobody|no one|no-one) (?!knows\b|says\b|cares\b|likes\b|wants\b|minds\b|"
+    r"seems\b)[a-z]+s\b[^.?!]*\b(?:without|except|unless|until|before)\b"
+    r"|\b(?:is|are|'s|'re) not allowed to\b|\b(?:nobody|no one|no-one|everyone|everybody) "
+    r"(?:is|are) (?:to|allowed to)\b|^(?:[\w']+[,.]\s+)?from (?:today|tomorrow)(?: on)?[,\s]"
+    # "Fifty is the limit.", "The limit is two a head.", "Two per customer, max."
+    r"|\b(?:is|are) the (?:limit|maximum|max|cap|ceiling)\b|\bthe (?:limit|maximum|cap|"
+    r"ceiling) (?:is|stays at) (?:\d|a |an |one|two|three|four|five|six|seven|eight|nine|"
+    r"ten|twelve|twenty|thirty|forty|fifty|hundred)|\bmaximum of\b|,\s*(?:max|maximum|"
+    r"tops)[.!]?$"
     # an order that makes a choice, opening the sentence or after a short reply ("Drop
     # it and do both nights", "Works for me, go with that", "Keep it at ten")
     r"|^(?:[\w']+(?: [\w']+){0,3}[,.]\s+)?(?:(?:and|so|then|just)\s+)?(?:drop|skip|scrap|ditch|"
@@ -281,9 +289,12 @@ _REQUEST = re.compile(r"^(?:\w+(?:\s\w+){0,2},\s*){0,3}(?:and |so |also |then |n
                       r"(?:(?:can|could|may) I ask (?:you|one of you|someone) to\b|"
                       r"(?:can|could) I leave (?:it|that|this|them|the \w+) with\b|"
                       r"(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you)|"
-                      # "Owen, you're still alright to sort out the prizes?"
-                      r"you(?:'re| are) (?:still )?(?:alright|all right|ok|okay|happy|good|"
-                      r"fine) to)"
+                      # "Owen, you're still alright to sort out the prizes?", "Any chance
+                      # you could...?", "Kim, mind sending...?", "fancy taking...?"
+                      r"(?:are you|you(?:'re| are)) (?:still )?(?:alright|all right|ok|okay|"
+                      r"happy|good|fine) to|any chance (?:you|someone) could|(?:would you |"
+                      r"do you )?mind [a-z]+ing|fancy [a-z]+ing|is that something you (?:could|"
+                      r"can))"
                       r"\b(?! (?:know|think|believe|remember|say)\b)", re.IGNORECASE)
 _TAG = re.compile(r",\s*(?:right|okay|ok|yes|yeah|correct|agreed|alright|all right|"
                   r"is that okay|is that right|isn't it|won't you|can you|will you|"
