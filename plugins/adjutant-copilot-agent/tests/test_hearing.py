@@ -850,6 +850,9 @@ EIGHTH = [
     ("Ed, are you okay to pick up the banners?", "action_items"),
     ("Is that something you could look into, Ravi?", "action_items"),
     ("Do you mind if I open a window?", "open_questions"),
+    # a task handed over in the present, with the errands of a shift
+    ("You restock the bar fridge before you go.", "action_items"),
+    ("Right, you lock up the shed tonight.", "action_items"),
 ]
 
 

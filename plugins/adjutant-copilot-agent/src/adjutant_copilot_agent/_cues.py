@@ -191,6 +191,7 @@ _ACTION = re.compile(
     r"|^(?:[\w']+,\s+){0,2}(?:and |so |then )?you (?:take (?!care\b(?! of))|handle|do|sort|"
     r"cover|run|grab|"
     r"bring|book|call|ring|email|send|check|organi[sz]e|look after|deal with|chase|print|"
+    r"restock|refill|tidy|clean|empty|pack|load|lock up|update|"
     r"order|collect|pick up|set up|write|draft)\b"
     r"|\b(?:has|have|needs?) to be (?:\w+ ){0,3}?(?:done|ready|finished|sent|paid|booked|"
     r"signed|submitted|in|on|out|up)\b[^.?!]*\b(?:by|before|until|no later than)\b"
