@@ -866,6 +866,9 @@ def test_a_request_that_says_its_thing_before_carries_it() -> None:
     said = ["We're nearly out of printer paper.", "Dan, you know the stationers.",
             "Order another fifty, would you?"]
     assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+    said = ["The shelves are bare again.", "Jo, you know the wholesaler.",
+            "Get the usual lot in, will you?"]
+    assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
     # a request that says its own thing stays itself
     alone = with_cues(CopilotCycleResult(), ["The car park is full.",
                                              "Can you ring the printers before noon?"])

@@ -335,7 +335,7 @@ _REFERS = re.compile(r"\b(?:that|it|this|those|these|them)\b(?!\s+(?:week|weeken
                      r"more)\b(?! of\b)|\banother (?:one|couple|few|dozen|\d+|two|three|four|"
                      r"five|six|seven|eight|nine|ten|twenty|fifty|hundred|thousand)\b"
                      # a request of a few words and a tag: "Top it up, would you?"
-                     r"|^(?:[\w'-]+[,.]?\s+){0,4}(?:would|will|can|could) you\?$",
+                     r"|^(?:[\w'-]+[,.]?\s+){0,6}(?:would|will|can|could) you\?$",
                      re.IGNORECASE)
 
 
