@@ -809,6 +809,81 @@ KEPT = [
 ]
 
 
+#: The eighth work's sentence shapes (held-out 7's misreadings, in other words): a cap or
+#: limit, a rule with "nobody ... without", a verdict opening or closing a choice, a duty
+#: with its deadline, a task taken as "mine", a request put as a question to a person.
+EIGHTH = [
+    ("I'd cap the class at twenty.", "decisions"),
+    ("Let's limit it to three a head.", "decisions"),
+    ("Six and not a chair more.", "decisions"),
+    ("No more than two tickets each, then.", "decisions"),
+    ("Thirty places, and then the list closes.", "decisions"),
+    ("Going forward, no one takes the minibus without signing the book.", "decisions"),
+    ("Visitors are not allowed to park in the yard.", "decisions"),
+    ("Done, the harvest piece goes on page two.", "decisions"),
+    ("The red poster, no contest.", "decisions"),
+    ("Done, thanks.", ""),
+    ("The kitchen floor needs mopping before the inspection.", "action_items"),
+    ("Sam, the minutes need typing up by Monday.", "action_items"),
+    ("The floor needs mopping.", ""),
+    ("Sure, the tombola is mine.", "action_items"),
+    ("The blue coat is mine.", ""),
+    ("Jess, you're still happy to collect the keys?", "action_items"),
+    ("You're happy with the new rota?", "open_questions"),
+    ("And another thing, the lift is broken.", ""),
+    # rules from a time on, or with "nobody ... except/without/before"
+    ("Nobody is to use the fire exit as a shortcut.", "decisions"),
+    ("From tomorrow, all refunds go through Dee.", "decisions"),
+    ("No one signs for parcels except the duty manager.", "decisions"),
+    ("From today's figures, sales are flat.", ""),
+    ("Nobody knows until the survey comes back.", ""),
+    ("Nobody could finish it without help.", ""),
+    # limits said as limits
+    ("Forty is the limit.", "decisions"),
+    ("The maximum is three a night.", "decisions"),
+    ("Two bags per person, tops.", "decisions"),
+    ("Is that the maximum?", "open_questions"),
+    # requests asked of a person in other ways
+    ("Any chance you could water the plants this weekend?", "action_items"),
+    ("Mo, mind locking up tonight?", "action_items"),
+    ("Lena, fancy running the stall on Saturday?", "action_items"),
+    ("Ed, are you okay to pick up the banners?", "action_items"),
+    ("Is that something you could look into, Ravi?", "action_items"),
+    ("Do you mind if I open a window?", "open_questions"),
+    # a task handed over in the present, with the errands of a shift
+    ("You restock the bar fridge before you go.", "action_items"),
+    ("Right, you lock up the shed tonight.", "action_items"),
+]
+
+
+def test_a_request_that_says_its_thing_before_carries_it() -> None:
+    """"Can you get one by Friday?", "Order another fifty, would you?": what the request
+    is about was said before it, before the sentence that addresses the person too."""
+    got = with_cues(CopilotCycleResult(), ["Priya, we need a reference from the old landlord.",
+                                           "Can you get one by Friday?"])
+    assert got.action_items == ("Priya, we need a reference from the old landlord. Can you "
+                                "get one by Friday?",)
+    said = ["We're nearly out of printer paper.", "Dan, you know the stationers.",
+            "Order another fifty, would you?"]
+    assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+    said = ["The shelves are bare again.", "Jo, you know the wholesaler.",
+            "Get the usual lot in, will you?"]
+    assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+    # a request that says its own thing stays itself
+    alone = with_cues(CopilotCycleResult(), ["The car park is full.",
+                                             "Can you ring the printers before noon?"])
+    assert alone.action_items == ("Can you ring the printers before noon?",)
+
+
+def test_a_title_ends_no_sentence() -> None:
+    from adjutant_copilot_agent._analysis import sentences
+
+    segs = [_segment(0, 4, "Fine. I'll ring Dr. Okafor tomorrow about the results."),
+            _segment(4, 6, "Mrs. Lee sends her thanks.")]
+    assert sentences(segs) == ["Fine.", "I'll ring Dr. Okafor tomorrow about the results.",
+                               "Mrs. Lee sends her thanks."]
+
+
 def test_a_request_granted_is_a_decision_with_what_was_asked() -> None:
     got = with_cues(CopilotCycleResult(), ["The school has asked for the hall until six.",
                                            "Fine, give them until half five."])
@@ -858,7 +933,7 @@ def test_a_yes_or_no_question_answered_by_a_decision_is_no_longer_open() -> None
     assert kept.open_questions == ("What do we do about the fees?",)
 
 
-@pytest.mark.parametrize(("said", "kind"), [*CUES, *ACCEPTANCE, *KEPT])
+@pytest.mark.parametrize(("said", "kind"), [*CUES, *ACCEPTANCE, *KEPT, *EIGHTH])
 def test_cue_sentences(said: str, kind: str) -> None:
     assert classify(said) == kind
 

@@ -144,7 +144,9 @@ JSON_SCHEMA: dict[str, Any] = {
         "suggested_questions": {"type": "array", "maxItems": 1, "items": _S},
         "key_concepts": {"type": "array", "maxItems": 2, "items": _S}}}
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\.\.\.)\s+(?=\S)")
+#: (not after a title: "I'll phone Mrs. Harrison" is one sentence)
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\.\.\.)(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)"
+                           r"(?<!\bDr\.)(?<!\bSt\.)\s+(?=\S)")
 #: How a sentence ends; Whisper's "..." or "-" marks a sentence it heard cut.
 _ENDED = re.compile(r"(?<![.])[.!?][\"')]*$")
 

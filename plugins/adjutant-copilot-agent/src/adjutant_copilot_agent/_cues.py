@@ -119,7 +119,25 @@ _DECISION = re.compile(
     r"|\b(?:goes|go) (?:up|down) (?:by|to) (?:\d|a |an |one|two|three|four|five|six|seven|"
     r"eight|nine|ten|twenty|fifty|hundred|half)|\bcomes? off the\b"
     # a choice said with its certainty: "The blue one, no question.", "Tuesday, no doubt."
-    r"|^(?:[\w'-]+ ){0,4}[\w'-]+,\s*(?:no question|no doubt|hands down|easily)[.!]?$"
+    r"|^(?:[\w'-]+ ){0,4}[\w'-]+,\s*(?:no question|no doubt|no contest|hands down|easily)"
+    r"[.!]?$"
+    # a verdict opening the sentence: "Done, the flood story leads."
+    r"|^(?:done|decided|settled)[,.]\s+(?:[\w'-]+ ){2,}"
+    # a cap or limit: "I'd cap it at eighty.", "Ten and not a ticket more.", "no more than
+    # six", "then the list closes"; a rule: "nobody takes the van without asking me"
+    r"|(?<!should )(?<!could )(?<!might )(?<!to )\b(?:cap|limit) "
+    r"(?:it|them|that|this|(?:the |our )?[\w-]+(?: [\w-]+)?) (?:at|to) "
+    r"|\bnot (?:a|one) (?:single )?[\w-]+ more\b|\b(?:no more than|at most|a maximum of) "
+    r"|\b(?:the )?(?:list|orders?|bookings?|sign-?ups?|entries) (?:closes?|(?:is|are) closed)\b"
+    r"|\b(?:nobody|no one|no-one) (?!knows\b|says\b|cares\b|likes\b|wants\b|minds\b|"
+    r"seems\b)[a-z]+s\b[^.?!]*\b(?:without|except|unless|until|before)\b"
+    r"|\b(?:is|are|'s|'re) not allowed to\b|\b(?:nobody|no one|no-one|everyone|everybody) "
+    r"(?:is|are) (?:to|allowed to)\b|^(?:[\w']+[,.]\s+)?from (?:today|tomorrow)(?: on)?[,\s]"
+    # "Fifty is the limit.", "The limit is two a head.", "Two per customer, max."
+    r"|\b(?:is|are) the (?:limit|maximum|max|cap|ceiling)\b|\bthe (?:limit|maximum|cap|"
+    r"ceiling) (?:is|stays at) (?:\d|a |an |one|two|three|four|five|six|seven|eight|nine|"
+    r"ten|twelve|twenty|thirty|forty|fifty|hundred)|\bmaximum of\b|,\s*(?:max|maximum|"
+    r"tops)[.!]?$"
     # an order that makes a choice, opening the sentence or after a short reply ("Drop
     # it and do both nights", "Works for me, go with that", "Keep it at ten")
     r"|^(?:[\w']+(?: [\w']+){0,3}[,.]\s+)?(?:(?:and|so|then|just)\s+)?(?:drop|skip|scrap|ditch|"
@@ -173,10 +191,16 @@ _ACTION = re.compile(
     r"|^(?:[\w']+,\s+){0,2}(?:and |so |then )?you (?:take (?!care\b(?! of))|handle|do|sort|"
     r"cover|run|grab|"
     r"bring|book|call|ring|email|send|check|organi[sz]e|look after|deal with|chase|print|"
+    r"restock|refill|tidy|clean|empty|pack|load|lock up|update|"
     r"order|collect|pick up|set up|write|draft)\b"
     r"|\b(?:has|have|needs?) to be (?:\w+ ){0,3}?(?:done|ready|finished|sent|paid|booked|"
     r"signed|submitted|in|on|out|up)\b[^.?!]*\b(?:by|before|until|no later than)\b"
     r"|\b(?:is|are) due (?:by|on|before|at|in)\b"
+    # a duty with its deadline: "the letters page needs proofreading by noon"
+    r"|\bneeds? [a-z]+ing\b[^.?!]*\b(?:by|before|until)\b"
+    # a task taken by its thing, in a reply: "Yes, the raffle is mine."
+    r"|^(?:yes|yeah|sure|fine|ok|okay|right|no problem)[,.]?\s+(?:[\w'-]+ ){0,3}"
+    r"(?!(?:that|it|this|what|which)\b)\w+(?:'s| is| are|'re) (?:all )?mine\b"
     r"|\b(?:I|(?!(?:It|This|That|There|What|Who|Nobody|Everyone|Anyone|Which)\b)"
     r"(?-i:[A-Z][a-z]+)) (?:can|could) (?!not\b)(?!see\b)(?!say\b)(?!hear\b)(?!tell\b)"
     r"(?!start\b)(?!be\b)\w+"
@@ -265,7 +289,13 @@ _WH = re.compile(r"^(?:who|what|when|where|why|how|which|whose|do|does|did|is|ar
 _REQUEST = re.compile(r"^(?:\w+(?:\s\w+){0,2},\s*){0,3}(?:and |so |also |then |now )?"
                       r"(?:(?:can|could|may) I ask (?:you|one of you|someone) to\b|"
                       r"(?:can|could) I leave (?:it|that|this|them|the \w+) with\b|"
-                      r"(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you))"
+                      r"(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you)|"
+                      # "Owen, you're still alright to sort out the prizes?", "Any chance
+                      # you could...?", "Kim, mind sending...?", "fancy taking...?"
+                      r"(?:are you|you(?:'re| are)) (?:still )?(?:alright|all right|ok|okay|"
+                      r"happy|good|fine) to|any chance (?:you|someone) could|(?:would you |"
+                      r"do you )?mind [a-z]+ing|fancy [a-z]+ing|is that something you (?:could|"
+                      r"can))"
                       r"\b(?! (?:know|think|believe|remember|say)\b)", re.IGNORECASE)
 _TAG = re.compile(r",\s*(?:right|okay|ok|yes|yeah|correct|agreed|alright|all right|"
                   r"is that okay|is that right|isn't it|won't you|can you|will you|"
@@ -299,8 +329,19 @@ _NOT_VERB = frozenset((
 #: take that one", "Jenny can do that") carries the sentence before it, which says what.
 _REFERS = re.compile(r"\b(?:that|it|this|those|these|them)\b(?!\s+(?:week|weekend|month|year|"
                      r"time|morning|afternoon|evening|quarter|spring|summer|autumn|winter|"
-                     r"friday|monday|tuesday|wednesday|thursday|saturday|sunday)\b)",
+                     r"friday|monday|tuesday|wednesday|thursday|saturday|sunday)\b)"
+                     # "Can you get one before six?", "Order another two hundred"
+                     r"|\b(?:get|find|order|buy|book|bring|send|grab|need|want|take) (?:one|some|"
+                     r"more)\b(?! of\b)|\banother (?:one|couple|few|dozen|\d+|two|three|four|"
+                     r"five|six|seven|eight|nine|ten|twenty|fifty|hundred|thousand)\b"
+                     # a request of a few words and a tag: "Top it up, would you?"
+                     r"|^(?:[\w'-]+[,.]?\s+){0,6}(?:would|will|can|could) you\?$",
                      re.IGNORECASE)
+
+
+#: A sentence addressed to someone by name: "Nina, you know the supplier."
+_ADDRESS = re.compile(r"^(?:[\w']+,\s+)?(?-i:[A-Z][a-z]+),\s+(?:[\w'-]+\s+){0,5}[\w'-]+[.!]$",
+                      re.IGNORECASE)
 
 
 #: A decision said by a marker alone ("No other option.", "Agreed then."): what was decided
@@ -658,6 +699,11 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             # (not when the sentence before is in an item with its own sentence before:
             # one item per sentence said, not a chain of them)
             text = f"{prev} {text}"
+            if (kind == "action_items" and n >= 2 and _ADDRESS.match(prev) and not classify(prev)
+                    and not said[n - 2].endswith("?") and not classify(said[n - 2])):
+                # "We're down to forty boxes." "Nina, you know the supplier." "Order
+                # another two hundred, would you?": the thing is said before the address
+                text = f"{said[n - 2]} {text}"
         if (kind != "open_questions" and prev and text.startswith(prev) and cued[kind]
                 and cued[kind][-1] == prev):  # one item, said in two
             cued[kind].pop()
