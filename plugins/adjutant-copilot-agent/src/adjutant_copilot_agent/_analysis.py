@@ -32,7 +32,6 @@ from adjutant_hookspecs import (
     TranscriptSegment,
 )
 
-from ._cues import with_cues
 from ._parse import parse_cycle_result
 from ._settings import agent_settings
 from ._wav import SAMPLE_RATE, wav_bytes
@@ -541,6 +540,8 @@ def interpret(response: str, known: Sequence[TranscriptSegment],
     segment that runs to the end of the audio (``audio_s`` seconds) was probably cut
     mid-sentence ("And Leo, please."): the next cycle hears it again whole, so it is not
     cued here."""
+    from ._cues import with_cues  # its patterns compile in 25 ms: not at every start
+
     segments = [*known, *fresh]
     cued = list(fresh)
     if audio_s is not None and cued and cued[-1].end_s >= audio_s - CUT_S:
