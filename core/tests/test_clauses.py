@@ -55,6 +55,8 @@ pytestmark = pytest.mark.anyio
     # a polite question's mark ends the order after it, no question of its own
     ("could you read todo.md and then add '- release 1.0' to the end of it?",
      ["could you read todo.md", "add '- release 1.0' to the end of todo.md"]),
+    ("show me what's under docs, then pack that folder into docs.zip",
+     ["show me what's under docs", "pack that folder into docs.zip"]),
     ("read the README and put how to run it into the notes",
      ["read the README", "put how to run it into the notes"]),
     # "+" joins two orders as "and" does; a schedule of "the same thing" repeats the

@@ -38,6 +38,7 @@ def space(tmp_path: Path) -> Path:
     ("open the docs folder", ("dir", "docs")),
     ("list the files in src", ("dir", "src")),
     ("open the guide in the docs folder", ("file", "docs/guide.md")),  # where it is
+    ("under docs, show me guide", ("file", "docs/guide.md")),
     ("list todo.md", None),  # a listing of a file: the model decides
     ("what does README.md say about installing?", None),  # more than seeing it
     ("show me what changed in notes.txt", None),

@@ -52,6 +52,8 @@ def here(tmp_path: Path) -> str:
      {"sections": ["os", "python"]}),
     # the word before what the tool acts on, into its name filter
     ("list the node processes", "proc.list", {}, {"name": "node"}),
+    ("what python processes have I got running?", "proc.list", {}, {"name": "python"}),
+    ("list any processes named flask", "proc.list", {}, {"name": "flask"}),
     ("show python processes sorted by memory", "proc.list", {},
      {"name": "python", "sort": "mem"}),
     ("my processes using the most memory? top 5", "proc.list", {"sort": "mem"},
@@ -98,6 +100,7 @@ def test_a_stated_value_fills_the_one_argument_it_fits(here: str, asked: str, to
     ("list the running processes", "proc.list", {}),
     ("what processes are running?", "proc.list", {}),
     ("kill the zombie processes", "proc.list", {}),
+    ("what processes have I got running?", "proc.list", {}),
     ("show the busy processes", "proc.list", {}),
     ("describe this machine", "sys.info", {}),
     # an argument that holds a space on purpose, or words the request does not write apart
@@ -235,6 +238,8 @@ def test_text_the_request_carries_is_not_written_on_past() -> None:
     # words after the term that say where to look are not part of it
     ("grep for sum(values) anywhere", "sum(values) anywhere", "sum(values)"),
     ("look for average in the codebase", "average in the codebase", "average"),
+    ("look for the literal text sum(values) anywhere in the project",
+     "sum(values) anywhere in the project", "sum(values)"),
     # left alone: the pattern is the request's (escapes aside), or two terms are said,
     # or none, or the words are all there is
     ("find calls to main() in src", r"main\(\)", r"main\(\)"),
@@ -290,3 +295,56 @@ def test_a_name_run_on_into_the_next_words_is_cut_back(here: str, asked: str, wr
                                                        named: str) -> None:
     got = with_stated_values(plan(("git.branch", {"name": wrote})), asked, TOOLS, here)
     assert got.steps[0].args["name"] == named
+
+
+@pytest.mark.parametrize(("asked", "tool", "wrote", "kept"), [
+    # part of the one quoted text is that whole text, its line end kept
+    ("read todo.md and then stick '- write docs' on the end of it", "fs.append",
+     {"path": "todo.md", "content": "write docs\n"},
+     {"path": "todo.md", "content": "- write docs\n"}),
+    ("commit it as 'fix: guard the empty list'", "git.commit",
+     {"message": "guard the empty list"}, {"message": "fix: guard the empty list"}),
+    # two quotes, the whole quote, or words of its own: as written
+    ("append 'a' and 'b' to notes.txt", "fs.append",
+     {"path": "notes.txt", "content": "a\n"}, {"path": "notes.txt", "content": "a\n"}),
+    ("add '- write docs' to todo.md", "fs.append",
+     {"path": "todo.md", "content": "- write docs\n"},
+     {"path": "todo.md", "content": "- write docs\n"}),
+    ("add '- write docs' to todo.md", "fs.append",
+     {"path": "todo.md", "content": "remember to write docs\n"},
+     {"path": "todo.md", "content": "remember to write docs\n"}),
+])
+def test_part_of_the_quoted_text_is_the_whole_of_it(here: str, asked: str, tool: str,
+                                                    wrote: dict, kept: dict) -> None:
+    got = with_stated_values(plan((tool, wrote)), asked, TOOLS, here)
+    assert got.steps[0].args == kept
+
+
+def test_an_object_argument_holds_only_what_belongs_there(here: str) -> None:
+    """A schedule's ``inputs`` had held its own cron, and keys of another tool's: the
+    cron moves up to the schedule, what the capability does not declare goes."""
+    def declared(name: str, props: dict, required: list[str]) -> ToolDeclaration:
+        return ToolDeclaration(name=name, version="1", description=name, args_schema={
+            "type": "object", "properties": props, "required": required})
+
+    text = {"type": "string"}
+    tools = TOOLS | {  # as adjutant-tasks and adjutant-files declare them
+        "schedule.task": declared("schedule.task", {
+            "capability": text, "inputs": {"type": "object"}, "at": text, "cron": text,
+            "idempotency_key": text}, ["capability"]),
+        "doc.summarize": declared("doc.summarize", {
+            "paths": {"type": "array", "items": text}}, [])}
+    wrote = plan(("schedule.task", {"capability": "doc.summarize", "inputs": {
+        "a": "pdfs", "staged": True, "ref": "main", "cron": "0 9 * * 1"}}))
+    got = with_stated_values(wrote, "summarize the PDFs every Monday at 9", tools, here)
+    assert got.steps[0].args == {"capability": "doc.summarize", "cron": "0 9 * * 1"}
+    keyed = plan(("schedule.task", {"capability": "doc.summarize", "at": "2026-12-01T09:00",
+                                    "inputs": {"idempotency_key": "dec-summary"}}))
+    got = with_stated_values(keyed, "queue doc.summarize at 2026-12-01T09:00, idempotency "
+                             "key dec-summary", tools, here)
+    assert got.steps[0].args == {"capability": "doc.summarize", "at": "2026-12-01T09:00",
+                                 "idempotency_key": "dec-summary"}
+    # inputs the capability declares stay
+    fine = plan(("schedule.task", {"capability": "doc.summarize",
+                                   "inputs": {"paths": ["inbox"]}}))
+    assert with_stated_values(fine, "summarize inbox every day", tools, here) == fine

@@ -16,8 +16,8 @@ _VERBS = frozenset((
     "add", "append", "archive", "check", "checkout", "clean", "commit", "compare",
     "compress", "copy", "count", "create", "delete", "diff", "display", "download", "edit",
     "extract", "fetch", "find", "fix", "give", "grep", "install", "jot", "kill", "list",
-    "look", "make", "merge", "move", "note", "open", "overwrite", "patch", "print", "pull",
-    "push", "put", "read", "remember", "remove", "rename", "replace", "rerun", "restart",
+    "look", "make", "merge", "move", "note", "open", "overwrite", "pack", "patch", "print",
+    "pull", "push", "put", "read", "remember", "remove", "rename", "replace", "rerun", "restart",
     "restore", "run", "save", "schedule", "search", "show", "stage", "start", "stash",
     "stop", "summarize", "switch", "tell", "test", "touch", "undo", "unzip", "update",
     "view", "write", "zip"))

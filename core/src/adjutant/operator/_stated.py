@@ -40,7 +40,16 @@ from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 from ._grammar import ONE_WORD
 from ._values import without_copied_values
-from ._words import carried_patch, carried_text, here, named_paths, names_here, spelled, terms
+from ._words import (
+    QUOTED,
+    carried_patch,
+    carried_text,
+    here,
+    named_paths,
+    names_here,
+    spelled,
+    terms,
+)
 
 __all__ = ["git_names", "settled_values", "with_stated_values"]
 
@@ -174,8 +183,9 @@ def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
             steps.append(step)
             continue
         schema = declaration.args_schema
-        step = _word_as_said(_pattern_as_said(_argv_as_said(step, schema, asked), schema,
-                                              asked), schema, asked)
+        for said in (_argv_as_said, _pattern_as_said, _word_as_said, _quote_as_said):
+            step = said(step, schema, asked)
+        step = _nested_as_declared(step, schema, tools)
         unset = {k: v for k, v in schema.get("properties", {}).items()
                  if k not in step.args and k not in set(schema.get("required", []))
                  and isinstance(v, Mapping)}
@@ -298,8 +308,8 @@ def _argv_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> Tool
 _TERM = re.compile(r"""(?<![A-Za-z])'([^']+)'(?![A-Za-z])|"([^"]+)"|`([^`]+)`"""
                    r"""|(?<![\w.(])([A-Za-z_][\w.]*\([^()\s]*\))""")
 #: Words after a search term that say where to look, never part of it.
-_WHERE_ELSE = re.compile(r"\s+(?:anywhere|everywhere|in the (?:code(?:base)?|repo|project)"
-                         r"|in this (?:code(?:base)?|repo|project)|please|pls)$", re.I)
+_WHERE_ELSE = re.compile(r"(?:\s+(?:anywhere|everywhere|in the (?:code(?:base)?|repo|project)"
+                         r"|in this (?:code(?:base)?|repo|project)|please|pls))+$", re.I)
 
 
 def _pattern_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> ToolCall:
@@ -357,6 +367,60 @@ def _word_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> Tool
     return step if args == step.args else msgspec.structs.replace(step, args=args)
 
 
+def _quote_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> ToolCall:
+    """``step`` with a text value that is part of the one text the request quotes as
+    that whole text ("stick '- write docs' on the end of it" appended "write docs"; a
+    line end the model wrote kept)."""
+    quotes = {q[1:-1] for q in QUOTED.findall(asked) if q[1:-1].strip()}
+    if len(quotes) != 1:
+        return step
+    quote = quotes.pop()
+    args = dict(step.args)
+    for key, spec in schema.get("properties", {}).items():
+        value = args.get(key)
+        if not (isinstance(spec, Mapping) and spec.get("type") == "string"
+                and isinstance(value, str)) or spec.get("x-adjutant-role") or any(
+                    k in spec for k in ("enum", "const", "pattern", "format")):
+            continue
+        if value.strip() and value.strip() != quote and value.strip() in quote:
+            _log.info("quoted: %s.%s %r is part of the request's %r", step.tool, key,
+                      value, quote)
+            args[key] = quote + ("\n" if value.endswith("\n") else "")
+    return step if args == step.args else msgspec.structs.replace(step, args=args)
+
+
+def _nested_as_declared(step: ToolCall, schema: Mapping[str, Any],
+                        tools: Mapping[str, ToolDeclaration]) -> ToolCall:
+    """``step`` with each free-form object argument (a schedule's ``inputs``) holding
+    only what belongs there: a key that is the step's own argument moved up to it
+    ("inputs": {"cron": ...} is the schedule's cron), and, where another argument names
+    an offered tool (its ``capability``), no key that tool does not declare (the model
+    had filled a summary's inputs with a diff's ``ref`` and ``staged``)."""
+    props = schema.get("properties", {})
+    args = dict(step.args)
+    named = [tools[v] for k, v in args.items() if isinstance(v, str) and v in tools
+             and v != step.tool]
+    for key, spec in props.items():
+        value = args.get(key)
+        if not (isinstance(spec, Mapping) and spec.get("type") == "object"
+                and "properties" not in spec and isinstance(value, dict)):
+            continue
+        inner = dict(value)
+        for name in list(inner):
+            if name in props and name != key and name not in args:
+                args[name] = inner.pop(name)
+        if len(named) == 1:
+            declared = named[0].args_schema.get("properties", {})
+            inner = {k: v for k, v in inner.items() if k in declared}
+        if inner != value:
+            _log.info("nested: %s.%s %r holds %r", step.tool, key, value, inner)
+            if inner:
+                args[key] = inner
+            else:
+                del args[key]
+    return step if args == step.args else msgspec.structs.replace(step, args=args)
+
+
 def _shell_words(text: str) -> list[str]:
     try:
         return shlex.split(text.replace("`", " "))
@@ -365,12 +429,22 @@ def _shell_words(text: str) -> list[str]:
 
 
 def _named_kind(words: list[str], nouns: frozenset[str]) -> str:
-    """The one word standing just before a word for what the tool acts on (``nouns``)
-    that says which ones ("the python processes"): no stopword, number or word of the
-    tool's own, and no word of what tools do ("list processes", "running processes")."""
-    found = {words[i - 1] for i in range(1, len(words)) if set(terms(words[i])) & nouns
-             and words[i - 1].isalpha() and (said := set(terms(words[i - 1])))
-             and not said & (nouns | _DOING)}
+    """The one word that says which of what the tool acts on (``nouns``) are meant:
+    standing just before the word for them ("the python processes") or named after it
+    ("processes named flask"); no stopword, number or word of the tool's own, and no
+    word of what tools do ("list processes", "running processes"). The word for them
+    is that word itself ("processes"), not one that only leads to it ("running")."""
+    def noun(word: str) -> bool:
+        return bool(set(terms(word)) & nouns) and any(word.startswith(n) for n in nouns)
+
+    def says(word: str) -> bool:
+        return word.isalpha() and bool(said := set(terms(word))) and not said & (
+            nouns | _DOING)
+
+    found = {words[i - 1] for i in range(1, len(words)) if noun(words[i])
+             and says(words[i - 1])}
+    found |= {words[i + 2] for i in range(len(words) - 2) if noun(words[i])
+              and words[i + 1] in ("named", "called") and says(words[i + 2])}
     return found.pop() if len(found) == 1 else ""
 
 
