@@ -312,18 +312,26 @@ class PatchFirst(ScriptedProvider):
 async def test_a_patch_of_a_file_not_here_is_chosen_again() -> None:
     """"write a CHANGELOG.md containing '# Changelog'" had been planned as a diff from
     nothing: a new file is written, so the choice is made again without the patch; a
-    patch of a file that is here stands."""
+    patch of a file that is here, or of one by a slip of its path, stands."""
     new = "--- a/CHANGELOG.md\n+++ b/CHANGELOG.md\n@@ -0,0 +1 @@\n+# Changelog\n"
     old = "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-a\n+b\n"
+    slip = "--- a/util.py\n+++ b/util.py\n@@ -1 +1 @@\n-a\n+b\n"  # src/util.py is here
     provider = PatchFirst(steps(("edit.patch", {"patch": new})),
                           steps(("notes.write", {"path": "CHANGELOG.md",
                                                  "text": "# Changelog\n"})),
-                          steps(("edit.patch", {"patch": old})))
+                          steps(("edit.patch", {"patch": old})),
+                          steps(("edit.patch", {"patch": slip})))
     tools = fake_tools(Patcher("edit.patch"), FakeWrite("notes.write"), name="edit")
     async with Harness(tools, provider=provider) as h:
         (h.workspace / "notes.txt").write_text("a\n")
+        (h.workspace / "src").mkdir()
+        (h.workspace / "src" / "util.py").write_text("a\n")
         made = await h.run("write a CHANGELOG.md containing '# Changelog'")
         patched = await h.run("change a to b in notes.txt")
+        slipped = await h.run("in src/util.py change a to b")
+    # a patch naming a file here by a slip of its path is not chosen again (written
+    # whole, its content would be the model's)
+    assert [s.tool for s in slipped.plan.steps] == ["edit.patch"]
     assert [s.tool for s in made.plan.steps] == ["notes.write"]
     [look] = [e for e in made.of_type(ActivitySnapshot) if e.activity_type == "second-look"]
     assert "a file not here" in look.content["text"]

@@ -342,8 +342,15 @@ class Prompting:
                 "properties", {}).get("patch", {}).get("type") != "string":
             return None
         targets = re.findall(r"^\+\+\+ (?:b/)?(\S+)", patch, re.MULTILINE)
-        return (first[0].tool, targets[0]) if len(targets) == 1 and targets[0] != \
-            "/dev/null" and not os.path.lexists(os.path.join(cwd, targets[0])) else None
+        if len(targets) != 1 or targets[0] == "/dev/null" or os.path.lexists(
+                os.path.join(cwd, targets[0])):
+            return None
+        # a name some file here has is a slip of its path ("util.py" for src/util.py),
+        # no new file: written whole instead, its content would be the model's
+        name = os.path.basename(targets[0])
+        if any(p.rsplit("/", 1)[-1] == name for p in workspace_paths(cwd)):
+            return None
+        return first[0].tool, targets[0]
 
     def echoed(self, text: str, prompt: str, cwd: str) -> bool:
         """Whether ``text``, the model's reply, is an answer in words that only repeats a
