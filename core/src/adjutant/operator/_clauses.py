@@ -27,8 +27,11 @@ _EDITS = frozenset(("change", "edit", "fix", "make", "patch", "rename", "replace
 #: Where one step of a request ends and the next begins: "then", "after that",
 #: "finally" in any form, a semicolon, and "and" (also), or a comma before a verb; a new
 #: sentence that opens with a verb or one of these words.
-_THEN = re.compile(r"\s*(?:,?\s*\band then\b|,?\s*\bthen\b|(?:,|\band\b)\s*(?:and\s+)?"
-                   r"(?:after that|afterwards|finally|lastly)\b|;)\s*", re.IGNORECASE)
+#: ("since then", "until then", "back then" say when, not what comes next).
+_THEN = re.compile(r"\s*(?:,?\s*\band then\b|,?\s*(?<!since )(?<!until )(?<!till )(?<!by )"
+                   r"(?<!back )(?<!from )(?<!before )(?<!after )\bthen\b|"
+                   r"(?:,|\band\b)\s*(?:and\s+)?(?:after that|afterwards|finally|lastly)\b|;)\s*",
+                   re.IGNORECASE)
 _AND = re.compile(r"\s*(?:,\s*and(?:\s+also)?\b|\band(?:\s+also)?\b|,(?:\s*also\b)?|"
                   r"(?<=\s)[+&])\s+", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
