@@ -717,6 +717,9 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("what does `git stash` do?", True),
     ("what would happen if I ran git reset --hard?", True),
     ("just explain what a symlink is", True),
+    # an opinion asked for, looking at nothing (heldout11, after its blind run)
+    ("json or yaml for config files? just your opinion, no need to look at anything", True),
+    ("in your opinion, tabs or spaces?", True),
     ("what does the report function do?", False),  # the code may need reading
     ("what does ls show here?", False),
     ("what did I do yesterday?", False),

@@ -135,7 +135,9 @@ def is_question(request: str) -> bool:
 _WORDS_ONLY = re.compile(
     r"\b(?:just|only) (?:explain|describe|tell me)\b|\bdon'?t (?:do|run|change|touch|"
     r"execute) anything\b|\bwithout (?:doing|running|changing) anything\b|\bin general\b|"
-    r"\bgenerally\b|\bin theory\b|\bhypothetically\b", re.IGNORECASE)
+    r"\bgenerally\b|\bin theory\b|\bhypothetically\b|\bno need to (?:look at|open|read|"
+    r"run|check|touch|do) anything\b|\b(?:just|only) (?:your|an) opinion\b|"
+    r"\bin your (?:opinion|view)\b", re.IGNORECASE)
 
 
 #: A question about what a command or a name means: "what does HEAD~1 mean in git?",
