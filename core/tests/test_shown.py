@@ -39,6 +39,7 @@ def space(tmp_path: Path) -> Path:
     ("list the files in src", ("dir", "src")),
     ("open the guide in the docs folder", ("file", "docs/guide.md")),  # where it is
     ("under docs, show me guide", ("file", "docs/guide.md")),
+    ("read me the guide first", ("file", "docs/guide.md")),  # heldout11, after its run
     ("list todo.md", None),  # a listing of a file: the model decides
     ("what does README.md say about installing?", None),  # more than seeing it
     ("show me what changed in notes.txt", None),

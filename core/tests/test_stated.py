@@ -139,6 +139,13 @@ def test_a_branch_the_request_names_goes_into_the_one_free_text_argument(
         ("git.branch", {"name": "exp", "start": "loose"}))
     assert with_stated_values(plan(("git.diff", {})), "what changed since v1?", TOOLS,
                               here) == plan(("git.diff", {"ref": "v1"}))
+    # a ref written as a path (no file so named) is the ref
+    assert with_stated_values(plan(("git.log", {"path": "release/1.0"})),
+                              "what's the log of release/1.0?", TOOLS, here) == plan(
+        ("git.log", {"ref": "release/1.0"}))
+    assert with_stated_values(plan(("git.log", {"path": "README.md"})),
+                              "who changed README.md?", TOOLS, here) == plan(
+        ("git.log", {"path": "README.md"}))
     # a revision said from a ref here: "HEAD~1", "develop^"
     for said in ("HEAD~1", "develop^"):
         assert with_stated_values(plan(("git.diff", {"paths": ["README.md"]})),

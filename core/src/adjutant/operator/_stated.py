@@ -186,6 +186,8 @@ def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
         for said in (_argv_as_said, _pattern_as_said, _word_as_said, _quote_as_said):
             step = said(step, schema, asked)
         step = _nested_as_declared(step, schema, tools)
+        if cwd:
+            step = _ref_as_ref(step, schema, cwd)
         unset = {k: v for k, v in schema.get("properties", {}).items()
                  if k not in step.args and k not in set(schema.get("required", []))
                  and isinstance(v, Mapping)}
@@ -419,6 +421,25 @@ def _nested_as_declared(step: ToolCall, schema: Mapping[str, Any],
             else:
                 del args[key]
     return step if args == step.args else msgspec.structs.replace(step, args=args)
+
+
+def _ref_as_ref(step: ToolCall, schema: Mapping[str, Any], cwd: str) -> ToolCall:
+    """``step`` with a branch or tag here written as its path (no file so named) moved
+    to its one free one-word argument, a ref ("what's the log of release/1.0" had
+    been `git.log` of the path release/1.0, which shows nothing)."""
+    props = schema.get("properties", {})
+    refs = [k for k, v in props.items() if isinstance(v, Mapping) and not v.get(
+        "x-adjutant-role") and v.get("type") == "string" and v.get("pattern") == ONE_WORD]
+    if len(refs) != 1 or refs[0] in step.args:
+        return step
+    for key, value in step.args.items():
+        if isinstance(value, str) and props.get(key, {}).get("x-adjutant-role") == "path" \
+                and key not in schema.get("required", []) \
+                and not os.path.lexists(os.path.join(cwd, value)) and value in git_names(cwd):
+            _log.info("ref: %s.%s %r is a ref here, not a path", step.tool, key, value)
+            args = {k: v for k, v in step.args.items() if k != key}
+            return msgspec.structs.replace(step, args={**args, refs[0]: value})
+    return step
 
 
 def _shell_words(text: str) -> list[str]:

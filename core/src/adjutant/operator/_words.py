@@ -463,7 +463,7 @@ _SHOWING = frozenset(["show", "me", "open", "cat", "print", "display", "view", "
                       "is", "s", "inside", "can", "you", "could", "would", "just", "up",
                       "let", "take", "a", "give", "i", "want", "to", "need", "quickly",
                       "whole", "full", "again", "out", "there", "here", "this", "my", "under",
-                      "within", "from"])
+                      "within", "from", "first", "now", "too", "also"])
 #: Words that only ask to see a folder ("list the files in src").
 _LISTING = frozenset(["list", "ls", "files", "entries", "everything", "whats", "under"])
 #: A name without a path or an extension that names a file here by its stem ("TODO",
