@@ -17,6 +17,20 @@ from adjutant_hookspecs import ActivitySnapshot, ProviderCapabilities, Response
 pytestmark = pytest.mark.anyio
 
 
+def prefers(first: str, second: str) -> type[ScriptedProvider]:
+    """A scoring provider that ranks the tool `first` over `second` over the rest, as the
+    0.5B model ranked the near neighbours the tests below were written from."""
+
+    class Prefers(ScriptedProvider):
+        capabilities = ProviderCapabilities(grammar=True)
+
+        async def score(self, request: Any, continuations: Any) -> list[float]:
+            return [3.0 if f'"{first}"' in c else 1.0 if f'"{second}"' in c else 0.0
+                    for c in continuations]
+
+    return Prefers
+
+
 class AnswerFirst(ScriptedProvider):
     """A provider that scores continuations (as the embedded one does) and prefers an
     answer in words to every tool, as the 0.5B model did for "show me README.md"."""
@@ -197,20 +211,12 @@ class Brancher:
         raise AssertionError("executed")
 
 
-class BranchFirst(ScriptedProvider):
-    capabilities = ProviderCapabilities(grammar=True)
-
-    async def score(self, request: Any, continuations: Any) -> list[float]:
-        return [3.0 if '"vcs.branch"' in c else 1.0 if '"vcs.switch"' in c else 0.0
-                for c in continuations]
-
-
 async def test_a_new_branch_named_as_one_that_exists_is_chosen_again() -> None:
     """"checkout release/1.0" had been planned as making a new branch release/1.0 (it
     exists: the step cannot be done, and was not meant); a name that is free stays."""
     import anyio
 
-    provider = BranchFirst(steps(("vcs.branch", {"name": "develop"})),
+    provider = prefers("vcs.branch", "vcs.switch")(steps(("vcs.branch", {"name": "develop"})),
                            steps(("vcs.switch", {"name": "develop"})),
                            steps(("vcs.branch", {"name": "feature/x"})))
     tools = fake_tools(Brancher("vcs.branch"), Brancher("vcs.switch"), name="vcs")
@@ -260,19 +266,11 @@ class Comparer(Brancher):
         return ExecutionResult(tool=call.tool, args=call.args, status="dry_run")
 
 
-class CompareFirst(ScriptedProvider):
-    capabilities = ProviderCapabilities(grammar=True)
-
-    async def score(self, request: Any, continuations: Any) -> list[float]:
-        return [3.0 if '"files.diff"' in c else 1.0 if '"vcs.diff"' in c else 0.0
-                for c in continuations]
-
-
 async def test_a_path_compared_with_itself_is_chosen_again() -> None:
     """"how does src differ from develop?" had been planned as a comparison of src with
     src: it shows nothing and was not meant, so the choice is made again without that
     tool; two different files compared stand."""
-    provider = CompareFirst(steps(("files.diff", {"a": "src", "b": "./src"})),
+    provider = prefers("files.diff", "vcs.diff")(steps(("files.diff", {"a": "src", "b": "./src"})),
                             steps(("vcs.diff", {"ref": "develop"})),
                             steps(("files.diff", {"a": "a.txt", "b": "b.txt"})))
     vcs = Brancher("vcs.diff")
@@ -301,14 +299,6 @@ class Patcher(Brancher):
             safety=ToolSafety(level="write", writes=True))
 
 
-class PatchFirst(ScriptedProvider):
-    capabilities = ProviderCapabilities(grammar=True)
-
-    async def score(self, request: Any, continuations: Any) -> list[float]:
-        return [3.0 if '"edit.patch"' in c else 1.0 if '"notes.write"' in c else 0.0
-                for c in continuations]
-
-
 async def test_a_patch_of_a_file_not_here_is_chosen_again() -> None:
     """"write a CHANGELOG.md containing '# Changelog'" had been planned as a diff from
     nothing: a new file is written, so the choice is made again without the patch; a
@@ -316,7 +306,7 @@ async def test_a_patch_of_a_file_not_here_is_chosen_again() -> None:
     new = "--- a/CHANGELOG.md\n+++ b/CHANGELOG.md\n@@ -0,0 +1 @@\n+# Changelog\n"
     old = "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-a\n+b\n"
     slip = "--- a/util.py\n+++ b/util.py\n@@ -1 +1 @@\n-a\n+b\n"  # src/util.py is here
-    provider = PatchFirst(steps(("edit.patch", {"patch": new})),
+    provider = prefers("edit.patch", "notes.write")(steps(("edit.patch", {"patch": new})),
                           steps(("notes.write", {"path": "CHANGELOG.md",
                                                  "text": "# Changelog\n"})),
                           steps(("edit.patch", {"patch": old})),
