@@ -69,6 +69,11 @@ pytestmark = pytest.mark.anyio
     ("show me src/util.py, make average return 0 for an empty list, then run pytest",
      ["show me src/util.py", "make average return 0 for an empty list in src/util.py",
       "run pytest"]),
+    # a question, then what to do if its answer is yes
+    ("Are there any PDFs here? If so summarize all of them.",
+     ["Are there any PDFs here?", "summarize all of them"]),
+    ("is port 8000 taken? if so, show the processes", ["is port 8000 taken?",
+                                                       "show the processes"]),
 ])
 def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     assert clauses(request_) == expected
@@ -100,6 +105,11 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     # planned as a step of its own, an append: heldout11, after its blind run)
     "I keep a backup as notes.old and I added a few things since then. Can you show me "
     "the difference between the backup and notes.txt?",
+    # a clause saying what is there, then the step pointing back at it (heldout11,
+    # after its blind run: "show it to me" alone had been answered in words)
+    "in the src folder there's a util file, show it to me",
+    "there's a notes file in docs, read it please",
+    "is it raining? if so what should I wear?",  # a question after "if so": one
 ])
 def test_what_is_one_step_stays_whole(request_: str) -> None:
     assert clauses(request_) == [request_]

@@ -416,6 +416,10 @@ async def test_memory_passages_are_left_out_of_the_choice_and_kept_for_an_answer
     ("can you commit my changes?", False),  # a polite order
     ("what does `ls -la` show here?", False),  # a command to run
     ("how many lines are in README.md? use wc", False),  # the second sentence orders
+    # a polite order after a clause setting the scene (heldout11, after its blind run:
+    # planned as a comparison, the archive being a write)
+    ("Before I clear them out, can you archive the logs directory to logs.zip?", False),
+    ("is redis up, and what port is it on?", True),
 ])
 def test_a_question_is_told_from_an_order(request_text: str, asks: bool) -> None:
     from adjutant.operator.planner import is_question

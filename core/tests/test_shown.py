@@ -38,6 +38,9 @@ def space(tmp_path: Path) -> Path:
     ("open the docs folder", ("dir", "docs")),
     ("list the files in src", ("dir", "src")),
     ("open the guide in the docs folder", ("file", "docs/guide.md")),  # where it is
+    # named in another case, in a folder said after it (heldout11, after its blind run:
+    # a listing of the root)
+    ("Settings.JSON under config — what's in it?", ("file", "config/settings.json")),
     ("under docs, show me guide", ("file", "docs/guide.md")),
     ("read me the guide first", ("file", "docs/guide.md")),  # heldout11, after its run
     ("list todo.md", None),  # a listing of a file: the model decides

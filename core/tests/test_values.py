@@ -7,7 +7,7 @@ from pathlib import Path
 
 import msgspec
 
-from adjutant.operator._values import without_copied_values
+from adjutant.operator._values import paths_as_named, without_copied_values
 from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 REGISTRY = Path(__file__).resolve().parents[2] / "plugins"
@@ -95,3 +95,23 @@ def test_a_tool_the_request_names_by_its_verb_is_a_stated_capability() -> None:
     for asked in ("every weekday at 7:30 do the usual", "every weekday at 7:30 list them"):
         got = without_copied_values(commit, asked, shown, tools)
         assert isinstance(got, Response) and "capability" in got.text, asked
+
+
+def test_a_path_neither_named_nor_hinted_is_the_one_file_the_request_names(
+        tmp_path: Path) -> None:
+    """"what does the CHANGELOG say about version 1.0?" had been a read of README.md (a
+    file of the examples, here too); a path the request hints at ("the readme") stays,
+    and a request naming two files changes nothing."""
+    (tmp_path / "README.md").write_text("# x\n")
+    (tmp_path / "CHANGELOG.md").write_text("## 1.0\n")
+    read = plan(("fs.read", {"path": "README.md"}))
+    assert paths_as_named(read, "what does the CHANGELOG say about version 1.0?", TOOLS,
+                          str(tmp_path)) == plan(("fs.read", {"path": "CHANGELOG"}))
+    assert paths_as_named(read, "show me the Makefile", TOOLS, "") == plan(
+        ("fs.read", {"path": "Makefile"}))
+    assert paths_as_named(read, "what does the readme say about 1.0?", TOOLS,
+                          str(tmp_path)) == read
+    assert paths_as_named(read, "compare CHANGELOG.md and notes.txt", TOOLS,
+                          str(tmp_path)) == read
+    assert paths_as_named(read, "open changelog.MD", TOOLS, str(tmp_path)) == plan(
+        ("fs.read", {"path": "CHANGELOG.md"}))

@@ -35,7 +35,8 @@ _THEN = re.compile(r"\s*(?:,?\s*\band then\b|,?\s*(?<!since )(?<!until )(?<!till
 _AND = re.compile(r"\s*(?:,\s*and(?:\s+also)?\b|\band(?:\s+also)?\b|,(?:\s*also\b)?|"
                   r"(?<=\s)[+&])\s+", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
-_LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|next)\b[\s,]*)+",
+_LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|next|if so|"
+                   r"if yes|if there are|if it does|if they do)\b[\s,]*)+",
                    re.IGNORECASE)
 _IT = re.compile(r"\b(it|that file|the file)\b", re.IGNORECASE)
 #: Where a question asks a second thing: ", and show me the staged diff too", ", and
@@ -48,6 +49,10 @@ _ASKS = frozenset(("what", "what's", "whats", "which", "who", "where", "how"))
 _WHERE = re.compile(r"^(?:in|inside|within|under|for|on)\s+(?:the\s+)?\S+"
                     r"(?:\s+(?:folder|dir|directory|file))?$", re.IGNORECASE)
 #: What a schedule repeats when it says "the same thing": the clause before.
+#: A clause that only says what is there ("in the src folder there's a util file, show it
+#: to me"): the scene of the step after it, which points back at it.
+_SCENE = re.compile(r"^(?:(?:in|inside|under|within)\b[^,]*?\b)?(?:there(?:'s| is| are)|"
+                    r"(?:i|we)(?:'ve| have)(?: got)?)\b", re.IGNORECASE)
 _SAME = re.compile(r"\bthe same(?: thing| again)?\b", re.IGNORECASE)
 #: A clause that only says how long the step before may take ("run pytest, give it 90
 #: seconds max"): part of that step.
@@ -142,6 +147,8 @@ def clauses(request: str) -> list[str]:
                     f"{current} {word}"
         pieces.append(current)
     pieces = [shown(p) for p in (_LEAD.sub("", p) for p in pieces) if p.strip(" ,.")]
+    if len(pieces) >= 2 and _SCENE.match(pieces[0]) and _IT.search(pieces[1]):
+        pieces[:2] = [f"{pieces[0]}, {pieces[1]}"]
     if len(pieces) < 2 or len(pieces) > 6:
         return [request]
     steps: list[str] = []

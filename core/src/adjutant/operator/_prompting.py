@@ -47,18 +47,21 @@ from ._replies import closed_answer, closed_plan, parse_reply
 from ._run import Run
 from ._stated import git_names
 from ._words import (
+    QUOTED,
+    asks_content,
     carried_patch,
     carried_text,
     echoes,
     here,
     hinted,
     is_question,
+    named_documents,
     names_here,
     shown_path,
     spelled,
     wants_words,
 )
-from .planner import BANK_WEIGHT, END, SIMILAR, Planner, named_paths, workspace_paths
+from .planner import BANK_WEIGHT, END, SIMILAR, Planner, workspace_paths
 
 __all__ = ["Prompting"]
 
@@ -168,7 +171,7 @@ class Prompting:
     def grounded(prompt: str, cwd: str) -> list[str]:
         """The paths the read tools may name: those here and those the request names
         (as they exist here: "readme.md" is README.md)."""
-        named = [here(cwd, p) or p for p in named_paths(prompt)]
+        named = [here(cwd, p) or p for p in named_documents(prompt)]
         return list(dict.fromkeys([*workspace_paths(cwd), *named, "."]))
 
     @staticmethod
@@ -176,7 +179,8 @@ class Prompting:
         """The paths the request names that exist here, as they exist (`here`: a stat
         each, a listing where the case differs; a few at most). The root alone ("what
         would rm -rf / do?") names no file to read."""
-        return [real for p in named_paths(prompt)[:20] if p.strip("/") and (real := here(cwd, p))]
+        return [real for p in named_documents(prompt)[:20]
+                if p.strip("/") and (real := here(cwd, p))]
 
     async def while_preparing(self, work: Awaitable[T]) -> T:
         """``work`` (the request's context: git through the sandbox, 0.5 s cold) while
@@ -243,7 +247,8 @@ class Prompting:
         answer in words that only `echoed` the request, a first step reading a file
         the request gives no hint of (`unhinted`), one making a new thing under a
         name taken here (`taken_name`), one comparing a path with itself
-        (`self_compared`), or a patch of a file not here (`patched_new`)."""
+        (`self_compared`), a patch of a file not here (`patched_new`), or a file here
+        written whole to change a few words of it (`overwritten`)."""
         text = closed_plan(await self.generate(chosen, run, attempt, provider),
                            carried_text(prompt))
         if chosen is request:  # no choice was made (a retry, a provider that cannot score)
@@ -251,6 +256,9 @@ class Prompting:
         if self.echoed(text, prompt, cwd):
             wanting, why = ["response"], ("an answer that only repeats the request or "
                                           "speaks of a file unread; a tool instead")
+            if asks_content(prompt) and (viewer := self.viewers.get("file")) in names:
+                wanting = [n for n in (*names, "response") if n != viewer]
+                why = "an answer about what a file holds, unread; a read of it instead"
         elif tool := self.unhinted(text, prompt):  # another read, or an answer: never a
             planner = self.planner()               # write in its place
             wanting = [tool, *(n for n in names if planner.writes(n))]
@@ -263,6 +271,16 @@ class Prompting:
         elif made := self.patched_new(text, cwd):
             wanting, why = [made[0]], (f"{made[0]} of {made[1]!r}, a file not here: a tool "
                                        "that writes a new file instead")
+        elif whole := self.overwritten(text, prompt, cwd):
+            # a tool taking a patch, where one is offered: fs.append, then a shell's sed
+            # (its argv malformed) had come next
+            declared = {n: t.declaration for n, t in self.offered_tools().items()}
+            editors = [n for n in names if n in declared and "patch" in declared[
+                n].args_schema.get("properties", {})]
+            wanting = [n for n in (*names, "response") if n not in editors] if editors \
+                else [whole[0]]
+            why = (f"{whole[0]} of {whole[1]!r} would lose its other lines to change text "
+                   "quoted from it: an edit instead")
         else:
             return chosen, text
         _log.info("second look: %r was answered %r: %s", prompt[:80], text[:120], why)
@@ -277,7 +295,7 @@ class Prompting:
         """The tool of ``text``'s first step when it only reads, and a file it must name
         (a required path) is one the request, naming none, gives no hint of ("what's
         the weather in Berlin?" planned as a read of src/util.py); else empty."""
-        if named_paths(prompt) or (first := self.first_step(text)) is None:
+        if named_documents(prompt) or (first := self.first_step(text)) is None:
             return ""
         step, declaration = first
         if declaration is None or getattr(declaration.safety, "level", "write") != "read":
@@ -352,24 +370,52 @@ class Prompting:
             return None
         return first[0].tool, targets[0]
 
+    def overwritten(self, text: str, prompt: str, cwd: str) -> tuple[str, str] | None:
+        """``(tool, path)`` when ``text``'s first step writes a whole file that is here
+        (a path and its ``content`` or ``text``) to change text the request quotes from it, losing its
+        other lines ("in todo.md make 'ship' say 'ship v1.0'" planned as writing
+        todo.md as "ship v1.0"): an edit was asked, not a new file."""
+        first = self.first_step(text)
+        if first is None or first[1] is None or not isinstance(
+                content := first[0].args.get("content", first[0].args.get("text")), str):
+            return None
+        props = first[1].args_schema.get("properties", {})
+        paths = [v for k, v in first[0].args.items() if isinstance(v, str)
+                 and props.get(k, {}).get("x-adjutant-role") == "path"]
+        if len(paths) != 1 or not (real := here(cwd, paths[0])) or not os.path.isfile(
+                full := os.path.join(cwd, real)) or os.path.getsize(full) > 65536:
+            return None
+        try:
+            with open(full, encoding="utf-8") as file:
+                old = file.read()
+        except (OSError, UnicodeDecodeError):
+            return None
+        quoted = [q[1:-1] for q in QUOTED.findall(prompt) if len(q) > 3]
+        lost = [line for line in old.splitlines() if line.strip() and line not in content]
+        return (first[0].tool, real) if lost and any(q in old for q in quoted) else None
+
     def echoed(self, text: str, prompt: str, cwd: str) -> bool:
         """Whether ``text``, the model's reply, is an answer in words that only repeats a
         request naming a file ("show me README.md" answered "README.md", "create
         NOTES.md containing: hi" answered "hi"), or, to an order naming a file here,
         words about that file ("montre-moi le fichier notes.txt" answered "The file
-        notes.txt is located in the working directory": it has not read it): it did
-        nothing, so a tool is chosen again."""
+        notes.txt is located in the working directory": it has not read it), or, to a
+        question about what a file holds, words about it ("what does the CHANGELOG say
+        about 1.0?" answered "The CHANGELOG states that 1.0 is a beta"): it did nothing,
+        so a tool is chosen again."""
         try:
             reply = parse_reply(text)
         except ContractError:
             return False
-        if not (isinstance(reply, Response) and named_paths(prompt)
+        if not (isinstance(reply, Response) and named_documents(prompt)
                 and not wants_words(prompt)):
             return False
         said = reply.text.lower()
         return echoes(reply.text, prompt) or (not is_question(prompt) and any(
             os.path.basename(p.rstrip("/")).lower() in said
-            for p in self.existing(prompt, cwd)))
+            for p in self.existing(prompt, cwd))) or (asks_content(prompt) and any(
+                os.path.basename(p).split(".", 1)[0].lower() in said
+                for p in named_documents(prompt)))
 
     def past_plans(self, prompt: str, names: Sequence[str], k: int = PAST_PLANS,
                    ) -> list[Example]:

@@ -39,12 +39,13 @@ import msgspec
 from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 from ._grammar import ONE_WORD
-from ._values import without_copied_values
+from ._values import paths_as_named, without_copied_values
 from ._words import (
     QUOTED,
     carried_patch,
     carried_text,
     here,
+    named_documents,
     named_paths,
     names_here,
     spelled,
@@ -91,7 +92,7 @@ def settled_values(plan: Plan, asked: str, shown: str,
     if isinstance(reply, Plan) and (content := carried_text(asked)):
         reply = _without_more(reply, content, tools)
     if isinstance(reply, Plan) and cwd:
-        reply = _files_as_here(reply, tools, cwd)
+        reply = _files_as_here(paths_as_named(reply, asked, tools, cwd), tools, cwd)
     if not (fill and isinstance(reply, Plan)):
         return reply
     # "the lsat 4 comits" states a count as surely as "the last 4 commits"
@@ -501,8 +502,9 @@ def git_names(cwd: str) -> set[str]:
 
 
 def _paths(asked: str, words: list[str], cwd: str) -> list[str]:
-    """The paths ``asked`` names, and its words that name a file or folder here."""
-    found = [(here(cwd, p) or p) if cwd else p for p in named_paths(asked)
+    """The paths ``asked`` names (a project's files without an extension too: "the
+    CHANGELOG"), and its words that name a file or folder here."""
+    found = [(here(cwd, p) or p) if cwd else p for p in named_documents(asked)
              if "*" not in p and "?" not in p]
     if cwd:
         for word in words:

@@ -15,7 +15,9 @@ import msgspec
 
 from adjutant_hookspecs import Plan, Response, ToolDeclaration
 
-__all__ = ["without_copied_values"]
+from ._words import here, hinted, named_documents
+
+__all__ = ["paths_as_named", "without_copied_values"]
 
 _log = logging.getLogger("adjutant.planner")
 
@@ -99,3 +101,28 @@ def _copied(value: Any, asked: str, shown: str, cwd: str) -> bool:
         return False
     return not (cwd and isinstance(value, str) and "\x00" not in value
                 and os.path.lexists(os.path.join(cwd, value)))
+
+
+def paths_as_named(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
+                   cwd: str = "") -> Plan:
+    """``plan`` with the path of a step taking one path set to the one file ``asked``
+    names, where the step's path is neither named nor hinted at by it ("what does the
+    CHANGELOG say about 1.0?" had been a read of README.md, a file of the examples that
+    is also here)."""
+    named = list(dict.fromkeys((here(cwd, p) if cwd else None) or p
+                               for p in named_documents(asked)))
+    if len(named) != 1:
+        return plan
+    steps = []
+    for step in plan.steps:
+        props = tools[step.tool].args_schema.get("properties", {}) if step.tool in tools \
+            else {}
+        keys = [k for k, v in props.items() if isinstance(v, Mapping)
+                and v.get("x-adjutant-role") == "path"]
+        value = step.args.get(keys[0]) if len(keys) == 1 else None
+        if isinstance(value, str) and value != named[0] and not hinted(value, asked):
+            _log.info("named path: %s.%s %r is not what %r names: %r", step.tool, keys[0],
+                      value, asked[:80], named[0])
+            step = msgspec.structs.replace(step, args={**step.args, keys[0]: named[0]})
+        steps.append(step)
+    return Plan(steps=tuple(steps))

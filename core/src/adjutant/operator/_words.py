@@ -10,9 +10,10 @@ import shutil
 from collections import Counter
 from functools import lru_cache
 
-__all__ = ["QUOTED", "bad_request", "carried_patch", "carried_text", "echoes", "here", "hinted",
-           "is_question", "named_paths", "named_programs", "names_here", "recurring", "shape",
-           "spelled", "terms", "wants_words", "workspace_paths"]
+__all__ = ["QUOTED", "asks_content", "bad_request", "carried_patch", "carried_text", "echoes",
+           "here", "hinted", "is_question", "named_documents", "named_paths", "named_programs",
+           "names_here", "recurring", "shape", "spelled", "terms", "wants_words",
+           "workspace_paths"]
 
 #: The longest request planned (characters): a small model's context holds the prompt's
 #: static part, the request and the reply; longer text belongs in a file the request names.
@@ -114,8 +115,9 @@ def _stem(word: str) -> str:
 _ASKING = re.compile(r"^(what|which|who|whose|where|when|why|how|is|are|was|were|am|does|do|"
                      r"did|has|have|any|anything|whats|hows|wheres|whos|isnt|arent|doesnt|"
                      r"dont|didnt)\b")
-#: A polite order, or a command to run: "can you ...?", "what does `ls` show?".
-_ORDERING = re.compile(r"^(can|could|would|will) you\b|\bplease\b|\bpls\b|`[^`]+`|"
+#: A polite order, or a command to run: "can you ...?", "Before I clear them out, can you
+#: archive the logs?", "what does `ls` show?".
+_ORDERING = re.compile(r"(?:^|,\s*)(can|could|would|will) you\b|\bplease\b|\bpls\b|`[^`]+`|"
                        r"\b(run|execute|launch|use)\b")
 
 
@@ -323,6 +325,36 @@ def named_paths(request: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+#: Files a project names without an extension, written as it writes them.
+_CONVENTIONAL = re.compile(r"(?<![\w./-])(?:README|CHANGELOG|CHANGES|LICEN[CS]E|CONTRIBUTING|"
+                           r"AUTHORS|NOTICE|COPYING|HISTORY|Makefile|Dockerfile|Procfile|Jenkinsfile|"
+                           r"Vagrantfile|Gemfile|Rakefile)(?![\w/-]|\.\w)")
+#: A question about what a file holds: "what does the CHANGELOG say about 1.0?".
+_ABOUT_CONTENT = re.compile(r"\bwhat\b.{0,40}\b(?:say|says|said|contain|contains|mention|"
+                            r"mentions|list|lists)\b|\baccording to\b|\bwhat(?:'?s| is) in\b",
+                            re.IGNORECASE)
+
+
+def named_documents(request: str) -> list[str]:
+    """The files ``request`` names (`named_paths`), with a project's files named
+    without an extension ("the CHANGELOG", "the Makefile"), but no version number
+    ("1.0" names no file)."""
+    found = [p for p in named_paths(request)
+             if re.search(r"[A-Za-z]", os.path.basename(p))]
+    return list(dict.fromkeys([*found, *_CONVENTIONAL.findall(request)]))
+
+
+def asks_content(request: str) -> bool:
+    """Whether ``request`` asks what a file it names holds (`_ABOUT_CONTENT`), or only
+    to see it ("show me the Makefile": display words and its name)."""
+    if not (documents := named_documents(request)):
+        return False
+    named = {w for d in documents for w in _WORD.findall(d.lower())}
+    words = _WORD.findall(request.lower().replace("'", ""))
+    return bool(_ABOUT_CONTENT.search(request)) or all(
+        w in _SHOWING or w in named for w in words)
+
+
 #: A program the request says to use: "use wc", "using jq", "run make", "with ls -la and".
 _USING = re.compile(r"\b(?:use|using|via|run|with)\s+`?([a-z][a-z0-9_+-]*)`?"
                     r"(?=\s+-|\s*$|\s*[,;.?!]|\s+(?:and|then|to|for|on)\b)")
@@ -463,7 +495,7 @@ _SHOWING = frozenset(["show", "me", "open", "cat", "print", "display", "view", "
                       "is", "s", "inside", "can", "you", "could", "would", "just", "up",
                       "let", "take", "a", "give", "i", "want", "to", "need", "quickly",
                       "whole", "full", "again", "out", "there", "here", "this", "my", "under",
-                      "within", "from", "first", "now", "too", "also"])
+                      "within", "from", "first", "now", "too", "also", "it"])
 #: Words that only ask to see a folder ("list the files in src").
 _LISTING = frozenset(["list", "ls", "files", "entries", "everything", "whats", "under"])
 #: A name without a path or an extension that names a file here by its stem ("TODO",
@@ -478,7 +510,7 @@ def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
     the docs folder"); a bare name must be the stem of exactly one file here, or a
     folder's name. None otherwise."""
     words = _WORD.findall(request.lower().replace("'", ""))
-    if not words or len(words) > 12 or (request.rstrip().endswith("?") and len(words) > 6):
+    if not words or len(words) > 12 or (request.rstrip().endswith("?") and len(words) > 7):
         return None
     found: list[str] = [real for p in named_paths(request)[:3] if (real := here(cwd, p))]
     if not found:
