@@ -361,3 +361,39 @@ async def test_words_about_what_a_named_file_holds_are_planned_as_a_read() -> No
     assert [(s.tool, s.args) for s in asked.plan.steps] == [("notes.read",
                                                              {"path": "CHANGELOG"})]
     assert general.status == "answered" and provider.pending == 0
+
+
+class Noter(Brancher):
+    """A tool keeping a line of the project's notes (a required ``text``, no path)."""
+
+    def __init__(self, name: str) -> None:
+        from adjutant_hookspecs import ToolDeclaration, ToolSafety
+
+        self.declaration = ToolDeclaration(
+            name=name, version="1", description="Add to the project's notes.",
+            args_schema={"type": "object", "properties": {"text": {"type": "string"}},
+                         "required": ["text"], "additionalProperties": False},
+            safety=ToolSafety(level="write", writes=True))
+
+
+@pytest.mark.parametrize("asked", ["note that debug is on", "remember: the VPN is down",
+                                   "keep this as a fact: prices are in EUR"])
+async def test_a_note_the_request_does_not_ask_for_is_chosen_again(asked: str) -> None:
+    """"turn debug on in the settings file (it's false right now)" had been planned as
+    the note "Debug mode is turned on in the settings file": nothing was asked to be
+    kept, so the choice is made again without the tools that keep text. A request that
+    asks to note, remember or keep something has its note."""
+    edit = "--- a/settings.json\n+++ b/settings.json\n@@ -1 +1 @@\n-false\n+true\n"
+    provider = prefers("notes.keep", "edit.patch")(
+        steps(("notes.keep", {"text": "Debug mode is turned on."})),
+        steps(("edit.patch", {"patch": edit})),
+        steps(("notes.keep", {"text": "kept"})))
+    tools = fake_tools(Patcher("edit.patch"), Noter("notes.keep"), name="keep")
+    async with Harness(tools, provider=provider) as h:
+        (h.workspace / "settings.json").write_text("false\n")
+        turned = await h.run("turn debug on in the settings file (it's false right now)")
+        kept = await h.run(asked)
+    assert [s.tool for s in turned.plan.steps] == ["edit.patch"]
+    [look] = [e for e in turned.of_type(ActivitySnapshot) if e.activity_type == "second-look"]
+    assert "does not ask to keep" in look.content["text"]
+    assert [s.tool for s in kept.plan.steps] == ["notes.keep"] and provider.pending == 0

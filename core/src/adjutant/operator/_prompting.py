@@ -35,6 +35,7 @@ from adjutant_hookspecs import (
     TextMessageStart,
     ToolCall,
     ToolDeclaration,
+    is_write,
     to_builtins,
 )
 
@@ -48,6 +49,7 @@ from ._run import Run
 from ._stated import git_names
 from ._words import (
     QUOTED,
+    RECORDS,
     asks_content,
     carried_patch,
     carried_text,
@@ -71,6 +73,15 @@ T = TypeVar("T")
 PAST_PLANS = 3
 #: Requests whose memory passages are remembered for their choice (`Prompting.choose`).
 RECENT_PROMPTS = 8
+
+
+def records_text(declaration: ToolDeclaration) -> bool:
+    """Whether a tool records text: a write taking a required ``text`` and no path (the
+    project's notes, a remembered fact)."""
+    schema = declaration.args_schema
+    return is_write(declaration) and "text" in schema.get("required", ()) and not any(
+        isinstance(v, dict) and v.get("x-adjutant-role") in ("path", "paths")
+        for v in schema.get("properties", {}).values())
 
 
 class Prompting:
@@ -268,9 +279,13 @@ class Prompting:
                                         "exists here; another choice")
         elif same := self.self_compared(text):
             wanting, why = [same[0]], f"{same[0]} compares {same[1]!r} with itself; another choice"
-        elif made := self.patched_new(text, cwd):
+        elif made := self.patched_new(text, cwd, prompt):
             wanting, why = [made[0]], (f"{made[0]} of {made[1]!r}, a file not here: a tool "
                                        "that writes a new file instead")
+        elif record := self.unasked_record(text, prompt):
+            declared = {n: t.declaration for n, t in self.offered_tools().items()}
+            wanting = [n for n in names if n in declared and records_text(declared[n])]
+            why = f"{record} keeps text the request does not ask to keep; another choice"
         elif whole := self.overwritten(text, prompt, cwd):
             # a tool taking a patch, where one is offered: fs.append, then a shell's sed
             # (its argv malformed) had come next
@@ -350,10 +365,12 @@ class Prompting:
         paths = {os.path.normpath(str(step.args.get(k))) for k in keys}
         return (step.tool, paths.pop()) if len(keys) >= 2 and len(paths) == 1 else None
 
-    def patched_new(self, text: str, cwd: str) -> tuple[str, str] | None:
+    def patched_new(self, text: str, cwd: str, prompt: str = "") -> tuple[str, str] | None:
         """``(tool, path)`` when ``text``'s first step is a patch (a ``patch`` argument)
-        of a file that is not here ("write a CHANGELOG.md containing '# Changelog'"
-        planned as a diff from nothing): a new file is written, not patched."""
+        of a file that is not here and that ``prompt`` names ("write a CHANGELOG.md
+        containing '# Changelog'" planned as a diff from nothing): a new file is
+        written, not patched. A file the request does not name is the model's slip
+        ("turn debug on in the settings file": a patch of settings.py)."""
         first = self.first_step(text)
         if first is None or first[1] is None or not isinstance(
                 patch := first[0].args.get("patch"), str) or first[1].args_schema.get(
@@ -366,15 +383,25 @@ class Prompting:
         # a name some file here has is a slip of its path ("util.py" for src/util.py),
         # no new file: written whole instead, its content would be the model's
         name = os.path.basename(targets[0])
-        if any(p.rsplit("/", 1)[-1] == name for p in workspace_paths(cwd)):
+        if any(p.rsplit("/", 1)[-1] == name for p in workspace_paths(cwd)) or (
+                prompt and not any(os.path.basename(d).lower() == name.lower()
+                                   for d in named_documents(prompt))):
             return None
         return first[0].tool, targets[0]
 
+    def unasked_record(self, text: str, prompt: str) -> str:
+        """The tool of ``text``'s first step when it records text (`records_text`) and
+        the request asks for nothing to be kept ("turn debug on in the settings file"
+        had been noted as "Debug mode is turned on"); else empty."""
+        first = self.first_step(text)
+        return first[0].tool if first is not None and first[1] is not None and \
+            records_text(first[1]) and not RECORDS.search(prompt) else ""
+
     def overwritten(self, text: str, prompt: str, cwd: str) -> tuple[str, str] | None:
         """``(tool, path)`` when ``text``'s first step writes a whole file that is here
-        (a path and its ``content`` or ``text``) to change text the request quotes from it, losing its
-        other lines ("in todo.md make 'ship' say 'ship v1.0'" planned as writing
-        todo.md as "ship v1.0"): an edit was asked, not a new file."""
+        (a path and its ``content`` or ``text``) to change text the request quotes from
+        it, losing its other lines ("in todo.md make 'ship' say 'ship v1.0'" planned as
+        writing todo.md as "ship v1.0"): an edit was asked, not a new file."""
         first = self.first_step(text)
         if first is None or first[1] is None or not isinstance(
                 content := first[0].args.get("content", first[0].args.get("text")), str):

@@ -10,10 +10,10 @@ import shutil
 from collections import Counter
 from functools import lru_cache
 
-__all__ = ["QUOTED", "asks_content", "bad_request", "carried_patch", "carried_text", "echoes",
-           "here", "hinted", "is_question", "named_documents", "named_paths", "named_programs",
-           "names_here", "recurring", "shape", "spelled", "terms", "wants_words",
-           "workspace_paths"]
+__all__ = ["QUOTED", "RECORDS", "asks_content", "bad_request", "carried_patch",
+           "carried_text", "echoes", "here", "hinted", "is_question", "named_documents",
+           "named_paths", "named_programs", "names_here", "recurring", "shape", "spelled",
+           "terms", "wants_words", "workspace_paths"]
 
 #: The longest request planned (characters): a small model's context holds the prompt's
 #: static part, the request and the reply; longer text belongs in a file the request names.
@@ -365,6 +365,11 @@ _EVERYDAY = frozenset(["test", "time", "file", "free", "yes", "true", "false", "
                        "id", "env", "expand", "fold", "nice", "unique", "rev", "tac"])
 
 
+#: Words of a request asking for something to be kept ("note", "remember", "keep this as
+#: a fact", "I prefer"): without one, a step recording text was not asked for.
+RECORDS = re.compile(r"\b(?:notes?|noted|remember|record|jot|keep|memory|memo|facts?|prefer|"
+                     r"preferences?|forget|recall|store|save|write down|from now on)\b",
+                     re.IGNORECASE)
 #: A request that records what follows ("note that tests use pytest").
 _RECORDING = re.compile(r"^\W*(?:please\s+)?(?:note|remember|record|jot|write down|"
                         r"keep in mind|make a note|add a note|add to)\b")
