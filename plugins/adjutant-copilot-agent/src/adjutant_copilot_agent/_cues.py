@@ -30,6 +30,7 @@ from ._classify import (
     _REQUEST,
     _REQUEST_AFTER,
     _WH,
+    aside,
     classify,
 )
 from ._state import normalize, words_in
@@ -218,6 +219,32 @@ _WH_WORD = re.compile(r"^(?:[\w']+,\s+)?(?:who|what|when|where|why|how|which|who
                       re.IGNORECASE)
 
 
+#: A task's acceptance, opening a reply ("Sure, I'll get that out by Friday."), or a
+#: short one alone ("Happy to."): the task asked for just before, not a task of its own.
+_ACCEPTS = re.compile(r"^(?:yes|yeah|yep|sure|ok|okay|of course|no problem|will do|"
+                      r"absolutely|definitely|certainly|happy to|fine)[,.!]?(?:\s+|$)",
+                      re.IGNORECASE)
+
+
+def _continues(text: str, prev: str, before: str, last: str) -> str:
+    """The action item ``last`` (the last one cued) with ``text`` added when ``text``, a
+    commitment, only carries it on: the acceptance of the request before ("Callum, could
+    you book the pitch?" "Yep, I'll call them Monday."), after a bare "Happy to." ("I'll
+    laminate it."), or a second sentence of the same commitment ("I'll do that too. I'll
+    send it out on Monday."). ``""`` when it is a task of its own."""
+    if last.endswith(prev) and _ACCEPTS.match(text) and classify(prev) == "action_items" \
+            and (prev.rstrip().endswith("?") or not _MINE.search(prev)):
+        return f"{last} {text}"
+    if (before and last.endswith(before) and _ACCEPTS.match(prev) and len(words_in(prev)) <= 3
+            and classify(before) == "action_items" and (_REFERS.search(text)
+                                                       or _ACCEPTS.match(text))):
+        return f"{last} {prev} {text}"
+    if (last.endswith(prev) and len(words_in(prev)) <= 6 and _MINE.search(prev)
+            and _REFERS.search(prev) and _REFERS.search(text) and _MINE.search(text)):
+        return f"{last} {text}"
+    return ""
+
+
 #: What "we" do from now, said as a plain statement: "We hold the paper for the autumn."
 _WE_DO = re.compile(r"^(?:so |then |and |ok,? |okay,? )?we (?!were|was|had|did|used|talked|"
                     r"tried|met|saw|went|got|need|should|could|might|can|don't|didn't|"
@@ -296,6 +323,12 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             kind, text = "open_questions", prev
         if not kind:
             continue
+        if kind == "action_items" and cued["action_items"] and text == said[n]:
+            longer = _continues(text, prev, said[n - 2] if n >= 2 else "",
+                                cued["action_items"][-1])
+            if longer:
+                cued["action_items"][-1] = longer
+                continue
         if kind == "decisions":
             cued["decisions"] = _undone(text, cued["decisions"])
         tail = _REQUEST_AFTER.search(text)
@@ -358,8 +391,17 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
                 and any(_repeats(text, s) for other, found in cued.items() if other != name
                         for s in found))
 
+    asides = [line for line in lines if aside(line)]
+
+    def idle(text: str) -> bool:
+        """Whether the model's item says a sentence that is no item (small talk, an
+        agenda, a point put off) and nothing the cues found."""
+        return (any(_repeats(text, s) for s in asides)
+                and not any(_repeats(text, s) for found in cued.values() for s in found))
+
     def merged(name: str, model: tuple[str, ...]) -> tuple[str, ...]:
         kept = [t for t in model if len(words_in(t)) >= 2 and not elsewhere(name, t)
+                and not idle(t)
                 and not _loops(t)
                 and (name != "open_questions" or heard_asked(t))]
         added = []

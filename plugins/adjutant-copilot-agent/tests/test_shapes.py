@@ -1,0 +1,112 @@
+"""The ninth work's sentence shapes (held-out 8's misreadings and extras, in other
+words): which list a sentence belongs in, and which sentences are no item at all (small
+talk, an agenda, a point put off, a question asking only to confirm, a reply accepting
+a task already listed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from adjutant_copilot_agent._classify import aside, classify
+from adjutant_copilot_agent._cues import with_cues
+from adjutant_hookspecs import CopilotCycleResult
+
+NINTH = [
+    # a choice with its object between: "let's switch X to Y"
+    ("Let's switch the rehearsals to the church hall on Thursdays.", "decisions"),
+    ("Okay, let's switch suppliers to the one in town.", "decisions"),
+    # a proposal's choice by its speaker, with a choosing verb
+    ("And I think we shut the cafe on New Year's Day.", "decisions"),
+    ("So I reckon we hire a second van for the weekend.", "decisions"),
+    ("I think we lost money on that.", ""),
+    ("I think we spend too much on biscuits.", ""),
+    # a verdict after a concession
+    ("I wanted the whole week, but fine, Monday cancelled.", "decisions"),
+    ("Fine, both sessions booked.", "decisions"),
+    # a restriction agreed or set for now
+    ("Yes, adults only for the late show.", "decisions"),
+    ("Agreed, cash only at the gate.", "decisions"),
+    ("I'd say walk-ins only this time, no bookings.", "decisions"),
+    ("Yes, it's only fair.", ""),
+    ("Yes, I only want the receipts.", ""),
+    ("Yes, that only works in summer.", ""),
+    # small talk, with a longer opener or an aside: no open question
+    ("Before we start, did anyone watch the final on Sunday?", ""),
+    ("Before I go on, did either of you get caught in the snow?", ""),
+    ("Has anyone tried the new coffee machine yet?", ""),
+    ("How was the quiz last night, Sam?", ""),
+    ("Who drank the last of the milk, by the way?", ""),
+    ("Has anyone heard back from the council?", "open_questions"),
+    # a question asking only to confirm, or proposing: no open question
+    ("Everyone's agreed?", ""),
+    ("Are we all agreed?", ""),
+    ("So, is everyone happy with that?", ""),
+    ("What about the library on Fridays instead?", ""),
+    ("How about the second week of May?", ""),
+    ("What about the budget?", "open_questions"),
+    ("How about the cost, who pays for it?", "open_questions"),
+    # a point put off: no decision, no task; one taken on is a task
+    ("We'll need to come back to that.", ""),
+    ("Let's not decide that today.", ""),
+    ("Let's think about it and come back to it next week.", ""),
+    ("We should find out.", ""),
+    ("I'll find out by Friday.", "action_items"),
+    ("Let's not go with the cheaper one.", "decisions"),
+    # an agenda said by "we": no task; a thing "we" need done is one
+    ("Right, so we need to plan the summer fair properly.", ""),
+    ("We need to go over the accounts first.", ""),
+    ("We need to order more cups.", "action_items"),
+    # a request to someone named about their own
+    ("Sam, could your team cover the Friday shift?", "action_items"),
+]
+
+
+@pytest.mark.parametrize(("said", "kind"), NINTH)
+def test_ninth_work_sentences(said: str, kind: str) -> None:
+    assert classify(said) == kind
+
+
+def test_a_reply_accepting_a_request_is_one_item_with_it() -> None:
+    said = ["Priya, could you ring the caterers?", "Yep, I'll call them Tuesday morning."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+    said = ["Tom, can you print the programmes?", "Happy to.",
+            "I'll laminate the cover so it lasts."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+    # "I'll do that too. I'll send it out on Monday.": one commitment said in two
+    said = ["And someone needs to tell the parents about the new times.", "I'll do that too.",
+            "I'll send it out on Monday."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+    # a commitment of one's own after another's is a task of its own
+    said = ["I'll book the hall.", "Sure, I'll bring the urn."]
+    assert with_cues(CopilotCycleResult(), said).action_items == tuple(said)
+    said = ["Tom, can you print the programmes?", "Sure.", "I'll book the coach."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (said[0], said[2])
+
+
+def test_the_models_items_that_say_small_talk_or_an_agenda_are_dropped() -> None:
+    said = ["Before we start, did anyone catch the match on Saturday?",
+            "So we need to plan the open day properly this time.",
+            "I'll email the school on Monday."]
+    model = CopilotCycleResult(
+        decisions=("we need to plan the open day properly",),
+        action_items=("did anyone catch the match on Saturday", "email the school"),
+    )
+    got = with_cues(model, said)
+    assert got.decisions == ()
+    assert got.action_items == ("email the school",)
+    # an item of the model's that says nothing set aside stays
+    kept = with_cues(CopilotCycleResult(decisions=("the open day moves to June",)),
+                     ["The open day moves to June."])
+    assert kept.decisions == ("the open day moves to June",)
+
+
+def test_aside_knows_the_shapes_and_not_a_commitment() -> None:
+    assert aside("Before we start, did either of you see the eclipse?")
+    assert aside("We'll come back to that.")
+    assert not aside("I'll come back to that with the figures tomorrow.")
+    assert not aside("We need to order more cups.")
+
+
+def test_a_report_after_fine_is_no_verdict() -> None:
+    assert classify("Fine, the room is booked.") == ""
+    assert classify("Okay, Friday cancelled.") == "decisions"
