@@ -110,3 +110,24 @@ def test_aside_knows_the_shapes_and_not_a_commitment() -> None:
 def test_a_report_after_fine_is_no_verdict() -> None:
     assert classify("Fine, the room is booked.") == ""
     assert classify("Okay, Friday cancelled.") == "decisions"
+
+
+def test_a_task_taken_then_timed_is_one_item() -> None:
+    said = ["Sure, leave the flyers with me.", "I'll have them out by Thursday."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+    # a time accepted for a request, then the commitment
+    said = ["Ana, could you get the menu printed by Friday?", "Friday is fine.",
+            "I'll print it at the library tomorrow."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+
+
+def test_a_reply_judging_the_question_is_no_question_of_its_own() -> None:
+    said = ["Do we open on the bank holiday, or stay shut?", "That's the big question.",
+            "Nobody knows yet."]
+    assert with_cues(CopilotCycleResult(), said).open_questions == (said[0],)
+
+
+def test_an_apology_after_a_word_is_no_order_to_a_name() -> None:
+    assert classify("Guilty, sorry.") == ""
+    assert classify("Late, sorry.") == ""
+    assert classify("Maya, book the room.") == "action_items"

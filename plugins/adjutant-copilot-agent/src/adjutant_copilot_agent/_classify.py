@@ -353,7 +353,7 @@ _NOT_VERB = frozenset((
     "shall", "may", "might", "must", "my", "our", "your", "his", "her", "their", "its",
     "just", "also", "then", "now", "see", "talk", "good", "great", "nice", "fine", "as", "in",
     "on", "at", "for", "to", "of", "with", "from", "by", "about", "if", "because", "though",
-    "although", "all", "everyone", "everybody"
+    "although", "all", "everyone", "everybody", "sorry", "please"
 ))
 #: Words that refer back to what was said before: a commitment made of them ("I'll
 #: take that one", "Jenny can do that") carries the sentence before it, which says what.

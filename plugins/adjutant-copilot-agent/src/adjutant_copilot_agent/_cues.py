@@ -171,7 +171,8 @@ def _is_question(text: str) -> bool:
 #: A reply that says the sentence before asked what nobody knows: "Good question.", "I
 #: honestly don't know.", "No idea." (the sentence before is an open question, whatever
 #: Whisper made of its words and its question mark).
-_UNKNOWN = re.compile(r"^(?:[\w']+,\s+){0,2}(?:good question|no idea|(?:I )?(?:\w+ )?"
+_UNKNOWN = re.compile(r"^(?:[\w']+,\s+){0,2}(?:good question|no idea|(?:that's|that is|it's) "
+                      r"(?:the|a) (?:\w+ )?question|(?:I )?(?:\w+ )?"
                       r"(?:don't|do not) know|nobody knows|no one knows|who knows|not a clue|"
                       r"no clue|(?:I'm|I am) not sure|not sure)\b", re.IGNORECASE)
 
@@ -222,8 +223,15 @@ _WH_WORD = re.compile(r"^(?:[\w']+,\s+)?(?:who|what|when|where|why|how|which|who
 #: A task's acceptance, opening a reply ("Sure, I'll get that out by Friday."), or a
 #: short one alone ("Happy to."): the task asked for just before, not a task of its own.
 _ACCEPTS = re.compile(r"^(?:yes|yeah|yep|sure|ok|okay|of course|no problem|will do|"
-                      r"absolutely|definitely|certainly|happy to|fine)[,.!]?(?:\s+|$)",
+                      r"absolutely|definitely|certainly|happy to|fine|"
+                      # "Monday is fine.": the time asked for, accepted
+                      r"[\w'-]+ (?:is|'s) fine(?: by me)?)[,.!]?(?:\s+|$)",
                       re.IGNORECASE)
+
+
+#: A task taken on by its thing: "leave the posters with me", "the raffle is mine".
+_TAKEN = re.compile(r"\bleave (?:it|that|this|them|the [\w-]+(?: [\w-]+)?) with me\b|\bis mine\b"
+                    r"|\b(?:I'm|I am) on (?:it|that|this|the)\b", re.IGNORECASE)
 
 
 def _continues(text: str, prev: str, before: str, last: str) -> str:
@@ -231,7 +239,8 @@ def _continues(text: str, prev: str, before: str, last: str) -> str:
     commitment, only carries it on: the acceptance of the request before ("Callum, could
     you book the pitch?" "Yep, I'll call them Monday."), after a bare "Happy to." ("I'll
     laminate it."), or a second sentence of the same commitment ("I'll do that too. I'll
-    send it out on Monday."). ``""`` when it is a task of its own."""
+    send it out on Monday.", "Leave the posters with me. I'll have them up by Friday.").
+    ``""`` when it is a task of its own."""
     if last.endswith(prev) and _ACCEPTS.match(text) and classify(prev) == "action_items" \
             and (prev.rstrip().endswith("?") or not _MINE.search(prev)):
         return f"{last} {text}"
@@ -239,8 +248,9 @@ def _continues(text: str, prev: str, before: str, last: str) -> str:
             and classify(before) == "action_items" and (_REFERS.search(text)
                                                        or _ACCEPTS.match(text))):
         return f"{last} {prev} {text}"
-    if (last.endswith(prev) and len(words_in(prev)) <= 6 and _MINE.search(prev)
-            and _REFERS.search(prev) and _REFERS.search(text) and _MINE.search(text)):
+    if (last.endswith(prev) and len(words_in(prev)) <= 6 and not prev.rstrip().endswith("?")
+            and (_MINE.search(prev) or _TAKEN.search(prev)) and _REFERS.search(text)
+            and _MINE.search(text)):
         return f"{last} {text}"
     return ""
 
@@ -313,6 +323,7 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             kind, text = "action_items", f"{prev} {text}"
             answered.add(prev)
         if (not kind and prev and _UNKNOWN.match(text) and not prev.endswith("?")
+                and not _UNKNOWN.match(prev)
                 and len(words_in(prev)) >= 4 and classify(prev) != "decisions"
                 and not _MINE.search(prev)):
             # "Do we know yet whether the hall has a piano" (heard with no question
