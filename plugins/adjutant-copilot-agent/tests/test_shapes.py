@@ -131,3 +131,14 @@ def test_an_apology_after_a_word_is_no_order_to_a_name() -> None:
     assert classify("Guilty, sorry.") == ""
     assert classify("Late, sorry.") == ""
     assert classify("Maya, book the room.") == "action_items"
+
+
+def test_news_after_an_aside_opener_and_the_answer_to_small_talk_are_no_items() -> None:
+    assert aside("Before I forget, the boiler made that noise again this morning.")
+    assert not aside("Before I forget, can you sign the card for Jo?")
+    assert not aside("By the way, I'll send the photos round tonight.")
+    said = ["Did anyone else get caught in the hail on the way in?", "Completely soaked.",
+            "Right, the boiler is making that noise again."]
+    model = CopilotCycleResult(decisions=("completely soaked",),
+                               key_points=("the boiler is noisy",))
+    assert with_cues(model, said).decisions == ()

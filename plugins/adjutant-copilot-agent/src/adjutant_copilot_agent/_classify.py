@@ -451,12 +451,20 @@ def classify(sentence: str) -> str:
 def aside(sentence: str) -> bool:
     """Whether ``sentence`` is no item by its shape: small talk ("Before we start, did
     anyone catch the match?"), a question asking only to confirm, an agenda ("so we need
-    to plan the night"), a point put off ("We'll come back to that.")."""
+    to plan the night"), a point put off ("We'll come back to that."), news after "before
+    I forget"."""
     text = sentence.strip()
     if _MINE.search(text) or _named_order(text):
         return False
     return bool(_SMALL_TALK.match(text) or (text.endswith("?") and _NOT_OPEN.search(text))
-                or _AGENDA.search(text) or _DEFER.search(text))
+                or _AGENDA.search(text) or _DEFER.search(text)
+                or (_OPENER.match(text) and not classify(text)))
+
+
+#: An aside's opener: "Before I forget, the dog got out again." (news, no item, unless
+#: the sentence says one of its own).
+_OPENER = re.compile(r"^(?:before (?:we start|we begin|we get going|we get started|I forget)|"
+                     r"by the way|on a different note|while I remember)\b", re.IGNORECASE)
 
 
 #: A proposal, which a reply may agree to: "I'd rather...", "let's...", "how about...".

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from adjutant_hookspecs import CopilotCycleResult
 
@@ -403,6 +404,10 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
                         for s in found))
 
     asides = [line for line in lines if aside(line)]
+    # the short answer to small talk ("Did anyone get caught in the rain?" "Soaked.")
+    asides += [b for a, b in pairwise(lines)
+               if a in asides and a.rstrip().endswith("?") and len(words_in(b)) <= 4
+               and not classify(b)]
 
     def idle(text: str) -> bool:
         """Whether the model's item says a sentence that is no item (small talk, an
