@@ -124,7 +124,12 @@ def test_a_task_taken_then_timed_is_one_item() -> None:
 def test_a_reply_judging_the_question_is_no_question_of_its_own() -> None:
     said = ["Do we open on the bank holiday, or stay shut?", "That's the big question.",
             "Nobody knows yet."]
-    assert with_cues(CopilotCycleResult(), said).open_questions == (said[0],)
+    got = with_cues(CopilotCycleResult(), said)
+    assert got.open_questions == (said[0],)
+    # nor the choice of an option ("the" is in both)
+    assert got.decisions == ()
+    said = ["Can we print it, or do we wait for the proofs?", "That's the real question."]
+    assert with_cues(CopilotCycleResult(), said).decisions == ()
 
 
 def test_an_apology_after_a_word_is_no_order_to_a_name() -> None:

@@ -140,7 +140,7 @@ def _in_reply(text: str, prev: str) -> tuple[str, str]:
     if _CHOICE_Q.search(prev):
         options = words_in(prev.split(",")[-1])
         first = words_in(" ".join(re.split(r"[,.;:]", text)[0].split()[:4]))
-        if options & first and not _AGREE_ALONE.match(text):
+        if options & first and not _AGREE_ALONE.match(text) and not _UNKNOWN.match(text):
             return "decisions", text
     return "", text
 
