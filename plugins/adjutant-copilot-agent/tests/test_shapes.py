@@ -147,3 +147,16 @@ def test_news_after_an_aside_opener_and_the_answer_to_small_talk_are_no_items() 
     model = CopilotCycleResult(decisions=("completely soaked",),
                                key_points=("the boiler is noisy",))
     assert with_cues(model, said).decisions == ()
+
+
+def test_a_story_of_before_and_an_offer_are_no_items() -> None:
+    assert aside("Last year we used the church car park and it flooded.")
+    assert aside("We ran out of chairs two weeks ago.")
+    # a decision or a commitment said with a time before is still one
+    assert not aside("We agreed yesterday to close early on Fridays.")
+    assert not aside("The order was short last week, so I'll ring the supplier.")
+    assert classify("Shall I open the windows before everyone arrives?") == ""
+    assert classify("Shall we start?") == ""
+    model = CopilotCycleResult(decisions=("last year we used the church car park",))
+    said = ["Last year we used the church car park and it flooded."]
+    assert with_cues(model, said).decisions == ()

@@ -277,6 +277,8 @@ _NOT_OPEN = re.compile(
     r"(?:everyone|everybody|we)(?:'s|'re| is| are)? (?:all )?(?:agreed|happy|okay|ok|fine|good|"
     r"on board|in agreement)(?: with (?:that|this|it))?|all agreed|any objections?)\s*\?$"
     r"|^(?:[\w']+,\s*)?(?:how about|why don't we|why not|what if we)\b[^,?]*\?$"
+    # an offer: "Shall I put the kettle on?"
+    r"|^(?:[\w']+,\s*)?shall I\b"
     # ("What about the dishwasher?" opens a topic; with "instead" it proposes)
     r"|^(?:[\w']+,\s*)?what about\b[^,?]*\binstead\s*\?$",
     re.IGNORECASE)
@@ -452,15 +454,19 @@ def aside(sentence: str) -> bool:
     """Whether ``sentence`` is no item by its shape: small talk ("Before we start, did
     anyone catch the match?"), a question asking only to confirm, an agenda ("so we need
     to plan the night"), a point put off ("We'll come back to that."), news after "before
-    I forget"."""
+    I forget", a story of what happened before ("Last year we used the car park.")."""
     text = sentence.strip()
     if _MINE.search(text) or _named_order(text):
         return False
     return bool(_SMALL_TALK.match(text) or (text.endswith("?") and _NOT_OPEN.search(text))
                 or _AGENDA.search(text) or _DEFER.search(text)
-                or (_OPENER.match(text) and not classify(text)))
+                or ((_OPENER.match(text) or _PAST.search(text)) and not classify(text)))
 
 
+#: What happened before, said with its time: "Last year we used the car park." (a story,
+#: no item, unless the sentence says one of its own).
+_PAST = re.compile(r"\b(?:last (?:year|week|month|time|night|season|term)|yesterday|"
+                   r"(?:a|two|three|a few) (?:days|weeks|months|years) ago)\b", re.IGNORECASE)
 #: An aside's opener: "Before I forget, the dog got out again." (news, no item, unless
 #: the sentence says one of its own).
 _OPENER = re.compile(r"^(?:before (?:we start|we begin|we get going|we get started|I forget)|"
