@@ -56,6 +56,12 @@ NINTH = [
     ("Right, so we need to plan the summer fair properly.", ""),
     ("We need to go over the accounts first.", ""),
     ("We need to order more cups.", "action_items"),
+    # a thing named, then its certainty (an answer to "where?", "which one?")
+    ("The library, surely, the light in there is better.", "decisions"),
+    ("The green tent, definitely.", "decisions"),
+    ("Yes, definitely, go on.", ""),
+    ("Well, surely, someone knows.", ""),
+    ("The library, surely not.", ""),
     # a request to someone named about their own
     ("Sam, could your team cover the Friday shift?", "action_items"),
 ]

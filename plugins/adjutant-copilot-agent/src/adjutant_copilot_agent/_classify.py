@@ -121,6 +121,10 @@ _DECISION = re.compile(
     # a choice said with its certainty: "The blue one, no question.", "Tuesday, no doubt."
     r"|^(?:[\w'-]+ ){0,4}[\w'-]+,\s*(?:no question|no doubt|no contest|hands down|easily)"
     r"[.!]?$"
+    # "The church, surely, the sound is lovely.": a thing named, then its certainty
+    r"|^(?!(?:yes|yeah|no|well|oh|sure|ok|okay|right|fine|i|we|you|it|that|this|there)\b)"
+    r"(?:the |a |an )?(?:[\w'-]+ ){0,2}[\w'-]+,\s*(?:surely|definitely|obviously|no question|"
+    r"no doubt)(?:[,.!]|$)"
     # a verdict opening the sentence: "Done, the flood story leads."
     r"|^(?:done|decided|settled)[,.]\s+(?:[\w'-]+ ){2,}"
     # a cap or limit: "I'd cap it at eighty.", "Ten and not a ticket more.", "no more than
