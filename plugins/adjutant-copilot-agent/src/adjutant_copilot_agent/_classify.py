@@ -10,14 +10,15 @@ import re
 
 from ._state import words_in
 
-__all__ = ["classify"]
+__all__ = ["aside", "classify"]
 
 #: A decision: said to be one ("decided", "agreed", "final call"), a choice made ("let's
 #: go with", "we're going with", "we'll use", "X it is"), something ruled out ("let's
 #: not", "we'll skip", "we won't"), kept or dropped ("we're keeping", "we're dropping"),
 #: or a limit set ("is capped at", "stays at").
 _CHOICE = (r"go with|go for|go ahead with|go ahead|use|keep|stick with|stay with|choose|pick|"
-           r"opt for|drop|skip|cancel|postpone|delay|switch to|move to|move|hold|not|stop|"
+           r"opt for|drop|skip|cancel|postpone|delay|switch to|switch|move to|move|hold|"
+           r"not (?!decide\b)|stop|"
            r"launch|ship|do|make it|hire|buy|rent|order|book|wait|split|raise|lower|cut|"
            r"increase|reduce|change|replace|take|lock in|lock|fix|set")
 #: After "we": no past, no modal, no state (what "we" did, may or must do is no choice).
@@ -104,9 +105,26 @@ _DECISION = re.compile(
     r"question\b|doubt\b|thank\b|bother\b|harm\b)\w+(?: \w+)?[.!]?$"
     r"|\b(?:goes|go) (?:up|down) (?:by|to) (?:\d|a |an |one|two|three|four|five|six|seven|"
     r"eight|nine|ten|twenty|fifty|hundred|half)|\bcomes? off the\b"
+    # a proposal's choice, by its speaker: "I think we close on Christmas Day."
+    r"|^(?:[\w']+[,.]\s+){0,2}(?:and |so |but )?I (?:think|reckon|'d say|would say) we (?:close|"
+    r"shut|open|hire|book|move|switch|replace|charge|cap|limit|ban|allow|keep|drop|skip|"
+    r"cancel|scrap|rent|buy|go with|stick with|stay with|postpone)\b"
+    # a verdict after a concession: "..., but fine, both days closed."
+    r"|\b(?:fine|ok|okay|alright|all right|agreed)[,.]\s+(?:(?!(?:is|are|was|were|has|have|"
+    r"been|be|it|it's|that's)\b)[\w'-]+ ){1,3}(?:closed|shut|"
+    r"cancell?ed|confirmed|approved|booked|scrapped|off)[.!]?$"
+    # a restriction agreed: "Yes, members only for the meteor night.", "cash only this time"
+    r"|^(?:yes|yeah|agreed|right|fine|ok|okay|so|then)[,.]?\s+(?!(?:it|it's|that|that's|this|"
+    r"i|i'm|we|you|they|he|she|there|is|was|one)\b)(?:[\w'-]+ ){0,2}[\w'-]+ only\b(?! (?:if|"
+    r"when|because|just|to|a|the|one)\b)|\b[\w'-]+ only (?:this time|from now on|this year|for "
+    r"now)\b"
     # a choice said with its certainty: "The blue one, no question.", "Tuesday, no doubt."
     r"|^(?:[\w'-]+ ){0,4}[\w'-]+,\s*(?:no question|no doubt|no contest|hands down|easily)"
     r"[.!]?$"
+    # "The church, surely, the sound is lovely.": a thing named, then its certainty
+    r"|^(?!(?:yes|yeah|no|well|oh|sure|ok|okay|right|fine|i|we|you|it|that|this|there)\b)"
+    r"(?:the |a |an )?(?:[\w'-]+ ){0,2}[\w'-]+,\s*(?:surely|definitely|obviously|no question|"
+    r"no doubt)(?:[,.!]|$)"
     # a verdict opening the sentence: "Done, the flood story leads."
     r"|^(?:done|decided|settled)[,.]\s+(?:[\w'-]+ ){2,}"
     # a cap or limit: "I'd cap it at eighty.", "Ten and not a ticket more.", "no more than
@@ -243,12 +261,44 @@ _NOT_ACTION = re.compile(r"\b(?:will see|will be|meet again|talk to you|see you|
                          r"thank you|let me know|sometime|some time|one of these days|"
                          r"one day)\b", re.IGNORECASE)
 #: A question that is small talk (the weekend, the game) or opens a topic ("shall we").
-_SMALL_TALK = re.compile(r"^(?:\w+(?: \w+)?,\s*)?(?:shall we|did (?:you|either of you|any of "
-                         r"you|anyone|anybody|everyone) (?:see|watch|catch|hear|notice|read|"
-                         r"enjoy|have a good)|how (?:was|were) (?:your|the) (?:weekend|"
-                         r"holiday|trip|evening|game|match|flight)|how(?:'s| is| was| were| are) "
+_SMALL_TALK = re.compile(r"^(?:[\w']+(?: [\w']+){0,3},\s*)?(?:shall we|did (?:you|either of you|"
+                         r"any of you|anyone|anybody|everyone)(?: else)? (?:see|watch|catch|hear|"
+                         r"notice|read|enjoy|have a good|get (?:caught|soaked|wet|stuck))|"
+                         # "Has anyone tasted the jam yet?", "How was the gig last night?"
+                         r"has (?:anyone|anybody|everyone)(?: else)? (?:tasted|tried|watched)|"
+                         r"how (?:was|were) (?:the|your) [\w' ]+? (?:last night|yesterday|"
+                         r"at the weekend|over the weekend)|"
+                         r"how (?:was|were) (?:your|the) (?:weekend|holiday|trip|evening|game|"
+                         r"match|flight)|how(?:'s| is| was| were| are) "
                          r"your \w+|how are you|how's it going|how are things)\b",
                          re.IGNORECASE)
+#: An aside ("..., by the way?"), a question that only asks the room to confirm what was
+#: just said ("Everyone's agreed?"), or one that proposes ("What about the hall instead?",
+#: "How about Sunday?", which a reply may agree to): no open question.
+_NOT_OPEN = re.compile(
+    r",\s*by the way\s*\?$"
+    r"|^(?:(?:so|then|and|okay|ok|right|good),?\s+)*(?:are (?:we|you) (?:all )?agreed|(?:is )?"
+    r"(?:everyone|everybody|we)(?:'s|'re| is| are)? (?:all )?(?:agreed|happy|okay|ok|fine|good|"
+    r"on board|in agreement)(?: with (?:that|this|it))?|all agreed|any objections?)\s*\?$"
+    r"|^(?:[\w']+,\s*)?(?:how about|why don't we|why not|what if we)\b[^,?]*\?$"
+    # an offer: "Shall I put the kettle on?"
+    r"|^(?:[\w']+,\s*)?shall I\b"
+    # ("What about the dishwasher?" opens a topic; with "instead" it proposes)
+    r"|^(?:[\w']+,\s*)?what about\b[^,?]*\binstead\s*\?$",
+    re.IGNORECASE)
+#: A point put off ("We'll need to come back to that.", "Let's not decide that tonight."):
+#: neither a decision nor a task, unless someone takes it on ("I'll find out").
+_DEFER = re.compile(r"\b(?:come back to (?:it|that|this)|let(?:'s| us) not (?:decide|settle)|"
+                    r"(?:leave|keep) (?:it|that|this) open|think about it|sleep on it|"
+                    r"we(?:'ll| will| should| shall| can)? find out)\b", re.IGNORECASE)
+#: What the meeting is for, said by "we": "so we need to plan the viewing night" (an
+#: agenda, no task of anyone's).
+_AGENDA = re.compile(r"\bwe (?:need|have|'ve got|got) to (?:plan|pin down|discuss|talk about|"
+                     r"go over|go through|cover|decide|figure out|work out|think about|"
+                     r"agree on|settle)\b", re.IGNORECASE)
+#: A request to someone named, about their own: "Sam, could your team cover Friday?"
+_NAMED_ASK = re.compile(r"^(?:[\w']+,\s+)?(?-i:[A-Z][a-z]+),\s+(?:can|could|would|will) your\b",
+                        re.IGNORECASE)
 #: A question asked as a statement: "what I'm not sure about is whether...", "I wonder
 #: if...", "nobody knows who...".
 _INDIRECT_Q = re.compile(
@@ -309,7 +359,7 @@ _NOT_VERB = frozenset((
     "shall", "may", "might", "must", "my", "our", "your", "his", "her", "their", "its",
     "just", "also", "then", "now", "see", "talk", "good", "great", "nice", "fine", "as", "in",
     "on", "at", "for", "to", "of", "with", "from", "by", "about", "if", "because", "though",
-    "although", "all", "everyone", "everybody"
+    "although", "all", "everyone", "everybody", "sorry", "please"
 ))
 #: Words that refer back to what was said before: a commitment made of them ("I'll
 #: take that one", "Jenny can do that") carries the sentence before it, which says what.
@@ -373,10 +423,11 @@ def classify(sentence: str) -> str:
         # "Sunday it is.": a choice of one word
         return "decisions" if _ONE_WORD_CHOICE.match(text) else ""
     if text.endswith("?"):
-        if _SMALL_TALK.match(text):
+        if _SMALL_TALK.match(text) or _NOT_OPEN.search(text):
             return ""
         tail = _REQUEST_AFTER.search(text)
-        if _REQUEST.match(text) or (tail and _REQUEST.match(tail.group(1))):
+        if (_REQUEST.match(text) or (tail and _REQUEST.match(tail.group(1)))
+                or _NAMED_ASK.match(text)):
             # (a request closing a longer sentence: "Fine, we rent it, Omar, could you...?")
             return "action_items"
         if not _TAG.search(text):
@@ -384,11 +435,13 @@ def classify(sentence: str) -> str:
         text = _TAG.sub(".", text)
     if _INDIRECT_Q.search(text) or _UNSETTLED.search(text):
         return "open_questions"
-    if _DECISION.search(text):
+    put_off = _DEFER.search(text) is not None
+    if _DECISION.search(text) and not put_off:
         return "decisions"
     if (_MINE.search(text) or _PLAIN_I.match(text) or _PLAIN_TASK.match(text)
             or ((_ACTION.search(text) or _named_order(text))
-                and not _NOT_ACTION.search(text))):
+                and not _NOT_ACTION.search(text) and not put_off
+                and not _AGENDA.search(text))):
         return "action_items"
     if _WH.match(text) and len(words_in(text)) >= 3 and not text.endswith("!"):
         # Whisper does not always write the question mark of a flat voice
@@ -399,6 +452,29 @@ def classify(sentence: str) -> str:
                 or text.endswith("?")):  # ("Anyone who is late pays.": a statement)
             return "open_questions"
     return ""
+
+
+def aside(sentence: str) -> bool:
+    """Whether ``sentence`` is no item by its shape: small talk ("Before we start, did
+    anyone catch the match?"), a question asking only to confirm, an agenda ("so we need
+    to plan the night"), a point put off ("We'll come back to that."), news after "before
+    I forget", a story of what happened before ("Last year we used the car park.")."""
+    text = sentence.strip()
+    if _MINE.search(text) or _named_order(text):
+        return False
+    return bool(_SMALL_TALK.match(text) or (text.endswith("?") and _NOT_OPEN.search(text))
+                or _AGENDA.search(text) or _DEFER.search(text)
+                or ((_OPENER.match(text) or _PAST.search(text)) and not classify(text)))
+
+
+#: What happened before, said with its time: "Last year we used the car park." (a story,
+#: no item, unless the sentence says one of its own).
+_PAST = re.compile(r"\b(?:last (?:year|week|month|time|night|season|term)|yesterday|"
+                   r"(?:a|two|three|a few) (?:days|weeks|months|years) ago)\b", re.IGNORECASE)
+#: An aside's opener: "Before I forget, the dog got out again." (news, no item, unless
+#: the sentence says one of its own).
+_OPENER = re.compile(r"^(?:before (?:we start|we begin|we get going|we get started|I forget)|"
+                     r"by the way|on a different note|while I remember)\b", re.IGNORECASE)
 
 
 #: A proposal, which a reply may agree to: "I'd rather...", "let's...", "how about...".

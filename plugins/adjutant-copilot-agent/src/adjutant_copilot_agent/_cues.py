@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from adjutant_hookspecs import CopilotCycleResult
 
@@ -30,6 +31,7 @@ from ._classify import (
     _REQUEST,
     _REQUEST_AFTER,
     _WH,
+    aside,
     classify,
 )
 from ._state import normalize, words_in
@@ -138,7 +140,7 @@ def _in_reply(text: str, prev: str) -> tuple[str, str]:
     if _CHOICE_Q.search(prev):
         options = words_in(prev.split(",")[-1])
         first = words_in(" ".join(re.split(r"[,.;:]", text)[0].split()[:4]))
-        if options & first and not _AGREE_ALONE.match(text):
+        if options & first and not _AGREE_ALONE.match(text) and not _UNKNOWN.match(text):
             return "decisions", text
     return "", text
 
@@ -170,7 +172,8 @@ def _is_question(text: str) -> bool:
 #: A reply that says the sentence before asked what nobody knows: "Good question.", "I
 #: honestly don't know.", "No idea." (the sentence before is an open question, whatever
 #: Whisper made of its words and its question mark).
-_UNKNOWN = re.compile(r"^(?:[\w']+,\s+){0,2}(?:good question|no idea|(?:I )?(?:\w+ )?"
+_UNKNOWN = re.compile(r"^(?:[\w']+,\s+){0,2}(?:good question|no idea|(?:that's|that is|it's) "
+                      r"(?:the|a) (?:\w+ )?question|(?:I )?(?:\w+ )?"
                       r"(?:don't|do not) know|nobody knows|no one knows|who knows|not a clue|"
                       r"no clue|(?:I'm|I am) not sure|not sure)\b", re.IGNORECASE)
 
@@ -216,6 +219,41 @@ _YES = re.compile(r"^(?:(?:actually|well|oh)[,.]?\s+)?(?:yes|yeah|yep|agreed|sur
                   re.IGNORECASE)
 _WH_WORD = re.compile(r"^(?:[\w']+,\s+)?(?:who|what|when|where|why|how|which|whose)\b",
                       re.IGNORECASE)
+
+
+#: A task's acceptance, opening a reply ("Sure, I'll get that out by Friday."), or a
+#: short one alone ("Happy to."): the task asked for just before, not a task of its own.
+_ACCEPTS = re.compile(r"^(?:yes|yeah|yep|sure|ok|okay|of course|no problem|will do|"
+                      r"absolutely|definitely|certainly|happy to|fine|"
+                      # "Monday is fine.": the time asked for, accepted
+                      r"[\w'-]+ (?:is|'s) fine(?: by me)?)[,.!]?(?:\s+|$)",
+                      re.IGNORECASE)
+
+
+#: A task taken on by its thing: "leave the posters with me", "the raffle is mine".
+_TAKEN = re.compile(r"\bleave (?:it|that|this|them|the [\w-]+(?: [\w-]+)?) with me\b|\bis mine\b"
+                    r"|\b(?:I'm|I am) on (?:it|that|this|the)\b", re.IGNORECASE)
+
+
+def _continues(text: str, prev: str, before: str, last: str) -> str:
+    """The action item ``last`` (the last one cued) with ``text`` added when ``text``, a
+    commitment, only carries it on: the acceptance of the request before ("Callum, could
+    you book the pitch?" "Yep, I'll call them Monday."), after a bare "Happy to." ("I'll
+    laminate it."), or a second sentence of the same commitment ("I'll do that too. I'll
+    send it out on Monday.", "Leave the posters with me. I'll have them up by Friday.").
+    ``""`` when it is a task of its own."""
+    if last.endswith(prev) and _ACCEPTS.match(text) and classify(prev) == "action_items" \
+            and (prev.rstrip().endswith("?") or not _MINE.search(prev)):
+        return f"{last} {text}"
+    if (before and last.endswith(before) and _ACCEPTS.match(prev) and len(words_in(prev)) <= 3
+            and classify(before) == "action_items" and (_REFERS.search(text)
+                                                       or _ACCEPTS.match(text))):
+        return f"{last} {prev} {text}"
+    if (last.endswith(prev) and len(words_in(prev)) <= 6 and not prev.rstrip().endswith("?")
+            and (_MINE.search(prev) or _TAKEN.search(prev)) and _REFERS.search(text)
+            and _MINE.search(text)):
+        return f"{last} {text}"
+    return ""
 
 
 #: What "we" do from now, said as a plain statement: "We hold the paper for the autumn."
@@ -286,6 +324,7 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             kind, text = "action_items", f"{prev} {text}"
             answered.add(prev)
         if (not kind and prev and _UNKNOWN.match(text) and not prev.endswith("?")
+                and not _UNKNOWN.match(prev)
                 and len(words_in(prev)) >= 4 and classify(prev) != "decisions"
                 and not _MINE.search(prev)):
             # "Do we know yet whether the hall has a piano" (heard with no question
@@ -296,6 +335,12 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             kind, text = "open_questions", prev
         if not kind:
             continue
+        if kind == "action_items" and cued["action_items"] and text == said[n]:
+            longer = _continues(text, prev, said[n - 2] if n >= 2 else "",
+                                cued["action_items"][-1])
+            if longer:
+                cued["action_items"][-1] = longer
+                continue
         if kind == "decisions":
             cued["decisions"] = _undone(text, cued["decisions"])
         tail = _REQUEST_AFTER.search(text)
@@ -358,8 +403,21 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
                 and any(_repeats(text, s) for other, found in cued.items() if other != name
                         for s in found))
 
+    asides = [line for line in lines if aside(line)]
+    # the short answer to small talk ("Did anyone get caught in the rain?" "Soaked.")
+    asides += [b for a, b in pairwise(lines)
+               if a in asides and a.rstrip().endswith("?") and len(words_in(b)) <= 4
+               and not classify(b)]
+
+    def idle(text: str) -> bool:
+        """Whether the model's item says a sentence that is no item (small talk, an
+        agenda, a point put off) and nothing the cues found."""
+        return (any(_repeats(text, s) for s in asides)
+                and not any(_repeats(text, s) for found in cued.values() for s in found))
+
     def merged(name: str, model: tuple[str, ...]) -> tuple[str, ...]:
         kept = [t for t in model if len(words_in(t)) >= 2 and not elsewhere(name, t)
+                and not idle(t)
                 and not _loops(t)
                 and (name != "open_questions" or heard_asked(t))]
         added = []

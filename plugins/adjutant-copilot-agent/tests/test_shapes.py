@@ -1,0 +1,168 @@
+"""The ninth work's sentence shapes (held-out 8's misreadings and extras, in other
+words): which list a sentence belongs in, and which sentences are no item at all (small
+talk, an agenda, a point put off, a question asking only to confirm, a reply accepting
+a task already listed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from adjutant_copilot_agent._classify import aside, classify
+from adjutant_copilot_agent._cues import with_cues
+from adjutant_hookspecs import CopilotCycleResult
+
+NINTH = [
+    # a choice with its object between: "let's switch X to Y"
+    ("Let's switch the rehearsals to the church hall on Thursdays.", "decisions"),
+    ("Okay, let's switch suppliers to the one in town.", "decisions"),
+    # a proposal's choice by its speaker, with a choosing verb
+    ("And I think we shut the cafe on New Year's Day.", "decisions"),
+    ("So I reckon we hire a second van for the weekend.", "decisions"),
+    ("I think we lost money on that.", ""),
+    ("I think we spend too much on biscuits.", ""),
+    # a verdict after a concession
+    ("I wanted the whole week, but fine, Monday cancelled.", "decisions"),
+    ("Fine, both sessions booked.", "decisions"),
+    # a restriction agreed or set for now
+    ("Yes, adults only for the late show.", "decisions"),
+    ("Agreed, cash only at the gate.", "decisions"),
+    ("I'd say walk-ins only this time, no bookings.", "decisions"),
+    ("Yes, it's only fair.", ""),
+    ("Yes, I only want the receipts.", ""),
+    ("Yes, that only works in summer.", ""),
+    # small talk, with a longer opener or an aside: no open question
+    ("Before we start, did anyone watch the final on Sunday?", ""),
+    ("Before I go on, did either of you get caught in the snow?", ""),
+    ("Has anyone tried the new coffee machine yet?", ""),
+    ("How was the quiz last night, Sam?", ""),
+    ("Who drank the last of the milk, by the way?", ""),
+    ("Has anyone heard back from the council?", "open_questions"),
+    # a question asking only to confirm, or proposing: no open question
+    ("Everyone's agreed?", ""),
+    ("Are we all agreed?", ""),
+    ("So, is everyone happy with that?", ""),
+    ("What about the library on Fridays instead?", ""),
+    ("How about the second week of May?", ""),
+    ("What about the budget?", "open_questions"),
+    ("How about the cost, who pays for it?", "open_questions"),
+    # a point put off: no decision, no task; one taken on is a task
+    ("We'll need to come back to that.", ""),
+    ("Let's not decide that today.", ""),
+    ("Let's think about it and come back to it next week.", ""),
+    ("We should find out.", ""),
+    ("I'll find out by Friday.", "action_items"),
+    ("Let's not go with the cheaper one.", "decisions"),
+    # an agenda said by "we": no task; a thing "we" need done is one
+    ("Right, so we need to plan the summer fair properly.", ""),
+    ("We need to go over the accounts first.", ""),
+    ("We need to order more cups.", "action_items"),
+    # a thing named, then its certainty (an answer to "where?", "which one?")
+    ("The library, surely, the light in there is better.", "decisions"),
+    ("The green tent, definitely.", "decisions"),
+    ("Yes, definitely, go on.", ""),
+    ("Well, surely, someone knows.", ""),
+    ("The library, surely not.", ""),
+    # a request to someone named about their own
+    ("Sam, could your team cover the Friday shift?", "action_items"),
+]
+
+
+@pytest.mark.parametrize(("said", "kind"), NINTH)
+def test_ninth_work_sentences(said: str, kind: str) -> None:
+    assert classify(said) == kind
+
+
+def test_a_reply_accepting_a_request_is_one_item_with_it() -> None:
+    said = ["Priya, could you ring the caterers?", "Yep, I'll call them Tuesday morning."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+    said = ["Tom, can you print the programmes?", "Happy to.",
+            "I'll laminate the cover so it lasts."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+    # "I'll do that too. I'll send it out on Monday.": one commitment said in two
+    said = ["And someone needs to tell the parents about the new times.", "I'll do that too.",
+            "I'll send it out on Monday."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+    # a commitment of one's own after another's is a task of its own
+    said = ["I'll book the hall.", "Sure, I'll bring the urn."]
+    assert with_cues(CopilotCycleResult(), said).action_items == tuple(said)
+    said = ["Tom, can you print the programmes?", "Sure.", "I'll book the coach."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (said[0], said[2])
+
+
+def test_the_models_items_that_say_small_talk_or_an_agenda_are_dropped() -> None:
+    said = ["Before we start, did anyone catch the match on Saturday?",
+            "So we need to plan the open day properly this time.",
+            "I'll email the school on Monday."]
+    model = CopilotCycleResult(
+        decisions=("we need to plan the open day properly",),
+        action_items=("did anyone catch the match on Saturday", "email the school"),
+    )
+    got = with_cues(model, said)
+    assert got.decisions == ()
+    assert got.action_items == ("email the school",)
+    # an item of the model's that says nothing set aside stays
+    kept = with_cues(CopilotCycleResult(decisions=("the open day moves to June",)),
+                     ["The open day moves to June."])
+    assert kept.decisions == ("the open day moves to June",)
+
+
+def test_aside_knows_the_shapes_and_not_a_commitment() -> None:
+    assert aside("Before we start, did either of you see the eclipse?")
+    assert aside("We'll come back to that.")
+    assert not aside("I'll come back to that with the figures tomorrow.")
+    assert not aside("We need to order more cups.")
+
+
+def test_a_report_after_fine_is_no_verdict() -> None:
+    assert classify("Fine, the room is booked.") == ""
+    assert classify("Okay, Friday cancelled.") == "decisions"
+
+
+def test_a_task_taken_then_timed_is_one_item() -> None:
+    said = ["Sure, leave the flyers with me.", "I'll have them out by Thursday."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+    # a time accepted for a request, then the commitment
+    said = ["Ana, could you get the menu printed by Friday?", "Friday is fine.",
+            "I'll print it at the library tomorrow."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+
+
+def test_a_reply_judging_the_question_is_no_question_of_its_own() -> None:
+    said = ["Do we open on the bank holiday, or stay shut?", "That's the big question.",
+            "Nobody knows yet."]
+    got = with_cues(CopilotCycleResult(), said)
+    assert got.open_questions == (said[0],)
+    # nor the choice of an option ("the" is in both)
+    assert got.decisions == ()
+    said = ["Can we print it, or do we wait for the proofs?", "That's the real question."]
+    assert with_cues(CopilotCycleResult(), said).decisions == ()
+
+
+def test_an_apology_after_a_word_is_no_order_to_a_name() -> None:
+    assert classify("Guilty, sorry.") == ""
+    assert classify("Late, sorry.") == ""
+    assert classify("Maya, book the room.") == "action_items"
+
+
+def test_news_after_an_aside_opener_and_the_answer_to_small_talk_are_no_items() -> None:
+    assert aside("Before I forget, the boiler made that noise again this morning.")
+    assert not aside("Before I forget, can you sign the card for Jo?")
+    assert not aside("By the way, I'll send the photos round tonight.")
+    said = ["Did anyone else get caught in the hail on the way in?", "Completely soaked.",
+            "Right, the boiler is making that noise again."]
+    model = CopilotCycleResult(decisions=("completely soaked",),
+                               key_points=("the boiler is noisy",))
+    assert with_cues(model, said).decisions == ()
+
+
+def test_a_story_of_before_and_an_offer_are_no_items() -> None:
+    assert aside("Last year we used the church car park and it flooded.")
+    assert aside("We ran out of chairs two weeks ago.")
+    # a decision or a commitment said with a time before is still one
+    assert not aside("We agreed yesterday to close early on Fridays.")
+    assert not aside("The order was short last week, so I'll ring the supplier.")
+    assert classify("Shall I open the windows before everyone arrives?") == ""
+    assert classify("Shall we start?") == ""
+    model = CopilotCycleResult(decisions=("last year we used the church car park",))
+    said = ["Last year we used the church car park and it flooded."]
+    assert with_cues(model, said).decisions == ()
