@@ -331,21 +331,25 @@ async def test_a_patch_of_a_file_not_here_is_chosen_again() -> None:
 async def test_a_file_here_written_whole_to_change_quoted_words_is_an_edit() -> None:
     """"in todo.md make 'ship' say 'ship v1.0'" had been planned as writing todo.md as
     "ship v1.0", losing its other lines: the choice is made again among the tools that
-    take a patch. Writing a file whole with words that are not in it stands."""
+    take a patch. Writing a file whole with words that are not in it, or as asked
+    ("replace the whole todo list with ..."), stands."""
     edit = "--- a/todo.md\n+++ b/todo.md\n@@ -2 +2 @@\n-ship\n+ship v1.0\n"
     provider = prefers("notes.write", "edit.patch")(
         steps(("notes.write", {"path": "todo.md", "text": "ship v1.0\n"})),
         steps(("edit.patch", {"patch": edit})),
-        steps(("notes.write", {"path": "todo.md", "text": "hello\n"})))
+        steps(("notes.write", {"path": "todo.md", "text": "hello\n"})),
+        steps(("notes.write", {"path": "todo.md", "text": "- a\n- ship\n"})))
     tools = fake_tools(Patcher("edit.patch"), FakeWrite("notes.write"), name="edit")
     async with Harness(tools, provider=provider) as h:
         (h.workspace / "todo.md").write_text("write tests\nship\n")
         changed = await h.run("in todo.md make 'ship' say 'ship v1.0'")
         replaced = await h.run("replace what todo.md says with 'hello'")
+        whole = await h.run("replace the whole of todo.md with '- a' and '- ship'")
     assert [(s.tool, s.args) for s in changed.plan.steps] == [("edit.patch", {"patch": edit})]
     [look] = [e for e in changed.of_type(ActivitySnapshot) if e.activity_type == "second-look"]
     assert "would lose its other lines" in look.content["text"]
-    assert [s.tool for s in replaced.plan.steps] == ["notes.write"] and provider.pending == 0
+    assert [s.tool for s in replaced.plan.steps] == ["notes.write"]
+    assert [s.tool for s in whole.plan.steps] == ["notes.write"] and provider.pending == 0
 
 
 async def test_words_about_what_a_named_file_holds_are_planned_as_a_read() -> None:

@@ -75,6 +75,11 @@ PAST_PLANS = 3
 RECENT_PROMPTS = 8
 
 
+#: A request to write a file whole, whatever it held.
+_WHOLE = re.compile(r"\b(?:whole|entire|entirely|overwrite|from scratch|completely|only)\b",
+                    re.IGNORECASE)
+
+
 def records_text(declaration: ToolDeclaration) -> bool:
     """Whether a tool records text: a write taking a required ``text`` and no path (the
     project's notes, a remembered fact)."""
@@ -416,6 +421,8 @@ class Prompting:
             with open(full, encoding="utf-8") as file:
                 old = file.read()
         except (OSError, UnicodeDecodeError):
+            return None
+        if _WHOLE.search(prompt):  # "replace the whole todo list with ...": as asked
             return None
         quoted = [q[1:-1] for q in QUOTED.findall(prompt) if len(q) > 3]
         lost = [line for line in old.splitlines() if line.strip() and line not in content]
