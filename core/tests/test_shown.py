@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from adjutant.operator._words import shown_path
+from adjutant.operator._words import content_asked, shown_path
 from adjutant.testing import FakeRead, Harness, ScriptedProvider, fake_tools
 from adjutant.testing import plan as steps
 from adjutant_hookspecs import ProviderCapabilities
@@ -105,3 +105,21 @@ def test_a_link_out_of_the_working_directory_is_left_to_the_model_and_the_cage(
     assert shown_path("show me link.txt", str(space)) is None
     assert shown_path("open linkdir", str(space)) is None
     assert shown_path("show me linkdir/secret.txt", str(space)) is None
+
+
+@pytest.mark.parametrize(("request_", "expected"), [
+    # a file as the subject of a question about what it holds (heldout11, after its
+    # blind run: "what does the CHANGELOG say about version 1.0?" answered in words,
+    # then planned as git.diff)
+    ("what does the CHANGELOG say about version 1.0?", ("file", "CHANGELOG")),
+    ("according to notes.txt, what should I buy?", ("file", "notes.txt")),
+    ("what is in readme.md these days?", ("file", "README.md")),
+    ("whats in src/ right now", ("dir", "src")),
+    ("what's in data/raw", ("dir", "data/raw")),  # not here, no ending: a folder
+    ("what does git log say about README.md?", None),  # git's, not the file's
+    ("what does a README usually contain?", None),  # a kind of file
+    ("show me what's in /etc/shadow", None),  # outside: as asked, and the cage says no
+])
+def test_a_question_about_what_a_named_file_holds_names_it(
+        space: Path, request_: str, expected: tuple[str, str] | None) -> None:
+    assert content_asked(request_, str(space)) == expected

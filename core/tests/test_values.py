@@ -7,7 +7,7 @@ from pathlib import Path
 
 import msgspec
 
-from adjutant.operator._values import paths_as_named, without_copied_values
+from adjutant.operator._values import inputs_as_here, paths_as_named, without_copied_values
 from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 REGISTRY = Path(__file__).resolve().parents[2] / "plugins"
@@ -115,3 +115,23 @@ def test_a_path_neither_named_nor_hinted_is_the_one_file_the_request_names(
                           str(tmp_path)) == read
     assert paths_as_named(read, "open changelog.MD", TOOLS, str(tmp_path)) == plan(
         ("fs.read", {"path": "CHANGELOG.md"}))
+
+
+def test_a_path_read_that_is_not_here_is_the_one_file_it_names_here(tmp_path: Path) -> None:
+    """"bundle the readme and the guide into handover.zip" had been an archive of
+    readme.md and guide.md: README.md and docs/guide.md are here. A path a write makes,
+    one that two files could be, and one outside stay as written."""
+    for name in ("README.md", "docs/guide.md", "a/x.txt", "b/x.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    here = str(tmp_path)
+    zipped = plan(("compress.zip", {"paths": ["readme.md", "guide.md", "x.txt"],
+                                    "output": "handover.zip"}))
+    assert inputs_as_here(zipped, TOOLS, here) == plan(("compress.zip", {
+        "paths": ["README.md", "docs/guide.md", "x.txt"], "output": "handover.zip"}))
+    assert inputs_as_here(plan(("fs.read", {"path": "GUIDE.md"})), TOOLS, here) == plan(
+        ("fs.read", {"path": "docs/guide.md"}))
+    for kept in (plan(("fs.write", {"path": "guide.md", "content": "new\n"})),
+                 plan(("fs.read", {"path": "../guide.md"})),
+                 plan(("fs.read", {"path": "/etc/guide.md"}))):
+        assert inputs_as_here(kept, TOOLS, here) == kept

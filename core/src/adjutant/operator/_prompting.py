@@ -53,6 +53,7 @@ from ._words import (
     asks_content,
     carried_patch,
     carried_text,
+    content_asked,
     echoes,
     here,
     hinted,
@@ -238,8 +239,8 @@ class Prompting:
             return request
         passages = self._passages.get(request.prompt, "") if self.passages_for_answers else ""
         paths = self.grounded(prompt, cwd)
-        if (shown := shown_path(prompt, cwd)) and (viewer := self.viewers.get(shown[0])) \
-                in names and viewer not in exclude:
+        shown = shown_path(prompt, cwd) or content_asked(prompt, cwd)
+        if shown and (viewer := self.viewers.get(shown[0])) in names and viewer not in exclude:
             _log.info("shown: %r only asks to see %s: %s", prompt[:80], shown[1], viewer)
             exclude = [n for n in (*names, "response") if n != viewer]
             paths = [shown[1]]

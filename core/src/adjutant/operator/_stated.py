@@ -39,7 +39,7 @@ import msgspec
 from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 from ._grammar import ONE_WORD
-from ._values import paths_as_named, without_copied_values
+from ._values import inputs_as_here, paths_as_named, without_copied_values
 from ._words import (
     QUOTED,
     carried_patch,
@@ -92,7 +92,8 @@ def settled_values(plan: Plan, asked: str, shown: str,
     if isinstance(reply, Plan) and (content := carried_text(asked)):
         reply = _without_more(reply, content, tools)
     if isinstance(reply, Plan) and cwd:
-        reply = _files_as_here(paths_as_named(reply, asked, tools, cwd), tools, cwd)
+        reply = inputs_as_here(_files_as_here(paths_as_named(reply, asked, tools, cwd), tools,
+                                              cwd), tools, cwd)
     if not (fill and isinstance(reply, Plan)):
         return reply
     # "the lsat 4 comits" states a count as surely as "the last 4 commits"

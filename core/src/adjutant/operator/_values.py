@@ -13,11 +13,11 @@ from typing import Any
 
 import msgspec
 
-from adjutant_hookspecs import Plan, Response, ToolDeclaration
+from adjutant_hookspecs import Plan, Response, ToolDeclaration, is_write
 
-from ._words import here, hinted, named_documents
+from ._words import here, hinted, named_documents, workspace_paths
 
-__all__ = ["paths_as_named", "without_copied_values"]
+__all__ = ["inputs_as_here", "paths_as_named", "without_copied_values"]
 
 _log = logging.getLogger("adjutant.planner")
 
@@ -124,5 +124,42 @@ def paths_as_named(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
             _log.info("named path: %s.%s %r is not what %r names: %r", step.tool, keys[0],
                       value, asked[:80], named[0])
             step = msgspec.structs.replace(step, args={**step.args, keys[0]: named[0]})
+        steps.append(step)
+    return Plan(steps=tuple(steps))
+
+
+def inputs_as_here(plan: Plan, tools: Mapping[str, ToolDeclaration], cwd: str) -> Plan:
+    """``plan`` with each path it reads that is not here as the one file here it names
+    in another case or without its folder ("bundle the readme and the guide" had been
+    an archive of readme.md and guide.md: README.md, docs/guide.md). Only what a step
+    reads: a read tool's path, any tool's list of paths; a path a write makes stays."""
+    files: dict[str, list[str]] = {}
+    for path in workspace_paths(cwd):
+        files.setdefault(os.path.basename(path).lower(), []).append(path)
+
+    def found(value: Any) -> Any:
+        if not isinstance(value, str) or not value.strip("./") or os.path.isabs(value) or \
+                ".." in value.split("/") or os.path.lexists(os.path.join(cwd, value)):
+            return value  # what is here, and what is asked outside (the cage says no)
+        if real := here(cwd, value):
+            return real
+        same = files.get(os.path.basename(value.rstrip("/")).lower(), [])
+        return same[0] if len(same) == 1 else value
+
+    steps = []
+    for step in plan.steps:
+        declaration = tools.get(step.tool)
+        props = declaration.args_schema.get("properties", {}) if declaration else {}
+        args = dict(step.args)
+        for key, value in step.args.items():
+            role = props.get(key, {}).get("x-adjutant-role") if isinstance(
+                props.get(key), Mapping) else None
+            if role == "paths" and isinstance(value, list):
+                args[key] = [found(v) for v in value]
+            elif role == "path" and declaration is not None and not is_write(declaration):
+                args[key] = found(value)
+        if args != step.args:
+            _log.info("read here: %s %r is %r", step.tool, step.args, args)
+            step = msgspec.structs.replace(step, args=args)
         steps.append(step)
     return Plan(steps=tuple(steps))

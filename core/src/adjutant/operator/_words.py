@@ -11,9 +11,9 @@ from collections import Counter
 from functools import lru_cache
 
 __all__ = ["QUOTED", "RECORDS", "asks_content", "bad_request", "carried_patch",
-           "carried_text", "echoes", "here", "hinted", "is_question", "named_documents",
-           "named_paths", "named_programs", "names_here", "recurring", "shape", "spelled",
-           "terms", "wants_words", "workspace_paths"]
+           "carried_text", "content_asked", "echoes", "here", "hinted", "is_question",
+           "named_documents", "named_paths", "named_programs", "names_here", "recurring",
+           "shape", "spelled", "terms", "wants_words", "workspace_paths"]
 
 #: The longest request planned (characters): a small model's context holds the prompt's
 #: static part, the request and the reply; longer text belongs in a file the request names.
@@ -342,6 +342,27 @@ def named_documents(request: str) -> list[str]:
     found = [p for p in named_paths(request)
              if re.search(r"[A-Za-z]", os.path.basename(p))]
     return list(dict.fromkeys([*found, *_CONVENTIONAL.findall(request)]))
+
+
+def content_asked(request: str, cwd: str) -> tuple[str, str] | None:
+    """``("file" | "dir", path)`` for the thing ``request`` asks what it holds, as its
+    subject ("what does the CHANGELOG say about 1.0?", "according to notes.txt, what
+    should I buy?", "what's in config/settings.json these days?"), as it is here when
+    it is; None when it asks no such thing."""
+    for document in named_documents(request):
+        named = r"(?:the |my |our |this )?" + re.escape(document) + r"/?(?: file| folder)?"
+        end = r"(?![\w/-]|\.\w)"
+        if re.search(rf"\bwhat (?:does|do|did) {named} (?:say|mention|contain|list)|"
+                     rf"\bwhat(?:'?s| is) in {named}{end}|\baccording to {named}{end}",
+                     request, re.IGNORECASE):
+            real = here(cwd, document) or document
+            full = os.path.realpath(os.path.join(cwd, real))
+            if not full.startswith(os.path.realpath(cwd) + os.sep):
+                return None  # outside: the model names it as asked, and the cage refuses it
+            folder = os.path.isdir(full) if os.path.lexists(full) else not (
+                "." in os.path.basename(real) or _CONVENTIONAL.fullmatch(real))
+            return ("dir" if folder else "file"), real
+    return None
 
 
 def asks_content(request: str) -> bool:
