@@ -69,6 +69,10 @@ pytestmark = pytest.mark.anyio
     ("show me src/util.py, make average return 0 for an empty list, then run pytest",
      ["show me src/util.py", "make average return 0 for an empty list in src/util.py",
       "run pytest"]),
+    # "it" in a second question is the thing named in the first (heldout11, after its
+    # blind run: the diff had been of nothing)
+    ("what's the log of release/1.0, and how does my working tree differ from it?",
+     ["what's the log of release/1.0", "how does my working tree differ from release/1.0?"]),
     # a question, then what to do if its answer is yes
     ("Are there any PDFs here? If so summarize all of them.",
      ["Are there any PDFs here?", "summarize all of them"]),

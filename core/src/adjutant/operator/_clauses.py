@@ -118,8 +118,12 @@ def clauses(request: str) -> list[str]:
     masked = QUOTED.sub(hide, request.strip())
     if is_question(request):  # one question, unless a comma opens a second ask
         asks = [shown(a) for a in _ASKS_AGAIN.split(masked)]
-        return asks if 1 < len(asks) <= 3 and all(len(a.split()) >= 2 for a in asks) \
-            else [request]
+        if not (1 < len(asks) <= 3 and all(len(a.split()) >= 2 for a in asks)):
+            return [request]
+        for i in range(1, len(asks)):  # "what's the log of release/1.0, and how does my
+            if named := named_paths(" ".join(asks[:i])):  # tree differ from it?"
+                asks[i] = _IT.sub(named[-1], asks[i])
+        return asks
     # a new sentence is a step after a connective ("is port 8000 taken? also show the
     # processes"), or an order after an order; after a question or a statement it says
     # what was meant ("the report crashes. find where average is defined": one)
