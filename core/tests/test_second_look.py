@@ -189,17 +189,20 @@ async def test_a_read_chosen_again_is_never_replaced_by_a_write() -> None:
 
 
 class Brancher:
-    """A tool that makes a new branch (its ``name``: "The new branch's name")."""
+    """A tool that makes a new branch (its ``name``: "The new branch's name"), or, given
+    its own arguments, another tool of the tests below."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, description: str = "Create a new branch.",
+                 properties: dict[str, Any] | None = None, required: tuple[str, ...] = ("name",),
+                 level: str = "write") -> None:
         from adjutant_hookspecs import ToolDeclaration, ToolSafety
 
         self.declaration = ToolDeclaration(
-            name=name, version="1", description="Create a new branch.",
-            args_schema={"type": "object", "properties": {"name": {
+            name=name, version="1", description=description,
+            args_schema={"type": "object", "properties": properties or {"name": {
                 "type": "string", "description": "The new branch's name."}},
-                "required": ["name"], "additionalProperties": False},
-            safety=ToolSafety(writes=True, level="write"))
+                "required": list(required), "additionalProperties": False},
+            safety=ToolSafety(writes=level == "write", level=level))
 
     async def dry_run(self, call: Any, ctx: Any) -> Any:
         from adjutant_hookspecs import ExecutionResult
@@ -251,14 +254,9 @@ class Comparer(Brancher):
     """A tool comparing two files (two required paths)."""
 
     def __init__(self, name: str) -> None:
-        from adjutant_hookspecs import ToolDeclaration, ToolSafety
-
         path = {"type": "string", "x-adjutant-role": "path"}
-        self.declaration = ToolDeclaration(
-            name=name, version="1", description="Compare two files.",
-            args_schema={"type": "object", "properties": {"a": path, "b": path},
-                         "required": ["a", "b"], "additionalProperties": False},
-            safety=ToolSafety(level="read"))
+        super().__init__(name, "Compare two files.", {"a": path, "b": path}, ("a", "b"),
+                         level="read")
 
     async def dry_run(self, call: Any, ctx: Any) -> Any:
         from adjutant_hookspecs import ExecutionResult
@@ -286,17 +284,9 @@ async def test_a_path_compared_with_itself_is_chosen_again() -> None:
     assert [s.tool for s in other.plan.steps] == ["files.diff"] and provider.pending == 0
 
 
-class Patcher(Brancher):
+def patcher(name: str) -> Brancher:
     """A tool applying a unified diff (a ``patch`` argument)."""
-
-    def __init__(self, name: str) -> None:
-        from adjutant_hookspecs import ToolDeclaration, ToolSafety
-
-        self.declaration = ToolDeclaration(
-            name=name, version="1", description="Apply a unified diff.",
-            args_schema={"type": "object", "properties": {"patch": {"type": "string"}},
-                         "required": ["patch"], "additionalProperties": False},
-            safety=ToolSafety(level="write", writes=True))
+    return Brancher(name, "Apply a unified diff.", {"patch": {"type": "string"}}, ("patch",))
 
 
 async def test_a_patch_of_a_file_not_here_is_chosen_again() -> None:
@@ -311,7 +301,7 @@ async def test_a_patch_of_a_file_not_here_is_chosen_again() -> None:
                                                  "text": "# Changelog\n"})),
                           steps(("edit.patch", {"patch": old})),
                           steps(("edit.patch", {"patch": slip})))
-    tools = fake_tools(Patcher("edit.patch"), FakeWrite("notes.write"), name="edit")
+    tools = fake_tools(patcher("edit.patch"), FakeWrite("notes.write"), name="edit")
     async with Harness(tools, provider=provider) as h:
         (h.workspace / "notes.txt").write_text("a\n")
         (h.workspace / "src").mkdir()
@@ -339,7 +329,7 @@ async def test_a_file_here_written_whole_to_change_quoted_words_is_an_edit() -> 
         steps(("edit.patch", {"patch": edit})),
         steps(("notes.write", {"path": "todo.md", "text": "hello\n"})),
         steps(("notes.write", {"path": "todo.md", "text": "- a\n- ship\n"})))
-    tools = fake_tools(Patcher("edit.patch"), FakeWrite("notes.write"), name="edit")
+    tools = fake_tools(patcher("edit.patch"), FakeWrite("notes.write"), name="edit")
     async with Harness(tools, provider=provider) as h:
         (h.workspace / "todo.md").write_text("write tests\nship\n")
         changed = await h.run("in todo.md make 'ship' say 'ship v1.0'")
@@ -367,17 +357,10 @@ async def test_words_about_what_a_named_file_holds_are_planned_as_a_read() -> No
     assert general.status == "answered" and provider.pending == 0
 
 
-class Noter(Brancher):
+def noter(name: str) -> Brancher:
     """A tool keeping a line of the project's notes (a required ``text``, no path)."""
-
-    def __init__(self, name: str) -> None:
-        from adjutant_hookspecs import ToolDeclaration, ToolSafety
-
-        self.declaration = ToolDeclaration(
-            name=name, version="1", description="Add to the project's notes.",
-            args_schema={"type": "object", "properties": {"text": {"type": "string"}},
-                         "required": ["text"], "additionalProperties": False},
-            safety=ToolSafety(level="write", writes=True))
+    return Brancher(name, "Add to the project's notes.", {"text": {"type": "string"}},
+                    ("text",))
 
 
 @pytest.mark.parametrize("asked", ["note that debug is on", "remember: the VPN is down",
@@ -392,7 +375,7 @@ async def test_a_note_the_request_does_not_ask_for_is_chosen_again(asked: str) -
         steps(("notes.keep", {"text": "Debug mode is turned on."})),
         steps(("edit.patch", {"patch": edit})),
         steps(("notes.keep", {"text": "kept"})))
-    tools = fake_tools(Patcher("edit.patch"), Noter("notes.keep"), name="keep")
+    tools = fake_tools(patcher("edit.patch"), noter("notes.keep"), name="keep")
     async with Harness(tools, provider=provider) as h:
         (h.workspace / "settings.json").write_text("false\n")
         turned = await h.run("turn debug on in the settings file (it's false right now)")
