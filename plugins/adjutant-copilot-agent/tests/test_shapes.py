@@ -1,7 +1,7 @@
-"""The ninth work's sentence shapes (held-out 8's misreadings and extras, in other
-words): which list a sentence belongs in, and which sentences are no item at all (small
-talk, an agenda, a point put off, a question asking only to confirm, a reply accepting
-a task already listed)."""
+"""The ninth and tenth works' sentence shapes (held-out 6 to 8's misreadings and extras,
+in other words): which list a sentence belongs in, and which sentences are no item at
+all (small talk, an agenda, a point put off, a question asking only to confirm, a reply
+accepting a task already listed, a statement of how things are)."""
 
 from __future__ import annotations
 
@@ -166,3 +166,46 @@ def test_a_story_of_before_and_an_offer_are_no_items() -> None:
     model = CopilotCycleResult(decisions=("last year we used the church car park",))
     said = ["Last year we used the church car park and it flooded."]
     assert with_cues(model, said).decisions == ()
+
+
+def test_the_models_items_that_only_say_a_statement_are_dropped() -> None:
+    # the tenth work: a 0.5B model files what was said as a decision or a task whatever
+    # it says; a sentence the cues read as no item (a fact, an opinion, a story, a
+    # reason) is none in the model's list either
+    said = ["Okay, the summer fete.", "The village green is free, but it floods.",
+            "The marquee looked lovely last year.", "Bookings are already at forty stalls.",
+            "I'll ring the council on Monday."]
+    model = CopilotCycleResult(
+        decisions=("The village green is free, but it floods", "bookings are already at 40 "
+                   "stalls"),
+        action_items=("The marquee looked lovely last year", "ring the council"),
+    )
+    got = with_cues(model, said)
+    assert got.decisions == ()
+    assert got.action_items == ("ring the council",)
+    # (and the cues alone read none of those statements)
+    assert with_cues(CopilotCycleResult(), said).decisions == ()
+    # what the model says in its own words, or of a sentence the cues read, stays
+    kept = with_cues(CopilotCycleResult(decisions=("fete on the green in July",),
+                                        action_items=("I'll ring the council on Monday",)),
+                     said)
+    assert kept.decisions == ("fete on the green in July",)
+    assert kept.action_items == ("I'll ring the council on Monday",)
+
+
+def test_the_models_choice_in_an_agreement_or_a_thing_named_stays() -> None:
+    # a reply that agrees may carry the choice ("Fine by me, sixty chairs."), and a
+    # thing named with no verb is how a choice is said ("The barn, surely.")
+    said = ["How many chairs do we hire?", "Fine by me, sixty chairs and no more."]
+    got = with_cues(CopilotCycleResult(decisions=("Fine by me, sixty chairs",)), said)
+    assert "Fine by me, sixty chairs" in got.decisions
+    said = ["Where do we put the bar?", "The old barn, I reckon.", "It has the power points."]
+    got = with_cues(CopilotCycleResult(decisions=("The old barn, I reckon",)), said)
+    assert got.decisions and "barn" in got.decisions[0]
+    # a statement is no thing named, in either list
+    got = with_cues(CopilotCycleResult(decisions=("It has the power points",),
+                                       action_items=("it has the power points",)), said)
+    assert got.decisions == () and got.action_items == ()
+    said = ["I missed the fireworks completely.", "I was asleep by ten."]
+    got = with_cues(CopilotCycleResult(decisions=("I missed the fireworks completely",)), said)
+    assert got.decisions == ()

@@ -64,8 +64,8 @@ _DECISION = re.compile(
     r"|\bwe(?:'re| are) not (?!getting\b|talking\b|saying\b|making\b|doing (?:well|badly|"
     r"great)\b|having\b|going\b|looking\b|waiting\b|sure\b)[a-z]+ing\b"
     # a date moved, a thing kept as it is, a rule from a time on
-    r"|\b(?:moves|shifts) to (?:next |this |the )?(?:monday|tuesday|wednesday|thursday|"
-    r"friday|saturday|sunday|week|month|spring|summer|autumn|winter|\d)"
+    rf"|\b(?:moves|shifts) to (?:next |this |the )?(?:{_DAYS_}|week|month|spring|summer|"
+    r"autumn|winter|\d)"
     r"|\b(?:stays?|remains?) (?:closed|open|shut|blocked|locked|on hold|suspended|frozen|"
     r"out of (?:order|use|service)|the same|as it is|as is|where it is|unchanged)\b"
     # left as it is: "Let's leave the prices exactly as they are."

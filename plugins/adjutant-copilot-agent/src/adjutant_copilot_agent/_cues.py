@@ -166,6 +166,15 @@ def _loops(text: str) -> bool:
     return len(parts) != len(set(parts))
 
 
+#: What a sentence with a verb has: a subject pronoun, an auxiliary or a copula ("The
+#: church, surely." has none: a thing named).
+_FINITE = re.compile(r"\b(?:I|we|you|he|she|they|it|is|are|was|were|am|be|been|have|has|had|"
+                     r"do|does|did|will|would|can|could|should|shall|may|might|must|"
+                     r"\w+'(?:s|re|ve|ll|d|m))\b", re.IGNORECASE)
+#: A hedge around a thing named: "The barn, I reckon.", "I think the blue one."
+_HEDGE = re.compile(r"\bI (?:reckon|think|guess|suppose|'d say|would say)\b", re.IGNORECASE)
+
+
 def _is_question(text: str) -> bool:
     return text.rstrip().endswith("?") or bool(_WH.match(text.strip()))
 
@@ -415,9 +424,22 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
         return (any(_repeats(text, s) for s in asides)
                 and not any(_repeats(text, s) for found in cued.values() for s in found))
 
+    def unread(name: str, text: str) -> bool:
+        """Whether the model's decision or task only says again sentences that say no
+        item ("The sound in there is lovely.", "We patched it last year."): not a reply
+        that agrees ("Fine by me, eighty turkeys."), which may carry a choice, nor, for a
+        decision, a thing named with no verb ("The church, surely.")."""
+        said = [s for s in lines if _repeats(text, s)]
+        return (bool(said) and not any(classify(s) or _AGREE_STRONG.match(s)
+                                       or _AGREE_INSIDE.search(s)
+                                       or (name == "decisions"
+                                           and not _FINITE.search(_HEDGE.sub("", s)))
+                                       for s in said)
+                and not any(_repeats(text, s) for found in cued.values() for s in found))
+
     def merged(name: str, model: tuple[str, ...]) -> tuple[str, ...]:
         kept = [t for t in model if len(words_in(t)) >= 2 and not elsewhere(name, t)
-                and not idle(t)
+                and not idle(t) and (name == "open_questions" or not unread(name, t))
                 and not _loops(t)
                 and (name != "open_questions" or heard_asked(t))]
         added = []
