@@ -209,3 +209,70 @@ def test_the_models_choice_in_an_agreement_or_a_thing_named_stays() -> None:
     said = ["I missed the fireworks completely.", "I was asleep by ten."]
     got = with_cues(CopilotCycleResult(decisions=("I missed the fireworks completely",)), said)
     assert got.decisions == ()
+
+
+TENTH = [
+    # "X will/has to": a task of a person, not of a thing ("the bill will go up")
+    ("Lovely, anyway, the water bill will go up again.", ""),
+    ("Something has to go.", ""),
+    ("Nothing will change until spring.", ""),
+    ("Priya will send the minutes.", "action_items"),
+    ("Someone has to ring the caterers.", "action_items"),
+    # an order to a name takes its object: a list of capitalised words is none
+    ("Characters, inn, tickets, I'd say ten pounds.", ""),
+    ("Chairs, tables, cups, all borrowed.", ""),
+    ("Sunita, print the menus.", "action_items"),
+    ("And Leo, please set up the projector.", "action_items"),
+    # "as it is" / "and it is" is no choice; "X it is" is
+    ("The margins on the frames are thin as it is.", ""),
+    ("The van is old and it is.", ""),
+    ("Hollow Ridge it is.", "decisions"),
+    ("Then the blue one it is.", "decisions"),
+    # a shrug is no open question; asking who knows something is one
+    ("The plumber comes on Tuesday, but who knows?", ""),
+    ("Who knows?", ""),
+    ("Who knows the alarm code?", "open_questions"),
+    # a request after a clause of its own, or after a name Whisper wrote no comma for
+    ("Leave it with me, and are you still happy to design the leaflet?", "action_items"),
+    ("If the hall is booked, could someone ring the school?", "action_items"),
+    ("Kofi can you sort out the window posters?", "action_items"),
+    ("So what would you do?", "open_questions"),
+    ("Okay, and when can you start?", "open_questions"),
+    ("Where could you park the van?", "open_questions"),
+    # a date moved to a month
+    ("The open day moves to June.", "decisions"),
+]
+
+
+@pytest.mark.parametrize(("said", "kind"), TENTH)
+def test_tenth_work_sentences(said: str, kind: str) -> None:
+    assert classify(said) == kind
+
+
+def test_a_commitment_answering_a_request_is_one_item_with_it() -> None:
+    said = ["Sam, can you get a quote from the printer before Friday?",
+            "I'll ring them straight after this."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+    # a commitment after a statement, or after a question that asks no task, is its own
+    said = ["The printer is slow.", "I'll ring the printer on Monday."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (said[1],)
+    said = ["Where is the printer?", "I'll find the printer on Monday."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (said[1],)
+
+
+def test_a_question_answered_by_a_choice_is_no_longer_open() -> None:
+    said = ["First, where do we hold the quiz?", "The pub has a back room.",
+            "The library is free that night too.", "The library, definitely."]
+    got = with_cues(CopilotCycleResult(), said)
+    assert got.open_questions == ()
+    assert len(got.decisions) == 1 and got.decisions[0].endswith("The library, definitely.")
+    # a question further back, or one a choice does not answer, stays open
+    said = ["Where do we hold the quiz?", "The pub has a back room.", "It is small.",
+            "The library is free.", "Let's book the library."]
+    assert with_cues(CopilotCycleResult(), said).open_questions == (said[0],)
+    said = ["Why did the heating fail?", "Let's get it serviced."]
+    assert with_cues(CopilotCycleResult(), said).open_questions == (said[0],)
+    # the model's decision that is a question is none
+    said = ["So, which night do we play?", "Friday suits most people."]
+    got = with_cues(CopilotCycleResult(decisions=("which night do we play?",)), said)
+    assert got.decisions == ()

@@ -48,7 +48,8 @@ _DECISION = re.compile(
     r"so be it|(?:is|are) (?:the|our) (?:top |first |main |number one )?priority|"
     r"(?:is|are) top priority|from now on|going forward|(?:that's|that is) (?:settled|decided|"
     r"final))\b"
-    r"|\b(?!(?:what|that|this|think|know|guess|hope|sure|yes|so)\b)\w+ it is(?: then)?"
+    r"|\b(?!(?:what|that|this|think|know|guess|hope|sure|yes|so|and|as|but|or|if|how|where|"
+    r"who|when|than|though|because|whether|wherever|whatever|way)\b)\w+ it is(?: then)?"
     r"\s*(?:[.!,]|$)"
     # a choice closed: "The red van, final.", "...and that's final."
     r"|,\s*(?:and )?(?:that's |that is )?final[.!]?$"
@@ -176,7 +177,8 @@ _DECISION = re.compile(
 _DAYS = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
          r"march|april|may|june|july|august|september|october|november|december)\b")
 _ACTION = re.compile(
-    r"\b(?:I|you|he|she|we|they|someone|somebody|[A-Z][a-z]+)(?:'ll| will| shall|"
+    r"\b(?:I|you|he|she|we|they|someone|somebody|(?-i:(?!(?:It|This|That|There|What|Which|"
+    r"Who|Something|Nothing|Everything|Anything)\b)[A-Z][a-z]+))(?:'ll| will| shall|"
     r" is going to|'s going to| am going to|'m going to| are going to|'re going to| needs? to|"
     r" has to| have to| must| should)\s+(?!be\b)(?!not\b)(?!say\b)(?!see\b)(?!never\b)"
     r"(?!miss\b)\w+"
@@ -277,6 +279,8 @@ _SMALL_TALK = re.compile(r"^(?:[\w']+(?: [\w']+){0,3},\s*)?(?:shall we|did (?:yo
 #: "How about Sunday?", which a reply may agree to): no open question.
 _NOT_OPEN = re.compile(
     r",\s*by the way\s*\?$"
+    # a shrug: "The plumber comes on Tuesday, but who knows?"
+    r"|(?:^|[,;]\s*|\bbut\s+)(?:and\s+)?who (?:knows|can say|can tell)\s*\?$"
     r"|^(?:(?:so|then|and|okay|ok|right|good),?\s+)*(?:are (?:we|you) (?:all )?agreed|(?:is )?"
     r"(?:everyone|everybody|we)(?:'s|'re| is| are)? (?:all )?(?:agreed|happy|okay|ok|fine|good|"
     r"on board|in agreement)(?: with (?:that|this|it))?|all agreed|any objections?)\s*\?$"
@@ -322,7 +326,12 @@ _WH = re.compile(r"^(?:who|what|when|where|why|how|which|whose|do|does|did|is|ar
                  re.IGNORECASE)
 #: A question that asks someone to do something ("can you check...?") or asks to
 #: confirm what was just said (", right?", ", okay?") is filed as what it asks for.
-_REQUEST = re.compile(r"^(?:\w+(?:\s\w+){0,2},\s*){0,3}(?:and |so |also |then |now )?"
+_REQUEST = re.compile(r"^(?:[^?]*?[,;]\s*"
+                      # after any clause ("Leave it with me, and are you still happy to...?"),
+                      # or a name whose comma Whisper left out ("Kofi can you sort...?")
+                      r"|(?:(?!(?:who|what|when|where|why|how|which|whose|do|does|did|is|are|"
+                      r"was|were|have|has|and|but|or|if)\b)[\w'-]+\s+){1,3}(?=(?:can|could|"
+                      r"would|will) you\b))?(?:and |so |also |then |now )?"
                       r"(?:(?:can|could|may) I ask (?:you|one of you|someone) to\b|"
                       r"(?:can|could) I leave (?:it|that|this|them|the \w+) with\b|"
                       r"(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you)|"
@@ -341,7 +350,9 @@ _TAG = re.compile(r",\s*(?:right|okay|ok|yes|yeah|correct|agreed|alright|all rig
 #: usual first words of any other sentence are excluded, and so is a second name ("Paris,
 #: Texas opens the season": an order's verb is not capitalised).
 _NAMED = re.compile(r"^(?:(?:and|so|also|then|ok|okay|sure|yes|yeah|fine|right|alright|great|"
-                    r"good|well|now),?\s+)*([A-Z][a-z]+),\s+(?:please\s+)?((?-i:[a-z]+))\b",
+                    r"good|well|now),?\s+)*([A-Z][a-z]+),\s+(?:please\s+)?((?-i:[a-z]+))\b"
+                    # the verb takes its object: "Characters, inn, tickets" is a list
+                    r"(?!\s*(?:[,.;:!?]|$))",
                     re.IGNORECASE)
 _NOT_NAME = frozenset((
     "and", "but", "so", "or", "yes", "no", "yeah", "sure", "fine", "okay", "ok", "alright",

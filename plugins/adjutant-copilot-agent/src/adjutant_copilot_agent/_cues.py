@@ -226,6 +226,9 @@ def _undone(text: str, earlier: list[str]) -> list[str]:
 #: A reply that opens with a yes, and a question that asks for more than a yes or no.
 _YES = re.compile(r"^(?:(?:actually|well|oh)[,.]?\s+)?(?:yes|yeah|yep|agreed|sure)\b",
                   re.IGNORECASE)
+#: A question a choice answers: "Where are we holding it?", "Which van do we take?"
+_WHICH = re.compile(r"^(?:[\w']+,\s+)?(?:what|when|where|which|how many|how much)\b",
+                    re.IGNORECASE)
 _WH_WORD = re.compile(r"^(?:[\w']+,\s+)?(?:who|what|when|where|why|how|which|whose)\b",
                       re.IGNORECASE)
 
@@ -237,6 +240,11 @@ _ACCEPTS = re.compile(r"^(?:yes|yeah|yep|sure|ok|okay|of course|no problem|will 
                       # "Monday is fine.": the time asked for, accepted
                       r"[\w'-]+ (?:is|'s) fine(?: by me)?)[,.!]?(?:\s+|$)",
                       re.IGNORECASE)
+
+
+#: A commitment opening a reply: "I'll try her office straight after this."
+_ANSWERS = re.compile(r"^(?:(?:and|so|ok|okay|well|right),?\s+)?I(?:'ll| will|'m going to| am "
+                      r"going to)\b(?! (?:be|see|say|never|not|let|talk|miss)\b)", re.IGNORECASE)
 
 
 #: A task taken on by its thing: "leave the posters with me", "the raffle is mine".
@@ -253,6 +261,11 @@ def _continues(text: str, prev: str, before: str, last: str) -> str:
     ``""`` when it is a task of its own."""
     if last.endswith(prev) and _ACCEPTS.match(text) and classify(prev) == "action_items" \
             and (prev.rstrip().endswith("?") or not _MINE.search(prev)):
+        return f"{last} {text}"
+    if (last.endswith(prev) and prev.rstrip().endswith("?") and _ANSWERS.match(text)
+            and classify(prev) == "action_items"):
+        # "Can you get one before six?" "I'll try her office straight after this.": the
+        # request's answer, in the first person
         return f"{last} {text}"
     if (before and last.endswith(before) and _ACCEPTS.match(prev) and len(words_in(prev)) <= 3
             and classify(before) == "action_items" and (_REFERS.search(text)
@@ -392,6 +405,12 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
                 # "Prices stay as they are, same as last year?" "Yes, let's leave them
                 # as they are.": the question put is answered by the decision
                 answered.add(prev)
+            asked_at = [m for m in (n - 1, n - 2, n - 3) if m >= 0 and said[m].endswith("?")]
+            if asked_at and _WHICH.match(said[asked_at[0]]) and not _YES.match(said[n]):
+                # "First, where are we holding it?" "The hall is free." "So is the
+                # church." "The church, surely.": the question is answered by the choice
+                # (a "yes" answers no what-question: it agrees to something else)
+                answered.add(said[asked_at[0]])
         cued[kind].append(text)
     cued["open_questions"] = [q for q in cued["open_questions"] if q not in answered]
 
@@ -440,6 +459,7 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
     def merged(name: str, model: tuple[str, ...]) -> tuple[str, ...]:
         kept = [t for t in model if len(words_in(t)) >= 2 and not elsewhere(name, t)
                 and not idle(t) and (name == "open_questions" or not unread(name, t))
+                and (name != "decisions" or not t.rstrip().endswith("?"))
                 and not _loops(t)
                 and (name != "open_questions" or heard_asked(t))]
         added = []
