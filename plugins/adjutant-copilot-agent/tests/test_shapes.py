@@ -241,6 +241,13 @@ TENTH = [
     ("Where could you park the van?", "open_questions"),
     # a date moved to a month
     ("The open day moves to June.", "decisions"),
+    # what "we" would have to do, as a consequence, a condition or a hedged proposal
+    ("Otherwise we have to run the late shift every single time.", ""),
+    ("If people want longer episodes, we should rethink the format.", ""),
+    ("I think we should cap the dental slots at three a day.", ""),
+    ("Maybe we could ask the school.", ""),
+    ("If it rains, I'll bring the gazebo.", "action_items"),
+    ("We need to order more cups before Friday.", "action_items"),
 ]
 
 
@@ -276,3 +283,18 @@ def test_a_question_answered_by_a_choice_is_no_longer_open() -> None:
     said = ["So, which night do we play?", "Friday suits most people."]
     got = with_cues(CopilotCycleResult(decisions=("which night do we play?",)), said)
     assert got.decisions == ()
+
+
+def test_a_choice_ruled_out_in_other_words_and_an_answer_naming_no_option() -> None:
+    said = ["Saturday suits me.", "Low tide is at noon on Saturday.", "I'd rule it out then."]
+    assert with_cues(CopilotCycleResult(), said).decisions == ()
+    said = ["Saturday suits me.", "We can't rule it out."]
+    assert with_cues(CopilotCycleResult(), said).decisions == (said[0],)
+    # "the" is in the question and the reply: no option named, no choice made
+    said = ["Are you keeping the paper sacks, or is everything going to plastic?",
+            "Honestly, I don't know.", "The mill hasn't told us yet."]
+    got = with_cues(CopilotCycleResult(), said)
+    assert got.decisions == ()
+    assert got.open_questions == (said[0],)
+    said = ["Paper sacks or plastic ones?", "Paper, the bakers prefer it."]
+    assert with_cues(CopilotCycleResult(), said).decisions == (" ".join(said),)

@@ -300,6 +300,13 @@ _DEFER = re.compile(r"\b(?:come back to (?:it|that|this)|let(?:'s| us) not (?:de
 _AGENDA = re.compile(r"\bwe (?:need|have|'ve got|got) to (?:plan|pin down|discuss|talk about|"
                      r"go over|go through|cover|decide|figure out|work out|think about|"
                      r"agree on|settle)\b", re.IGNORECASE)
+#: What "we" would have to do, said as a consequence or a condition, or proposed with a
+#: hedge: "Otherwise we have to run late.", "If people want more, we should rethink it.",
+#: "I think we should cap it at three." (a reason or a proposal, nobody's task).
+_WHAT_IF = re.compile(r"^(?:otherwise|or else)\b|^(?:and |but |so )?if\b[^,]*,\s*(?:then\s+)?"
+                      r"we(?:'d| would| should| might| could| have to| need to| must)\b"
+                      r"|\b(?:I think|I reckon|I guess|I'd say|maybe|perhaps) we (?:should|"
+                      r"could|might|ought to)\b", re.IGNORECASE)
 #: A request to someone named, about their own: "Sam, could your team cover Friday?"
 _NAMED_ASK = re.compile(r"^(?:[\w']+,\s+)?(?-i:[A-Z][a-z]+),\s+(?:can|could|would|will) your\b",
                         re.IGNORECASE)
@@ -452,7 +459,7 @@ def classify(sentence: str) -> str:
     if (_MINE.search(text) or _PLAIN_I.match(text) or _PLAIN_TASK.match(text)
             or ((_ACTION.search(text) or _named_order(text))
                 and not _NOT_ACTION.search(text) and not put_off
-                and not _AGENDA.search(text))):
+                and not _AGENDA.search(text) and not _WHAT_IF.search(text))):
         return "action_items"
     if _WH.match(text) and len(words_in(text)) >= 3 and not text.endswith("!"):
         # Whisper does not always write the question mark of a flat voice

@@ -138,11 +138,21 @@ def _in_reply(text: str, prev: str) -> tuple[str, str]:
                 and not prev.rstrip().endswith("?")):
             return "decisions", text
     if _CHOICE_Q.search(prev):
-        options = words_in(prev.split(",")[-1])
-        first = words_in(" ".join(re.split(r"[,.;:]", text)[0].split()[:4]))
+        options = words_in(prev.split(",")[-1]) - _FUNCTION
+        first = words_in(" ".join(re.split(r"[,.;:]", text)[0].split()[:4])) - _FUNCTION
         if options & first and not _AGREE_ALONE.match(text) and not _UNKNOWN.match(text):
             return "decisions", text
     return "", text
+
+
+#: Words of three letters or more that name no option ("The mill hasn't told us." names
+#: none of "Paper sacks, or is everything going to plastic?").
+_FUNCTION = frozenset(("the", "and", "but", "for", "are", "was", "were", "you", "your", "our",
+                       "they", "them", "their", "his", "her", "its", "this", "that", "these",
+                       "those", "with", "not", "all", "any", "has", "have", "had", "will",
+                       "would", "can", "could", "should", "shall", "may", "might", "must",
+                       "does", "did", "what", "which", "who", "how", "why", "when", "where",
+                       "there", "then", "just", "yet", "too", "very", "also", "from", "into"))
 
 
 def _repeats(item: str, sentence: str) -> bool:
@@ -205,8 +215,10 @@ _NOT_THING = frozenset(("that", "this", "those", "these", "them", "all", "any", 
 
 #: A choice just made, ruled out: "Ah, that rules it out.", "Scrap that.", "That won't
 #: work." (the last decision, said a few sentences before, is no decision).
-_RULED_OUT = re.compile(r"\b(?:(?:that|this) rules (?:it|that|this|them) out|rules (?:it|that) "
-                        r"out|scrap that|forget that|(?:that|it) won't work|(?:that|it) "
+_RULED_OUT = re.compile(r"\b(?:(?:that|this) rules (?:it|that|this|them) out|(?<!n't )(?<!not )"
+                        # "That rules it out.", "I'd rule it out then."
+                        r"rules? (?:it|that) out|scrap that|forget that|(?:that|it) won't "
+                        r"work|(?:that|it) "
                         r"doesn't work|that's a no[- ]go)\b", re.IGNORECASE)
 #: How many sentences back a choice may be ruled out.
 _RULED_OUT_WITHIN = 4
@@ -448,7 +460,7 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
         item ("The sound in there is lovely.", "We patched it last year."): not a reply
         that agrees ("Fine by me, eighty turkeys."), which may carry a choice, nor, for a
         decision, a thing named with no verb ("The church, surely.")."""
-        said = [s for s in lines if _repeats(text, s)]
+        said = [s for s in (*before, *lines) if _repeats(text, s)]
         return (bool(said) and not any(classify(s) or _AGREE_STRONG.match(s)
                                        or _AGREE_INSIDE.search(s)
                                        or (name == "decisions"
