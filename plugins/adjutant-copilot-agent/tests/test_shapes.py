@@ -298,3 +298,14 @@ def test_a_choice_ruled_out_in_other_words_and_an_answer_naming_no_option() -> N
     assert got.open_questions == (said[0],)
     said = ["Paper sacks or plastic ones?", "Paper, the bakers prefer it."]
     assert with_cues(CopilotCycleResult(), said).decisions == (" ".join(said),)
+
+
+def test_the_models_task_for_i_and_a_plain_verb_stays() -> None:
+    # "After service I'll ring the supplier", heard without its "'ll": the cues read no
+    # time, the model's task stays; a story in the past does not
+    said = ["After service, I bring the fish supplier and ask for a credit."]
+    model = CopilotCycleResult(action_items=("ring the fish supplier and ask for a credit",))
+    assert with_cues(model, said).action_items == model.action_items
+    said = ["I missed it completely, I wanna sleep by ten."]
+    model = CopilotCycleResult(action_items=("I missed it completely, I wanna sleep by ten",))
+    assert with_cues(model, said).action_items == ()

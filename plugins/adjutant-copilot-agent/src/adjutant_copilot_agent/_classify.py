@@ -240,16 +240,22 @@ _MINE = re.compile(r"\bI(?:'ll| will) be the one (?:to|who)\b"
                    r"not\b|let\b|talk\b|miss\b)\w+", re.IGNORECASE)
 #: "I ring the promoter on Monday": a commitment whose "'ll" Whisper dropped (it often
 #: does), known by a verb after "I" that is no past, state or auxiliary, and a time ahead.
+#: What "I" + a verb in the present is not: a state, a past, an auxiliary, a habit.
+_NOT_PLAIN = (r"(?!(?:think|guess|mean|know|hope|see|feel|like|love|agree|wonder|believe|"
+              r"suppose|remember|forgot|want|need|was|am|have|had|do|did|can|could|would|"
+              r"should|might|must|may|just|really|also|still|never|always|said|went|got|made|"
+              r"took|came|saw|rang|sent|told|gave|found|thought|knew|left|met|paid|put|ran|"
+              r"bought|brought|spoke|wrote|heard|felt|kept|spent|sat|stood|lost|won|usually|"
+              r"often|don't|didn't|can't|won't|wasn't|wanna|gotta|gonna)\b)[a-z]+(?<!ed)\b")
 _PLAIN_I = re.compile(
-    r"^(?:(?:and|so|then|ok|okay|right|fine|great|yes|yeah),?\s+)*I (?!(?:think|guess|mean|know|"
-    r"hope|see|feel|like|love|agree|wonder|believe|suppose|remember|forgot|want|need|was|am|"
-    r"have|had|do|did|can|could|would|should|might|must|may|just|really|also|still|never|"
-    r"always|said|went|got|made|took|came|saw|rang|sent|told|gave|found|thought|knew|left|"
-    r"met|paid|put|ran|bought|brought|spoke|wrote|heard|felt|kept|spent|sat|stood|lost|"
-    r"won|heard|usually|often|don't|didn't|can't|won't|wasn't)\b)[a-z]+(?<!ed)\b[^.?!]*?"
+    rf"^(?:(?:and|so|then|ok|okay|right|fine|great|yes|yeah),?\s+)*I {_NOT_PLAIN}[^.?!]*?"
     r"\b(?:tomorrow|tonight|later today|first thing|(?:on|by|before|next|this) (?:monday|"
     r"tuesday|wednesday|thursday|friday|saturday|sunday|week|weekend|month|morning|"
     r"afternoon|evening))\b", re.IGNORECASE)
+#: "After service, I bring the supplier...": "I" and a verb in the present, maybe a
+#: commitment whose "'ll" Whisper dropped (no time said, so not a cue of its own).
+_PLAIN_VERB = re.compile(r"^(?:(?:and|so|then|ok|okay|right|fine|yes|yeah),?\s+|[\w']+(?: [\w']+)?,"
+                         rf"\s+){{0,2}}I {_NOT_PLAIN}", re.IGNORECASE)
 #: "I leave a note for reception.": a commitment whose "'ll" Whisper dropped, known
 #: without a time by an errand's verb and its object, said once (not "every week").
 _PLAIN_TASK = re.compile(

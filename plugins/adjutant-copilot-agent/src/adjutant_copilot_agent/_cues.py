@@ -27,6 +27,7 @@ from ._classify import (
     _ADDRESS,
     _BARE,
     _MINE,
+    _PLAIN_VERB,
     _REFERS,
     _REQUEST,
     _REQUEST_AFTER,
@@ -459,10 +460,13 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
         """Whether the model's decision or task only says again sentences that say no
         item ("The sound in there is lovely.", "We patched it last year."): not a reply
         that agrees ("Fine by me, eighty turkeys."), which may carry a choice, nor, for a
-        decision, a thing named with no verb ("The church, surely.")."""
+        decision, a thing named with no verb ("The church, surely."), nor, for a task,
+        "I" and a verb in the present ("After service, I bring the supplier": Whisper
+        may have lost its "'ll")."""
         said = [s for s in (*before, *lines) if _repeats(text, s)]
         return (bool(said) and not any(classify(s) or _AGREE_STRONG.match(s)
                                        or _AGREE_INSIDE.search(s)
+                                       or (name == "action_items" and _PLAIN_VERB.match(s))
                                        or (name == "decisions"
                                            and not _FINITE.search(_HEDGE.sub("", s)))
                                        for s in said)
