@@ -960,9 +960,10 @@ def test_a_proposal_decided_in_the_next_sentence_is_no_task() -> None:
                                            "Twelve it is."])
     assert got.decisions == ("I think we should cap the class at twelve. Twelve it is.",)
     assert got.action_items == ()
-    # not decided: the proposal stays where the cues put it
+    # not decided: a proposal hedged ("I think we should") is nobody's task (the tenth
+    # work; before it, the cues filed it as one)
     kept = with_cues(CopilotCycleResult(), ["I think we should cap the class at twelve."])
-    assert kept.action_items == ("I think we should cap the class at twelve.",)
+    assert kept.action_items == () and kept.decisions == ()
 
 
 def test_a_good_question_after_a_commitment_leaves_it_a_task() -> None:

@@ -1,7 +1,7 @@
-"""The ninth work's sentence shapes (held-out 8's misreadings and extras, in other
-words): which list a sentence belongs in, and which sentences are no item at all (small
-talk, an agenda, a point put off, a question asking only to confirm, a reply accepting
-a task already listed)."""
+"""The ninth and tenth works' sentence shapes (held-out 6 to 8's misreadings and extras,
+in other words): which list a sentence belongs in, and which sentences are no item at
+all (small talk, an agenda, a point put off, a question asking only to confirm, a reply
+accepting a task already listed, a statement of how things are)."""
 
 from __future__ import annotations
 
@@ -166,3 +166,146 @@ def test_a_story_of_before_and_an_offer_are_no_items() -> None:
     model = CopilotCycleResult(decisions=("last year we used the church car park",))
     said = ["Last year we used the church car park and it flooded."]
     assert with_cues(model, said).decisions == ()
+
+
+def test_the_models_items_that_only_say_a_statement_are_dropped() -> None:
+    # the tenth work: a 0.5B model files what was said as a decision or a task whatever
+    # it says; a sentence the cues read as no item (a fact, an opinion, a story, a
+    # reason) is none in the model's list either
+    said = ["Okay, the summer fete.", "The village green is free, but it floods.",
+            "The marquee looked lovely last year.", "Bookings are already at forty stalls.",
+            "I'll ring the council on Monday."]
+    model = CopilotCycleResult(
+        decisions=("The village green is free, but it floods", "bookings are already at 40 "
+                   "stalls"),
+        action_items=("The marquee looked lovely last year", "ring the council"),
+    )
+    got = with_cues(model, said)
+    assert got.decisions == ()
+    assert got.action_items == ("ring the council",)
+    # (and the cues alone read none of those statements)
+    assert with_cues(CopilotCycleResult(), said).decisions == ()
+    # what the model says in its own words, or of a sentence the cues read, stays
+    kept = with_cues(CopilotCycleResult(decisions=("fete on the green in July",),
+                                        action_items=("I'll ring the council on Monday",)),
+                     said)
+    assert kept.decisions == ("fete on the green in July",)
+    assert kept.action_items == ("I'll ring the council on Monday",)
+
+
+def test_the_models_choice_in_an_agreement_or_a_thing_named_stays() -> None:
+    # a reply that agrees may carry the choice ("Fine by me, sixty chairs."), and a
+    # thing named with no verb is how a choice is said ("The barn, surely.")
+    said = ["How many chairs do we hire?", "Fine by me, sixty chairs and no more."]
+    got = with_cues(CopilotCycleResult(decisions=("Fine by me, sixty chairs",)), said)
+    assert "Fine by me, sixty chairs" in got.decisions
+    said = ["Where do we put the bar?", "The old barn, I reckon.", "It has the power points."]
+    got = with_cues(CopilotCycleResult(decisions=("The old barn, I reckon",)), said)
+    assert got.decisions and "barn" in got.decisions[0]
+    # a statement is no thing named, in either list
+    got = with_cues(CopilotCycleResult(decisions=("It has the power points",),
+                                       action_items=("it has the power points",)), said)
+    assert got.decisions == () and got.action_items == ()
+    said = ["I missed the fireworks completely.", "I was asleep by ten."]
+    got = with_cues(CopilotCycleResult(decisions=("I missed the fireworks completely",)), said)
+    assert got.decisions == ()
+
+
+TENTH = [
+    # "X will/has to": a task of a person, not of a thing ("the bill will go up")
+    ("Lovely, anyway, the water bill will go up again.", ""),
+    ("Something has to go.", ""),
+    ("Nothing will change until spring.", ""),
+    ("Priya will send the minutes.", "action_items"),
+    ("Someone has to ring the caterers.", "action_items"),
+    # an order to a name takes its object: a list of capitalised words is none
+    ("Characters, inn, tickets, I'd say ten pounds.", ""),
+    ("Chairs, tables, cups, all borrowed.", ""),
+    ("Sunita, print the menus.", "action_items"),
+    ("And Leo, please set up the projector.", "action_items"),
+    # "as it is" / "and it is" is no choice; "X it is" is
+    ("The margins on the frames are thin as it is.", ""),
+    ("The van is old and it is.", ""),
+    ("Hollow Ridge it is.", "decisions"),
+    ("Then the blue one it is.", "decisions"),
+    # a shrug is no open question; asking who knows something is one
+    ("The plumber comes on Tuesday, but who knows?", ""),
+    ("Who knows?", ""),
+    ("Who knows the alarm code?", "open_questions"),
+    # a request after a clause of its own, or after a name Whisper wrote no comma for
+    ("Leave it with me, and are you still happy to design the leaflet?", "action_items"),
+    ("If the hall is booked, could someone ring the school?", "action_items"),
+    ("Kofi can you sort out the window posters?", "action_items"),
+    ("So what would you do?", "open_questions"),
+    ("Okay, and when can you start?", "open_questions"),
+    ("Where could you park the van?", "open_questions"),
+    # a date moved to a month
+    ("The open day moves to June.", "decisions"),
+    # what "we" would have to do, as a consequence, a condition or a hedged proposal
+    ("Otherwise we have to run the late shift every single time.", ""),
+    ("If people want longer episodes, we should rethink the format.", ""),
+    ("I think we should cap the dental slots at three a day.", ""),
+    ("Maybe we could ask the school.", ""),
+    ("If it rains, I'll bring the gazebo.", "action_items"),
+    ("We need to order more cups before Friday.", "action_items"),
+]
+
+
+@pytest.mark.parametrize(("said", "kind"), TENTH)
+def test_tenth_work_sentences(said: str, kind: str) -> None:
+    assert classify(said) == kind
+
+
+def test_a_commitment_answering_a_request_is_one_item_with_it() -> None:
+    said = ["Sam, can you get a quote from the printer before Friday?",
+            "I'll ring them straight after this."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+    # a commitment after a statement, or after a question that asks no task, is its own
+    said = ["The printer is slow.", "I'll ring the printer on Monday."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (said[1],)
+    said = ["Where is the printer?", "I'll find the printer on Monday."]
+    assert with_cues(CopilotCycleResult(), said).action_items == (said[1],)
+
+
+def test_a_question_answered_by_a_choice_is_no_longer_open() -> None:
+    said = ["First, where do we hold the quiz?", "The pub has a back room.",
+            "The library is free that night too.", "The library, definitely."]
+    got = with_cues(CopilotCycleResult(), said)
+    assert got.open_questions == ()
+    assert len(got.decisions) == 1 and got.decisions[0].endswith("The library, definitely.")
+    # a question further back, or one a choice does not answer, stays open
+    said = ["Where do we hold the quiz?", "The pub has a back room.", "It is small.",
+            "The library is free.", "Let's book the library."]
+    assert with_cues(CopilotCycleResult(), said).open_questions == (said[0],)
+    said = ["Why did the heating fail?", "Let's get it serviced."]
+    assert with_cues(CopilotCycleResult(), said).open_questions == (said[0],)
+    # the model's decision that is a question is none
+    said = ["So, which night do we play?", "Friday suits most people."]
+    got = with_cues(CopilotCycleResult(decisions=("which night do we play?",)), said)
+    assert got.decisions == ()
+
+
+def test_a_choice_ruled_out_in_other_words_and_an_answer_naming_no_option() -> None:
+    said = ["Saturday suits me.", "Low tide is at noon on Saturday.", "I'd rule it out then."]
+    assert with_cues(CopilotCycleResult(), said).decisions == ()
+    said = ["Saturday suits me.", "We can't rule it out."]
+    assert with_cues(CopilotCycleResult(), said).decisions == (said[0],)
+    # "the" is in the question and the reply: no option named, no choice made
+    said = ["Are you keeping the paper sacks, or is everything going to plastic?",
+            "Honestly, I don't know.", "The mill hasn't told us yet."]
+    got = with_cues(CopilotCycleResult(), said)
+    assert got.decisions == ()
+    assert got.open_questions == (said[0],)
+    said = ["Paper sacks or plastic ones?", "Paper, the bakers prefer it."]
+    assert with_cues(CopilotCycleResult(), said).decisions == (" ".join(said),)
+
+
+def test_the_models_task_for_i_and_a_plain_verb_stays() -> None:
+    # "After service I'll ring the supplier", heard without its "'ll": the cues read no
+    # time, the model's task stays; a story in the past does not
+    said = ["After service, I bring the fish supplier and ask for a credit."]
+    model = CopilotCycleResult(action_items=("ring the fish supplier and ask for a credit",))
+    assert with_cues(model, said).action_items == model.action_items
+    said = ["I missed it completely, I wanna sleep by ten."]
+    model = CopilotCycleResult(action_items=("I missed it completely, I wanna sleep by ten",))
+    assert with_cues(model, said).action_items == ()

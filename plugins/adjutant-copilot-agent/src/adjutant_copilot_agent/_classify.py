@@ -48,7 +48,8 @@ _DECISION = re.compile(
     r"so be it|(?:is|are) (?:the|our) (?:top |first |main |number one )?priority|"
     r"(?:is|are) top priority|from now on|going forward|(?:that's|that is) (?:settled|decided|"
     r"final))\b"
-    r"|\b(?!(?:what|that|this|think|know|guess|hope|sure|yes|so)\b)\w+ it is(?: then)?"
+    r"|\b(?!(?:what|that|this|think|know|guess|hope|sure|yes|so|and|as|but|or|if|how|where|"
+    r"who|when|than|though|because|whether|wherever|whatever|way)\b)\w+ it is(?: then)?"
     r"\s*(?:[.!,]|$)"
     # a choice closed: "The red van, final.", "...and that's final."
     r"|,\s*(?:and )?(?:that's |that is )?final[.!]?$"
@@ -64,8 +65,8 @@ _DECISION = re.compile(
     r"|\bwe(?:'re| are) not (?!getting\b|talking\b|saying\b|making\b|doing (?:well|badly|"
     r"great)\b|having\b|going\b|looking\b|waiting\b|sure\b)[a-z]+ing\b"
     # a date moved, a thing kept as it is, a rule from a time on
-    r"|\b(?:moves|shifts) to (?:next |this |the )?(?:monday|tuesday|wednesday|thursday|"
-    r"friday|saturday|sunday|week|month|spring|summer|autumn|winter|\d)"
+    rf"|\b(?:moves|shifts) to (?:next |this |the )?(?:{_DAYS_}|week|month|spring|summer|"
+    r"autumn|winter|\d)"
     r"|\b(?:stays?|remains?) (?:closed|open|shut|blocked|locked|on hold|suspended|frozen|"
     r"out of (?:order|use|service)|the same|as it is|as is|where it is|unchanged)\b"
     # left as it is: "Let's leave the prices exactly as they are."
@@ -176,7 +177,8 @@ _DECISION = re.compile(
 _DAYS = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
          r"march|april|may|june|july|august|september|october|november|december)\b")
 _ACTION = re.compile(
-    r"\b(?:I|you|he|she|we|they|someone|somebody|[A-Z][a-z]+)(?:'ll| will| shall|"
+    r"\b(?:I|you|he|she|we|they|someone|somebody|(?-i:(?!(?:It|This|That|There|What|Which|"
+    r"Who|Something|Nothing|Everything|Anything)\b)[A-Z][a-z]+))(?:'ll| will| shall|"
     r" is going to|'s going to| am going to|'m going to| are going to|'re going to| needs? to|"
     r" has to| have to| must| should)\s+(?!be\b)(?!not\b)(?!say\b)(?!see\b)(?!never\b)"
     r"(?!miss\b)\w+"
@@ -238,16 +240,22 @@ _MINE = re.compile(r"\bI(?:'ll| will) be the one (?:to|who)\b"
                    r"not\b|let\b|talk\b|miss\b)\w+", re.IGNORECASE)
 #: "I ring the promoter on Monday": a commitment whose "'ll" Whisper dropped (it often
 #: does), known by a verb after "I" that is no past, state or auxiliary, and a time ahead.
+#: What "I" + a verb in the present is not: a state, a past, an auxiliary, a habit.
+_NOT_PLAIN = (r"(?!(?:think|guess|mean|know|hope|see|feel|like|love|agree|wonder|believe|"
+              r"suppose|remember|forgot|want|need|was|am|have|had|do|did|can|could|would|"
+              r"should|might|must|may|just|really|also|still|never|always|said|went|got|made|"
+              r"took|came|saw|rang|sent|told|gave|found|thought|knew|left|met|paid|put|ran|"
+              r"bought|brought|spoke|wrote|heard|felt|kept|spent|sat|stood|lost|won|usually|"
+              r"often|don't|didn't|can't|won't|wasn't|wanna|gotta|gonna)\b)[a-z]+(?<!ed)\b")
 _PLAIN_I = re.compile(
-    r"^(?:(?:and|so|then|ok|okay|right|fine|great|yes|yeah),?\s+)*I (?!(?:think|guess|mean|know|"
-    r"hope|see|feel|like|love|agree|wonder|believe|suppose|remember|forgot|want|need|was|am|"
-    r"have|had|do|did|can|could|would|should|might|must|may|just|really|also|still|never|"
-    r"always|said|went|got|made|took|came|saw|rang|sent|told|gave|found|thought|knew|left|"
-    r"met|paid|put|ran|bought|brought|spoke|wrote|heard|felt|kept|spent|sat|stood|lost|"
-    r"won|heard|usually|often|don't|didn't|can't|won't|wasn't)\b)[a-z]+(?<!ed)\b[^.?!]*?"
+    rf"^(?:(?:and|so|then|ok|okay|right|fine|great|yes|yeah),?\s+)*I {_NOT_PLAIN}[^.?!]*?"
     r"\b(?:tomorrow|tonight|later today|first thing|(?:on|by|before|next|this) (?:monday|"
     r"tuesday|wednesday|thursday|friday|saturday|sunday|week|weekend|month|morning|"
     r"afternoon|evening))\b", re.IGNORECASE)
+#: "After service, I bring the supplier...": "I" and a verb in the present, maybe a
+#: commitment whose "'ll" Whisper dropped (no time said, so not a cue of its own).
+_PLAIN_VERB = re.compile(r"^(?:(?:and|so|then|ok|okay|right|fine|yes|yeah),?\s+|[\w']+(?: [\w']+)?,"
+                         rf"\s+){{0,2}}I {_NOT_PLAIN}", re.IGNORECASE)
 #: "I leave a note for reception.": a commitment whose "'ll" Whisper dropped, known
 #: without a time by an errand's verb and its object, said once (not "every week").
 _PLAIN_TASK = re.compile(
@@ -277,6 +285,8 @@ _SMALL_TALK = re.compile(r"^(?:[\w']+(?: [\w']+){0,3},\s*)?(?:shall we|did (?:yo
 #: "How about Sunday?", which a reply may agree to): no open question.
 _NOT_OPEN = re.compile(
     r",\s*by the way\s*\?$"
+    # a shrug: "The plumber comes on Tuesday, but who knows?"
+    r"|(?:^|[,;]\s*|\bbut\s+)(?:and\s+)?who (?:knows|can say|can tell)\s*\?$"
     r"|^(?:(?:so|then|and|okay|ok|right|good),?\s+)*(?:are (?:we|you) (?:all )?agreed|(?:is )?"
     r"(?:everyone|everybody|we)(?:'s|'re| is| are)? (?:all )?(?:agreed|happy|okay|ok|fine|good|"
     r"on board|in agreement)(?: with (?:that|this|it))?|all agreed|any objections?)\s*\?$"
@@ -296,6 +306,13 @@ _DEFER = re.compile(r"\b(?:come back to (?:it|that|this)|let(?:'s| us) not (?:de
 _AGENDA = re.compile(r"\bwe (?:need|have|'ve got|got) to (?:plan|pin down|discuss|talk about|"
                      r"go over|go through|cover|decide|figure out|work out|think about|"
                      r"agree on|settle)\b", re.IGNORECASE)
+#: What "we" would have to do, said as a consequence or a condition, or proposed with a
+#: hedge: "Otherwise we have to run late.", "If people want more, we should rethink it.",
+#: "I think we should cap it at three." (a reason or a proposal, nobody's task).
+_WHAT_IF = re.compile(r"^(?:otherwise|or else)\b|^(?:and |but |so )?if\b[^,]*,\s*(?:then\s+)?"
+                      r"we(?:'d| would| should| might| could| have to| need to| must)\b"
+                      r"|\b(?:I think|I reckon|I guess|I'd say|maybe|perhaps) we (?:should|"
+                      r"could|might|ought to)\b", re.IGNORECASE)
 #: A request to someone named, about their own: "Sam, could your team cover Friday?"
 _NAMED_ASK = re.compile(r"^(?:[\w']+,\s+)?(?-i:[A-Z][a-z]+),\s+(?:can|could|would|will) your\b",
                         re.IGNORECASE)
@@ -322,7 +339,12 @@ _WH = re.compile(r"^(?:who|what|when|where|why|how|which|whose|do|does|did|is|ar
                  re.IGNORECASE)
 #: A question that asks someone to do something ("can you check...?") or asks to
 #: confirm what was just said (", right?", ", okay?") is filed as what it asks for.
-_REQUEST = re.compile(r"^(?:\w+(?:\s\w+){0,2},\s*){0,3}(?:and |so |also |then |now )?"
+_REQUEST = re.compile(r"^(?:[^?]*?[,;]\s*"
+                      # after any clause ("Leave it with me, and are you still happy to...?"),
+                      # or a name whose comma Whisper left out ("Kofi can you sort...?")
+                      r"|(?:(?!(?:who|what|when|where|why|how|which|whose|do|does|did|is|are|"
+                      r"was|were|have|has|and|but|or|if)\b)[\w'-]+\s+){1,3}(?=(?:can|could|"
+                      r"would|will) you\b))?(?:and |so |also |then |now )?"
                       r"(?:(?:can|could|may) I ask (?:you|one of you|someone) to\b|"
                       r"(?:can|could) I leave (?:it|that|this|them|the \w+) with\b|"
                       r"(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you)|"
@@ -341,7 +363,9 @@ _TAG = re.compile(r",\s*(?:right|okay|ok|yes|yeah|correct|agreed|alright|all rig
 #: usual first words of any other sentence are excluded, and so is a second name ("Paris,
 #: Texas opens the season": an order's verb is not capitalised).
 _NAMED = re.compile(r"^(?:(?:and|so|also|then|ok|okay|sure|yes|yeah|fine|right|alright|great|"
-                    r"good|well|now),?\s+)*([A-Z][a-z]+),\s+(?:please\s+)?((?-i:[a-z]+))\b",
+                    r"good|well|now),?\s+)*([A-Z][a-z]+),\s+(?:please\s+)?((?-i:[a-z]+))\b"
+                    # the verb takes its object: "Characters, inn, tickets" is a list
+                    r"(?!\s*(?:[,.;:!?]|$))",
                     re.IGNORECASE)
 _NOT_NAME = frozenset((
     "and", "but", "so", "or", "yes", "no", "yeah", "sure", "fine", "okay", "ok", "alright",
@@ -441,7 +465,7 @@ def classify(sentence: str) -> str:
     if (_MINE.search(text) or _PLAIN_I.match(text) or _PLAIN_TASK.match(text)
             or ((_ACTION.search(text) or _named_order(text))
                 and not _NOT_ACTION.search(text) and not put_off
-                and not _AGENDA.search(text))):
+                and not _AGENDA.search(text) and not _WHAT_IF.search(text))):
         return "action_items"
     if _WH.match(text) and len(words_in(text)) >= 3 and not text.endswith("!"):
         # Whisper does not always write the question mark of a flat voice

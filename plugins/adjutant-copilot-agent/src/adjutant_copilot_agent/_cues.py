@@ -27,6 +27,7 @@ from ._classify import (
     _ADDRESS,
     _BARE,
     _MINE,
+    _PLAIN_VERB,
     _REFERS,
     _REQUEST,
     _REQUEST_AFTER,
@@ -138,11 +139,21 @@ def _in_reply(text: str, prev: str) -> tuple[str, str]:
                 and not prev.rstrip().endswith("?")):
             return "decisions", text
     if _CHOICE_Q.search(prev):
-        options = words_in(prev.split(",")[-1])
-        first = words_in(" ".join(re.split(r"[,.;:]", text)[0].split()[:4]))
+        options = words_in(prev.split(",")[-1]) - _FUNCTION
+        first = words_in(" ".join(re.split(r"[,.;:]", text)[0].split()[:4])) - _FUNCTION
         if options & first and not _AGREE_ALONE.match(text) and not _UNKNOWN.match(text):
             return "decisions", text
     return "", text
+
+
+#: Words of three letters or more that name no option ("The mill hasn't told us." names
+#: none of "Paper sacks, or is everything going to plastic?").
+_FUNCTION = frozenset(("the", "and", "but", "for", "are", "was", "were", "you", "your", "our",
+                       "they", "them", "their", "his", "her", "its", "this", "that", "these",
+                       "those", "with", "not", "all", "any", "has", "have", "had", "will",
+                       "would", "can", "could", "should", "shall", "may", "might", "must",
+                       "does", "did", "what", "which", "who", "how", "why", "when", "where",
+                       "there", "then", "just", "yet", "too", "very", "also", "from", "into"))
 
 
 def _repeats(item: str, sentence: str) -> bool:
@@ -164,6 +175,15 @@ def _loops(text: str) -> bool:
     looping, not something said."""
     parts = [normalize(p) for p in re.split(r"[;.!?]", text) if normalize(p)]
     return len(parts) != len(set(parts))
+
+
+#: What a sentence with a verb has: a subject pronoun, an auxiliary or a copula ("The
+#: church, surely." has none: a thing named).
+_FINITE = re.compile(r"\b(?:I|we|you|he|she|they|it|is|are|was|were|am|be|been|have|has|had|"
+                     r"do|does|did|will|would|can|could|should|shall|may|might|must|"
+                     r"\w+'(?:s|re|ve|ll|d|m))\b", re.IGNORECASE)
+#: A hedge around a thing named: "The barn, I reckon.", "I think the blue one."
+_HEDGE = re.compile(r"\bI (?:reckon|think|guess|suppose|'d say|would say)\b", re.IGNORECASE)
 
 
 def _is_question(text: str) -> bool:
@@ -196,8 +216,10 @@ _NOT_THING = frozenset(("that", "this", "those", "these", "them", "all", "any", 
 
 #: A choice just made, ruled out: "Ah, that rules it out.", "Scrap that.", "That won't
 #: work." (the last decision, said a few sentences before, is no decision).
-_RULED_OUT = re.compile(r"\b(?:(?:that|this) rules (?:it|that|this|them) out|rules (?:it|that) "
-                        r"out|scrap that|forget that|(?:that|it) won't work|(?:that|it) "
+_RULED_OUT = re.compile(r"\b(?:(?:that|this) rules (?:it|that|this|them) out|(?<!n't )(?<!not )"
+                        # "That rules it out.", "I'd rule it out then."
+                        r"rules? (?:it|that) out|scrap that|forget that|(?:that|it) won't "
+                        r"work|(?:that|it) "
                         r"doesn't work|that's a no[- ]go)\b", re.IGNORECASE)
 #: How many sentences back a choice may be ruled out.
 _RULED_OUT_WITHIN = 4
@@ -217,6 +239,9 @@ def _undone(text: str, earlier: list[str]) -> list[str]:
 #: A reply that opens with a yes, and a question that asks for more than a yes or no.
 _YES = re.compile(r"^(?:(?:actually|well|oh)[,.]?\s+)?(?:yes|yeah|yep|agreed|sure)\b",
                   re.IGNORECASE)
+#: A question a choice answers: "Where are we holding it?", "Which van do we take?"
+_WHICH = re.compile(r"^(?:[\w']+,\s+)?(?:what|when|where|which|how many|how much)\b",
+                    re.IGNORECASE)
 _WH_WORD = re.compile(r"^(?:[\w']+,\s+)?(?:who|what|when|where|why|how|which|whose)\b",
                       re.IGNORECASE)
 
@@ -228,6 +253,11 @@ _ACCEPTS = re.compile(r"^(?:yes|yeah|yep|sure|ok|okay|of course|no problem|will 
                       # "Monday is fine.": the time asked for, accepted
                       r"[\w'-]+ (?:is|'s) fine(?: by me)?)[,.!]?(?:\s+|$)",
                       re.IGNORECASE)
+
+
+#: A commitment opening a reply: "I'll try her office straight after this."
+_ANSWERS = re.compile(r"^(?:(?:and|so|ok|okay|well|right),?\s+)?I(?:'ll| will|'m going to| am "
+                      r"going to)\b(?! (?:be|see|say|never|not|let|talk|miss)\b)", re.IGNORECASE)
 
 
 #: A task taken on by its thing: "leave the posters with me", "the raffle is mine".
@@ -244,6 +274,11 @@ def _continues(text: str, prev: str, before: str, last: str) -> str:
     ``""`` when it is a task of its own."""
     if last.endswith(prev) and _ACCEPTS.match(text) and classify(prev) == "action_items" \
             and (prev.rstrip().endswith("?") or not _MINE.search(prev)):
+        return f"{last} {text}"
+    if (last.endswith(prev) and prev.rstrip().endswith("?") and _ANSWERS.match(text)
+            and classify(prev) == "action_items"):
+        # "Can you get one before six?" "I'll try her office straight after this.": the
+        # request's answer, in the first person
         return f"{last} {text}"
     if (before and last.endswith(before) and _ACCEPTS.match(prev) and len(words_in(prev)) <= 3
             and classify(before) == "action_items" and (_REFERS.search(text)
@@ -383,6 +418,12 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
                 # "Prices stay as they are, same as last year?" "Yes, let's leave them
                 # as they are.": the question put is answered by the decision
                 answered.add(prev)
+            asked_at = [m for m in (n - 1, n - 2, n - 3) if m >= 0 and said[m].endswith("?")]
+            if asked_at and _WHICH.match(said[asked_at[0]]) and not _YES.match(said[n]):
+                # "First, where are we holding it?" "The hall is free." "So is the
+                # church." "The church, surely.": the question is answered by the choice
+                # (a "yes" answers no what-question: it agrees to something else)
+                answered.add(said[asked_at[0]])
         cued[kind].append(text)
     cued["open_questions"] = [q for q in cued["open_questions"] if q not in answered]
 
@@ -415,9 +456,26 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
         return (any(_repeats(text, s) for s in asides)
                 and not any(_repeats(text, s) for found in cued.values() for s in found))
 
+    def unread(name: str, text: str) -> bool:
+        """Whether the model's decision or task only says again sentences that say no
+        item ("The sound in there is lovely.", "We patched it last year."): not a reply
+        that agrees ("Fine by me, eighty turkeys."), which may carry a choice, nor, for a
+        decision, a thing named with no verb ("The church, surely."), nor, for a task,
+        "I" and a verb in the present ("After service, I bring the supplier": Whisper
+        may have lost its "'ll")."""
+        said = [s for s in (*before, *lines) if _repeats(text, s)]
+        return (bool(said) and not any(classify(s) or _AGREE_STRONG.match(s)
+                                       or _AGREE_INSIDE.search(s)
+                                       or (name == "action_items" and _PLAIN_VERB.match(s))
+                                       or (name == "decisions"
+                                           and not _FINITE.search(_HEDGE.sub("", s)))
+                                       for s in said)
+                and not any(_repeats(text, s) for found in cued.values() for s in found))
+
     def merged(name: str, model: tuple[str, ...]) -> tuple[str, ...]:
         kept = [t for t in model if len(words_in(t)) >= 2 and not elsewhere(name, t)
-                and not idle(t)
+                and not idle(t) and (name == "open_questions" or not unread(name, t))
+                and (name != "decisions" or not t.rstrip().endswith("?"))
                 and not _loops(t)
                 and (name != "open_questions" or heard_asked(t))]
         added = []
