@@ -724,6 +724,11 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     # an opinion asked for, looking at nothing (heldout11, after its blind run)
     ("json or yaml for config files? just your opinion, no need to look at anything", True),
     ("in your opinion, tabs or spaces?", True),
+    # heldout12, after its blind run: both had been planned as writes (a commit with an
+    # example's message, a schedule)
+    ("is it bad practice to commit straight to main? honest opinion", True),
+    ("Give me a cron expression for weekdays at 18:30. Don't schedule anything.", True),
+    ("append your thoughts.md to notes.txt", False),  # a file's name
     ("what does the report function do?", False),  # the code may need reading
     ("what does ls show here?", False),
     ("what did I do yesterday?", False),

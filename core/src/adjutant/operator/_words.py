@@ -135,11 +135,13 @@ def is_question(request: str) -> bool:
 
 #: A request that says to answer in words only ("just explain, don't do anything").
 _WORDS_ONLY = re.compile(
-    r"\b(?:just|only) (?:explain|describe|tell me)\b|\bdon'?t (?:do|run|change|touch|"
-    r"execute) anything\b|\bwithout (?:doing|running|changing) anything\b|\bin general\b|"
+    r"\b(?:just|only) (?:explain|describe|tell me)\b|\b(?:don'?t|do not) (?:do|run|change|"
+    r"touch|execute|schedule|create|write|make|commit|save|modify) anything\b|"
+    r"\bwithout (?:doing|running|changing) anything\b|\bin general\b|"
     r"\bgenerally\b|\bin theory\b|\bhypothetically\b|\bno need to (?:look at|open|read|"
     r"run|check|touch|do) anything\b|\b(?:just|only) (?:your|an) opinion\b|"
-    r"\bin your (?:opinion|view)\b", re.IGNORECASE)
+    r"\bin your (?:opinion|view)\b|\b(?:honest|your) (?:opinion|take|thoughts)\b(?!\.\w)",
+    re.IGNORECASE)
 
 
 #: A question about what a command or a name means: "what does HEAD~1 mean in git?",
