@@ -460,6 +460,21 @@ def test_a_question_about_a_file_here_is_not_answered_in_words() -> None:
                                   existing=["notes.old"])] == "response"
 
 
+def test_a_question_about_this_machine_is_not_answered_in_words() -> None:
+    """"which python version is installed on this machine" was answered "Python 3.8"
+    (heldout12, after its blind run): words cannot know this machine, so the answer's
+    lead goes; a wish for words alone still gets them."""
+    planner = Planner(_with_levels(), bank_weight=0)  # the rule alone
+    choices = ["sys.info", "git.commit", "response"]
+    scores = [1.0, 0.0, 1.5]
+    asked = "which python version is installed on this machine"
+    assert choices[planner.decide(asked, choices, scores)] == "sys.info"
+    assert choices[planner.decide("which python version came out in 2023?", choices,
+                                  scores)] == "response"
+    assert choices[planner.decide("what would rm -rf / do on this machine? don't run it",
+                                  choices, scores)] == "response"
+
+
 def test_a_near_tie_is_broken_by_the_request_words_not_by_rounding() -> None:
     from adjutant.operator.planner import TIE_MARGIN
 

@@ -10,7 +10,7 @@ import shutil
 from collections import Counter
 from functools import lru_cache
 
-__all__ = ["QUOTED", "RECORDS", "asks_content", "bad_request", "carried_patch",
+__all__ = ["QUOTED", "RECORDS", "about_here", "asks_content", "bad_request", "carried_patch",
            "carried_text", "content_asked", "echoes", "here", "hinted", "is_question",
            "named_documents", "named_paths", "named_programs", "names_here", "recurring",
            "shape", "spelled", "terms", "wants_words", "workspace_paths"]
@@ -154,6 +154,18 @@ _EXPLAIN = re.compile(
     r"python3?|chmod|chown|sudo|rm|ls|grep|sed|awk|tar|curl|ssh|kill|cp|mv|ln)\s)"
     r"[^?]{0,60}\bdo\b|(?:^|[.:!?]\s+)\W*what (?:would|will|could) happen if\b",
     re.IGNORECASE)
+
+
+#: A question about this machine ("which python version is installed on this
+#: machine?"): words alone cannot know it ("Python 3.8" had been the answer).
+_HERE = re.compile(r"\b(?:this|my) (?:machine|computer|box|laptop|server)\b|\binstalled\b",
+                   re.IGNORECASE)
+
+
+def about_here(request: str) -> bool:
+    """Whether ``request`` asks about this machine (`_HERE`), so an answer in words
+    would be made up; what the quoted text says is not asked."""
+    return bool(_HERE.search(QUOTED.sub("x", request)))
 
 
 def wants_words(request: str) -> bool:

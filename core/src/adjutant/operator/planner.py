@@ -44,6 +44,7 @@ from ._grammar import END, MAX_STEPS, grounded, reply_grammar, reply_schema
 from ._heads import runner_among, timer_among
 from ._words import (
     MAX_REQUEST,
+    about_here,
     bad_request,
     content_cut,
     is_question,
@@ -431,7 +432,8 @@ class Planner:
                 f"{c} {v:.2f}" for c, v in sorted(votes.items(), key=lambda i: -i[1])[:3]))
         lexical = dict(self.rank(intent)) if asked else {}
         strongest = max(lexical.values(), default=0.0)
-        lean = (-LEXICAL_WEIGHT if existing else LEXICAL_WEIGHT * (1 - strongest / WEAK_WORDS)
+        lean = (-LEXICAL_WEIGHT if existing or about_here(asked) else LEXICAL_WEIGHT * (
+            1 - strongest / WEAK_WORDS)
                 if asked and strongest < WEAK_WORDS else 0.0)
         if lean and "response" in choices:  # named paths exist / words touch no tool
             scores = [s + lean if c == "response" else s
