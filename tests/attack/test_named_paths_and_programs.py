@@ -1,5 +1,5 @@
 """Outsider attacks on this stop's two new rooms: the planner's case-corrected path
-names (`adjutant.operator._words.here`) and shell.exec's note on a program that is not
+names (`adjutant.operator._here.here`) and shell.exec's note on a program that is not
 here. Each attack is one that was tried; each test fails if it ever works."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import anyio
 import pytest
 
+from adjutant.operator._here import here
 from adjutant.operator._prompting import Prompting
-from adjutant.operator._words import here
 from adjutant_hookspecs import ToolCall, ToolContext
 from adjutant_system import ShellExec
 

@@ -1,5 +1,5 @@
 """Outsider attacks on stop 39's rooms: the rule that plans a request only to see one
-thing as a read of it (`_words.shown_path`), the notice that a malformed reply was not
+thing as a read of it (`_here.shown_path`), the notice that a malformed reply was not
 used (CLI and dock), and the answer to gibberish.
 
 - indirect reads: the rule never reaches a hidden file, a link out of the workspace or a
@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from adjutant.operator._words import bad_request, shown_path
+from adjutant.operator._here import shown_path
+from adjutant.operator._words import bad_request
 from adjutant.testing import Harness, ScriptedProvider
 from adjutant.testing import plan as steps
 from adjutant_hookspecs import ProviderCapabilities

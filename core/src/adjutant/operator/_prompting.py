@@ -44,23 +44,18 @@ from ._actionlog import ActionLog
 from ._bank import Example
 from ._clauses import the_ask
 from ._grammar import MAX_STEPS, reply_grammar
+from ._here import asks_content, content_asked, here, named_documents, names_here, shown_path
 from ._replies import closed_answer, closed_plan, parse_reply
 from ._run import Run
 from ._stated import git_names
 from ._words import (
     QUOTED,
     RECORDS,
-    asks_content,
     carried_patch,
     carried_text,
-    content_asked,
     echoes,
-    here,
     hinted,
     is_question,
-    named_documents,
-    names_here,
-    shown_path,
     spelled,
     wants_words,
 )
@@ -111,7 +106,7 @@ class Prompting:
         #: of every question's scoring on 2 cores).
         self.passages_for_answers = True
         #: The tools that show one file and one folder (adjutant-files'): a request that
-        #: only asks to see one thing here is planned with them (`_words.shown_path`).
+        #: only asks to see one thing here is planned with them (`_here.shown_path`).
         self.viewers = {"file": "fs.read", "dir": "fs.list"}
         # the passages in each recent request's prompt (`choose` takes them out)
         self._passages: OrderedDict[str, str] = OrderedDict()
@@ -239,7 +234,8 @@ class Prompting:
             return request
         passages = self._passages.get(request.prompt, "") if self.passages_for_answers else ""
         paths = self.grounded(prompt, cwd)
-        shown = shown_path(prompt, cwd) or content_asked(prompt, cwd)
+        mended = spelled(prompt, names_here(cwd))  # "shwo me the readme"
+        shown = shown_path(mended, cwd) or content_asked(mended, cwd)
         if shown and (viewer := self.viewers.get(shown[0])) in names and viewer not in exclude:
             _log.info("shown: %r only asks to see %s: %s", prompt[:80], shown[1], viewer)
             exclude = [n for n in (*names, "response") if n != viewer]

@@ -39,31 +39,24 @@ import msgspec
 from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 from ._grammar import ONE_WORD
-from ._values import inputs_as_here, paths_as_named, without_copied_values
+from ._here import here, named_documents, names_here
+from ._values import inputs_as_here, paths_as_named, stated_number, without_copied_values
 from ._words import (
     QUOTED,
     carried_patch,
     carried_text,
-    here,
-    named_documents,
     named_paths,
-    names_here,
     spelled,
     terms,
+    with_digits,
 )
 
 __all__ = ["git_names", "settled_values", "with_stated_values"]
 
 _log = logging.getLogger("adjutant.planner")
 _WORDS = re.compile(r"[A-Za-z0-9_./*?-]+")  # "don't" is "don", "t"
-_NUMBER = re.compile(r"(?<![\w./:-])\d{1,9}(?![\w./:-]|\.\d)")
-_SMALL = {w: n for n, w in enumerate(("one", "two", "three", "four", "five", "six", "seven",
-                                      "eight", "nine", "ten", "eleven", "twelve"), 1)}
 _NEGATIONS = frozenset({"no", "not", "dont", "don", "doesn", "didn", "won", "without",
                         "exclude", "excluding", "skip", "except", "never", "nor"})
-#: How far a number may stand from the word that says what it counts ("the last 5
-#: commits", "at most 20 rows").
-_REACH = 2
 #: Everyday names of a list's allowed values ("RAM" for ``memory``).
 _ALIASES = {"ram": "memory", "cores": "cpu", "core": "cpu", "processor": "cpu",
             "processors": "cpu", "storage": "disk", "space": "disk"}
@@ -86,7 +79,8 @@ def settled_values(plan: Plan, asked: str, shown: str,
     request states where it fits (`with_stated_values`, its typing slips mended:
     `spelled`); a diff the request carries, as pasted, in the one step that takes a
     patch (`carried_patch`)."""
-    reply = without_copied_values(plan, asked, shown, tools, cwd)
+    told = with_digits(asked)  # "port eight thousand and eighty" states 8080
+    reply = without_copied_values(plan, told, shown, tools, cwd)
     if isinstance(reply, Plan) and (carried := carried_patch(asked)):
         reply = _with_patch(reply, carried[0], tools)
     if isinstance(reply, Plan) and (content := carried_text(asked)):
@@ -97,7 +91,7 @@ def settled_values(plan: Plan, asked: str, shown: str,
     if not (fill and isinstance(reply, Plan)):
         return reply
     # "the lsat 4 comits" states a count as surely as "the last 4 commits"
-    return with_stated_values(reply, spelled(asked, names_here(cwd)), tools, cwd)
+    return with_stated_values(reply, spelled(told, names_here(cwd)), tools, cwd)
 
 
 #: Endings of the files people name without them ("add X to my notes": notes.txt).
@@ -238,10 +232,8 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
             if fits:
                 filled[key] = fits
         elif kind in ("integer", "number"):
-            counted = set(terms(f"{key.replace('_', ' ')} {spec.get('description', '')}"))
-            numbers = [n for n in _numbers(words, counted) if str(n) not in used]
-            if len(numbers) == 1:
-                filled[key] = numbers[0]
+            if (number := stated_number(key, spec, words, used)) is not None:
+                filled[key] = number
         elif kind == "boolean":
             said = _says_flag(key, words)
             on = spec.get("default") is True or "default true" in str(
@@ -517,19 +509,6 @@ def _paths(asked: str, words: list[str], cwd: str) -> list[str]:
     for path in found:
         seen.setdefault(_norm(path), path)
     return list(seen.values())
-
-
-def _numbers(words: list[str], counted: set[str]) -> list[int]:
-    """The numbers among ``words`` with a word of ``counted`` within `_REACH` words."""
-    out = []
-    for index, word in enumerate(words):
-        value = int(word) if _NUMBER.fullmatch(word) else _SMALL.get(word)
-        if value is None:
-            continue
-        near = words[max(0, index - _REACH):index] + words[index + 1:index + 1 + _REACH]
-        if counted & set(terms(" ".join(near))):
-            out.append(value)
-    return list(dict.fromkeys(out))
 
 
 def _says_flag(key: str, words: list[str]) -> bool | None:

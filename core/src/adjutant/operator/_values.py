@@ -15,11 +15,36 @@ import msgspec
 
 from adjutant_hookspecs import Plan, Response, ToolDeclaration, is_write
 
-from ._words import here, hinted, named_documents, workspace_paths
+from ._here import here, named_documents, workspace_paths
+from ._words import hinted, terms
 
-__all__ = ["inputs_as_here", "paths_as_named", "without_copied_values"]
+__all__ = ["inputs_as_here", "paths_as_named", "stated_number", "without_copied_values"]
 
 _log = logging.getLogger("adjutant.planner")
+_NUMBER = re.compile(r"(?<![\w./:-])\d{1,9}(?![\w./:-]|\.\d)")
+_SMALL = {w: n for n, w in enumerate(("one", "two", "three", "four", "five", "six", "seven",
+                                      "eight", "nine", "ten", "eleven", "twelve"), 1)}
+#: How far a number may stand from the word that says what it counts ("the last 5
+#: commits", "at most 20 rows").
+_REACH = 2
+
+
+def stated_number(key: str, spec: Mapping[str, Any], words: list[str],
+                  used: set[str] = frozenset()) -> int | None:  # type: ignore[assignment]
+    """The one number among a request's lowered ``words`` said of the argument ``key``
+    (its name or description's words within `_REACH`: "port 8080", "the last 5
+    commits"), not one another argument holds (``used``); None for none or two."""
+    counted = set(terms(f"{key.replace('_', ' ')} {spec.get('description', '')}"))
+    out = []
+    for index, word in enumerate(words):
+        value = int(word) if _NUMBER.fullmatch(word) else _SMALL.get(word)
+        if value is None or str(value) in used:
+            continue
+        near = words[max(0, index - _REACH):index] + words[index + 1:index + 1 + _REACH]
+        if counted & set(terms(" ".join(near))):
+            out.append(value)
+    found = list(dict.fromkeys(out))
+    return found[0] if len(found) == 1 else None
 
 
 def without_copied_values(plan: Plan, asked: str, shown: str,
@@ -50,6 +75,13 @@ def without_copied_values(plan: Plan, asked: str, shown: str,
                 _log.info("named tool: %s.%s is %r, which the request names", step.tool,
                           key, said)
                 args[key] = said
+                continue
+            spec = props.get(key, {})
+            if spec.get("type") == "integer" and (number := stated_number(
+                    key, spec, re.findall(r"[a-z0-9]+", asked.lower()))) is not None:
+                _log.info("stated number: %s.%s is %d, as the request says", step.tool, key,
+                          number)
+                args[key] = number  # an example's port for "port 8080 on ::1"
                 continue
             if key in required:
                 missing.append(f"the {key.replace('_', ' ')} for {step.tool}")

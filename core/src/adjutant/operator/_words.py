@@ -4,16 +4,14 @@ asks, the paths it names, and the files of the workspace. Pure text rules, no mo
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from collections import Counter
 from functools import lru_cache
 
-__all__ = ["QUOTED", "RECORDS", "about_here", "asks_content", "bad_request", "carried_patch",
-           "carried_text", "content_asked", "echoes", "here", "hinted", "is_question",
-           "named_documents", "named_paths", "named_programs", "names_here", "recurring",
-           "shape", "spelled", "terms", "wants_words", "workspace_paths"]
+__all__ = ["QUOTED", "RECORDS", "about_here", "bad_request", "carried_patch", "carried_text",
+           "echoes", "hinted", "is_question", "named_paths", "named_programs", "recurring",
+           "shape", "spelled", "terms", "wants_words", "with_digits"]
 
 #: The longest request planned (characters): a small model's context holds the prompt's
 #: static part, the request and the reply; longer text belongs in a file the request names.
@@ -85,7 +83,13 @@ def shape(text: str) -> list[str]:
     text = QUOTED.sub(" quoted ", text)
     for path in named_paths(text):
         text = text.replace(path, " path ")
-    return terms(text)
+    return terms(_FOLDER_NAMED.sub(r"\1 path \2", text))
+
+
+#: A folder named by a bare word ("the logs folder", "folder src"): a value, like a
+#: path ("search the logs folder for ..." had met "list the logs folder" in the bank).
+_FOLDER_NAMED = re.compile(r"\b(the|my|our|this|in|of|under)\s+(?!path\b)[a-z][\w.-]*"
+                           r"\s+(folders?|directory|dir)\b", re.IGNORECASE)
 
 
 def echoes(answer: str, request: str) -> bool:
@@ -168,11 +172,35 @@ def about_here(request: str) -> bool:
     return bool(_HERE.search(QUOTED.sub("x", request)))
 
 
+#: A question asking how to do something ("how do I undo my last commit but keep the
+#: changes?", "how would you structure a Python project?"): a how-to, answered in words
+#: (16 of 17 such requests across the sets). Not "how do I know/see/find ...", which
+#: asks to look at something here.
+_HOW_TO = re.compile(
+    r"^\W*how (?:do|would|should|can|could|does) (?:i|we|you|one)\b(?! (?:know|see|tell|"
+    r"check|find|get|list|view|show|read|look|open|count|figure|work out|find out)\b)",
+    re.IGNORECASE)
+
+
+def with_digits(request: str) -> str:
+    """``request`` with the numbers it spells out in English as digits, outside quoted
+    text ("is port eight thousand and eighty free?": 8080; "the last five commits": 5),
+    for the rules that read values; the text itself is never changed."""
+    from text_to_num import alpha2digit  # Rust-backed, loaded on first use
+
+    parts, start = [], 0
+    for quoted in QUOTED.finditer(request):
+        parts += [alpha2digit(request[start:quoted.start()], "en"), quoted.group(0)]
+        start = quoted.end()
+    return "".join([*parts, alpha2digit(request[start:], "en")])
+
+
 def wants_words(request: str) -> bool:
-    """Whether ``request`` says it wants an explanation, not an action, or asks what
-    a command or a name means (`_EXPLAIN`)."""
+    """Whether ``request`` says it wants an explanation, not an action, asks what a
+    command or a name means (`_EXPLAIN`), or only asks how to do a thing (`_HOW_TO`)."""
     return bool(_WORDS_ONLY.search(QUOTED.sub("x", request))
-                or _EXPLAIN.search(request.replace("`", "")))
+                or _EXPLAIN.search(request.replace("`", ""))
+                or (_HOW_TO.match(request) and is_question(request)))
 
 
 #: A recurring time: "every weekday at 7:30", "each morning", "nightly", "every 2 hours".
@@ -339,57 +367,6 @@ def named_paths(request: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-#: Files a project names without an extension, written as it writes them.
-_CONVENTIONAL = re.compile(r"(?<![\w./-])(?:README|CHANGELOG|CHANGES|LICEN[CS]E|CONTRIBUTING|"
-                           r"AUTHORS|NOTICE|COPYING|HISTORY|Makefile|Dockerfile|Procfile|Jenkinsfile|"
-                           r"Vagrantfile|Gemfile|Rakefile)(?![\w/-]|\.\w)")
-#: A question about what a file holds: "what does the CHANGELOG say about 1.0?".
-_ABOUT_CONTENT = re.compile(r"\bwhat\b.{0,40}\b(?:say|says|said|contain|contains|mention|"
-                            r"mentions|list|lists)\b|\baccording to\b|\bwhat(?:'?s| is) in\b",
-                            re.IGNORECASE)
-
-
-def named_documents(request: str) -> list[str]:
-    """The files ``request`` names (`named_paths`), with a project's files named
-    without an extension ("the CHANGELOG", "the Makefile"), but no version number
-    ("1.0" names no file)."""
-    found = [p for p in named_paths(request)
-             if re.search(r"[A-Za-z]", os.path.basename(p))]
-    return list(dict.fromkeys([*found, *_CONVENTIONAL.findall(request)]))
-
-
-def content_asked(request: str, cwd: str) -> tuple[str, str] | None:
-    """``("file" | "dir", path)`` for the thing ``request`` asks what it holds, as its
-    subject ("what does the CHANGELOG say about 1.0?", "according to notes.txt, what
-    should I buy?", "what's in config/settings.json these days?"), as it is here when
-    it is; None when it asks no such thing."""
-    for document in named_documents(request):
-        named = r"(?:the |my |our |this )?" + re.escape(document) + r"/?(?: file| folder)?"
-        end = r"(?![\w/-]|\.\w)"
-        if re.search(rf"\bwhat (?:does|do|did) {named} (?:say|mention|contain|list)|"
-                     rf"\bwhat(?:'?s| is) in {named}{end}|\baccording to {named}{end}",
-                     request, re.IGNORECASE):
-            real = here(cwd, document) or document
-            full = os.path.realpath(os.path.join(cwd, real))
-            if not full.startswith(os.path.realpath(cwd) + os.sep):
-                return None  # outside: the model names it as asked, and the cage refuses it
-            folder = os.path.isdir(full) if os.path.lexists(full) else not (
-                "." in os.path.basename(real) or _CONVENTIONAL.fullmatch(real))
-            return ("dir" if folder else "file"), real
-    return None
-
-
-def asks_content(request: str) -> bool:
-    """Whether ``request`` asks what a file it names holds (`_ABOUT_CONTENT`), or only
-    to see it ("show me the Makefile": display words and its name)."""
-    if not (documents := named_documents(request)):
-        return False
-    named = {w for d in documents for w in _WORD.findall(d.lower())}
-    words = _WORD.findall(request.lower().replace("'", ""))
-    return bool(_ABOUT_CONTENT.search(request)) or all(
-        w in _SHOWING or w in named for w in words)
-
-
 #: A program the request says to use: "use wc", "using jq", "run make", "with ls -la and".
 _USING = re.compile(r"\b(?:use|using|via|run|with)\s+`?([a-z][a-z0-9_+-]*)`?"
                     r"(?=\s+-|\s*$|\s*[,;.?!]|\s+(?:and|then|to|for|on)\b)")
@@ -457,77 +434,6 @@ def named_programs(request: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def here(cwd: str, path: str) -> str | None:
-    """``path`` as it exists under ``cwd``: itself, else the one entry per part that
-    differs only in case ("readme.md" for README.md: people type names in lower case,
-    and an answer in words about a file it has not read is the miss); None when there
-    is no such file or two entries match a part."""
-    if os.path.lexists(os.path.join(cwd, path)):
-        return path
-    if os.path.isabs(path):
-        return None
-    real: list[str] = []
-    for part in path.strip("/").split("/"):
-        if part in ("", "."):
-            continue
-        folder = os.path.join(cwd, *real)
-        if os.path.lexists(os.path.join(folder, part)):
-            real.append(part)
-            continue
-        try:
-            names = [n for n in os.listdir(folder) if n.lower() == part.lower()]
-        except OSError:
-            return None
-        if len(names) != 1:
-            return None
-        real.append(names[0])
-    found = "/".join(real)
-    # a name corrected by listing folders only inside ``cwd``: never a listing that
-    # tells the model which files exist outside it ("../../ETC/PASSWD")
-    root = os.path.realpath(cwd)
-    inside = os.path.realpath(os.path.join(cwd, found)) if found else ""
-    return found if inside.startswith(root + os.sep) else None
-
-
-def workspace_paths(cwd: str, limit: int = 300) -> list[str]:
-    """Files and directories under ``cwd`` (relative, breadth first, hidden ones and
-    links left out, at most ``limit``): what the read tools' path arguments may name."""
-    found: list[str] = []
-    level = [""]
-    while level and len(found) < limit:
-        deeper = []
-        for folder in level:
-            try:
-                with os.scandir(os.path.join(cwd, folder) if folder else cwd) as entries:
-                    items = sorted(entries, key=lambda e: e.name)
-            except OSError:
-                continue
-            for entry in items:
-                if entry.name.startswith(".") or entry.is_symlink() \
-                        or len(entry.name) > 100 or not entry.name.isprintable():
-                    continue  # names shown to the model: short and printable only
-                relative = f"{folder}/{entry.name}" if folder else entry.name
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name in ("node_modules", "__pycache__"):
-                        continue
-                    deeper.append(relative)
-                found.append(relative)
-                if len(found) >= limit:
-                    return found
-        level = deeper
-    return found
-
-
-def names_here(cwd: str) -> frozenset[str]:
-    """The names of the files and folders under ``cwd`` and their stems, lowercased:
-    words `spelled` leaves as they are ("util" is a file here, not "until")."""
-    names: set[str] = set()
-    for path in workspace_paths(cwd) if cwd else []:
-        name = path.rsplit("/", 1)[-1].lower()
-        names.update((name, name.split(".", 1)[0]))
-    return frozenset(names)
-
-
 #: Words that only ask to see something ("show me", "open", "cat ... please").
 _SHOWING = frozenset(["show", "me", "open", "cat", "print", "display", "view", "see",
                       "read", "look", "at", "the", "file", "folder", "directory", "dir",
@@ -538,41 +444,3 @@ _SHOWING = frozenset(["show", "me", "open", "cat", "print", "display", "view", "
                       "within", "from", "first", "now", "too", "also", "it"])
 #: Words that only ask to see a folder ("list the files in src").
 _LISTING = frozenset(["list", "ls", "files", "entries", "everything", "whats", "under"])
-#: A name without a path or an extension that names a file here by its stem ("TODO",
-#: "Settings", "README"): people name files the shortest way.
-_BARE = re.compile(r"[A-Za-z][\w-]{2,40}")
-
-
-def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
-    """``("file" | "dir", path)`` when the request only asks to see one thing here:
-    display words and one name of a file or folder that exists ("show me
-    logs/app.log", "open TODO", "cat Settings", "README please", "open the guide in
-    the docs folder"); a bare name must be the stem of exactly one file here, or a
-    folder's name. None otherwise."""
-    words = _WORD.findall(request.lower().replace("'", ""))
-    if not words or len(words) > 12 or (request.rstrip().endswith("?") and len(words) > 7):
-        return None
-    found: list[str] = [real for p in named_paths(request)[:3] if (real := here(cwd, p))]
-    if not found:
-        stems: dict[str, list[str]] = {}
-        for path in workspace_paths(cwd):
-            name = path.rsplit("/", 1)[-1]
-            key = name.lower() if os.path.isdir(os.path.join(cwd, path)) \
-                else name.split(".", 1)[0].lower()
-            stems.setdefault(key, []).append(path)
-        found = [only[0] for w in _BARE.findall(request)
-                 if len(only := stems.get(w.lower(), [])) == 1]
-    # a folder that holds another thing named only says where it is ("the guide in
-    # the docs folder": docs/guide.md)
-    found = [f for f in found if not any(o.startswith(f + "/") for o in found)]
-    root = os.path.realpath(cwd)
-    if len(set(found)) != 1 or not os.path.realpath(
-            os.path.join(cwd, found[0])).startswith(root + os.sep):
-        return None  # outside: the model names it as asked, and the cage refuses it
-    named = set(_WORD.findall(found[0].lower()))
-    folder = os.path.isdir(os.path.join(cwd, found[0]))
-    said = [w for w in words if w not in _SHOWING and not (folder and w in _LISTING)]
-    if any(not any(part.startswith(w) or w.startswith(part) for part in named)
-           for w in said):
-        return None  # something more is asked than seeing it
-    return ("dir" if folder else "file"), found[0]

@@ -42,6 +42,7 @@ from adjutant_hookspecs import CompletionRequest, ToolDeclaration
 from ._bank import Bank, Example
 from ._grammar import END, MAX_STEPS, grounded, reply_grammar, reply_schema
 from ._heads import runner_among, timer_among
+from ._here import workspace_paths
 from ._words import (
     MAX_REQUEST,
     about_here,
@@ -51,7 +52,6 @@ from ._words import (
     named_paths,
     recurring,
     wants_words,
-    workspace_paths,
 )
 from ._words import shape as _shape
 from ._words import terms as _terms

@@ -1,0 +1,175 @@
+"""What a request names here: the files of the workspace, a name as it exists (case
+and folder forgiven), the one thing a request only asks to see, and the file it asks
+what holds. Pure; reads the workspace's names, never its contents."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ._words import _LISTING, _SHOWING, _WORD, named_paths
+
+__all__ = ["asks_content", "content_asked", "here", "named_documents", "names_here",
+           "shown_path", "workspace_paths"]
+
+
+#: Files a project names without an extension, written as it writes them.
+_CONVENTIONAL = re.compile(r"(?<![\w./-])(?:README|CHANGELOG|CHANGES|LICEN[CS]E|CONTRIBUTING|"
+                           r"AUTHORS|NOTICE|COPYING|HISTORY|Makefile|Dockerfile|Procfile|Jenkinsfile|"
+                           r"Vagrantfile|Gemfile|Rakefile)(?![\w/-]|\.\w)")
+#: A question about what a file holds: "what does the CHANGELOG say about 1.0?".
+_ABOUT_CONTENT = re.compile(r"\bwhat\b.{0,40}\b(?:say|says|said|contain|contains|mention|"
+                            r"mentions|list|lists)\b|\baccording to\b|\bwhat(?:'?s| is) in\b",
+                            re.IGNORECASE)
+
+
+def named_documents(request: str) -> list[str]:
+    """The files ``request`` names (`named_paths`), with a project's files named
+    without an extension ("the CHANGELOG", "the Makefile"), but no version number
+    ("1.0" names no file)."""
+    found = [p for p in named_paths(request)
+             if re.search(r"[A-Za-z]", os.path.basename(p))]
+    return list(dict.fromkeys([*found, *_CONVENTIONAL.findall(request)]))
+
+
+def content_asked(request: str, cwd: str) -> tuple[str, str] | None:
+    """``("file" | "dir", path)`` for the thing ``request`` asks what it holds, as its
+    subject ("what does the CHANGELOG say about 1.0?", "according to notes.txt, what
+    should I buy?", "what's in config/settings.json these days?"), as it is here when
+    it is; None when it asks no such thing."""
+    for document in named_documents(request):
+        named = r"(?:the |my |our |this )?" + re.escape(document) + r"/?(?: file| folder)?"
+        end = r"(?![\w/-]|\.\w)"
+        if re.search(rf"\bwhat (?:does|do|did) {named} (?:say|mention|contain|list)|"
+                     rf"\bwhat(?:'?s| is) in {named}{end}|\baccording to {named}{end}",
+                     request, re.IGNORECASE):
+            real = here(cwd, document) or document
+            full = os.path.realpath(os.path.join(cwd, real))
+            if not full.startswith(os.path.realpath(cwd) + os.sep):
+                return None  # outside: the model names it as asked, and the cage refuses it
+            folder = os.path.isdir(full) if os.path.lexists(full) else not (
+                "." in os.path.basename(real) or _CONVENTIONAL.fullmatch(real))
+            return ("dir" if folder else "file"), real
+    return None
+
+
+def asks_content(request: str) -> bool:
+    """Whether ``request`` asks what a file it names holds (`_ABOUT_CONTENT`), or only
+    to see it ("show me the Makefile": display words and its name)."""
+    if not (documents := named_documents(request)):
+        return False
+    named = {w for d in documents for w in _WORD.findall(d.lower())}
+    words = _WORD.findall(request.lower().replace("'", ""))
+    return bool(_ABOUT_CONTENT.search(request)) or all(
+        w in _SHOWING or w in named for w in words)
+
+
+def here(cwd: str, path: str) -> str | None:
+    """``path`` as it exists under ``cwd``: itself, else the one entry per part that
+    differs only in case ("readme.md" for README.md: people type names in lower case,
+    and an answer in words about a file it has not read is the miss); None when there
+    is no such file or two entries match a part."""
+    if os.path.lexists(os.path.join(cwd, path)):
+        return path
+    if os.path.isabs(path):
+        return None
+    real: list[str] = []
+    for part in path.strip("/").split("/"):
+        if part in ("", "."):
+            continue
+        folder = os.path.join(cwd, *real)
+        if os.path.lexists(os.path.join(folder, part)):
+            real.append(part)
+            continue
+        try:
+            names = [n for n in os.listdir(folder) if n.lower() == part.lower()]
+        except OSError:
+            return None
+        if len(names) != 1:
+            return None
+        real.append(names[0])
+    found = "/".join(real)
+    # a name corrected by listing folders only inside ``cwd``: never a listing that
+    # tells the model which files exist outside it ("../../ETC/PASSWD")
+    root = os.path.realpath(cwd)
+    inside = os.path.realpath(os.path.join(cwd, found)) if found else ""
+    return found if inside.startswith(root + os.sep) else None
+
+
+def workspace_paths(cwd: str, limit: int = 300) -> list[str]:
+    """Files and directories under ``cwd`` (relative, breadth first, hidden ones and
+    links left out, at most ``limit``): what the read tools' path arguments may name."""
+    found: list[str] = []
+    level = [""]
+    while level and len(found) < limit:
+        deeper = []
+        for folder in level:
+            try:
+                with os.scandir(os.path.join(cwd, folder) if folder else cwd) as entries:
+                    items = sorted(entries, key=lambda e: e.name)
+            except OSError:
+                continue
+            for entry in items:
+                if entry.name.startswith(".") or entry.is_symlink() \
+                        or len(entry.name) > 100 or not entry.name.isprintable():
+                    continue  # names shown to the model: short and printable only
+                relative = f"{folder}/{entry.name}" if folder else entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name in ("node_modules", "__pycache__"):
+                        continue
+                    deeper.append(relative)
+                found.append(relative)
+                if len(found) >= limit:
+                    return found
+        level = deeper
+    return found
+
+
+def names_here(cwd: str) -> frozenset[str]:
+    """The names of the files and folders under ``cwd`` and their stems, lowercased:
+    words `spelled` leaves as they are ("util" is a file here, not "until")."""
+    names: set[str] = set()
+    for path in workspace_paths(cwd) if cwd else []:
+        name = path.rsplit("/", 1)[-1].lower()
+        names.update((name, name.split(".", 1)[0]))
+    return frozenset(names)
+
+
+#: A name without a path or an extension that names a file here by its stem ("TODO",
+#: "Settings", "README"): people name files the shortest way.
+_BARE = re.compile(r"[A-Za-z][\w-]{2,40}")
+
+
+def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
+    """``("file" | "dir", path)`` when the request only asks to see one thing here:
+    display words and one name of a file or folder that exists ("show me
+    logs/app.log", "open TODO", "cat Settings", "README please", "open the guide in
+    the docs folder"); a bare name must be the stem of exactly one file here, or a
+    folder's name. None otherwise."""
+    words = _WORD.findall(request.lower().replace("'", ""))
+    if not words or len(words) > 12 or (request.rstrip().endswith("?") and len(words) > 7):
+        return None
+    found: list[str] = [real for p in named_paths(request)[:3] if (real := here(cwd, p))]
+    if not found:
+        stems: dict[str, list[str]] = {}
+        for path in workspace_paths(cwd):
+            name = path.rsplit("/", 1)[-1]
+            key = name.lower() if os.path.isdir(os.path.join(cwd, path)) \
+                else name.split(".", 1)[0].lower()
+            stems.setdefault(key, []).append(path)
+        found = [only[0] for w in _BARE.findall(request)
+                 if len(only := stems.get(w.lower(), [])) == 1]
+    # a folder that holds another thing named only says where it is ("the guide in
+    # the docs folder": docs/guide.md)
+    found = [f for f in found if not any(o.startswith(f + "/") for o in found)]
+    root = os.path.realpath(cwd)
+    if len(set(found)) != 1 or not os.path.realpath(
+            os.path.join(cwd, found[0])).startswith(root + os.sep):
+        return None  # outside: the model names it as asked, and the cage refuses it
+    named = set(_WORD.findall(found[0].lower()))
+    folder = os.path.isdir(os.path.join(cwd, found[0]))
+    said = [w for w in words if w not in _SHOWING and not (folder and w in _LISTING)]
+    if any(not any(part.startswith(w) or w.startswith(part) for part in named)
+           for w in said):
+        return None  # something more is asked than seeing it
+    return ("dir" if folder else "file"), found[0]
