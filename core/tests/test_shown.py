@@ -132,6 +132,13 @@ def test_a_link_out_of_the_working_directory_is_left_to_the_model_and_the_cage(
     ("what does git log say about README.md?", None),  # git's, not the file's
     ("what does a README usually contain?", None),  # a kind of file
     ("show me what's in /etc/shadow", None),  # outside: as asked, and the cage says no
+    # a file called by its stem, and "it" (heldout12, after its blind run: answered with
+    # made-up lines)
+    ("Hey, quick one: the Todo file, what's on it?", ("file", "todo.md")),
+    ("the guide file: what does it say?", ("file", "docs/guide.md")),
+    ("the notes file, what's in it?", None),  # notes.txt or notes.old
+    ("the logs file, what's in it?", None),  # a folder
+    ("the todo file, delete it", None),  # no question about what it holds
 ])
 def test_a_question_about_what_a_named_file_holds_names_it(
         space: Path, request_: str, expected: tuple[str, str] | None) -> None:

@@ -59,6 +59,12 @@ def here(tmp_path: Path) -> str:
     ("my processes using the most memory? top 5", "proc.list", {"sort": "mem"},
      {"limit": 5}),
     ("what are the 3 most recent commits?", "git.log", {}, {"max_count": 3}),
+    # a count of a list's head said with "last"/"top" alone, and every folder a search
+    # is said to look in (heldout12, after its blind run)
+    ("git log for develop, last 3", "git.log", {"ref": "develop"}, {"max_count": 3}),
+    ("Where is the word 'average' used in src and docs?", "search.grep",
+     {"pattern": "average"}, {"paths": ["src", "docs"]}),
+    ("compare what changed in src and docs", "git.diff", {}, {"paths": ["src", "docs"]}),
     # a command line split as the request writes it
     ("run `python3 -m pytest tests` and give it 120 seconds", "shell.exec",
      {"argv": ["python3", "-m pytest", "tests"], "timeout": 120},
@@ -85,8 +91,6 @@ def test_a_stated_value_fills_the_one_argument_it_fits(here: str, asked: str, to
     # already used: the folder is the pattern, the number is the pid
     ("search for 'src' in the code", "search.grep", {"pattern": "src"}),
     ("kill 4242 now", "proc.kill", {"pid": 4242}),
-    # two paths named, one path argument: which one is not for a rule to guess
-    ("compare what changed in src and docs", "git.diff", {}),
     # a number with nothing near it that it counts
     ("list the 3 biggest files", "fs.list", {}),
     # a flag said with a negation, and one whose default is already on
@@ -103,6 +107,7 @@ def test_a_stated_value_fills_the_one_argument_it_fits(here: str, asked: str, to
     ("what processes have I got running?", "proc.list", {}),
     ("show the busy processes", "proc.list", {}),
     ("describe this machine", "sys.info", {}),
+    ("the last file in src, top to bottom, 3 times", "fs.read", {"path": "src/x"}),
     # an argument that holds a space on purpose, or words the request does not write apart
     ("run pytest -k 'slow and db'", "shell.exec", {"argv": ["pytest", "-k", "slow and db"]}),
     ("commit with git -m 'fix bug'", "shell.exec", {"argv": ["git", "commit", "-m fix bug"],

@@ -170,3 +170,23 @@ def test_a_path_read_that_is_not_here_is_the_one_file_it_names_here(tmp_path: Pa
                  plan(("fs.read", {"path": "../guide.md"})),
                  plan(("fs.read", {"path": "/etc/guide.md"}))):
         assert inputs_as_here(kept, TOOLS, here) == kept
+
+
+def test_a_read_of_a_name_one_typing_slip_from_one_file_here_reads_that_file(
+        tmp_path: Path) -> None:
+    """"What's in setings.json?" (heldout12, after its blind run) read setings.json, which
+    is not here: config/settings.json is one slip from it. A short name, or one a slip
+    from two files, stays as written (the preview says it is missing)."""
+    for name in ("config/settings.json", "notes.txt", "notes.old", "a/report1.txt", "a.txt",
+                 "b/report2.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    here = str(tmp_path)
+    assert inputs_as_here(plan(("fs.read", {"path": "setings.json"})), TOOLS, here) == plan(
+        ("fs.read", {"path": "config/settings.json"}))
+    assert inputs_as_here(plan(("fs.read", {"path": "note.txt"})), TOOLS, here) == plan(
+        ("fs.read", {"path": "notes.txt"}))
+    for kept in (plan(("fs.read", {"path": "a.tx"})),  # short: left as written
+                 plan(("fs.read", {"path": "report.txt"})),  # report1 or report2
+                 plan(("fs.write", {"path": "setings.json", "content": "{}\n"}))):
+        assert inputs_as_here(kept, TOOLS, here) == kept, kept

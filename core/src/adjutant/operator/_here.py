@@ -50,7 +50,21 @@ def content_asked(request: str, cwd: str) -> tuple[str, str] | None:
             folder = os.path.isdir(full) if os.path.lexists(full) else not (
                 "." in os.path.basename(real) or _CONVENTIONAL.fullmatch(real))
             return ("dir" if folder else "file"), real
+    if _ABOUT_IT.search(request):  # "the Todo file, what's on it?"
+        called = {only[0] for stem in _CALLED_FILE.findall(request)
+                  if len(only := _stems(cwd).get(stem.lower(), [])) == 1
+                  and os.path.isfile(os.path.join(cwd, only[0]))}
+        if len(called) == 1:
+            return "file", called.pop()
     return None
+
+
+#: A file called by its stem ("the Todo file", "my notes file"), and a question about
+#: what "it" holds.
+_CALLED_FILE = re.compile(r"\b(?:the|my|our|this|that)\s+([A-Za-z][\w-]{2,40})\s+file\b",
+                          re.IGNORECASE)
+_ABOUT_IT = re.compile(r"\bwhat(?:'?s| is) (?:in|on|inside) it\b|\bwhat does it (?:say|"
+                       r"contain|hold|list)\b", re.IGNORECASE)
 
 
 def asks_content(request: str) -> bool:
@@ -140,6 +154,18 @@ def names_here(cwd: str) -> frozenset[str]:
 _BARE = re.compile(r"[A-Za-z][\w-]{2,40}")
 
 
+def _stems(cwd: str) -> dict[str, list[str]]:
+    """The paths here by the name people call them: a folder's name, a file's stem
+    ("todo" for todo.md), lowercased."""
+    stems: dict[str, list[str]] = {}
+    for path in workspace_paths(cwd):
+        name = path.rsplit("/", 1)[-1]
+        key = name.lower() if os.path.isdir(os.path.join(cwd, path)) \
+            else name.split(".", 1)[0].lower()
+        stems.setdefault(key, []).append(path)
+    return stems
+
+
 def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
     """``("file" | "dir", path)`` when the request only asks to see one thing here:
     display words and one name of a file or folder that exists ("show me
@@ -151,12 +177,7 @@ def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
         return None
     found: list[str] = [real for p in named_paths(request)[:3] if (real := here(cwd, p))]
     if not found:
-        stems: dict[str, list[str]] = {}
-        for path in workspace_paths(cwd):
-            name = path.rsplit("/", 1)[-1]
-            key = name.lower() if os.path.isdir(os.path.join(cwd, path)) \
-                else name.split(".", 1)[0].lower()
-            stems.setdefault(key, []).append(path)
+        stems = _stems(cwd)
         found = [only[0] for w in _BARE.findall(request)
                  if len(only := stems.get(w.lower(), [])) == 1]
     # a folder that holds another thing named only says where it is ("the guide in

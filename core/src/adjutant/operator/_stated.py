@@ -213,9 +213,12 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
     if len(path_keys) == 1:  # a branch is no path ("release/1.0"), unless a file is so named
         paths = [p for p in _paths(asked, words, cwd) if _norm(p) not in used and not (
             p in refs and not os.path.lexists(os.path.join(cwd, p)))]
+        key = path_keys[0]
         if len(paths) == 1:
-            key = path_keys[0]
             filled[key] = [paths[0]] if roles[key] == "paths" else paths[0]
+        elif len(paths) > 1 and roles[key] == "paths" and cwd and all(
+                os.path.lexists(os.path.join(cwd, p)) for p in paths):
+            filled[key] = paths  # "used in src and tests": both, as they are here
     for key, spec in unset.items():
         if key in filled or roles[key]:
             continue

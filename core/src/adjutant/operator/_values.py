@@ -16,7 +16,7 @@ import msgspec
 from adjutant_hookspecs import Plan, Response, ToolDeclaration, is_write
 
 from ._here import here, named_documents, workspace_paths
-from ._words import hinted, terms
+from ._words import hinted, terms, typing_slips
 
 __all__ = ["inputs_as_here", "paths_as_named", "stated_number", "without_copied_values"]
 
@@ -27,6 +27,10 @@ _SMALL = {w: n for n, w in enumerate(("one", "two", "three", "four", "five", "si
 #: How far a number may stand from the word that says what it counts ("the last 5
 #: commits", "at most 20 rows").
 _REACH = 2
+#: An argument that counts what a tool lists ("How many commits to list", "At most this
+#: many rows"), and the words that say a count of a list's head: "the last 3", "top 5".
+_COUNT = re.compile(r"\bhow many\b|\bthis many\b|\bat most\b|\btop n\b", re.IGNORECASE)
+_COUNTING = frozenset({"last", "latest", "first", "top", "recent", "newest"})
 
 
 def stated_number(key: str, spec: Mapping[str, Any], words: list[str],
@@ -34,7 +38,10 @@ def stated_number(key: str, spec: Mapping[str, Any], words: list[str],
     """The one number among a request's lowered ``words`` said of the argument ``key``
     (its name or description's words within `_REACH`: "port 8080", "the last 5
     commits"), not one another argument holds (``used``); None for none or two."""
-    counted = set(terms(f"{key.replace('_', ' ')} {spec.get('description', '')}"))
+    described = str(spec.get("description", ""))
+    counted = set(terms(f"{key.replace('_', ' ')} {described}"))
+    if _COUNT.search(described):  # "git log for develop, last 3"
+        counted |= _COUNTING
     out = []
     for index, word in enumerate(words):
         value = int(word) if _NUMBER.fullmatch(word) else _SMALL.get(word)
@@ -160,11 +167,17 @@ def paths_as_named(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
     return Plan(steps=tuple(steps))
 
 
+#: The shortest name (with its extension) in which one typing slip is mended to the one
+#: file here it is a slip from: shorter names are a slip from too many others.
+SLIPPED_NAME = 8
+
+
 def inputs_as_here(plan: Plan, tools: Mapping[str, ToolDeclaration], cwd: str) -> Plan:
     """``plan`` with each path it reads that is not here as the one file here it names
-    in another case or without its folder ("bundle the readme and the guide" had been
-    an archive of readme.md and guide.md: README.md, docs/guide.md). Only what a step
-    reads: a read tool's path, any tool's list of paths; a path a write makes stays."""
+    in another case, without its folder ("bundle the readme and the guide" had been
+    an archive of readme.md and guide.md: README.md, docs/guide.md) or with one typing
+    slip in a long enough name ("setings.json"). Only what a step reads: a read tool's
+    path, any tool's list of paths; a path a write makes stays."""
     files: dict[str, list[str]] = {}
     for path in workspace_paths(cwd):
         files.setdefault(os.path.basename(path).lower(), []).append(path)
@@ -175,8 +188,11 @@ def inputs_as_here(plan: Plan, tools: Mapping[str, ToolDeclaration], cwd: str) -
             return value  # what is here, and what is asked outside (the cage says no)
         if real := here(cwd, value):
             return real
-        same = files.get(os.path.basename(value.rstrip("/")).lower(), [])
-        return same[0] if len(same) == 1 else value
+        name = os.path.basename(value.rstrip("/")).lower()
+        same = files.get(name, [])
+        if not same and len(name) >= SLIPPED_NAME:  # "setings.json": config/settings.json
+            same = [p for slip in typing_slips(name) for p in files.get(slip, [])]
+        return same[0] if len(set(same)) == 1 else value
 
     steps = []
     for step in plan.steps:

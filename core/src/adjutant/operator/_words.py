@@ -11,7 +11,7 @@ from functools import lru_cache
 
 __all__ = ["QUOTED", "RECORDS", "about_here", "bad_request", "carried_patch", "carried_text",
            "echoes", "hinted", "is_question", "named_paths", "named_programs", "recurring",
-           "shape", "spelled", "terms", "wants_words", "with_digits"]
+           "shape", "spelled", "terms", "typing_slips", "wants_words", "with_digits"]
 
 #: The longest request planned (characters): a small model's context holds the prompt's
 #: static part, the request and the reply; longer text belongs in a file the request names.
@@ -258,7 +258,7 @@ def _known() -> tuple[frozenset[str], frozenset[str]]:
             frozenset(w[i:i + 2] for w in words for i in range(len(w) - 1)))
 
 
-def _one_edit(word: str) -> set[str]:
+def typing_slips(word: str) -> set[str]:
     """Every word one typing slip from ``word``: a letter left out, doubled or struck
     instead of another, or two letters swapped."""
     letters = "abcdefghijklmnopqrstuvwxyz"
@@ -303,7 +303,7 @@ def spelled(request: str, names: frozenset[str] = frozenset()) -> str:
             return word  # a form of a word it holds ("keeps"), not a slip
         # two letters swapped, at any length; another slip only in a long word, where it
         # seldom makes another real word ("lost" is one slip from "list")
-        near = _one_edit(lower) if len(lower) >= _ANY_SLIP else {
+        near = typing_slips(lower) if len(lower) >= _ANY_SLIP else {
             lower[:i] + lower[i + 1] + lower[i] + lower[i + 2:] for i in range(len(lower) - 1)}
         known = [w for w in near if w in vocabulary and (
             len(lower) >= _ANY_SWAP or w in _STOPWORDS or w in _SHOWING or w in _LISTING)]
