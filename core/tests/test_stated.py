@@ -243,6 +243,29 @@ def test_text_the_request_carries_is_not_written_on_past() -> None:
                           fill=False) == ended
 
 
+
+def test_a_quoted_text_written_is_not_written_on_past() -> None:
+    """"write a file CONTRIBUTING.md that says 'Open a pull request against develop.'"
+    (heldout12, after its blind run): the model wrote the quote and a paragraph of its
+    own. Cut back to the quote, unless what follows holds another quote of the request
+    (three items asked for, written as one list)."""
+    from adjutant.operator._stated import settled_values
+
+    asked = ("write a file CONTRIBUTING.md that says 'Open a pull request against develop.'"
+             " and commit it as 'docs: add contributing note'")
+    wrote = plan(("fs.write", {"path": "CONTRIBUTING.md", "content": "Open a pull request "
+                               "against develop.\n\nThis document outlines the guidelines."}),
+                 ("git.commit", {"message": "docs: add contributing note"}))
+    assert settled_values(wrote, asked, "", TOOLS, fill=False) == plan(
+        ("fs.write", {"path": "CONTRIBUTING.md",
+                      "content": "Open a pull request against develop.\n"}),
+        ("git.commit", {"message": "docs: add contributing note"}))
+    listed = plan(("fs.write", {"path": "todo.md",
+                                "content": "write tests\nfix the crash\n"}))
+    assert settled_values(listed, "replace todo.md with 'write tests' and 'fix the crash'",
+                          "", TOOLS, fill=False) == listed
+
+
 @pytest.mark.parametrize(("asked", "wrote", "searched"), [
     # the model's pattern is nowhere in the request: the one term it quotes or calls
     ("search the *.py files for the literal text len(values)", ".*py", "len(values)"),
