@@ -755,6 +755,11 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("how can I see what's in notes.txt?", False),
     ("how do i run this thing? check the readme", False),  # and an order
     ("how many files are in src?", False),
+    # what a kind of thing is (every such request across the sets wants words)
+    ("what's a zombie process?", True),
+    ("what is a list comprehension in python?", True),
+    ("what is the biggest file in src?", False),  # a thing here
+    ("what's a file in src that mentions average? list them", False),  # and an order
     ("append your thoughts.md to notes.txt", False),  # a file's name
     ("what does the report function do?", False),  # the code may need reading
     ("what does ls show here?", False),

@@ -195,12 +195,20 @@ def with_digits(request: str) -> str:
     return "".join([*parts, alpha2digit(request[start:], "en")])
 
 
+#: A question what a kind of thing is ("what's a zombie process?", "what is a list
+#: comprehension in python?"): every such request across the sets and the bank wants
+#: words; "the" or "my" thing here is another matter.
+_DEFINING = re.compile(r"^\W*what(?:'?s| is| are) (?:a|an) \w", re.IGNORECASE)
+
+
 def wants_words(request: str) -> bool:
     """Whether ``request`` says it wants an explanation, not an action, asks what a
-    command or a name means (`_EXPLAIN`), or only asks how to do a thing (`_HOW_TO`)."""
+    command or a name means (`_EXPLAIN`), or only asks how to do a thing (`_HOW_TO`) or
+    what a kind of thing is (`_DEFINING`)."""
     return bool(_WORDS_ONLY.search(QUOTED.sub("x", request))
                 or _EXPLAIN.search(request.replace("`", ""))
-                or (_HOW_TO.match(request) and is_question(request)))
+                or ((_HOW_TO.match(request) or _DEFINING.match(request))
+                    and is_question(request)))
 
 
 #: A recurring time: "every weekday at 7:30", "each morning", "nightly", "every 2 hours".
