@@ -760,6 +760,11 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("what is a list comprehension in python?", True),
     ("what is the biggest file in src?", False),  # a thing here
     ("what's a file in src that mentions average? list them", False),  # and an order
+    ("What port does PostgreSQL use by default?", True),  # a default, in general
+    ("which branch is the default here?", False),  # here
+    ("is postgres up on this machine? it's on its default port", False),
+    # don't do anything, but show me (heldout5's h5-022 had become an answer in words)
+    ("Don't commit anything yet - I only want to see what's staged.", False),
     ("append your thoughts.md to notes.txt", False),  # a file's name
     ("what does the report function do?", False),  # the code may need reading
     ("what does ls show here?", False),

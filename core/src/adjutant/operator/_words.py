@@ -196,19 +196,29 @@ def with_digits(request: str) -> str:
 
 
 #: A question what a kind of thing is ("what's a zombie process?", "what is a list
-#: comprehension in python?"): every such request across the sets and the bank wants
-#: words; "the" or "my" thing here is another matter.
-_DEFINING = re.compile(r"^\W*what(?:'?s| is| are) (?:a|an) \w", re.IGNORECASE)
+#: comprehension in python?") or what something is by default ("What port does
+#: PostgreSQL use by default?"): every such request across the sets and the bank wants
+#: words; "the" or "my" thing here, or a file named, is another matter.
+#: A request to be shown something: "don't commit anything yet, I only want to see
+#: what's staged" asks for a look, not words.
+_SEE = re.compile(r"\b(?:want to see|wanna see|show me|let me see|let me look)\b",
+                  re.IGNORECASE)
+_LOCAL = re.compile(r"\b(?:here|my|our|mine)\b|\bthis (?:repo|project|folder|directory|"
+                    r"branch|file)\b", re.IGNORECASE)
+_DEFINING = re.compile(r"^\W*what(?:'?s| is| are) (?:a|an) \w|"
+                       r"^\W*(?:what|which)\b[^?]{0,60}\bdefault\b", re.IGNORECASE)
 
 
 def wants_words(request: str) -> bool:
     """Whether ``request`` says it wants an explanation, not an action, asks what a
     command or a name means (`_EXPLAIN`), or only asks how to do a thing (`_HOW_TO`) or
     what a kind of thing is (`_DEFINING`)."""
-    return bool(_WORDS_ONLY.search(QUOTED.sub("x", request))
+    return bool((_WORDS_ONLY.search(QUOTED.sub("x", request)) and not _SEE.search(request))
                 or _EXPLAIN.search(request.replace("`", ""))
-                or ((_HOW_TO.match(request) or _DEFINING.match(request))
-                    and is_question(request)))
+                or (_HOW_TO.match(request) and is_question(request))
+                or (_DEFINING.match(request) and request.rstrip().endswith("?")
+                    and not (named_paths(request) or about_here(request)
+                             or _LOCAL.search(request))))
 
 
 #: A recurring time: "every weekday at 7:30", "each morning", "nightly", "every 2 hours".
