@@ -761,6 +761,11 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("what is the biggest file in src?", False),  # a thing here
     ("what's a file in src that mentions average? list them", False),  # and an order
     ("What port does PostgreSQL use by default?", True),  # a default, in general
+    ("explain the CAP theorem", True),  # an order to explain, about nothing here
+    ("can you explain recursion simply?", True),
+    ("explain why the report crashes", False),  # may be about here
+    ("explain the output of git status", False),
+    ("explain what is in notes.txt", False),  # a file named
     ("which branch is the default here?", False),  # here
     ("is postgres up on this machine? it's on its default port", False),
     # don't do anything, but show me (heldout5's h5-022 had become an answer in words)

@@ -206,7 +206,11 @@ _SEE = re.compile(r"\b(?:want to see|wanna see|show me|let me see|let me look)\b
 _LOCAL = re.compile(r"\b(?:here|my|our|mine)\b|\bthis (?:repo|project|folder|directory|"
                     r"branch|file)\b", re.IGNORECASE)
 _DEFINING = re.compile(r"^\W*what(?:'?s| is| are) (?:a|an) \w|"
-                       r"^\W*(?:what|which)\b[^?]{0,60}\bdefault\b", re.IGNORECASE)
+                       r"^\W*(?:what|which)\b[^?]{0,60}\bdefault\b|"
+                       r"^\W*(?:(?:can|could|would) you |please )?explain\b(?! why\b)"
+                       r"(?! (?:the|this|these|that) (?:output|result|error|log|diff|change|"
+                       r"status|traceback|crash|failure|test|commit)s?\b)",
+                       re.IGNORECASE)
 
 
 def wants_words(request: str) -> bool:
@@ -216,7 +220,9 @@ def wants_words(request: str) -> bool:
     return bool((_WORDS_ONLY.search(QUOTED.sub("x", request)) and not _SEE.search(request))
                 or _EXPLAIN.search(request.replace("`", ""))
                 or (_HOW_TO.match(request) and is_question(request))
-                or (_DEFINING.match(request) and request.rstrip().endswith("?")
+                or (_DEFINING.match(request) and (request.rstrip().endswith("?") or
+                                                   request.lower().lstrip(" \t\"'(").startswith(
+                                                       ("explain", "please explain")))
                     and not (named_paths(request) or about_here(request)
                              or _LOCAL.search(request))))
 
