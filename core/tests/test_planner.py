@@ -786,6 +786,16 @@ def test_a_question_about_what_a_command_means_wants_words(asked: str, words: bo
     assert wants_words(asked) is words
 
 
+def test_a_summary_asked_for_is_a_summarize() -> None:
+    """"give me a summary of all the PDF files in this folder" (heldout12, after its
+    blind run) met the bank's listings of files: a summary is what `doc.summarize`
+    does, in the tools' words and the bank's."""
+    from adjutant.operator._words import terms
+
+    for said in ("a summary of the PDFs", "summaries of the pdfs", "summarise the pdfs"):
+        assert "summarize" in terms(said), said
+
+
 def test_a_two_word_verb_written_apart_reads_as_one() -> None:
     """"Can you check out release/1.0 for me?" had been planned as `compress.zip` of
     it: "check out" is the checkout the tools' words and the bank know."""

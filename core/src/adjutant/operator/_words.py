@@ -59,6 +59,7 @@ _SYNONYMS = {
     "uncommitted": "status",
     "daily": "schedule", "weekly": "schedule", "nightly": "schedule", "hourly": "schedule",
     "weekday": "schedule", "weekdays": "schedule", "recurring": "schedule", "cron": "schedule",
+    "summary": "summarize", "summaries": "summarize", "summarise": "summarize",
 }
 
 
