@@ -761,6 +761,10 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("what is the biggest file in src?", False),  # a thing here
     ("what's a file in src that mentions average? list them", False),  # and an order
     ("What port does PostgreSQL use by default?", True),  # a default, in general
+    ("what is HEAD~2 in git?", True),  # what a name means in a language or tool
+    ("what are hooks in git?", True),
+    ("what is staged in git?", False),  # what is so here
+    ("what is the latest commit in git?", False),
     ("explain the CAP theorem", True),  # an order to explain, about nothing here
     ("can you explain recursion simply?", True),
     ("explain why the report crashes", False),  # may be about here

@@ -208,6 +208,10 @@ _LOCAL = re.compile(r"\b(?:here|my|our|mine)\b|\bthis (?:repo|project|folder|dir
                     r"branch|file)\b", re.IGNORECASE)
 _DEFINING = re.compile(r"^\W*what(?:'?s| is| are) (?:a|an) \w|"
                        r"^\W*(?:what|which)\b[^?]{0,60}\bdefault\b|"
+                       r"^\W*what(?:'?s| is| are) (?!(?:the|my|our|this|that|these|those|in|"
+                       r"on|new|staged|changed|modified|running|left|committed)\b)"
+                       r"[\w~^.@/-]+(?: [\w~^.@/-]+)? in (?:git|python|bash|linux|unix|sql|"
+                       r"docker|css|html|javascript|js|go|rust|java)\s*\?|"
                        r"^\W*(?:(?:can|could|would) you |please )?explain\b(?! why\b)"
                        r"(?! (?:the|this|these|that) (?:output|result|error|log|diff|change|"
                        r"status|traceback|crash|failure|test|commit)s?\b)",
