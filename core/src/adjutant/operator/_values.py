@@ -8,17 +8,18 @@ import json
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
 
-from adjutant_hookspecs import Plan, Response, ToolDeclaration, is_write
+from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration, is_write
 
 from ._here import here, named_documents, workspace_paths
-from ._words import hinted, terms, typing_slips
+from ._words import QUOTED, hinted, terms, typing_slips
 
-__all__ = ["inputs_as_here", "paths_as_named", "stated_number", "without_copied_values"]
+__all__ = ["argv_files_as_here", "inputs_as_here", "joined", "paths_as_named",
+           "paths_not_quoted", "stated_number", "without_copied_values"]
 
 _log = logging.getLogger("adjutant.planner")
 _NUMBER = re.compile(r"(?<![\w./:-])\d{1,9}(?![\w./:-]|\.\d)")
@@ -210,4 +211,84 @@ def inputs_as_here(plan: Plan, tools: Mapping[str, ToolDeclaration], cwd: str) -
             _log.info("read here: %s %r is %r", step.tool, step.args, args)
             step = msgspec.structs.replace(step, args=args)
         steps.append(step)
+    return Plan(steps=tuple(steps))
+
+
+def _path_key(step: ToolCall, tools: Mapping[str, ToolDeclaration]) -> str | None:
+    """The one argument of ``step`` taking one path, if it has exactly one."""
+    props = tools[step.tool].args_schema.get("properties", {}) if step.tool in tools else {}
+    keys = [k for k, v in props.items() if isinstance(v, Mapping)
+            and v.get("x-adjutant-role") == "path"]
+    return keys[0] if len(keys) == 1 else None
+
+
+def paths_not_quoted(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration]) -> Plan:
+    """``plan`` with a later step's path that the request names only inside quoted text
+    (content, not a place) set to the step before's path: "open the guide in docs and
+    then add a line at the end: 'Logs are written to logs/app.log.'" had appended to
+    logs/app.log, the text's own words."""
+    outside = QUOTED.sub(" ", asked)
+    # quoted sentences only: a quoted name ("then create 'report.md'") is a place
+    quoted = " ".join(q for q in QUOTED.findall(asked) if len(q.split()) >= 3)
+    names = " ".join(q for q in QUOTED.findall(asked) if len(q.split()) < 3)
+    steps: list[ToolCall] = []
+    for step in plan.steps:
+        key = _path_key(step, tools)
+        value = step.args.get(key) if key else None
+        before = steps[-1] if steps else None
+        earlier = before.args.get(_path_key(before, tools) or "") if before else None
+        if isinstance(value, str) and value in quoted and value not in outside + names \
+                and os.path.basename(value) not in outside and isinstance(earlier, str) \
+                and earlier != value:
+            _log.info("quoted path: %s.%s %r is in the quoted text; the step before's %r",
+                      step.tool, key, value, earlier)
+            step = msgspec.structs.replace(step, args={**step.args, key: earlier})
+        steps.append(step)
+    return plan if all(a is b for a, b in zip(steps, plan.steps, strict=True)) else Plan(
+        steps=tuple(steps))
+
+
+def joined(replies: Sequence[Plan | Response], asked: str,
+           tools: Mapping[str, ToolDeclaration]) -> Plan | Response:
+    """The replies to a request's clauses as one plan: their steps in order (a clause
+    answered in words adds none; the first reply when none has a step), with the paths
+    settled across them (`paths_not_quoted`: "it" in a later clause is an earlier one's
+    file)."""
+    steps = tuple(step for r in replies if isinstance(r, Plan) for step in r.steps)
+    if not steps:
+        return replies[0]
+    return paths_not_quoted(Plan(steps=steps), asked, tools) if len(replies) > 1 \
+        else Plan(steps=steps)
+
+
+def argv_files_as_here(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
+                       cwd: str) -> Plan:
+    """``plan`` with a command line's file the model named with an ending of its own
+    ("count README lines with wc" ran ``wc README.txt``) as the one file here of the
+    stem the request says; a name the request writes, or one here, stays."""
+    stems: dict[str, list[str]] = {}
+    for path in workspace_paths(cwd):
+        if os.path.isfile(os.path.join(cwd, path)):
+            stems.setdefault(os.path.basename(path).split(".", 1)[0].lower(), []).append(path)
+    said = set(re.findall(r"[a-z0-9_-]+", asked.lower()))
+    steps = []
+    for step in plan.steps:
+        props = tools[step.tool].args_schema.get("properties", {}) if step.tool in tools \
+            else {}
+        args = dict(step.args)
+        for key, value in step.args.items():
+            if not (isinstance(value, list) and isinstance(props.get(key), Mapping)
+                    and props[key].get("x-adjutant-role") == "argv"):
+                continue
+            items = []
+            for item in value:
+                stem, dot, _ = str(item).partition(".")
+                only = stems.get(stem.lower(), [])
+                if dot and "/" not in item and item not in asked and stem.lower() in said \
+                        and not os.path.lexists(os.path.join(cwd, item)) and len(only) == 1:
+                    _log.info("argv file: %r is %r here", item, only[0])
+                    item = only[0]
+                items.append(item)
+            args[key] = items
+        steps.append(step if args == step.args else msgspec.structs.replace(step, args=args))
     return Plan(steps=tuple(steps))
