@@ -53,6 +53,9 @@ _WHERE = re.compile(r"^(?:in|inside|within|under|for|on)\s+(?:the\s+)?\S+"
 #: to me"): the scene of the step after it, which points back at it.
 _SCENE = re.compile(r"^(?:(?:in|inside|under|within)\b[^,]*?\b)?(?:there(?:'s| is| are)|"
                     r"(?:i|we)(?:'ve| have)(?: got)?)\b", re.IGNORECASE)
+#: A clause that only remarks on the one before ("keep in mind that the warehouse is
+#: 'north'; that's a fact about the project, not a preference"): part of it.
+_REMARK = re.compile(r"^(?:that|it|this|which)(?:'s|\s+is|\s+was)\b", re.IGNORECASE)
 _SAME = re.compile(r"\bthe same(?: thing| again)?\b", re.IGNORECASE)
 #: A clause that only says how long the step before may take ("run pytest, give it 90
 #: seconds max"): part of that step.
@@ -153,6 +156,9 @@ def clauses(request: str) -> list[str]:
     pieces = [shown(p) for p in (_LEAD.sub("", p) for p in pieces) if p.strip(" ,.")]
     if len(pieces) >= 2 and _SCENE.match(pieces[0]) and _IT.search(pieces[1]):
         pieces[:2] = [f"{pieces[0]}, {pieces[1]}"]
+    for i in range(len(pieces) - 1, 0, -1):  # "...; that's a fact, not a preference"
+        if _REMARK.match(pieces[i]):
+            pieces[i - 1:i + 1] = [f"{pieces[i - 1]}; {pieces[i]}"]
     if len(pieces) < 2 or len(pieces) > 6:
         return [request]
     steps: list[str] = []
