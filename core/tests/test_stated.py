@@ -238,6 +238,14 @@ def test_text_the_request_carries_is_not_written_on_past() -> None:
     kept = plan(("memory.note", {"text": "Note: Inventory service, entry src/app.py"}))
     assert settled_values(kept, asked, "", TOOLS, fill=False) == kept
     # the sentence's own end is no ramble: "spaces, not tabs" written "Spaces, not tabs."
+    # the whole request written down is what it carries (heldout12, after its run)
+    said = "Note for this project: the stock report is run with `python3 src/app.py`."
+    assert settled_values(plan(("memory.note", {"text": said})), said, "", TOOLS,
+                          fill=False) == plan(("memory.note", {
+                              "text": "the stock report is run with `python3 src/app.py`."}))
+    assert settled_values(plan(("memory.note", {"text": said + " It uses Python 3."})), said,
+                          "", TOOLS, fill=False) == plan(("memory.note", {
+                              "text": "the stock report is run with `python3 src/app.py`."}))
     ended = plan(("memory.note", {"text": "Spaces, not tabs.\n", "append": False}))
     assert settled_values(ended, "replace the project notes: spaces, not tabs", "", TOOLS,
                           fill=False) == ended

@@ -31,7 +31,7 @@ import os
 import re
 import shlex
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -47,6 +47,7 @@ from ._values import (
     paths_not_quoted,
     stated_number,
     without_copied_values,
+    without_more,
 )
 from ._words import (
     QUOTED,
@@ -91,11 +92,11 @@ def settled_values(plan: Plan, asked: str, shown: str,
     if isinstance(reply, Plan) and (carried := carried_patch(asked)):
         reply = _with_patch(reply, carried[0], tools)
     if isinstance(reply, Plan) and (content := carried_text(asked)):
-        reply = _without_more(reply, content, tools)
+        reply = without_more(reply, content, tools, asked=asked)
     quotes = [q[1:-1].strip() for q in QUOTED.findall(asked)]
     for quote in quotes:  # "a file that says 'Open a pull request.'": no more than that
         if isinstance(reply, Plan) and len(quote.split()) >= 2:
-            reply = _without_more(reply, quote, tools, [q for q in quotes if q != quote])
+            reply = without_more(reply, quote, tools, [q for q in quotes if q != quote])
     if isinstance(reply, Plan):
         reply = paths_not_quoted(reply, asked, tools)
     if isinstance(reply, Plan) and cwd:
@@ -156,29 +157,6 @@ def _with_patch(plan: Plan, patch: str, tools: Mapping[str, ToolDeclaration]) ->
     steps = list(plan.steps)
     steps[takes[0]] = msgspec.structs.replace(step, args={**step.args, "patch": patch})
     return msgspec.structs.replace(plan, steps=tuple(steps))
-
-
-def _without_more(plan: Plan, content: str, tools: Mapping[str, ToolDeclaration],
-                  others: Sequence[str] = ()) -> Plan:
-    """``plan`` with each text value that starts with the ``content`` the request
-    carries (or quotes) and goes on past it cut back to it: a small model, given
-    "replace the notes with: X", wrote X and then paragraphs of its own. What goes on
-    to hold ``others`` (the request's other quoted texts) is the request's, and kept."""
-    steps = []
-    for step in plan.steps:
-        props = getattr(tools.get(step.tool), "args_schema", {}).get("properties", {})
-        args = dict(step.args)
-        for key, value in step.args.items():
-            if isinstance(value, str) and not props.get(key, {}).get("x-adjutant-role") \
-                    and value.lower().startswith(content.lower()) \
-                    and value[len(content):].strip(" \t\n.!?;,:") \
-                    and not any(o.lower() in value[len(content):].lower() for o in others):
-                _log.info("carried text: %s.%s went on past what the request says; cut",
-                          step.tool, key)
-                args[key] = value[:len(content)] + ("\n" if value[len(content)] == "\n"
-                                                    else "")
-        steps.append(step if args == step.args else msgspec.structs.replace(step, args=args))
-    return Plan(steps=tuple(steps))
 
 
 def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],

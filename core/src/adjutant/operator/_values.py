@@ -19,7 +19,7 @@ from ._here import here, named_documents, workspace_paths
 from ._words import QUOTED, hinted, terms, typing_slips
 
 __all__ = ["argv_files_as_here", "inputs_as_here", "joined", "paths_as_named",
-           "paths_not_quoted", "stated_number", "without_copied_values"]
+           "paths_not_quoted", "stated_number", "without_copied_values", "without_more"]
 
 _log = logging.getLogger("adjutant.planner")
 _NUMBER = re.compile(r"(?<![\w./:-])\d{1,9}(?![\w./:-]|\.\d)")
@@ -290,5 +290,36 @@ def argv_files_as_here(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
                     item = only[0]
                 items.append(item)
             args[key] = items
+        steps.append(step if args == step.args else msgspec.structs.replace(step, args=args))
+    return Plan(steps=tuple(steps))
+
+
+def without_more(plan: Plan, content: str, tools: Mapping[str, ToolDeclaration],
+                 others: Sequence[str] = (), asked: str = "") -> Plan:
+    """``plan`` with each text value that starts with the ``content`` the request
+    carries (or quotes) and goes on past it cut back to it: a small model, given
+    "replace the notes with: X", wrote X and then paragraphs of its own. What goes on
+    to hold ``others`` (the request's other quoted texts) is the request's, and kept.
+    A value that is the whole request (``asked``: "Note for this project: the report is
+    run with ..." written down as it was said), and on past it, is what it carries."""
+    steps = []
+    whole = asked.strip().rstrip(".!").lower()
+    for step in plan.steps:
+        props = getattr(tools.get(step.tool), "args_schema", {}).get("properties", {})
+        args = dict(step.args)
+        for key, value in step.args.items():
+            if whole and isinstance(value, str) and value.strip().lower().startswith(whole) \
+                    and not props.get(key, {}).get("x-adjutant-role"):
+                _log.info("carried text: %s.%s is the whole request; what it carries",
+                          step.tool, key)
+                args[key] = content + ("\n" if value.endswith("\n") else "")
+            elif isinstance(value, str) and not props.get(key, {}).get("x-adjutant-role") \
+                    and value.lower().startswith(content.lower()) \
+                    and value[len(content):].strip(" \t\n.!?;,:") \
+                    and not any(o.lower() in value[len(content):].lower() for o in others):
+                _log.info("carried text: %s.%s went on past what the request says; cut",
+                          step.tool, key)
+                args[key] = value[:len(content)] + ("\n" if value[len(content)] == "\n"
+                                                    else "")
         steps.append(step if args == step.args else msgspec.structs.replace(step, args=args))
     return Plan(steps=tuple(steps))
