@@ -231,3 +231,24 @@ async def test_a_note_rambling_past_the_users_words_is_planned_with_them() -> No
     assert step.args == {"path": "notes.txt", "text": "tests are run with python3 -m pytest "
                                                       "from the repo root"}
     assert h.provider.pending == 0 and [r["ok"] for r in run.logged("attempt")] == [True]
+
+
+def test_the_end_sentinel_written_inside_an_answer_ends_it() -> None:
+    """"how do I squash my last two commits?" was answered "..., you can use the
+    following command in the read-only OS sandbox: <END>" (the worked examples' end,
+    written as text, in a whole reply): the text before it, to its last whole sentence;
+    an answer without it is left as it is."""
+    import json
+
+    from adjutant.operator._replies import closed_answer
+
+    def answer(text: str) -> str:
+        return json.dumps({"type": "response", "text": text})
+
+    assert json.loads(closed_answer(answer(
+        "Squash them with an interactive rebase. Use this command: <END>")))["text"] \
+        == "Squash them with an interactive rebase."
+    assert json.loads(closed_answer(answer("Use `git rebase -i HEAD~2`.<END><END>")))[
+        "text"] == "Use `git rebase -i HEAD~2`."
+    kept = answer("Nothing to add: it is done.")
+    assert closed_answer(kept) == kept

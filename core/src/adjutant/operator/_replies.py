@@ -15,6 +15,8 @@ from typing import Any
 
 from adjutant_hookspecs import ContractError, Plan, Reply, Response, convert
 
+from ._grammar import END
+
 __all__ = ["MAX_REPLY_BYTES", "closed_answer", "closed_plan", "parse_reply"]
 
 MAX_REPLY_BYTES = 256 * 1024
@@ -80,10 +82,14 @@ def closed_answer(text: str, *, ended: bool = False) -> str:
     if head is None:
         return text
     try:
-        json.loads(text)
-        return text  # whole (or malformed some other way: parse_reply says how)
+        whole = json.loads(text)
     except ValueError:
         pass
+    else:  # whole (or malformed some other way: parse_reply says how)
+        said = whole.get("text") if isinstance(whole, dict) else None
+        if isinstance(said, str) and END in said:  # the examples' end, written as text
+            return _ended(said.partition(END)[0])
+        return text
     body = text[head.end():]
     if '"' in body.replace('\\\\', '').replace('\\"', ''):
         return text  # the string ended: not a cut answer
@@ -157,3 +163,14 @@ def _ended_at(text: str, start: int, end: int, carried: str, opened: list[str]) 
             return ""
         return closed
     return ""
+
+
+def _ended(said: str) -> str:
+    """An answer the model ended with the worked examples' end sentinel written inside
+    its text ("... you can use the following command: <END>"): the text before it, to
+    its last whole sentence when it stops mid-way (a colon promising what never came)."""
+    said = said.rstrip()
+    if said[-1:] not in (".", "!", "?", ")", '"', "`") and (
+            ends := [m.end() for m in _SENTENCE_END.finditer(said + " ")]):
+        said = said[:ends[-1]]
+    return json.dumps({"type": "response", "text": said}, ensure_ascii=False)
