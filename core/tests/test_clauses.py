@@ -88,6 +88,7 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     # a remark on the clause before is part of it (heldout12, after its blind run: a
     # second memory.remember of "project is a fact about the project")
     "keep in mind that the warehouse is 'north'; that's a fact about the project",
+    "from the src folder, open util",  # where, then what (heldout13, after its run)
     "search for TODO and FIXME in src",
     "find and delete tmp files",                 # one verb phrase
     "append 'buy milk, then eggs' to notes.txt",  # quoted text is never split

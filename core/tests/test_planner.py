@@ -762,6 +762,8 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("what's a file in src that mentions average? list them", False),  # and an order
     ("What port does PostgreSQL use by default?", True),  # a default, in general
     ("what is HEAD~2 in git?", True),  # what a name means in a language or tool
+    ("what does HEAD~2 refer to in git", True),  # heldout13, after its blind run
+    ("I need a branch name for a typo fix. Any suggestion? Don't create it.", True),
     ("what are hooks in git?", True),
     ("what is staged in git?", False),  # what is so here
     ("what is the latest commit in git?", False),

@@ -43,6 +43,9 @@ def space(tmp_path: Path) -> Path:
     ("Settings.JSON under config — what's in it?", ("file", "config/settings.json")),
     ("under docs, show me guide", ("file", "docs/guide.md")),
     ("read me the guide first", ("file", "docs/guide.md")),  # heldout11, after its run
+    # a file not here, named with its ending: its read's preview says it is missing
+    # (heldout13, after its blind run: planned as doc.summarize)
+    ("show me docs/install.md", ("file", "docs/install.md")),
     ("list todo.md", None),  # a listing of a file: the model decides
     ("what does README.md say about installing?", None),  # more than seeing it
     ("show me what changed in notes.txt", None),

@@ -48,6 +48,8 @@ def here(tmp_path: Path) -> str:
     ("how many cpu cores and how much RAM does this box have", "sys.info", {},
      {"sections": ["cpu", "memory"]}),
     ("how much free disk space is there?", "sys.info", {}, {"sections": ["disk"]}),
+    ("Which operating system is this, and which Python version is installed?", "sys.info",
+     {}, {"sections": ["os", "python"]}),
     ("which OS and which python version is this?", "sys.info", {},
      {"sections": ["os", "python"]}),
     # the word before what the tool acts on, into its name filter
@@ -243,6 +245,14 @@ def test_text_the_request_carries_is_not_written_on_past() -> None:
     assert settled_values(plan(("memory.note", {"text": said})), said, "", TOOLS,
                           fill=False) == plan(("memory.note", {
                               "text": "the stock report is run with `python3 src/app.py`."}))
+    # a text opening with the request's own ask to keep it (heldout13, after its run)
+    kept = "remember i like commit messages written in the imperative mood"
+    assert settled_values(plan(("memory.remember", {"text": kept})), kept, "", TOOLS,
+                          fill=False) == plan(("memory.remember", {
+                              "text": "i like commit messages written in the imperative mood"}))
+    assert settled_values(plan(("memory.note", {"text": "Note for the team"})),
+                          "note for the team", "", TOOLS, fill=False) == plan(
+                              ("memory.note", {"text": "Note for the team"}))  # a noun
     assert settled_values(plan(("memory.note", {"text": said + " It uses Python 3."})), said,
                           "", TOOLS, fill=False) == plan(("memory.note", {
                               "text": "the stock report is run with `python3 src/app.py`."}))
@@ -283,6 +293,13 @@ def test_a_quoted_text_written_is_not_written_on_past() -> None:
     ("look for average in the codebase", "average in the codebase", "average"),
     ("look for the literal text sum(values) anywhere in the project",
      "sum(values) anywhere in the project", "sum(values)"),
+    # heldout13, after its blind run: where to look said after the term, an aside after
+    # a dash
+    ("Traceback in the logs folder \u2014 grep for it",
+     "Traceback in the logs folder \u2014 grep for it", "Traceback"),
+    ("search for the literal text len(values) \u2014 no regex", "len(values) \u2014 no regex",
+     "len(values)"),
+    ("grep for 'a - b' in src", "a - b", "a - b"),  # quoted: all of it is the term
     # left alone: the pattern is the request's (escapes aside), or two terms are said,
     # or none, or the words are all there is
     ("find calls to main() in src", r"main\(\)", r"main\(\)"),

@@ -46,7 +46,7 @@ _ASKS_AGAIN = re.compile(r",\s*(?:and\s+then|and|then)\s+(?=(?:" + "|".join(sort
 _ASKS = frozenset(("what", "what's", "whats", "which", "who", "where", "how"))
 #: Where a clause only says where the next acts ("in src/util.py, make average
 #: return 0"): no step of its own.
-_WHERE = re.compile(r"^(?:in|inside|within|under|for|on)\s+(?:the\s+)?\S+"
+_WHERE = re.compile(r"^(?:in|inside|within|under|for|on|from)\s+(?:the\s+)?\S+"
                     r"(?:\s+(?:folder|dir|directory|file))?$", re.IGNORECASE)
 #: What a schedule repeats when it says "the same thing": the clause before.
 #: A clause that only says what is there ("in the src folder there's a util file, show it

@@ -59,6 +59,8 @@ def content_asked(request: str, cwd: str) -> tuple[str, str] | None:
     return None
 
 
+#: A file's name with an ending ("install.md"): a file, here or not.
+_ENDING = re.compile(r"\w\.[A-Za-z0-9]{1,8}$")
 #: A file called by its stem ("the Todo file", "my notes file"), and a question about
 #: what "it" holds.
 _CALLED_FILE = re.compile(r"\b(?:the|my|our|this|that)\s+([A-Za-z][\w-]{2,40})\s+file\b",
@@ -175,11 +177,17 @@ def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
     words = _WORD.findall(request.lower().replace("'", ""))
     if not words or len(words) > 12 or (request.rstrip().endswith("?") and len(words) > 7):
         return None
-    found: list[str] = [real for p in named_paths(request)[:3] if (real := here(cwd, p))]
+    named = named_paths(request)[:3]
+    found: list[str] = [real for p in named if (real := here(cwd, p))]
     if not found:
         stems = _stems(cwd)
         found = [only[0] for w in _BARE.findall(request)
                  if len(only := stems.get(w.lower(), [])) == 1]
+    if len(named) == 1 and _ENDING.search(named[0]) and not os.path.isabs(named[0]) \
+            and ".." not in named[0].split("/") and not here(cwd, named[0]) \
+            and not any(os.path.basename(f).lower() == os.path.basename(named[0]).lower()
+                        for f in found):
+        found = named  # a file not here: its read's preview says so ("docs/install.md")
     # a folder that holds another thing named only says where it is ("the guide in
     # the docs folder": docs/guide.md)
     found = [f for f in found if not any(o.startswith(f + "/") for o in found)]
@@ -187,10 +195,10 @@ def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
     if len(set(found)) != 1 or not os.path.realpath(
             os.path.join(cwd, found[0])).startswith(root + os.sep):
         return None  # outside: the model names it as asked, and the cage refuses it
-    named = set(_WORD.findall(found[0].lower()))
+    parts = set(_WORD.findall(found[0].lower()))
     folder = os.path.isdir(os.path.join(cwd, found[0]))
     said = [w for w in words if w not in _SHOWING and not (folder and w in _LISTING)]
-    if any(not any(part.startswith(w) or w.startswith(part) for part in named)
+    if any(not any(part.startswith(w) or w.startswith(part) for part in parts)
            for w in said):
         return None  # something more is asked than seeing it
     return ("dir" if folder else "file"), found[0]

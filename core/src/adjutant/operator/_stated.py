@@ -67,7 +67,7 @@ _NEGATIONS = frozenset({"no", "not", "dont", "don", "doesn", "didn", "won", "wit
                         "exclude", "excluding", "skip", "except", "never", "nor"})
 #: Everyday names of a list's allowed values ("RAM" for ``memory``).
 _ALIASES = {"ram": "memory", "cores": "cpu", "core": "cpu", "processor": "cpu",
-            "processors": "cpu", "storage": "disk", "space": "disk"}
+            "processors": "cpu", "storage": "disk", "space": "disk", "operating": "os"}
 #: A revision said from a ref: "HEAD~1", "develop^", "main~3".
 _REVISION = re.compile(r"(?<![\w~^/.-])((?:HEAD|[\w][\w./-]*)(?:[~^]\d*)+)(?![\w~^])")
 #: Everyday words for a flag whose name people do not say ("the literal text").
@@ -91,8 +91,8 @@ def settled_values(plan: Plan, asked: str, shown: str,
     reply = without_copied_values(plan, told, shown, tools, cwd)
     if isinstance(reply, Plan) and (carried := carried_patch(asked)):
         reply = _with_patch(reply, carried[0], tools)
-    if isinstance(reply, Plan) and (content := carried_text(asked)):
-        reply = without_more(reply, content, tools, asked=asked)
+    if isinstance(reply, Plan):  # what it carries, or no more than what it says
+        reply = without_more(reply, carried_text(asked), tools, asked=asked)
     quotes = [q[1:-1].strip() for q in QUOTED.findall(asked)]
     for quote in quotes:  # "a file that says 'Open a pull request.'": no more than that
         if isinstance(reply, Plan) and len(quote.split()) >= 2:
@@ -301,9 +301,13 @@ def _argv_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> Tool
 #: What a search term is said with: quoted, or a call ("len(values)", "main()").
 _TERM = re.compile(r"""(?<![A-Za-z])'([^']+)'(?![A-Za-z])|"([^"]+)"|`([^`]+)`"""
                    r"""|(?<![\w.(])([A-Za-z_][\w.]*\([^()\s]*\))""")
-#: Words after a search term that say where to look, never part of it.
+#: Words after a search term that say where to look, or an aside after a dash ("len(values)
+#: — no regex"), never part of it.
 _WHERE_ELSE = re.compile(r"(?:\s+(?:anywhere|everywhere|in the (?:code(?:base)?|repo|project)"
-                         r"|in this (?:code(?:base)?|repo|project)|please|pls))+$", re.I)
+                         r"|in this (?:code(?:base)?|repo|project)|please|pls|in (?:the )?"
+                         r"[\w.-]+ (?:folder|dir|directory)))+"
+                         r"(?:\s+[\u2014\u2013]\s.*|\s+--?\s.*)?$"
+                         r"|\s+[\u2014\u2013]\s.*$|\s+--?\s.*$", re.I)
 
 
 def _pattern_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> ToolCall:
@@ -321,7 +325,8 @@ def _pattern_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> T
         terms_said = {next(g for g in m.groups() if g) for m in _TERM.finditer(asked)}
         if len(terms_said) == 1:
             new = terms_said.pop()
-    elif (where := _WHERE_ELSE.search(pattern)) and pattern[:where.start()].strip():
+    elif (where := _WHERE_ELSE.search(pattern)) and pattern[:where.start()].strip() \
+            and pattern not in " ".join(QUOTED.findall(asked)):  # quoted: all the term
         new = pattern[:where.start()]
     args = {**step.args, "pattern": new}
     if re.fullmatch(r"[A-Za-z_][\w.]*\([^()\\]*\)", new) and "fixed_strings" not in args \

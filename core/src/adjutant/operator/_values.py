@@ -294,6 +294,14 @@ def argv_files_as_here(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
     return Plan(steps=tuple(steps))
 
 
+#: The request's own words asking to keep what follows ("remember that", "note:"): a
+#: text kept opening with them wrote the ask down too ("remember i like commit messages
+#: in the imperative mood" remembered "remember i like ...").
+_ASKED_TO_KEEP = re.compile(r"(?:please\s+)?(?:(?:remember|keep in mind)(?:\s+that\b)?|"
+                            r"(?:note|jot down|write down)(?:\s+that\b|\s*:))\s+",
+                            re.IGNORECASE)
+
+
 def without_more(plan: Plan, content: str, tools: Mapping[str, ToolDeclaration],
                  others: Sequence[str] = (), asked: str = "") -> Plan:
     """``plan`` with each text value that starts with the ``content`` the request
@@ -301,19 +309,23 @@ def without_more(plan: Plan, content: str, tools: Mapping[str, ToolDeclaration],
     "replace the notes with: X", wrote X and then paragraphs of its own. What goes on
     to hold ``others`` (the request's other quoted texts) is the request's, and kept.
     A value that is the whole request (``asked``: "Note for this project: the report is
-    run with ..." written down as it was said), and on past it, is what it carries."""
+    run with ..." written down as it was said), and on past it, is what it carries; a
+    text opening with the request's own ask to keep it ("remember i like ...") loses
+    that ask (with no ``content`` too)."""
     steps = []
     whole = asked.strip().rstrip(".!").lower()
     for step in plan.steps:
         props = getattr(tools.get(step.tool), "args_schema", {}).get("properties", {})
         args = dict(step.args)
         for key, value in step.args.items():
-            if whole and isinstance(value, str) and value.strip().lower().startswith(whole) \
+            if content and whole and isinstance(value, str) \
+                    and value.strip().lower().startswith(whole) \
                     and not props.get(key, {}).get("x-adjutant-role"):
                 _log.info("carried text: %s.%s is the whole request; what it carries",
                           step.tool, key)
                 args[key] = content + ("\n" if value.endswith("\n") else "")
-            elif isinstance(value, str) and not props.get(key, {}).get("x-adjutant-role") \
+            elif content and isinstance(value, str) \
+                    and not props.get(key, {}).get("x-adjutant-role") \
                     and value.lower().startswith(content.lower()) \
                     and value[len(content):].strip(" \t\n.!?;,:") \
                     and not any(o.lower() in value[len(content):].lower() for o in others):
@@ -321,5 +333,12 @@ def without_more(plan: Plan, content: str, tools: Mapping[str, ToolDeclaration],
                           step.tool, key)
                 args[key] = value[:len(content)] + ("\n" if value[len(content)] == "\n"
                                                     else "")
+            elif isinstance(value, str) and (verb := _ASKED_TO_KEEP.match(value)) \
+                    and asked.lower().startswith(verb.group(0).lower()) \
+                    and not props.get(key, {}).get("x-adjutant-role") \
+                    and value[verb.end():].strip():  # "remember i like ..." kept as said
+                _log.info("carried text: %s.%s opens with the request's own verb; cut",
+                          step.tool, key)
+                args[key] = value[verb.end():]
         steps.append(step if args == step.args else msgspec.structs.replace(step, args=args))
     return Plan(steps=tuple(steps))

@@ -141,7 +141,7 @@ def is_question(request: str) -> bool:
 #: A request that says to answer in words only ("just explain, don't do anything").
 _WORDS_ONLY = re.compile(
     r"\b(?:just|only) (?:explain|describe|tell me)\b|\b(?:don'?t|do not) (?:do|run|change|"
-    r"touch|execute|schedule|create|write|make|commit|save|modify) anything\b|"
+    r"touch|execute|schedule|create|write|make|commit|save|modify) (?:anything|it|them)\b|"
     r"\bwithout (?:doing|running|changing) anything\b|\bin general\b|"
     r"\bgenerally\b|\bin theory\b|\bhypothetically\b|\bno need to (?:look at|open|read|"
     r"run|check|touch|do) anything\b|\b(?:just|only) (?:your|an) opinion\b|"
@@ -154,7 +154,7 @@ _WORDS_ONLY = re.compile(
 #: known by its flags: "what does the report do?" may want the code read).
 _EXPLAIN = re.compile(
     r"(?:^|[.:!?]\s+)\W*what (?:does|do|would|will|did) (?!i\b|we\b|you\b)[^?]{1,80}?"
-    r"\b(?:mean|stand for)\b|(?:^|[.:!?]\s+)\W*what (?:does|would|will) "
+    r"\b(?:mean|stand for|refers? to)\b|(?:^|[.:!?]\s+)\W*what (?:does|would|will) "
     r"(?!i\b|we\b|you\b)(?:[^?]{0,60}\s--?[a-z]|(?:an? |the )?(?:git|docker|npm|pip|"
     r"python3?|chmod|chown|sudo|rm|ls|grep|sed|awk|tar|curl|ssh|kill|cp|mv|ln)\s)"
     r"[^?]{0,60}\bdo\b|(?:^|[.:!?]\s+)\W*what (?:would|will|could) happen if\b",
