@@ -296,6 +296,9 @@ def test_workspace_paths_and_named_paths(tmp_path: Any) -> None:
     ("x" * 100_000, "The request is 100,000 characters long"),
     ("asdkj qwpoe zzkx vbnm", "I could not make sense of that request"),  # was git.diff
     ("xkcd qwfp jjjj", "I could not make sense of that request"),
+    # two of its words are made of English letter pairs, two not (heldout13, after its
+    # blind run: planned as a command line)
+    ("asdf qwpoe zzkx ?? lorp", "I could not make sense of that request"),
 ])
 async def test_an_empty_or_huge_request_gets_a_clear_answer_and_no_model(
         text: str, says: str) -> None:

@@ -345,17 +345,21 @@ def spelled(request: str, names: frozenset[str] = frozenset()) -> str:
 
 def makes_no_sense(request: str) -> bool:
     """Whether ``request`` is keys pressed at random: two or more words of three letters
-    or more, no path, no number, and none of them a word the bank or the stopwords know,
-    a program on PATH, or a word whose every pair of letters is one those words hold
-    ("talk a lot" is English the bank lacks; "asdkj qwpoe zzkx vbnm" had been planned as
-    `git.diff`)."""
+    or more, no path, no number, none of them a word the bank or the stopwords know or a
+    program on PATH, and half of them or more not made only of letter pairs those words
+    hold ("talk a lot" is English the bank lacks; "asdkj qwpoe zzkx vbnm" had been
+    planned as `git.diff`, "asdf qwpoe zzkx ?? lorp" as a command line)."""
     words = re.findall(r"[a-z]{3,}", request.lower())
     if len(words) < 2 or re.search(r"\d", request) or named_paths(request) \
             or any(w in _STOPWORDS for w in words):  # most requests: no bank read
         return False
     known, pairs = _known()
-    return not any(w[:5] in known or all(w[i:i + 2] in pairs for i in range(len(w) - 1))
-                   or shutil.which(w) for w in words)
+    if any(w[:5] in known or shutil.which(w) for w in words):
+        return False
+    # half the words or more not even made of letter pairs English has ("asdf qwpoe zzkx
+    # lorp": "asdf" and "lorp" are, the others not)
+    odd = sum(not all(w[i:i + 2] in pairs for i in range(len(w) - 1)) for w in words)
+    return odd * 2 >= len(words)
 
 
 #: A unified diff pasted into a request: its file headers, then hunks and their lines.
