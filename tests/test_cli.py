@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from adjutant.testing import on_terminal
+
 pexpect = pytest.importorskip("pexpect")
 pytest.importorskip("adjutant_files")
 ADJUTANT = str(Path(sys.executable).with_name("adjutant"))
@@ -54,8 +56,8 @@ def adjutant(user: dict[str, Any], *args: str) -> subprocess.CompletedProcess[st
 
 
 def spawn(user: dict[str, Any], *args: str) -> Any:
-    return pexpect.spawn(ADJUTANT, list(args), env=user["env"], cwd=str(user["work"]),
-                         encoding="utf-8", timeout=60)
+    return on_terminal(ADJUTANT, list(args), env=user["env"], cwd=str(user["work"]),
+                       encoding="utf-8", timeout=60)
 
 
 def two_writes_at_the_plan_question(user: dict[str, Any], a: str, b: str) -> Any:

@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 
+from adjutant.testing import on_terminal
+
 #: The string every planted secret carries: it must never come back from a tool.
 MARKER = "SECRET-MARKER-7f3a"
 ADJUTANT = str(Path(sys.executable).with_name("adjutant"))
@@ -103,9 +105,9 @@ class Attack:
 
     def spawn(self, *args: str, timeout: float = 60) -> Any:
         """``adjutant ARGS`` on a real pseudo-terminal (pexpect), to answer approvals."""
-        pexpect = pytest.importorskip("pexpect")
-        return pexpect.spawn(ADJUTANT, list(args), env=self.env, cwd=str(self.work),
-                             encoding="utf-8", timeout=timeout, dimensions=(50, 200))
+        pytest.importorskip("pexpect")
+        return on_terminal(ADJUTANT, list(args), env=self.env, cwd=str(self.work),
+                           encoding="utf-8", timeout=timeout, dimensions=(50, 200))
 
     def mode(self, mode: str) -> None:
         self.cli("mode", mode, check=True)

@@ -32,6 +32,8 @@ from typing import Any
 
 import pytest
 
+from adjutant.testing import on_terminal
+
 from .helpers import ADJUTANT, Attack, have, plan
 
 REQUEST = "stop that process"
@@ -171,14 +173,14 @@ def test_a_process_left_in_the_users_terminal_session_is_stopped_after_approval(
         confirming: Attack, tmp_path: Path) -> None:
     """The user's terminal: a shell that left a long-running job behind (its parent
     gone, so it is no child of Adjutant) and then runs ``adjutant run`` itself."""
-    pexpect = pytest.importorskip("pexpect")
+    pytest.importorskip("pexpect")
     pidfile, go = tmp_path / "job.pid", tmp_path / "go"
     operands = " ".join(["0"] * 250)  # GNU sleep adds them: a 500-character command line
     shell = (f'(sleep 300 {operands} & echo $! > "{pidfile}"); '
              f'while [ ! -e "{go}" ]; do sleep 0.05; done; '
              f'exec "{ADJUTANT}" run "{REQUEST}"')
-    child = pexpect.spawn("sh", ["-c", shell], env=confirming.env, cwd=str(confirming.work),
-                          encoding="utf-8", timeout=60, dimensions=(50, 200))
+    child = on_terminal("sh", ["-c", shell], env=confirming.env, cwd=str(confirming.work),
+                        encoding="utf-8", timeout=60, dimensions=(50, 200))
     job = _wait_for_exec(pidfile)
     try:
         confirming.script(plan(("proc.kill", {"pid": job})))

@@ -22,6 +22,8 @@ import anyio
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 
+from adjutant.testing import on_terminal
+
 
 def _adjutant() -> str:
     beside = Path(sys.executable).parent / "adjutant"
@@ -282,12 +284,11 @@ def free_port() -> int:
 
 def start_http_server(setup: Setup) -> tuple[Any, str]:
     """``adjutant mcp serve --http`` on a real terminal; its URL once it accepts."""
-    import pexpect
 
     port = free_port()
-    child = pexpect.spawn(ADJUTANT, ["mcp", "serve", "--http", "--port", str(port)],
-                          env=setup.full_env, cwd=str(setup.workspace), encoding="utf-8",
-                          timeout=CLI_TIMEOUT_S, dimensions=(50, 200))
+    child = on_terminal(ADJUTANT, ["mcp", "serve", "--http", "--port", str(port)],
+                        env=setup.full_env, cwd=str(setup.workspace), encoding="utf-8",
+                        timeout=CLI_TIMEOUT_S, dimensions=(50, 200))
     try:
         child.expect(r"approvals (on this terminal|nowhere[^\r\n]*)")
         assert child.match.group(1) == "on this terminal", (

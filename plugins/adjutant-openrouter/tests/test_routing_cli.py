@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from adjutant.testing import on_terminal
+
 from .fake_openrouter import FakeOpenRouter
 
 pexpect = pytest.importorskip("pexpect", reason="drives `adjutant run` on a terminal")
@@ -28,8 +30,8 @@ def adjutant(home: Path, server: FakeOpenRouter, *args: str) -> Any:
     env = {"ADJUTANT_HOME": str(home), "OPENROUTER_API_KEY": KEY,
            "ADJUTANT_OPENROUTER_URL": server.url, "NO_COLOR": "1", "PATH": "/usr/bin:/bin",
            "HOME": str(home)}
-    return pexpect.spawn(sys.executable, ["-m", "adjutant.cli", *args], env=env,
-                         cwd=str(home), encoding="utf-8", timeout=60)
+    return on_terminal(sys.executable, ["-m", "adjutant.cli", *args], env=env,
+                       cwd=str(home), encoding="utf-8", timeout=60)
 
 
 def test_a_long_request_goes_remote_after_a_yes_and_the_budget_holds(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from adjutant.testing import on_terminal
 from adjutant_stt import NoInputDevice, _record
 from adjutant_stt._record import Endpoint, file_chunks, record_utterance
 
@@ -141,8 +142,8 @@ def test_ctrl_t_in_chat_listens_and_the_session_goes_on(tmp_path: Path) -> None:
     else:
         pytest.skip("this machine has a microphone")
     env = {**os.environ, "ADJUTANT_HOME": str(tmp_path)}
-    chat = pexpect.spawn(sys.executable, ["-m", "adjutant.cli", "chat"], env=env,
-                         cwd=str(tmp_path), encoding="utf-8", timeout=60)
+    chat = on_terminal(sys.executable, ["-m", "adjutant.cli", "chat"], env=env,
+                       cwd=str(tmp_path), encoding="utf-8", timeout=60)
     try:
         chat.expect("> ")
         chat.sendcontrol("t")

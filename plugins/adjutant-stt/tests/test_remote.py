@@ -21,6 +21,7 @@ import pytest
 
 import adjutant_stt
 from adjutant import hookimpl
+from adjutant.testing import on_terminal
 
 adjutant_openrouter = pytest.importorskip("adjutant_openrouter",
                                           reason="the remote engine is adjutant-openrouter's")
@@ -82,9 +83,9 @@ def chats(server: Any) -> list[Any]:
 
 
 def terminal(*args: str, env: dict[str, str], cwd: Path) -> Any:
-    pexpect = pytest.importorskip("pexpect")
-    return pexpect.spawn(sys.executable, ["-m", "adjutant.cli", *args], env=env,
-                         cwd=str(cwd), encoding="utf-8", timeout=300)
+    pytest.importorskip("pexpect")
+    return on_terminal(sys.executable, ["-m", "adjutant.cli", *args], env=env,
+                       cwd=str(cwd), encoding="utf-8", timeout=300)
 
 
 def same_audio(sent: bytes, original: Path) -> None:

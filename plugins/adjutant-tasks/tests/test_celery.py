@@ -444,7 +444,7 @@ def test_celery_redis_a_live_worker_that_stopped_consuming_is_reported(
         row = _wait_for(reported, "the paused worker to be reported", limit=15)
         assert row["age_s"] < 3 * BEAT  # its heartbeat is fresh: alive, not consuming
         assert "while a message waited in the broker" in row["reason"]
-        assert row["oldest_waiting_s"] > 3 * BEAT
+        assert row["oldest_waiting_s"] >= 3 * BEAT  # rounded to ms: equal when just over
         assert _cli(owner, broker, "show", paused.id)["status"] == "queued"
         replies = app.control.add_consumer(QUEUE_NAME, destination=hostname, reply=True,
                                            timeout=5)

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from ttskit import ADJUTANT, env, needs_portaudio, null_device
 
+from adjutant.testing import on_terminal
+
 pexpect = pytest.importorskip("pexpect")
 pytest.importorskip("adjutant_lmdb")  # the operator's log and mode
 
@@ -41,8 +43,8 @@ def chat(tmp_path: Path, replies: int) -> Any:
              "ALSA_CONFIG_PATH": null_device(tmp_path)}
     environment = {k: v for k, v in env(tmp_path, **extra).items()
                    if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    child = pexpect.spawn(ADJUTANT, ["chat"], env=environment, cwd=str(tmp_path),
-                          encoding="utf-8", timeout=90, dimensions=(40, 200))
+    child = on_terminal(ADJUTANT, ["chat"], env=environment, cwd=str(tmp_path),
+                        encoding="utf-8", timeout=90, dimensions=(40, 200))
     child.expect(PROMPT)
     return child
 

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from ttskit import ADJUTANT, env, needs_portaudio, null_device, speak
 
+from adjutant.testing import on_terminal
+
 
 def test_speak_to_a_file(tmp_path: Path) -> None:
     done = speak(tmp_path, "speak", "Hello from a script.", "-o", "out.wav")
@@ -130,9 +132,9 @@ def test_pause_then_stop_mid_sentence_gives_the_device_back(tmp_path: Path) -> N
 def test_space_stops_speaking_in_the_terminal(tmp_path: Path) -> None:
     pexpect = pytest.importorskip("pexpect")
     text = " ".join(f"This is sentence number {i} of a long answer." for i in range(150))
-    child = pexpect.spawn(ADJUTANT, ["speak", text], cwd=str(tmp_path), encoding="utf-8",
-                          env=env(tmp_path, ALSA_CONFIG_PATH=null_device(tmp_path)),
-                          timeout=60)
+    child = on_terminal(ADJUTANT, ["speak", text], cwd=str(tmp_path), encoding="utf-8",
+                        env=env(tmp_path, ALSA_CONFIG_PATH=null_device(tmp_path)),
+                        timeout=60)
     child.expect("Space or Esc stops")
     child.send(" ")
     child.expect(r"stopped after (\d+\.\d) s")

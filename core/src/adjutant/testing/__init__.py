@@ -13,6 +13,8 @@ asyncio and trio. Conformance suites for each kind of plugin live in
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from ..scripted import (
@@ -30,6 +32,10 @@ from ._system import SKIP_REASON as _SKIP_REASON
 from ._system import missing as _missing
 from ._system import needs_sandbox
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
 __all__ = [
     "EventRecorder",
     "FakeRead",
@@ -44,8 +50,18 @@ __all__ = [
     "ScriptedProvider",
     "fake_tools",
     "needs_sandbox",
+    "on_terminal",
     "plan",
 ]
+
+
+def on_terminal(command: str, args: Sequence[str] = (), **options: Any) -> Any:
+    """``command ARGS`` on a real pseudo-terminal, driven like ``pexpect.spawn`` (pexpect
+    must be installed; the options are `adjutant.testing.terminal.spawn`'s). Safe to
+    call from a multi-threaded test process, which ``pexpect.spawn`` is not."""
+    from .terminal import spawn  # pexpect, a test dependency: imported when used
+
+    return spawn(command, args, **options)
 
 
 @pytest.fixture(params=["asyncio", "trio"])
