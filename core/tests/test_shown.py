@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from adjutant.operator._here import content_asked, shown_path
+from adjutant.operator._here import compared_files, content_asked, shown_path
 from adjutant.testing import FakeRead, Harness, ScriptedProvider, fake_tools
 from adjutant.testing import plan as steps
 from adjutant_hookspecs import ProviderCapabilities
@@ -43,6 +43,7 @@ def space(tmp_path: Path) -> Path:
     ("Settings.JSON under config — what's in it?", ("file", "config/settings.json")),
     ("under docs, show me guide", ("file", "docs/guide.md")),
     ("read me the guide first", ("file", "docs/guide.md")),  # heldout11, after its run
+    ("can u show me the readme", ("file", "README.md")),  # heldout14, after its run
     # a file not here, named with its ending: its read's preview says it is missing
     # (heldout13, after its blind run: planned as doc.summarize)
     ("show me docs/install.md", ("file", "docs/install.md")),
@@ -142,7 +143,29 @@ def test_a_link_out_of_the_working_directory_is_left_to_the_model_and_the_cage(
     ("the notes file, what's in it?", None),  # notes.txt or notes.old
     ("the logs file, what's in it?", None),  # a folder
     ("the todo file, delete it", None),  # no question about what it holds
+    # what a list a file keeps holds (heldout14, after its blind run: a search of TODO)
+    ("whats on the todo list", ("file", "todo.md")),
+    ("what is on my todo list?", ("file", "todo.md")),
+    ("what's on the shopping list?", None),  # no such file here
+    ("what's in the notes file?", None),  # notes.txt or notes.old
 ])
 def test_a_question_about_what_a_named_file_holds_names_it(
         space: Path, request_: str, expected: tuple[str, str] | None) -> None:
     assert content_asked(request_, str(space)) == expected
+
+
+@pytest.mark.parametrize(("request_", "expected"), [
+    # two files side by side after a word that compares (heldout14, after its blind
+    # run: git.diff of both paths)
+    ("diff notes.txt against notes.old", ("notes.txt", "notes.old")),
+    ("compare README.MD with todo.md please", ("README.md", "todo.md")),
+    ("what's the difference between notes.txt and notes.old?", ("notes.txt", "notes.old")),
+    ("diff notes.txt", None),  # one file's changes: git's to show
+    ("compare src with docs", None),  # folders
+    ("diff notes.txt against missing.txt", None),  # one is not here
+    ("read notes.txt and notes.old", None),  # no word that compares
+    ("diff notes.txt and then read todo.md", None),  # not side by side
+])
+def test_two_files_compared_with_each_other_are_named(
+        space: Path, request_: str, expected: tuple[str, str] | None) -> None:
+    assert compared_files(request_, str(space)) == expected

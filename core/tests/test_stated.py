@@ -37,6 +37,11 @@ def here(tmp_path: Path) -> str:
     ("grep for ZeroDivisionError in logs, ignoring case", "search.grep",
      {"pattern": "ZeroDivisionError"}, {"paths": ["logs"], "ignore_case": True}),
     ("who changed README.md recently?", "git.log", {}, {"path": "README.md"}),
+    # files named by their kind (heldout14, after its blind run: no glob)
+    ("Where's debug set? only look in json files", "search.grep", {"pattern": "debug"},
+     {"glob": "*.json"}),
+    ("search for TODO in the python files", "search.grep", {"pattern": "TODO"},
+     {"glob": "*.py"}),
     ("show me the last 5 commits", "git.log", {}, {"max_count": 5}),
     ("show the last five commits", "git.log", {}, {"max_count": 5}),
     ("print the first 200 bytes of README.md", "fs.read", {"path": "README.md"},

@@ -235,3 +235,64 @@ def test_a_command_lines_file_with_an_ending_of_the_models_own_is_the_one_here(
                         ("count the readme's lines", ["wc", "LICENSE.txt"])):  # unsaid
         kept = plan(("shell.exec", {"argv": argv}))
         assert argv_files_as_here(kept, asked, TOOLS, here) == kept, asked
+
+
+def test_a_read_of_one_of_the_files_a_request_lists_reads_each(tmp_path: Path) -> None:
+    """"can you read src/app.py and src/util.py for me" (heldout14, after its blind run)
+    read only the first. A list here is read whole, in order; files not side by side,
+    or not all here, or a tool that writes, are the plan's own."""
+    from adjutant.operator._values import each_listed
+
+    for name in ("src/app.py", "src/util.py", "notes.txt", "todo.md"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    here = str(tmp_path)
+    one = plan(("fs.read", {"path": "src/app.py"}))
+    assert each_listed(one, "can you read src/app.py and src/util.py for me", TOOLS,
+                       here) == plan(("fs.read", {"path": "src/app.py"}),
+                                     ("fs.read", {"path": "src/util.py"}))
+    assert each_listed(plan(("fs.read", {"path": "notes.txt"})),
+                       "show notes.txt, todo.md and src/app.py", TOOLS, here) == plan(
+        ("fs.read", {"path": "notes.txt"}), ("fs.read", {"path": "todo.md"}),
+        ("fs.read", {"path": "src/app.py"}))
+    for asked in ("read src/app.py, then tell me if todo.md mentions milk",
+                  "read src/app.py and src/missing.py", "read src/app.py"):
+        assert each_listed(one, asked, TOOLS, here) == one, asked
+    write = plan(("fs.write", {"path": "notes.txt", "content": "x\n"}))
+    assert each_listed(write, "write notes.txt and todo.md", TOOLS, here) == write
+
+
+def test_an_archive_is_not_its_own_input(tmp_path: Path) -> None:
+    """"Bundle config/settings.json together with the logs folder into debug-bundle.zip"
+    (heldout14, after its blind run) zipped debug-bundle.zip and logs: the output is
+    taken out and the named file put in, in the request's order."""
+    from adjutant.operator._values import output_not_input
+
+    for name in ("config/settings.json", "logs/app.log"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    asked = ("Bundle config/settings.json together with the logs folder into "
+             "debug-bundle.zip for the support ticket.")
+    got = output_not_input(plan(("compress.zip", {"paths": ["debug-bundle.zip", "logs"],
+                                                  "output": "debug-bundle.zip"})),
+                           asked, TOOLS, str(tmp_path))
+    assert got == plan(("compress.zip", {"paths": ["config/settings.json", "logs"],
+                                         "output": "debug-bundle.zip"}))
+    kept = plan(("compress.zip", {"paths": ["logs"], "output": "a.zip"}))
+    assert output_not_input(kept, "zip logs into a.zip", TOOLS, str(tmp_path)) == kept
+
+
+def test_two_reads_of_one_tool_that_differ_only_in_its_choices_are_one() -> None:
+    """"which python version is installed here, and how many cpus are there?" (heldout14,
+    after its blind run) was two sys.info steps: one, of both sections. One without
+    sections (all of them) stays all; other tools and other values stay apart."""
+    from adjutant.operator._values import joined
+
+    python, cpu = plan(("sys.info", {"sections": ["python"]})), plan(
+        ("sys.info", {"sections": ["cpu"]}))
+    assert joined([python, cpu], "", TOOLS) == plan(("sys.info", {"sections": ["python",
+                                                                               "cpu"]}))
+    assert joined([plan(("sys.info", {})), cpu], "", TOOLS) == plan(("sys.info", {}))
+    reads = [plan(("fs.read", {"path": "a.txt"})), plan(("fs.read", {"path": "b.txt"}))]
+    assert joined(reads, "", TOOLS) == plan(("fs.read", {"path": "a.txt"}),
+                                            ("fs.read", {"path": "b.txt"}))

@@ -40,8 +40,11 @@ _LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|n
                    re.IGNORECASE)
 _IT = re.compile(r"\b(it|that file|the file)\b", re.IGNORECASE)
 #: Where a question asks a second thing: ", and show me the staged diff too", ", and
-#: what's using the most of it?" (a comma, then an order or another question).
-_ASKS_AGAIN = re.compile(r",\s*(?:and\s+then|and|then)\s+(?=(?:" + "|".join(sorted(_VERBS))
+#: what's using the most of it?" (a comma, then an order or another question), "...
+#: port 5432? Also, is there a postgres process running?" (a question mark, then a
+#: word that adds).
+_ASKS_AGAIN = re.compile(r"(?:,\s*(?:and\s+then|and|then)|(?<=\?)\s+(?:also|plus|and(?: also)?)"
+                         r",?)\s+(?=(?:" + "|".join(sorted(_VERBS))
                          + r"|what|what's|whats|which|who|where|how|is|are)\b)", re.IGNORECASE)
 _ASKS = frozenset(("what", "what's", "whats", "which", "who", "where", "how"))
 #: Where a clause only says where the next acts ("in src/util.py, make average
@@ -176,7 +179,10 @@ def clauses(request: str) -> list[str]:
             piece = _IT.sub(last_path, piece)
             if head in _EDITS and not named_paths(piece):  # "show me a.py, fix the bug"
                 piece = f"{piece} in {last_path}"
-        if named := named_paths(piece):
+        # a name in quoted content is not the file acted on ("write docs/faq.md with
+        # 'settings: config/settings.json', then commit it"); a quoted name is
+        if named := named_paths(QUOTED.sub(
+                lambda m: m.group(0) if len(m.group(0).split()) < 3 else " ", piece)):
             last_path = named[-1]
         if head in _VERBS and steps:  # "could you read todo.md and then add X to it?":
             piece = piece.rstrip("?")  # the polite question's mark ends an order

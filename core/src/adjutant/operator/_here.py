@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import os
 import re
+from itertools import pairwise
 
 from ._words import _LISTING, _SHOWING, _WORD, named_paths
 
-__all__ = ["asks_content", "content_asked", "here", "named_documents", "names_here",
-           "shown_path", "workspace_paths"]
+__all__ = ["asks_content", "compared_files", "content_asked", "here", "named_documents",
+           "names_here", "shown_path", "workspace_paths"]
 
 
 #: Files a project names without an extension, written as it writes them.
@@ -50,21 +51,22 @@ def content_asked(request: str, cwd: str) -> tuple[str, str] | None:
             folder = os.path.isdir(full) if os.path.lexists(full) else not (
                 "." in os.path.basename(real) or _CONVENTIONAL.fullmatch(real))
             return ("dir" if folder else "file"), real
-    if _ABOUT_IT.search(request):  # "the Todo file, what's on it?"
-        called = {only[0] for stem in _CALLED_FILE.findall(request)
-                  if len(only := _stems(cwd).get(stem.lower(), [])) == 1
-                  and os.path.isfile(os.path.join(cwd, only[0]))}
-        if len(called) == 1:
-            return "file", called.pop()
-    return None
+    # "the Todo file, what's on it?", "whats on the todo list"
+    stems = _ON_THE_LIST.findall(request) or (
+        _CALLED_FILE.findall(request) if _ABOUT_IT.search(request) else [])
+    called = {only[0] for stem in stems if len(only := _stems(cwd).get(stem.lower(), [])) == 1
+              and os.path.isfile(os.path.join(cwd, only[0]))}
+    return ("file", called.pop()) if len(called) == 1 else None
 
 
 #: A file's name with an ending ("install.md"): a file, here or not.
 _ENDING = re.compile(r"\w\.[A-Za-z0-9]{1,8}$")
 #: A file called by its stem ("the Todo file", "my notes file"), and a question about
-#: what "it" holds.
+#: what "it" holds; what is on a list a file keeps ("whats on the todo list").
 _CALLED_FILE = re.compile(r"\b(?:the|my|our|this|that)\s+([A-Za-z][\w-]{2,40})\s+file\b",
                           re.IGNORECASE)
+_ON_THE_LIST = re.compile(r"\bwhat(?:'?s| is| are) (?:on|in) (?:the|my|our) ([A-Za-z][\w-]{2,40})"
+                          r" (?:list|file|notes)\b", re.IGNORECASE)
 _ABOUT_IT = re.compile(r"\bwhat(?:'?s| is) (?:in|on|inside) it\b|\bwhat does it (?:say|"
                        r"contain|hold|list)\b", re.IGNORECASE)
 
@@ -202,3 +204,28 @@ def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
            for w in said):
         return None  # something more is asked than seeing it
     return ("dir" if folder else "file"), found[0]
+
+
+#: Two files compared with each other: "diff notes.txt against notes.old", "compare
+#: a.json with b.json", "what's the difference between x.md and y.md".
+_COMPARING = re.compile(r"\b(?:diff|compare|comparing|differences?|differ)\b", re.IGNORECASE)
+_AGAINST = re.compile(r"\s*(?:,\s*)?(?:against|with|to|and|vs\.?|versus|from)\s+(?:the\s+)?",
+                      re.IGNORECASE)
+
+
+def compared_files(request: str, cwd: str) -> tuple[str, str] | None:
+    """The two files here ``request`` compares with each other, as they are here, when it
+    names them side by side after a word that compares; None otherwise (one file's
+    changes are git's to show)."""
+    names = named_documents(request)
+    for first, second in pairwise(names):
+        start = request.find(first)
+        end = request.find(second, start + len(first))
+        if start < 0 or end < 0 or not _AGAINST.fullmatch(request[start + len(first):end]) \
+                or not _COMPARING.search(request[max(0, start - 40):start]):
+            continue
+        found = [here(cwd, first), here(cwd, second)]
+        if all(f and os.path.isfile(os.path.join(cwd, f)) for f in found) \
+                and found[0] != found[1]:
+            return str(found[0]), str(found[1])
+    return None

@@ -44,13 +44,22 @@ from ._actionlog import ActionLog
 from ._bank import Example
 from ._clauses import the_ask
 from ._grammar import MAX_STEPS, reply_grammar
-from ._here import asks_content, content_asked, here, named_documents, names_here, shown_path
+from ._here import (
+    asks_content,
+    compared_files,
+    content_asked,
+    here,
+    named_documents,
+    names_here,
+    shown_path,
+)
 from ._replies import closed_answer, closed_plan, parse_reply
 from ._run import Run
 from ._stated import git_names
 from ._words import (
     QUOTED,
     RECORDS,
+    asks_where_done,
     carried_patch,
     carried_text,
     echoes,
@@ -107,7 +116,8 @@ class Prompting:
         self.passages_for_answers = True
         #: The tools that show one file and one folder (adjutant-files'): a request that
         #: only asks to see one thing here is planned with them (`_here.shown_path`).
-        self.viewers = {"file": "fs.read", "dir": "fs.list"}
+        self.viewers = {"file": "fs.read", "dir": "fs.list", "two files": "fs.diff",
+                        "text": "search.grep"}
         # the passages in each recent request's prompt (`choose` takes them out)
         self._passages: OrderedDict[str, str] = OrderedDict()
         self._answered: OrderedDict[str, bool] = OrderedDict()  # prompt: chose words
@@ -240,6 +250,15 @@ class Prompting:
             _log.info("shown: %r only asks to see %s: %s", prompt[:80], shown[1], viewer)
             exclude = [n for n in (*names, "response") if n != viewer]
             paths = [shown[1]]
+        elif (pair := compared_files(mended, cwd)) and (
+                viewer := self.viewers.get("two files")) in names and viewer not in exclude:
+            _log.info("compared: %r compares %s with %s: %s", prompt[:80], *pair, viewer)
+            exclude = [n for n in (*names, "response") if n != viewer]
+            paths = list(pair)
+        elif asks_where_done(mended) and (viewer := self.viewers.get("text")) in names \
+                and viewer not in exclude:
+            _log.info("where done: %r asks where the code does it: %s", prompt[:80], viewer)
+            exclude = [n for n in (*names, "response") if n != viewer]
         request, choice = await self.planner().choose(
             scorer, request, names, self.priors, paths=paths,
             calibrate=self.first_choice == "calibrated",

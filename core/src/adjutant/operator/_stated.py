@@ -42,7 +42,9 @@ from ._grammar import ONE_WORD
 from ._here import here, named_documents, names_here
 from ._values import (
     argv_files_as_here,
+    each_listed,
     inputs_as_here,
+    output_not_input,
     paths_as_named,
     paths_not_quoted,
     stated_number,
@@ -106,7 +108,22 @@ def settled_values(plan: Plan, asked: str, shown: str,
     if not (fill and isinstance(reply, Plan)):
         return reply
     # "the lsat 4 comits" states a count as surely as "the last 4 commits"
-    return with_stated_values(reply, spelled(told, names_here(cwd)), tools, cwd)
+    reply = with_stated_values(reply, spelled(told, names_here(cwd)), tools, cwd)
+    if isinstance(reply, Plan) and cwd:  # a name it states, as it is here ("commits that
+        # touched util.py"), and each of the names it lists ("read a.py and b.py")
+        reply = each_listed(output_not_input(inputs_as_here(reply, tools, cwd), asked, tools,
+                                             cwd), asked, tools, cwd)
+    return reply
+
+
+#: Files named by their kind ("in json files", "only the python files"), and the ending
+#: of each kind not named by its ending.
+_KIND_OF_FILES = re.compile(r"\b(?:in|only|among|through|across|of)\s+(?:the\s+|my\s+|all\s+)?"
+                            r"(json|ya?ml|python|py|markdown|md|te?xt|toml|javascript|js|"
+                            r"typescript|ts|html|css|shell|sh|log|csv|ini|cfg|rust|go|java)\s+"
+                            r"files\b", re.IGNORECASE)
+_KINDS = {"python": "py", "markdown": "md", "text": "txt", "javascript": "js",
+          "typescript": "ts", "shell": "sh", "rust": "rs"}
 
 
 #: Endings of the files people name without them ("add X to my notes": notes.txt).
@@ -241,8 +258,11 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
         elif kind == "string" and key == "glob":
             globs = [w for w in words if ("*" in w or "?" in w) and len(w) > 1
                      and _norm(w) not in used]
+            kinds = {f"*.{_KINDS.get(k.lower(), k.lower())}" for k in _KIND_OF_FILES.findall(asked)}
             if len(globs) == 1:
                 filled[key] = globs[0]
+            elif not globs and len(kinds) == 1:  # "only look in json files": *.json
+                filled[key] = kinds.pop()
     if isinstance(unset.get("name"), Mapping) and unset["name"].get("type") == "string" \
             and "name" not in filled and not roles["name"] and (
                 word := _named_kind(words, nouns)) and _norm(word) not in used:

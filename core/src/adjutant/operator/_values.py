@@ -18,7 +18,8 @@ from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration, is_wri
 from ._here import here, named_documents, workspace_paths
 from ._words import QUOTED, hinted, terms, typing_slips
 
-__all__ = ["argv_files_as_here", "inputs_as_here", "joined", "paths_as_named",
+__all__ = ["argv_files_as_here", "each_listed", "inputs_as_here", "joined", "output_not_input",
+           "paths_as_named",
            "paths_not_quoted", "stated_number", "without_copied_values", "without_more"]
 
 _log = logging.getLogger("adjutant.planner")
@@ -248,13 +249,95 @@ def paths_not_quoted(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration
         steps=tuple(steps))
 
 
+def output_not_input(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
+                     cwd: str) -> Plan:
+    """``plan`` with a step's output (its one path) that is not here taken out of its
+    inputs (its list of paths), and the files here ``asked`` names that the inputs lack
+    put in: "bundle config/settings.json with the logs folder into debug-bundle.zip"
+    had zipped debug-bundle.zip and logs."""
+    steps = []
+    for step in plan.steps:
+        props = tools[step.tool].args_schema.get("properties", {}) if step.tool in tools else {}
+        lists = [k for k, v in props.items() if isinstance(v, Mapping)
+                 and v.get("x-adjutant-role") == "paths"]
+        key, items = _path_key(step, tools), step.args.get(lists[0]) if lists else None
+        out = step.args.get(key) if key else None
+        if isinstance(items, list) and isinstance(out, str) and out in items \
+                and not os.path.lexists(os.path.join(cwd, out)):
+            named = [real for p in named_documents(asked) if (real := here(cwd, p))]
+            kept = [i for i in items if i != out]
+            kept += [p for p in dict.fromkeys(named) if p not in kept and p != out]
+            kept.sort(key=lambda p: (asked.find(p) % (len(asked) + 1)))  # as asked
+            if kept:
+                _log.info("output: %s %r is its own input; inputs %r", step.tool, out, kept)
+                step = msgspec.structs.replace(step, args={**step.args, lists[0]: kept})
+        steps.append(step)
+    return Plan(steps=tuple(steps))
+
+
+#: What joins the names of a list: "src/app.py and src/util.py", "a.md, b.md & c.md".
+_LIST_JOIN = re.compile(r"\s*(?:,\s*and|,|and|&)\s+(?:the\s+|also\s+)?", re.IGNORECASE)
+
+
+def each_listed(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
+                cwd: str) -> Plan:
+    """A plan of one read of one path, where the request lists that path with others
+    here ("can you read src/app.py and src/util.py for me"), as one read of each, in
+    the request's order: a tool taking one path is called once per path."""
+    if len(plan.steps) != 1 or (key := _path_key(step := plan.steps[0], tools)) is None \
+            or is_write(tools[step.tool]) or not isinstance(step.args.get(key), str):
+        return plan
+    text, at = QUOTED.sub(lambda m: " " * len(m.group(0)), asked), 0
+    run: list[str] = []
+    for name in named_documents(asked):
+        start = text.find(name, at)
+        if start < 0:
+            continue
+        if run and not _LIST_JOIN.fullmatch(text[at:start]):
+            if step.args[key] in run:
+                break
+            run = []
+        run, at = [*run, name], start + len(name)
+    found = [real for p in run if (real := here(cwd, p))]
+    if not (2 <= len(found) == len(run) <= 4) or len(set(found)) < len(found) \
+            or (here(cwd, step.args[key]) or step.args[key]) not in found:
+        return plan
+    _log.info("listed: %r names %s; %s of each", asked[:80], ", ".join(found), step.tool)
+    return Plan(steps=tuple(msgspec.structs.replace(step, args={**step.args, key: p})
+                            for p in found))
+
+
+def _merged(steps: list[ToolCall], tools: Mapping[str, ToolDeclaration]) -> tuple[ToolCall, ...]:
+    """``steps`` with a read that follows a read of the same tool differing only in a
+    list of fixed choices made one ("which python version is installed, and how many
+    cpus?": sys.info of python and cpu, not two)."""
+    out: list[ToolCall] = []
+    for step in steps:
+        before = out[-1] if out else None
+        props = tools[step.tool].args_schema.get("properties", {}) if step.tool in tools else {}
+        choices = [k for k, v in props.items() if isinstance(v, Mapping) and v.get(
+            "type") == "array" and isinstance(v.get("items"), Mapping) and "enum" in v["items"]]
+        if before is not None and before.tool == step.tool and choices \
+                and not is_write(tools[step.tool]) and all(
+                    before.args.get(k) == step.args.get(k) for k in {*before.args, *step.args}
+                    if k not in choices) and all(isinstance(s.args.get(k, []), list)
+                                                 for s in (before, step) for k in choices):
+            args = {k: v for k, v in before.args.items() if k not in choices}
+            args.update({k: list(dict.fromkeys([*before.args[k], *step.args[k]]))
+                         for k in choices if k in before.args and k in step.args})
+            out[-1] = msgspec.structs.replace(before, args=args)  # one without: all of them
+            continue
+        out.append(step)
+    return tuple(out)
+
+
 def joined(replies: Sequence[Plan | Response], asked: str,
            tools: Mapping[str, ToolDeclaration]) -> Plan | Response:
     """The replies to a request's clauses as one plan: their steps in order (a clause
     answered in words adds none; the first reply when none has a step), with the paths
     settled across them (`paths_not_quoted`: "it" in a later clause is an earlier one's
     file)."""
-    steps = tuple(step for r in replies if isinstance(r, Plan) for step in r.steps)
+    steps = _merged([step for r in replies if isinstance(r, Plan) for step in r.steps], tools)
     if not steps:
         return replies[0]
     return paths_not_quoted(Plan(steps=steps), asked, tools) if len(replies) > 1 \

@@ -9,9 +9,9 @@ import shutil
 from collections import Counter
 from functools import lru_cache
 
-__all__ = ["QUOTED", "RECORDS", "about_here", "bad_request", "carried_patch", "carried_text",
-           "echoes", "hinted", "is_question", "named_paths", "named_programs", "recurring",
-           "shape", "spelled", "terms", "typing_slips", "wants_words", "with_digits"]
+__all__ = ["QUOTED", "RECORDS", "about_here", "asks_where_done", "bad_request", "carried_patch",
+           "carried_text", "echoes", "hinted", "is_question", "named_paths", "named_programs",
+           "recurring", "shape", "spelled", "terms", "typing_slips", "wants_words", "with_digits"]
 
 #: The longest request planned (characters): a small model's context holds the prompt's
 #: static part, the request and the reply; longer text belongs in a file the request names.
@@ -61,6 +61,13 @@ _SYNONYMS = {
     "weekday": "schedule", "weekdays": "schedule", "recurring": "schedule", "cron": "schedule",
     "summary": "summarize", "summaries": "summarize", "summarise": "summarize",
 }
+
+
+#: Numbers in words: "the three most recent commits" is no slip for "there".
+_NUMBERS = frozenset(re.findall(r"\w+", "one two three four five six seven eight nine ten "
+                                "eleven twelve thirteen fourteen fifteen sixteen seventeen "
+                                "eighteen nineteen twenty thirty forty fifty sixty seventy "
+                                "eighty ninety hundred thousand"))
 
 
 #: Two-word verbs people write apart: "check out release/1.0" is a checkout.
@@ -218,12 +225,52 @@ _DEFINING = re.compile(r"^\W*what(?:'?s| is| are) (?:a|an) \w|"
                        re.IGNORECASE)
 
 
+#: A question weighing two things ("git fetch vs git pull, what's the difference?",
+#: "which is better for a beginner, vim or nano?") or asking for advice ("can you
+#: recommend a library for parsing csv?"): words, unless it names things here
+#: (files, branches, what is staged), which a tool can compare.
+_WEIGHING = re.compile(
+    r"\b(?:vs\.?|versus)\s+\S|\bwhat(?:'?s| is| are) the (?:main |real |big |key )?"
+    r"differences? between\b|\bwhich (?:is|one is|would be|'s) (?:better|best|faster|safer|"
+    r"easier)\b", re.IGNORECASE)
+_ADVICE = re.compile(r"\b(?:recommend|suggest)\b(?:\s+\S+){0,3}?\s+(?:library|libraries|"
+                     r"package|packages|module|tool|tools|book|books|editor|framework|"
+                     r"language|approach|way)\b", re.IGNORECASE)
+_OURS = re.compile(r"\b(?:main|master|develop|dev|head|staged|unstaged|stash|working (?:tree|"
+                   r"copy)|branch(?:es)?|origin|upstream|release/\S+)\b", re.IGNORECASE)
+
+
+def weighs_things(request: str) -> bool:
+    """Whether ``request`` asks which of two things in general (`_WEIGHING`, a
+    question) or for advice (`_ADVICE`, asked or ordered), naming nothing here."""
+    intent = QUOTED.sub("x", request)
+    return bool(((_WEIGHING.search(intent) and is_question(request)) or _ADVICE.search(intent))
+                and not (
+        named_paths(request) or about_here(request) or _LOCAL.search(request)
+        or _OURS.search(request)))
+
+
+#: A question where something is done in the code ("Where's debug set?", "where is
+#: the average function defined?"): a search of the files' text answers it.
+_WHERE_DONE = re.compile(
+    r"^\W*where(?:'?s| is| are| do| does| did| exactly is)\b[^?]{0,60}?\b(?:set|defined|"
+    r"configured|declared|initiali[sz]ed|assigned|imported|called|used|referenced|"
+    r"mentioned|handled|raised|computed|calculated|hard-?coded)\b", re.IGNORECASE)
+
+
+def asks_where_done(request: str) -> bool:
+    """Whether ``request`` asks where in the code something is done (`_WHERE_DONE`)."""
+    return bool(_WHERE_DONE.match(request))
+
+
 def wants_words(request: str) -> bool:
     """Whether ``request`` says it wants an explanation, not an action, asks what a
-    command or a name means (`_EXPLAIN`), or only asks how to do a thing (`_HOW_TO`) or
-    what a kind of thing is (`_DEFINING`)."""
+    command or a name means (`_EXPLAIN`), weighs two things or asks advice
+    (`weighs_things`), or only asks how to do a thing (`_HOW_TO`) or what a kind of
+    thing is (`_DEFINING`)."""
     return bool((_WORDS_ONLY.search(QUOTED.sub("x", request)) and not _SEE.search(request))
                 or _EXPLAIN.search(request.replace("`", ""))
+                or weighs_things(request)
                 or (_HOW_TO.match(request) and is_question(request))
                 or (_DEFINING.match(request) and (request.rstrip().endswith("?") or
                                                    request.lower().lstrip(" \t\"'(").startswith(
@@ -272,7 +319,7 @@ def _vocabulary() -> Counter[str]:
     answered in words), the stopwords and synonyms, each with how often it is used."""
     from ._bank import bundled
 
-    counts = Counter({w: 1 for w in (*_STOPWORDS, *_SYNONYMS)})
+    counts = Counter({w: 1 for w in (*_STOPWORDS, *_SYNONYMS, *_NUMBERS)})
     for example in bundled():
         counts.update(re.findall(r"[a-z]{2,}", example.request.lower()))
     return counts
@@ -474,6 +521,6 @@ _SHOWING = frozenset(["show", "me", "open", "cat", "print", "display", "view", "
                       "is", "s", "inside", "can", "you", "could", "would", "just", "up",
                       "let", "take", "a", "give", "i", "want", "to", "need", "quickly",
                       "whole", "full", "again", "out", "there", "here", "this", "my", "under",
-                      "within", "from", "first", "now", "too", "also", "it"])
+                      "within", "from", "first", "now", "too", "also", "it", "u", "plz"])
 #: Words that only ask to see a folder ("list the files in src").
 _LISTING = frozenset(["list", "ls", "files", "entries", "everything", "whats", "under"])
