@@ -37,6 +37,11 @@ def here(tmp_path: Path) -> str:
     ("grep for ZeroDivisionError in logs, ignoring case", "search.grep",
      {"pattern": "ZeroDivisionError"}, {"paths": ["logs"], "ignore_case": True}),
     ("who changed README.md recently?", "git.log", {}, {"path": "README.md"}),
+    # a file called by its stem (stop 44's levers: the log of everything)
+    ("who touched the readme lately", "git.log", {}, {"path": "README.md"}),
+    # an address written with its port (heldout14, after its blind run: no host)
+    ("my dev server should be on [::1]:3000 — is it up?", "net.check_port", {"port": 3000},
+     {"host": "::1"}),
     # files named by their kind (heldout14, after its blind run: no glob)
     ("Where's debug set? only look in json files", "search.grep", {"pattern": "debug"},
      {"glob": "*.json"}),

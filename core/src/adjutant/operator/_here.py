@@ -10,8 +10,8 @@ from itertools import pairwise
 
 from ._words import _LISTING, _SHOWING, _WORD, named_paths
 
-__all__ = ["asks_content", "compared_files", "content_asked", "here", "named_documents",
-           "names_here", "shown_path", "workspace_paths"]
+__all__ = ["asks_content", "compared_files", "content_asked", "files_called", "here",
+           "named_documents", "names_here", "shown_path", "workspace_paths"]
 
 
 #: Files a project names without an extension, written as it writes them.
@@ -168,6 +168,21 @@ def _stems(cwd: str) -> dict[str, list[str]]:
             else name.split(".", 1)[0].lower()
         stems.setdefault(key, []).append(path)
     return stems
+
+
+#: A file called by its stem after "the", "my" or "our": "who touched the readme lately".
+_THE_STEM = re.compile(r"\b(?:the|my|our)\s+([A-Za-z][\w-]{2,40})\b(?![./])", re.IGNORECASE)
+
+
+def files_called(request: str, cwd: str) -> list[str]:
+    """The files here ``request`` calls by their stem after "the", "my" or "our" (the
+    readme: README.md), each the one file with that stem; folders are named by their
+    own names."""
+    stems = _stems(cwd)
+    return list(dict.fromkeys(
+        only[0] for stem in _THE_STEM.findall(request)
+        if len(only := stems.get(stem.lower(), [])) == 1
+        and os.path.isfile(os.path.join(cwd, only[0]))))
 
 
 def shown_path(request: str, cwd: str) -> tuple[str, str] | None:

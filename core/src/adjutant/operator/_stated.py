@@ -39,7 +39,7 @@ import msgspec
 from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 from ._grammar import ONE_WORD
-from ._here import here, named_documents, names_here
+from ._here import files_called, here, named_documents, names_here
 from ._values import (
     argv_files_as_here,
     each_listed,
@@ -237,7 +237,9 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
         kind = spec.get("type")
         if isinstance(spec.get("enum"), list):
             fits = [m for m in spec["enum"] if isinstance(m, str) and _norm(m) not in used
-                    and any(_names(w, m) for w in words)]
+                    and (any(_names(w, m) for w in words) or (  # "[::1]:3000": ::1
+                        not re.fullmatch(r"[\w./*?-]+", m) and re.search(
+                            rf"(?<![\w:.]){re.escape(m)}(?![\w.])", asked)))]
             if len(fits) == 1:
                 filled[key] = fits[0]
         elif kind == "array" and isinstance(spec.get("items", {}).get("enum"), list):
@@ -528,6 +530,7 @@ def _paths(asked: str, words: list[str], cwd: str) -> list[str]:
             if word and "/" not in word and "*" not in word and word.isprintable() \
                     and os.path.lexists(os.path.join(cwd, word)):
                 found.append(word)
+        found += files_called(asked, cwd)  # "the readme": README.md
     seen: dict[str, str] = {}
     for path in found:
         seen.setdefault(_norm(path), path)
