@@ -793,6 +793,14 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("what's the difference between notes.txt and notes.old?", False),  # files
     ("compare tabs vs spaces in my code", False),  # mine
     ("recommend a tool to find large files here", False),  # here
+    ("is it better to use tabs or spaces in python?", True),
+    ("pros and cons of using sqlite for a small web app?", True),
+    ("any tips for writing good commit messages?", True),
+    ("what's the best practice for storing passwords?", True),
+    ("how much ram does a typical laptop have these days?", True),
+    ("should I learn rust or go first?", True),
+    ("is port 8000 usually free on my machine?", False),  # mine
+    ("which file is better to edit, notes.txt or todo.md?", False),  # files here
 ])
 def test_a_question_about_what_a_command_means_wants_words(asked: str, words: bool) -> None:
     """What a command or a name means, or how to do a thing, is answered in words

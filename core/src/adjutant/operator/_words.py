@@ -229,13 +229,19 @@ _DEFINING = re.compile(r"^\W*what(?:'?s| is| are) (?:a|an) \w|"
 #: "which is better for a beginner, vim or nano?") or asking for advice ("can you
 #: recommend a library for parsing csv?"): words, unless it names things here
 #: (files, branches, what is staged), which a tool can compare.
+_BETTER = r"(?:better|best|faster|safer|easier|wiser|preferable|ok|okay|fine)"
 _WEIGHING = re.compile(
     r"\b(?:vs\.?|versus)\s+\S|\bwhat(?:'?s| is| are) the (?:main |real |big |key )?"
-    r"differences? between\b|\bwhich (?:is|one is|would be|'s) (?:better|best|faster|safer|"
-    r"easier)\b", re.IGNORECASE)
+    r"differences? between\b|\bwhich\b(?:\s+\w+){0,2}\s+(?:is|are|would be|'s)\s+"
+    + _BETTER + r"\b|\bis it (?:generally |usually )?" + _BETTER + r" to\b|"
+    r"\bpros and cons\b|\badvantages?\b.{0,30}\bdisadvantages?\b|\btrade-?offs?\b|"
+    r"\bshould (?:i|we|one) (?:use|pick|choose|learn|go with|prefer|start with)\b[^?]{1,60}\bor\b|"
+    r"\b(?:a |the )?typical(?:ly)?\b|\busually\b", re.IGNORECASE)
 _ADVICE = re.compile(r"\b(?:recommend|suggest)\b(?:\s+\S+){0,3}?\s+(?:library|libraries|"
                      r"package|packages|module|tool|tools|book|books|editor|framework|"
-                     r"language|approach|way)\b", re.IGNORECASE)
+                     r"language|approach|way)\b|\b(?:any|some|a few|give me|got any)\s+"
+                     r"(?:good\s+|quick\s+)?(?:tips?|advice)\b|\bbest practices?\b",
+                     re.IGNORECASE)
 _OURS = re.compile(r"\b(?:main|master|develop|dev|head|staged|unstaged|stash|working (?:tree|"
                    r"copy)|branch(?:es)?|origin|upstream|release/\S+)\b", re.IGNORECASE)
 
@@ -244,8 +250,8 @@ def weighs_things(request: str) -> bool:
     """Whether ``request`` asks which of two things in general (`_WEIGHING`, a
     question) or for advice (`_ADVICE`, asked or ordered), naming nothing here."""
     intent = QUOTED.sub("x", request)
-    return bool(((_WEIGHING.search(intent) and is_question(request)) or _ADVICE.search(intent))
-                and not (
+    asks = request.rstrip().endswith("?") or _ASKING.match(request.lower().lstrip(" \t\"'("))
+    return bool(((_WEIGHING.search(intent) and asks) or _ADVICE.search(intent)) and not (
         named_paths(request) or about_here(request) or _LOCAL.search(request)
         or _OURS.search(request)))
 
