@@ -128,6 +128,10 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     "in the src folder there's a util file, show it to me",
     "there's a notes file in docs, read it please",
     "is it raining? if so what should I wear?",  # a question after "if so": one
+    # what is going on, then the ask: no step of its own (a "customer says ..." clause
+    # had been planned as fs.write of its words)
+    "customer says the app is down; is anything on port 8000?",
+    "before I leave for holiday, zip up the logs folder as logs-backup.zip",
 ])
 def test_what_is_one_step_stays_whole(request_: str) -> None:
     assert clauses(request_) == [request_]

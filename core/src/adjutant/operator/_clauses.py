@@ -100,6 +100,16 @@ def the_ask(request: str, names: frozenset[str] = frozenset()) -> str:
     return last
 
 
+def _acts(piece: str) -> bool:
+    """Whether ``piece`` orders or asks something (a verb first, a polite order, a
+    question), rather than saying what is going on."""
+    opens = _LEAD.sub("", piece)
+    return _first(opens) in _VERBS or is_question(piece) or bool(re.match(
+        r"(?:please\s+)?(?:could|can|would|will)\s+you\b|please\b|pls\b|let'?s\b|"
+        r"(?:don'?t|do not|never)\b|i(?:'d| would)? "
+        r"(?:like|want|need)\b", opens, re.IGNORECASE))
+
+
 def _first(text: str) -> str:
     return text.split(" ", 1)[0].lower()
 
@@ -157,7 +167,10 @@ def clauses(request: str) -> list[str]:
                     f"{current} {word}"
         pieces.append(current)
     pieces = [shown(p) for p in (_LEAD.sub("", p) for p in pieces) if p.strip(" ,.")]
-    if len(pieces) >= 2 and _SCENE.match(pieces[0]) and _IT.search(pieces[1]):
+    if len(pieces) >= 2 and ((_SCENE.match(pieces[0]) and _IT.search(pieces[1])) or (
+            not _acts(pieces[0]) and _acts(pieces[1]) and len(pieces[0].split()) >= 3)):
+        # a scene, or what is going on, before the ask ("before I leave for holiday, zip
+        # the logs"; "customer says the app is down; is anything on port 8000?"): no step
         pieces[:2] = [f"{pieces[0]}, {pieces[1]}"]
     for i in range(len(pieces) - 1, 0, -1):  # "...; that's a fact, not a preference"
         if _REMARK.match(pieces[i]):
