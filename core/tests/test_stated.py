@@ -418,3 +418,19 @@ def test_an_object_argument_holds_only_what_belongs_there(here: str) -> None:
     fine = plan(("schedule.task", {"capability": "doc.summarize",
                                    "inputs": {"paths": ["inbox"]}}))
     assert with_stated_values(fine, "summarize inbox every day", tools, here) == fine
+
+
+def test_a_search_for_the_words_of_the_place_searched_is_for_what_was_asked(
+        tmp_path: Path) -> None:
+    """"grep the app log for errors" had searched for "app log": the place is the file
+    called by its stem and kind (logs/app.log, not src/app.py), the pattern what the
+    request searches for."""
+    from adjutant.operator._stated import settled_values
+
+    for name in ("logs/app.log", "src/app.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    got = settled_values(Plan(steps=(ToolCall(tool="search.grep", args={
+        "pattern": "app log"}),)), "grep the app log for errors", "", TOOLS, str(tmp_path))
+    assert got == Plan(steps=(ToolCall(tool="search.grep", args={
+        "pattern": "error", "paths": ["logs/app.log"]}),))

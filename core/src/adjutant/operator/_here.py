@@ -170,19 +170,26 @@ def _stems(cwd: str) -> dict[str, list[str]]:
     return stems
 
 
-#: A file called by its stem after "the", "my" or "our": "who touched the readme lately".
-_THE_STEM = re.compile(r"\b(?:the|my|our)\s+([A-Za-z][\w-]{2,40})\b(?![./])", re.IGNORECASE)
+#: A file called by its stem after "the", "my" or "our": "who touched the readme lately",
+#: and by its stem and its kind: "grep the app log for errors" (app.log, not app.py).
+_THE_STEM = re.compile(r"\b(?:the|my|our)\s+([A-Za-z][\w-]{2,40})\b(?![./])"
+                       r"(?:\s+(log|json|yaml|yml|toml|md|markdown|txt|csv|py|python|script))?",
+                       re.IGNORECASE)
+_KIND_ENDINGS = {"markdown": "md", "python": "py", "script": "py", "yml": "yaml"}
 
 
 def files_called(request: str, cwd: str) -> list[str]:
     """The files here ``request`` calls by their stem after "the", "my" or "our" (the
-    readme: README.md), each the one file with that stem; folders are named by their
-    own names."""
-    stems = _stems(cwd)
-    return list(dict.fromkeys(
-        only[0] for stem in _THE_STEM.findall(request)
-        if len(only := stems.get(stem.lower(), [])) == 1
-        and os.path.isfile(os.path.join(cwd, only[0]))))
+    readme: README.md), each the one file with that stem (and that kind, when said: the
+    app log); folders are named by their own names."""
+    stems, found = _stems(cwd), []
+    for stem, kind in _THE_STEM.findall(request):
+        ending = _KIND_ENDINGS.get(kind.lower(), kind.lower())
+        only = [p for p in stems.get(stem.lower(), []) if os.path.isfile(os.path.join(cwd, p))
+                and (not kind or p.lower().endswith(f".{ending}"))]
+        if len(only) == 1:
+            found.append(only[0])
+    return list(dict.fromkeys(found))
 
 
 def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
