@@ -47,6 +47,7 @@ from ._values import (
     output_not_input,
     paths_as_named,
     paths_not_quoted,
+    searched_for,
     stated_number,
     without_copied_values,
     without_more,
@@ -110,7 +111,7 @@ def settled_values(plan: Plan, asked: str, shown: str,
     # "the lsat 4 comits" states a count as surely as "the last 4 commits"
     reply = with_stated_values(reply, spelled(told, names_here(cwd)), tools, cwd)
     if isinstance(reply, Plan):
-        reply = _searched_for(reply, asked)
+        reply = searched_for(reply, asked)
     if isinstance(reply, Plan) and cwd:  # a name it states, as it is here ("commits that
         # touched util.py"), and each of the names it lists ("read a.py and b.py")
         reply = each_listed(output_not_input(inputs_as_here(reply, tools, cwd), asked, tools,
@@ -126,28 +127,6 @@ _KIND_OF_FILES = re.compile(r"\b(?:in|only|among|through|across|of)\s+(?:the\s+|
                             r"files\b", re.IGNORECASE)
 _KINDS = {"python": "py", "markdown": "md", "text": "txt", "javascript": "js",
           "typescript": "ts", "shell": "sh", "rust": "rs"}
-
-
-#: "grep the app log for errors": the place searched, then what is searched for.
-_PLACE_FOR = re.compile(r"\b(?:the|my|our)\s+(?P<place>[\w-]+(?:\s+[\w-]+)?)\s+for\s+(?:the\s+"
-                        r"(?:word|string|text)\s+)?(?P<what>[\w.-]+)", re.IGNORECASE)
-
-
-def _searched_for(plan: Plan, asked: str) -> Plan:
-    """``plan`` with a ``pattern`` that is the words of the place searched ("grep the
-    app log for errors" had searched for "app log") as what the request searches for
-    ("error": a plural said of what lines hold is searched in the singular)."""
-    said = _PLACE_FOR.search(asked)
-    if said is None:
-        return plan
-    what = said["what"]
-    what = what[:-1] if len(what) > 4 and what.endswith("s") and not what.endswith("ss") \
-        else what
-    steps = tuple(msgspec.structs.replace(step, args={**step.args, "pattern": what})
-                  if isinstance(step.args.get("pattern"), str)
-                  and step.args["pattern"].lower() == said["place"].lower() else step
-                  for step in plan.steps)
-    return plan if steps == plan.steps else Plan(steps=steps)
 
 
 #: Endings of the files people name without them ("add X to my notes": notes.txt).

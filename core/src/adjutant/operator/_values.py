@@ -18,9 +18,19 @@ from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration, is_wri
 from ._here import here, named_documents, workspace_paths
 from ._words import QUOTED, hinted, terms, typing_slips
 
-__all__ = ["argv_files_as_here", "each_listed", "inputs_as_here", "joined", "output_not_input",
-           "paths_as_named",
-           "paths_not_quoted", "stated_number", "without_copied_values", "without_more"]
+__all__ = [
+    "argv_files_as_here",
+    "each_listed",
+    "inputs_as_here",
+    "joined",
+    "output_not_input",
+    "paths_as_named",
+    "paths_not_quoted",
+    "searched_for",
+    "stated_number",
+    "without_copied_values",
+    "without_more",
+]
 
 _log = logging.getLogger("adjutant.planner")
 _NUMBER = re.compile(r"(?<![\w./:-])\d{1,9}(?![\w./:-]|\.\d)")
@@ -273,6 +283,28 @@ def output_not_input(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration
                 step = msgspec.structs.replace(step, args={**step.args, lists[0]: kept})
         steps.append(step)
     return Plan(steps=tuple(steps))
+
+
+#: "grep the app log for errors": the place searched, then what is searched for.
+_PLACE_FOR = re.compile(r"\b(?:the|my|our)\s+(?P<place>[\w-]+(?:\s+[\w-]+)?)\s+for\s+(?:the\s+"
+                        r"(?:word|string|text)\s+)?(?P<what>[\w.-]+)", re.IGNORECASE)
+
+
+def searched_for(plan: Plan, asked: str) -> Plan:
+    """``plan`` with a ``pattern`` that is the words of the place searched ("grep the
+    app log for errors" had searched for "app log") as what the request searches for
+    ("error": a plural said of what lines hold is searched in the singular)."""
+    said = _PLACE_FOR.search(asked)
+    if said is None:
+        return plan
+    what = said["what"]
+    what = what[:-1] if len(what) > 4 and what.endswith("s") and not what.endswith("ss") \
+        else what
+    steps = tuple(msgspec.structs.replace(step, args={**step.args, "pattern": what})
+                  if isinstance(step.args.get("pattern"), str)
+                  and step.args["pattern"].lower() == said["place"].lower() else step
+                  for step in plan.steps)
+    return plan if steps == plan.steps else Plan(steps=steps)
 
 
 #: What joins the names of a list: "src/app.py and src/util.py", "a.md, b.md & c.md".
