@@ -296,3 +296,34 @@ def test_two_reads_of_one_tool_that_differ_only_in_its_choices_are_one() -> None
     reads = [plan(("fs.read", {"path": "a.txt"})), plan(("fs.read", {"path": "b.txt"}))]
     assert joined(reads, "", TOOLS) == plan(("fs.read", {"path": "a.txt"}),
                                             ("fs.read", {"path": "b.txt"}))
+
+
+def test_a_fact_kept_is_kept_as_said() -> None:
+    """"remember that our staging port is 8443" had been kept as "staging port 8443",
+    "jot down that fractions come before decimals" as "Fraction come before decimal.":
+    the words the request asks to keep, as said. Words it did not say stay the model's."""
+    from adjutant.operator._values import kept_as_said
+
+    got = kept_as_said(plan(("memory.remember", {"text": "staging port 8443"})),
+                       "remember that our staging port is 8443", TOOLS)
+    assert got == plan(("memory.remember", {"text": "our staging port is 8443"}))
+    got = kept_as_said(plan(("memory.note", {"text": "Fraction come before decimal."})),
+                       "for tomorrow's class: jot down that fractions come before decimals",
+                       TOOLS)
+    assert got == plan(("memory.note", {"text": "fractions come before decimals"}))
+    other = plan(("memory.note", {"text": "the plumber comes on monday"}))
+    assert kept_as_said(other, "note that the vet opens at 9", TOOLS) == other
+    read = plan(("fs.read", {"path": "notes.txt"}))
+    assert kept_as_said(read, "remember that notes.txt matters", TOOLS) == read
+
+
+def test_a_colon_after_a_scene_opens_the_ask_not_its_content() -> None:
+    """"for tomorrow's class: jot down that ..." had been read as an ask "for tomorrow's
+    class" carrying content (a search); an ask before the colon still carries it."""
+    from adjutant.operator._words import carried_text, content_cut
+
+    assert content_cut("for tomorrow's class: jot down that fractions come first") \
+        == "jot down "
+    assert carried_text("for tomorrow's class: jot down that fractions come first") == ""
+    assert carried_text("replace the project notes entirely with: Inventory service, v2") \
+        == "Inventory service, v2"

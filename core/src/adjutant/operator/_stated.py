@@ -44,6 +44,7 @@ from ._values import (
     argv_files_as_here,
     each_listed,
     inputs_as_here,
+    kept_as_said,
     output_not_input,
     paths_as_named,
     paths_not_quoted,
@@ -101,7 +102,7 @@ def settled_values(plan: Plan, asked: str, shown: str,
         if isinstance(reply, Plan) and len(quote.split()) >= 2:
             reply = without_more(reply, quote, tools, [q for q in quotes if q != quote])
     if isinstance(reply, Plan):
-        reply = paths_not_quoted(reply, asked, tools)
+        reply = paths_not_quoted(kept_as_said(reply, asked, tools), asked, tools)
     if isinstance(reply, Plan) and cwd:
         reply = inputs_as_here(_files_as_here(paths_as_named(reply, asked, tools, cwd), tools,
                                               cwd), tools, cwd)
@@ -109,10 +110,9 @@ def settled_values(plan: Plan, asked: str, shown: str,
     if not (fill and isinstance(reply, Plan)):
         return reply
     # "the lsat 4 comits" states a count as surely as "the last 4 commits"
-    reply = with_stated_values(reply, spelled(told, names_here(cwd)), tools, cwd)
-    if isinstance(reply, Plan):
-        reply = searched_for(reply, asked)
-    if isinstance(reply, Plan) and cwd:  # a name it states, as it is here ("commits that
+    reply = searched_for(with_stated_values(reply, spelled(told, names_here(cwd)), tools, cwd),
+                         asked)  # and what a search is for, not where ("the app log")
+    if cwd:  # a name it states, as it is here ("commits that
         # touched util.py"), and each of the names it lists ("read a.py and b.py")
         reply = each_listed(output_not_input(inputs_as_here(reply, tools, cwd), asked, tools,
                                              cwd), asked, tools, cwd)

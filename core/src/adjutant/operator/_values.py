@@ -457,3 +457,37 @@ def without_more(plan: Plan, content: str, tools: Mapping[str, ToolDeclaration],
                 args[key] = value[verb.end():]
         steps.append(step if args == step.args else msgspec.structs.replace(step, args=args))
     return Plan(steps=tuple(steps))
+
+
+#: "remember that our staging port is 8443", "jot down that fractions come first":
+#: what to keep, as said.
+_KEEP_THAT = re.compile(r"\b(?:remember|note|jot(?: down)?|write down|keep in mind|make a "
+                        r"note|record)\s+that\s+(?P<said>[^.!?\n]+)", re.IGNORECASE)
+
+
+def kept_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration]) -> Plan:
+    """``plan`` with a recorded ``text`` made of the words the request asks to keep, or
+    some of them, or their forms ("staging port 8443" for "remember that our staging
+    port is 8443", "Fraction come before decimal.") as the request says them: a fact
+    kept shorter than said can lose what it meant."""
+    said = _KEEP_THAT.search(QUOTED.sub(" ", asked))
+    if said is None:
+        return plan
+    whole = said["said"].strip(" ,;:")
+    words = set(_WORD_OF.findall(whole.lower()))
+    steps = []
+    for step in plan.steps:
+        value = step.args.get("text")
+        declaration = tools.get(step.tool)
+        if declaration is not None and is_write(declaration) and isinstance(value, str) \
+                and "text" in declaration.args_schema.get("required", ()) \
+                and (mine := set(_WORD_OF.findall(value.lower()))) and all(
+                    any(w == m or (min(len(w), len(m)) >= 4 and (w.startswith(m) or m.startswith(
+                        w))) for w in words) for m in mine) and value.strip() != whole:
+            _log.info("kept as said: %s.text %r is part of %r", step.tool, value, whole)
+            step = msgspec.structs.replace(step, args={**step.args, "text": whole})
+        steps.append(step)
+    return Plan(steps=tuple(steps))
+
+
+_WORD_OF = re.compile(r"[a-z0-9]+")

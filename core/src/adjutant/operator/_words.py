@@ -490,8 +490,10 @@ def content_cut(request: str) -> str:
     commit messages, please remember that")."""
     if last := _RECORDED_BEFORE.search(request):
         return last.group(1)
-    head, colon, _ = request.partition(": ")
-    if colon and len(_WORD.findall(head.lower())) >= 3:
+    head, colon, tail = request.partition(": ")
+    if colon and _asked_after(head, tail):  # "for tomorrow's class: jot down that ..."
+        request = tail
+    elif colon and len(_WORD.findall(head.lower())) >= 3:
         request = head
     if _RECORDING.match(request.lower()):
         request = re.split(r"\bthat\b", request, maxsplit=1)[0]
@@ -504,7 +506,23 @@ def carried_text(request: str) -> str:
     empty when it carries none."""
     head, colon, tail = request.partition(": ")
     return tail.strip() if colon and len(_WORD.findall(head.lower())) >= 3 and \
-        len(tail.split()) >= 2 else ""
+        len(tail.split()) >= 2 and not _asked_after(head, tail) else ""
+
+
+#: An order's first word, and any word of one: what a colon's two sides are told by.
+_ORDER = (r"(?:note|remember|record|jot|write|add|append|read|show|open|list|search|find|"
+          r"grep|run|zip|commit|check|create|make|delete|kill|stop|switch|summarize|"
+          r"schedule|replace|change|edit|fix|save|put|keep|tell|give|explain)")
+_ORDER_OPENS = re.compile(r"^\W*(?:please\s+)?(?:can you\s+|could you\s+)?" + _ORDER + r"\b",
+                          re.IGNORECASE)
+_ORDER_WORD = re.compile(r"\b" + _ORDER + r"\b", re.IGNORECASE)
+
+
+def _asked_after(head: str, tail: str) -> bool:
+    """Whether a colon comes between a scene and the ask ("for tomorrow's class: jot
+    down that fractions come first"), not between the ask and its content: no order
+    before it, one opening what follows."""
+    return bool(_ORDER_OPENS.match(tail) and not _ORDER_WORD.search(head))
 
 
 def named_programs(request: str) -> list[str]:
