@@ -56,9 +56,9 @@ def test_ctrl_c_and_ctrl_d_reach_the_child_as_the_terminal_sends_them() -> None:
     reader.expect(r"5\r\n")  # "four\n": what was typed, up to Ctrl-D
     assert reader.wait() == 0
 
-    sleeper = on_terminal("sleep", ["60"], timeout=10)
+    sleeper = on_terminal("sleep", ["60"], timeout=10)  # back once sleep runs: no race
     sleeper.sendintr()
-    assert sleeper.wait(10) is None and sleeper.signalstatus == signal.SIGINT
+    assert sleeper.wait(30) is None and sleeper.signalstatus == signal.SIGINT
 
 
 def test_closing_the_terminal_hangs_up_on_the_child() -> None:

@@ -140,7 +140,23 @@ def spawn(command: str, args: Sequence[str] = (), *, env: Mapping[str, str] | No
         raise
     finally:
         os.close(slave)  # the child's copies are the only ones: its exit is our EOF
+    _started(process, setsid)
     child = TerminalChild(process, master, timeout=timeout, encoding=encoding,
                           codec_errors=codec_errors)
     child.env, child.cwd = env, cwd
     return child
+
+
+def _started(process: subprocess.Popen[bytes], setsid: str, seconds: float = 30) -> None:
+    """Return once ``setsid`` has made the terminal the child's and become the command
+    (its executable is no longer setsid's), as ``pexpect.spawn`` returns after the
+    exec: a Ctrl-C sent before would reach no process (seen under load in CI)."""
+    before = os.path.realpath(setsid)
+    deadline = time.monotonic() + seconds
+    while process.poll() is None and time.monotonic() < deadline:
+        try:
+            if os.readlink(f"/proc/{process.pid}/exe") != before:
+                return
+        except OSError:
+            return  # gone already, or not Linux: nothing to wait for
+        time.sleep(0.001)
