@@ -37,6 +37,7 @@ def here(tmp_path: Path) -> str:
     ("grep for ZeroDivisionError in logs, ignoring case", "search.grep",
      {"pattern": "ZeroDivisionError"}, {"paths": ["logs"], "ignore_case": True}),
     ("who changed README.md recently?", "git.log", {}, {"path": "README.md"}),
+    ("is nginx running?", "proc.list", {}, {"name": "nginx"}),  # asked about by its name
     # a file called by its stem (stop 44's levers: the log of everything)
     ("who touched the readme lately", "git.log", {}, {"path": "README.md"}),
     # an address written with its port (heldout14, after its blind run: no host)

@@ -109,7 +109,6 @@ def settled_values(plan: Plan, asked: str, shown: str,
         reply = argv_files_as_here(reply, asked, tools, cwd)
     if not (fill and isinstance(reply, Plan)):
         return reply
-    # "the lsat 4 comits" states a count as surely as "the last 4 commits"
     reply = searched_for(with_stated_values(reply, spelled(told, names_here(cwd)), tools, cwd),
                          asked)  # and what a search is for, not where ("the app log")
     if cwd:  # a name it states, as it is here ("commits that
@@ -472,11 +471,10 @@ def _shell_words(text: str) -> list[str]:
 
 
 def _named_kind(words: list[str], nouns: frozenset[str]) -> str:
-    """The one word that says which of what the tool acts on (``nouns``) are meant:
-    standing just before the word for them ("the python processes") or named after it
-    ("processes named flask"); no stopword, number or word of the tool's own, and no
-    word of what tools do ("list processes", "running processes"). The word for them
-    is that word itself ("processes"), not one that only leads to it ("running")."""
+    """The one word that says which of what the tool acts on (``nouns``) are meant: just
+    before the word for them ("the python processes"), after it ("processes named
+    flask"), or asked about ("is nginx running?"); no stopword, number or word of the
+    tool's own or of what tools do ("list processes", "running processes")."""
     def noun(word: str) -> bool:
         return bool(set(terms(word)) & nouns) and any(word.startswith(n) for n in nouns)
 
@@ -488,6 +486,8 @@ def _named_kind(words: list[str], nouns: frozenset[str]) -> str:
              and says(words[i - 1])}
     found |= {words[i + 2] for i in range(len(words) - 2) if noun(words[i])
               and words[i + 1] in ("named", "called") and says(words[i + 2])}
+    found |= {words[i + 1] for i in range(len(words) - 2) if words[i] in ("is", "are", "any")
+              and words[i + 2] in ("running", "alive", "up") and says(words[i + 1])}
     return found.pop() if len(found) == 1 else ""
 
 
