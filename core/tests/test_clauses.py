@@ -82,6 +82,10 @@ pytestmark = pytest.mark.anyio
     # process list had been dropped)
     ("Is anything bound to port 5432? Also, is there a postgres process of mine running?",
      ["Is anything bound to port 5432?", "is there a postgres process of mine running?"]),
+    # "both of them" are the files named before (heldout13, after stop 45's run: a zip
+    # of "notes")
+    ("Compare notes.old with notes.txt, then zip both of them into notes.zip.",
+     ["Compare notes.old with notes.txt", "zip notes.old and notes.txt into notes.zip"]),
     # "it" is the file written, not a path inside the text written (heldout14, after
     # its blind run: the commit had been of config/settings.json)
     ("Write docs/faq.md with 'Q: where are settings? A: config/settings.json', then "

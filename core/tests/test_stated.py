@@ -43,6 +43,9 @@ def here(tmp_path: Path) -> str:
     # an address written with its port (heldout14, after its blind run: no host)
     ("my dev server should be on [::1]:3000 — is it up?", "net.check_port", {"port": 3000},
      {"host": "::1"}),
+    # a member said not to be meant is not (heldout13, after stop 45's run: no host)
+    ("Check whether port 5432 is listening on ::1 (the IPv6 loopback, not 127.0.0.1).",
+     "net.check_port", {"port": 5432}, {"host": "::1"}),
     # files named by their kind (heldout14, after its blind run: no glob)
     ("Where's debug set? only look in json files", "search.grep", {"pattern": "debug"},
      {"glob": "*.json"}),

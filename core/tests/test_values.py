@@ -311,6 +311,12 @@ def test_a_fact_kept_is_kept_as_said() -> None:
                        "for tomorrow's class: jot down that fractions come before decimals",
                        TOOLS)
     assert got == plan(("memory.note", {"text": "fractions come before decimals"}))
+    got = kept_as_said(plan(("memory.remember", {"text": "warehouse is the north one"})),
+                       "Keep this as a fact about the project: the warehouse is the north one.",
+                       TOOLS)  # carried after a colon (heldout13, after stop 45's run)
+    assert got == plan(("memory.remember", {"text": "the warehouse is the north one"}))
+    same = plan(("memory.note", {"text": "Spaces, not tabs.\n"}))  # as said: stays
+    assert kept_as_said(same, "replace the project notes: spaces, not tabs", TOOLS) == same
     other = plan(("memory.note", {"text": "the plumber comes on monday"}))
     assert kept_as_said(other, "note that the vet opens at 9", TOOLS) == other
     read = plan(("fs.read", {"path": "notes.txt"}))

@@ -39,6 +39,7 @@ _LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|n
                    r"if yes|if there are|if it does|if they do)\b[\s,]*)+",
                    re.IGNORECASE)
 _IT = re.compile(r"\b(it|that file|the file)\b", re.IGNORECASE)
+_THEM = re.compile(r"\b(?:both of them|them both|both files|all of them|them)\b", re.IGNORECASE)
 #: Where a question asks a second thing: ", and show me the staged diff too", ", and
 #: what's using the most of it?" (a comma, then an order or another question), "...
 #: port 5432? Also, is there a postgres process running?" (a question mark, then a
@@ -178,7 +179,7 @@ def clauses(request: str) -> list[str]:
     if len(pieces) < 2 or len(pieces) > 6:
         return [request]
     steps: list[str] = []
-    verb, last_path = "", ""
+    verb, last_path, last_paths = "", "", list[str]()
     for piece in pieces:
         head = piece.split(" ", 1)[0].lower()
         if head in _VERBS:
@@ -188,6 +189,8 @@ def clauses(request: str) -> list[str]:
         if head == "schedule" and steps:  # "..., and schedule the same thing weekly"
             piece = _SAME.sub(re.sub(r"\s+(?:now|right now|today)$", "", steps[-1]), piece,
                               count=1)
+        if len(last_paths) > 1 and steps:  # "compare a with b, then zip both of them"
+            piece = _THEM.sub(" and ".join(last_paths), piece)
         if last_path and steps:
             piece = _IT.sub(last_path, piece)
             if head in _EDITS and not named_paths(piece):  # "show me a.py, fix the bug"
@@ -196,7 +199,7 @@ def clauses(request: str) -> list[str]:
         # 'settings: config/settings.json', then commit it"); a quoted name is
         if named := named_paths(QUOTED.sub(
                 lambda m: m.group(0) if len(m.group(0).split()) < 3 else " ", piece)):
-            last_path = named[-1]
+            last_path, last_paths = named[-1], named
         if head in _VERBS and steps:  # "could you read todo.md and then add X to it?":
             piece = piece.rstrip("?")  # the polite question's mark ends an order
         steps.append(piece)

@@ -43,6 +43,7 @@ from ._here import files_called, here, named_documents, names_here
 from ._values import (
     argv_files_as_here,
     each_listed,
+    glob_of_kind,
     inputs_as_here,
     kept_as_said,
     output_not_input,
@@ -116,16 +117,6 @@ def settled_values(plan: Plan, asked: str, shown: str,
         reply = each_listed(output_not_input(inputs_as_here(reply, tools, cwd), asked, tools,
                                              cwd), asked, tools, cwd)
     return reply
-
-
-#: Files named by their kind ("in json files", "only the python files"), and the ending
-#: of each kind not named by its ending.
-_KIND_OF_FILES = re.compile(r"\b(?:in|only|among|through|across|of)\s+(?:the\s+|my\s+|all\s+)?"
-                            r"(json|ya?ml|python|py|markdown|md|te?xt|toml|javascript|js|"
-                            r"typescript|ts|html|css|shell|sh|log|csv|ini|cfg|rust|go|java)\s+"
-                            r"files\b", re.IGNORECASE)
-_KINDS = {"python": "py", "markdown": "md", "text": "txt", "javascript": "js",
-          "typescript": "ts", "shell": "sh", "rust": "rs"}
 
 
 #: Endings of the files people name without them ("add X to my notes": notes.txt).
@@ -241,7 +232,8 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
             fits = [m for m in spec["enum"] if isinstance(m, str) and _norm(m) not in used
                     and (any(_names(w, m) for w in words) or (  # "[::1]:3000": ::1
                         not re.fullmatch(r"[\w./*?-]+", m) and re.search(
-                            rf"(?<![\w:.]){re.escape(m)}(?![\w.])", asked)))]
+                            rf"(?<![\w:.]){re.escape(m)}(?![\w.])", asked)))
+                    and not re.search(rf"\bnot\s+{re.escape(m)}(?![\w.])", asked)]
             if len(fits) == 1:
                 filled[key] = fits[0]
         elif kind == "array" and isinstance(spec.get("items", {}).get("enum"), list):
@@ -262,11 +254,10 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
         elif kind == "string" and key == "glob":
             globs = [w for w in words if ("*" in w or "?" in w) and len(w) > 1
                      and _norm(w) not in used]
-            kinds = {f"*.{_KINDS.get(k.lower(), k.lower())}" for k in _KIND_OF_FILES.findall(asked)}
             if len(globs) == 1:
                 filled[key] = globs[0]
-            elif not globs and len(kinds) == 1:  # "only look in json files": *.json
-                filled[key] = kinds.pop()
+            elif not globs and (kind_glob := glob_of_kind(asked)):  # "in json files"
+                filled[key] = kind_glob
     if isinstance(unset.get("name"), Mapping) and unset["name"].get("type") == "string" \
             and "name" not in filled and not roles["name"] and (
                 word := _named_kind(words, nouns)) and _norm(word) not in used:

@@ -16,7 +16,7 @@ import msgspec
 from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration, is_write
 
 from ._here import here, named_documents, workspace_paths
-from ._words import QUOTED, hinted, terms, typing_slips
+from ._words import QUOTED, carried_text, hinted, terms, typing_slips
 
 __all__ = [
     "argv_files_as_here",
@@ -307,6 +307,23 @@ def searched_for(plan: Plan, asked: str) -> Plan:
     return plan if steps == plan.steps else Plan(steps=steps)
 
 
+#: Files named by their kind ("in json files", "only the python files"), and the ending
+#: of each kind not named by its ending.
+_KIND_OF_FILES = re.compile(r"\b(?:in|only|among|through|across|of)\s+(?:the\s+|my\s+|all\s+)?"
+                            r"(json|ya?ml|python|py|markdown|md|te?xt|toml|javascript|js|"
+                            r"typescript|ts|html|css|shell|sh|log|csv|ini|cfg|rust|go|java)\s+"
+                            r"files\b", re.IGNORECASE)
+_KINDS = {"python": "py", "markdown": "md", "text": "txt", "javascript": "js",
+          "typescript": "ts", "shell": "sh", "rust": "rs"}
+
+
+def glob_of_kind(asked: str) -> str:
+    """The glob of the one kind of file ``asked`` names by its kind ("only look in json
+    files": ``*.json``), or empty."""
+    kinds = {f"*.{_KINDS.get(k.lower(), k.lower())}" for k in _KIND_OF_FILES.findall(asked)}
+    return kinds.pop() if len(kinds) == 1 else ""
+
+
 #: What joins the names of a list: "src/app.py and src/util.py", "a.md, b.md & c.md".
 _LIST_JOIN = re.compile(r"\s*(?:,\s*and|,|and|&)\s+(?:the\s+|also\s+)?", re.IGNORECASE)
 
@@ -468,12 +485,14 @@ _KEEP_THAT = re.compile(r"\b(?:remember|note|jot(?: down)?|write down|keep in mi
 def kept_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration]) -> Plan:
     """``plan`` with a recorded ``text`` made of the words the request asks to keep, or
     some of them, or their forms ("staging port 8443" for "remember that our staging
-    port is 8443", "Fraction come before decimal.") as the request says them: a fact
-    kept shorter than said can lose what it meant."""
+    port is 8443", "Fraction come before decimal."; "Keep this as a fact: X.") as the
+    request says them: a fact kept shorter than said can lose what it meant. The same
+    words in another case, or with the sentence's full stop, stay."""
     said = _KEEP_THAT.search(QUOTED.sub(" ", asked))
-    if said is None:
+    whole = said["said"] if said else carried_text(asked)  # "Keep this as a fact: X."
+    if not whole:
         return plan
-    whole = said["said"].strip(" ,;:")
+    whole = whole.strip(" ,;:").rstrip(".!").strip()
     words = set(_WORD_OF.findall(whole.lower()))
     steps = []
     for step in plan.steps:
@@ -483,7 +502,8 @@ def kept_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration]) -
                 and "text" in declaration.args_schema.get("required", ()) \
                 and (mine := set(_WORD_OF.findall(value.lower()))) and all(
                     any(w == m or (min(len(w), len(m)) >= 4 and (w.startswith(m) or m.startswith(
-                        w))) for w in words) for m in mine) and value.strip() != whole:
+                        w))) for w in words) for m in mine) \
+                and value.strip().rstrip(".!").lower() != whole.lower():
             _log.info("kept as said: %s.text %r is part of %r", step.tool, value, whole)
             step = msgspec.structs.replace(step, args={**step.args, "text": whole})
         steps.append(step)
