@@ -16,7 +16,7 @@ import pytest
 
 from adjutant.safety import sandbox
 from adjutant.safety.protection import Shield
-from adjutant.testing import needs_sandbox
+from adjutant.testing import needs_sandbox, outliving
 
 pytestmark = [
     pytest.mark.anyio,
@@ -102,14 +102,7 @@ async def test_fork_bomb_is_contained(tmp_path: Path) -> None:
     # either the timeout ends it, or the process limit already stops the shell itself
     # from forking its `sleep` (a loaded machine decides which): contained both ways
     assert result.timed_out or "Cannot fork" in result.stderr, result
-    left: list[str] = []
-    for _ in range(50):  # the kill is immediate; reaping a loaded machine can lag a little
-        await anyio.sleep(0.2)
-        ps = (await anyio.run_process(["ps", "-eo", "args"])).stdout.decode()
-        left = [line for line in ps.splitlines() if line.startswith("sh -c b()")]
-        if not left:
-            break
-    assert left == []
+    assert await outliving("sh -c b()") == []
 
 
 async def test_runaway_output_is_capped_with_a_visible_marker(tmp_path: Path) -> None:

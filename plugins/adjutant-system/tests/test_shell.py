@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from adjutant.safety import sandbox
-from adjutant.testing import needs_sandbox
+from adjutant.testing import needs_sandbox, outliving
 from adjutant_hookspecs import ExecutionResult, ToolCall, ToolContext
 from adjutant_system import ShellExec
 
@@ -187,15 +187,7 @@ async def test_fork_bomb_is_contained(tmp_path: Path) -> None:
     # from forking its `sleep` (a loaded machine decides which): contained both ways
     assert result.status == "error", result
     assert "killed at the timeout" in result.stderr or "Cannot fork" in result.stderr
-    # none outlives the sandbox: gone within seconds (a loaded machine reaps a few dozen
-    # processes killed at once more slowly than an idle one: 1 s was not always enough)
-    for _ in range(50):
-        await anyio.sleep(0.2)
-        ps = (await anyio.run_process(["ps", "-eo", "args"])).stdout.decode()
-        left = [line for line in ps.splitlines() if line.startswith("sh -c b()")]
-        if not left:
-            break
-    assert left == []
+    assert await outliving("sh -c b()") == []  # none outlives the sandbox
 
 
 @needs_sandbox

@@ -30,7 +30,7 @@ from ._recorders import EventRecorder, HookRecorder
 from ._runs import RunResult, plan
 from ._system import SKIP_REASON as _SKIP_REASON
 from ._system import missing as _missing
-from ._system import needs_sandbox
+from ._system import needs_sandbox, outliving
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -51,6 +51,7 @@ __all__ = [
     "fake_tools",
     "needs_sandbox",
     "on_terminal",
+    "outliving",
     "plan",
 ]
 
