@@ -793,6 +793,10 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("what's the difference between notes.txt and notes.old?", False),  # files
     ("compare tabs vs spaces in my code", False),  # mine
     ("recommend a tool to find large files here", False),  # here
+    ("what's the -n flag for in grep?", True),  # a flag (had been a grep for "-n")
+    ("my terminal says 'fatal: not a git repository' — what does that mean?", True),
+    ("why do I get 'permission denied' when running a script?", True),  # a quoted message
+    ("why do I get an error when I run src/app.py?", False),  # a file here
     ("is it better to use tabs or spaces in python?", True),
     ("pros and cons of using sqlite for a small web app?", True),
     ("any tips for writing good commit messages?", True),

@@ -158,10 +158,16 @@ _WORDS_ONLY = re.compile(
 
 #: A question about what a command or a name means: "what does HEAD~1 mean in git?",
 #: "what would rm -rf / do?", "what does python3 -m venv .venv do?" (a command line,
-#: known by its flags: "what does the report do?" may want the code read).
+#: known by its flags: "what does the report do?" may want the code read), what a flag
+#: is for ("what's the -n flag for in grep?"), what a quoted message means ("my
+#: terminal says 'fatal: not a git repository' - what does that mean?", "why do I get
+#: 'permission denied'?").
 _EXPLAIN = re.compile(
-    r"(?:^|[.:!?]\s+)\W*what (?:does|do|would|will|did) (?!i\b|we\b|you\b)[^?]{1,80}?"
-    r"\b(?:mean|stand for|refers? to)\b|(?:^|[.:!?]\s+)\W*what (?:does|would|will) "
+    r"(?:^|[.:!?;\u2014\u2013]\s+|\s-\s)\W*what (?:does|do|would|will|did) (?!i\b|we\b|you\b)"
+    r"[^?]{1,80}?\b(?:mean|stand for|refers? to)\b|"
+    r"^\W*what(?:'?s| is| are| does)(?: the)? (?:--?[\w-]+ )?(?:flag|option|switch)s?\b(?! here)|"
+    r"^\W*why (?:do|does|am|did|would) (?:i|we|it) (?:get|see|keep getting)\b(?=[^?]*['\"`])|"
+    r"(?:^|[.:!?]\s+)\W*what (?:does|would|will) "
     r"(?!i\b|we\b|you\b)(?:[^?]{0,60}\s--?[a-z]|(?:an? |the )?(?:git|docker|npm|pip|"
     r"python3?|chmod|chown|sudo|rm|ls|grep|sed|awk|tar|curl|ssh|kill|cp|mv|ln)\s)"
     r"[^?]{0,60}\bdo\b|(?:^|[.:!?]\s+)\W*what (?:would|will|could) happen if\b",
