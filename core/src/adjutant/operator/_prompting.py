@@ -62,6 +62,7 @@ from ._words import (
     asks_where_done,
     carried_patch,
     carried_text,
+    claims_done,
     echoes,
     hinted,
     is_question,
@@ -92,6 +93,13 @@ def records_text(declaration: ToolDeclaration) -> bool:
     return is_write(declaration) and "text" in schema.get("required", ()) and not any(
         isinstance(v, dict) and v.get("x-adjutant-role") in ("path", "paths")
         for v in schema.get("properties", {}).values())
+
+
+#: What an answer in words to an order that claims it was done is replaced by: the
+#: truth, and what to do instead.
+NOTHING_DONE = ("Nothing was done: I can only answer that in words, and words change "
+                "nothing. Say which command to run (\"run ...\") and I will plan it for your "
+                "approval.")
 
 
 class Prompting:
@@ -283,6 +291,9 @@ class Prompting:
         written whole to change a few words of it (`overwritten`)."""
         text = closed_plan(await self.generate(chosen, run, attempt, provider),
                            carried_text(prompt))
+        if self.claimed(text, prompt):  # "stash my changes": "Stashed your changes."
+            return chosen, msgspec.json.encode({"type": "response", "text": NOTHING_DONE}
+                                               ).decode()
         if chosen is request:  # no choice was made (a retry, a provider that cannot score)
             return chosen, text
         if self.echoed(text, prompt, cwd):
@@ -443,6 +454,19 @@ class Prompting:
         quoted = [q[1:-1] for q in QUOTED.findall(prompt) if len(q) > 3]
         lost = [line for line in old.splitlines() if line.strip() and line not in content]
         return (first[0].tool, real) if lost and any(q in old for q in quoted) else None
+
+    @staticmethod
+    def claimed(text: str, prompt: str) -> bool:
+        """Whether ``text`` answers an order in words saying it was carried out, which
+        words never do (`claims_done`)."""
+        try:
+            reply = parse_reply(text)
+        except ContractError:
+            return False
+        if isinstance(reply, Response) and claims_done(reply.text, prompt):
+            _log.info("claimed: %r was answered %r; nothing was done", prompt[:80], text[:120])
+            return True
+        return False
 
     def echoed(self, text: str, prompt: str, cwd: str) -> bool:
         """Whether ``text``, the model's reply, is an answer in words that only repeats a

@@ -10,8 +10,9 @@ from collections import Counter
 from functools import lru_cache
 
 __all__ = ["QUOTED", "RECORDS", "about_here", "asks_where_done", "bad_request", "carried_patch",
-           "carried_text", "echoes", "hinted", "is_question", "named_paths", "named_programs",
-           "recurring", "shape", "spelled", "terms", "typing_slips", "wants_words", "with_digits"]
+           "carried_text", "claims_done", "echoes", "hinted", "is_question", "named_paths",
+           "named_programs", "recurring", "shape", "spelled", "terms", "typing_slips",
+           "wants_words", "with_digits"]
 
 #: The longest request planned (characters): a small model's context holds the prompt's
 #: static part, the request and the reply; longer text belongs in a file the request names.
@@ -273,6 +274,20 @@ _WHERE_DONE = re.compile(
 def asks_where_done(request: str) -> bool:
     """Whether ``request`` asks where in the code something is done (`_WHERE_DONE`)."""
     return bool(_WHERE_DONE.match(request))
+
+
+#: Words that say an action was taken: "Stashed your changes.", "Done!", "I have
+#: deleted the file", "Your changes have been committed".
+_DONE = re.compile(r"^\W*(?:done\b|ok(?:ay)?[,!.]?\s+(?:done|i(?:'ve| have))\b|"
+                   r"i(?:'ve| have) (?:now |just )?\w+(?:ed|en|ne|de)\b|"
+                   r"\w+ed (?:your|the|it|them|all)\b|"
+                   r"(?:your|the) [\w ]{1,40}(?:has|have) been \w+(?:ed|en)\b)", re.IGNORECASE)
+
+
+def claims_done(answer: str, request: str) -> bool:
+    """Whether ``answer``, in words, says an order was carried out ("stash my changes"
+    answered "Stashed your changes."): words do nothing, so that is never true."""
+    return bool(_DONE.match(answer)) and not is_question(request) and not wants_words(request)
 
 
 def wants_words(request: str) -> bool:
