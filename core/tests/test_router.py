@@ -130,7 +130,7 @@ LONG = "summarize this: " + "lorem ipsum " * 200  # ~600 tokens
 
 
 async def test_a_long_request_goes_to_the_strong_preset_after_a_yes_and_says_so() -> None:
-    remote = Remote(Response(text="answered by the strong preset"), name="remote",
+    remote = Remote(Response(text="from the strong preset"), name="remote",
                     usage=Usage(prompt_tokens=700, completion_tokens=5, cost=0.0015))
     approver = ScriptedApprover(escalate=True)
     async with Harness(RemotePlugin(remote), profile=profile(), approver=approver,
@@ -140,7 +140,7 @@ async def test_a_long_request_goes_to_the_strong_preset_after_a_yes_and_says_so(
         assert local.logged("route")[-1]["preset"] == "default"
 
         run = await h.run(LONG)
-        assert run.outcome.text == "answered by the strong preset"
+        assert run.outcome.text == "from the strong preset"
         [asked] = approver.escalations
         assert (asked.preset, asked.model) == ("strong", "remote:big/model")
         assert asked.tokens > 600 and asked.cost > 0

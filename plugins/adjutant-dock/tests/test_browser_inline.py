@@ -267,7 +267,7 @@ async def test_the_routers_question_is_asked_in_the_chat_no_by_default(
 
     from adjutant_hookspecs import Response
 
-    remote = Remote(Response(text="answered by the strong preset"), name="remote")
+    remote = Remote(Response(text="from the strong preset"), name="remote")
     async with start_dock(plugins=(RemotePlugin(remote),), profile=profile()) as dock:
         dock.provider.queue(Response(text="answered here"))
         page = await open_page(browser, dock, width)
@@ -296,7 +296,7 @@ async def test_yes_to_the_routers_question_sends_it_and_says_where_it_went(
 
     from adjutant_hookspecs import Response
 
-    remote = Remote(Response(text="answered by the strong preset"), name="remote")
+    remote = Remote(Response(text="from the strong preset"), name="remote")
     async with start_dock(plugins=(RemotePlugin(remote),), profile=profile()) as dock:
         page = await open_page(browser, dock, 1280)
         await ask(page, LONG)
@@ -307,7 +307,7 @@ async def test_yes_to_the_routers_question_sends_it_and_says_where_it_went(
         await shot(page, "escalation-why", 1280)
         await page.click("#allow")
         await page.wait_for_selector(".decided.yes:has-text('✓ Sent off this machine by you')")
-        await page.wait_for_selector("#messages .msg.assistant:has-text('answered by the strong preset')")
+        await page.wait_for_selector("#messages .msg.assistant:has-text('from the strong preset')")
         await page.wait_for_selector("#messages .msg:has-text('This one went to strong')")
         assert len(remote.requests) == 1
         await shot(page, "escalation-sent", 1280)

@@ -49,7 +49,7 @@ async def ask(dock: Any, body: dict[str, Any]) -> Any:
 
 @pytest.mark.parametrize("yes", [False, True], ids=["no", "yes"])
 async def test_the_dock_asks_before_a_request_leaves_the_machine(yes: bool) -> None:
-    remote = Remote(Response(text="answered by the strong preset"), name="remote")
+    remote = Remote(Response(text="from the strong preset"), name="remote")
     async with start_dock(plugins=(RemotePlugin(remote),), profile=profile()) as dock:
         dock.provider.queue(Response(text="answered here"))
         first = await ask(dock, run_input(LONG))
@@ -66,7 +66,7 @@ async def test_the_dock_asks_before_a_request_leaves_the_machine(yes: bool) -> N
         assert bad.status_code == 400  # a step's answer is not this question's
         done = await ask(dock, resume_input(interrupt, "allow" if yes else "deny"))
         text = done.envelopes[-1]["data"]["result"]["text"]
-        assert text == ("answered by the strong preset" if yes else "answered here")
+        assert text == ("from the strong preset" if yes else "answered here")
         assert bool(remote.requests) is yes
         [answer] = (await dock.client.get("/api/log?kind=dock_answer")).json()["records"]
         assert (answer["scope"], answer["action"]) == ("escalation", "allow" if yes else "deny")
@@ -78,7 +78,7 @@ async def test_the_dock_asks_before_a_request_leaves_the_machine(yes: bool) -> N
 
 
 async def test_a_question_nobody_answers_keeps_the_request_here() -> None:
-    remote = Remote(Response(text="answered by the strong preset"), name="remote")
+    remote = Remote(Response(text="from the strong preset"), name="remote")
     async with start_dock(plugins=(RemotePlugin(remote),), profile=profile(),
                           approval_timeout_s=0.3) as dock:
         dock.provider.queue(Response(text="answered here"))
@@ -94,7 +94,7 @@ async def test_an_answer_to_another_question_sends_nothing() -> None:
     """A yes must name what was shown (its packetId: the preset, the reason and the most
     it may cost); a yes carrying any other is refused and the request stays put until
     this question is answered."""
-    remote = Remote(Response(text="answered by the strong preset"), name="remote")
+    remote = Remote(Response(text="from the strong preset"), name="remote")
     async with start_dock(plugins=(RemotePlugin(remote),), profile=profile()) as dock:
         first = await ask(dock, run_input(LONG))
         [interrupt] = first.envelopes[-1]["data"]["outcome"]["interrupts"]
@@ -105,5 +105,5 @@ async def test_an_answer_to_another_question_sends_nothing() -> None:
         assert not remote.requests
         assert (await dock.client.get("/api/log?kind=dock_answer")).json()["records"] == []
         done = await ask(dock, resume_input(interrupt, "allow"))  # the question still waits
-        assert done.envelopes[-1]["data"]["result"]["text"] == "answered by the strong preset"
+        assert done.envelopes[-1]["data"]["result"]["text"] == "from the strong preset"
         assert len(remote.requests) == 1
