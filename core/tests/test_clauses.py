@@ -82,6 +82,9 @@ pytestmark = pytest.mark.anyio
     # process list had been dropped)
     ("Is anything bound to port 5432? Also, is there a postgres process of mine running?",
      ["Is anything bound to port 5432?", "is there a postgres process of mine running?"]),
+    # "first" opens an order, it is no scene before one
+    ("first check git status, then show me the last 3 commits",
+     ["first check git status", "show me the last 3 commits"]),
     # "both of them" are the files named before (heldout13, after stop 45's run: a zip
     # of "notes")
     ("Compare notes.old with notes.txt, then zip both of them into notes.zip.",

@@ -101,12 +101,18 @@ def the_ask(request: str, names: frozenset[str] = frozenset()) -> str:
     return last
 
 
+#: Words that open an order without being it: "first check git status", "ok so show".
+_OPENING = re.compile(r"^(?:(?:first(?:ly)?|to (?:start|begin)(?: with)?|now|ok(?:ay)?|so|"
+                      r"right|alright|quickly|just|kindly|hey|hi|hello|go ahead and|help me|"
+                      r"(?:i )?need you to)\b[\s,]*)+", re.IGNORECASE)
+
+
 def _acts(piece: str) -> bool:
     """Whether ``piece`` orders or asks something (a verb first, a polite order, a
     question), rather than saying what is going on."""
-    opens = _LEAD.sub("", piece)
+    opens = _OPENING.sub("", _LEAD.sub("", piece))
     return _first(opens) in _VERBS or is_question(piece) or bool(re.match(
-        r"(?:please\s+)?(?:could|can|would|will)\s+you\b|please\b|pls\b|let'?s\b|"
+        r"(?:please\s+)?(?:could|can|would|will)\s+(?:you|u|ya)\b|please\b|pls\b|plz\b|let'?s\b|"
         r"(?:don'?t|do not|never)\b|i(?:'d| would)? "
         r"(?:like|want|need)\b", opens, re.IGNORECASE))
 
