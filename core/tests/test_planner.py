@@ -797,6 +797,11 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("my terminal says 'fatal: not a git repository' — what does that mean?", True),
     ("why do I get 'permission denied' when running a script?", True),  # a quoted message
     ("why do I get an error when I run src/app.py?", False),  # a file here
+    ("when was python 3 released?", True),  # had been sys.info
+    ("what should I pack for a week at the beach?", True),  # had been doc.summarize
+    ("summarize what a makefile is for", True),
+    ("when was the last commit made?", False),  # here
+    ("what should I commit first?", False),
     ("is it better to use tabs or spaces in python?", True),
     ("pros and cons of using sqlite for a small web app?", True),
     ("any tips for writing good commit messages?", True),

@@ -249,16 +249,27 @@ _ADVICE = re.compile(r"\b(?:recommend|suggest)\b(?:\s+\S+){0,3}?\s+(?:library|li
                      r"language|approach|way)\b|\b(?:any|some|a few|give me|got any)\s+"
                      r"(?:good\s+|quick\s+)?(?:tips?|advice)\b|\bbest practices?\b",
                      re.IGNORECASE)
+#: General knowledge: when something was released or who made it, what a kind of thing
+#: is for, what one should do ("what should I pack for a week at the beach?").
+_KNOWLEDGE = re.compile(
+    r"^\W*(?:when|who) (?:was|were|did)\b[^?]{0,50}\b(?:released|invented|created|founded|"
+    r"designed|introduced|born|written)\b|\bwhat (?:a|an) [\w.+-]+(?: [\w.+-]+)? (?:is|are) "
+    r"(?:for|used for|good for)\b|^\W*what should (?:i|we) (?!commit|push|delete|remove|run|"
+    r"kill|stop|zip|name|call|write|add|change|fix|test|check|look)\w+\b", re.IGNORECASE)
+_NAMED_HERE = re.compile(r"\b(?:commit|commits|branch|file|folder|directory|change|changes|"
+                         r"tag|repo|repository|project)\b", re.IGNORECASE)
 _OURS = re.compile(r"\b(?:main|master|develop|dev|head|staged|unstaged|stash|working (?:tree|"
                    r"copy)|branch(?:es)?|origin|upstream|release/\S+)\b", re.IGNORECASE)
 
 
 def weighs_things(request: str) -> bool:
     """Whether ``request`` asks which of two things in general (`_WEIGHING`, a
-    question) or for advice (`_ADVICE`, asked or ordered), naming nothing here."""
+    question), for advice (`_ADVICE`, asked or ordered) or what anyone may know
+    (`_KNOWLEDGE`), naming nothing here."""
     intent = QUOTED.sub("x", request)
     asks = request.rstrip().endswith("?") or _ASKING.match(request.lower().lstrip(" \t\"'("))
-    return bool(((_WEIGHING.search(intent) and asks) or _ADVICE.search(intent)) and not (
+    return bool(((_WEIGHING.search(intent) and asks) or _ADVICE.search(intent) or (
+        _KNOWLEDGE.search(intent) and not _NAMED_HERE.search(intent))) and not (
         named_paths(request) or about_here(request) or _LOCAL.search(request)
         or _OURS.search(request)))
 
