@@ -73,7 +73,8 @@ SETS = {"tuning": "requests.jsonl", "heldout": "heldout.jsonl", "heldout2": "hel
         "heldout7": "heldout7.jsonl", "heldout8": "heldout8.jsonl",
         "heldout9": "heldout9.jsonl", "heldout10": "heldout10.jsonl",
         "heldout11": "heldout11.jsonl", "heldout12": "heldout12.jsonl",
-        "heldout13": "heldout13.jsonl", "heldout14": "heldout14.jsonl"}
+        "heldout13": "heldout13.jsonl", "heldout14": "heldout14.jsonl",
+        "heldout15": "heldout15.jsonl"}
 BASELINE = "c3400f2"
 
 
