@@ -298,8 +298,8 @@ def searched_for(plan: Plan, asked: str) -> Plan:
     if said is None:
         return plan
     what = said["what"]
-    what = what[:-1] if len(what) > 4 and what.endswith("s") and not what.endswith("ss") \
-        else what
+    what = what[:-1] if len(what) > 4 and what.endswith("s") and not what.endswith(
+        ("ss", "us", "is", "ys")) else what  # "errors", not "status", "analysis", "keys"
     steps = tuple(msgspec.structs.replace(step, args={**step.args, "pattern": what})
                   if isinstance(step.args.get("pattern"), str)
                   and step.args["pattern"].lower() == said["place"].lower() else step
