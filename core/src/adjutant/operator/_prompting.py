@@ -122,8 +122,10 @@ class Prompting:
         #: (they ground an answer in words only; measured: 130-190 prompt tokens, 3-4 s
         #: of every question's scoring on 2 cores).
         self.passages_for_answers = True
-        #: The tools that show one file and one folder (adjutant-files'): a request that
-        #: only asks to see one thing here is planned with them (`_here.shown_path`).
+        #: The tools that show one file, one folder, two files side by side, and where
+        #: text is (adjutant-files'): a request that only asks to see one thing here, to
+        #: compare two files or where the code does something is planned with them
+        #: (`_here.shown_path`, `_here.compared_files`, `_words.asks_where_done`).
         self.viewers = {"file": "fs.read", "dir": "fs.list", "two files": "fs.diff",
                         "text": "search.grep"}
         # the passages in each recent request's prompt (`choose` takes them out)
