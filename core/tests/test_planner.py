@@ -932,3 +932,20 @@ def test_a_question_where_the_code_does_something_is_a_search(asked: str,
     from adjutant.operator._words import asks_where_done
 
     assert asks_where_done(asked) is where
+
+
+@pytest.mark.parametrize(("asked", "scheduled"), [
+    ("On 2026-12-24 at 08:00, summarize the pdfs here", True),  # heldout14, stop 45
+    ("tomorrow at 9 zip the logs", True),
+    ("run the backup at 18:00", True),
+    ("show commits since 2026-01-01", False),  # a filter
+    ("what happened on 2026-01-01?", False),  # a question
+    ("remember: the release is on 2026-12-24", False),  # recorded
+    ("add standup at 9:30 to notes.txt", False),  # written
+])
+def test_a_later_time_of_its_own_is_a_schedule(asked: str, scheduled: bool) -> None:
+    """A one-off later time asks for a schedule as a recurring one does (the clause
+    that said when had been planned on its own before; alone, it was doc.summarize)."""
+    from adjutant.operator._words import later
+
+    assert later(asked) is scheduled

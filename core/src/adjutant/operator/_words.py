@@ -9,10 +9,29 @@ import shutil
 from collections import Counter
 from functools import lru_cache
 
-__all__ = ["QUOTED", "RECORDS", "about_here", "asks_where_done", "bad_request", "carried_patch",
-           "carried_text", "claims_done", "echoes", "hinted", "is_question", "named_paths",
-           "named_programs", "recurring", "shape", "spelled", "terms", "typing_slips",
-           "wants_words", "with_digits"]
+__all__ = [
+    "QUOTED",
+    "RECORDS",
+    "about_here",
+    "asks_where_done",
+    "bad_request",
+    "carried_patch",
+    "carried_text",
+    "claims_done",
+    "echoes",
+    "hinted",
+    "is_question",
+    "later",
+    "named_paths",
+    "named_programs",
+    "recurring",
+    "shape",
+    "spelled",
+    "terms",
+    "typing_slips",
+    "wants_words",
+    "with_digits",
+]
 
 #: The longest request planned (characters): a small model's context holds the prompt's
 #: static part, the request and the reply; longer text belongs in a file the request names.
@@ -332,6 +351,28 @@ def recurring(request: str) -> bool:
     intent = QUOTED.sub("x", content_cut(request))
     return (bool(_RECURRING.search(intent)) and not _RECORDING.match(intent.lower())
             and not is_question(request))
+
+
+#: A later time of its own: "On 2026-12-24 at 08:00, summarize the pdfs here",
+#: "tomorrow at 9 zip the logs" (a date after "since", "until", "from" ... filters).
+_LATER = re.compile(r"(?<!since )(?<!until )(?<!till )(?<!before )(?<!after )(?<!from )"
+                    r"(?<!since the )\b\d{4}-\d{2}-\d{2}\b|\b(?:tomorrow|tonight|tomorrow "
+                    r"(?:morning|evening|night))\s+at\s+\d{1,2}\b|\bat\s+\d{1,2}:\d{2}\b",
+                    re.IGNORECASE)
+
+
+def later(request: str) -> bool:
+    """Whether ``request`` asks for something done once at a later time (`_LATER`): a
+    schedule too. Not in quoted text, in what a request records or writes, nor in a
+    question."""
+    intent = QUOTED.sub("x", content_cut(request))
+    return (bool(_LATER.search(intent)) and not _RECORDING.match(intent.lower())
+            and not _WRITES_TEXT.match(intent) and not is_question(request))
+
+
+#: An order to write text, whose words may hold a time ("add standup at 9:30 to notes").
+_WRITES_TEXT = re.compile(r"^\W*(?:please\s+)?(?:add|append|write|put|insert|type)\b",
+                          re.IGNORECASE)
 
 
 def bad_request(request: str) -> str:

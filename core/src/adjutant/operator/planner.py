@@ -49,6 +49,7 @@ from ._words import (
     bad_request,
     content_cut,
     is_question,
+    later,
     named_paths,
     recurring,
     wants_words,
@@ -456,10 +457,11 @@ class Planner:
                 and scores[choices.index("response")] > -math.inf:
             _log.info("words only: %r asks for an explanation, not an action", asked[:80])
             return choices.index("response")
-        if asked and recurring(asked) and (timer := timer_among(self.tools, choices)) is not None:
+        if asked and (recurring(asked) or later(asked)) and (
+                timer := timer_among(self.tools, choices)) is not None:
             if timer != order[0]:
-                _log.info("recurring: %r asks for it again and again; %s instead of %s",
-                          asked[:80], choices[timer], choices[order[0]])
+                _log.info("scheduled: %r asks for it again and again, or later; %s instead "
+                          "of %s", asked[:80], choices[timer], choices[order[0]])
             return timer
         if (runner := runner_among(self.tools, asked, choices)) is not None and runner != order[0]:
             _log.info("named program: %r says which program to use; %s instead of %s",
