@@ -946,6 +946,6 @@ def test_a_question_where_the_code_does_something_is_a_search(asked: str,
 def test_a_later_time_of_its_own_is_a_schedule(asked: str, scheduled: bool) -> None:
     """A one-off later time asks for a schedule as a recurring one does (the clause
     that said when had been planned on its own before; alone, it was doc.summarize)."""
-    from adjutant.operator._words import later
+    from adjutant.operator._when import later
 
     assert later(asked) is scheduled

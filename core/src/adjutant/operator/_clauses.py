@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from ._words import QUOTED, is_question, named_paths, recurring, wants_words
+from ._when import recurring
+from ._words import QUOTED, is_question, named_paths, wants_words
 
 __all__ = ["clauses", "the_ask"]
 

@@ -43,15 +43,14 @@ from ._bank import Bank, Example
 from ._grammar import END, MAX_STEPS, grounded, reply_grammar, reply_schema
 from ._heads import runner_among, timer_among
 from ._here import workspace_paths
+from ._when import later, recurring
 from ._words import (
     MAX_REQUEST,
     about_here,
     bad_request,
     content_cut,
     is_question,
-    later,
     named_paths,
-    recurring,
     wants_words,
 )
 from ._words import shape as _shape
