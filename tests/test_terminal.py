@@ -67,3 +67,23 @@ def test_closing_the_terminal_hangs_up_on_the_child() -> None:
     assert child.isalive()
     child.close()
     assert not child.isalive() and child.signalstatus == signal.SIGHUP
+
+
+def test_ctrl_c_works_though_the_test_run_ignores_it() -> None:
+    """A test run started in the background (`cmd &` in a script, as CI may start it)
+    has SIGINT ignored, and an exec keeps that: the command on the terminal gets it
+    back, as on a user's terminal (this stop's CI runs had failed the Ctrl-C test so)."""
+    script = textwrap.dedent("""
+        import signal
+        from adjutant.testing import on_terminal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # as `cmd &` leaves it
+        child = on_terminal("sleep", ["60"], timeout=10)
+        child.sendintr()
+        child.wait(30)
+        print("signal", child.signalstatus)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=90, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"signal {int(signal.SIGINT)}"

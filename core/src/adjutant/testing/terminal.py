@@ -5,8 +5,9 @@ CPython's after-fork handlers before it execs, and in a multi-threaded process (
 xdist worker, anyio's thread pool) those can deadlock on a lock another thread
 held at the fork. Seen once in CI, a test hung until killed. Here ``subprocess``
 starts the child (fork and exec with no Python code between them) through
-util-linux ``setsid --ctty``: a session of its own, the pty's slave side as its
-controlling terminal (so ``/dev/tty`` and Ctrl-C work as for a user), and pexpect's
+``env --default-signal=INT,QUIT`` (a test run in the background inherits Ctrl-C
+ignored) and util-linux ``setsid --ctty``: a session of its own, the pty's slave side
+as its controlling terminal (so ``/dev/tty`` and Ctrl-C work as for a user), and pexpect's
 ``fdspawn`` reads and writes the master side. The object answers the part of
 ``pexpect.spawn`` that tests use: expect, send, sendline, sendcontrol, sendintr,
 sendeof, isalive, wait, kill, terminate, close, pid, exitstatus and signalstatus.
@@ -124,15 +125,18 @@ def spawn(command: str, args: Sequence[str] = (), *, env: Mapping[str, str] | No
           encoding: str | None = "utf-8", codec_errors: str = "strict",
           dimensions: tuple[int, int] = (24, 80)) -> TerminalChild:
     """``command ARGS`` on a new pseudo-terminal of ``dimensions`` (rows, columns)."""
-    setsid = shutil.which("setsid")
-    if setsid is None:
-        raise RuntimeError("`setsid` (util-linux) is needed to give the child a terminal: "
-                           "apt-get install util-linux")
+    setsid, env_program = shutil.which("setsid"), shutil.which("env")
+    if setsid is None or env_program is None:
+        raise RuntimeError("`setsid` (util-linux) and `env` (coreutils) are needed to give "
+                           "the child a terminal: apt-get install util-linux coreutils")
     master, slave = os.openpty()
     rows, cols = dimensions
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     try:
-        process = subprocess.Popen([setsid, "--ctty", command, *args], stdin=slave,
+        # Ctrl-C and Ctrl-Backslash act as on a user's terminal, though a test run started in
+        # the background (`cmd &` in a script) inherits them ignored
+        process = subprocess.Popen([env_program, "--default-signal=INT,QUIT", setsid, "--ctty",
+                                    command, *args], stdin=slave,
                                    stdout=slave, stderr=slave, env=env, cwd=cwd,
                                    close_fds=True)
     except BaseException:
@@ -140,22 +144,23 @@ def spawn(command: str, args: Sequence[str] = (), *, env: Mapping[str, str] | No
         raise
     finally:
         os.close(slave)  # the child's copies are the only ones: its exit is our EOF
-    _started(process, setsid)
+    _started(process, (env_program, setsid))
     child = TerminalChild(process, master, timeout=timeout, encoding=encoding,
                           codec_errors=codec_errors)
     child.env, child.cwd = env, cwd
     return child
 
 
-def _started(process: subprocess.Popen[bytes], setsid: str, seconds: float = 30) -> None:
-    """Return once ``setsid`` has made the terminal the child's and become the command
-    (its executable is no longer setsid's), as ``pexpect.spawn`` returns after the
-    exec: a Ctrl-C sent before would reach no process (seen under load in CI)."""
-    before = os.path.realpath(setsid)
+def _started(process: subprocess.Popen[bytes], wrappers: tuple[str, ...],
+             seconds: float = 30) -> None:
+    """Return once the ``wrappers`` (env, setsid) have made the terminal the child's and
+    become the command (its executable is none of theirs), as ``pexpect.spawn`` returns
+    after the exec: a Ctrl-C sent before would reach no process."""
+    before = {os.path.realpath(w) for w in wrappers}
     deadline = time.monotonic() + seconds
     while process.poll() is None and time.monotonic() < deadline:
         try:
-            if os.readlink(f"/proc/{process.pid}/exe") != before:
+            if os.readlink(f"/proc/{process.pid}/exe") not in before:
                 return
         except OSError:
             return  # gone already, or not Linux: nothing to wait for
