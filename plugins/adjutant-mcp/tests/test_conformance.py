@@ -181,17 +181,17 @@ def run_suite(command: list[str], out: Path, *args: str) -> dict[str, list[str]]
 
     The suite runs its scenarios in parallel; for the client, that is two dozen
     Adjutant processes starting at once on two cores, and sse-retry, which times the
-    client's reconnection to within 200 ms, may then only warn. Such a scenario (a
-    warning, no failure) is run again alone, and must pass then."""
+    client's reconnection to within 200 ms, may then only warn, or on a machine busy
+    with more fail (seen once in stop 45, the machine's load at 7). Such a timed
+    scenario, and only such, is run again alone, and must pass then."""
     started = time.monotonic()
     done = _run(command, out, *args, "--suite", "all")
     statuses = _statuses(out)
     late = _unexpected(done.stdout)
-    if done.returncode != 0 and late and late <= TIMED and not any(
-            "FAILURE" in statuses.get(s, ["FAILURE"]) for s in late):
+    if done.returncode != 0 and late and late <= TIMED:
         for scenario in sorted(late):
             again = _run(command, out / "alone", *args, "--scenario", scenario)
-            print(f"{scenario}: only warned in the parallel run; alone: "
+            print(f"{scenario}: late in the parallel run; alone: "
                   f"{'passed' if again.returncode == 0 else 'failed'}")
             assert again.returncode == 0, again.stdout[-4000:]
             statuses[scenario] = _statuses(out / "alone")[scenario]
