@@ -207,7 +207,7 @@ def run_suite(command: list[str], out: Path, *args: str) -> dict[str, list[str]]
     return statuses
 
 
-#: scenarios that time the client, and so may only warn on a loaded machine
+#: scenarios that time the client, and so may warn or fail on a loaded machine
 TIMED = {"sse-retry"}
 
 
