@@ -82,6 +82,10 @@ pytestmark = pytest.mark.anyio
     # process list had been dropped)
     ("Is anything bound to port 5432? Also, is there a postgres process of mine running?",
      ["Is anything bound to port 5432?", "is there a postgres process of mine running?"]),
+    # a first clause naming a path is no scene (the scene rule had merged these two, and
+    # dropped a step of each, on the tuning set in stop 45)
+    ("on a new branch docs/guide, add a line to docs/guide.md and commit it",
+     ["on a new branch docs/guide", "add a line to docs/guide.md", "commit docs/guide.md"]),
     # "first" opens an order, it is no scene before one
     ("first check git status, then show me the last 3 commits",
      ["first check git status", "show me the last 3 commits"]),
