@@ -177,10 +177,12 @@ def clauses(request: str) -> list[str]:
     pieces = [shown(p) for p in (_LEAD.sub("", p) for p in pieces) if p.strip(" ,.")]
     if len(pieces) >= 2 and ((_SCENE.match(pieces[0]) and _IT.search(pieces[1])) or (
             not _acts(pieces[0]) and _acts(pieces[1]) and len(pieces[0].split()) >= 3
-            and not named_paths(pieces[0]) and not QUOTED.search(pieces[0]))):
+            and not named_paths(pieces[0]) and not QUOTED.search(pieces[0])
+            and not _IT.search(pieces[1]))):
         # a scene, or what is going on, before the ask ("before I leave for holiday, zip
         # the logs"; "customer says the app is down; is anything on port 8000?"): no step
-        # ("on a new branch docs/guide, ..." and "app.py is broken: read ..." name one)
+        # ("on a new branch docs/guide, ..." and "app.py is broken: read ..." name one;
+        # "the report crashed, fix it" says what "it" is, as before)
         pieces[:2] = [f"{pieces[0]}, {pieces[1]}"]
     for i in range(len(pieces) - 1, 0, -1):  # "...; that's a fact, not a preference"
         if _REMARK.match(pieces[i]):
