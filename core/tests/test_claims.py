@@ -15,6 +15,7 @@ pytestmark = pytest.mark.anyio
 
 @pytest.mark.parametrize(("answer", "request_", "claims"), [
     ("Stashed your changes.", "stash my changes", True),
+    ("Stashed changes.", "stash my changes", True),  # as `adjutant run` answered it
     ("The tmp folder has been deleted.", "delete the tmp folder", True),
     ("Done!", "restart the web server", True),
     ("I have pushed the branch.", "push my branch", True),
@@ -23,6 +24,8 @@ pytestmark = pytest.mark.anyio
     ("Deleted files go to the trash.", "where do deleted files go?", False),
     ("Rebased branches rewrite history.", "explain rebase vs merge", False),  # words asked
     ("You can run git stash.", "stash my changes", False),  # says how, not that it did
+    ("Installed packages are listed by pip list, which prints each with its version.",
+     "list my packages", False),  # a long answer opening with a participle
 ])
 def test_words_saying_an_order_was_carried_out_are_a_claim(answer: str, request_: str,
                                                            claims: bool) -> None:

@@ -304,12 +304,13 @@ def asks_where_done(request: str) -> bool:
     return bool(_WHERE_DONE.match(request))
 
 
-#: Words that say an action was taken: "Stashed your changes.", "Done!", "I have
-#: deleted the file", "Your changes have been committed".
+#: Words that say an action was taken: "Stashed your changes.", "Stashed changes.",
+#: "Done!", "I have deleted the file", "Your changes have been committed".
 _DONE = re.compile(r"^\W*(?:done\b|ok(?:ay)?[,!.]?\s+(?:done|i(?:'ve| have))\b|"
                    r"i(?:'ve| have) (?:now |just )?\w+(?:ed|en|ne|de)\b|"
                    r"\w+ed (?:your|the|it|them|all)\b|"
-                   r"(?:your|the) [\w ]{1,40}(?:has|have) been \w+(?:ed|en)\b)", re.IGNORECASE)
+                   r"(?:your|the) [\w ]{1,40}(?:has|have) been \w+(?:ed|en)\b|"
+                   r"[a-z]+ed\b[\w ]{0,40}[.!]?\s*$)", re.IGNORECASE)
 
 
 def claims_done(answer: str, request: str) -> bool:
