@@ -100,6 +100,7 @@ def records_text(declaration: ToolDeclaration) -> bool:
 NOTHING_DONE = ("Nothing was done: I can only answer that in words, and words change "
                 "nothing. Say which command to run (\"run ...\") and I will plan it for your "
                 "approval.")
+_NOTHING_DONE_REPLY = msgspec.json.encode({"type": "response", "text": NOTHING_DONE}).decode()
 
 
 class Prompting:
@@ -294,8 +295,7 @@ class Prompting:
         text = closed_plan(await self.generate(chosen, run, attempt, provider),
                            carried_text(prompt))
         if self.claimed(text, prompt):  # "stash my changes": "Stashed your changes."
-            return chosen, msgspec.json.encode({"type": "response", "text": NOTHING_DONE}
-                                               ).decode()
+            return chosen, _NOTHING_DONE_REPLY
         if chosen is request:  # no choice was made (a retry, a provider that cannot score)
             return chosen, text
         if self.echoed(text, prompt, cwd):
@@ -337,8 +337,9 @@ class Prompting:
                                      activity_type="second-look", content={"text": why}))
         chosen = await self.choose(request, names, prompt, cwd, provider, exclude=wanting,
                                    most=most)
-        return chosen, closed_plan(await self.generate(chosen, run, attempt, provider,
-                                                       part="-again"), carried_text(prompt))
+        again = closed_plan(await self.generate(chosen, run, attempt, provider, part="-again"),
+                            carried_text(prompt))
+        return chosen, _NOTHING_DONE_REPLY if self.claimed(again, prompt) else again
 
     def unhinted(self, text: str, prompt: str) -> str:
         """The tool of ``text``'s first step when it only reads, and a file it must name
