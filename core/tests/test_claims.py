@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from adjutant.operator._claims import claims_done
 from adjutant.operator._prompting import NOTHING_DONE
-from adjutant.operator._words import claims_done
 from adjutant.testing import Harness, ScriptedProvider
 from adjutant_hookspecs import Response
 
@@ -24,6 +24,10 @@ pytestmark = pytest.mark.anyio
     ("Deleted files go to the trash.", "where do deleted files go?", False),
     ("Rebased branches rewrite history.", "explain rebase vs merge", False),  # words asked
     ("You can run git stash.", "stash my changes", False),  # says how, not that it did
+    ("Committed.", "commit my work", True),  # a doubled consonant
+    ("Deleted it all!", "delete the logs", True),
+    ("Answered here.", "summarize this: lorem ipsum", False),  # not the verb asked
+    ("reviewed", "review this", False),  # words can review (the dock test's reply)
     ("Installed packages are listed by pip list, which prints each with its version.",
      "list my packages", False),  # a long answer opening with a participle
 ])

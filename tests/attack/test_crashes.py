@@ -354,7 +354,11 @@ def test_a_result_the_full_disk_refused_is_said_and_its_run_closed_as_interrupte
 
 def test_mcp_serve_answers_a_full_disk_with_an_error_and_keeps_serving(
         attack: Attack, full_disk: FullDisk) -> None:
+    # `mcp.client.stdio` is imported before the redirect below: its `stdio_client` binds
+    # `sys.stderr` as a default at import, and a file closed after this test broke every
+    # later MCP test in the same worker
     import anyio
+    import mcp.client.stdio  # noqa: F401
 
     from .test_approval_display import served
 

@@ -11,7 +11,7 @@ from itertools import pairwise
 from ._words import _LISTING, _SHOWING, _WORD, named_paths
 
 __all__ = ["asks_content", "compared_files", "content_asked", "files_called", "here",
-           "named_documents", "names_here", "shown_path", "workspace_paths"]
+           "inside", "named_documents", "names_here", "shown_path", "workspace_paths"]
 
 
 #: Files a project names without an extension, written as it writes them.
@@ -80,6 +80,14 @@ def asks_content(request: str) -> bool:
     words = _WORD.findall(request.lower().replace("'", ""))
     return bool(_ABOUT_CONTENT.search(request)) or all(
         w in _SHOWING or w in named for w in words)
+
+
+def inside(cwd: str, path: str) -> bool:
+    """Whether ``path`` resolves (links followed) to a place inside ``cwd``: the only
+    paths a rule may put in a plan for the model (the user may still name others, and
+    the cage refuses them)."""
+    root = os.path.realpath(cwd)
+    return os.path.realpath(os.path.join(cwd, path)).startswith(root + os.sep)
 
 
 def here(cwd: str, path: str) -> str | None:
@@ -247,7 +255,7 @@ def compared_files(request: str, cwd: str) -> tuple[str, str] | None:
                 or not _COMPARING.search(request[max(0, start - 40):start]):
             continue
         found = [here(cwd, first), here(cwd, second)]
-        if all(f and os.path.isfile(os.path.join(cwd, f)) for f in found) \
-                and found[0] != found[1]:
+        if all(f and os.path.isfile(os.path.join(cwd, f)) and inside(cwd, f) for f in found) \
+                and found[0] != found[1]:  # never a link, nor a path, leading out
             return str(found[0]), str(found[1])
     return None

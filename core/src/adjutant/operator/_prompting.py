@@ -42,6 +42,7 @@ from adjutant_hookspecs import (
 from ..providers import capabilities_of
 from ._actionlog import ActionLog
 from ._bank import Example
+from ._claims import claims_done
 from ._clauses import the_ask
 from ._grammar import MAX_STEPS, reply_grammar
 from ._here import (
@@ -62,7 +63,6 @@ from ._words import (
     asks_where_done,
     carried_patch,
     carried_text,
-    claims_done,
     echoes,
     hinted,
     is_question,

@@ -15,7 +15,7 @@ import msgspec
 
 from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration, is_write
 
-from ._here import here, named_documents, workspace_paths
+from ._here import here, inside, named_documents, workspace_paths
 from ._words import QUOTED, carried_text, hinted, terms, typing_slips
 
 __all__ = [
@@ -274,7 +274,8 @@ def output_not_input(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration
         out = step.args.get(key) if key else None
         if isinstance(items, list) and isinstance(out, str) and out in items \
                 and not os.path.lexists(os.path.join(cwd, out)):
-            named = [real for p in named_documents(asked) if (real := here(cwd, p))]
+            named = [real for p in named_documents(asked)
+                     if (real := here(cwd, p)) and inside(cwd, real)]
             kept = [i for i in items if i != out]
             kept += [p for p in dict.fromkeys(named) if p not in kept and p != out]
             kept.sort(key=lambda p: (asked.find(p) % (len(asked) + 1)))  # as asked
@@ -347,7 +348,7 @@ def each_listed(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
                 break
             run = []
         run, at = [*run, name], start + len(name)
-    found = [real for p in run if (real := here(cwd, p))]
+    found = [real for p in run if (real := here(cwd, p)) and inside(cwd, real)]
     if not (2 <= len(found) == len(run) <= 4) or len(set(found)) < len(found) \
             or (here(cwd, step.args[key]) or step.args[key]) not in found:
         return plan

@@ -17,7 +17,6 @@ __all__ = [
     "bad_request",
     "carried_patch",
     "carried_text",
-    "claims_done",
     "echoes",
     "hinted",
     "is_question",
@@ -302,21 +301,6 @@ _WHERE_DONE = re.compile(
 def asks_where_done(request: str) -> bool:
     """Whether ``request`` asks where in the code something is done (`_WHERE_DONE`)."""
     return bool(_WHERE_DONE.match(request))
-
-
-#: Words that say an action was taken: "Stashed your changes.", "Stashed changes.",
-#: "Done!", "I have deleted the file", "Your changes have been committed".
-_DONE = re.compile(r"^\W*(?:done\b|ok(?:ay)?[,!.]?\s+(?:done|i(?:'ve| have))\b|"
-                   r"i(?:'ve| have) (?:now |just )?\w+(?:ed|en|ne|de)\b|"
-                   r"\w+ed (?:your|the|it|them|all)\b|"
-                   r"(?:your|the) [\w ]{1,40}(?:has|have) been \w+(?:ed|en)\b|"
-                   r"[a-z]+ed\b[\w ]{0,40}[.!]?\s*$)", re.IGNORECASE)
-
-
-def claims_done(answer: str, request: str) -> bool:
-    """Whether ``answer``, in words, says an order was carried out ("stash my changes"
-    answered "Stashed your changes."): words do nothing, so that is never true."""
-    return bool(_DONE.match(answer)) and not is_question(request) and not wants_words(request)
 
 
 def wants_words(request: str) -> bool:
