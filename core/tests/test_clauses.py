@@ -99,6 +99,12 @@ pytestmark = pytest.mark.anyio
      "commit it as 'docs: add faq'",
      ["Write docs/faq.md with 'Q: where are settings? A: config/settings.json'",
       "commit docs/faq.md as 'docs: add faq'"]),
+    # the step before, on a schedule (heldout15, after its run: only the schedule)
+    ("Summarize the PDFs here right now, and also set that up to happen every Monday "
+     "at 9am.", ["Summarize the PDFs here right now",
+                 "schedule Summarize the PDFs here every Monday at 9am"]),
+    ("zip the logs, then do it again every night at 11pm",
+     ["zip the logs", "schedule zip the logs every night at 11pm"]),
 ])
 def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     assert clauses(request_) == expected
@@ -143,6 +149,10 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     # had been planned as fs.write of its words)
     "customer says the app is down; is anything on port 8000?",
     "before I leave for holiday, zip up the logs folder as logs-backup.zip",
+    # how to regard the files is no step (heldout15, after its run: a patch)
+    "Treat src/util.py as the old version and src/app.py as the new one and show me the "
+    "differences between them.",
+    "read notes.txt and do it quickly",  # "do it" with no time: no schedule
 ])
 def test_what_is_one_step_stays_whole(request_: str) -> None:
     assert clauses(request_) == [request_]

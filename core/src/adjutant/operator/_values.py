@@ -28,6 +28,7 @@ __all__ = [
     "paths_not_quoted",
     "searched_for",
     "stated_number",
+    "tool_said",
     "without_copied_values",
     "without_more",
 ]
@@ -133,7 +134,13 @@ def _tool_said(value: Any, asked: str, tools: Mapping[str, ToolDeclaration],
     the example's `fs.read`); empty when none or several ("list" is two tools')."""
     if not isinstance(value, str) or value not in tools:
         return ""
-    named = [t for t in tools if t not in (own, value) and _named_tool(t, asked, tools)]
+    return tool_said(asked, tools, (own, value))
+
+
+def tool_said(asked: str, tools: Mapping[str, ToolDeclaration], other_than: Sequence[str]) -> str:
+    """The one offered tool, none of ``other_than``, that ``asked`` names by its verb
+    ("summarize the PDFs": `doc.summarize`); empty when none or several."""
+    named = [t for t in tools if t not in other_than and _named_tool(t, asked, tools)]
     return named[0] if len(named) == 1 else ""
 
 

@@ -4,11 +4,20 @@ Pure text rules."""
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Mapping
 
+import msgspec
+
+from adjutant_hookspecs import Plan, ToolDeclaration
+
+from ._values import tool_said
 from ._words import _RECORDING, QUOTED, content_cut, is_question
 
-__all__ = ["later", "recurring"]
+__all__ = ["cron_of", "later", "recurring", "scheduled_as_said"]
+
+_log = logging.getLogger("adjutant.planner")
 
 
 #: A recurring time: "every weekday at 7:30", "each morning", "nightly", "every 2 hours".
@@ -48,3 +57,67 @@ def later(request: str) -> bool:
 #: An order to write text, whose words may hold a time ("add standup at 9:30 to notes").
 _WRITES_TEXT = re.compile(r"^\W*(?:please\s+)?(?:add|append|write|put|insert|type)\b",
                           re.IGNORECASE)
+
+
+_DAYS = ("sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday")
+#: How often, in the words people use: "every 2 hours", "hourly", "every 15 minutes".
+_EVERY_N = re.compile(r"\bevery\s+(\d{1,2})\s+(minute|hour)s?\b|\b(?:every|each)\s+(minute|hour)\b|"
+                      r"\b(hourly)\b", re.IGNORECASE)
+#: On which days: a weekday ("every Monday", "on mondays"), weekdays, weekends, or every
+#: day ("daily", "each morning", "nightly").
+_ON_DAYS = re.compile(r"\b(?:(?:every|each|on)\s+)?(" + "|".join(_DAYS) + r")s?\b|"
+                      r"\b(?:every|each)\s+(weekday|weekend)s?\b|\b(?:on\s+)?(weekday|weekend)s\b|"
+                      r"\b(?:every|each)\s+(day|morning|evening|night)\b|\b(daily|nightly)\b",
+                      re.IGNORECASE)
+#: At what time of day: "at 9am", "at 7:30", "at 18:00", "at 6 pm", "at noon".
+_AT = re.compile(r"\bat\s+(?:(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?(?!\S*\d)|"
+                 r"(noon|midnight))", re.IGNORECASE)
+
+
+def cron_of(request: str) -> str:
+    """The cron expression of the recurring time ``request`` states ("every Monday at
+    9am": ``0 9 * * 1``; "every 2 hours": ``0 */2 * * *``), or empty where it states
+    none in full (a day with no time of day: the model's, or the user's, to say)."""
+    if not recurring(request):
+        return ""
+    intent = QUOTED.sub("x", content_cut(request))
+    if every := _EVERY_N.search(intent):
+        count, unit = (every[1], every[2]) if every[1] else ("", every[3] or "hour")
+        step = f"*/{int(count)}" if count and int(count) > 1 else "*"
+        return f"{step} * * * *" if unit.lower() == "minute" else f"0 {step} * * *"
+    days, at = _ON_DAYS.search(intent), _AT.search(intent)
+    if days is None or at is None:
+        return ""
+    day, kind = days[1], (days[2] or days[3] or "").lower()
+    weekdays = (str(_DAYS.index(day.lower())) if day else "1-5" if kind == "weekday"
+                else "0,6" if kind == "weekend" else "*")
+    if at[4]:
+        hour, minute = (12 if at[4].lower() == "noon" else 0), 0
+    else:
+        hour, minute = int(at[1]), int(at[2] or 0)
+        half = (at[3] or "").lower().replace(".", "")
+        hour = hour % 12 + 12 if half == "pm" else hour % 12 if half == "am" else hour
+    if hour > 23 or minute > 59:
+        return ""
+    return f"{minute} {hour} * * {weekdays}"
+
+
+def scheduled_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration]) -> Plan:
+    """``plan`` with each step taking a ``cron`` on the recurring time ``asked`` states
+    (`cron_of`), and no one-off ``at`` beside it (the model had scheduled "every Monday
+    at 9am" daily, or once at 09:00); a ``capability`` that is no tool offered as the
+    one tool the request names by its verb ("summarize": ``doc.summarize``)."""
+    cron, steps = cron_of(asked), []
+    for step in plan.steps:
+        props = tools[step.tool].args_schema.get("properties", {}) if step.tool in tools else {}
+        if cron and "cron" in props and (step.args.get("cron") != cron or "at" in step.args):
+            _log.info("cron: %s %r is %r as said", step.tool, step.args.get("cron"), cron)
+            args = {k: v for k, v in step.args.items() if k != "at"}
+            step = msgspec.structs.replace(step, args={**args, "cron": cron})
+        said = step.args.get("capability")
+        if "capability" in props and isinstance(said, str) and said not in tools and (
+                named := tool_said(asked, tools, (step.tool,))):
+            _log.info("capability: %s %r is the tool asked for, %s", step.tool, said, named)
+            step = msgspec.structs.replace(step, args={**step.args, "capability": named})
+        steps.append(step)
+    return plan if tuple(steps) == plan.steps else Plan(steps=tuple(steps))
