@@ -105,6 +105,11 @@ pytestmark = pytest.mark.anyio
                  "schedule Summarize the PDFs here every Monday at 9am"]),
     ("zip the logs, then do it again every night at 11pm",
      ["zip the logs", "schedule zip the logs every night at 11pm"]),
+    # a verb one typing slip off; a command named, no scene (heldout15, after its run:
+    # the switch, then what is staged, had been lost)
+    ("swtich to develop and show me the last 5 commits there",
+     ["swtich to develop", "show me the last 5 commits there"]),
+    ("first git status, then what's staged", ["first git status", "what's staged"]),
 ])
 def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     assert clauses(request_) == expected

@@ -810,6 +810,13 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("should I learn rust or go first?", True),
     ("is port 8000 usually free on my machine?", False),  # mine
     ("which file is better to edit, notes.txt or todo.md?", False),  # files here
+    # git's words in a choice asked in general; what a format allows (heldout15, after
+    # its run: git.status, fs.list)
+    ("git stash vs a wip commit — when would I pick one over the other?", True),
+    ("Are comments allowed in JSON files?", True),
+    ("is my stash vs staged bigger?", False),  # ours
+    ("Are tabs allowed in config/settings.json?", False),  # a file here
+    ("is force push allowed on main?", False),  # a branch here
 ])
 def test_a_question_about_what_a_command_means_wants_words(asked: str, words: bool) -> None:
     """What a command or a name means, or how to do a thing, is answered in words
@@ -863,6 +870,11 @@ def test_the_root_alone_names_no_file_here(tmp_path: Any) -> None:
      "please remember that"),
     ("tests use pytest - keep that in mind", "keep that in mind"),
     ("did you note that?", "did you note that?"),  # a question, no ask after content
+    # after a few words on what it is for (heldout15, after its run: the program
+    # recorded was planned as shell.exec)
+    ("for this project, jot down that the report is run with python3 src/app.py",
+     "for this project, jot down "),
+    ("btw, remember that deploys happen on fridays", "btw, remember "),
 ])
 def test_the_words_that_say_what_to_do_leave_out_the_content_they_carry(
         asked: str, intent: str) -> None:

@@ -364,3 +364,30 @@ def test_a_recurring_time_said_is_the_schedules_cron() -> None:
     assert got == plan(("schedule.task", {"capability": "doc.summarize", "cron": "0 9 * * 1"}))
     once = plan(("schedule.task", {"capability": "doc.summarize", "at": "2026-12-24T08:00"}))
     assert scheduled_as_said(once, "on 2026-12-24 at 08:00 summarize the PDFs", tools) == once
+
+
+def test_a_search_of_a_folder_named_first_searches_it_for_what_follows(tmp_path: Path) -> None:
+    """"grep src for todo" had searched for "src" everywhere."""
+    from adjutant.operator._values import searched_for
+
+    (tmp_path / "src").mkdir()
+    got = searched_for(plan(("search.grep", {"pattern": "src", "ignore_case": True})),
+                       "grep src for todo, case insensitive", TOOLS, str(tmp_path))
+    assert got == plan(("search.grep", {"pattern": "todo", "ignore_case": True,
+                                        "paths": ["src"]}))
+    elsewhere = plan(("search.grep", {"pattern": "lib"}))  # no folder lib here
+    assert searched_for(elsewhere, "grep lib for todo", TOOLS, str(tmp_path)) == plan(
+        ("search.grep", {"pattern": "todo"}))
+
+
+def test_text_written_to_a_folder_goes_to_the_file_in_it_called_by_name(
+        tmp_path: Path) -> None:
+    """"tack this onto the end of the guide in docs: ..." had appended to "docs"."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guide.md").write_text("# Guide\n")
+    appended = plan(("fs.append", {"path": "docs", "content": "Tests run with pytest.\n"}))
+    asked = "tack this onto the end of the guide in docs: Tests run with pytest."
+    assert paths_as_named(appended, asked, TOOLS, str(tmp_path)) == plan(
+        ("fs.append", {"path": "docs/guide.md", "content": "Tests run with pytest.\n"}))
+    listed = plan(("fs.list", {"path": "docs"}))  # a folder listed stays one
+    assert paths_as_named(listed, "list the guide in docs", TOOLS, str(tmp_path)) == listed

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ._when import recurring
-from ._words import QUOTED, is_question, named_paths, wants_words
+from ._words import QUOTED, is_question, named_paths, typing_slips, wants_words
 
 __all__ = ["clauses", "the_ask"]
 
@@ -129,7 +129,12 @@ def _acts(piece: str) -> bool:
 
 
 def _first(text: str) -> str:
-    return text.split(" ", 1)[0].lower()
+    """The first word of ``text``, as the verb it is one typing slip from ("swtich to
+    develop and show me the log" orders two steps)."""
+    word = text.split(" ", 1)[0].lower()
+    if len(word) >= 5 and word not in _VERBS and len(near := typing_slips(word) & _VERBS) == 1:
+        return near.pop()
+    return word
 
 
 def clauses(request: str) -> list[str]:
@@ -174,7 +179,7 @@ def clauses(request: str) -> list[str]:
         words = _AND.split(part)
         current = words[0]
         for word in words[1:]:
-            opens = word.split(" ", 1)[0].lower()
+            opens = _first(word)
             if (opens in _VERBS and len(current.split()) >= 2 and not _WHERE.match(current)
                     and not _HOW_LONG.match(word)) or (  # a question, then another
                     opens in _ASKS and is_question(current)) or (
@@ -187,7 +192,8 @@ def clauses(request: str) -> list[str]:
         pieces.append(current)
     pieces = [shown(p) for p in (_LEAD.sub("", p) for p in pieces) if p.strip(" ,.")]
     if len(pieces) >= 2 and ((_SCENE.match(pieces[0]) and _IT.search(pieces[1])) or (
-            not _acts(pieces[0]) and _acts(pieces[1]) and len(pieces[0].split()) >= 3
+            not _acts(pieces[0]) and _acts(pieces[1])
+            and len(_OPENING.sub("", _LEAD.sub("", pieces[0])).split()) >= 3
             and not named_paths(pieces[0]) and not QUOTED.search(pieces[0])
             and not _IT.search(pieces[1]))):
         # a scene, or what is going on, before the ask ("before I leave for holiday, zip
@@ -207,7 +213,7 @@ def clauses(request: str) -> list[str]:
     for piece in pieces:
         if steps and (again := _AGAIN_WHEN.match(piece)) and recurring(piece[again.end():]):
             piece = f"schedule the same thing {piece[again.end():]}"  # "set that up weekly"
-        head = piece.split(" ", 1)[0].lower()
+        head = _first(piece)
         if head in _VERBS:
             verb = piece.split(" ", 1)[0]
         elif verb and steps:

@@ -11,17 +11,18 @@ from adjutant_hookspecs import ToolDeclaration
 
 from ._words import named_programs
 
-__all__ = ["runner_among", "timer_among"]
+__all__ = ["declared_args", "runner_among", "timer_among"]
 
 
-def _properties(tools: Mapping[str, ToolDeclaration], name: str) -> Mapping[str, object]:
+def declared_args(tools: Mapping[str, ToolDeclaration], name: str) -> Mapping[str, object]:
+    """The arguments tool ``name`` declares, by name (none for a tool not offered)."""
     declaration = tools.get(name)
     return declaration.args_schema.get("properties", {}) if declaration else {}
 
 
 def timer_among(tools: Mapping[str, ToolDeclaration], choices: Sequence[str]) -> int | None:
     """The scheduler among ``choices``: a tool taking a ``cron`` expression."""
-    return next((i for i, name in enumerate(choices) if "cron" in _properties(tools, name)),
+    return next((i for i, name in enumerate(choices) if "cron" in declared_args(tools, name)),
                 None)
 
 
@@ -42,6 +43,6 @@ def runner_among(tools: Mapping[str, ToolDeclaration], asked: str,
         return None
     for index, name in enumerate(choices):
         if any(isinstance(v, Mapping) and v.get("x-adjutant-role") == "argv"
-               for v in _properties(tools, name).values()):
+               for v in declared_args(tools, name).values()):
             return index
     return None

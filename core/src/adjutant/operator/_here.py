@@ -200,12 +200,20 @@ def files_called(request: str, cwd: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+#: A clause on what is going on before a comma and an order to show ("hands covered in
+#: flour over here, just read me the todo list"): the order is the request.
+_SCENE_FIRST = re.compile(r"^[^,?]{3,80},\s*(?:(?:so|now|just|please|ok|okay)\s+)*"
+                          r"(?=(?:show|open|cat|print|display|view|read)\b)", re.IGNORECASE)
+
+
 def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
     """``("file" | "dir", path)`` when the request only asks to see one thing here:
     display words and one name of a file or folder that exists ("show me
     logs/app.log", "open TODO", "cat Settings", "README please", "open the guide in
     the docs folder"); a bare name must be the stem of exactly one file here, or a
     folder's name. None otherwise."""
+    if (scene := _SCENE_FIRST.match(request)) and not named_paths(scene[0]):
+        request = request[scene.end():]  # "hands covered in flour, just read me the ..."
     words = _WORD.findall(request.lower().replace("'", ""))
     if not words or len(words) > 12 or (request.rstrip().endswith("?") and len(words) > 7):
         return None
@@ -229,7 +237,9 @@ def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
         return None  # outside: the model names it as asked, and the cage refuses it
     parts = set(_WORD.findall(found[0].lower()))
     folder = os.path.isdir(os.path.join(cwd, found[0]))
-    said = [w for w in words if w not in _SHOWING and not (folder and w in _LISTING)]
+    said = [w for i, w in enumerate(words) if w not in _SHOWING
+            and not (folder and w in _LISTING)
+            and not (w == "list" and i and words[i - 1] in parts)]  # "the todo list"
     if any(not any(part.startswith(w) or w.startswith(part) for part in parts)
            for w in said):
         return None  # something more is asked than seeing it

@@ -112,7 +112,7 @@ def settled_values(plan: Plan, asked: str, shown: str,
     if not (fill and isinstance(reply, Plan)):
         return reply
     reply = searched_for(with_stated_values(reply, spelled(told, names_here(cwd)), tools, cwd),
-                         asked)  # and what a search is for, not where ("the app log")
+                         asked, tools, cwd)  # and what a search is for, not where ("the app log")
     reply = scheduled_as_said(reply, asked, tools)  # "every Monday at 9am": 0 9 * * 1
     if cwd:  # a name it states, as it is here ("commits that
         # touched util.py"), and each of the names it lists ("read a.py and b.py")
@@ -530,7 +530,9 @@ def _paths(asked: str, words: list[str], cwd: str) -> list[str]:
     seen: dict[str, str] = {}
     for path in found:
         seen.setdefault(_norm(path), path)
-    return list(seen.values())
+    # a folder holding another path named only says where that is ("the guide in docs")
+    return [p for p in seen.values() if not any(o.startswith(p.rstrip("/") + "/")
+                                                 for o in seen.values())]
 
 
 def _says_flag(key: str, words: list[str]) -> bool | None:

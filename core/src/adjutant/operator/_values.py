@@ -15,7 +15,8 @@ import msgspec
 
 from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration, is_write
 
-from ._here import here, inside, named_documents, workspace_paths
+from ._heads import declared_args
+from ._here import files_called, here, inside, named_documents, workspace_paths
 from ._words import QUOTED, carried_text, hinted, terms, typing_slips
 
 __all__ = [
@@ -169,16 +170,25 @@ def paths_as_named(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
     is also here)."""
     named = list(dict.fromkeys((here(cwd, p) if cwd else None) or p
                                for p in named_documents(asked)))
-    if len(named) != 1:
+    called = files_called(asked, cwd) if cwd and not named else []
+    if len(named) != 1 and len(called) != 1:
         return plan
     steps = []
     for step in plan.steps:
-        props = tools[step.tool].args_schema.get("properties", {}) if step.tool in tools \
-            else {}
+        props = declared_args(tools, step.tool)
         keys = [k for k, v in props.items() if isinstance(v, Mapping)
                 and v.get("x-adjutant-role") == "path"]
         value = step.args.get(keys[0]) if len(keys) == 1 else None
-        if isinstance(value, str) and value != named[0] and not hinted(value, asked):
+        if called and isinstance(value, str) and "content" in step.args \
+                and called[0].startswith(value.rstrip("/") + "/") \
+                and os.path.isdir(os.path.join(cwd, value)):
+            # text written to a folder: the file in it the request calls by name ("add
+            # a line to the guide in docs": docs/guide.md)
+            _log.info("named path: %s.%s %r is a folder; %r names %r", step.tool, keys[0],
+                      value, asked[:80], called[0])
+            step = msgspec.structs.replace(step, args={**step.args, keys[0]: called[0]})
+        elif named and isinstance(value, str) and value != named[0] \
+                and not hinted(value, asked):
             _log.info("named path: %s.%s %r is not what %r names: %r", step.tool, keys[0],
                       value, asked[:80], named[0])
             step = msgspec.structs.replace(step, args={**step.args, keys[0]: named[0]})
@@ -295,22 +305,30 @@ def output_not_input(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration
 
 #: "grep the app log for errors": the place searched, then what is searched for.
 _PLACE_FOR = re.compile(r"\b(?:the|my|our)\s+(?P<place>[\w-]+(?:\s+[\w-]+)?)\s+for\s+(?:the\s+"
-                        r"(?:word|string|text)\s+)?(?P<what>[\w.-]+)", re.IGNORECASE)
+                        r"(?:word|string|text)\s+)?(?P<what>[\w.-]+)|^\W*(?:grep|search)\s+"
+                        r"(?:in\s+|through\s+)?(?P<folder>[\w./-]+)\s+for\s+(?:the\s+(?:word|"
+                        r"string|text)\s+)?(?P<term>[\w.-]+)", re.IGNORECASE)
 
 
-def searched_for(plan: Plan, asked: str) -> Plan:
+def searched_for(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
+                 cwd: str = "") -> Plan:
     """``plan`` with a ``pattern`` that is the words of the place searched ("grep the
-    app log for errors" had searched for "app log") as what the request searches for
-    ("error": a plural said of what lines hold is searched in the singular)."""
+    app log for errors" had searched for "app log", "grep src for todo" for "src") as
+    what the request searches for ("error": a plural said of what lines hold is
+    searched in the singular), and that place, where it is a path here, searched."""
     said = _PLACE_FOR.search(asked)
     if said is None:
         return plan
-    what = said["what"]
+    place, what = said["place"] or said["folder"], said["what"] or said["term"]
     what = what[:-1] if len(what) > 4 and what.endswith("s") and not what.endswith(
         ("ss", "us", "is", "ys")) else what  # "errors", not "status", "analysis", "keys"
-    steps = tuple(msgspec.structs.replace(step, args={**step.args, "pattern": what})
+    within = [place] if cwd and said["folder"] and inside(cwd, place) and os.path.exists(
+        os.path.join(cwd, place)) else []
+    steps = tuple(msgspec.structs.replace(step, args={
+        **step.args, "pattern": what, **({"paths": within} if within and not step.args.get(
+            "paths") and "paths" in declared_args(tools, step.tool) else {})})
                   if isinstance(step.args.get("pattern"), str)
-                  and step.args["pattern"].lower() == said["place"].lower() else step
+                  and step.args["pattern"].lower() == place.lower() else step
                   for step in plan.steps)
     return plan if steps == plan.steps else Plan(steps=steps)
 

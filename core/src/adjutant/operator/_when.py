@@ -12,6 +12,7 @@ import msgspec
 
 from adjutant_hookspecs import Plan, ToolDeclaration
 
+from ._heads import declared_args
 from ._values import tool_said
 from ._words import _RECORDING, QUOTED, content_cut, is_question
 
@@ -109,7 +110,7 @@ def scheduled_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaratio
     one tool the request names by its verb ("summarize": ``doc.summarize``)."""
     cron, steps = cron_of(asked), []
     for step in plan.steps:
-        props = tools[step.tool].args_schema.get("properties", {}) if step.tool in tools else {}
+        props = declared_args(tools, step.tool)
         if cron and "cron" in props and (step.args.get("cron") != cron or "at" in step.args):
             _log.info("cron: %s %r is %r as said", step.tool, step.args.get("cron"), cron)
             args = {k: v for k, v in step.args.items() if k != "at"}

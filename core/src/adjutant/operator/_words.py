@@ -271,9 +271,15 @@ _KNOWLEDGE = re.compile(
     r"^\W*(?:when|who) (?:was|were|did)\b[^?]{0,50}\b(?:released|invented|created|founded|"
     r"designed|introduced|born|written)\b|\bwhat (?:a|an) [\w.+-]+(?: [\w.+-]+)? (?:is|are) "
     r"(?:for|used for|good for)\b|^\W*what should (?:i|we) (?!commit|push|delete|remove|run|"
-    r"kill|stop|zip|name|call|write|add|change|fix|test|check|look)\w+\b", re.IGNORECASE)
+    r"kill|stop|zip|name|call|write|add|change|fix|test|check|look)\w+\b|"
+    r"^\W*(?:are|is|can|does|do)\b[^?]{0,40}\b(?:allowed|supported|permitted|valid|legal)\b"
+    r"[^?]{0,30}\?\s*$", re.IGNORECASE)  # "Are comments allowed in JSON files?"
 _NAMED_HERE = re.compile(r"\b(?:commit|commits|branch|file|folder|directory|change|changes|"
                          r"tag|repo|repository|project)\b", re.IGNORECASE)
+#: Words that ask about a choice in general, whatever is here.
+_IN_GENERAL = re.compile(r"\bwhen (?:would|should|do|to|does it make sense to) (?:i |we |you |"
+                         r"one )?(?:pick|use|choose|prefer|go (?:with|for)|reach for)\b|"
+                         r"\bone over the other\b|\bin general\b", re.IGNORECASE)
 _OURS = re.compile(r"\b(?:main|master|develop|dev|head|staged|unstaged|stash|working (?:tree|"
                    r"copy)|branch(?:es)?|origin|upstream|release/\S+)\b", re.IGNORECASE)
 
@@ -284,10 +290,12 @@ def weighs_things(request: str) -> bool:
     (`_KNOWLEDGE`), naming nothing here."""
     intent = QUOTED.sub("x", request)
     asks = request.rstrip().endswith("?") or _ASKING.match(request.lower().lstrip(" \t\"'("))
+    general = bool(_IN_GENERAL.search(intent))  # "git stash vs a wip commit: when would
+    # I pick one over the other?" names git's words, nothing of ours
     return bool(((_WEIGHING.search(intent) and asks) or _ADVICE.search(intent) or (
         _KNOWLEDGE.search(intent) and not _NAMED_HERE.search(intent))) and not (
         named_paths(request) or about_here(request) or _LOCAL.search(request)
-        or _OURS.search(request)))
+        or (_OURS.search(request) and not general)))
 
 
 #: A question where something is done in the code ("Where's debug set?", "where is
@@ -486,7 +494,9 @@ RECORDS = re.compile(r"\b(?:notes?|noted|remember|record|jot|keep|memory|memo|fa
                      r"preferences?|forget|recall|store|save|write down|from now on)\b",
                      re.IGNORECASE)
 #: A request that records what follows ("note that tests use pytest").
-_RECORDING = re.compile(r"^\W*(?:please\s+)?(?:note|remember|record|jot|write down|"
+_RECORDING = re.compile(r"^\W*(?:(?:for|in|about) (?:this|the|our|my) (?:project|repo|"
+                        r"repository|codebase)\s*,?\s*|(?:btw|by the way|fyi|oh and)\s*,?\s*)?"
+                        r"(?:please\s+)?(?:note|remember|record|jot|write down|"
                         r"keep in mind|make a note|add a note|add to)\b")
 
 
