@@ -36,6 +36,7 @@ def space(tmp_path: Path) -> Path:
     ("read me the todo list", ("file", "todo.md")),
     ("hands covered in flour over here, just read me the todo list", ("file", "todo.md")),
     ("in notes.txt, show the todo list", None),  # the first clause names a file
+    ("readme, show it", ("file", "README.md")),  # a name, no scene
     ("show me the readme", ("file", "README.md")),
     ("what's in todo.md?", ("file", "todo.md")),
     ("show me src", ("dir", "src")),

@@ -391,3 +391,26 @@ def test_text_written_to_a_folder_goes_to_the_file_in_it_called_by_name(
         ("fs.append", {"path": "docs/guide.md", "content": "Tests run with pytest.\n"}))
     listed = plan(("fs.list", {"path": "docs"}))  # a folder listed stays one
     assert paths_as_named(listed, "list the guide in docs", TOOLS, str(tmp_path)) == listed
+
+
+def test_lines_carried_after_a_colon_are_written_as_given() -> None:
+    """"create X containing:" and lines of text had been written with a line of the
+    model's own added ("Q: What is the default timezone?") or the first line dropped;
+    "Q: Where ..." inside the text had been taken for the colon that opens it."""
+    from adjutant.operator._values import without_more
+    from adjutant.operator._words import carried_text
+
+    faq = ("Create docs/faq.md containing exactly:\n# FAQ\n\nQ: Where are the settings?\n"
+           "A: In config.")
+    assert carried_text(faq) == "# FAQ\n\nQ: Where are the settings?\nA: In config."
+    test = ("create tests/test_a.py containing:\nfrom src.util import average\n\n\n"
+            "def test_two():\n    assert average([1, 3]) == 2\nthen commit it as 'add test'")
+    lines = "from src.util import average\n\n\ndef test_two():\n    assert average([1, 3]) == 2"
+    assert carried_text(test) == lines  # less the line ordering the next step
+    dropped = plan(("fs.write", {"path": "tests/test_a.py",
+                                 "content": "def test_two():\n    assert average([1, 3]) == 2\n"}))
+    assert without_more(dropped, carried_text(test), TOOLS) == plan(
+        ("fs.write", {"path": "tests/test_a.py", "content": lines + "\n"}))
+    other = plan(("fs.write", {"path": "tests/test_a.py", "content": "print('hi')\n"}))
+    assert without_more(other, carried_text(test), TOOLS) == other  # no line of it: kept
+    assert carried_text("notes:\nbuy milk") == ""  # two words before the colon

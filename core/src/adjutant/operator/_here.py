@@ -200,9 +200,11 @@ def files_called(request: str, cwd: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-#: A clause on what is going on before a comma and an order to show ("hands covered in
-#: flour over here, just read me the todo list"): the order is the request.
-_SCENE_FIRST = re.compile(r"^[^,?]{3,80},\s*(?:(?:so|now|just|please|ok|okay)\s+)*"
+#: A clause of three words or more on what is going on before a comma and an order to
+#: show ("hands covered in flour over here, just read me the todo list"): the order is
+#: the request ("readme, show it" is one).
+_SCENE_FIRST = re.compile(r"^(?:[^\s,?]+\s+){2,15}[^\s,?]+\s*,\s*"
+                          r"(?:(?:so|now|just|please|ok|okay)\s+)*"
                           r"(?=(?:show|open|cat|print|display|view|read)\b)", re.IGNORECASE)
 
 

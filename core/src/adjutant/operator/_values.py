@@ -491,6 +491,12 @@ def without_more(plan: Plan, content: str, tools: Mapping[str, ToolDeclaration],
                           step.tool, key)
                 args[key] = value[:len(content)] + ("\n" if value[len(content)] == "\n"
                                                     else "")
+            elif "\n" in content and isinstance(value, str) and value.strip() != content \
+                    and not props.get(key, {}).get("x-adjutant-role") and _shares_a_line(
+                        value, content):  # lines carried, the model's own among them
+                _log.info("carried text: %s.%s is not the lines the request carries",
+                          step.tool, key)
+                args[key] = content + "\n"
             elif isinstance(value, str) and (verb := _ASKED_TO_KEEP.match(value)) \
                     and asked.lower().startswith(verb.group(0).lower()) \
                     and not props.get(key, {}).get("x-adjutant-role") \
@@ -500,6 +506,12 @@ def without_more(plan: Plan, content: str, tools: Mapping[str, ToolDeclaration],
                 args[key] = value[verb.end():]
         steps.append(step if args == step.args else msgspec.structs.replace(step, args=args))
     return Plan(steps=tuple(steps))
+
+
+def _shares_a_line(value: str, content: str) -> bool:
+    """Whether ``value`` holds a line of three words or more of ``content``."""
+    ours = {line.strip() for line in content.splitlines() if len(line.split()) >= 3}
+    return any(line.strip() in ours for line in value.splitlines())
 
 
 #: "remember that our staging port is 8443", "jot down that fractions come first":

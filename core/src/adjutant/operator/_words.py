@@ -529,11 +529,24 @@ def content_cut(request: str) -> str:
 
 def carried_text(request: str) -> str:
     """The text a request carries after ``": "`` when three words or more come before
-    it ("replace the project notes entirely with: Inventory service, ..."), as typed;
-    empty when it carries none."""
+    it ("replace the project notes entirely with: Inventory service, ..."), as typed, or
+    after a colon that ends the first line ("create docs/faq.md containing:" and lines
+    of text, less a last line that orders the next step: "then commit it"); empty when
+    it carries none."""
+    first, newline, lines = request.strip().partition("\n")
+    if newline and first.rstrip().endswith(":") and len(_WORD.findall(first.lower())) >= 3:
+        kept = lines.rstrip().split("\n")
+        if len(kept) > 1 and _NEXT_STEP.match(kept[-1]):
+            kept.pop()
+        return "\n".join(kept).strip("\n")
     head, colon, tail = request.partition(": ")
     return tail.strip() if colon and len(_WORD.findall(head.lower())) >= 3 and \
         len(tail.split()) >= 2 and not _asked_after(head, tail) else ""
+
+
+#: A line that orders the step after the text a request carries: "then commit it".
+_NEXT_STEP = re.compile(r"^\s*(?:(?:and\s+)?then|after that|afterwards|finally)\b",
+                        re.IGNORECASE)
 
 
 #: An order's first word, and any word of one: what a colon's two sides are told by.
