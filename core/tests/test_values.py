@@ -414,3 +414,19 @@ def test_lines_carried_after_a_colon_are_written_as_given() -> None:
     other = plan(("fs.write", {"path": "tests/test_a.py", "content": "print('hi')\n"}))
     assert without_more(other, carried_text(test), TOOLS) == other  # no line of it: kept
     assert carried_text("notes:\nbuy milk") == ""  # two words before the colon
+
+
+def test_a_value_copied_up_to_a_quote_is_the_quote() -> None:
+    """"commit all tracked changes as 'wip: typo fixes'" had the message "all tracked
+    changes as 'wip: typo fixes'"; code holding a quote stays as written."""
+    from adjutant.operator._values import quote_as_said
+
+    asked = "New branch docs/typos, then on it commit all tracked changes as 'wip: typo fixes'."
+    copied = plan(("git.commit", {"message": "all tracked changes as 'wip: typo fixes'",
+                                  "all": True}))
+    assert quote_as_said(copied, asked, TOOLS) == plan(
+        ("git.commit", {"message": "wip: typo fixes", "all": True}))
+    code = plan(("fs.write", {"path": "a.py", "content": "print('hi')"}))
+    assert quote_as_said(code, "write print('hi') to a.py", TOOLS) == code
+    own = plan(("git.commit", {"message": "tracked changes as 'wip'"}))  # not the request's
+    assert quote_as_said(own, "commit as 'wip'", TOOLS) == own

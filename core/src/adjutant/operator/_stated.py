@@ -49,6 +49,7 @@ from ._values import (
     output_not_input,
     paths_as_named,
     paths_not_quoted,
+    quote_as_said,
     searched_for,
     stated_number,
     without_copied_values,
@@ -104,7 +105,8 @@ def settled_values(plan: Plan, asked: str, shown: str,
         if isinstance(reply, Plan) and len(quote.split()) >= 2:
             reply = without_more(reply, quote, tools, [q for q in quotes if q != quote])
     if isinstance(reply, Plan):
-        reply = paths_not_quoted(kept_as_said(reply, asked, tools), asked, tools)
+        reply = paths_not_quoted(quote_as_said(kept_as_said(reply, asked, tools), asked,
+                                               tools), asked, tools)
     if isinstance(reply, Plan) and cwd:
         reply = inputs_as_here(_files_as_here(paths_as_named(reply, asked, tools, cwd), tools,
                                               cwd), tools, cwd)

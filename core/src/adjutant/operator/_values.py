@@ -27,6 +27,7 @@ __all__ = [
     "output_not_input",
     "paths_as_named",
     "paths_not_quoted",
+    "quote_as_said",
     "searched_for",
     "stated_number",
     "tool_said",
@@ -549,3 +550,33 @@ def kept_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration]) -
 
 
 _WORD_OF = re.compile(r"[a-z0-9]+")
+#: The request's own words leading to a quoted value: "all tracked changes as 'wip: ..."
+_LEADS_TO_QUOTE = re.compile(r"^[\w\s,-]*\b(?:as|with|saying|says|message|titled|called|"
+                             r"named|reading|text)\s*:?\s*$", re.IGNORECASE)
+
+
+#: Arguments that name or label a thing in a line: a fact or a file's text may say
+#: "... is run with `python3 src/app.py`" whole.
+_LABELS = frozenset(("message", "title", "name", "subject", "label", "summary"))
+
+
+def quote_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration]) -> Plan:
+    """``plan`` with a free text value copied from the request's words up to a quoted
+    text, quote marks and all ("commit all tracked changes as 'wip: typo fixes'" had
+    the message "all tracked changes as 'wip: typo fixes'"), as the quoted text alone."""
+    steps = []
+    for step in plan.steps:
+        props = declared_args(tools, step.tool)
+        args = dict(step.args)
+        for key, value in step.args.items():
+            spec = props.get(key)
+            if not (key in _LABELS and isinstance(value, str) and isinstance(spec, Mapping)
+                    and not spec.get("x-adjutant-role") and value in asked):
+                continue
+            for quote in QUOTED.findall(value):
+                if value.rstrip(" .!").endswith(quote) and _LEADS_TO_QUOTE.match(
+                        value.rstrip(" .!")[:-len(quote)]) and quote[1:-1].strip():
+                    _log.info("quoted: %s.%s %r is the request's quote", step.tool, key, value)
+                    args[key] = quote[1:-1]
+        steps.append(step if args == step.args else msgspec.structs.replace(step, args=args))
+    return Plan(steps=tuple(steps))
