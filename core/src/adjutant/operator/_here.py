@@ -8,7 +8,7 @@ import os
 import re
 from itertools import pairwise
 
-from ._words import _LISTING, _SHOWING, _WORD, named_paths
+from ._words import _LISTING, _SHOWING, _WORD, named_paths, orders
 
 __all__ = ["asks_content", "compared_files", "content_asked", "files_called", "here",
            "inside", "named_documents", "names_here", "shown_path", "workspace_paths"]
@@ -214,7 +214,8 @@ def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
     logs/app.log", "open TODO", "cat Settings", "README please", "open the guide in
     the docs folder"); a bare name must be the stem of exactly one file here, or a
     folder's name. None otherwise."""
-    if (scene := _SCENE_FIRST.match(request)) and not named_paths(scene[0]):
+    if (scene := _SCENE_FIRST.match(request)) and not named_paths(scene[0]) \
+            and not orders(scene[0]):  # "delete it all, just show me x" is no scene
         request = request[scene.end():]  # "hands covered in flour, just read me the ..."
     words = _WORD.findall(request.lower().replace("'", ""))
     if not words or len(words) > 12 or (request.rstrip().endswith("?") and len(words) > 7):

@@ -22,6 +22,7 @@ __all__ = [
     "is_question",
     "named_paths",
     "named_programs",
+    "orders",
     "shape",
     "spelled",
     "terms",
@@ -556,6 +557,11 @@ _ORDER = (r"(?:note|remember|record|jot|write|add|append|read|show|open|list|sea
 _ORDER_OPENS = re.compile(r"^\W*(?:please\s+)?(?:can you\s+|could you\s+)?" + _ORDER + r"\b",
                           re.IGNORECASE)
 _ORDER_WORD = re.compile(r"\b" + _ORDER + r"\b", re.IGNORECASE)
+
+
+def orders(text: str) -> bool:
+    """Whether ``text`` holds a word of an order ("delete", "write", "run" ...)."""
+    return bool(_ORDER_WORD.search(text))
 
 
 def _asked_after(head: str, tail: str) -> bool:
