@@ -817,13 +817,28 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("is my stash vs staged bigger?", False),  # ours
     ("Are tabs allowed in config/settings.json?", False),  # a file here
     ("is force push allowed on main?", False),  # a branch here
+    # what a command does or whether it is safe, asked in general (heldout16, after its
+    # run: git.diff, git.branch named "delete", git.log, net.check_port)
+    ("Is it safe to run git reset --hard when I still have uncommitted edits? I'd rather "
+     "not lose anything.", True),
+    ("Does git branch -d delete the commits too, or only the branch label? Just curious, "
+     "don't delete anything.", True),
+    ("git diff or git diff --staged: which one shows what my next commit will contain?",
+     True),
+    ("why would git tell me 'your branch is ahead of origin/main by 2 commits'? is that a "
+     "problem?", True),
+    ("should config files with passwords in them ever be committed to git?", True),
+    ("quick one: what port does postgres use by default?", True),
+    ("does git status show anything?", False),  # the state here
+    ("is it safe to run src/app.py?", False),  # a file here
+    ("can you run git status?", False),  # a polite order
 ])
 def test_a_question_about_what_a_command_means_wants_words(asked: str, words: bool) -> None:
     """What a command or a name means, or how to do a thing, is answered in words
     ("what does HEAD~1 mean in git?" had been planned as `git.diff`, "what does python3
     -m venv .venv do?" as `sys.info`); what a function does, or a command shows here,
     is not."""
-    from adjutant.operator._words import wants_words
+    from adjutant.operator._in_words import wants_words
 
     assert wants_words(asked) is words
 

@@ -96,6 +96,11 @@ def here(tmp_path: Path) -> str:
     ("find the literal text a+b in src", "search.grep", {"pattern": "a+b"},
      {"paths": ["src"], "fixed_strings": True}),
     ("git status, but don't show untracked files", "git.status", {}, {"untracked": False}),
+    # "exact", and a word for a flag's opposite (heldout16, after its run: both unset)
+    ("grep the log file for the exact phrase 'division by zero'", "search.grep",
+     {"pattern": "division by zero"}, {"fixed_strings": True}),
+    ("Replace the project notes entirely with: tests run with pytest.", "memory.note",
+     {"text": "tests run with pytest."}, {"append": False}),
 ])
 def test_a_stated_value_fills_the_one_argument_it_fits(here: str, asked: str, tool: str,
                                                        args: dict, added: dict) -> None:

@@ -430,3 +430,12 @@ def test_a_value_copied_up_to_a_quote_is_the_quote() -> None:
     assert quote_as_said(code, "write print('hi') to a.py", TOOLS) == code
     own = plan(("git.commit", {"message": "tracked changes as 'wip'"}))  # not the request's
     assert quote_as_said(own, "commit as 'wip'", TOOLS) == own
+
+
+def test_files_listed_by_their_kind_are_that_glob() -> None:
+    """"list the python files under src" had listed every file (heldout16)."""
+    from adjutant.operator._values import glob_of_kind
+
+    assert glob_of_kind("list the python files under src and zip them") == "*.py"
+    assert glob_of_kind("show all json files") == "*.json"
+    assert glob_of_kind("list the files under src") == ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from contextlib import aclosing
 from typing import Any
 
@@ -64,6 +65,24 @@ async def test_the_reply_grammar_always_decodes() -> None:
                 text += chunk.text
         reply = decode(text.removesuffix("<END>").encode(), Reply)  # type: ignore[arg-type]
         assert reply is not None
+
+
+async def test_an_answer_opens_with_a_word_never_a_brace() -> None:
+    """A prompt that leads the model to answer "{" (a plan begun inside the answer; a
+    request had failed three times over on it) gets an answer opening otherwise."""
+    from adjutant.operator.planner import reply_grammar
+
+    prompt = ('Request: open a brace\nAnswer: {"type":"response","text":"{"}\n'
+              'Request: open a bracket\nAnswer: {"type":"response","text":"["}\n'
+              'Request: open a brace again\nAnswer: ')
+    completion = CompletionRequest(prompt=prompt, grammar=reply_grammar({}),
+                                   stop=("\n",), max_tokens=24, temperature=0.0)
+    text = ""
+    async with aclosing(PROVIDER.complete(completion)) as stream:
+        async for chunk in stream:
+            text += chunk.text
+    answer = json.loads(text)["text"]
+    assert answer and answer[0] not in "{[ " and answer[0].isprintable(), text
 
 
 async def test_cancel_mid_stream_then_serve_again() -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from ._words import is_question, wants_words
+from ._in_words import wants_words
+from ._words import is_question
 
 __all__ = ["claims_done"]
 

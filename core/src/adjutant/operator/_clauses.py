@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 
+from ._in_words import wants_words
 from ._when import recurring
-from ._words import QUOTED, is_question, named_paths, typing_slips, wants_words
+from ._words import QUOTED, is_question, named_paths, typing_slips
 
 __all__ = ["clauses", "the_ask"]
 

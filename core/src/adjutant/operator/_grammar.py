@@ -97,6 +97,7 @@ def _plain(schema: Any) -> Any:
 
 _BASE_RULES = r"""ws ::= [ \t\n]?
 string ::= "\"" char* "\""
+answer ::= "\"" ([^"\\\x7F\x00-\x20{}[\]] | "\\" ["\\/]) char* "\""
 char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})
 integer ::= "-"? ([0-9] | [1-9] [0-9]{1,15})
 number ::= integer ("." [0-9]{1,15})? ([eE] [-+]? [0-9]{1,3})?
@@ -127,7 +128,9 @@ def reply_grammar(tools: Mapping[str, ToolDeclaration],
         steps.append(rule)
         if name in allowed_first:
             first_steps.append(rule)
-    response_rule = '"{\\"type\\":\\"response\\",\\"text\\":" string "}"'
+    # an answer opens with a word, never "{" or "[" (a plan begun inside the answer:
+    # "{" three times over had failed a request) nor a blank
+    response_rule = '"{\\"type\\":\\"response\\",\\"text\\":" answer "}"'
     root = ["response"]
     if steps:
         builder.rules["step"] = " | ".join(steps)

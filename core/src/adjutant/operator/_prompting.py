@@ -54,6 +54,7 @@ from ._here import (
     names_here,
     shown_path,
 )
+from ._in_words import wants_words
 from ._replies import closed_answer, closed_plan, parse_reply
 from ._run import Run
 from ._stated import git_names
@@ -67,7 +68,6 @@ from ._words import (
     hinted,
     is_question,
     spelled,
-    wants_words,
 )
 from .planner import BANK_WEIGHT, END, SIMILAR, Planner, workspace_paths
 

@@ -78,7 +78,8 @@ _ALIASES = {"ram": "memory", "cores": "cpu", "core": "cpu", "processor": "cpu",
 #: A revision said from a ref: "HEAD~1", "develop^", "main~3".
 _REVISION = re.compile(r"(?<![\w~^/.-])((?:HEAD|[\w][\w./-]*)(?:[~^]\d*)+)(?![\w~^])")
 #: Everyday words for a flag whose name people do not say ("the literal text").
-_FLAG_WORDS = {"fixed_strings": frozenset({"literal", "literally", "verbatim"})}
+_FLAG_WORDS = {"fixed_strings": frozenset({"literal", "literally", "verbatim", "exact"})}
+_FLAG_OFF = {"append": frozenset({"replace", "overwrite", "entirely", "wipe"})}  # "notes"
 #: Words of what tools do or how things stand, never a name to filter by.
 _DOING = frozenset(terms("list show running active top other those these every many most "
                          "all current open heavy big busy biggest hungry user system zombie "
@@ -541,7 +542,9 @@ def _says_flag(key: str, words: list[str]) -> bool | None:
     """True when every word of the flag's name is said (a prefix of five letters will
     do: "ignoring case" says ``ignore_case``), or an everyday word for it
     (`_FLAG_WORDS`); False when a negation comes just before ("don't switch"); None
-    when it is not said."""
+    when it is not said, or a word for its opposite is (`_FLAG_OFF`: "replace")."""
+    if _FLAG_OFF.get(key, frozenset()).intersection(words):
+        return False
     spots = []
     for part in key.split("_"):
         hits = [i for i, w in enumerate(words) if _same(w, part)]

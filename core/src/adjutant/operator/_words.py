@@ -27,7 +27,6 @@ __all__ = [
     "spelled",
     "terms",
     "typing_slips",
-    "wants_words",
     "with_digits",
 ]
 
@@ -141,7 +140,6 @@ def _stem(word: str) -> str:
     return word
 
 
-
 _ASKING = re.compile(r"^(what|which|who|whose|where|when|why|how|is|are|was|were|am|does|do|"
                      r"did|has|have|any|anything|whats|hows|wheres|whos|isnt|arent|doesnt|"
                      r"dont|didnt)\b")
@@ -163,35 +161,6 @@ def is_question(request: str) -> bool:
                for s in sentences)
 
 
-#: A request that says to answer in words only ("just explain, don't do anything").
-_WORDS_ONLY = re.compile(
-    r"\b(?:just|only) (?:explain|describe|tell me)\b|\b(?:don'?t|do not) (?:do|run|change|"
-    r"touch|execute|schedule|create|write|make|commit|save|modify) (?:anything|it|them)\b|"
-    r"\bwithout (?:doing|running|changing) anything\b|\bin general\b|"
-    r"\bgenerally\b|\bin theory\b|\bhypothetically\b|\bno need to (?:look at|open|read|"
-    r"run|check|touch|do) anything\b|\b(?:just|only) (?:your|an) opinion\b|"
-    r"\bin your (?:opinion|view)\b|\b(?:honest|your) (?:opinion|take|thoughts)\b(?!\.\w)",
-    re.IGNORECASE)
-
-
-#: A question about what a command or a name means: "what does HEAD~1 mean in git?",
-#: "what would rm -rf / do?", "what does python3 -m venv .venv do?" (a command line,
-#: known by its flags: "what does the report do?" may want the code read), what a flag
-#: is for ("what's the -n flag for in grep?"), what a quoted message means ("my
-#: terminal says 'fatal: not a git repository' - what does that mean?", "why do I get
-#: 'permission denied'?").
-_EXPLAIN = re.compile(
-    r"(?:^|[.:!?;\u2014\u2013]\s+|\s-\s)\W*what (?:does|do|would|will|did) (?!i\b|we\b|you\b)"
-    r"[^?]{1,80}?\b(?:mean|stand for|refers? to)\b|"
-    r"^\W*what(?:'?s| is| are| does)(?: the)? (?:--?[\w-]+ )?(?:flag|option|switch)s?\b(?! here)|"
-    r"^\W*why (?:do|does|am|did|would) (?:i|we|it) (?:get|see|keep getting)\b(?=[^?]*['\"`])|"
-    r"(?:^|[.:!?]\s+)\W*what (?:does|would|will) "
-    r"(?!i\b|we\b|you\b)(?:[^?]{0,60}\s--?[a-z]|(?:an? |the )?(?:git|docker|npm|pip|"
-    r"python3?|chmod|chown|sudo|rm|ls|grep|sed|awk|tar|curl|ssh|kill|cp|mv|ln)\s)"
-    r"[^?]{0,60}\bdo\b|(?:^|[.:!?]\s+)\W*what (?:would|will|could) happen if\b",
-    re.IGNORECASE)
-
-
 #: A question about this machine ("which python version is installed on this
 #: machine?"): words alone cannot know it ("Python 3.8" had been the answer).
 _HERE = re.compile(r"\b(?:this|my) (?:machine|computer|box|laptop|server)\b|\binstalled\b",
@@ -202,16 +171,6 @@ def about_here(request: str) -> bool:
     """Whether ``request`` asks about this machine (`_HERE`), so an answer in words
     would be made up; what the quoted text says is not asked."""
     return bool(_HERE.search(QUOTED.sub("x", request)))
-
-
-#: A question asking how to do something ("how do I undo my last commit but keep the
-#: changes?", "how would you structure a Python project?"): a how-to, answered in words
-#: (16 of 17 such requests across the sets). Not "how do I know/see/find ...", which
-#: asks to look at something here.
-_HOW_TO = re.compile(
-    r"^\W*how (?:do|would|should|can|could|does) (?:i|we|you|one)\b(?! (?:know|see|tell|"
-    r"check|find|get|list|view|show|read|look|open|count|figure|work out|find out)\b)",
-    re.IGNORECASE)
 
 
 def with_digits(request: str) -> str:
@@ -227,78 +186,6 @@ def with_digits(request: str) -> str:
     return "".join([*parts, alpha2digit(request[start:], "en")])
 
 
-#: A question what a kind of thing is ("what's a zombie process?", "what is a list
-#: comprehension in python?") or what something is by default ("What port does
-#: PostgreSQL use by default?"): every such request across the sets and the bank wants
-#: words; "the" or "my" thing here, or a file named, is another matter.
-#: A request to be shown something: "don't commit anything yet, I only want to see
-#: what's staged" asks for a look, not words.
-_SEE = re.compile(r"\b(?:want to see|wanna see|show me|let me see|let me look)\b",
-                  re.IGNORECASE)
-_LOCAL = re.compile(r"\b(?:here|my|our|mine)\b|\bthis (?:repo|project|folder|directory|"
-                    r"branch|file)\b", re.IGNORECASE)
-_DEFINING = re.compile(r"^\W*what(?:'?s| is| are) (?:a|an) \w|"
-                       r"^\W*(?:what|which)\b[^?]{0,60}\bdefault\b|"
-                       r"^\W*what(?:'?s| is| are) (?!(?:the|my|our|this|that|these|those|in|"
-                       r"on|new|staged|changed|modified|running|left|committed)\b)"
-                       r"[\w~^.@/-]+(?: [\w~^.@/-]+)? in (?:git|python|bash|linux|unix|sql|"
-                       r"docker|css|html|javascript|js|go|rust|java)\s*\?|"
-                       r"^\W*(?:(?:can|could|would) you |please )?explain\b(?! why\b)"
-                       r"(?! (?:the|this|these|that) (?:output|result|error|log|diff|change|"
-                       r"status|traceback|crash|failure|test|commit)s?\b)",
-                       re.IGNORECASE)
-
-
-#: A question weighing two things ("git fetch vs git pull, what's the difference?",
-#: "which is better for a beginner, vim or nano?") or asking for advice ("can you
-#: recommend a library for parsing csv?"): words, unless it names things here
-#: (files, branches, what is staged), which a tool can compare.
-_BETTER = r"(?:better|best|faster|safer|easier|wiser|preferable|ok|okay|fine)"
-_WEIGHING = re.compile(
-    r"\b(?:vs\.?|versus)\s+\S|\bwhat(?:'?s| is| are) the (?:main |real |big |key )?"
-    r"differences? between\b|\bwhich\b(?:\s+\w+){0,2}\s+(?:is|are|would be|'s)\s+"
-    + _BETTER + r"\b|\bis it (?:generally |usually )?" + _BETTER + r" to\b|"
-    r"\bpros and cons\b|\badvantages?\b.{0,30}\bdisadvantages?\b|\btrade-?offs?\b|"
-    r"\bshould (?:i|we|one) (?:use|pick|choose|learn|go with|prefer|start with)\b[^?]{1,60}\bor\b|"
-    r"\b(?:a |the )?typical(?:ly)?\b|\busually\b", re.IGNORECASE)
-_ADVICE = re.compile(r"\b(?:recommend|suggest)\b(?:\s+\S+){0,3}?\s+(?:library|libraries|"
-                     r"package|packages|module|tool|tools|book|books|editor|framework|"
-                     r"language|approach|way)\b|\b(?:any|some|a few|give me|got any)\s+"
-                     r"(?:good\s+|quick\s+)?(?:tips?|advice)\b|\bbest practices?\b",
-                     re.IGNORECASE)
-#: General knowledge: when something was released or who made it, what a kind of thing
-#: is for, what one should do ("what should I pack for a week at the beach?").
-_KNOWLEDGE = re.compile(
-    r"^\W*(?:when|who) (?:was|were|did)\b[^?]{0,50}\b(?:released|invented|created|founded|"
-    r"designed|introduced|born|written)\b|\bwhat (?:a|an) [\w.+-]+(?: [\w.+-]+)? (?:is|are) "
-    r"(?:for|used for|good for)\b|^\W*what should (?:i|we) (?!commit|push|delete|remove|run|"
-    r"kill|stop|zip|name|call|write|add|change|fix|test|check|look)\w+\b|"
-    r"^\W*(?:are|is|can|does|do)\b[^?]{0,40}\b(?:allowed|supported|permitted|valid|legal)\b"
-    r"[^?]{0,30}\?\s*$", re.IGNORECASE)  # "Are comments allowed in JSON files?"
-_NAMED_HERE = re.compile(r"\b(?:commit|commits|branch|file|folder|directory|change|changes|"
-                         r"tag|repo|repository|project)\b", re.IGNORECASE)
-#: Words that ask about a choice in general, whatever is here.
-_IN_GENERAL = re.compile(r"\bwhen (?:would|should|do|to|does it make sense to) (?:i |we |you |"
-                         r"one )?(?:pick|use|choose|prefer|go (?:with|for)|reach for)\b|"
-                         r"\bone over the other\b|\bin general\b", re.IGNORECASE)
-_OURS = re.compile(r"\b(?:main|master|develop|dev|head|staged|unstaged|stash|working (?:tree|"
-                   r"copy)|branch(?:es)?|origin|upstream|release/\S+)\b", re.IGNORECASE)
-
-
-def weighs_things(request: str) -> bool:
-    """Whether ``request`` asks which of two things in general (`_WEIGHING`, a
-    question), for advice (`_ADVICE`, asked or ordered) or what anyone may know
-    (`_KNOWLEDGE`), naming nothing here."""
-    intent = QUOTED.sub("x", request)
-    asks = request.rstrip().endswith("?") or _ASKING.match(request.lower().lstrip(" \t\"'("))
-    general = bool(_IN_GENERAL.search(intent))  # "git stash vs a wip commit: when would
-    # I pick one over the other?" names git's words, nothing of ours
-    return bool(((_WEIGHING.search(intent) and asks) or _ADVICE.search(intent) or (
-        _KNOWLEDGE.search(intent) and not _NAMED_HERE.search(intent))) and not (
-        named_paths(request) or about_here(request) or _LOCAL.search(request)
-        or (_OURS.search(request) and not general)))
-
-
 #: A question where something is done in the code ("Where's debug set?", "where is
 #: the average function defined?"): a search of the files' text answers it.
 _WHERE_DONE = re.compile(
@@ -310,22 +197,6 @@ _WHERE_DONE = re.compile(
 def asks_where_done(request: str) -> bool:
     """Whether ``request`` asks where in the code something is done (`_WHERE_DONE`)."""
     return bool(_WHERE_DONE.match(request))
-
-
-def wants_words(request: str) -> bool:
-    """Whether ``request`` says it wants an explanation, not an action, asks what a
-    command or a name means (`_EXPLAIN`), weighs two things or asks advice
-    (`weighs_things`), or only asks how to do a thing (`_HOW_TO`) or what a kind of
-    thing is (`_DEFINING`)."""
-    return bool((_WORDS_ONLY.search(QUOTED.sub("x", request)) and not _SEE.search(request))
-                or _EXPLAIN.search(request.replace("`", ""))
-                or weighs_things(request)
-                or (_HOW_TO.match(request) and is_question(request))
-                or (_DEFINING.match(request) and (request.rstrip().endswith("?") or
-                                                   request.lower().lstrip(" \t\"'(").startswith(
-                                                       ("explain", "please explain")))
-                    and not (named_paths(request) or about_here(request)
-                             or _LOCAL.search(request))))
 
 
 def bad_request(request: str) -> str:
@@ -497,7 +368,7 @@ RECORDS = re.compile(r"\b(?:notes?|noted|remember|record|jot|keep|memory|memo|fa
 #: A request that records what follows ("note that tests use pytest").
 _RECORDING = re.compile(r"^\W*(?:(?:for|in|about) (?:this|the|our|my) (?:project|repo|"
                         r"repository|codebase)\s*,?\s*|(?:btw|by the way|fyi|oh and)\s*,?\s*)?"
-                        r"(?:please\s+)?(?:note|remember|record|jot|write down|"
+                        r"(?:please\s+)?(?:note|project note|remember|record|jot|write down|"
                         r"keep in mind|make a note|add a note|add to)\b")
 
 

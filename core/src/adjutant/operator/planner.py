@@ -43,6 +43,7 @@ from ._bank import Bank, Example
 from ._grammar import END, MAX_STEPS, grounded, reply_grammar, reply_schema
 from ._heads import runner_among, timer_among
 from ._here import workspace_paths
+from ._in_words import wants_words
 from ._when import later, recurring
 from ._words import (
     MAX_REQUEST,
@@ -51,7 +52,6 @@ from ._words import (
     content_cut,
     is_question,
     named_paths,
-    wants_words,
 )
 from ._words import shape as _shape
 from ._words import terms as _terms

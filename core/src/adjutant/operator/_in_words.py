@@ -1,0 +1,161 @@
+"""Whether a request wants an answer in words, not a tool: it says so, asks what a
+command or a name means or does, how to do a thing, what a kind of thing is, weighs two
+things, or asks advice or what anyone may know, naming nothing here. Pure text rules."""
+
+from __future__ import annotations
+
+import re
+
+from ._words import _ASKING, QUOTED, about_here, is_question, named_paths
+
+__all__ = ["wants_words", "weighs_things"]
+
+
+#: A request that says to answer in words only ("just explain, don't do anything").
+_WORDS_ONLY = re.compile(
+    r"\b(?:just|only) (?:explain|describe|tell me)\b|\b(?:don'?t|do not) (?:do|run|change|"
+    r"touch|execute|schedule|create|write|make|commit|save|modify) (?:anything|it|them)\b|"
+    r"\bwithout (?:doing|running|changing) anything\b|\bin general\b|"
+    r"\bgenerally\b|\bin theory\b|\bhypothetically\b|\bno need to (?:look at|open|read|"
+    r"run|check|touch|do) anything\b|\b(?:just|only) (?:your|an) opinion\b|"
+    r"\bin your (?:opinion|view)\b|\b(?:honest|your) (?:opinion|take|thoughts)\b(?!\.\w)",
+    re.IGNORECASE)
+
+
+#: A question about what a command or a name means: "what does HEAD~1 mean in git?",
+#: "what would rm -rf / do?", "what does python3 -m venv .venv do?" (a command line,
+#: known by its flags: "what does the report do?" may want the code read), what a flag
+#: is for ("what's the -n flag for in grep?"), what a quoted message means ("my
+#: terminal says 'fatal: not a git repository' - what does that mean?", "why do I get
+#: 'permission denied'?").
+_EXPLAIN = re.compile(
+    r"(?:^|[.:!?;\u2014\u2013]\s+|\s-\s)\W*what (?:does|do|would|will|did) (?!i\b|we\b|you\b)"
+    r"[^?]{1,80}?\b(?:mean|stand for|refers? to)\b|"
+    r"^\W*what(?:'?s| is| are| does)(?: the)? (?:--?[\w-]+ )?(?:flag|option|switch)s?\b(?! here)|"
+    r"^\W*why (?:do|does|am|did|would) (?:i|we|it) (?:get|see|keep getting)\b(?=[^?]*['\"`])|"
+    r"(?:^|[.:!?]\s+)\W*what (?:does|would|will) "
+    r"(?!i\b|we\b|you\b)(?:[^?]{0,60}\s--?[a-z]|(?:an? |the )?(?:git|docker|npm|pip|"
+    r"python3?|chmod|chown|sudo|rm|ls|grep|sed|awk|tar|curl|ssh|kill|cp|mv|ln)\s)"
+    r"[^?]{0,60}\bdo\b|(?:^|[.:!?]\s+)\W*what (?:would|will|could) happen if\b",
+    re.IGNORECASE)
+
+
+#: A question asking how to do something ("how do I undo my last commit but keep the
+#: changes?", "how would you structure a Python project?"): a how-to, answered in words
+#: (16 of 17 such requests across the sets). Not "how do I know/see/find ...", which
+#: asks to look at something here.
+_HOW_TO = re.compile(
+    r"^\W*how (?:do|would|should|can|could|does) (?:i|we|you|one)\b(?! (?:know|see|tell|"
+    r"check|find|get|list|view|show|read|look|open|count|figure|work out|find out)\b)",
+    re.IGNORECASE)
+
+
+#: A question what a kind of thing is ("what's a zombie process?", "what is a list
+#: comprehension in python?") or what something is by default ("What port does
+#: PostgreSQL use by default?"): every such request across the sets and the bank wants
+#: words; "the" or "my" thing here, or a file named, is another matter.
+#: A request to be shown something: "don't commit anything yet, I only want to see
+#: what's staged" asks for a look, not words.
+_SEE = re.compile(r"\b(?:want to see|wanna see|show me|let me see|let me look)\b",
+                  re.IGNORECASE)
+_LOCAL = re.compile(r"\b(?:here|my|our|mine)\b|\bthis (?:repo|project|folder|directory|"
+                    r"branch|file)\b", re.IGNORECASE)
+_DEFINING = re.compile(r"^\W*what(?:'?s| is| are) (?:a|an) \w|"
+                       r"^\W*(?:what|which)\b[^?]{0,60}\bdefault\b|"
+                       r"^\W*what(?:'?s| is| are) (?!(?:the|my|our|this|that|these|those|in|"
+                       r"on|new|staged|changed|modified|running|left|committed)\b)"
+                       r"[\w~^.@/-]+(?: [\w~^.@/-]+)? in (?:git|python|bash|linux|unix|sql|"
+                       r"docker|css|html|javascript|js|go|rust|java)\s*\?|"
+                       r"^\W*(?:(?:can|could|would) you |please )?explain\b(?! why\b)"
+                       r"(?! (?:the|this|these|that) (?:output|result|error|log|diff|change|"
+                       r"status|traceback|crash|failure|test|commit)s?\b)",
+                       re.IGNORECASE)
+
+
+#: A question weighing two things ("git fetch vs git pull, what's the difference?",
+#: "which is better for a beginner, vim or nano?") or asking for advice ("can you
+#: recommend a library for parsing csv?"): words, unless it names things here
+#: (files, branches, what is staged), which a tool can compare.
+_BETTER = r"(?:better|best|faster|safer|easier|wiser|preferable|ok|okay|fine)"
+_WEIGHING = re.compile(
+    r"\b(?:vs\.?|versus)\s+\S|\bwhat(?:'?s| is| are) the (?:main |real |big |key )?"
+    r"differences? between\b|\bwhich\b(?:\s+\w+){0,2}\s+(?:is|are|would be|'s)\s+"
+    + _BETTER + r"\b|\bis it (?:generally |usually )?" + _BETTER + r" to\b|"
+    r"\bpros and cons\b|\badvantages?\b.{0,30}\bdisadvantages?\b|\btrade-?offs?\b|"
+    r"\bshould (?:i|we|one) (?:use|pick|choose|learn|go with|prefer|start with)\b[^?]{1,60}\bor\b|"
+    r"\b(?:a |the )?typical(?:ly)?\b|\busually\b", re.IGNORECASE)
+_ADVICE = re.compile(r"\b(?:recommend|suggest)\b(?:\s+\S+){0,3}?\s+(?:library|libraries|"
+                     r"package|packages|module|tool|tools|book|books|editor|framework|"
+                     r"language|approach|way)\b|\b(?:any|some|a few|give me|got any)\s+"
+                     r"(?:good\s+|quick\s+)?(?:tips?|advice)\b|\bbest practices?\b",
+                     re.IGNORECASE)
+#: General knowledge: when something was released or who made it, what a kind of thing
+#: is for, what one should do ("what should I pack for a week at the beach?").
+_KNOWLEDGE = re.compile(
+    r"^\W*(?:when|who) (?:was|were|did)\b[^?]{0,50}\b(?:released|invented|created|founded|"
+    r"designed|introduced|born|written)\b|\bwhat (?:a|an) [\w.+-]+(?: [\w.+-]+)? (?:is|are) "
+    r"(?:for|used for|good for)\b|^\W*what should (?:i|we) (?!commit|push|delete|remove|run|"
+    r"kill|stop|zip|name|call|write|add|change|fix|test|check|look)\w+\b|"
+    r"^\W*(?:are|is|can|does|do)\b[^?]{0,40}\b(?:allowed|supported|permitted|valid|legal)\b"
+    r"[^?]{0,30}\?\s*$", re.IGNORECASE)  # "Are comments allowed in JSON files?"
+_NAMED_HERE = re.compile(r"\b(?:commit|commits|branch|file|folder|directory|change|changes|"
+                         r"tag|repo|repository|project)\b", re.IGNORECASE)
+#: Words that ask about a choice in general, whatever is here.
+_IN_GENERAL = re.compile(r"\bwhen (?:would|should|do|to|does it make sense to) (?:i |we |you |"
+                         r"one )?(?:pick|use|choose|prefer|go (?:with|for)|reach for)\b|"
+                         r"\bone over the other\b|\bin general\b", re.IGNORECASE)
+_OURS = re.compile(r"\b(?:main|master|develop|dev|head|staged|unstaged|stash|working (?:tree|"
+                   r"copy)|branch(?:es)?|origin|upstream|release/\S+)\b", re.IGNORECASE)
+
+
+def weighs_things(request: str) -> bool:
+    """Whether ``request`` asks which of two things in general (`_WEIGHING`, a
+    question), for advice (`_ADVICE`, asked or ordered) or what anyone may know
+    (`_KNOWLEDGE`), naming nothing here."""
+    intent = QUOTED.sub("x", request)
+    asks = request.rstrip().endswith("?") or _ASKING.match(request.lower().lstrip(" \t\"'("))
+    general = bool(_IN_GENERAL.search(intent))  # "git stash vs a wip commit: when would
+    # I pick one over the other?" names git's words, nothing of ours
+    return bool(((_WEIGHING.search(intent) and asks) or _ADVICE.search(intent) or (
+        _KNOWLEDGE.search(intent) and not _NAMED_HERE.search(intent))) and not (
+        named_paths(request) or about_here(request) or _LOCAL.search(request)
+        or (_OURS.search(request) and not general)))
+
+
+#: A question about what a command does or whether it is safe, named with its own
+#: words ("Is it safe to run git reset --hard ...?", "Does git branch -d delete the
+#: commits too?", "git diff or git diff --staged: which one shows ...?", "why would git
+#: tell me '...'?", "should config files with passwords ever be committed?").
+_ABOUT_A_COMMAND = re.compile(
+    r"\bis it (?:safe|ok|okay|dangerous|risky|a good idea|a bad idea|bad) to (?:run|use|do|"
+    r"type)\b|^\W*(?:does|do|will|would|can|could)\s+`?(?:git\s+[a-z-]+|[\w.-]+\s+-{1,2}"
+    r"[a-z])|\bgit\s+[a-z-]+[^?]{0,40}\bwhich (?:one|command|flag|option)\b|"
+    r"\bwhy (?:would|does|did|do) (?:git|python|pip|npm|bash|my terminal|the terminal) "
+    r"(?:tell|say|show|print|warn|complain)|^\W*should\b[^?]{0,60}\bever\b",
+    re.IGNORECASE)
+#: Words asking about the state of things here ("does git status show anything?").
+_STATE_HERE = re.compile(r"\b(?:anything|something|here|now|currently|at the moment|"
+                         r"right now|yet)\b", re.IGNORECASE)
+#: A few words opening a question ("quick one: what port does postgres use?").
+_QUESTION_LEAD = re.compile(r"^\W*(?:(?:a )?(?:quick|simple|dumb|silly|random|small) "
+                            r"(?:one|question|q)\s*[:,\-\u2014]+\s*)", re.IGNORECASE)
+
+
+def wants_words(request: str) -> bool:
+    """Whether ``request`` says it wants an explanation, not an action, asks what a
+    command or a name means (`_EXPLAIN`) or does (`_ABOUT_A_COMMAND`), weighs two
+    things or asks advice (`weighs_things`), or only asks how to do a thing (`_HOW_TO`)
+    or what a kind of thing is (`_DEFINING`)."""
+    request = _QUESTION_LEAD.sub("", request)
+    return bool((_WORDS_ONLY.search(QUOTED.sub("x", request)) and not _SEE.search(request))
+                or (_ABOUT_A_COMMAND.search(QUOTED.sub("x", request)) and "?" in request
+                    and not named_paths(QUOTED.sub("x", request))
+                    and not _STATE_HERE.search(request.split("?", 1)[0]))
+                or _EXPLAIN.search(request.replace("`", ""))
+                or weighs_things(request)
+                or (_HOW_TO.match(request) and is_question(request))
+                or (_DEFINING.match(request) and (request.rstrip().endswith("?") or
+                                                   request.lower().lstrip(" \t\"'(").startswith(
+                                                       ("explain", "please explain")))
+                    and not (named_paths(request) or about_here(request)
+                             or _LOCAL.search(request))))
