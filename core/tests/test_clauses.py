@@ -158,6 +158,9 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     "Treat src/util.py as the old version and src/app.py as the new one and show me the "
     "differences between them.",
     "read notes.txt and do it quickly",  # "do it" with no time: no schedule
+    # how many results is part of the step (heldout17, after its run: proc.kill of pid 5)
+    "grep for 'def ' in the python files under src, stop at 5 matches per file",
+    "show the log of develop, limit it to 3 commits",
 ])
 def test_what_is_one_step_stays_whole(request_: str) -> None:
     assert clauses(request_) == [request_]

@@ -78,6 +78,11 @@ _REGARD = re.compile(r"^(?:please\s+)?(?:treat|consider|take|regard|think of|cou
 _HOW_LONG = re.compile(r"^(?:give it|allow(?: it)?|let it (?:run|take)|with|and|but|"
                        r"stop(?: it)? after|kill it after|time ?out(?: after)?)\b.{0,30}?"
                        r"\b\d+\s*(?:s|secs?|seconds?|mins?|minutes?)\b", re.IGNORECASE)
+#: A clause that only says how many results the step before may give ("grep for 'def '
+#: in src, stop at 5 matches per file" had become `proc.kill` of pid 5): part of it.
+_HOW_MANY = re.compile(r"^(?:stop|limit(?: it)?|cap(?: it)?|max(?:imum)?|at most|no more "
+                       r"than|only)\b.{0,20}?\b\d+\s+(?:match(?:es)?|results?|lines?|hits?|"
+                       r"items?|entries|commits?|files?|rows?)\b", re.IGNORECASE)
 
 
 #: A request this long may open by setting the scene ("Hi there, quick one: I'm about to
@@ -182,7 +187,8 @@ def clauses(request: str) -> list[str]:
         for word in words[1:]:
             opens = _first(word)
             if (opens in _VERBS and len(current.split()) >= 2 and not _WHERE.match(current)
-                    and not _HOW_LONG.match(word)) or (  # a question, then another
+                    and not _HOW_LONG.match(word) and not _HOW_MANY.match(word)) or (
+                    # a question, then another
                     opens in _ASKS and is_question(current)) or (
                     (again := _AGAIN_WHEN.match(word)) and recurring(word[again.end():])):
                 pieces.append(current)
