@@ -110,6 +110,13 @@ pytestmark = pytest.mark.anyio
     ("swtich to develop and show me the last 5 commits there",
      ["swtich to develop", "show me the last 5 commits there"]),
     ("first git status, then what's staged", ["first git status", "what's staged"]),
+    # an order, then a question of its own; a schedule, then an order (heldout18, after
+    # its run: the second step had been lost, the schedule taken for a scene)
+    ("show my top 3 cpu processes and also how loaded the cpu is overall",
+     ["show my top 3 cpu processes", "show how loaded the cpu is overall"]),
+    ("Every Monday at 6am summarize the pdfs here, and write in the project notes that "
+     "this job exists.", ["Every Monday at 6am summarize the pdfs here",
+                          "write in the project notes that this job exists"]),
 ])
 def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     assert clauses(request_) == expected

@@ -478,6 +478,31 @@ def test_a_question_about_this_machine_is_not_answered_in_words() -> None:
                                   choices, scores)] == "response"
 
 
+def test_what_the_words_name_wins_where_the_models_choice_cannot_be_right() -> None:
+    """heldout18, after its run: "Tell me about this computer." was answered "none of my
+    tools describe this machine" (sys.info exists), and "Project note for later: the
+    stock report runs with python3 src/app.py." was run. The lexical ranking's best, when
+    strong, is taken; a weak ranking, an order that names other things ("record"), or an
+    answer about nothing here keeps the model's choice."""
+    from adjutant.operator._heads import named_by_words
+
+    choices = ["shell.exec", "memory.note", "sys.info", "response"]
+    words = {"sys.info": 3.5, "memory.note": 11.7, "shell.exec": 0.5}
+
+    def pick(asked: str, top: str, lexical: dict[str, float]) -> str | None:
+        got = named_by_words(asked, choices, choices.index(top), lexical, 2.5,
+                             lambda c: c != "shell.exec")
+        return None if got is None else choices[got]
+
+    assert pick("Tell me about this computer.", "response", {"sys.info": 3.5}) == "sys.info"
+    assert pick("Tell me about this computer.", "response", {"sys.info": 1.0}) is None
+    assert pick("Tell me about Mongolia.", "response", {"sys.info": 3.5}) is None
+    assert pick("Project note for later: the report runs with python3 src/app.py.",
+                "shell.exec", words) == "memory.note"
+    assert pick("record that python3 src/app.py is slow", "shell.exec", words) is None
+    assert pick("note that tests use pytest", "memory.note", words) is None  # already
+
+
 def test_a_near_tie_is_broken_by_the_request_words_not_by_rounding() -> None:
     from adjutant.operator.planner import TIE_MARGIN
 
@@ -829,6 +854,12 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
      "problem?", True),
     ("should config files with passwords in them ever be committed to git?", True),
     ("quick one: what port does postgres use by default?", True),
+    # advice on how often or how long, about nothing here (heldout18, after its run:
+    # git.diff)
+    ("Roughly how often should a landlord get a gas boiler serviced?", True),
+    ("how long should I wait before pushing?", True),
+    ("how much memory do I have?", False),  # this machine
+    ("how often should I run the backup here?", False),  # here
     ("does git status show anything?", False),  # the state here
     ("is it safe to run src/app.py?", False),  # a file here
     ("can you run git status?", False),  # a polite order

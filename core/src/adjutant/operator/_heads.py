@@ -1,17 +1,18 @@
 """Heads a request names by its shape rather than by its words: the command runner
-when it says which program to use, the scheduler when it says "every weekday".
+when it says which program to use, the scheduler when it says "every weekday", the
+tool its words name when it asks about this machine or orders a note kept.
 `Planner.decide` takes them over the model's choice, and logs it."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from adjutant_hookspecs import ToolDeclaration
 
-from ._words import named_programs
+from ._words import _RECORDING, about_here, named_programs
 
-__all__ = ["declared_args", "runner_among", "timer_among"]
+__all__ = ["declared_args", "named_by_words", "runner_among", "timer_among"]
 
 
 def declared_args(tools: Mapping[str, ToolDeclaration], name: str) -> Mapping[str, object]:
@@ -45,4 +46,25 @@ def runner_among(tools: Mapping[str, ToolDeclaration], asked: str,
         if any(isinstance(v, Mapping) and v.get("x-adjutant-role") == "argv"
                for v in declared_args(tools, name).values()):
             return index
+    return None
+
+
+def named_by_words(asked: str, choices: Sequence[str], top: int, lexical: Mapping[str, float],
+                   strong: float, reads: Callable[[str], bool]) -> int | None:
+    """The tool the request's words name (the lexical ranking's best, scoring at least
+    ``strong``) when the model's choice ``top`` cannot be right: a question about this
+    machine answered in words, which would be made up ("Tell me about this computer."
+    had been answered "none of my tools describe this machine"), or an order to keep a
+    note or a fact planned as another tool ("Project note for later: the report runs
+    with python3 src/app.py." had been run). "Record" and "add to" name other things
+    too ("record a demo", "add to notes.txt"): their order is the model's to read."""
+    ranked = sorted((c for c in choices if c in lexical and lexical[c] >= strong),
+                    key=lambda c: -lexical[c])
+    if not ranked or choices[top] == ranked[0]:
+        return None
+    if choices[top] == "response" and about_here(asked) and reads(ranked[0]):
+        return choices.index(ranked[0])
+    kept = _RECORDING.match(asked.lower())
+    if kept and not re.search(r"(?:record|add to|write down|jot)$", kept.group(0)):
+        return choices.index(ranked[0])
     return None

@@ -97,7 +97,11 @@ _KNOWLEDGE = re.compile(
     r"(?:for|used for|good for)\b|^\W*what should (?:i|we) (?!commit|push|delete|remove|run|"
     r"kill|stop|zip|name|call|write|add|change|fix|test|check|look)\w+\b|"
     r"^\W*(?:are|is|can|does|do)\b[^?]{0,40}\b(?:allowed|supported|permitted|valid|legal)\b"
-    r"[^?]{0,30}\?\s*$", re.IGNORECASE)  # "Are comments allowed in JSON files?"
+    r"[^?]{0,30}\?\s*$|"  # "Are comments allowed in JSON files?"
+    r"^\W*(?:roughly |about |approximately )?how (?:often|long|much \w+|many \w+) (?:should "
+    r"(?:a|an|one|people|someone|you|i|we)|(?:does|do|would|will|can) (?:a|an|one|people|"
+    r"someone))\b(?! \w+ here\b)",
+    re.IGNORECASE)  # "Roughly how often should a landlord get a boiler serviced?"
 _NAMED_HERE = re.compile(r"\b(?:commit|commits|branch|file|folder|directory|change|changes|"
                          r"tag|repo|repository|project)\b", re.IGNORECASE)
 #: Words that ask about a choice in general, whatever is here.

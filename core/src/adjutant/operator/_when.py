@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
+from datetime import date, datetime, time, timedelta
 
 import msgspec
 
@@ -16,7 +17,7 @@ from ._heads import declared_args
 from ._values import tool_said
 from ._words import _RECORDING, QUOTED, content_cut, is_question
 
-__all__ = ["cron_of", "later", "recurring", "scheduled_as_said"]
+__all__ = ["at_of", "cron_of", "later", "recurring", "scheduled_as_said"]
 
 _log = logging.getLogger("adjutant.planner")
 
@@ -42,8 +43,10 @@ def recurring(request: str) -> bool:
 #: "tomorrow at 9 zip the logs" (a date after "since", "until", "from" ... filters).
 _LATER = re.compile(r"(?<!since )(?<!until )(?<!till )(?<!before )(?<!after )(?<!from )"
                     r"(?<!since the )\b\d{4}-\d{2}-\d{2}\b|\b(?:tomorrow|tonight|tomorrow "
-                    r"(?:morning|evening|night))\s+at\s+\d{1,2}\b|\bat\s+\d{1,2}:\d{2}\b",
-                    re.IGNORECASE)
+                    r"(?:morning|evening|night))\s+at\s+\d{1,2}(?!\d)|\bat\s+\d{1,2}:\d{2}\b|"
+                    r"\bon\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[a-z]{3,9}\b"
+                    r"[^.?!]{0,12}\bat\s+\d|\bon\s+[a-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?\b"
+                    r"[^.?!]{0,12}\bat\s+\d", re.IGNORECASE)
 
 
 def later(request: str) -> bool:
@@ -70,9 +73,11 @@ _ON_DAYS = re.compile(r"\b(?:(?:every|each|on)\s+)?(" + "|".join(_DAYS) + r")s?\
                       r"\b(?:every|each)\s+(weekday|weekend)s?\b|\b(?:on\s+)?(weekday|weekend)s\b|"
                       r"\b(?:every|each)\s+(day|morning|evening|night)\b|\b(daily|nightly)\b",
                       re.IGNORECASE)
-#: At what time of day: "at 9am", "at 7:30", "at 18:00", "at 6 pm", "at noon".
-_AT = re.compile(r"\bat\s+(?:(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?(?!\S*\d)|"
-                 r"(noon|midnight))", re.IGNORECASE)
+#: At what time of day: "at 9am", "at 7:30", "at 18:00", "at 6 pm", "at noon", "at 8
+#: in the morning", "at 9 o'clock at night".
+_AT = re.compile(r"\bat\s+(?:(\d{1,2})(?::(\d{2}))?(?:\s*(a\.?m\.?|p\.?m\.?))?(?!\S*\d)"
+                 r"(?:\s*o'?clock)?(?:\s+(?:in\s+the\s+(morning|afternoon|evening)|(?:at\s+)?"
+                 r"(night)))?|(noon|midnight))", re.IGNORECASE)
 
 
 def cron_of(request: str) -> str:
@@ -92,29 +97,92 @@ def cron_of(request: str) -> str:
     day, kind = days[1], (days[2] or days[3] or "").lower()
     weekdays = (str(_DAYS.index(day.lower())) if day else "1-5" if kind == "weekday"
                 else "0,6" if kind == "weekend" else "*")
-    if at[4]:
-        hour, minute = (12 if at[4].lower() == "noon" else 0), 0
-    else:
-        hour, minute = int(at[1]), int(at[2] or 0)
-        half = (at[3] or "").lower().replace(".", "")
-        hour = hour % 12 + 12 if half == "pm" else hour % 12 if half == "am" else hour
-    if hour > 23 or minute > 59:
+    if (clock := _clock(at)) is None:
         return ""
-    return f"{minute} {hour} * * {weekdays}"
+    return f"{clock[1]} {clock[0]} * * {weekdays}"
+
+
+def _clock(at: re.Match[str]) -> tuple[int, int] | None:
+    """(hour, minute) of an `_AT` match, on a 24-hour clock; None when out of range."""
+    if at[6]:
+        return (12 if at[6].lower() == "noon" else 0), 0
+    hour, minute = int(at[1]), int(at[2] or 0)
+    half = (at[3] or "").lower().replace(".", "")
+    if half == "pm" or (not half and hour < 12 and (
+            (at[4] or "").lower() in ("afternoon", "evening") or at[5])):
+        hour = hour % 12 + 12
+    elif half == "am" or (at[4] or "").lower() == "morning":
+        hour %= 12
+    return (hour, minute) if hour <= 23 and minute <= 59 else None
+
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december")
+_MONTH = r"(" + "|".join(m[:3] + f"(?:{m[3:]})?" for m in _MONTHS) + r")\.?"
+#: A day of the calendar: "2026-12-24", "1 December 2026", "December 1st, 2026", "on
+#: the 3rd of March" (no year: the next one to come).
+_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?"
+                   + _MONTH + r"(?:,?\s+(\d{4}))?\b|\b" + _MONTH.replace("(", "(?P<m2>", 1)
+                   + r"\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?\b", re.IGNORECASE)
+
+
+def at_of(request: str, now: datetime | None = None) -> str:
+    """The one later time ``request`` states, ISO 8601 in local time ("On 1 December
+    2026 at 9 in the morning": ``2026-12-01T09:00:00``; "tomorrow at 8pm"), or empty
+    where it states no day and time of day in full."""
+    if not later(request):
+        return ""
+    intent = QUOTED.sub("x", content_cut(request))
+    now = now or datetime.now()
+    at = _AT.search(re.sub(r"\b(\d{4}-\d{2}-\d{2})[T ](\d{1,2}:\d{2})", r"\1 at \2", intent))
+    if at is None or (clock := _clock(at)) is None:
+        return ""
+    day: date | None
+    if re.search(r"\btomorrow\b", intent, re.IGNORECASE):
+        day = (now + timedelta(days=1)).date()
+    elif (found := _DATE.search(intent)) is None:
+        return ""
+    elif found[1]:
+        day = _day(int(found[1]), int(found[2]), int(found[3]))
+    else:
+        month = _MONTHS.index(next(m for m in _MONTHS if m.startswith(
+            (found[5] or found["m2"]).lower()[:3]))) + 1
+        number, year = (found[4], found[6]) if found[4] else (found[8], found[9])
+        day = _day(int(year or now.year), month, int(number))
+        if day is not None and not year and day < now.date():
+            day = _day(now.year + 1, month, int(number))
+    if day is None:
+        return ""
+    return datetime.combine(day, time(*clock)).isoformat()
+
+
+def _day(year: int, month: int, number: int) -> date | None:
+    try:
+        return date(year, month, number)
+    except ValueError:  # "31 February"
+        return None
 
 
 def scheduled_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration]) -> Plan:
     """``plan`` with each step taking a ``cron`` on the recurring time ``asked`` states
     (`cron_of`), and no one-off ``at`` beside it (the model had scheduled "every Monday
-    at 9am" daily, or once at 09:00); a ``capability`` that is no tool offered as the
-    one tool the request names by its verb ("summarize": ``doc.summarize``)."""
+    at 9am" daily, or once at 09:00), or the ``at`` of the one later time it states
+    (`at_of`: "On 1 December 2026 at 9 in the morning"); a ``capability`` that is no
+    tool offered as the one tool the request names by its verb ("summarize":
+    ``doc.summarize``)."""
     cron, steps = cron_of(asked), []
+    at = "" if cron else at_of(asked)
     for step in plan.steps:
         props = declared_args(tools, step.tool)
         if cron and "cron" in props and (step.args.get("cron") != cron or "at" in step.args):
             _log.info("cron: %s %r is %r as said", step.tool, step.args.get("cron"), cron)
             args = {k: v for k, v in step.args.items() if k != "at"}
             step = msgspec.structs.replace(step, args={**args, "cron": cron})
+        if at and "at" in props and (not _same_time(step.args.get("at"), at)
+                                     or "cron" in step.args):
+            _log.info("at: %s %r is %r as said", step.tool, step.args.get("at"), at)
+            args = {k: v for k, v in step.args.items() if k != "cron"}
+            step = msgspec.structs.replace(step, args={**args, "at": at})
         said = step.args.get("capability")
         if "capability" in props and isinstance(said, str) and said not in tools and (
                 named := tool_said(asked, tools, (step.tool,))):
@@ -122,3 +190,12 @@ def scheduled_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaratio
             step = msgspec.structs.replace(step, args={**step.args, "capability": named})
         steps.append(step)
     return plan if tuple(steps) == plan.steps else Plan(steps=tuple(steps))
+
+
+def _same_time(written: object, at: str) -> bool:
+    """Whether ``written`` (the model's ``at``) is the time ``at`` ("2026-12-24T08:00")."""
+    try:
+        return isinstance(written, str) and datetime.fromisoformat(written) == \
+            datetime.fromisoformat(at)
+    except ValueError:
+        return False

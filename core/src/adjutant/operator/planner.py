@@ -41,7 +41,7 @@ from adjutant_hookspecs import CompletionRequest, ToolDeclaration
 
 from ._bank import Bank, Example
 from ._grammar import END, MAX_STEPS, grounded, reply_grammar, reply_schema
-from ._heads import runner_among, timer_among
+from ._heads import named_by_words, runner_among, timer_among
 from ._here import workspace_paths
 from ._in_words import wants_words
 from ._when import later, recurring
@@ -456,6 +456,12 @@ class Planner:
                 and scores[choices.index("response")] > -math.inf:
             _log.info("words only: %r asks for an explanation, not an action", asked[:80])
             return choices.index("response")
+        if asked and (named := named_by_words(asked, choices, order[0], lexical, WEAK_WORDS,
+                                              lambda c: not self.writes(c))) is not None \
+                and scores[named] > -math.inf:
+            _log.info("named by its words: %r; %s instead of %s", asked[:80], choices[named],
+                      choices[order[0]])
+            return named
         if asked and (recurring(asked) or later(asked)) and (
                 timer := timer_among(self.tools, choices)) is not None:
             if timer != order[0]:
