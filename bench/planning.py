@@ -22,8 +22,8 @@ Figures, per model and planner:
 - median seconds per whole plan: ``warm`` in one long-lived session (the chat case;
   the first request of the session is left out), ``cold`` as a fresh
   ``adjutant run --json`` process (``--cold N`` requests);
-- questions planned as writes: requests wanting a read tool or an answer whose plan
-  starts with a write or destructive step (the worst miss; goal 0);
+- questions planned as writes: requests wanting only reads or an answer whose plan
+  holds a write or destructive step, first or later (the worst miss; goal 0);
 - the time split of warm requests (medians): the request's own prompt tokens, the
   scoring pass, the tokens the grammar forced (evaluated in one batch), the seconds to
   the first sampled token and per sampled token;
@@ -172,10 +172,11 @@ class Tally:
                                             else "invalid")
         want_first = expected[0] if expected else "response"
         self.confusion[(want_first, got_first)] += 1
-        if self.levels.get(want_first, "read") == "read":
-            # a read or an answer was wanted: planning a change instead is the worst miss
+        if all(self.levels.get(t, "read") == "read" for t in expected):
+            # only reads or an answer were wanted: a change in any step of the plan is
+            # the worst miss (a later step counts: the user approves the plan whole)
             self.asked += 1
-            self.asked_as_write += self.levels.get(got_first, "read") != "read"
+            self.asked_as_write += any(self.levels.get(t, "read") != "read" for t in tools)
         ok = got_first == want_first
         if entry["kind"] == "response":
             self.responses += 1
@@ -364,7 +365,7 @@ def report(label: str, tally: Tally, colds: list[tuple[str, float]], misses: boo
           f" {pct(tally.response_ok, tally.responses):>13} {pct(tally.multi_ok, tally.multi):>12}"
           f" {tally.warm_median():5.1f} {cold_text}", flush=True)
     print(f"    questions planned as writes: {tally.asked_as_write} of {tally.asked} requests "
-          "wanting a read or an answer")
+          "wanting only reads or an answer")
     if colds:  # what a new process adds, whichever requests the cold runs happened to be
         extra = [seconds - tally.by_id[i] for i, seconds in colds if i in tally.by_id]
         print(f"    cold runs: {', '.join(f'{t:.1f}' for t in cold_times)} s; a new process "
