@@ -112,6 +112,7 @@ pytestmark = pytest.mark.anyio
     ("first git status, then what's staged", ["first git status", "what's staged"]),
     # an order, then a question of its own; a schedule, then an order (heldout18, after
     # its run: the second step had been lost, the schedule taken for a scene)
+    ("show the status and finally commit it as wip", ["show the status", "commit it as wip"]),
     ("show my top 3 cpu processes and also how loaded the cpu is overall",
      ["show my top 3 cpu processes", "show how loaded the cpu is overall"]),
     ("Every Monday at 6am summarize the pdfs here, and write in the project notes that "
@@ -168,6 +169,9 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     # how many results is part of the step (heldout17, after its run: proc.kill of pid 5)
     "grep for 'def ' in the python files under src, stop at 5 matches per file",
     "show the log of develop, limit it to 3 commits",
+    # "and finally" before no order (heldout18, after its run: a grep of the scene)
+    "Retired last spring and finally learning git. Could you show me the last five "
+    "commits, please?",
 ])
 def test_what_is_one_step_stays_whole(request_: str) -> None:
     assert clauses(request_) == [request_]
@@ -266,6 +270,9 @@ async def test_each_clause_is_one_step_and_a_whole_request_may_be_several() -> N
 
 @pytest.mark.parametrize(("request_text", "ask"), [
     # the scene says nothing the plan needs: the last sentence asks alone
+    # (after a dash too: heldout18, after its run: the scene's "called" made a branch)
+    ("my landlord keeps asking whether I ever called the plumber - can u pull up "
+     "notes.txt so I can check", "can u pull up notes.txt so I can check"),
     ("Hi there, quick one, and apologies if it's a silly question: I'm about to copy a "
      "pile of photos into this project and I'd hate to fill the drive up halfway through. "
      "How much free disk space is left?", "How much free disk space is left?"),

@@ -49,6 +49,11 @@ def space(tmp_path: Path) -> Path:
     ("under docs, show me guide", ("file", "docs/guide.md")),
     ("read me the guide first", ("file", "docs/guide.md")),  # heldout11, after its run
     ("can u show me the readme", ("file", "README.md")),  # heldout14, after its run
+    # a scene before a dash; "bring up" (heldout17 and heldout18, after their runs:
+    # doc.summarize)
+    ("I'm translating the docs to Italian - first show me the readme", ("file", "README.md")),
+    ("Bring up the guide in docs", ("file", "docs/guide.md")),
+    ("delete the docs folder - show me the readme", None),  # an order is no scene
     # a file not here, named with its ending: its read's preview says it is missing
     # (heldout13, after its blind run: planned as doc.summarize)
     ("show me docs/install.md", ("file", "docs/install.md")),

@@ -32,11 +32,15 @@ _EDITS = frozenset(("change", "edit", "fix", "make", "patch", "rename", "replace
 #: ("since then", "until then", "back then" say when, not what comes next).
 _THEN = re.compile(r"\s*(?:,?\s*\band then\b|,?\s*(?<!since )(?<!until )(?<!till )(?<!by )"
                    r"(?<!back )(?<!from )(?<!before )(?<!after )\bthen\b|"
-                   r"(?:,|\band\b)\s*(?:and\s+)?(?:after that|afterwards|finally|lastly)\b|;)\s*",
+                   r"(?:,|\band\b)\s*(?:and\s+)?(?:after that|afterwards|finally|lastly)\b"
+                   r"(?!\s+\w+(?:ing|ed)\b)|;)\s*",  # "and finally learning git": no step
                    re.IGNORECASE)
 _AND = re.compile(r"\s*(?:,\s*and(?:\s+also)?\b|\band(?:\s+also)?\b|,(?:\s*also\b)?|"
                   r"(?<=\s)[+&])\s+", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
+#: The same, or a dash between spaces ("my landlord keeps asking whether I called the
+#: plumber - can u pull up notes.txt so I can check").
+_SENTENCE_OR_DASH = re.compile(r"(?<=[.?!])\s+|\s+[-\u2013\u2014]+\s+")
 _LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|next|if so|"
                    r"if yes|if there are|if it does|if they do)\b[\s,]*)+",
                    re.IGNORECASE)
@@ -102,14 +106,14 @@ def the_ask(request: str, names: frozenset[str] = frozenset()) -> str:
     the scene and state nothing the plan could need (no path, quoted text, number, time,
     name here, nor a wish for words only). Else ``request`` itself. The small model,
     given the scene too, answered "100%" for free disk space."""
-    sentences = [s for s in _SENTENCE.split(request.strip()) if s]
+    sentences = [s for s in _SENTENCE_OR_DASH.split(request.strip()) if s]
     if len(sentences) < 2 or len(request.split()) < _LONG or "\n" in request.strip():
         return request
     last, scene = sentences[-1], " ".join(sentences[:-1])
     opens = _LEAD.sub("", last)
     if len(last.split()) < 4 or _BACK.search(QUOTED.sub("x", last)) or not (
             is_question(last) or _first(opens) in _VERBS or re.match(
-                r"(?:could|can|would|will)\s+you\b|please\b", opens, re.IGNORECASE)):
+                r"(?:could|can|would|will)\s+(?:you|u)\b|please\b", opens, re.IGNORECASE)):
         return request
     said = {w.lower().strip(".,:;!?'\"") for w in scene.split()}
     if named_paths(scene) or QUOTED.search(scene) or re.search(r"\d", scene) \

@@ -200,11 +200,12 @@ def files_called(request: str, cwd: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-#: A clause of three words or more on what is going on before a comma and an order to
-#: show ("hands covered in flour over here, just read me the todo list"): the order is
-#: the request ("readme, show it" is one).
-_SCENE_FIRST = re.compile(r"^(?:[^\s,?]+\s+){2,15}[^\s,?]+\s*,\s*"
-                          r"(?:(?:so|now|just|please|ok|okay)\s+)*"
+#: A clause of three words or more on what is going on before a comma, a dash or a colon
+#: and an order to show ("hands covered in flour over here, just read me the todo list";
+#: "I'm translating the docs to Italian - first show me the readme"): the order is the
+#: request ("readme, show it" is one).
+_SCENE_FIRST = re.compile(r"^(?:[^\s,?]+\s+){2,15}[^\s,?]+\s*(?:,|\s[-\u2013\u2014]|:)\s*"
+                          r"(?:(?:so|now|just|please|ok|okay|first)\s+)*"
                           r"(?=(?:show|open|cat|print|display|view|read)\b)", re.IGNORECASE)
 
 

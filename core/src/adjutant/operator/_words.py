@@ -88,13 +88,18 @@ _NUMBERS = frozenset(re.findall(r"\w+", "one two three four five six seven eight
                                 "eighty ninety hundred thousand"))
 
 
-#: Two-word verbs people write apart: "check out release/1.0" is a checkout.
-_APART = re.compile(r"\bcheck out\b")
+#: Two-word verbs people write apart: "check out release/1.0" is a checkout, "pull up
+#: notes.txt" a look at it (it had drawn the bank's `git pull` neighbours: a branch).
+_APART = {"checkout": re.compile(r"\bcheck out\b"),
+          "show": re.compile(r"\b(?:pull|bring) up\b")}
 
 
 def terms(text: str) -> list[str]:
     words = []
-    for word in _WORD.findall(_APART.sub("checkout", text.lower())):
+    text = text.lower()
+    for verb, apart in _APART.items():
+        text = apart.sub(verb, text)
+    for word in _WORD.findall(text):
         if word in _STOPWORDS:
             continue
         for stem in {word, _stem(word), _SYNONYMS.get(word, word)}:
@@ -463,6 +468,7 @@ _SHOWING = frozenset(["show", "me", "open", "cat", "print", "display", "view", "
                       "is", "s", "inside", "can", "you", "could", "would", "just", "up",
                       "let", "take", "a", "give", "i", "want", "to", "need", "quickly",
                       "whole", "full", "again", "out", "there", "here", "this", "my", "under",
-                      "within", "from", "first", "now", "too", "also", "it", "u", "plz"])
+                      "within", "from", "first", "now", "too", "also", "it", "u", "plz",
+                      "pull", "bring"])  # "pull up the app log"
 #: Words that only ask to see a folder ("list the files in src").
 _LISTING = frozenset(["list", "ls", "files", "entries", "everything", "whats", "under"])
