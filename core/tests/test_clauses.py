@@ -169,6 +169,9 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     # how many results is part of the step (heldout17, after its run: proc.kill of pid 5)
     "grep for 'def ' in the python files under src, stop at 5 matches per file",
     "show the log of develop, limit it to 3 commits",
+    # a plural is no slip of a verb (heldout18, after its run: "tests into code.zip" had
+    # been a step, and the zip had zipped code.zip)
+    "Bundle src and tests into code.zip for the new assistant coach.",
     # "and finally" before no order (heldout18, after its run: a grep of the scene)
     "Retired last spring and finally learning git. Could you show me the last five "
     "commits, please?",

@@ -488,10 +488,16 @@ def test_what_the_words_name_wins_where_the_models_choice_cannot_be_right() -> N
 
     choices = ["shell.exec", "memory.note", "sys.info", "response"]
     words = {"sys.info": 3.5, "memory.note": 11.7, "shell.exec": 0.5}
+    tools = {name: ToolDeclaration(name=name, version="1", description=name, safety=ToolSafety(
+        level="read" if name == "sys.info" else "write",  # type: ignore[arg-type]
+        writes=name != "sys.info"), args_schema={
+            "type": "object", "properties": {"argv": {"type": "array", "x-adjutant-role":
+                                                      "argv"}} if name == "shell.exec" else {}})
+        for name in choices[:3]}
 
     def pick(asked: str, top: str, lexical: dict[str, float]) -> str | None:
-        got = named_by_words(asked, choices, choices.index(top), lexical, 2.5,
-                             lambda c: c != "shell.exec")
+        got = named_by_words(asked, choices, choices.index(top), lambda _: lexical, 2.5,
+                             tools)
         return None if got is None else choices[got]
 
     assert pick("Tell me about this computer.", "response", {"sys.info": 3.5}) == "sys.info"
@@ -860,6 +866,15 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("how long should I wait before pushing?", True),
     ("how much memory do I have?", False),  # this machine
     ("how often should I run the backup here?", False),  # here
+    # text made up, or people reached: no tool's (heldout17 and heldout18, after their
+    # runs: doc.summarize, fs.write)
+    ("give me a 10 minute warm-up for an under-12 football squad", True),
+    ("write me a haiku about autumn", True),
+    ("text my volunteers that practice is cancelled", True),
+    ("give me a summary of the pdfs", False),  # a tool's
+    ("write me a file called a.txt with hello", False),
+    ("suggest a commit message for my changes", False),
+    ("write me a short poem for notes.txt", False),  # a file here
     ("does git status show anything?", False),  # the state here
     ("is it safe to run src/app.py?", False),  # a file here
     ("can you run git status?", False),  # a polite order

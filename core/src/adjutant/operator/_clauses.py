@@ -116,6 +116,8 @@ def the_ask(request: str, names: frozenset[str] = frozenset()) -> str:
                 r"(?:could|can|would|will)\s+(?:you|u)\b|please\b", opens, re.IGNORECASE)):
         return request
     said = {w.lower().strip(".,:;!?'\"") for w in scene.split()}
+    if any(_first(_OPENING.sub("", _LEAD.sub("", s))) in _VERBS for s in sentences[:-1]):
+        return request  # an order is no scene ("delete the old logs - show me ...")
     if named_paths(scene) or QUOTED.search(scene) or re.search(r"\d", scene) \
             or recurring(scene) or wants_words(scene) or said & names:
         return request
@@ -143,6 +145,8 @@ def _first(text: str) -> str:
     """The first word of ``text``, as the verb it is one typing slip from ("swtich to
     develop and show me the log" orders two steps)."""
     word = text.split(" ", 1)[0].lower()
+    if word.endswith("s") and word[:-1] in _VERBS:  # "src and tests into code.zip": a
+        return word  # thing, no slip of "test"
     if len(word) >= 5 and word not in _VERBS and len(near := typing_slips(word) & _VERBS) == 1:
         return near.pop()
     return word

@@ -49,22 +49,35 @@ def runner_among(tools: Mapping[str, ToolDeclaration], asked: str,
     return None
 
 
-def named_by_words(asked: str, choices: Sequence[str], top: int, lexical: Mapping[str, float],
-                   strong: float, reads: Callable[[str], bool]) -> int | None:
-    """The tool the request's words name (the lexical ranking's best, scoring at least
-    ``strong``) when the model's choice ``top`` cannot be right: a question about this
-    machine answered in words, which would be made up ("Tell me about this computer."
-    had been answered "none of my tools describe this machine"), or an order to keep a
-    note or a fact planned as another tool ("Project note for later: the report runs
-    with python3 src/app.py." had been run). "Record" and "add to" name other things
-    too ("record a demo", "add to notes.txt"): their order is the model's to read."""
-    ranked = sorted((c for c in choices if c in lexical and lexical[c] >= strong),
-                    key=lambda c: -lexical[c])
-    if not ranked or choices[top] == ranked[0]:
-        return None
-    if choices[top] == "response" and about_here(asked) and reads(ranked[0]):
-        return choices.index(ranked[0])
+def named_by_words(asked: str, choices: Sequence[str], top: int,
+                   rank: Callable[[str], Mapping[str, float]], strong: float,
+                   tools: Mapping[str, ToolDeclaration]) -> int | None:
+    """The tool the request's words name, by their lexical ranking (``rank``: the best
+    scoring at least ``strong``), when the model's choice ``top`` cannot be right: a
+    question about this machine answered in words, which would be made up ("Tell me
+    about this computer." had been answered "none of my tools describe this machine"):
+    the best read for its words; or an order to keep a note or a fact planned as another
+    tool ("Project note for later: the report runs with python3 src/app.py." had been
+    run): the best for the order's own words, never for what it keeps, and never a
+    command runner. "Record" and "add to" name other things too ("record a demo", "add
+    to notes.txt"): their order is the model's to read."""
+    if choices[top] == "response" and about_here(asked):
+        best = _best(rank(asked), choices, strong)
+        reads = best is not None and getattr(tools[best].safety, "level", "write") == "read"
+        return choices.index(best) if best is not None and reads else None
     kept = _RECORDING.match(asked.lower())
     if kept and not re.search(r"(?:record|add to|write down|jot)$", kept.group(0)):
-        return choices.index(ranked[0])
+        best = _best(rank(kept.group(0)), choices, strong)
+        if best is None or best == choices[top] or any(
+                isinstance(v, Mapping) and v.get("x-adjutant-role") == "argv"
+                for v in declared_args(tools, best).values()):
+            return None
+        return choices.index(best)
     return None
+
+
+def _best(lexical: Mapping[str, float], choices: Sequence[str], strong: float) -> str | None:
+    """The offered tool ``lexical`` ranks best, scoring at least ``strong``."""
+    ranked = sorted((c for c in choices if c != "response" and lexical.get(c, 0.0) >= strong),
+                    key=lambda c: -lexical[c])
+    return ranked[0] if ranked else None

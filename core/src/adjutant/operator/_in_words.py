@@ -145,11 +145,29 @@ _QUESTION_LEAD = re.compile(r"^\W*(?:(?:a )?(?:quick|simple|dumb|silly|random|sm
                             r"(?:one|question|q)\s*[:,\-\u2014]+\s*)", re.IGNORECASE)
 
 
+#: An order to make up text about anything ("give me a 10 minute warm-up for an under-12
+#: football squad", "write me a haiku about autumn", "suggest a name for a bakery") or to
+#: reach people ("text my volunteers that practice is off"), which no tool here does:
+#: what it names is no file here, and a summary, a list or a diff is a tool's.
+_COMPOSE = re.compile(
+    r"^\W*(?:please\s+)?(?:(?:can|could|would) you\s+)?(?:(?:give|write|draft|compose|make)\s+"
+    r"(?:me|us)|suggest|come up with|think of|brainstorm|invent)\s+(?:a|an|some|one|two|"
+    r"three|four|five|\d+)\s+(?!(?:quick |short |brief |full )?(?:summary|summaries|list|"
+    r"listing|diff|log|status|overview|breakdown|count|report|rundown|copy|zip|archive|"
+    r"backup|preview|look|peek|tree|dump|file|folder|branch|commit|note|notes|command|"
+    r"script|patch|fix)\b)|"
+    r"^\W*(?:please\s+)?(?:text|e-?mail|sms|whatsapp|tweet|ring|phone)\s+(?:my|the|our|all|"
+    r"every)\b", re.IGNORECASE)
+_FILE_WORDS = re.compile(r"\b(?:file|files|folder|repo|repository|project|branch|commit|"
+                         r"here|pdfs?|logs?)\b", re.IGNORECASE)
+
+
 def wants_words(request: str) -> bool:
     """Whether ``request`` says it wants an explanation, not an action, asks what a
     command or a name means (`_EXPLAIN`) or does (`_ABOUT_A_COMMAND`), weighs two
-    things or asks advice (`weighs_things`), or only asks how to do a thing (`_HOW_TO`)
-    or what a kind of thing is (`_DEFINING`)."""
+    things or asks advice (`weighs_things`), orders text made up or people reached
+    (`_COMPOSE`), or only asks how to do a thing (`_HOW_TO`) or what a kind of thing is
+    (`_DEFINING`)."""
     request = _QUESTION_LEAD.sub("", request)
     return bool((_WORDS_ONLY.search(QUOTED.sub("x", request)) and not _SEE.search(request))
                 or (_ABOUT_A_COMMAND.search(QUOTED.sub("x", request)) and "?" in request
@@ -157,6 +175,8 @@ def wants_words(request: str) -> bool:
                     and not _STATE_HERE.search(request.split("?", 1)[0]))
                 or _EXPLAIN.search(request.replace("`", ""))
                 or weighs_things(request)
+                or (_COMPOSE.match(request) and not named_paths(request)
+                    and not _FILE_WORDS.search(request) and not _OURS.search(request))
                 or (_HOW_TO.match(request) and is_question(request))
                 or (_DEFINING.match(request) and (request.rstrip().endswith("?") or
                                                    request.lower().lstrip(" \t\"'(").startswith(

@@ -122,8 +122,8 @@ _MONTH = r"(" + "|".join(m[:3] + f"(?:{m[3:]})?" for m in _MONTHS) + r")\.?"
 #: A day of the calendar: "2026-12-24", "1 December 2026", "December 1st, 2026", "on
 #: the 3rd of March" (no year: the next one to come).
 _DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?"
-                   + _MONTH + r"(?:,?\s+(\d{4}))?\b|\b" + _MONTH.replace("(", "(?P<m2>", 1)
-                   + r"\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?\b", re.IGNORECASE)
+                   + _MONTH + r"(?:,?\s+(\d{4,}))?\b|\b" + _MONTH.replace("(", "(?P<m2>", 1)
+                   + r"\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4,}))?\b", re.IGNORECASE)
 
 
 def at_of(request: str, now: datetime | None = None) -> str:

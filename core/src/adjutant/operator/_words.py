@@ -89,9 +89,14 @@ _NUMBERS = frozenset(re.findall(r"\w+", "one two three four five six seven eight
 
 
 #: Two-word verbs people write apart: "check out release/1.0" is a checkout, "pull up
-#: notes.txt" a look at it (it had drawn the bank's `git pull` neighbours: a branch).
+#: notes.txt" a look at it (it had drawn the bank's `git pull` neighbours: a branch),
+#: "i need to be on release/1.0" a switch to a branch (it had been a commit).
 _APART = {"checkout": re.compile(r"\bcheck out\b"),
-          "show": re.compile(r"\b(?:pull|bring) up\b")}
+          "show": re.compile(r"\b(?:pull|bring) up\b"),
+          "switch to ": re.compile(r"\b(?:be|get|go|hop|jump|move)\s+(?:back\s+)?(?:on|onto|to|"
+                                   r"over to)\s+(?=(?:the\s+)?(?:[\w-]+/[\w.-]+|main|master|"
+                                   r"develop|dev)(?<!\.[a-z])(?<!\.[a-z]{2})(?<!\.[a-z]{3})"
+                                   r"(?<!\.[a-z]{4})(?=[\s,;!?)]|\.?$))")}
 
 
 def terms(text: str) -> list[str]:

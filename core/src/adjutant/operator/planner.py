@@ -456,8 +456,9 @@ class Planner:
                 and scores[choices.index("response")] > -math.inf:
             _log.info("words only: %r asks for an explanation, not an action", asked[:80])
             return choices.index("response")
-        if asked and (named := named_by_words(asked, choices, order[0], lexical, WEAK_WORDS,
-                                              lambda c: not self.writes(c))) is not None \
+        if asked and (named := named_by_words(asked, choices, order[0],
+                                              lambda t: dict(self.rank(content_cut(t))),
+                                              WEAK_WORDS, self.tools)) is not None \
                 and scores[named] > -math.inf:
             _log.info("named by its words: %r; %s instead of %s", asked[:80], choices[named],
                       choices[order[0]])
