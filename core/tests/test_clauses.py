@@ -115,6 +115,9 @@ pytestmark = pytest.mark.anyio
     ("show the status and finally commit it as wip", ["show the status", "commit it as wip"]),
     ("show my top 3 cpu processes and also how loaded the cpu is overall",
      ["show my top 3 cpu processes", "show how loaded the cpu is overall"]),
+    ("I'd like to see which python processes are running, and also how much memory the "
+     "machine has free.", ["I'd like to see which python processes are running",
+                           "how much memory the machine has free"]),
     ("Every Monday at 6am summarize the pdfs here, and write in the project notes that "
      "this job exists.", ["Every Monday at 6am summarize the pdfs here",
                           "write in the project notes that this job exists"]),

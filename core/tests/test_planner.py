@@ -875,6 +875,10 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("write me a file called a.txt with hello", False),
     ("suggest a commit message for my changes", False),
     ("write me a short poem for notes.txt", False),  # a file here
+    # it says to answer from what is known (heldout17, after its run: net.check_port,
+    # git.diff)
+    ("whats the default port for postgres, off the top of your head?", True),
+    ("kilobyte: 1000 bytes or 1024? settle an argument for me", True),
     ("does git status show anything?", False),  # the state here
     ("is it safe to run src/app.py?", False),  # a file here
     ("can you run git status?", False),  # a polite order

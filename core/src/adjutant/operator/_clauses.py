@@ -201,7 +201,7 @@ def clauses(request: str) -> list[str]:
                     opens in _ASKS and is_question(current)) or (
                     # an order, then a question ("show my top 3 cpu processes and also
                     # how loaded the cpu is overall")
-                    opens in _ASKS and _first(current) in _VERBS and len(word.split()) >= 4
+                    opens in _ASKS and _acts(current) and len(word.split()) >= 4
                     and not _BACK.search(word)) or (
                     (again := _AGAIN_WHEN.match(word)) and recurring(word[again.end():])):
                 pieces.append(current)

@@ -58,16 +58,16 @@ def named_by_words(asked: str, choices: Sequence[str], top: int,
     about this computer." had been answered "none of my tools describe this machine"):
     the best read for its words; or an order to keep a note or a fact planned as another
     tool ("Project note for later: the report runs with python3 src/app.py." had been
-    run): the best for the order's own words, never for what it keeps, and never a
-    command runner. "Record" and "add to" name other things too ("record a demo", "add
-    to notes.txt"): their order is the model's to read."""
+    run): the best for the order's own words (``rank`` leaves out what it keeps), never
+    a command runner. "Record" names other things too ("record a demo"): its order is
+    the model's to read."""
     if choices[top] == "response" and about_here(asked):
         best = _best(rank(asked), choices, strong)
         reads = best is not None and getattr(tools[best].safety, "level", "write") == "read"
         return choices.index(best) if best is not None and reads else None
     kept = _RECORDING.match(asked.lower())
-    if kept and not re.search(r"(?:record|add to|write down|jot)$", kept.group(0)):
-        best = _best(rank(kept.group(0)), choices, strong)
+    if kept and not kept.group(0).endswith("record"):
+        best = _best(rank(asked), choices, strong)
         if best is None or best == choices[top] or any(
                 isinstance(v, Mapping) and v.get("x-adjutant-role") == "argv"
                 for v in declared_args(tools, best).values()):

@@ -18,7 +18,8 @@ _WORDS_ONLY = re.compile(
     r"\bwithout (?:doing|running|changing) anything\b|\bin general\b|"
     r"\bgenerally\b|\bin theory\b|\bhypothetically\b|\bno need to (?:look at|open|read|"
     r"run|check|touch|do) anything\b|\b(?:just|only) (?:your|an) opinion\b|"
-    r"\bin your (?:opinion|view)\b|\b(?:honest|your) (?:opinion|take|thoughts)\b(?!\.\w)",
+    r"\bin your (?:opinion|view)\b|\b(?:honest|your) (?:opinion|take|thoughts)\b(?!\.\w)|"
+    r"\boff the top of your head\b|\bsettle (?:an argument|a bet|a debate)\b",
     re.IGNORECASE)
 
 

@@ -474,14 +474,14 @@ def _named_kind(words: list[str], nouns: frozenset[str]) -> str:
     def noun(word: str) -> bool:
         return bool(set(terms(word)) & nouns) and any(word.startswith(n) for n in nouns)
 
-    def says(word: str) -> bool:
+    def says(word: str) -> bool:  # "is still running" says no name
         return word.isalpha() and bool(said := set(terms(word))) and not said & (
-            nouns | _DOING)
+            nouns | _DOING) and word not in ("still", "currently", "already", "really")
 
     found = {words[i - 1] for i in range(1, len(words)) if noun(words[i])
              and says(words[i - 1])}
-    found |= {words[i + 2] for i in range(len(words) - 2) if noun(words[i])
-              and words[i + 1] in ("named", "called") and says(words[i + 2])}
+    found |= {words[i + 2] for i in range(len(words) - 2) if (noun(words[i]) or words[i] in (
+        "anything", "something")) and words[i + 1] in ("named", "called") and says(words[i + 2])}
     found |= {words[i + 1] for i in range(len(words) - 2) if words[i] in ("is", "are", "any")
               and words[i + 2] in ("running", "alive", "up") and says(words[i + 1])}
     return found.pop() if len(found) == 1 else ""
