@@ -30,6 +30,12 @@ pytestmark = pytest.mark.anyio
     ("reviewed", "review this", False),  # words can review (the dock test's reply)
     ("Installed packages are listed by pip list, which prints each with its version.",
      "list my packages", False),  # a long answer opening with a participle
+    # an order to reach people: any answer in words reached nobody (heldout17, after its
+    # run: "Please text your volunteers that Saturday's shift moved to 10am.")
+    ("Please text your volunteers that Saturday's shift moved to 10am.",
+     "Please text my volunteers that Saturday's shift moved to 10am.", True),
+    ("Hi all, practice is off today.", "email the parents that practice is off", True),
+    ("Draft: practice is off today.", "write me a note for the parents", False),
 ])
 def test_words_saying_an_order_was_carried_out_are_a_claim(answer: str, request_: str,
                                                            claims: bool) -> None:

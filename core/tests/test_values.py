@@ -321,6 +321,12 @@ def test_a_fact_kept_is_kept_as_said() -> None:
     assert kept_as_said(other, "note that the vet opens at 9", TOOLS) == other
     read = plan(("fs.read", {"path": "notes.txt"}))
     assert kept_as_said(read, "remember that notes.txt matters", TOOLS) == read
+    # all of it said, then a paragraph of the model's own (heldout17, after its run)
+    longer = plan(("memory.note", {"text": "PDF summaries run on Mondays\n\nPlease note that "
+                                           "this is a general knowledge question."}))
+    assert kept_as_said(longer, "write in the project notes that PDF summaries run on "
+                        "Mondays.", TOOLS) == plan(("memory.note", {
+                            "text": "PDF summaries run on Mondays"}))
 
 
 def test_a_colon_after_a_scene_opens_the_ask_not_its_content() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ._in_words import wants_words
+from ._in_words import reaches_people, wants_words
 from ._words import is_question
 
 __all__ = ["claims_done"]
@@ -37,8 +37,11 @@ def _ordered(stem: str, request: str) -> bool:
 
 def claims_done(answer: str, request: str) -> bool:
     """Whether ``answer``, in words, says an order was carried out ("stash my changes"
-    answered "Stashed your changes." or "Stashed changes."): words do nothing, so that
-    is never true."""
+    answered "Stashed your changes." or "Stashed changes."), or answers an order to
+    reach people at all: words do nothing, so that is never true."""
     participle = _PARTICIPLE.match(answer)
     claimed = _DONE.match(answer) or (participle and _ordered(participle[1].lower(), request))
-    return bool(claimed) and not is_question(request) and not wants_words(request)
+    # an order to reach people, answered in words, reached nobody ("text my volunteers
+    # that ..." had been answered "Please text your volunteers that ...")
+    return (bool(claimed) and not is_question(request) and not wants_words(request)) \
+        or reaches_people(request)

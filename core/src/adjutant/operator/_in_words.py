@@ -8,7 +8,7 @@ import re
 
 from ._words import _ASKING, QUOTED, about_here, is_question, named_paths
 
-__all__ = ["wants_words", "weighs_things"]
+__all__ = ["reaches_people", "wants_words", "weighs_things"]
 
 
 #: A request that says to answer in words only ("just explain, don't do anything").
@@ -147,20 +147,27 @@ _QUESTION_LEAD = re.compile(r"^\W*(?:(?:a )?(?:quick|simple|dumb|silly|random|sm
 
 
 #: An order to make up text about anything ("give me a 10 minute warm-up for an under-12
-#: football squad", "write me a haiku about autumn", "suggest a name for a bakery") or to
-#: reach people ("text my volunteers that practice is off"), which no tool here does:
-#: what it names is no file here, and a summary, a list or a diff is a tool's.
+#: football squad", "write me a haiku about autumn", "suggest a name for a bakery"),
+#: which no tool here does: what it names is no file here, and a summary, a list or a
+#: diff is a tool's.
 _COMPOSE = re.compile(
     r"^\W*(?:please\s+)?(?:(?:can|could|would) you\s+)?(?:(?:give|write|draft|compose|make)\s+"
     r"(?:me|us)|suggest|come up with|think of|brainstorm|invent)\s+(?:a|an|some|one|two|"
     r"three|four|five|\d+)\s+(?!(?:quick |short |brief |full )?(?:summary|summaries|list|"
     r"listing|diff|log|status|overview|breakdown|count|report|rundown|copy|zip|archive|"
     r"backup|preview|look|peek|tree|dump|file|folder|branch|commit|note|notes|command|"
-    r"script|patch|fix)\b)|"
-    r"^\W*(?:please\s+)?(?:text|e-?mail|sms|whatsapp|tweet|ring|phone)\s+(?:my|the|our|all|"
-    r"every)\b", re.IGNORECASE)
+    r"script|patch|fix)\b)", re.IGNORECASE)
+#: An order to reach people ("text my volunteers that practice is off"): no tool does.
+_REACH = re.compile(r"^\W*(?:please\s+)?(?:(?:can|could|would) you\s+)?(?:text|e-?mail|sms|"
+                    r"whatsapp|tweet|ring|phone)\s+(?:my|the|our|all|every)\b", re.IGNORECASE)
 _FILE_WORDS = re.compile(r"\b(?:file|files|folder|repo|repository|project|branch|commit|"
                          r"here|pdfs?|logs?)\b", re.IGNORECASE)
+
+
+def reaches_people(request: str) -> bool:
+    """Whether ``request`` orders people reached (`_REACH`), which nothing here does:
+    whatever the answer in words, nothing was sent."""
+    return bool(_REACH.match(request))
 
 
 def wants_words(request: str) -> bool:
@@ -176,8 +183,9 @@ def wants_words(request: str) -> bool:
                     and not _STATE_HERE.search(request.split("?", 1)[0]))
                 or _EXPLAIN.search(request.replace("`", ""))
                 or weighs_things(request)
-                or (_COMPOSE.match(request) and not named_paths(request)
-                    and not _FILE_WORDS.search(request) and not _OURS.search(request))
+                or ((_COMPOSE.match(request) or _REACH.match(request))
+                    and not named_paths(request) and not _FILE_WORDS.search(request)
+                    and not _OURS.search(request))
                 or (_HOW_TO.match(request) and is_question(request))
                 or (_DEFINING.match(request) and (request.rstrip().endswith("?") or
                                                    request.lower().lstrip(" \t\"'(").startswith(

@@ -518,7 +518,7 @@ def _shares_a_line(value: str, content: str) -> bool:
 
 #: "remember that our staging port is 8443", "jot down that fractions come first":
 #: what to keep, as said.
-_KEEP_THAT = re.compile(r"\b(?:remember|note|jot(?: down)?|write down|keep in mind|make a "
+_KEEP_THAT = re.compile(r"\b(?:remember|notes?|jot(?: down)?|write down|keep in mind|make a "
                         r"note|record)\s+that\s+(?P<said>[^.!?\n]+)", re.IGNORECASE)
 
 
@@ -526,23 +526,28 @@ def kept_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration]) -
     """``plan`` with a recorded ``text`` made of the words the request asks to keep, or
     some of them, or their forms ("staging port 8443" for "remember that our staging
     port is 8443", "Fraction come before decimal."; "Keep this as a fact: X.") as the
-    request says them: a fact kept shorter than said can lose what it meant. The same
-    words in another case, or with the sentence's full stop, stay."""
+    request says them: a fact kept shorter than said can lose what it meant; nor longer,
+    with three words or more the request never said. The same words in another case, or
+    with the sentence's full stop, stay."""
     said = _KEEP_THAT.search(QUOTED.sub(" ", asked))
     whole = said["said"] if said else carried_text(asked)  # "Keep this as a fact: X."
     if not whole:
         return plan
     whole = whole.strip(" ,;:").rstrip(".!").strip()
     words = set(_WORD_OF.findall(whole.lower()))
+    request = set(_WORD_OF.findall(asked.lower()))
     steps = []
     for step in plan.steps:
         value = step.args.get("text")
         declaration = tools.get(step.tool)
         if declaration is not None and is_write(declaration) and isinstance(value, str) \
                 and "text" in declaration.args_schema.get("required", ()) \
-                and (mine := set(_WORD_OF.findall(value.lower()))) and all(
+                and (mine := set(_WORD_OF.findall(value.lower()))) and (all(
                     any(w == m or (min(len(w), len(m)) >= 4 and (w.startswith(m) or m.startswith(
-                        w))) for w in words) for m in mine) \
+                        w))) for w in words) for m in mine) or (
+                    # all of it said, then words of the model's own ("PDF summaries run on
+                    # Mondays\n\nPlease note that this is a general knowledge question")
+                    words <= mine and len(mine - request) >= 3)) \
                 and value.strip().rstrip(".!").lower() != whole.lower():
             _log.info("kept as said: %s.text %r is part of %r", step.tool, value, whole)
             step = msgspec.structs.replace(step, args={**step.args, "text": whole})
