@@ -115,6 +115,14 @@ pytestmark = pytest.mark.anyio
     ("show the status and finally commit it as wip", ["show the status", "commit it as wip"]),
     ("show my top 3 cpu processes and also how loaded the cpu is overall",
      ["show my top 3 cpu processes", "show how loaded the cpu is overall"]),
+    # a scene sentence, then an order, in one clause: no scene (heldout17, after its run:
+    # the search had been lost)
+    ("Security audit, first pass. Give me the layout of the project two levels deep, then "
+     "look for anything matching 'password' or 'secret' regardless of case, and finally "
+     "open the settings json.",
+     ["Security audit and first pass. Give me the layout of the project two levels deep",
+      "look for anything matching 'password' or 'secret' regardless of case",
+      "open the settings json"]),
     ("I'd like to see which python processes are running, and also how much memory the "
      "machine has free.", ["I'd like to see which python processes are running",
                            "how much memory the machine has free"]),

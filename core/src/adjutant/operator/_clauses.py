@@ -134,6 +134,8 @@ def _acts(piece: str) -> bool:
     """Whether ``piece`` orders or asks something (a verb first, a polite order, a
     question, a time to do it again: "every Monday at 6am summarize the pdfs"), rather
     than saying what is going on."""
+    if len(sentences := _SENTENCE.split(piece.strip())) > 1:  # "Security audit, first
+        return any(_acts(s) for s in sentences)  # pass. Give me the layout ..." orders
     opens = _OPENING.sub("", _LEAD.sub("", piece))
     return _first(opens) in _VERBS or is_question(piece) or recurring(piece) or bool(re.match(
         r"(?:please\s+)?(?:could|can|would|will)\s+(?:you|u|ya)\b|please\b|pls\b|plz\b|let'?s\b|"
