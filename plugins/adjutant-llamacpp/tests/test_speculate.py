@@ -187,3 +187,19 @@ async def _plain(request: CompletionRequest) -> list[tuple[Any, ...]]:
         return await chunks(PROVIDER, request)
     finally:
         PROVIDER.speculate = was
+
+
+async def test_a_reply_the_grammar_ends_ends_without_a_decode() -> None:
+    """When the grammar allows nothing but the end (the plan's JSON has closed), the
+    loop ends the reply without decoding its last token: the same chunks, one decode
+    fewer than llama-cpp-python's loop (which decodes it to choose the end token).
+    Without a grammar, or cut by max_tokens, nothing changes."""
+    steps = {}
+    for lookahead in (None, 0):
+        PROVIDER.speculate = lookahead
+        got = await chunks(PROVIDER, CASES["copied value"])
+        steps[lookahead] = PROVIDER.timings["decode_steps"], got
+    PROVIDER.speculate = None
+    assert steps[0][1] == steps[None][1]
+    assert steps[0][1][-1][1] == "stop"
+    assert steps[0][0] == steps[None][0] - 1
