@@ -115,6 +115,11 @@ pytestmark = pytest.mark.anyio
     ("show the status and finally commit it as wip", ["show the status", "commit it as wip"]),
     ("show my top 3 cpu processes and also how loaded the cpu is overall",
      ["show my top 3 cpu processes", "show how loaded the cpu is overall"]),
+    # "both" alone is the two files named before (heldout16, after stop 47's run: a zip
+    # of "notes")
+    ("Show the diff between notes.old and notes.txt, then zip both into "
+     "notes-archive.zip.", ["Show the diff between notes.old and notes.txt",
+                            "zip notes.old and notes.txt into notes-archive.zip"]),
     # a scene sentence, then an order, in one clause: no scene (heldout17, after its run:
     # the search had been lost)
     ("Security audit, first pass. Give me the layout of the project two levels deep, then "

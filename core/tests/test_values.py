@@ -339,6 +339,11 @@ def test_a_colon_after_a_scene_opens_the_ask_not_its_content() -> None:
     assert carried_text("for tomorrow's class: jot down that fractions come first") == ""
     assert carried_text("replace the project notes entirely with: Inventory service, v2") \
         == "Inventory service, v2"
+    # an order to keep it, however short (heldout16, after stop 47's run: the note had
+    # kept "Project note:" too)
+    assert carried_text("Project note: the report runs with python3 src/app.py.") \
+        == "the report runs with python3 src/app.py."
+    assert carried_text("read: notes.txt") == ""
 
 
 def test_a_recurring_time_said_is_the_schedules_cron() -> None:

@@ -45,7 +45,8 @@ _LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|n
                    r"if yes|if there are|if it does|if they do)\b[\s,]*)+",
                    re.IGNORECASE)
 _IT = re.compile(r"\b(it|that file|the file)\b", re.IGNORECASE)
-_THEM = re.compile(r"\b(?:both of them|them both|both files|all of them|them)\b", re.IGNORECASE)
+_THEM = re.compile(r"\b(?:both of them|them both|both files|all of them|them|both)\b",
+                   re.IGNORECASE)
 #: Where a question asks a second thing: ", and show me the staged diff too", ", and
 #: what's using the most of it?" (a comma, then an order or another question), "...
 #: port 5432? Also, is there a postgres process running?" (a question mark, then a

@@ -412,8 +412,9 @@ def content_cut(request: str) -> str:
 
 
 def carried_text(request: str) -> str:
-    """The text a request carries after ``": "`` when three words or more come before
-    it ("replace the project notes entirely with: Inventory service, ..."), as typed, or
+    """The text a request carries after ``": "`` when three words or more, or an order
+    to keep it ("Project note: ..."), come before it ("replace the project notes
+    entirely with: Inventory service, ..."), as typed, or
     after a colon that ends the first line ("create docs/faq.md containing:" and lines
     of text, less a last line that orders the next step: "then commit it"); empty when
     it carries none."""
@@ -424,8 +425,8 @@ def carried_text(request: str) -> str:
             kept.pop()
         return "\n".join(kept).strip("\n")
     head, colon, tail = request.partition(": ")
-    return tail.strip() if colon and len(_WORD.findall(head.lower())) >= 3 and \
-        len(tail.split()) >= 2 and not _asked_after(head, tail) else ""
+    return tail.strip() if colon and (len(_WORD.findall(head.lower())) >= 3 or _RECORDING.match(
+        head.lower() + " ")) and len(tail.split()) >= 2 and not _asked_after(head, tail) else ""
 
 
 #: A line that orders the step after the text a request carries: "then commit it".
