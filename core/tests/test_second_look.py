@@ -83,6 +83,22 @@ async def test_an_echoed_file_request_is_planned_with_a_tool_instead() -> None:
         assert len(looks) == 1 and "repeats the request" in looks[0].content["text"]
 
 
+async def test_an_order_said_back_is_planned_with_a_tool_instead() -> None:
+    """"Read the app log" (no file named by its path) had been answered "Read the app
+    log.": an order said back did nothing; "say hello" answered "Hello!" is an answer."""
+    provider = AnswerFirst(Response(text="Read the notes file."),
+                           steps(("notes.read", {"path": "notes.txt"})))
+    async with Harness(notes(), provider=provider) as h:
+        (h.workspace / "notes.txt").write_text("buy milk\n")
+        run = await h.run("Read the notes file")
+        assert [s.tool for s in run.plan.steps] == ["notes.read"]
+        assert len(provider.requests) == 2
+    provider = AnswerFirst(Response(text="Hello!"))
+    async with Harness(notes(), provider=provider) as h:
+        run = await h.run("say hello")
+        assert run.plan is None and len(provider.requests) == 1
+
+
 async def test_words_about_a_file_unread_are_planned_with_a_tool_instead() -> None:
     """To an order naming a file here, an answer in words about that file cannot say
     what it holds (the model has not read it): "montre-moi le fichier notes.txt" had

@@ -478,15 +478,19 @@ class Prompting:
         words about that file ("montre-moi le fichier notes.txt" answered "The file
         notes.txt is located in the working directory": it has not read it), or, to a
         question about what a file holds, words about it ("what does the CHANGELOG say
-        about 1.0?" answered "The CHANGELOG states that 1.0 is a beta"): it did nothing,
-        so a tool is chosen again."""
+        about 1.0?" answered "The CHANGELOG states that 1.0 is a beta"), or an order
+        said back in three words or more of its own ("Read the app log" answered "Read
+        the app log."): it did nothing, so a tool is chosen again."""
         try:
             reply = parse_reply(text)
         except ContractError:
             return False
-        if not (isinstance(reply, Response) and named_documents(prompt)
-                and not wants_words(prompt)):
+        if not isinstance(reply, Response) or wants_words(prompt):
             return False
+        if not named_documents(prompt):  # an order said back ("Read the app log" answered
+            words = {w.strip(".,!?;:") for w in reply.text.lower().split()}  # "Read the
+            return (len(words) >= 3 and echoes(reply.text, prompt)  # app log.")
+                    and not is_question(prompt) and prompt.split()[0].lower() in words)
         said = reply.text.lower()
         return echoes(reply.text, prompt) or (not is_question(prompt) and any(
             os.path.basename(p.rstrip("/")).lower() in said
