@@ -115,6 +115,13 @@ pytestmark = pytest.mark.anyio
     ("show the status and finally commit it as wip", ["show the status", "commit it as wip"]),
     ("show my top 3 cpu processes and also how loaded the cpu is overall",
      ["show my top 3 cpu processes", "show how loaded the cpu is overall"]),
+    # "it" after a file the clause names is that file; text added "at the end" of no
+    # file named goes to the file before (heldout19, after its run: both had written
+    # notes.txt)
+    ("Compare notes.old with notes.txt, then make notes.old match by writing it again",
+     ["Compare notes.old with notes.txt", "make notes.old match by writing notes.old again"]),
+    ("read todo.md and then add '- defend thesis chapter 3' at the end",
+     ["read todo.md", "add '- defend thesis chapter 3' at the end of todo.md"]),
     # "both" alone is the two files named before (heldout16, after stop 47's run: a zip
     # of "notes")
     ("Show the diff between notes.old and notes.txt, then zip both into "

@@ -102,3 +102,21 @@ def test_a_path_is_never_read_as_a_branch_to_switch_to() -> None:
                   "get on ../../etc/passwd", "move to notes.txt"):
         assert "switch" not in terms(asked), asked
     assert "switch" in terms("i need to be on release/1.0 now")
+
+
+def test_a_write_goes_to_the_file_its_clause_names_never_one_named_before() -> None:
+    """Write to another file: "it" and "at the end" point to the file the user means.
+    "make notes.old match by writing ... into it" had written notes.txt (named in the
+    clause before), and "add '...' at the end" had appended to notes.txt."""
+    from adjutant.operator._clauses import clauses
+
+    steps = clauses("Compare notes.old with notes.txt, then make notes.old match by "
+                    "writing 'buy milk' into it")
+    assert "notes.txt" not in steps[1] and steps[1].count("notes.old") == 2
+    steps = clauses("read todo.md and then add '- x' at the end")
+    assert steps[1].endswith("of todo.md")
+    # a file named in the quoted text is no target, and one named outright stays
+    steps = clauses("read todo.md and then add 'see notes.txt' at the end")
+    assert steps[1].endswith("of todo.md")
+    steps = clauses("read todo.md and then add 'x' to ../outside.txt at the end")
+    assert "todo.md" not in steps[1]

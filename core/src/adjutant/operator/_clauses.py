@@ -68,6 +68,8 @@ _SCENE = re.compile(r"^(?:(?:in|inside|under|within)\b[^,]*?\b)?(?:there(?:'s| i
 #: 'north'; that's a fact about the project, not a preference"): part of it.
 _REMARK = re.compile(r"^(?:that|it|this|which)(?:'s|\s+is|\s+was)\b", re.IGNORECASE)
 _SAME = re.compile(r"\bthe same(?: thing| again)?\b", re.IGNORECASE)
+#: Where text is added, of no file named: "add '- x' at the end" is the file's before.
+_AT_THE_END = re.compile(r"\b(?:at|to) the (?:end|bottom|top|start)\b(?! of\b)", re.IGNORECASE)
 #: A clause that repeats the step before on a schedule ("..., and also set that up to
 #: happen every Monday at 9am", "do it again every night"): that step, scheduled.
 _AGAIN_WHEN = re.compile(r"^(?:also\s+)?(?:(?:set|have|make|get)\s+(?:that|this|it)"
@@ -247,9 +249,16 @@ def clauses(request: str) -> list[str]:
         if len(last_paths) > 1 and steps:  # "compare a with b, then zip both of them"
             piece = _THEM.sub(" and ".join(last_paths), piece)
         if last_path and steps:
-            piece = _IT.sub(last_path, piece)
+            # "it" after a file this clause names is that file ("make notes.old match by
+            # writing ... into it" had written notes.txt, named in the clause before)
+            it = _IT.search(piece)
+            before = named_paths(QUOTED.sub(" ", piece[:it.start()])) if it else []
+            piece = _IT.sub(before[-1] if before else last_path, piece)
             if head in _EDITS and not named_paths(piece):  # "show me a.py, fix the bug"
                 piece = f"{piece} in {last_path}"
+            elif head in ("add", "append") and not named_paths(QUOTED.sub(" ", piece)):
+                # "read todo.md and then add '- x' at the end" (it had gone to notes.txt)
+                piece = _AT_THE_END.sub(rf"\g<0> of {last_path}", piece, count=1)
         # a name in quoted content is not the file acted on ("write docs/faq.md with
         # 'settings: config/settings.json', then commit it"); a quoted name is
         if named := named_paths(QUOTED.sub(
