@@ -402,6 +402,24 @@ def test_a_time_of_day_in_words_and_a_date_in_words_are_read() -> None:
     assert {r: at_of(r, now) for r in said} == said
 
 
+def test_a_day_the_calendar_lacks_is_said_never_scheduled_now() -> None:
+    """"on 31 February 2027 at 9 summarize the pdfs" had been scheduled with no time,
+    to run at once (the user's trial, stop 47): the answer says there is no such day."""
+    from adjutant.operator._when import no_such_day, scheduled_as_said
+    from adjutant_hookspecs import Response
+
+    assert no_such_day("on 31 February 2027 at 9 summarize the pdfs") == "31 February 2027"
+    assert no_such_day("on 1 December 2026 at 9 summarize the pdfs") == ""
+    assert no_such_day("add 'on 31 February at 9' to notes.txt") == ""  # quoted
+    tools = {"schedule.task": ToolDeclaration(
+        name="schedule.task", version="1", description="schedule", args_schema={
+            "type": "object", "properties": {"capability": {"type": "string"},
+                                             "at": {"type": "string"}}})}
+    got = scheduled_as_said(plan(("schedule.task", {"capability": "schedule.task"})),
+                            "on 31 February 2027 at 9 summarize the pdfs", tools)
+    assert isinstance(got, Response) and "no 31 February 2027" in got.text
+
+
 def test_a_search_of_a_folder_named_first_searches_it_for_what_follows(tmp_path: Path) -> None:
     """"grep src for todo" had searched for "src" everywhere."""
     from adjutant.operator._values import searched_for

@@ -117,7 +117,7 @@ def settled_values(plan: Plan, asked: str, shown: str,
     reply = searched_for(with_stated_values(reply, spelled(told, names_here(cwd)), tools, cwd),
                          asked, tools, cwd)  # and what a search is for, not where ("the app log")
     reply = scheduled_as_said(reply, asked, tools)  # "every Monday at 9am": 0 9 * * 1
-    if cwd:  # a name it states, as it is here ("commits that
+    if cwd and isinstance(reply, Plan):  # a name it states, as it is here ("commits that
         # touched util.py"), and each of the names it lists ("read a.py and b.py")
         reply = each_listed(output_not_input(inputs_as_here(reply, tools, cwd), asked, tools,
                                              cwd), asked, tools, cwd)

@@ -11,13 +11,13 @@ from datetime import date, datetime, time, timedelta
 
 import msgspec
 
-from adjutant_hookspecs import Plan, ToolDeclaration
+from adjutant_hookspecs import Plan, Response, ToolDeclaration
 
 from ._heads import declared_args
 from ._values import tool_said
 from ._words import _RECORDING, QUOTED, content_cut, is_question
 
-__all__ = ["at_of", "cron_of", "later", "recurring", "scheduled_as_said"]
+__all__ = ["at_of", "cron_of", "later", "no_such_day", "recurring", "scheduled_as_said"]
 
 _log = logging.getLogger("adjutant.planner")
 
@@ -133,27 +133,38 @@ def at_of(request: str, now: datetime | None = None) -> str:
     if not later(request):
         return ""
     intent = QUOTED.sub("x", content_cut(request))
-    now = now or datetime.now()
     at = _AT.search(re.sub(r"\b(\d{4}-\d{2}-\d{2})[T ](\d{1,2}:\d{2})", r"\1 at \2", intent))
     if at is None or (clock := _clock(at)) is None:
         return ""
-    day: date | None
-    if re.search(r"\btomorrow\b", intent, re.IGNORECASE):
-        day = (now + timedelta(days=1)).date()
-    elif (found := _DATE.search(intent)) is None:
+    day, _ = _day_said(intent, now or datetime.now())
+    return "" if day is None else datetime.combine(day, time(*clock)).isoformat()
+
+
+def no_such_day(request: str, now: datetime | None = None) -> str:
+    """The words of a later day ``request`` states that the calendar lacks ("on 31
+    February 2027 at 9"), or empty: scheduled, it would have run at once."""
+    if not later(request):
         return ""
-    elif found[1]:
-        day = _day(int(found[1]), int(found[2]), int(found[3]))
-    else:
-        month = _MONTHS.index(next(m for m in _MONTHS if m.startswith(
-            (found[5] or found["m2"]).lower()[:3]))) + 1
-        number, year = (found[4], found[6]) if found[4] else (found[8], found[9])
-        day = _day(int(year or now.year), month, int(number))
-        if day is not None and not year and day < now.date():
-            day = _day(now.year + 1, month, int(number))
-    if day is None:
-        return ""
-    return datetime.combine(day, time(*clock)).isoformat()
+    day, words = _day_said(QUOTED.sub("x", content_cut(request)), now or datetime.now())
+    return words if day is None else ""
+
+
+def _day_said(intent: str, now: datetime) -> tuple[date | None, str]:
+    """The day ``intent`` states, and its words: (None, words) for a day the calendar
+    lacks, (None, "") for none stated."""
+    if tomorrow := re.search(r"\btomorrow\b", intent, re.IGNORECASE):
+        return (now + timedelta(days=1)).date(), tomorrow[0]
+    if (found := _DATE.search(intent)) is None:
+        return None, ""
+    if found[1]:
+        return _day(int(found[1]), int(found[2]), int(found[3])), found[0]
+    month = _MONTHS.index(next(m for m in _MONTHS if m.startswith(
+        (found[5] or found["m2"]).lower()[:3]))) + 1
+    number, year = (found[4], found[6]) if found[4] else (found[8], found[9])
+    day = _day(int(year or now.year), month, int(number))
+    if day is not None and not year and day < now.date():
+        day = _day(now.year + 1, month, int(number))
+    return day, found[0]
 
 
 def _day(year: int, month: int, number: int) -> date | None:
@@ -163,15 +174,22 @@ def _day(year: int, month: int, number: int) -> date | None:
         return None
 
 
-def scheduled_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration]) -> Plan:
+def scheduled_as_said(plan: Plan, asked: str,
+                      tools: Mapping[str, ToolDeclaration]) -> Plan | Response:
     """``plan`` with each step taking a ``cron`` on the recurring time ``asked`` states
     (`cron_of`), and no one-off ``at`` beside it (the model had scheduled "every Monday
     at 9am" daily, or once at 09:00), or the ``at`` of the one later time it states
     (`at_of`: "On 1 December 2026 at 9 in the morning"); a ``capability`` that is no
     tool offered as the one tool the request names by its verb ("summarize":
-    ``doc.summarize``)."""
+    ``doc.summarize``). A day the calendar lacks ("on 31 February") is an answer saying
+    so: the model had scheduled it to run at once."""
     cron, steps = cron_of(asked), []
     at = "" if cron else at_of(asked)
+    if (missing := no_such_day(asked)) and any("at" in declared_args(tools, s.tool)
+                                               for s in plan.steps):
+        return Response(text=f"There is no {missing} in the calendar, so nothing was "
+                             "scheduled (it would have run at once): say the day again, "
+                             "and ask again.")
     for step in plan.steps:
         props = declared_args(tools, step.tool)
         if cron and "cron" in props and (step.args.get("cron") != cron or "at" in step.args):
