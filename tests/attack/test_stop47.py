@@ -55,6 +55,16 @@ def test_an_order_to_keep_a_note_never_runs_its_command() -> None:
         assert _named(asked, "response", {"shell.exec": 9.0}) is None
 
 
+def test_a_question_opening_like_a_note_is_never_kept_as_one() -> None:
+    """Write through a question: "Remember what port staging uses?" asks; the note rule
+    must not turn the model's read or answer into a note kept (a write), whatever the
+    words rank."""
+    for asked in ("Remember what port staging uses?", "note which files changed?",
+                  "Project note: what does it say about tests?"):
+        for top in ("response", "sys.info"):
+            assert _named(asked, top, {"memory.note": 9.0}) is None, (asked, top)
+
+
 def test_a_time_in_content_a_fact_or_a_question_schedules_nothing() -> None:
     now = datetime(2026, 11, 30, 15, 0)
     for asked in ("add 'dentist on 1 December 2026 at 9' to notes.txt",

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from adjutant_hookspecs import ToolDeclaration
 
-from ._words import _RECORDING, about_here, named_programs
+from ._words import _RECORDING, about_here, is_question, named_programs
 
 __all__ = ["declared_args", "named_by_words", "runner_among", "timer_among"]
 
@@ -59,14 +59,15 @@ def named_by_words(asked: str, choices: Sequence[str], top: int,
     the best read for its words; or an order to keep a note or a fact planned as another
     tool ("Project note for later: the report runs with python3 src/app.py." had been
     run): the best for the order's own words (``rank`` leaves out what it keeps), never
-    a command runner. "Record" names other things too ("record a demo"): its order is
-    the model's to read."""
+    a command runner, never for a question ("Remember what port staging uses?" asks;
+    a note kept would be a write). "Record" names other things too ("record a demo"):
+    its order is the model's to read."""
     if choices[top] == "response" and about_here(asked):
         best = _best(rank(asked), choices, strong)
         reads = best is not None and getattr(tools[best].safety, "level", "write") == "read"
         return choices.index(best) if best is not None and reads else None
     kept = _RECORDING.match(asked.lower())
-    if kept and not kept.group(0).endswith("record"):
+    if kept and not kept.group(0).endswith("record") and not is_question(asked):
         best = _best(rank(asked), choices, strong)
         if best is None or best == choices[top] or any(
                 isinstance(v, Mapping) and v.get("x-adjutant-role") == "argv"
