@@ -306,18 +306,28 @@ async def test_a_cycle_in_flight_shows_as_processing_while_the_agent_runs() -> N
         def register_copilot_analyzers(register: Any) -> None:
             register(Held())
 
+    class Stoppable(agent.FastClock):
+        """Fast until stopped: then no next cycle comes due, so the merged cycle is the
+        last state (with 30 s cycles 20,000 times faster, a third would start at once)."""
+        stopped_at: float | None = None
+
+        def now(self) -> float:
+            return super().now() if self.stopped_at is None else self.stopped_at
+
+    clock = Stoppable(20_000)
     async with start_dock(plugins=(agent.CopilotAgentPlugin, HeldPlugin())) as panel:
         kernel = panel.harness.kernel
         await recorded(kernel, stopped=False)
         settings = agent.CopilotAgentSettings(cycle_interval=30, audio_overlap=5,
                                               analysis_timeout=60.0)
-        async with agent.CopilotAgent.running(kernel, clock=agent.FastClock(20_000),
+        async with agent.CopilotAgent.running(kernel, clock=clock,
                                               settings=settings) as running:
             with anyio.fail_after(30):
                 await entered.wait()
             shown = (await panel.client.get("/api/copilot-agent/state")).json()
             assert shown["agentRunning"] is True
             assert shown["state"]["cycle_metadata"]["processing"] is True
+            clock.stopped_at = clock.now()
             release.set()
             with anyio.fail_after(30):
                 while True:
