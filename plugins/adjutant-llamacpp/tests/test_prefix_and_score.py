@@ -143,6 +143,24 @@ async def test_the_trie_in_one_batch_scores_as_its_groups_one_by_one(cache: Path
 
         tree = scored(_scoring.tree_scores, options)
         assert scored(_scoring.tree_scores, options) == tree
+        # the prompt's last chunk in the trie's batch: one decode, the same ranking
+        decode, decodes = llama._ctx.decode, []
+        llama._ctx.decode = lambda batch: decodes.append(batch.batch.n_tokens) or decode(batch)
+        try:
+            _scoring.rewind(llama, _scoring.CHUNK)  # held: its first chunk
+            kept, tail = _scoring.hold_but_tail(llama, prompt, 0)
+            assert tail and prompt[-len(tail):] == tail and len(tail) <= _scoring.CHUNK
+            merged = _scoring.tree_scores(llama, options, tail)
+            # each prompt token evaluated once; the last chunk with the trie
+            assert kept == _scoring.CHUNK and decodes[-1] > len(tail)
+            assert sum(decodes[:-1]) == len(prompt) - kept - len(tail)
+        finally:
+            del llama._ctx.decode
+        assert _scoring.common_prefix(llama, prompt) == len(prompt)
+        assert max(abs(a - b) for a, b in zip(tree, merged, strict=True)) < 0.5
+        assert merged.index(max(merged)) == tree.index(max(tree))
+        assert _scoring.tree_scores(llama, options, _scoring.hold_but_tail(
+            llama, prompt, 0)[1]) == merged  # the same figures again
         walk = scored(_scoring.walk_scores, options)
         assert max(abs(a - b) for a, b in zip(tree, walk, strict=True)) < 0.5
         assert tree.index(max(tree)) == walk.index(max(walk))

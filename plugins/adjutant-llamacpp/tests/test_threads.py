@@ -30,10 +30,59 @@ def test_the_same_batches_give_the_same_logits_with_any_thread_count() -> None:
     for count in (1, 2, 3):
         llama._ctx.set_n_threads(count, count)
         llama.reset()
-        for start in range(0, len(tokens), 8):  # several batches, as `hold` evaluates
-            llama.eval(tokens[start:start + 8])
+        for start in range(0, len(tokens) - 1, 8):  # several batches, as `hold` evaluates
+            llama.eval(tokens[start:min(start + 8, len(tokens) - 1)])
+        llama.eval(tokens[-1:])  # and a single token, as each sampled token is
         rows[count] = np.array(llama.scores[llama.n_tokens - 1], copy=True)
     assert np.array_equal(rows[1], rows[2]) and np.array_equal(rows[1], rows[3])
+
+
+async def test_all_model_work_runs_in_one_thread() -> None:
+    """Loading, scoring and generating, request after request, decode in one thread:
+    OpenMP gives every thread that runs the model its own helpers, which then compete
+    (a sampled token took about 85 ms instead of 60 once a second thread had run it)."""
+    import threading
+
+    provider = LlamaCpp(context_size=512, prefix_cache=False)
+    request = CompletionRequest(prompt="Name a colour:", max_tokens=3, temperature=0.0)
+    try:
+        await provider.prepare(None)
+        llama = provider._llama(None)
+        decode, seen = llama._ctx.decode, set()
+
+        def recorded(batch):
+            seen.add(threading.get_ident())
+            return decode(batch)
+
+        llama._ctx.decode = recorded
+        for _ in range(2):
+            await provider.score(request, [" red", " blue"])
+            async with aclosing(provider.complete(request)) as stream:
+                assert "".join([c.text async for c in stream])
+        assert len(seen) == 1 and threading.get_ident() not in seen
+    finally:
+        await provider.aclose()
+
+
+async def test_the_model_thread_reports_failures_and_skips_a_job_left_before_its_turn(
+) -> None:
+    import anyio
+
+    from adjutant_llamacpp._thread import ModelThread
+
+    thread, ran = ModelThread(), []
+
+    def fail() -> None:
+        raise ValueError("bad batch")
+
+    with pytest.raises(ValueError, match="bad batch"):
+        await thread.run(fail)
+    blocker = thread.submit(lambda: time.sleep(0.3))
+    with anyio.move_on_after(0.05):
+        await thread.run(lambda: ran.append("late"))  # queued behind the blocker
+    await anyio.to_thread.run_sync(blocker.result)
+    assert await thread.run(lambda: ran.append("next") or 42) == 42
+    assert ran == ["next"]  # the job whose caller left never ran; the thread goes on
 
 
 def test_threads_are_the_cores_left_whole() -> None:

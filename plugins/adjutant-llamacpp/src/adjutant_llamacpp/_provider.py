@@ -1,4 +1,4 @@
-"""The embedded provider: llama-cpp-python in a worker thread, cancellable per token.
+"""The embedded provider: llama-cpp-python in one model thread, cancellable per token.
 
 Prompts: an instruct model (one whose GGUF carries ``tokenizer.chat_template``) gets
 the request's ``system`` and ``prompt`` as a system and a user message through that
@@ -35,8 +35,16 @@ from ._cores import IdleCores
 from ._fit import available_memory, judge, kv_cache_bytes
 from ._jump import forced_start
 from ._models import DEFAULT_MODEL, PRESETS, cache_dir, preset_path
-from ._scoring import CHUNK, common_prefix, hold, room_for_sequences, tree_scores
+from ._scoring import (
+    CHUNK,
+    common_prefix,
+    hold,
+    hold_but_tail,
+    room_for_sequences,
+    tree_scores,
+)
 from ._speculate import Counts, greedy_tokens
+from ._thread import ModelThread
 
 __all__ = ["DEFAULT_MODEL", "LlamaCpp", "default_model_path"]
 
@@ -73,15 +81,17 @@ def _quiet_llama_cpp() -> None:
 class LlamaCpp:
     """A `Provider` running a GGUF model in process.
 
-    Threads: ``threads`` when given; otherwise tokens are generated with half the
-    cores (a second thread made no sampled token faster on 2) and prompts (the
-    scoring pass, the forced tokens) evaluated with the cores no other process is
-    using at the request's start (`_cores.IdleCores`): ggml's threads
-    spin while they wait for each other, so a thread on a busy core costs far more
-    than it brings. The count never changes the numbers (the same batches give the
-    same logits), so it never changes a plan.
+    Threads: ``threads`` when given; otherwise prompts (the scoring pass, the forced
+    tokens) and sampled tokens get the cores no other process is using at the
+    request's start (`_cores.IdleCores`): ggml's threads spin while they wait for
+    each other, so a thread on a busy core costs far more than it brings, while on an
+    idle 2-core machine a second thread takes a sampled token from about 99 ms to 56.
+    The count never changes the numbers (the same batches give the same logits), so
+    it never changes a plan.
 
-    Generation runs in a worker thread; the event loop only receives tokens. Leaving
+    All model work runs in one long-lived thread (`_thread.ModelThread`: OpenMP
+    gives each thread that runs a model its own helpers, which then compete); the
+    event loop only receives tokens. Leaving
     the stream (cancel, break) sets a flag the worker checks between tokens, so the
     model is free again within one token; requests are served one at a time. Models
     load once and stay loaded (``aclose`` frees them).
@@ -128,14 +138,16 @@ class LlamaCpp:
         self._fit_warnings: list[str] = []  # said with the next answer, once
         self._cores = IdleCores()
         self._ahead = 0
+        self._thread = ModelThread()
 
     def _set_threads(self, llama: Any) -> None:
-        """The threads of this request's prompt batches (see the class's docstring)."""
-        batch = self.threads or self._cores.threads()
-        if batch != llama.n_threads_batch:
-            llama.n_threads_batch = llama.context_params.n_threads_batch = batch
-            llama._ctx.set_n_threads(llama.n_threads, batch)
-        self.timings["threads"] = batch
+        """The threads of this request (see the class's docstring)."""
+        threads = self.threads or self._cores.threads()
+        if (threads, threads) != (llama.n_threads, llama.n_threads_batch):
+            llama.n_threads = llama.context_params.n_threads = threads
+            llama.n_threads_batch = llama.context_params.n_threads_batch = threads
+            llama._ctx.set_n_threads(threads, threads)
+        self.timings["threads"] = threads
 
     # -- models ---------------------------------------------------------------------------
 
@@ -165,7 +177,7 @@ class LlamaCpp:
                 try:
                     self._models[path] = room_for_sequences(Llama(
                         model_path=path, n_ctx=self.context_size,
-                        n_threads=self.threads or max(self._cores.cores // 2, 1),
+                        n_threads=self.threads or self._cores.last,
                         n_threads_batch=self.threads or self._cores.last,
                         seed=self.seed, verbose=False))
                 except (ValueError, RuntimeError) as exc:
@@ -196,18 +208,14 @@ class LlamaCpp:
 
     async def load_model(self, name: str) -> None:
         """Load (and keep) a model now, so the next request starts at once."""
-        import anyio
-
-        await anyio.to_thread.run_sync(self._llama, name)
+        await self._thread.run(lambda: self._llama(name))
         self.model_path = None if name == DEFAULT_MODEL else name
 
     async def prepare(self, model: str | None) -> None:
         """Load ``model`` (and keep it) for a request that is coming, without making it
         the default: the operator calls this while it gathers the request's context,
         so a cold start loads the model (0.8 s here) beside that, not after it."""
-        import anyio
-
-        await anyio.to_thread.run_sync(self._llama, model)
+        await self._thread.run(lambda: self._llama(model))
 
     async def list_models(self) -> list[ModelInfo]:
         names = list(PRESETS) + ([self.model_path] if self.model_path else [])
@@ -372,11 +380,9 @@ class LlamaCpp:
         apart from the others (later tokens are taken as certain).
 
         One pass: the prompt is evaluated once (its static prefix kept, as for
-        `complete`), then the continuations as a token trie in one batch, each a
-        sequence of the unified KV cache (`_scoring`)."""
-        import anyio
-
-        llama = await anyio.to_thread.run_sync(self._llama, request.model)
+        `complete`), its last chunk in one batch with the continuations as a token
+        trie, each a sequence of the unified KV cache (`_scoring`)."""
+        llama = await self._thread.run(lambda: self._llama(request.model))
         path = self._path(request.model)
 
         def work() -> list[float]:
@@ -391,9 +397,9 @@ class LlamaCpp:
                     self.timings["score_s"] = time.perf_counter() - started
                     self.timings["score_prompt_tokens"] = 0
                     return kept
-                cached = hold(llama, prompt, self._static(llama, path, prompt, prefix,
-                                                          _line(request)))
-                scores = tree_scores(llama, options)
+                cached, tail = hold_but_tail(llama, prompt, self._static(
+                    llama, path, prompt, prefix, _line(request)))
+                scores = tree_scores(llama, options, tail)
                 if memo is not None:
                     _write_scores(memo, scores)
                 self.timings["score_s"] = time.perf_counter() - started
@@ -401,7 +407,7 @@ class LlamaCpp:
                 return scores
 
         try:
-            return await anyio.to_thread.run_sync(work)
+            return await self._thread.run(work)
         except (RuntimeError, ValueError) as exc:
             raise ProviderError(f"llama.cpp could not score: {exc}",
                                 hint="see the message; the model stays loaded") from exc
@@ -411,7 +417,7 @@ class LlamaCpp:
     async def complete(self, request: CompletionRequest) -> AsyncIterator[CompletionChunk]:
         import anyio
 
-        llama = await anyio.to_thread.run_sync(self._llama, request.model)
+        llama = await self._thread.run(lambda: self._llama(request.model))
         path = self._path(request.model)
         if self._fit_warnings:
             warnings, self._fit_warnings = tuple(self._fit_warnings), []
@@ -435,6 +441,8 @@ class LlamaCpp:
         def work() -> None:
             with self._busy:
                 try:
+                    if stop.is_set():  # left before its turn came: nothing to generate
+                        return
                     started = time.perf_counter()
                     self._set_threads(llama)
                     prompt, prefix = self._tokens(llama, request)
@@ -496,8 +504,7 @@ class LlamaCpp:
                 finally:
                     tokens.put(_DONE)
 
-        worker = threading.Thread(target=work, name="adjutant-llamacpp", daemon=True)
-        worker.start()
+        self._thread.submit(work)
         finish, produced = "stop", 0
         try:
             while True:
@@ -526,7 +533,6 @@ class LlamaCpp:
 
     async def aclose(self) -> None:
         """Free the loaded models (a later request loads again)."""
-        import anyio
 
         def free() -> None:
             with self._busy, self._load:
@@ -538,7 +544,7 @@ class LlamaCpp:
                 self._formats.clear()
                 self._grammars.clear()
 
-        await anyio.to_thread.run_sync(free)
+        await self._thread.run(free)
 
 
 def _line(request: CompletionRequest) -> str:
