@@ -141,6 +141,15 @@ pytestmark = pytest.mark.anyio
     ("Every Monday at 6am summarize the pdfs here, and write in the project notes that "
      "this job exists.", ["Every Monday at 6am summarize the pdfs here",
                           "write in the project notes that this job exists"]),
+    # "X first" is a step, not a scene before the ask (heldout20, after its run: the
+    # zip between had been dropped)
+    ("git status first, then zip docs and README.md into handover.zip, then commit all "
+     "tracked changes with 'handover'", ["git status first",
+                                         "zip docs and README.md into handover.zip",
+                                         "commit all tracked changes with 'handover'"]),
+    # text carried after "with:" is content up to a "then", like a quote
+    ("write notes.md with: hello and bye, then commit it",
+     ["write notes.md with: hello and bye", "commit notes.md"]),
 ])
 def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     assert clauses(request_) == expected
@@ -198,6 +207,10 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     # "and finally" before no order (heldout18, after its run: a grep of the scene)
     "Retired last spring and finally learning git. Could you show me the last five "
     "commits, please?",
+    # what follows "with:" is the text (heldout20, after its run: "and run with pytest"
+    # had been a second step running pytest)
+    "Replace the project notes entirely with: tests live in tests/ and run with pytest.",
+    "add a line saying: call 'mum, then dad' and the vet",
 ])
 def test_what_is_one_step_stays_whole(request_: str) -> None:
     assert clauses(request_) == [request_]

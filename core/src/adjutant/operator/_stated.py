@@ -29,7 +29,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import shlex
 import stat
 from collections.abc import Mapping
 from typing import Any
@@ -40,6 +39,7 @@ from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 from ._grammar import ONE_WORD
 from ._here import files_called, here, named_documents, names_here
+from ._typed import shell_words, typed_as_said, word_as_said
 from ._values import (
     argv_files_as_here,
     each_listed,
@@ -105,9 +105,9 @@ def settled_values(plan: Plan, asked: str, shown: str,
     for quote in quotes:  # "a file that says 'Open a pull request.'": no more than that
         if isinstance(reply, Plan) and len(quote.split()) >= 2:
             reply = without_more(reply, quote, tools, [q for q in quotes if q != quote])
-    if isinstance(reply, Plan):
-        reply = paths_not_quoted(quote_as_said(kept_as_said(reply, asked, tools), asked,
-                                               tools), asked, tools)
+    if isinstance(reply, Plan):  # and a name copied one letter off, as typed ("walk.md")
+        reply = typed_as_said(paths_not_quoted(quote_as_said(kept_as_said(
+            reply, asked, tools), asked, tools), asked, tools), asked)
     if isinstance(reply, Plan) and cwd:
         reply = inputs_as_here(_files_as_here(paths_as_named(reply, asked, tools, cwd), tools,
                                               cwd), tools, cwd)
@@ -189,7 +189,7 @@ def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
             steps.append(step)
             continue
         schema = declaration.args_schema
-        for said in (_argv_as_said, _pattern_as_said, _word_as_said, _quote_as_said):
+        for said in (_argv_as_said, _pattern_as_said, word_as_said, _quote_as_said):
             step = said(step, schema, asked)
         step = _nested_as_declared(step, schema, tools)
         if cwd:
@@ -288,7 +288,7 @@ def _argv_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> Tool
     writes them apart, and each file the request names by its path named so (not by
     its last part alone); the step itself when nothing changes."""
     args = dict(step.args)
-    said = set(_shell_words(asked))
+    said = set(shell_words(asked))
     for key, spec in schema.get("properties", {}).items():
         argv = args.get(key)
         if not (isinstance(spec, Mapping) and spec.get("x-adjutant-role") == "argv"
@@ -357,33 +357,6 @@ def _pattern_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> T
     _log.info("search term: %s pattern %r is %r as the request says it", step.tool,
               pattern, args)
     return msgspec.structs.replace(step, args=args)
-
-
-def _word_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> ToolCall:
-    """``step`` with each one-word value (a branch's name) that runs a word of the
-    request on into the words after it cut back to that word: "create hotfix/div-zero
-    off release/1.0" named the branch "hotfix/div-zero-off-release/1.0"."""
-    said = [w.strip(".,;:!?'\"") for w in _shell_words(asked)]
-
-    def flat(text: str) -> str:
-        return re.sub(r"[-_/.\s]", "", text.lower())
-
-    args = dict(step.args)
-    for key, spec in schema.get("properties", {}).items():
-        value = args.get(key)
-        if not (isinstance(spec, Mapping) and spec.get("pattern") == ONE_WORD
-                and isinstance(value, str)) or value in said:
-            continue
-        for i, word in enumerate(said):
-            rest = value[len(word) + 1:]
-            if len(word) >= 3 and value.startswith(word) and value[len(word):][:1] in "-_" \
-                    and any(flat(rest) == flat("".join(said[i + 1:i + 1 + k]))
-                            for k in range(1, 5)):
-                _log.info("one word: %s.%s %r is %r as the request says it", step.tool,
-                          key, value, word)
-                args[key] = word
-                break
-    return step if args == step.args else msgspec.structs.replace(step, args=args)
 
 
 def _quote_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> ToolCall:
@@ -457,13 +430,6 @@ def _ref_as_ref(step: ToolCall, schema: Mapping[str, Any], cwd: str) -> ToolCall
             args = {k: v for k, v in step.args.items() if k != key}
             return msgspec.structs.replace(step, args={**args, refs[0]: value})
     return step
-
-
-def _shell_words(text: str) -> list[str]:
-    try:
-        return shlex.split(text.replace("`", " "))
-    except ValueError:  # an unclosed quote: the plain words
-        return text.replace("`", " ").split()
 
 
 def _named_kind(words: list[str], nouns: frozenset[str]) -> str:

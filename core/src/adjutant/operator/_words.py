@@ -92,6 +92,8 @@ _NUMBERS = frozenset(re.findall(r"\w+", "one two three four five six seven eight
 #: notes.txt" a look at it (it had drawn the bank's `git pull` neighbours: a branch),
 #: "i need to be on release/1.0" a switch to a branch (it had been a commit).
 _APART = {"checkout": re.compile(r"\bcheck out\b"),
+          # "which files did I modify?" asks what "changed" does: the status
+          "changed": re.compile(r"\bdid (?:i|we) (?:modify|change|edit|touch)\b"),
           "show": re.compile(r"\b(?:pull|bring) up\b"),
           "switch to ": re.compile(r"\b(?:be|get|go|hop|jump|move)\s+(?:back\s+)?(?:on|onto|to|"
                                    r"over to)\s+(?=(?:the\s+)?(?:[\w-]+/[\w.-]+|main|master|"
