@@ -19,7 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 BENCHMARKS = ("startup", "bus", "hooks", "step", "log", "sandbox", "tools", "stream",
               "planning", "mcp_bridge", "stt", "spoken", "tts", "redaction", "router",
-              "copilot_agent", "memory", "tasks", "tasks_celery", "summarize")
+              "copilot_agent", "memory", "tasks", "tasks_celery", "summarize", "model_thread")
 
 
 def main() -> int:

@@ -423,6 +423,8 @@ async def test_memory_passages_are_left_out_of_the_choice_and_kept_for_an_answer
     # planned as a comparison, the archive being a write)
     ("Before I clear them out, can you archive the logs directory to logs.zip?", False),
     ("is redis up, and what port is it on?", True),
+    # a quoted cron line is no command to run (heldout21, after its run: scheduled)
+    ("in plain words, what is a cron line like `0 6 * * 1` saying?", True),
 ])
 def test_a_question_is_told_from_an_order(request_text: str, asks: bool) -> None:
     from adjutant.operator.planner import is_question

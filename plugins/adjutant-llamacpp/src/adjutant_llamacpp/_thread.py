@@ -1,13 +1,13 @@
 """The one thread that runs a provider's model work: loads, scoring, generation.
 
 ggml's CPU backend parallelises with OpenMP, and OpenMP gives every OS thread that
-starts parallel work its own team of helper threads. Once a second thread has run a
-model, the first team's helpers keep competing for the cores: on two cores a sampled
-token took 82-92 ms instead of 56-63 ms, a 16-token batch 316-344 ms instead of
-259-279 ms (bench/README.md, "One model thread"). A new thread per generation and
-anyio's pool for scoring made every request pay that. So all of it runs here, one job
-at a time, in one long-lived daemon thread (made again in a forked child, where the
-parent's thread does not exist)."""
+starts parallel work its own team of helper threads. Once a second thread that stays
+alive has run a model, the teams compete for the cores: on two cores a sampled token
+took 81 ms instead of 53-57, a 16-token batch 250-265 ms instead of 225-231
+(`bench/model_thread.py`). anyio's pool for scoring and a new thread per generation
+made every request pay that. So all of it runs here, one job at a time, in one
+long-lived daemon thread (made again in a forked child, where the parent's thread
+does not exist)."""
 
 from __future__ import annotations
 
