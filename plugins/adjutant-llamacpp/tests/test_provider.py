@@ -110,6 +110,16 @@ async def test_a_missing_model_file_says_what_to_do(tmp_path: Any) -> None:
         await drain(PROVIDER, request)
 
 
+async def test_a_missing_default_model_file_says_what_to_do(tmp_path: Any,
+                                                          monkeypatch: Any) -> None:
+    """ADJUTANT_LLAMACPP_MODEL naming no file: the error says which and what to do
+    (it had been a bare FileNotFoundError)."""
+    monkeypatch.setenv("ADJUTANT_LLAMACPP_MODEL", str(tmp_path / "gone.gguf"))
+    with pytest.raises(ProviderError, match="no GGUF model file.*gone.gguf") as raised:
+        await drain(LlamaCpp(), CompletionRequest(prompt="x"))
+    assert "ADJUTANT_LLAMACPP_MODEL" in (raised.value.hint or "")
+
+
 async def test_not_a_gguf_file(tmp_path: Any) -> None:
     bogus = tmp_path / "bogus.gguf"
     bogus.write_bytes(b"not a model")

@@ -153,6 +153,13 @@ class LlamaCpp:
 
     def _path(self, model: str | None) -> str:
         if not model or model == DEFAULT_MODEL:
+            if self.model_path and not os.path.isfile(self.model_path):
+                # ADJUTANT_LLAMACPP_MODEL naming nothing had failed as a bare
+                # FileNotFoundError
+                raise ProviderError(f"no GGUF model file at {self.model_path!r} (the "
+                                    f"provider's model: ADJUTANT_LLAMACPP_MODEL)",
+                                    hint="point ADJUTANT_LLAMACPP_MODEL at an existing "
+                                         ".gguf file, or unset it for the default model")
             return self.model_path or str(preset_path(DEFAULT_MODEL))
         if model in PRESETS:
             return str(preset_path(model))
