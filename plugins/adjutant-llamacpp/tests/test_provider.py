@@ -115,7 +115,7 @@ async def test_a_missing_default_model_file_says_what_to_do(tmp_path: Any,
     """ADJUTANT_LLAMACPP_MODEL naming no file: the error says which and what to do
     (it had been a bare FileNotFoundError)."""
     monkeypatch.setenv("ADJUTANT_LLAMACPP_MODEL", str(tmp_path / "gone.gguf"))
-    with pytest.raises(ProviderError, match="no GGUF model file.*gone.gguf") as raised:
+    with pytest.raises(ProviderError, match=r"no GGUF model file.*gone\.gguf") as raised:
         await drain(LlamaCpp(), CompletionRequest(prompt="x"))
     assert "ADJUTANT_LLAMACPP_MODEL" in (raised.value.hint or "")
 
