@@ -81,8 +81,10 @@ def test_a_killed_adjutant_leaves_no_server_behind(tmp_path: Path) -> None:
             return list(bridge_of(h.kernel).reaped)
 
     reaped = anyio.run(next_start)
-    assert set(grandchildren) <= set(reaped)
+    # only a reap kills them; it is machine-wide, so another test worker's kernel may be first
     assert all(_wait_gone(pid) for pid in grandchildren)
+    if os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") == "1":
+        assert set(grandchildren) <= set(reaped)
 
 
 def _marked(owner: int) -> list[int]:
