@@ -145,10 +145,31 @@ def values_ok(request: str, expected: dict[str, Any], got: dict[str, Any]) -> bo
     return True
 
 
+def patched(patch: Any, root: Path) -> dict[str, str] | None:
+    """The files a unified diff gives applied to the workspace at ``root`` (exactly, as
+    editor.patch applies it), or None when it does not apply."""
+    from adjutant.toolkit import Refused
+    from adjutant_files._patch import apply, parse
+
+    try:
+        out = {}
+        for file in parse(str(patch)):
+            target = root / file.path
+            if not target.resolve().is_relative_to(root.resolve()):
+                return None
+            out[file.path] = apply("" if file.creates else target.read_text(), file)
+        return out or None
+    except (Refused, OSError, ValueError):
+        return None
+
+
 class Tally:
-    def __init__(self, levels: dict[str, str] | None = None) -> None:
+    def __init__(self, levels: dict[str, str] | None = None, root: Path | None = None) -> None:
         #: each tool's safety level, to count reads and answers planned as changes
         self.levels = levels or {}
+        #: the workspace, to apply the patches planned and expected (editor.patch)
+        self.root = root
+        self.patches = self.patches_ok = 0
         self.asked = self.asked_as_write = 0
         self.splits: list[dict[str, float]] = []
         self.n = self.valid = self.with_tool = self.first_ok = 0
@@ -178,6 +199,13 @@ class Tally:
             # the worst miss (a later step counts: the user approves the plan whole)
             self.asked += 1
             self.asked_as_write += any(self.levels.get(t, "read") != "read" for t in tools)
+        for index, want in enumerate(entry["steps"]):  # does the patch do what was asked?
+            if want["tool"] == "editor.patch" and self.root is not None:
+                self.patches += 1
+                mine = steps[index].args.get("patch") if len(steps) > index and \
+                    steps[index].tool == "editor.patch" else None
+                self.patches_ok += mine is not None and patched(mine, self.root) == patched(
+                    want["args"].get("patch"), self.root)
         ok = got_first == want_first
         if entry["kind"] == "response":
             self.responses += 1
@@ -280,8 +308,9 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
             adjutant_memory.MemoryPlugin(), adjutant_tasks.TasksPlugin())
         async with Harness(adjutant_files, adjutant_system, adjutant_git, *extra,
                            provider=provider, profile=profile) as h:  # type: ignore[arg-type]
-            tally = Tally({n: t.declaration.safety.level for n, t in h.kernel.tools.items()})
             space = workspace(Path(tmp))
+            tally = Tally({n: t.declaration.safety.level for n, t in h.kernel.tools.items()},
+                          space)
             copilot = kind(h.kernel, cwd=str(space))
             if planner != BASELINE:
                 copilot.first_choice = choice
@@ -367,6 +396,9 @@ def report(label: str, tally: Tally, colds: list[tuple[str, float]], misses: boo
           f" {tally.warm_median():5.1f} {cold_text}", flush=True)
     print(f"    questions planned as writes: {tally.asked_as_write} of {tally.asked} requests "
           "wanting only reads or an answer")
+    if tally.patches:
+        print(f"    patches that give the files the set expects: {tally.patches_ok} of "
+              f"{tally.patches} editor.patch steps")
     if colds:  # what a new process adds, whichever requests the cold runs happened to be
         extra = [seconds - tally.by_id[i] for i, seconds in colds if i in tally.by_id]
         print(f"    cold runs: {', '.join(f'{t:.1f}' for t in cold_times)} s; a new process "

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from adjutant.operator._clauses import clauses, the_ask
+from adjutant.operator._clauses import clauses, refers_back, the_ask
 from adjutant.testing import (
     FakeRead,
     FakeWrite,
@@ -17,7 +17,7 @@ from adjutant.testing import (
     fake_tools,
 )
 from adjutant.testing import plan as steps
-from adjutant_hookspecs import Response
+from adjutant_hookspecs import Plan, Response, ToolCall
 
 pytestmark = pytest.mark.anyio
 
@@ -150,6 +150,17 @@ pytestmark = pytest.mark.anyio
     # text carried after "with:" is content up to a "then", like a quote
     ("write notes.md with: hello and bye, then commit it",
      ["write notes.md with: hello and bye", "commit notes.md"]),
+    # stop 49, heldout22 after its run: "two things:" opens the first order, it is no
+    # scene (the note had been dropped); a semicolon before a clause with no verb is
+    # carried text (it had become `shell.exec pytest`); "change" is a verb
+    ("Two things: remember that I prefer tabs, and note for the project that the "
+     "warehouse setting must stay 'north'.",
+     ["Two things: remember that I prefer tabs",
+      "note for the project that the warehouse setting must stay 'north'"]),
+    ("show me config/settings.json and then change the currency to USD",
+     ["show me config/settings.json", "change the currency to USD in config/settings.json"]),
+    ("write notes.md with: a; b, then commit it", ["write notes.md with: a; b",
+                                                  "commit notes.md"]),
 ])
 def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     assert clauses(request_) == expected
@@ -211,6 +222,12 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     # had been a second step running pytest)
     "Replace the project notes entirely with: tests live in tests/ and run with pytest.",
     "add a line saying: call 'mum, then dad' and the vet",
+    # where the next clause acts, with its line (stop 49: "in src/app.py line 12" had
+    # been a step of its own)
+    "in src/app.py line 12, change `def get_user(id):` to `def fetch_user(id):`",
+    "in scripts/deploy.sh, line 2, change 'set -e' to 'set -euo pipefail'",
+    "Throw away the old project notes and replace them entirely with: settings live in "
+    "config/settings.json; tests run with pytest.",
 ])
 def test_what_is_one_step_stays_whole(request_: str) -> None:
     assert clauses(request_) == [request_]
@@ -338,8 +355,30 @@ async def test_each_clause_is_one_step_and_a_whole_request_may_be_several() -> N
     ("The stock report has been crashing all morning and my manager keeps asking. "
      "I am so tired of this whole thing today.", None),
     ("the report crashes. find where average is defined", None),
+    # a semicolon marks a shorter scene off (stop 49, heldout22 after its run: the scene
+    # had made `fs.write` of the request itself)
+    ("My pottery students keep asking what the stock report says before class; run "
+     "python3 src/app.py for me.", "run python3 src/app.py for me."),
+    ("I moved my cheese stall so prices are in pounds now; change the currency in "
+     "config/settings.json from EUR to GBP.",
+     "change the currency in config/settings.json from EUR to GBP."),
+    ("report crashes; run it", None),  # short, and pointing back
 ])
 def test_a_long_request_plans_from_the_sentence_that_asks(request_text: str,
                                                           ask: str | None) -> None:
     assert the_ask(request_text, frozenset({"develop", "notes.txt", "notes"})) == (
         ask or request_text)
+
+
+@pytest.mark.parametrize(("clause", "path", "expected"), [
+    # "it" is what the step before acted on (heldout22, after its run: appended to
+    # notes.txt "the line ... to it", after a read of the readme)
+    ("append the line 'x' to it", "README.md", "append the line 'x' to README.md"),
+    ("zip it", "src", "zip src"),
+    ("append 'do it' to notes.txt", "README.md", "append 'do it' to notes.txt"),  # quoted
+    ("commit it", None, "commit it"),  # the step before named no path
+])
+def test_it_is_the_path_of_the_step_before(clause: str, path: str | None,
+                                           expected: str) -> None:
+    before = Plan(steps=(ToolCall(tool="t", args={"path": path} if path else {}),))
+    assert refers_back(clause, before) == expected

@@ -884,6 +884,14 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("does git status show anything?", False),  # the state here
     ("is it safe to run src/app.py?", False),  # a file here
     ("can you run git status?", False),  # a polite order
+    # stop 49, heldout22 after its run: no question mark; "just asking, don't push"; an
+    # order to buy from someone and email them (it had been `fs.append` to "Jura")
+    ("what is a glob pattern", True),
+    ("what is a file in src that mentions average", False),
+    ("Is it ever OK to force push to main? Just asking, don't push anything.", True),
+    ("Order two wheels of Comté from my supplier in the Jura and email them the invoice.",
+     True),
+    ("list src and then email the team the listing", False),  # the listing is a step
 ])
 def test_a_question_about_what_a_command_means_wants_words(asked: str, words: bool) -> None:
     """What a command or a name means, or how to do a thing, is answered in words

@@ -15,12 +15,12 @@ __all__ = ["clauses", "the_ask"]
 #: Verbs that open an order: a clause after "and" or a comma must start with one to be
 #: a step of its own ("search for TODO and zip src" is two; "copy a.txt and b.txt" one).
 _VERBS = frozenset((
-    "add", "append", "archive", "check", "checkout", "clean", "commit", "compare",
+    "add", "append", "archive", "change", "check", "checkout", "clean", "commit", "compare",
     "compress", "copy", "count", "create", "delete", "diff", "display", "download", "edit",
     "extract", "fetch", "find", "fix", "give", "grep", "install", "jot", "kill", "list",
-    "look", "make", "merge", "move", "note", "open", "overwrite", "pack", "patch", "print",
-    "pull", "push", "put", "read", "remember", "remove", "rename", "replace", "rerun", "restart",
-    "restore", "run", "save", "schedule", "search", "show", "stage", "start", "stash",
+    "look", "make", "merge", "modify", "move", "note", "open", "overwrite", "pack", "patch",
+    "print", "pull", "push", "put", "read", "remember", "remove", "rename", "replace", "rerun",
+    "restart", "restore", "run", "save", "schedule", "search", "show", "stage", "start", "stash",
     "stop", "summarize", "switch", "tell", "test", "touch", "undo", "unzip", "update",
     "view", "write", "zip"))
 #: Verbs of a change to code or text: a clause naming no file acts on the one named
@@ -41,10 +41,11 @@ _SENTENCE = re.compile(r"(?<=[.?!])\s+")
 #: Text carried after a colon ("replace the notes with: tests live in tests/ and run
 #: with pytest."): content, like a quote, up to a "then" or a semicolon.
 _CARRIED = re.compile(r"(\b(?:with|saying|says|reads|reading|content|text)\s*:\s*)(?=\S)"
-                      r"((?:(?!,?\s+(?:and\s+)?then\b|;).)+)", re.IGNORECASE)
+                      r"((?:(?!,?\s+(?:and\s+)?then\b|;\s*(?:and\s+|then\s+)?(?:"
+                      + "|".join(sorted(_VERBS)) + r")\b).)+)", re.IGNORECASE)
 #: The same, or a dash between spaces ("my landlord keeps asking whether I called the
 #: plumber - can u pull up notes.txt so I can check").
-_SENTENCE_OR_DASH = re.compile(r"(?<=[.?!])\s+|\s+[-\u2013\u2014]+\s+")
+_SENTENCE_OR_DASH = re.compile(r"(?<=[.?!;])\s+|\s+[-\u2013\u2014]+\s+")
 _LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|next|if so|"
                    r"if yes|if there are|if it does|if they do)\b[\s,]*)+",
                    re.IGNORECASE)
@@ -62,7 +63,8 @@ _ASKS = frozenset(("what", "what's", "whats", "which", "who", "where", "how"))
 #: Where a clause only says where the next acts ("in src/util.py, make average
 #: return 0"): no step of its own.
 _WHERE = re.compile(r"^(?:in|inside|within|under|for|on|from)\s+(?:the\s+)?\S+"
-                    r"(?:\s+(?:folder|dir|directory|file))?$", re.IGNORECASE)
+                    r"(?:\s+(?:folder|dir|directory|file))?(?:,?\s+(?:and\s+)?(?:at\s+|on\s+)?"
+                    r"line\s+\d+)?$", re.IGNORECASE)
 #: What a schedule repeats when it says "the same thing": the clause before.
 #: A clause that only says what is there ("in the src folder there's a util file, show it
 #: to me"): the scene of the step after it, which points back at it.
@@ -114,7 +116,9 @@ def the_ask(request: str, names: frozenset[str] = frozenset()) -> str:
     name here, nor a wish for words only). Else ``request`` itself. The small model,
     given the scene too, answered "100%" for free disk space."""
     sentences = [s for s in _SENTENCE_OR_DASH.split(request.strip()) if s]
-    if len(sentences) < 2 or len(request.split()) < _LONG or "\n" in request.strip():
+    # a semicolon marks the scene off plainly: a shorter one goes too
+    long = _LONG // 2 if re.search(r";\s", request) else _LONG
+    if len(sentences) < 2 or len(request.split()) < long or "\n" in request.strip():
         return request
     last, scene = sentences[-1], " ".join(sentences[:-1])
     opens = _LEAD.sub("", last)
@@ -132,7 +136,9 @@ def the_ask(request: str, names: frozenset[str] = frozenset()) -> str:
 
 
 #: Words that open an order without being it: "first check git status", "ok so show".
-_OPENING = re.compile(r"^(?:(?:first(?:ly)?|to (?:start|begin)(?: with)?|now|ok(?:ay)?|so|"
+_OPENING = re.compile(r"^(?:(?:two|three|a few|a couple of|couple of) (?:things|requests|jobs|"
+                      r"tasks)\s*[:\-\u2014]\s*|(?:first(?:ly)?|to (?:start|begin)(?: with)?|now|"
+                      r"ok(?:ay)?|so|"
                       r"right|alright|quickly|just|kindly|hey|hi|hello|go ahead and|help me|"
                       r"(?:i )?need you to)\b[\s,]*)+", re.IGNORECASE)
 
@@ -279,3 +285,15 @@ def clauses(request: str) -> list[str]:
             piece = piece.rstrip("?")  # the polite question's mark ends an order
         steps.append(piece)
     return steps
+
+
+def refers_back(clause: str, before: object) -> str:
+    """``clause`` with "it" (`_IT`, no file named before it, see `clauses`) as the path
+    the step planned just ``before`` acts on: "let me see the readme first, then append
+    a line to it" had appended to notes.txt; "list src and zip it" zips src."""
+    steps = getattr(before, "steps", ())
+    path = steps[-1].args.get("path") if steps else None
+    it = _IT.search(QUOTED.sub(lambda m: " " * len(m.group(0)), clause))
+    if not isinstance(path, str) or not path.strip() or it is None:
+        return clause
+    return f"{clause[:it.start()]}{path}{clause[it.end():]}"

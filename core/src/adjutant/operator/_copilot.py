@@ -27,7 +27,6 @@ from adjutant_hookspecs import (
     ContextBulletin,
     ContractError,
     Custom,
-    Envelope,
     PatchOp,
     Plan,
     ProviderError,
@@ -60,7 +59,7 @@ from adjutant_hookspecs.records import (
 from ..safety._cages import CageChangedError
 from ._actionlog import ActionLog, ActionLogError, disk_full
 from ._artifacts import write_artifact, write_bundle
-from ._clauses import clauses
+from ._clauses import clauses, refers_back
 from ._consent import Approver, PlanPacket, StepDecision, StepPacket
 from ._context import Workspace
 from ._execution import Execution
@@ -69,7 +68,7 @@ from ._pipeline import Pipeline
 from ._prompting import Prompting
 from ._replies import parse_reply
 from ._routing import BudgetExceeded, Routing
-from ._run import Run, RunOutcome
+from ._run import OnEvent, Run, RunOutcome, also_to
 from ._sessions import SessionStore
 from ._state import Channel, OperatorState, key_value_store
 from ._stated import settled_values
@@ -113,7 +112,7 @@ class Copilot:
         # The active project: given, or $ADJUTANT_WORKSPACE, or where Adjutant was started.
         self.workspace = Workspace(kernel, self.log,
                                    cwd or kernel.env.get("ADJUTANT_WORKSPACE") or os.getcwd())
-        self.prompting = Prompting(kernel, self.log)
+        self.prompting = Prompting(kernel, self.log, self.workspace.prompt_files)
         self.routing = Routing(kernel, self.log)
         #: Plan a request of several steps ("do X and then Y") clause by clause
         #: (`planner.clauses`): True always, False never, None (the default) where the
@@ -359,7 +358,7 @@ class Copilot:
             self.operator_state.user_is_here()
         thread = thread_id or "default"
         self._threads.setdefault(thread, None)
-        publish = self.kernel.bus.publish if on_event is None else _also_to(
+        publish = self.kernel.bus.publish if on_event is None else also_to(
             self.kernel.bus.publish, on_event)
         run = Run(thread_id=thread, input=run_input, bus_publish=publish)
         run.mode = await self.mode()
@@ -458,13 +457,14 @@ class Copilot:
     async def _plan_clauses(self, prompt: str, bulletin: ContextBulletin, run: Run,
                             routed: Route) -> list[Plan | Response] | RunOutcome:
         """The model's reply to each clause of a request of several steps, in order, a
-        step each (one reply for a request of one). A clause the model cannot plan at
-        all: the request is planned as a whole instead."""
+        step each, "it" the path of the step before (`refers_back`). A clause the model
+        cannot plan at all: the request is planned as a whole instead."""
         split = self.split_steps if self.split_steps is not None else \
             getattr(self._provider(routed.preset), "score", None) is not None
         parts = clauses(prompt) if split else [prompt]
         replies: list[Plan | Response] = []
         for number, part in enumerate(parts):
+            part = refers_back(part, replies[-1]) if replies else part
             got = await self._reply(part, bulletin, run, routed, number * self.max_attempts
                                     + 1, most=1 if len(parts) > 1 else MAX_STEPS)
             if isinstance(got, RunOutcome):
@@ -521,7 +521,8 @@ class Copilot:
             if isinstance(reply, Plan):  # no value from an example, every one stated
                 tools = {n: t.declaration for n, t in self.offered_tools().items()}
                 reply = settled_values(reply, prompt, f"{request.system}\n{request.prompt}",
-                                       tools, self.cwd, fill=self.fill_stated)
+                                       tools, self.cwd, fill=self.fill_stated,
+                                       patch=self.prompting.patch_for(prompt, self.cwd))
             return reply
         return RunOutcome(run_id, "failed", error=f"the model gave no valid plan in "
                           f"{self.max_attempts} attempts; last error: {error}")
@@ -576,25 +577,3 @@ class Copilot:
                  preset: Any = None, most: int = MAX_STEPS) -> tuple[CompletionRequest, list[str]]:
         return self.prompting.request(prompt, bulletin, simplified, error, self.cwd,
                                       self._provider(preset), preset, most=most)
-
-
-#: Called with each event of one run (`Copilot.handle`'s ``on_event``).
-OnEvent = Callable[[Envelope], None]
-
-
-def _also_to(publish: Callable[..., Envelope], on_event: OnEvent) -> Callable[..., Envelope]:
-    """``publish`` that hands each published envelope to ``on_event`` too; the
-    callback's failure is logged and leaves the run alone."""
-    def both(event: Any, **ids: Any) -> Envelope:
-        envelope = publish(event, **ids)
-        try:
-            on_event(envelope)
-        except Exception as exc:
-            from .._logging import get_logger
-
-            get_logger().warning("on_event failed; the run goes on",
-                                 event_type=type(envelope.event).__name__,
-                                 error=f"{type(exc).__name__}: {exc}")
-        return envelope
-    return both
-

@@ -14,11 +14,13 @@ __all__ = ["reaches_people", "wants_words", "weighs_things"]
 #: A request that says to answer in words only ("just explain, don't do anything").
 _WORDS_ONLY = re.compile(
     r"\b(?:just|only) (?:explain|describe|tell me)\b|\b(?:don'?t|do not) (?:do|run|change|"
-    r"touch|execute|schedule|create|write|make|commit|save|modify) (?:anything|it|them)\b|"
+    r"touch|execute|schedule|create|write|make|commit|save|modify|push|delete|remove|kill|"
+    r"stop|reset|install|send) (?:anything|it|them)\b|"
     r"\bwithout (?:doing|running|changing) anything\b|\bin general\b|"
     r"\bgenerally\b|\bin theory\b|\bhypothetically\b|\bno need to (?:look at|open|read|"
     r"run|check|touch|do) anything\b|\b(?:just|only) (?:your|an) opinion\b|"
-    r"\bin your (?:opinion|view)\b|\b(?:honest|your) (?:opinion|take|thoughts)\b(?!\.\w)|"
+    r"\bin your (?:opinion|view)\b|\bjust asking\b|"
+    r"\b(?:honest|your) (?:opinion|take|thoughts)\b(?!\.\w)|"
     r"\boff the top of your head\b|\bsettle (?:an argument|a bet|a debate)\b",
     re.IGNORECASE)
 
@@ -61,6 +63,9 @@ _SEE = re.compile(r"\b(?:want to see|wanna see|show me|let me see|let me look)\b
                   re.IGNORECASE)
 _LOCAL = re.compile(r"\b(?:here|my|our|mine)\b|\bthis (?:repo|project|folder|directory|"
                     r"branch|file)\b", re.IGNORECASE)
+#: What a kind of thing is, asked without a question mark ("what is a glob pattern").
+_A_KIND = re.compile(r"^\W*what(?:'?s| is| are) (?:a|an) (?!(?:file|folder|branch|commit|"
+                     r"process)\b)\w[^.!?]*$", re.IGNORECASE)
 _DEFINING = re.compile(r"^\W*what(?:'?s| is| are) (?:a|an) \w|"
                        r"^\W*(?:what|which)\b[^?]{0,60}\bdefault\b|"
                        r"^\W*what(?:'?s| is| are) (?!(?:the|my|our|this|that|these|those|in|"
@@ -158,8 +163,15 @@ _COMPOSE = re.compile(
     r"backup|preview|look|peek|tree|dump|file|folder|branch|commit|note|notes|command|"
     r"script|patch|fix)\b)", re.IGNORECASE)
 #: An order to reach people ("text my volunteers that practice is off"): no tool does.
-_REACH = re.compile(r"^\W*(?:please\s+)?(?:(?:can|could|would) you\s+)?(?:text|e-?mail|sms|"
-                    r"whatsapp|tweet|ring|phone)\s+(?:my|the|our|all|every)\b", re.IGNORECASE)
+#: Also a later clause doing so ("order two wheels of Comté from my supplier and email
+#: them the invoice"), and an order to buy or book from someone.
+_REACH = re.compile(
+    r"(?:^\W*(?:please\s+)?(?:(?:can|could|would) you\s+)?|[,;]\s*(?:and\s+|then\s+)?|"
+    r"\s(?:and|then)\s+(?:then\s+)?)(?:(?:text|e-?mail|sms|whatsapp|tweet|ring|phone|"
+    r"message)\s+(?:my|the|our|all|every|them|him|her)\b|(?:order|buy|purchase|book|"
+    r"reserve)\s+[^.?!]{1,60}?\bfrom\s+(?:my|the|our|a|an)\s+(?!\S+\.\w{1,5}\b)"
+    r"(?:[\w-]+\s+){0,2}?(?:supplier|shop|store|vendor|seller|dealer|farm|website|site|"
+    r"market|butcher|baker|bakery|wholesaler|pharmacy|amazon|ebay)\b)", re.IGNORECASE)
 _FILE_WORDS = re.compile(r"\b(?:file|files|folder|repo|repository|project|branch|commit|"
                          r"here|pdfs?|logs?)\b", re.IGNORECASE)
 
@@ -167,7 +179,7 @@ _FILE_WORDS = re.compile(r"\b(?:file|files|folder|repo|repository|project|branch
 def reaches_people(request: str) -> bool:
     """Whether ``request`` orders people reached (`_REACH`), which nothing here does:
     whatever the answer in words, nothing was sent."""
-    return bool(_REACH.match(request))
+    return bool(_REACH.search(request))
 
 
 def wants_words(request: str) -> bool:
@@ -189,6 +201,7 @@ def wants_words(request: str) -> bool:
                 or (_HOW_TO.match(request) and is_question(request))
                 or (_DEFINING.match(request) and (request.rstrip().endswith("?") or
                                                    request.lower().lstrip(" \t\"'(").startswith(
-                                                       ("explain", "please explain")))
+                                                       ("explain", "please explain"))
+                                                   or _A_KIND.match(request))
                     and not (named_paths(request) or about_here(request)
                              or _LOCAL.search(request))))

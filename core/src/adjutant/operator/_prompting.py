@@ -8,7 +8,7 @@ import logging
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 import anyio
@@ -18,6 +18,8 @@ from adjutant_hookspecs.records import ProviderWarningRecord
 
 if TYPE_CHECKING:
     from adjutant_hookspecs import Kernel
+
+    from ..safety.protection import PromptFiles
 
 from contextlib import aclosing
 from typing import Any
@@ -44,6 +46,7 @@ from ._actionlog import ActionLog
 from ._bank import Example
 from ._claims import claims_done
 from ._clauses import the_ask
+from ._edits import stated_edit
 from ._grammar import MAX_STEPS, reply_grammar
 from ._here import (
     asks_content,
@@ -106,9 +109,13 @@ _NOTHING_DONE_REPLY = msgspec.json.encode({"type": "response", "text": NOTHING_D
 class Prompting:
     """How one operator asks its model (the profile's preset, read at every request)."""
 
-    def __init__(self, kernel: Kernel, log: ActionLog) -> None:
+    def __init__(self, kernel: Kernel, log: ActionLog,
+                 files: Callable[[], PromptFiles] | None = None) -> None:
         self.kernel = kernel
         self.log = log
+        #: The check for files joining a prompt (`Workspace.prompt_files`): a file an
+        #: edit the request states is read through it (`patch_for`); None reads none.
+        self.files = files
         #: How a plan's first step is chosen where the provider can score continuations:
         #: "calibrated" (its likelihood against a content-free request's), "scored"
         #: (its likelihood alone) or "free" (the constrained decoding alone).
@@ -175,7 +182,8 @@ class Prompting:
         memory = context.pop("memory", None)
         retrieved = str(memory.get("text") or "") if isinstance(memory, dict) else ""
         grounded = self.grounded(prompt, cwd)
-        pasted = carried_patch(prompt) is not None
+        pasted = self.patch_for(prompt, cwd) is not None
+        most = 1 if pasted and not carried_patch(prompt) else most  # a stated edit: one
         system = planner.system_text(names, system=profile.system_prompt,
                                      schemas=not simplified)
         # the files are not listed in the prompt (measured: a list made the model answer
@@ -206,6 +214,21 @@ class Prompting:
         (as they exist here: "readme.md" is README.md)."""
         named = [here(cwd, p) or p for p in named_documents(prompt)]
         return list(dict.fromkeys([*workspace_paths(cwd), *named, "."]))
+
+    def patch_for(self, prompt: str, cwd: str) -> str | None:
+        """The diff the request pastes (`carried_patch`), or else the one the operator
+        writes for an edit it states whole (`stated_edit`): the patch a step carries as
+        pasted. None for neither."""
+        if carried := carried_patch(prompt):
+            return carried[0]
+        return stated_edit(prompt, cwd, lambda p: self._text_of(os.path.join(cwd, p)))
+
+    def _text_of(self, path: str) -> str | None:
+        """The text of the file ``path`` if it may join a prompt; None if not."""
+        try:  # PromptFileRefused is a PermissionError
+            return self.files().read(path).data.decode() if self.files else None
+        except (OSError, UnicodeDecodeError):
+            return None
 
     @staticmethod
     def existing(prompt: str, cwd: str) -> list[str]:
@@ -275,8 +298,9 @@ class Prompting:
             calibrate=self.first_choice == "calibrated",
             asked=spelled(_planned(prompt, cwd), names_here(cwd)),
             existing=self.existing(prompt, cwd), similar=self.similar,
-            past=self.past_plans(prompt, names), exclude=exclude, most=most,
-            passages=passages, pasted=carried_patch(prompt) is not None)
+            past=self.past_plans(prompt, names), exclude=exclude,
+            most=1 if self.patch_for(prompt, cwd) and not carried_patch(prompt) else most,
+            passages=passages, pasted=self.patch_for(prompt, cwd) is not None)
         self._answered[prompt] = choice == "response"
         while len(self._answered) > RECENT_PROMPTS:
             self._answered.popitem(last=False)

@@ -14,9 +14,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from adjutant_hookspecs import ContextBulletin, ExecutionResult, Plan, ToolContext, Usage
+from adjutant_hookspecs import (
+    ContextBulletin,
+    Envelope,
+    ExecutionResult,
+    Plan,
+    ToolContext,
+    Usage,
+)
 
-__all__ = ["Run", "RunOutcome"]
+from .._logging import get_logger
+
+__all__ = ["OnEvent", "Run", "RunOutcome", "also_to"]
 
 Status = Literal["answered", "proposed", "executed", "denied", "paused", "aborted",
                  "failed", "ignored", "cancelled"]
@@ -75,3 +84,23 @@ class Run:
         self.cancelled = True
         if self.scope is not None:
             self.scope.cancel()
+
+
+#: Called with each event of one run (`Copilot.handle`'s ``on_event``).
+OnEvent = Callable[[Envelope], None]
+
+
+def also_to(publish: Callable[..., Envelope], on_event: OnEvent) -> Callable[..., Envelope]:
+    """``publish`` that hands each published envelope to ``on_event`` too; the
+    callback's failure is logged and leaves the run alone."""
+    def both(event: Any, **ids: Any) -> Envelope:
+        envelope = publish(event, **ids)
+        try:
+            on_event(envelope)
+        except Exception as exc:
+            get_logger().warning("on_event failed; the run goes on",
+                                 event_type=type(envelope.event).__name__,
+                                 error=f"{type(exc).__name__}: {exc}")
+        return envelope
+    return both
+

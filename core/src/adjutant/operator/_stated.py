@@ -89,16 +89,17 @@ _DOING = frozenset(terms("list show running active top other those these every m
 
 def settled_values(plan: Plan, asked: str, shown: str,
                    tools: Mapping[str, ToolDeclaration], cwd: str = "", *,
-                   fill: bool = True) -> Plan | Response:
+                   fill: bool = True, patch: str | None = None) -> Plan | Response:
     """The plan's values settled against the request: none copied from the worked
     examples in ``shown`` (`without_copied_values`), and, with ``fill``, every value the
     request states where it fits (`with_stated_values`, its typing slips mended:
     `spelled`); a diff the request carries, as pasted, in the one step that takes a
-    patch (`carried_patch`)."""
+    patch (`carried_patch`), or ``patch``, the one the operator wrote for an edit the
+    request states (`Prompting.patch_for`)."""
     told = with_digits(asked)  # "port eight thousand and eighty" states 8080
     reply = without_copied_values(plan, told, shown, tools, cwd)
-    if isinstance(reply, Plan) and (carried := carried_patch(asked)):
-        reply = _with_patch(reply, carried[0], tools)
+    if isinstance(reply, Plan) and (patch := patch or (carried_patch(asked) or ("",))[0]):
+        reply = _with_patch(reply, patch, tools)
     if isinstance(reply, Plan):  # what it carries, or no more than what it says
         reply = without_more(reply, carried_text(asked), tools, asked=asked)
     quotes = [q[1:-1].strip() for q in QUOTED.findall(asked)]

@@ -458,8 +458,9 @@ def argv_files_as_here(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
 #: text kept opening with them wrote the ask down too ("remember i like commit messages
 #: in the imperative mood" remembered "remember i like ...").
 _ASKED_TO_KEEP = re.compile(r"(?:please\s+)?(?:(?:remember|keep in mind)(?:\s+that\b)?|"
-                            r"(?:note|jot down|write down)(?:\s+that\b|\s*:))\s+",
-                            re.IGNORECASE)
+                            r"(?:note|jot down|write down)(?:\s+(?:for|in|about) (?:this|the|"
+                            r"my|our) (?:project|repo|repository|folder))?(?:\s+that\b|\s*:))"
+                            r"\s+", re.IGNORECASE)
 
 
 def without_more(plan: Plan, content: str, tools: Mapping[str, ToolDeclaration],
@@ -519,7 +520,9 @@ def _shares_a_line(value: str, content: str) -> bool:
 #: "remember that our staging port is 8443", "jot down that fractions come first":
 #: what to keep, as said.
 _KEEP_THAT = re.compile(r"\b(?:remember|notes?|jot(?: down)?|write down|keep in mind|make a "
-                        r"note|record)\s+that\s+(?P<said>[^.!?\n]+)", re.IGNORECASE)
+                        r"note|record)(?:\s+(?:for|in|about) (?:this|the|my|our) (?:project|"
+                        r"repo|repository|folder))?\s+that\s+(?P<said>(?:[^.!?\n]|\.(?=\w))+)",
+                        re.IGNORECASE)
 
 
 def kept_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration]) -> Plan:

@@ -1,0 +1,139 @@
+"""An edit the request states whole, written as a diff by the operator.
+
+"change the currency in config/settings.json from EUR to GBP", "in notes.txt replace
+'call the plumber' with 'call the electrician'", "turn the debug flag on in
+config/settings.json": the file and both values are the request's. A small model that
+has not seen the file cannot write its diff (measured: a patch of invented lines,
+repeated up to the token limit, 11 to 27 s; or the whole file overwritten with one
+line). The operator reads the file, as a file joining a prompt would be read
+(`PromptFiles`: inside the cages, the deny rules, one link), makes the change and
+writes the diff; the model's reply carries it as pasted, the way a diff the request
+pastes is carried (`planner.PASTED`). The pipeline previews and approves it like any
+other patch: nothing here writes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+
+from ..toolkit import unified_diff
+from ._here import files_called, here
+from ._words import QUOTED, named_paths
+
+__all__ = ["stated_edit"]
+
+#: A value as typed: quoted (any text), or one word of a name, number or setting.
+_V = r"(?:'[^'\n]+'|\"[^\"\n]+\"|`[^`\n]+`|[\w.@:/+#-]+)"
+#: "... from EUR to GBP": the old value, then the new.
+_FROM_TO = re.compile(rf"\bfrom\s+(?P<old>{_V})\s+to\s+(?P<new>{_V})", re.IGNORECASE)
+#: "(# inventory -> # Inventory)": text as typed, an arrow between.
+_ARROW = re.compile(r"\((?P<old>[^()\n]+?)\s+(?:->|\u2192|=>)\s+(?P<new>[^()\n]+?)\)")
+#: "change EUR to GBP", "replace 'a' with 'b'", "rename the function average to mean".
+_X_TO_Y = re.compile(
+    rf"\b(?:change|replace|swap|switch|rename|correct|update|edit|set|flip|turn)\s+(?:(?:the|every|all|"
+    r"each)\s+)?(?:(?:word|text|line|string|name|function|def|variable|value|key|method|"
+    r"class|title|heading|entry|setting|flag|field|option)s?\s+)?"
+    rf"(?P<old>{_V})\s+(?:to|with|into|for|->|\u2192|=>|by)\s+(?P<new>{_V})", re.IGNORECASE)
+#: "turn the debug flag on", "turn off debug", "switch debug off".
+_ON_OFF = re.compile(
+    r"\b(?:turn|switch|flip|set)\s+(?:(?P<before>on|off)\s+)?(?:the\s+)?(?P<key>[\w-]+)"
+    r"(?:\s+(?:flag|setting|option|mode))?(?(before)|\s+(?P<after>on|off)\b)", re.IGNORECASE)
+#: A setting's line in JSON, YAML, TOML or INI: its key, then its value.
+_SETTING = r"(?P<q>[\"']?)\b{key}\b(?P=q)\s*[:=]\s*(?P<val>\"[^\"\n]*\"|'[^'\n]*'|[^,}}\]\s#]+)"
+#: How each kind of file says yes and no, by the old value's spelling.
+_BOOLS = {"true": ("true", "false"), "false": ("true", "false"), "True": ("True", "False"),
+          "False": ("True", "False"), "yes": ("yes", "no"), "no": ("yes", "no"),
+          "on": ("on", "off"), "off": ("on", "off")}
+_YES = frozenset(("true", "on", "yes", "1", "enabled"))
+
+
+def stated_edit(request: str, cwd: str, read: Callable[[str], str | None]) -> str | None:
+    """The unified diff of the edit ``request`` states: one file here it names, an
+    old and a new value (`_FROM_TO`, `_X_TO_Y`) or a setting turned on or off
+    (`_ON_OFF`). The old value is a setting's name (its value is replaced, in the
+    file's own spelling) or text in the file (each place it stands as a word is
+    changed). None when the request states no such edit, names no one file here, or
+    the file (``read``: its text, None when it may not be read) does not hold it."""
+    path = _the_file(request, cwd)
+    if path is None:
+        return None
+    wanted = _values(request)
+    if wanted is None:
+        return None
+    old_text = read(path)
+    if old_text is None:
+        return None
+    new_text = _changed(old_text, *wanted)
+    return unified_diff(path, old_text, new_text) if new_text not in (None, old_text) else None
+
+
+def _the_file(request: str, cwd: str) -> str | None:
+    """The one file here the request names (as it exists here), outside its quotes."""
+    named = {real for p in named_paths(QUOTED.sub(" ", request))
+             if (real := here(cwd, p) or _by_stem(cwd, p))}
+    named = {p for p in named if os.path.isfile(os.path.join(cwd, p))} or set(
+        files_called(request, cwd))
+    return named.pop() if len(named) == 1 else None
+
+
+def _by_stem(cwd: str, path: str) -> str | None:
+    """``path`` named without its ending ("config/settings"): the one file there with
+    that stem, when there is one."""
+    folder, stem = os.path.split(path)
+    if os.path.splitext(stem)[1] or not (real := here(cwd, folder or ".")):
+        return None
+    try:
+        same = [n for n in os.listdir(os.path.join(cwd, real))
+                if os.path.splitext(n)[0].lower() == stem.lower()]
+    except OSError:
+        return None
+    return os.path.normpath(os.path.join(real, same[0])) if len(same) == 1 else None
+
+
+def _values(request: str) -> tuple[str, str, bool] | None:
+    """(old, new, old is surely text) the request states; None for none."""
+    if found := _ARROW.search(request) or _FROM_TO.search(request):
+        return _unquoted(found["old"]), _unquoted(found["new"]), True
+    if found := _X_TO_Y.search(request):
+        old = found["old"]
+        return _unquoted(old), _unquoted(found["new"]), old[0] in "'\"`"
+    if found := _ON_OFF.search(request):
+        return found["key"], (found["before"] or found["after"]).lower(), False
+    return None
+
+
+def _unquoted(value: str) -> str:
+    value = value.rstrip(".,;:!?") if value[0] not in "'\"`" else value
+    return value[1:-1] if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"`" \
+        else value
+
+
+def _changed(text: str, old: str, new: str, literal: bool) -> str | None:
+    """``text`` with the setting ``old`` given the value ``new`` (one such line), or
+    else with ``old`` as a word changed to ``new``; None when neither is there."""
+    if not old or old == new:
+        return None
+    if not literal:
+        lines = list(re.finditer(_SETTING.format(key=re.escape(old)), text))
+        if len(lines) == 1:
+            value = lines[0]
+            start, end = value.span("val")
+            return text[:start] + _spelled(new, value["val"]) + text[end:]
+    edge = (r"(?<!\w)" if old[0].isalnum() or old[0] == "_" else "") + re.escape(old) + (
+        r"(?!\w)" if old[-1].isalnum() or old[-1] == "_" else "")
+    changed, count = re.subn(edge, lambda _: new, text)
+    return changed if count else None
+
+
+def _spelled(new: str, old: str) -> str:
+    """``new`` written the way the file wrote ``old``: quoted if it was, and yes or no
+    in its spelling (``on`` for a JSON ``false`` is ``true``)."""
+    if old in _BOOLS and (new.lower() in _YES or new.lower() in ("false", "off", "no", "0",
+                                                                   "disabled")):
+        yes, no = _BOOLS[old]
+        return yes if new.lower() in _YES else no
+    if old[:1] in "\"'" and new[:1] not in "\"'":
+        return f"{old[0]}{new}{old[0]}"
+    return new

@@ -1,0 +1,165 @@
+"""An edit the request states whole ("change the currency in config/settings.json from
+EUR to GBP") is written as a diff by the operator, from the file read as a prompt file
+would be: the small model, which has not seen the file, wrote patches of invented
+lines up to its token limit (11 to 27 s), or overwrote the file with one line
+(heldout22, after its run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adjutant.operator._edits import stated_edit
+from adjutant.testing import FakeRead, Harness, ScriptedProvider, fake_tools
+from adjutant.testing import plan as steps
+from adjutant_hookspecs import (
+    ExecutionResult,
+    ProviderCapabilities,
+    ToolCall,
+    ToolContext,
+    ToolDeclaration,
+)
+
+pytestmark = pytest.mark.anyio
+
+SETTINGS = '{"warehouse": "north", "currency": "EUR", "debug": false}\n'
+
+
+@pytest.fixture
+def space(tmp_path: Path) -> Path:
+    files = {"config/settings.json": SETTINGS, "notes.txt": "buy milk\ncall the plumber\n",
+             "src/util.py": "def average(values):\n    return sum(values) / len(values)\n",
+             "app.yaml": "name: shop\ndebug: no\n", "conf.py": "DEBUG = False\n",
+             "todo.md": "- write tests\n- ship\n", "README.md": "# inventory\n\nA tiny one.\n"}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def _edit(request: str, space: Path) -> str | None:
+    def read(path: str) -> str | None:
+        try:
+            return (space / path).read_text()
+        except OSError:
+            return None
+    return stated_edit(request, str(space), read)
+
+
+def _lines(diff: str | None) -> list[str]:
+    assert diff is not None
+    return [line for line in diff.splitlines() if line[:1] in "+-" and line[:3] not in (
+        "---", "+++")]
+
+
+@pytest.mark.parametrize(("request_", "old", "new"), [
+    ("I moved my stall; change the currency in config/settings.json from EUR to GBP.",
+     '"currency": "EUR"', '"currency": "GBP"'),
+    ("in config/settings.json, change EUR to GBP", '"EUR"', '"GBP"'),
+    # a setting's name: its value changes, quoted as the file quotes it
+    ("change the currency to USD in config/settings.json", '"EUR"', '"USD"'),
+    # on and off in the file's own spelling: JSON, YAML, Python
+    ("Turn the debug flag on in config/settings.json.", "false}", "true}"),
+    ("turn on debug in app.yaml", "debug: no", "debug: yes"),
+    ("switch DEBUG on in conf.py", "DEBUG = False", "DEBUG = True"),
+    ("set debug to true in config/settings.json", "false}", "true}"),
+    # named without its ending; "flip ... from ... to"
+    ("in config/settings flip debug from false to true, as a patch", "false}", "true}"),
+    ("in notes.txt, replace 'call the plumber' with 'call the electrician'",
+     "call the plumber", "call the electrician"),
+    ("In src/util.py, rename the function average to mean.", "def average(", "def mean("),
+    ("in todo.md change '- ship' to '- ship 1.0'", "- ship", "- ship 1.0"),
+    ("capitalise the title in README.md (# inventory -> # Inventory)", "# inventory",
+     "# Inventory"),
+])
+def test_the_diff_changes_what_the_request_says_and_nothing_else(
+        space: Path, request_: str, old: str, new: str) -> None:
+    [removed, added] = _lines(_edit(request_, space))
+    assert old in removed and new in added
+    assert removed.replace(old, new, 1)[1:] == added[1:]
+
+
+@pytest.mark.parametrize("request_", [
+    "change EUR to GBP",  # no file named
+    "in notes.txt and todo.md change ship to sail",  # two files
+    "in notes.txt change bread to cake",  # not in the file
+    "in nothing.txt change a to b",  # no such file
+    "read notes.txt and tell me about it",  # no edit
+    "change the readme title to Stock",  # no old value stated
+    "in notes.txt change milk to milk",  # no change
+    "in src change average to mean",  # a folder
+])
+def test_no_diff_when_the_request_does_not_state_one_edit_of_one_file(
+        space: Path, request_: str) -> None:
+    assert _edit(request_, space) is None
+
+
+def test_a_word_inside_another_is_left_alone(space: Path) -> None:
+    """"change ship to sail" changes "ship", not "relationship"."""
+    (space / "todo.md").write_text("- ship\n- relationship\n")
+    assert _lines(_edit("in todo.md change ship to sail", space)) == ["-- ship", "+- sail"]
+
+
+class EditFirst(ScriptedProvider):
+    """Scores the patch tool far above every other choice for a request that asks an
+    edit (not for the content-free one the choice is calibrated against)."""
+
+    capabilities = ProviderCapabilities(grammar=True)
+
+    async def score(self, request: Any, continuations: Any) -> list[float]:
+        asked = "currency" in str(request.prompt)
+        return [20.0 if asked and "notes.patch" in c else 0.0 for c in continuations]
+
+
+class FakePatch:
+    """Takes a unified diff; its preview is the diff (nothing here applies it)."""
+
+    declaration = ToolDeclaration(
+        name="notes.patch", version="1", description="Apply a unified diff to files.",
+        args_schema={"type": "object", "properties": {"patch": {"type": "string"}},
+                     "required": ["patch"], "additionalProperties": False},
+        examples=({"patch": "--- a/x\n+++ b/x\n"},))
+
+    async def dry_run(self, call: ToolCall, ctx: ToolContext) -> ExecutionResult:
+        return ExecutionResult(tool=call.tool, args=call.args, status="dry_run",
+                               dry_run_diff=call.args["patch"])
+
+    execute = dry_run
+
+
+def _patch_tool() -> Any:
+    return fake_tools(FakePatch(), FakeRead("notes.read"), name="notes")
+
+
+async def test_the_plan_carries_the_operators_diff_as_one_step() -> None:
+    """The model writes the step with the pasted mark (its grammar allows nothing
+    else); the diff goes in; the plan has one step, as the request asks one thing."""
+    provider = EditFirst(steps(("notes.patch", {"patch": "the patch pasted in the request"})))
+    async with Harness(_patch_tool(), provider=provider) as h:
+        (h.workspace / "config").mkdir()
+        (h.workspace / "config/settings.json").write_text(SETTINGS)
+        run = await h.run("change the currency in config/settings.json from EUR to GBP")
+        [step] = run.plan.steps
+        assert step.tool == "notes.patch"
+        assert '+{"warehouse": "north", "currency": "GBP", "debug": false}' in step.args["patch"]
+        [planned] = [r for r in provider.requests if "notes.patch" in (r.grammar or "")]
+        assert "the patch pasted in the request" in (planned.grammar or "")
+
+
+async def test_a_protected_file_or_a_link_out_is_never_read_into_a_plan(tmp_path: Path) -> None:
+    """Secrets: the file is read the way a file joins a prompt (`PromptFiles`): a
+    protected name (.env) or a link out of the workspace gives no diff, so none of its
+    lines reach the plan, the log or the model."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("token = abc\n")
+    async with Harness(_patch_tool(), provider=EditFirst(steps())) as h:
+        (h.workspace / ".env").write_text("PASSWORD=hunter2\n")
+        (h.workspace / "linked.txt").symlink_to(outside)
+        (h.workspace / "plain.txt").write_text("token = abc\n")
+        patch_for = h.copilot.prompting.patch_for
+        cwd = str(h.workspace)
+        assert patch_for("in .env change hunter2 to swordfish", cwd) is None
+        assert patch_for("in linked.txt change abc to xyz", cwd) is None
+        assert "+token = xyz" in (patch_for("in plain.txt change abc to xyz", cwd) or "")
