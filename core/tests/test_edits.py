@@ -70,6 +70,9 @@ def _lines(diff: str | None) -> list[str]:
     ("in notes.txt, replace 'call the plumber' with 'call the electrician'",
      "call the plumber", "call the electrician"),
     ("In src/util.py, rename the function average to mean.", "def average(", "def mean("),
+    # the article is no value (tuning set: "call the the")
+    ("apply this patch to notes.txt: replace the plumber with the electrician",
+     "call the plumber", "call the electrician"),
     ("in todo.md change '- ship' to '- ship 1.0'", "- ship", "- ship 1.0"),
     ("capitalise the title in README.md (# inventory -> # Inventory)", "# inventory",
      "# Inventory"),

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 
 from ..toolkit import unified_diff
-from ._here import files_called, here
+from ._here import files_called, here, inside
 from ._words import QUOTED, named_paths
 
 __all__ = ["stated_edit"]
@@ -35,7 +35,8 @@ _X_TO_Y = re.compile(
     rf"\b(?:change|replace|swap|switch|rename|correct|update|edit|set|flip|turn)\s+(?:(?:the|every|all|"
     r"each)\s+)?(?:(?:word|text|line|string|name|function|def|variable|value|key|method|"
     r"class|title|heading|entry|setting|flag|field|option)s?\s+)?"
-    rf"(?P<old>{_V})\s+(?:to|with|into|for|->|\u2192|=>|by)\s+(?P<new>{_V})", re.IGNORECASE)
+    rf"(?P<old>{_V})\s+(?:to|with|into|for|->|\u2192|=>|by)\s+(?:(?:the|a|an)\s+)?(?P<new>{_V})",
+    re.IGNORECASE)
 #: "turn the debug flag on", "turn off debug", "switch debug off".
 _ON_OFF = re.compile(
     r"\b(?:turn|switch|flip|set)\s+(?:(?P<before>on|off)\s+)?(?:the\s+)?(?P<key>[\w-]+)"
@@ -70,11 +71,13 @@ def stated_edit(request: str, cwd: str, read: Callable[[str], str | None]) -> st
 
 
 def _the_file(request: str, cwd: str) -> str | None:
-    """The one file here the request names (as it exists here), outside its quotes."""
+    """The one file here the request names (as it exists here, links resolved inside
+    the working directory), outside its quotes."""
     named = {real for p in named_paths(QUOTED.sub(" ", request))
              if (real := here(cwd, p) or _by_stem(cwd, p))}
-    named = {p for p in named if os.path.isfile(os.path.join(cwd, p))} or set(
-        files_called(request, cwd))
+    named = {os.path.relpath(os.path.join(cwd, p), cwd) for p in named
+             if inside(cwd, p) and os.path.isfile(os.path.join(cwd, p))} \
+        or set(files_called(request, cwd))
     return named.pop() if len(named) == 1 else None
 
 

@@ -46,6 +46,9 @@ _REACH = 2
 #: many rows"), and the words that say a count of a list's head: "the last 3", "top 5".
 _COUNT = re.compile(r"\bhow many\b|\bthis many\b|\bat most\b|\btop n\b", re.IGNORECASE)
 _COUNTING = frozenset({"last", "latest", "first", "top", "recent", "newest"})
+#: ... and of a ranked list's head, where the argument counts one ("the top N
+#: processes"): "the 10 biggest memory hogs" (not "How many levels to descend").
+_RANKING = frozenset({"biggest", "largest", "heaviest", "hungriest", "busiest", "worst"})
 
 
 def stated_number(key: str, spec: Mapping[str, Any], words: list[str],
@@ -56,7 +59,7 @@ def stated_number(key: str, spec: Mapping[str, Any], words: list[str],
     described = str(spec.get("description", ""))
     counted = set(terms(f"{key.replace('_', ' ')} {described}"))
     if _COUNT.search(described):  # "git log for develop, last 3"
-        counted |= _COUNTING
+        counted |= _COUNTING | (_RANKING if re.search(r"\btop\b", described) else set())
     out = []
     for index, word in enumerate(words):
         value = int(word) if _NUMBER.fullmatch(word) else _SMALL.get(word)
