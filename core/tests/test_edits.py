@@ -166,3 +166,32 @@ async def test_a_protected_file_or_a_link_out_is_never_read_into_a_plan(tmp_path
         assert patch_for("in .env change hunter2 to swordfish", cwd) is None
         assert patch_for("in linked.txt change abc to xyz", cwd) is None
         assert "+token = xyz" in (patch_for("in plain.txt change abc to xyz", cwd) or "")
+
+
+class SwitchFirst(ScriptedProvider):
+    """Scores a tool named by the request's words ("switch") far above the patch."""
+
+    capabilities = ProviderCapabilities(grammar=True)
+
+    async def score(self, request: Any, continuations: Any) -> list[float]:
+        return [20.0 if "notes.read" in c else 0.0 for c in continuations]
+
+
+@pytest.mark.parametrize(("asked", "edits"), [
+    # heldout19, after its run: planned as git.switch, then dropped as a copied value
+    ("switch the currency in config/settings.json from EUR to USD", True),
+    ("what would happen if I switch the currency in config/settings.json from EUR to USD?",
+     False),  # a question: never made a change by this rule
+    ("commit config/settings.json with 'switch EUR to USD'", False),  # quoted: a message
+])
+async def test_an_edit_stated_whole_is_planned_as_the_patch(asked: str, edits: bool) -> None:
+    provider = SwitchFirst(steps(("notes.read", {"path": "config/settings.json"})))
+    async with Harness(_patch_tool(), provider=provider) as h:
+        h.copilot.prompting.viewers = {"edit": "notes.patch"}
+        (h.workspace / "config").mkdir()
+        (h.workspace / "config/settings.json").write_text(SETTINGS)
+        await h.run(asked)
+        grammar = provider.requests[0].grammar or ""
+        rules = dict(line.split(" ::= ", 1) for line in grammar.splitlines() if " ::= " in line)
+        chosen = rules.get(rules.get("first", ""), rules["root"])  # the first step as chosen
+        assert ("notes.patch" in chosen) is edits, chosen

@@ -17,12 +17,16 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..toolkit import unified_diff
 from ._here import files_called, here, inside
-from ._words import QUOTED, named_paths
+from ._words import QUOTED, carried_patch, named_paths
 
-__all__ = ["stated_edit"]
+if TYPE_CHECKING:
+    from ..safety.protection import PromptFiles
+
+__all__ = ["patch_for", "stated_edit"]
 
 #: A value as typed: quoted (any text), or one word of a name, number or setting.
 _V = r"(?:'[^'\n]+'|\"[^\"\n]+\"|`[^`\n]+`|[\w.@:/+#-]+)"
@@ -48,6 +52,21 @@ _BOOLS = {"true": ("true", "false"), "false": ("true", "false"), "True": ("True"
           "False": ("True", "False"), "yes": ("yes", "no"), "no": ("yes", "no"),
           "on": ("on", "off"), "off": ("on", "off")}
 _YES = frozenset(("true", "on", "yes", "1", "enabled"))
+
+
+def patch_for(request: str, cwd: str, files: Callable[[], PromptFiles] | None) -> str | None:
+    """The diff the request pastes (`carried_patch`), or else the one written for an
+    edit it states whole (`stated_edit`), its file read through ``files`` (the check
+    for files joining a prompt); None for neither, or no ``files`` to read with."""
+    if carried := carried_patch(request):
+        return carried[0]
+
+    def text_of(path: str) -> str | None:
+        try:  # PromptFileRefused is a PermissionError
+            return files().read(os.path.join(cwd, path)).data.decode() if files else None
+        except (OSError, UnicodeDecodeError):
+            return None
+    return stated_edit(request, cwd, text_of) if cwd and files else None
 
 
 def stated_edit(request: str, cwd: str, read: Callable[[str], str | None]) -> str | None:
@@ -96,13 +115,20 @@ def _by_stem(cwd: str, path: str) -> str | None:
 
 
 def _values(request: str) -> tuple[str, str, bool] | None:
-    """(old, new, old is surely text) the request states; None for none."""
-    if found := _ARROW.search(request) or _FROM_TO.search(request):
+    """(old, new, old is surely text) the request states, outside quoted text (a commit
+    message 'change EUR to GBP' states no edit); None for none."""
+    quoted = [m.span() for m in QUOTED.finditer(request)]
+
+    def said(pattern: re.Pattern[str]) -> re.Match[str] | None:
+        return next((m for m in pattern.finditer(request)
+                     if not any(a <= m.start() < b for a, b in quoted)), None)
+
+    if found := said(_ARROW) or said(_FROM_TO):
         return _unquoted(found["old"]), _unquoted(found["new"]), True
-    if found := _X_TO_Y.search(request):
+    if found := said(_X_TO_Y):
         old = found["old"]
         return _unquoted(old), _unquoted(found["new"]), old[0] in "'\"`"
-    if found := _ON_OFF.search(request):
+    if found := said(_ON_OFF):
         return found["key"], (found["before"] or found["after"]).lower(), False
     return None
 

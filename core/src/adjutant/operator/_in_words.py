@@ -39,7 +39,11 @@ _EXPLAIN = re.compile(
     r"(?:^|[.:!?]\s+)\W*what (?:does|would|will) "
     r"(?!i\b|we\b|you\b)(?:[^?]{0,60}\s--?[a-z]|(?:an? |the )?(?:git|docker|npm|pip|"
     r"python3?|chmod|chown|sudo|rm|ls|grep|sed|awk|tar|curl|ssh|kill|cp|mv|ln)\s)"
-    r"[^?]{0,60}\bdo\b|(?:^|[.:!?]\s+)\W*what (?:would|will|could) happen if\b",
+    r"[^?]{0,60}\bdo\b|(?:^|[.:!?]\s+)\W*what (?:would|will|could) happen if\b|"
+    # what a command line with its flags shows ("What does `git log --oneline --graph`
+    # show?"; "what does git status show?" may ask it run, and is left)
+    r"(?:^|[.:!?]\s+)\W*what (?:does|would|will) [^?]{0,60}\s--?[a-z][^?]{0,40}\b(?:show|"
+    r"print|output|display)\b(?!\s+(?:in|on|for|under|inside|here)\b)",
     re.IGNORECASE)
 
 
@@ -49,8 +53,10 @@ _EXPLAIN = re.compile(
 #: asks to look at something here.
 _HOW_TO = re.compile(
     r"^\W*how (?:do|would|should|can|could|does) (?:i|we|you|one)\b(?! (?:know|see|tell|"
-    r"check|find|get|list|view|show|read|look|open|count|figure|work out|find out)\b)",
-    re.IGNORECASE)
+    r"check|find|get|list|view|show|read|look|open|count|figure|work out|find out)\b)|"
+    # "whats the kindest way to remove a swarm of bees from a wall cavity?"
+    r"^\W*what(?:'?s| is) (?:the|a|an) (?:\w+est |best |right |proper |correct |good )?way "
+    r"to\b", re.IGNORECASE)
 
 
 #: A question what a kind of thing is ("what's a zombie process?", "what is a list
@@ -104,7 +110,8 @@ _KNOWLEDGE = re.compile(
     r"kill|stop|zip|name|call|write|add|change|fix|test|check|look)\w+\b|"
     r"^\W*(?:are|is|can|does|do)\b[^?]{0,40}\b(?:allowed|supported|permitted|valid|legal)\b"
     r"[^?]{0,30}\?\s*$|"  # "Are comments allowed in JSON files?"
-    r"^\W*(?:roughly |about |approximately )?how (?:often|long|much \w+|many \w+) (?:should "
+    r"^\W*(?:roughly |about |approximately )?how (?:often|long|much \w+|many \w+(?: of \w+)?)"
+    r" (?:should "
     r"(?:a|an|one|people|someone|you|i|we)|(?:does|do|would|will|can) (?:a|an|one|people|"
     r"someone))\b(?! \w+ here\b)",
     re.IGNORECASE)  # "Roughly how often should a landlord get a boiler serviced?"

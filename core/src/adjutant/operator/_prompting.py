@@ -46,7 +46,7 @@ from ._actionlog import ActionLog
 from ._bank import Example
 from ._claims import claims_done
 from ._clauses import the_ask
-from ._edits import stated_edit
+from ._edits import patch_for
 from ._grammar import MAX_STEPS, reply_grammar
 from ._here import (
     asks_content,
@@ -135,7 +135,7 @@ class Prompting:
         #: compare two files or where the code does something is planned with them
         #: (`_here.shown_path`, `_here.compared_files`, `_words.asks_where_done`).
         self.viewers = {"file": "fs.read", "dir": "fs.list", "two files": "fs.diff",
-                        "text": "search.grep"}
+                        "text": "search.grep", "edit": "editor.patch"}
         # the passages in each recent request's prompt (`choose` takes them out)
         self._passages: OrderedDict[str, str] = OrderedDict()
         self._answered: OrderedDict[str, bool] = OrderedDict()  # prompt: chose words
@@ -216,19 +216,9 @@ class Prompting:
         return list(dict.fromkeys([*workspace_paths(cwd), *named, "."]))
 
     def patch_for(self, prompt: str, cwd: str) -> str | None:
-        """The diff the request pastes (`carried_patch`), or else the one the operator
-        writes for an edit it states whole (`stated_edit`): the patch a step carries as
-        pasted. None for neither."""
-        if carried := carried_patch(prompt):
-            return carried[0]
-        return stated_edit(prompt, cwd, lambda p: self._text_of(os.path.join(cwd, p)))
-
-    def _text_of(self, path: str) -> str | None:
-        """The text of the file ``path`` if it may join a prompt; None if not."""
-        try:  # PromptFileRefused is a PermissionError
-            return self.files().read(path).data.decode() if self.files else None
-        except (OSError, UnicodeDecodeError):
-            return None
+        """The patch a step carries as pasted (`_edits.patch_for`), files read through
+        `files`."""
+        return patch_for(prompt, cwd, self.files)
 
     @staticmethod
     def existing(prompt: str, cwd: str) -> list[str]:
@@ -292,6 +282,11 @@ class Prompting:
         elif asks_where_done(mended) and (viewer := self.viewers.get("text")) in names \
                 and viewer not in exclude:
             _log.info("where done: %r asks where the code does it: %s", prompt[:80], viewer)
+            exclude = [n for n in (*names, "response") if n != viewer]
+        elif not is_question(prompt) and not carried_patch(prompt) and self.patch_for(
+                prompt, cwd) and (viewer := self.viewers.get("edit")) in names \
+                and viewer not in exclude:  # "switch the currency in a.json from EUR to
+            _log.info("stated edit: %r: %s", prompt[:80], viewer)  # USD" was git.switch
             exclude = [n for n in (*names, "response") if n != viewer]
         request, choice = await self.planner().choose(
             scorer, request, names, self.priors, paths=paths,
