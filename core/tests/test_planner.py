@@ -892,6 +892,12 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("Order two wheels of Comté from my supplier in the Jura and email them the invoice.",
      True),
     ("list src and then email the team the listing", False),  # the listing is a step
+    # heldout19, after its run: a way to do a thing, a quantity anyone may know, what a
+    # command line with flags shows (run here when a place is said)
+    ("whats the kindest way to remove a swarm of bees from a wall cavity?", True),
+    ("about how many kilos of honey does a strong hive make in a year?", True),
+    ("What does `git log --oneline --graph` show?", True),
+    ("what does ls -la show in the config folder", False),
 ])
 def test_a_question_about_what_a_command_means_wants_words(asked: str, words: bool) -> None:
     """What a command or a name means, or how to do a thing, is answered in words
