@@ -898,6 +898,8 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("about how many kilos of honey does a strong hive make in a year?", True),
     ("What does `git log --oneline --graph` show?", True),
     ("what does ls -la show in the config folder", False),
+    # a few words after the question qualify the answer (heldout20, after its run)
+    ("how do i remove a file from git but keep it on my disk? command only", True),
 ])
 def test_a_question_about_what_a_command_means_wants_words(asked: str, words: bool) -> None:
     """What a command or a name means, or how to do a thing, is answered in words

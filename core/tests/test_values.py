@@ -314,7 +314,11 @@ def test_a_fact_kept_is_kept_as_said() -> None:
     got = kept_as_said(plan(("memory.remember", {"text": "warehouse is the north one"})),
                        "Keep this as a fact about the project: the warehouse is the north one.",
                        TOOLS)  # carried after a colon (heldout13, after stop 45's run)
-    assert got == plan(("memory.remember", {"text": "the warehouse is the north one"}))
+    assert got == plan(("memory.remember", {"text": "the warehouse is the north one."}))
+    # its full stop left off (heldout19, 20 and 22, after their runs)
+    got = kept_as_said(plan(("memory.note", {"text": "tests run with pytest", "append": False})),
+                       "Replace the project notes entirely with: tests run with pytest.", TOOLS)
+    assert got == plan(("memory.note", {"text": "tests run with pytest.", "append": False}))
     same = plan(("memory.note", {"text": "Spaces, not tabs.\n"}))  # as said: stays
     assert kept_as_said(same, "replace the project notes: spaces, not tabs", TOOLS) == same
     other = plan(("memory.note", {"text": "the plumber comes on monday"}))

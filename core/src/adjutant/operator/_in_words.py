@@ -189,6 +189,14 @@ def reaches_people(request: str) -> bool:
     return bool(_REACH.search(request))
 
 
+def _qualified(request: str) -> str:
+    """``request`` up to its question mark when a few words only qualify the answer
+    after it ("how do i remove a file from git but keep it? command only")."""
+    asked, mark, rest = request.partition("?")
+    return asked + mark if mark and len(rest.split()) <= 3 and not re.search(
+        r"\b(?:do|run|go|please|then|and|now)\b", rest, re.IGNORECASE) else request
+
+
 def wants_words(request: str) -> bool:
     """Whether ``request`` says it wants an explanation, not an action, asks what a
     command or a name means (`_EXPLAIN`) or does (`_ABOUT_A_COMMAND`), weighs two
@@ -205,7 +213,7 @@ def wants_words(request: str) -> bool:
                 or ((_COMPOSE.match(request) or _REACH.match(request))
                     and not named_paths(request) and not _FILE_WORDS.search(request)
                     and not _OURS.search(request))
-                or (_HOW_TO.match(request) and is_question(request))
+                or (_HOW_TO.match(request) and is_question(_qualified(request)))
                 or (_DEFINING.match(request) and (request.rstrip().endswith("?") or
                                                    request.lower().lstrip(" \t\"'(").startswith(
                                                        ("explain", "please explain"))

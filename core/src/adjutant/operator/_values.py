@@ -539,7 +539,9 @@ def kept_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration]) -
     whole = said["said"] if said else carried_text(asked)  # "Keep this as a fact: X."
     if not whole:
         return plan
-    whole = whole.strip(" ,;:").rstrip(".!").strip()
+    typed = whole.strip(" ,;:\n")  # with its full stop: "X." kept as "X" loses nothing,
+    whole = whole.strip(" ,;:").rstrip(".!").strip()  # but is not as said
+    typed = typed if typed.startswith(whole) and typed[len(whole):] in (".", "!") else whole
     words = set(_WORD_OF.findall(whole.lower()))
     request = set(_WORD_OF.findall(asked.lower()))
     steps = []
@@ -556,7 +558,10 @@ def kept_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration]) -
                     words <= mine and len(mine - request) >= 3)) \
                 and value.strip().rstrip(".!").lower() != whole.lower():
             _log.info("kept as said: %s.text %r is part of %r", step.tool, value, whole)
-            step = msgspec.structs.replace(step, args={**step.args, "text": whole})
+            step = msgspec.structs.replace(step, args={**step.args, "text": typed})
+        elif declaration is not None and isinstance(value, str) and value.strip() == whole \
+                and typed != whole:  # its full stop left off
+            step = msgspec.structs.replace(step, args={**step.args, "text": typed})
         steps.append(step)
     return Plan(steps=tuple(steps))
 
