@@ -377,6 +377,8 @@ def test_a_long_request_plans_from_the_sentence_that_asks(request_text: str,
     ("zip it", "src", "zip src"),
     ("append 'do it' to notes.txt", "README.md", "append 'do it' to notes.txt"),  # quoted
     ("commit it", None, "commit it"),  # the step before named no path
+    # "its" is its possessive (heldout21, after its run: the history had lost its path)
+    ("show its history, 5 entries", "src/util.py", "show src/util.py's history, 5 entries"),
 ])
 def test_it_is_the_path_of_the_step_before(clause: str, path: str | None,
                                            expected: str) -> None:

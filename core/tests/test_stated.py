@@ -77,6 +77,7 @@ def here(tmp_path: Path) -> str:
     ("what are the 3 most recent commits?", "git.log", {}, {"max_count": 3}),
     # a superlative counts the head too (heldout22, after its run)
     ("list the 10 biggest memory hogs", "proc.list", {"sort": "mem"}, {"limit": 10}),
+    ("list processes by pid, just 20", "proc.list", {"sort": "pid"}, {"limit": 20}),
     # a count of a list's head said with "last"/"top" alone, and every folder a search
     # is said to look in (heldout12, after its blind run)
     ("git log for develop, last 3", "git.log", {"ref": "develop"}, {"max_count": 3}),

@@ -5,6 +5,7 @@ Pure text rules, no model."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ._in_words import wants_words
 from ._when import recurring
@@ -49,7 +50,12 @@ _SENTENCE_OR_DASH = re.compile(r"(?<=[.?!;])\s+|\s+[-\u2013\u2014]+\s+")
 _LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|next|if so|"
                    r"if yes|if there are|if it does|if they do)\b[\s,]*)+",
                    re.IGNORECASE)
-_IT = re.compile(r"\b(it|that file|the file)\b", re.IGNORECASE)
+_IT = re.compile(r"\b(its(?! own\b)|it|that file|the file)\b", re.IGNORECASE)
+
+
+def _as(path: str) -> Callable[[re.Match[str]], str]:
+    """What "it" becomes: ``path``, and "its" its possessive ("show its history")."""
+    return lambda it: f"{path}'s" if it.group(1).lower() == "its" else path
 _THEM = re.compile(r"\b(?:both of them|them both|both files|all of them|them|both)\b",
                    re.IGNORECASE)
 #: Where a question asks a second thing: ", and show me the staged diff too", ", and
@@ -197,7 +203,7 @@ def clauses(request: str) -> list[str]:
             return [request]
         for i in range(1, len(asks)):  # "what's the log of release/1.0, and how does my
             if named := named_paths(" ".join(asks[:i])):  # tree differ from it?"
-                asks[i] = _IT.sub(named[-1], asks[i])
+                asks[i] = _IT.sub(_as(named[-1]), asks[i])
         return asks
     # a new sentence is a step after a connective ("is port 8000 taken? also show the
     # processes"), or an order after an order; after a question or a statement it says
@@ -270,7 +276,7 @@ def clauses(request: str) -> list[str]:
             # writing ... into it" had written notes.txt, named in the clause before)
             it = _IT.search(piece)
             before = named_paths(QUOTED.sub(" ", piece[:it.start()])) if it else []
-            piece = _IT.sub(before[-1] if before else last_path, piece)
+            piece = _IT.sub(_as(before[-1] if before else last_path), piece)
             if head in _EDITS and not named_paths(piece):  # "show me a.py, fix the bug"
                 piece = f"{piece} in {last_path}"
             elif head in ("add", "append") and not named_paths(QUOTED.sub(" ", piece)):
@@ -296,4 +302,4 @@ def refers_back(clause: str, before: object) -> str:
     it = _IT.search(QUOTED.sub(lambda m: " " * len(m.group(0)), clause))
     if not isinstance(path, str) or not path.strip() or it is None:
         return clause
-    return f"{clause[:it.start()]}{path}{clause[it.end():]}"
+    return f"{clause[:it.start()]}{_as(path)(it)}{clause[it.end():]}"

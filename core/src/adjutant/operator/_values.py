@@ -45,7 +45,7 @@ _REACH = 2
 #: An argument that counts what a tool lists ("How many commits to list", "At most this
 #: many rows"), and the words that say a count of a list's head: "the last 3", "top 5".
 _COUNT = re.compile(r"\bhow many\b|\bthis many\b|\bat most\b|\btop n\b", re.IGNORECASE)
-_COUNTING = frozenset({"last", "latest", "first", "top", "recent", "newest"})
+_COUNTING = frozenset({"last", "latest", "first", "top", "recent", "newest", "just", "only"})
 #: ... and of a ranked list's head, where the argument counts one ("the top N
 #: processes"): "the 10 biggest memory hogs" (not "How many levels to descend").
 _RANKING = frozenset({"biggest", "largest", "heaviest", "hungriest", "busiest", "worst"})
@@ -66,7 +66,7 @@ def stated_number(key: str, spec: Mapping[str, Any], words: list[str],
         if value is None or str(value) in used:
             continue
         near = words[max(0, index - _REACH):index] + words[index + 1:index + 1 + _REACH]
-        if counted & set(terms(" ".join(near))):
+        if counted & {*terms(" ".join(near)), *(w.strip(".,;:") for w in near)}:  # "just 20"
             out.append(value)
     found = list(dict.fromkeys(out))
     return found[0] if len(found) == 1 else None
