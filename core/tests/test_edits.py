@@ -195,3 +195,20 @@ async def test_an_edit_stated_whole_is_planned_as_the_patch(asked: str, edits: b
         rules = dict(line.split(" ::= ", 1) for line in grammar.splitlines() if " ::= " in line)
         chosen = rules.get(rules.get("first", ""), rules["root"])  # the first step as chosen
         assert ("notes.patch" in chosen) is edits, chosen
+
+
+@pytest.mark.parametrize("asked", ["in config/settings.json change YEN to GBP",
+                                   "in config/settings.json change eur to gbp"])
+async def test_an_edit_of_what_the_file_does_not_hold_is_answered_so(asked: str) -> None:
+    """Bad input: the file holds nothing the request names. The model is not asked
+    for a reply (it had made up a patch); the answer says what is missing and that
+    nothing was changed."""
+    provider = EditFirst(steps(("notes.patch", {"patch": "made up"})))
+    async with Harness(_patch_tool(), provider=provider) as h:
+        (h.workspace / "config").mkdir()
+        (h.workspace / "config/settings.json").write_text(SETTINGS)
+        run = await h.run(asked)
+        assert run.outcome.status == "answered" and run.plan is None
+        assert "Nothing was changed" in (run.outcome.text or "")
+        assert "config/settings.json" in (run.outcome.text or "")
+        assert (h.workspace / "config/settings.json").read_text() == SETTINGS

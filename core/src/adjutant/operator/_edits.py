@@ -26,7 +26,7 @@ from ._words import QUOTED, carried_patch, named_paths
 if TYPE_CHECKING:
     from ..safety.protection import PromptFiles
 
-__all__ = ["patch_for", "stated_edit"]
+__all__ = ["nothing_to_change", "patch_for", "stated_edit"]
 
 #: A value as typed: quoted (any text), or one word of a name, number or setting.
 _V = r"(?:'[^'\n]+'|\"[^\"\n]+\"|`[^`\n]+`|[\w.@:/+#-]+)"
@@ -60,13 +60,26 @@ def patch_for(request: str, cwd: str, files: Callable[[], PromptFiles] | None) -
     for files joining a prompt); None for neither, or no ``files`` to read with."""
     if carried := carried_patch(request):
         return carried[0]
+    return stated_edit(request, cwd, _reader(cwd, files)) if cwd and files else None
 
+
+def nothing_to_change(request: str, cwd: str,
+                      files: Callable[[], PromptFiles] | None) -> str | None:
+    """Why the edit ``request`` states cannot be made, in words, when the one file it
+    names is here and readable but holds nothing it names ("in config/settings.json
+    change YEN to GBP"): the small model had made up a patch. None otherwise."""
+    if not cwd or not files or carried_patch(request):
+        return None
+    return _edit(request, cwd, _reader(cwd, files))[1] or None
+
+
+def _reader(cwd: str, files: Callable[[], PromptFiles]) -> Callable[[str], str | None]:
     def text_of(path: str) -> str | None:
         try:  # PromptFileRefused is a PermissionError
-            return files().read(os.path.join(cwd, path)).data.decode() if files else None
+            return files().read(os.path.join(cwd, path)).data.decode()
         except (OSError, UnicodeDecodeError):
             return None
-    return stated_edit(request, cwd, text_of) if cwd and files else None
+    return text_of
 
 
 def stated_edit(request: str, cwd: str, read: Callable[[str], str | None]) -> str | None:
@@ -76,17 +89,21 @@ def stated_edit(request: str, cwd: str, read: Callable[[str], str | None]) -> st
     file's own spelling) or text in the file (each place it stands as a word is
     changed). None when the request states no such edit, names no one file here, or
     the file (``read``: its text, None when it may not be read) does not hold it."""
+    return _edit(request, cwd, read)[0]
+
+
+def _edit(request: str, cwd: str, read: Callable[[str], str | None]) -> tuple[str | None, str]:
+    """(the diff, "") or (None, why the edit stated cannot be made; "" when none is)."""
     path = _the_file(request, cwd)
-    if path is None:
-        return None
-    wanted = _values(request)
-    if wanted is None:
-        return None
-    old_text = read(path)
-    if old_text is None:
-        return None
+    wanted = _values(request) if path is not None else None
+    old_text = read(path) if path is not None and wanted is not None else None
+    if path is None or wanted is None or old_text is None or wanted[0] == wanted[1]:
+        return None, ""
     new_text = _changed(old_text, *wanted)
-    return unified_diff(path, old_text, new_text) if new_text not in (None, old_text) else None
+    if new_text is None:
+        return None, (f"Nothing was changed: {path} has no {wanted[0]!r} to change to "
+                      f"{wanted[1]!r}. Say the text as it stands in the file.")
+    return (unified_diff(path, old_text, new_text) if new_text != old_text else None), ""
 
 
 def _the_file(request: str, cwd: str) -> str | None:

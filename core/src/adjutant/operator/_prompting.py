@@ -46,7 +46,7 @@ from ._actionlog import ActionLog
 from ._bank import Example
 from ._claims import claims_done
 from ._clauses import the_ask
-from ._edits import patch_for
+from ._edits import nothing_to_change, patch_for
 from ._grammar import MAX_STEPS, reply_grammar
 from ._here import (
     asks_content,
@@ -310,7 +310,10 @@ class Prompting:
         the request gives no hint of (`unhinted`), one making a new thing under a
         name taken here (`taken_name`), one comparing a path with itself
         (`self_compared`), a patch of a file not here (`patched_new`), or a file here
-        written whole to change a few words of it (`overwritten`)."""
+        written whole to change a few words of it (`overwritten`). An edit stated of a
+        file holding nothing it names is answered so, unasked (`nothing_to_change`)."""
+        if not is_question(prompt) and (why := nothing_to_change(prompt, cwd, self.files)):
+            return chosen, msgspec.json.encode({"type": "response", "text": why}).decode()
         text = closed_plan(await self.generate(chosen, run, attempt, provider),
                            carried_text(prompt))
         if self.claimed(text, prompt):  # "stash my changes": "Stashed your changes."
