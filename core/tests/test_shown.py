@@ -53,6 +53,8 @@ def space(tmp_path: Path) -> Path:
     # doc.summarize)
     ("I'm translating the docs to Italian - first show me the readme", ("file", "README.md")),
     ("Bring up the guide in docs", ("file", "docs/guide.md")),
+    # a log called by its kind, "for me" (heldout17, after stop 49's run: git.log)
+    ("Pull up the app log for me.", ("file", "logs/app.log")),
     ("delete the docs folder - show me the readme", None),  # an order is no scene
     # a file not here, named with its ending: its read's preview says it is missing
     # (heldout13, after its blind run: planned as doc.summarize)

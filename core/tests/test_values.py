@@ -330,7 +330,10 @@ def test_a_fact_kept_is_kept_as_said() -> None:
                                            "this is a general knowledge question."}))
     assert kept_as_said(longer, "write in the project notes that PDF summaries run on "
                         "Mondays.", TOOLS) == plan(("memory.note", {
-                            "text": "PDF summaries run on Mondays"}))
+                            "text": "PDF summaries run on Mondays."}))  # its full stop too
+    quoted = plan(("memory.note", {"text": "'a; b.'", "append": False}))  # heldout17
+    assert kept_as_said(quoted, "Replace the project notes completely with: 'a; b.'",
+                        TOOLS) == plan(("memory.note", {"text": "a; b.", "append": False}))
 
 
 def test_a_colon_after_a_scene_opens_the_ask_not_its_content() -> None:

@@ -222,7 +222,8 @@ def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
     if not words or len(words) > 12 or (request.rstrip().endswith("?") and len(words) > 7):
         return None
     named = named_paths(request)[:3]
-    found: list[str] = [real for p in named if (real := here(cwd, p))]
+    found: list[str] = [real for p in named if (real := here(cwd, p))] or files_called(
+        request, cwd)  # "the app log": the one log called app
     if not found:
         stems = _stems(cwd)
         found = [only[0] for w in _BARE.findall(request)

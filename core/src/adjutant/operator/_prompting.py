@@ -512,7 +512,7 @@ class Prompting:
         if not named_documents(prompt):  # an order said back ("Read the app log" answered
             words = {w.strip(".,!?;:") for w in reply.text.lower().split()}  # "Read the
             return (len(words) >= 3 and echoes(reply.text, prompt)  # app log.")
-                    and not is_question(prompt) and prompt.split()[0].lower() in words)
+                    and not is_question(prompt) and spelled(prompt).split()[0].lower() in words)
         said = reply.text.lower()
         return echoes(reply.text, prompt) or (not is_question(prompt) and any(
             os.path.basename(p.rstrip("/")).lower() in said

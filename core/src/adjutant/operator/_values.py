@@ -530,17 +530,18 @@ _KEEP_THAT = re.compile(r"\b(?:remember|notes?|jot(?: down)?|write down|keep in 
 
 def kept_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration]) -> Plan:
     """``plan`` with a recorded ``text`` made of the words the request asks to keep, or
-    some of them, or their forms ("staging port 8443" for "remember that our staging
-    port is 8443", "Fraction come before decimal."; "Keep this as a fact: X.") as the
-    request says them: a fact kept shorter than said can lose what it meant; nor longer,
-    with three words or more the request never said. The same words in another case, or
-    with the sentence's full stop, stay."""
+    some, or their forms ("staging port 8443" for "remember that our staging port is
+    8443"), as said, full stop and all: shorter can lose what it meant; nor longer, with
+    three words or more never said. The same words in another case stay."""
     said = _KEEP_THAT.search(QUOTED.sub(" ", asked))
-    whole = said["said"] if said else carried_text(asked)  # "Keep this as a fact: X."
+    whole = said["said"] + asked[said.end():said.end() + 1].strip(",;:?") if said else \
+        carried_text(asked)  # "Keep this as a fact: X.", its full stop too
+    if len(whole) > 2 and whole[0] == whole[-1] and whole[0] in "'\"":
+        whole = whole[1:-1]  # "... completely with: 'X; Y.'" keeps X; Y.
     if not whole:
         return plan
-    typed = whole.strip(" ,;:\n")  # with its full stop: "X." kept as "X" loses nothing,
-    whole = whole.strip(" ,;:").rstrip(".!").strip()  # but is not as said
+    typed = whole.strip(" ,;:\n")  # with its full stop: "X." kept as "X" is not as said
+    whole = whole.strip(" ,;:").rstrip(".!").strip()
     typed = typed if typed.startswith(whole) and typed[len(whole):] in (".", "!") else whole
     words = set(_WORD_OF.findall(whole.lower()))
     request = set(_WORD_OF.findall(asked.lower()))
