@@ -99,10 +99,10 @@ def _edit(request: str, cwd: str, read: Callable[[str], str | None]) -> tuple[st
     old_text = read(path) if path is not None and wanted is not None else None
     if path is None or wanted is None or old_text is None or wanted[0] == wanted[1]:
         return None, ""
-    new_text = _changed(old_text, *wanted)
-    if new_text is None:
-        return None, (f"Nothing was changed: {path} has no {wanted[0]!r} to change to "
-                      f"{wanted[1]!r}. Say the text as it stands in the file.")
+    new_text = _changed(old_text, *wanted[:3])
+    if new_text is None:  # said only of an old value typed: a setting may go by another name
+        return None, (wanted[3] and f"Nothing was changed: {path} has no {wanted[0]!r} to "
+                      f"change to {wanted[1]!r}. Say the text as it stands in the file.")
     return (unified_diff(path, old_text, new_text) if new_text != old_text else None), ""
 
 
@@ -131,9 +131,10 @@ def _by_stem(cwd: str, path: str) -> str | None:
     return os.path.normpath(os.path.join(real, same[0])) if len(same) == 1 else None
 
 
-def _values(request: str) -> tuple[str, str, bool] | None:
-    """(old, new, old is surely text) the request states, outside quoted text (a commit
-    message 'change EUR to GBP' states no edit); None for none."""
+def _values(request: str) -> tuple[str, str, bool, str] | None:
+    """(old, new, old is surely text, "typed" when the request typed the old value)
+    the request states, outside quoted text (a commit message 'change EUR to GBP'
+    states no edit); None for none."""
     quoted = [m.span() for m in QUOTED.finditer(request)]
 
     def said(pattern: re.Pattern[str]) -> re.Match[str] | None:
@@ -141,12 +142,12 @@ def _values(request: str) -> tuple[str, str, bool] | None:
                      if not any(a <= m.start() < b for a, b in quoted)), None)
 
     if found := said(_ARROW) or said(_FROM_TO):
-        return _unquoted(found["old"]), _unquoted(found["new"]), True
+        return _unquoted(found["old"]), _unquoted(found["new"]), True, "typed"
     if found := said(_X_TO_Y):
         old = found["old"]
-        return _unquoted(old), _unquoted(found["new"]), old[0] in "'\"`"
-    if found := said(_ON_OFF):
-        return found["key"], (found["before"] or found["after"]).lower(), False
+        return _unquoted(old), _unquoted(found["new"]), old[0] in "'\"`", "typed"
+    if found := said(_ON_OFF):  # a setting's name, no old value typed: "" marks it
+        return found["key"], (found["before"] or found["after"]).lower(), False, ""
     return None
 
 
