@@ -139,7 +139,7 @@ def _patch_tool() -> Any:
 async def test_the_plan_carries_the_operators_diff_as_one_step() -> None:
     """The model writes the step with the pasted mark (its grammar allows nothing
     else); the diff goes in; the plan has one step, as the request asks one thing."""
-    provider = EditFirst(steps(("notes.patch", {"patch": "the patch pasted in the request"})))
+    provider = EditFirst(steps(("notes.patch", {"patch": "the diff made from the request"})))
     async with Harness(_patch_tool(), provider=provider) as h:
         (h.workspace / "config").mkdir()
         (h.workspace / "config/settings.json").write_text(SETTINGS)
@@ -148,7 +148,7 @@ async def test_the_plan_carries_the_operators_diff_as_one_step() -> None:
         assert step.tool == "notes.patch"
         assert '+{"warehouse": "north", "currency": "GBP", "debug": false}' in step.args["patch"]
         [planned] = [r for r in provider.requests if "notes.patch" in (r.grammar or "")]
-        assert "the patch pasted in the request" in (planned.grammar or "")
+        assert "the diff made from the request" in (planned.grammar or "")
 
 
 async def test_a_protected_file_or_a_link_out_is_never_read_into_a_plan(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ def test_a_pasted_diff_to_a_protected_path_is_refused_unwritten(
         if before is None else (f"--- a/{target}\n+++ b/{target}\n@@ -1 +1,2 @@\n"
                                 f" {before.decode().splitlines()[0]}\n+\tfsmonitor = evil\n")
     # the model writes only a mention; the pasted diff is what is checked and refused
-    attack.script(plan(("editor.patch", {"patch": "the patch pasted in the request"})))
+    attack.script(plan(("editor.patch", {"patch": "the diff made from the request"})))
     attack.run_granting(f"apply this patch:\n{diff}")
     after = (attack.work / target).read_bytes() if (attack.work / target).exists() else None
     assert after == before

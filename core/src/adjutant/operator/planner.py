@@ -116,8 +116,9 @@ SIMILAR = 0
 #: tuning set alone (its tool requests all score 2.7 or more, five of eight answers less).
 WEAK_WORDS = 2.5
 #: What a ``patch`` argument holds in the model's reply when the request carries the
-#: diff (`_words.carried_patch`): the diff itself goes in as pasted.
-PASTED = "the patch pasted in the request"
+#: diff (`_words.carried_patch`) or states an edit whole (`_edits.stated_edit`): the
+#: diff itself goes in, as pasted or as the operator wrote it.
+PASTED = "the diff made from the request"
 #: A request naming a path that exists here is about it: an answer in words cannot
 #: have read it ("cat docs/guide.md pls" was echoed back), so it loses `LEXICAL_WEIGHT`.
 #: The content-free request the model's choice is calibrated against.
