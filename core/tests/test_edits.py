@@ -93,6 +93,10 @@ def test_the_diff_changes_what_the_request_says_and_nothing_else(
     "change the readme title to Stock",  # no old value stated
     "in notes.txt change milk to milk",  # no change
     "in src change average to mean",  # a folder
+    # a description, a path, a pronoun: no value (heldout22 and heldout10, after their runs)
+    "in src/app.py swap the comment for an actual check that returns 0",
+    "Replace todo.md with three items: glaze the mugs, fire the kiln.",
+    "search config for currency, then change it to GBP in config/settings.json",
 ])
 def test_no_diff_when_the_request_does_not_state_one_edit_of_one_file(
         space: Path, request_: str) -> None:
@@ -212,3 +216,16 @@ async def test_an_edit_of_what_the_file_does_not_hold_is_answered_so(asked: str)
         assert "Nothing was changed" in (run.outcome.text or "")
         assert "config/settings.json" in (run.outcome.text or "")
         assert (h.workspace / "config/settings.json").read_text() == SETTINGS
+
+
+async def test_an_edit_that_cannot_be_made_stops_the_steps_after_it() -> None:
+    """Orders dropped loudly: "in README.md change 'Version 1' to 'Version 2' and commit
+    it", where README.md holds no 'Version 1', is answered so; no commit of the
+    unchanged file is planned after it."""
+    provider = EditFirst(steps(("notes.read", {"path": "README.md"})))
+    async with Harness(_patch_tool(), provider=provider) as h:
+        (h.workspace / "README.md").write_text("# inventory\n")
+        run = await h.run("in README.md change 'Version 1' to 'Version 2', then read "
+                          "README.md")
+        assert run.outcome.status == "answered" and run.plan is None
+        assert (run.outcome.text or "").startswith("Nothing was changed: README.md")

@@ -62,6 +62,7 @@ from ._artifacts import write_artifact, write_bundle
 from ._clauses import clauses, refers_back
 from ._consent import Approver, PlanPacket, StepDecision, StepPacket
 from ._context import Workspace
+from ._edits import NOTHING_CHANGED
 from ._execution import Execution
 from ._grammar import MAX_STEPS
 from ._pipeline import Pipeline
@@ -473,6 +474,8 @@ class Copilot:
                 whole = await self._reply(prompt, bulletin, run, routed,
                                           first_attempt=len(parts) * self.max_attempts + 1)
                 return whole if isinstance(whole, RunOutcome) else [whole]
+            if isinstance(got, Response) and got.text.startswith(NOTHING_CHANGED):
+                return [got]  # an edit that cannot be made: no step after it either
             replies.append(got)
         return replies
 

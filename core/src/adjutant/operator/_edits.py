@@ -26,21 +26,30 @@ from ._words import QUOTED, carried_patch, named_paths
 if TYPE_CHECKING:
     from ..safety.protection import PromptFiles
 
-__all__ = ["nothing_to_change", "patch_for", "stated_edit"]
+__all__ = ["NOTHING_CHANGED", "nothing_to_change", "patch_for", "stated_edit"]
+
+#: How the answer to an edit that cannot be made opens (`nothing_to_change`).
+NOTHING_CHANGED = "Nothing was changed: "
 
 #: A value as typed: quoted (any text), or one word of a name, number or setting.
 _V = r"(?:'[^'\n]+'|\"[^\"\n]+\"|`[^`\n]+`|[\w.@:/+#-]+)"
+#: Where a new value ends: the request's end, a mark, or words that go on to say where
+#: or what next; not more words of a description ("swap the comment for an actual
+#: check that ..." states no value).
+_ENDS = (r"(?=\s*$|\s*[.,;:!?)]|\s+(?:in|on|at|inside|within|and|then|please|for me|too|"
+         r"instead|everywhere|throughout)\b)")
 #: "... from EUR to GBP": the old value, then the new.
-_FROM_TO = re.compile(rf"\bfrom\s+(?P<old>{_V})\s+to\s+(?P<new>{_V})", re.IGNORECASE)
+_FROM_TO = re.compile(rf"\bfrom\s+(?P<old>{_V})\s+to\s+(?P<new>{_V})" + _ENDS,
+                      re.IGNORECASE)
 #: "(# inventory -> # Inventory)": text as typed, an arrow between.
 _ARROW = re.compile(r"\((?P<old>[^()\n]+?)\s+(?:->|\u2192|=>)\s+(?P<new>[^()\n]+?)\)")
 #: "change EUR to GBP", "replace 'a' with 'b'", "rename the function average to mean".
 _X_TO_Y = re.compile(
-    rf"\b(?:change|replace|swap|switch|rename|correct|update|edit|set|flip|turn)\s+(?:(?:the|every|all|"
-    r"each)\s+)?(?:(?:word|text|line|string|name|function|def|variable|value|key|method|"
-    r"class|title|heading|entry|setting|flag|field|option)s?\s+)?"
-    rf"(?P<old>{_V})\s+(?:to|with|into|for|->|\u2192|=>|by)\s+(?:(?:the|a|an)\s+)?(?P<new>{_V})",
-    re.IGNORECASE)
+    r"\b(?:change|replace|swap|switch|rename|correct|update|edit|set|flip|turn)\s+(?:(?:the|"
+    r"every|all|each)\s+)?(?:(?:word|text|line|string|name|function|def|variable|value|key|"
+    r"method|class|title|heading|entry|setting|flag|field|option)s?\s+)?"
+    rf"(?P<old>{_V})\s+(?:to|with|into|for|->|\u2192|=>|by)\s+(?:(?:the|a|an)\s+)?(?P<new>{_V})"
+    + _ENDS, re.IGNORECASE)
 #: "turn the debug flag on", "turn off debug", "switch debug off".
 _ON_OFF = re.compile(
     r"\b(?:turn|switch|flip|set)\s+(?:(?P<before>on|off)\s+)?(?:the\s+)?(?P<key>[\w-]+)"
@@ -101,7 +110,7 @@ def _edit(request: str, cwd: str, read: Callable[[str], str | None]) -> tuple[st
         return None, ""
     new_text = _changed(old_text, *wanted[:3])
     if new_text is None:  # said only of an old value typed: a setting may go by another name
-        return None, (wanted[3] and f"Nothing was changed: {path} has no {wanted[0]!r} to "
+        return None, (wanted[3] and f"{NOTHING_CHANGED}{path} has no {wanted[0]!r} to "
                       f"change to {wanted[1]!r}. Say the text as it stands in the file.")
     return (unified_diff(path, old_text, new_text) if new_text != old_text else None), ""
 
@@ -143,7 +152,8 @@ def _values(request: str) -> tuple[str, str, bool, str] | None:
 
     if found := said(_ARROW) or said(_FROM_TO):
         return _unquoted(found["old"]), _unquoted(found["new"]), True, "typed"
-    if found := said(_X_TO_Y):
+    if (found := said(_X_TO_Y)) and not named_paths(found["old"]) and found["old"].lower() \
+            not in ("it", "this", "that", "them", "these", "those"):  # "replace todo.md with"
         old = found["old"]
         return _unquoted(old), _unquoted(found["new"]), old[0] in "'\"`", "typed"
     if found := said(_ON_OFF):  # a setting's name, no old value typed: "" marks it
