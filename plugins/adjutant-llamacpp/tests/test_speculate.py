@@ -174,7 +174,9 @@ async def test_a_cancelled_speculative_stream_frees_the_model() -> None:
                 got.append((chunk.text, chunk.finish_reason, chunk.usage))
                 if len(got) == 4:
                     scope.cancel()
-    assert got == plain[:4], "the same first chunks, then nothing more"
+    # trio cancels at the stream's next checkpoint: a chunk of an accepted draft already
+    # in hand may come first (CI, stop 49); never a wrong one, and never the whole reply
+    assert got == plain[:len(got)] and 4 <= len(got) < len(plain), (got, plain)
     # the model is free at once, and its cache serves the next request faithfully
     assert await chunks(PROVIDER, CASES["stop string"]) == [
         *await _plain(CASES["stop string"])]
