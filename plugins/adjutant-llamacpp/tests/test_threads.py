@@ -136,29 +136,63 @@ async def test_a_request_says_its_threads_and_plans_alike_with_any(tmp_path) -> 
     assert answers[0] == answers[2] and answers[1] == answers[3]
 
 
-def test_only_a_new_process_counts_the_load_average(monkeypatch) -> None:
-    """The load average is read on the process's first short window only: later, it is
-    mostly this process's own last requests, and an idle machine must get every core."""
+def _scripted_cores(monkeypatch, load: float):
+    """An `IdleCores` on a scripted clock and CPU counters: ``request(seconds, own,
+    others)`` asks for threads, then lets a request take ``seconds`` with this process
+    using ``own`` CPU seconds and the others ``others`` cores' worth."""
     from adjutant_llamacpp import _cores
 
     clock, busy, own = [100.0], [50.0], [10.0]
     monkeypatch.setattr(_cores.time, "monotonic", lambda: clock[0])
     monkeypatch.setattr(_cores, "_busy_seconds", lambda: busy[0])
     monkeypatch.setattr(_cores, "_own_seconds", lambda: own[0])
-    monkeypatch.setattr(_cores.os, "getloadavg", lambda: (1.9, 1.9, 1.9))
+    monkeypatch.setattr(_cores.os, "getloadavg", lambda: (load, load, load))
     cores = IdleCores(cores=2)
+
+    def advance(seconds: float, own_seconds: float, others: float) -> None:
+        clock[0] += seconds
+        own[0] += own_seconds
+        busy[0] += own_seconds + others * seconds
 
     def request(seconds: float, own_seconds: float, others: float) -> int:
         threads = cores.threads()
-        clock[0] += seconds
-        own[0] += own_seconds
-        busy[0] += own_seconds + others
+        advance(seconds, own_seconds, others)
         return threads
 
-    clock[0] += 1.0  # the process's start: loading the model
-    own[0] += 1.0
-    busy[0] += 1.0
+    return advance, request
+
+
+def test_only_a_new_process_on_a_busy_machine_counts_the_load_average(monkeypatch) -> None:
+    """The load average is read on the process's first short window only, and only when
+    something ran beside it: later, it is mostly this process's own last requests, and
+    an idle machine must get every core."""
+    advance, request = _scripted_cores(monkeypatch, load=1.9)
+    advance(1.0, 1.0, 0.3)  # the process's start, loading the model; a job beside it
     assert request(1.5, 3.0, 0.0) == 1  # the first window: the load average counts
     assert request(1.5, 3.0, 0.0) == 2  # a warm request on an idle machine: both cores
-    assert request(1.5, 1.5, 1.4) == 2  # measured at its start: the window before was idle
+    assert request(1.5, 1.5, 1.4 / 1.5) == 2  # measured at its start: idle before
     assert request(1.5, 1.5, 0.0) == 1  # another process kept a core busy the last window
+
+
+def test_a_new_process_on_a_machine_idle_all_through_its_start_gets_every_core(
+        monkeypatch) -> None:
+    """A load average the last request's process left (consecutive `adjutant run`s)
+    does not cost the next one a core: its start saw nothing else running."""
+    advance, request = _scripted_cores(monkeypatch, load=1.9)
+    advance(0.7, 0.9, 0.05)  # the start: daemons' noise only
+    assert request(1.5, 3.0, 0.0) == 2
+
+
+def test_children_waited_for_are_this_process_own_cpu() -> None:
+    """The context's git runs in child processes during a new process's start: their
+    CPU is ours, not another job's, or a cold start would see a busy machine."""
+    import subprocess
+    import sys
+
+    from adjutant_llamacpp._cores import _own_seconds
+
+    before = _own_seconds()
+    subprocess.run([sys.executable, "-c",
+                    "import time\nend = time.process_time() + 0.3\n"
+                    "while time.process_time() < end: pass"], check=True)
+    assert _own_seconds() - before >= 0.25

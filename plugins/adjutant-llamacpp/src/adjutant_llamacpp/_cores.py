@@ -8,8 +8,11 @@ score in 0.75 s what one does in 1.05 s. The thread count does not change the nu
 it can follow the load request by request without a plan changing.
 
 The load is read from ``/proc/stat``: the CPU time every process used since the last
-request began, less this process's own (its spinning threads included), over the
-cores' time in that window."""
+request began, less this process's own (its spinning threads and the children it
+waited for, such as the context's git, included), over the cores' time in that window.
+A new process's first window is its own start, under a second: a machine idle all
+through it is taken as idle; one doing anything is judged by the last minute's load
+average too, as a short window can fall in a pause of a job that comes back."""
 
 from __future__ import annotations
 
@@ -22,8 +25,11 @@ __all__ = ["IdleCores", "threads_for"]
 #: decision: too short to measure anything.
 _MIN_WINDOW_S = 0.3
 #: A shorter first window (the process's own start) is checked against the load
-#: average as well.
+#: average as well, unless other processes used less than `_IDLE_CORES` in it.
 _SURE_WINDOW_S = 3.0
+#: Cores' worth of CPU other processes may use in a start window still called idle:
+#: the noise of an idle machine (daemons, the terminal), under what a job uses.
+_IDLE_CORES = 0.15
 
 
 def threads_for(cores: int, others: float) -> int:
@@ -46,8 +52,9 @@ def _busy_seconds() -> float | None:
 
 
 def _own_seconds() -> float:
+    """CPU seconds of this process and of the children it has waited for."""
     times = os.times()
-    return times.user + times.system
+    return times.user + times.system + times.children_user + times.children_system
 
 
 class IdleCores:
@@ -70,12 +77,15 @@ class IdleCores:
         if elapsed < _MIN_WINDOW_S:
             return self.last
         others = (now[1] - self._since[1] - (now[2] - self._since[2])) / elapsed
-        if self._started and elapsed < _SURE_WINDOW_S:
-            # a new process: the window is its own start, too short to see a job that
-            # pauses now and then (a test suite, another model); the last minute's
-            # load average, ours barely in it yet, says more. Only then: in a warm
-            # session the load average is mostly this process's own last requests
-            # (it gave every warm request one thread on an idle machine)
+        if self._started and elapsed < _SURE_WINDOW_S and others >= _IDLE_CORES:
+            # a new process on a machine doing something: the window is its own start,
+            # too short to see a job that pauses now and then (a test suite, another
+            # model); the last minute's load average, ours barely in it yet, says more.
+            # Not on a machine idle all through the start: the load average is then
+            # mostly what finished (the last request's process), and the first request
+            # on one thread took half as long again. Not in a warm session either: the
+            # load average is then mostly this process's own last requests (it gave
+            # every warm request one thread on an idle machine)
             others = max(others, os.getloadavg()[0])
         self._started = False
         self._since = now
