@@ -161,6 +161,17 @@ pytestmark = pytest.mark.anyio
      ["show me config/settings.json", "change the currency to USD in config/settings.json"]),
     ("write notes.md with: a; b, then commit it", ["write notes.md with: a; b",
                                                   "commit notes.md"]),
+    # stop 50, heldout24 after its run: a time alone says when the order after it runs
+    # (it had been a schedule of nothing, then the order run now); a time limit is the
+    # step's own; "turn" orders; text after "in their place:" is carried
+    ("every Monday at 7am, run doc.summarize", ["every Monday at 7am, run doc.summarize"]),
+    ("run pytest on tests and give it two minutes before giving up",
+     ["run pytest on tests and give it two minutes before giving up"]),
+    ("show me the settings and then turn debug on in there",
+     ["show me the settings", "turn debug on in there"]),
+    ("Wipe the project notes and put this in their place: Inventory service; logs in logs/.",
+     ["Wipe the project notes and put this in their place: Inventory service; logs in "
+      "logs/."]),
 ])
 def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     assert clauses(request_) == expected
@@ -379,6 +390,10 @@ def test_a_long_request_plans_from_the_sentence_that_asks(request_text: str,
     ("commit it", None, "commit it"),  # the step before named no path
     # "its" is its possessive (heldout21, after its run: the history had lost its path)
     ("show its history, 5 entries", "src/util.py", "show src/util.py's history, 5 entries"),
+    # "in there" too (stop 50, heldout24 after its run: a patch of a made-up file)
+    ("turn debug on in there", "config/settings.json",
+     "turn debug on in config/settings.json"),
+    ("is there a log in there", "logs", "is there a log in logs"),
 ])
 def test_it_is_the_path_of_the_step_before(clause: str, path: str | None,
                                            expected: str) -> None:

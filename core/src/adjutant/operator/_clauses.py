@@ -22,7 +22,7 @@ _VERBS = frozenset((
     "look", "make", "merge", "modify", "move", "note", "open", "overwrite", "pack", "patch",
     "print", "pull", "push", "put", "read", "remember", "remove", "rename", "replace", "rerun",
     "restart", "restore", "run", "save", "schedule", "search", "show", "stage", "start", "stash",
-    "stop", "summarize", "switch", "tell", "test", "touch", "undo", "unzip", "update",
+    "stop", "summarize", "switch", "tell", "test", "touch", "turn", "undo", "unzip", "update",
     "view", "write", "zip"))
 #: Verbs of a change to code or text: a clause naming no file acts on the one named
 #: before ("show me src/util.py, make average return 0, then run pytest").
@@ -41,7 +41,8 @@ _AND = re.compile(r"\s*(?:,\s*and(?:\s+also)?\b|\band(?:\s+also)?\b|,(?:\s*also\
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
 #: Text carried after a colon ("replace the notes with: tests live in tests/ and run
 #: with pytest."): content, like a quote, up to a "then" or a semicolon.
-_CARRIED = re.compile(r"(\b(?:with|saying|says|reads|reading|content|text)\s*:\s*)(?=\S)"
+_CARRIED = re.compile(r"(\b(?:with|saying|says|reads|reading|content|text|in (?:its|their) "
+                      r"place|instead)\s*:\s*)(?=\S)"
                       r"((?:(?!,?\s+(?:and\s+)?then\b|;\s*(?:and\s+|then\s+)?(?:"
                       + "|".join(sorted(_VERBS)) + r")\b).)+)", re.IGNORECASE)
 #: The same, or a dash between spaces ("my landlord keeps asking whether I called the
@@ -50,7 +51,8 @@ _SENTENCE_OR_DASH = re.compile(r"(?<=[.?!;])\s+|\s+[-\u2013\u2014]+\s+")
 _LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|next|if so|"
                    r"if yes|if there are|if it does|if they do)\b[\s,]*)+",
                    re.IGNORECASE)
-_IT = re.compile(r"\b(its(?! own\b)|it|that file|the file)\b", re.IGNORECASE)
+_IT = re.compile(r"\b(its(?! own\b)|it|that file|the file|(?<=\bin )there(?!'s| is| are))\b",
+                 re.IGNORECASE)  # "show me the settings, then turn debug on in there"
 
 
 def _as(path: str) -> Callable[[re.Match[str]], str]:
@@ -78,7 +80,9 @@ _SCENE = re.compile(r"^(?:(?:in|inside|under|within)\b[^,]*?\b)?(?:there(?:'s| i
                     r"(?:i|we)(?:'ve| have)(?: got)?)\b", re.IGNORECASE)
 #: A clause that only remarks on the one before ("keep in mind that the warehouse is
 #: 'north'; that's a fact about the project, not a preference"): part of it.
-_REMARK = re.compile(r"^(?:that|it|this|which)(?:'s|\s+is|\s+was)\b", re.IGNORECASE)
+#: Also a time limit on it ("run pytest and give it two minutes before giving up").
+_REMARK = re.compile(r"^(?:(?:that|it|this|which)(?:'s|\s+is|\s+was)\b|(?:give|allow) it "
+                     r"(?:\S+ ){0,2}(?:seconds?|secs?|minutes?|mins?|hours?)\b)", re.IGNORECASE)
 _SAME = re.compile(r"\bthe same(?: thing| again)?\b", re.IGNORECASE)
 #: Where text is added, of no file named: "add '- x' at the end" is the file's before.
 _AT_THE_END = re.compile(r"\b(?:at|to) the (?:end|bottom|top|start)\b(?! of\b)", re.IGNORECASE)
@@ -160,6 +164,14 @@ def _acts(piece: str) -> bool:
         r"(?:please\s+)?(?:could|can|would|will)\s+(?:you|u|ya)\b|please\b|pls\b|plz\b|let'?s\b|"
         r"(?:don'?t|do not|never)\b|i(?:'d| would)? "
         r"(?:like|want|need)\b", opens, re.IGNORECASE))
+
+
+def _only_when(piece: str) -> bool:
+    """Whether ``piece`` only says when ("every Monday at 7am"): the time of the order
+    after it, no step of its own."""
+    opens = _OPENING.sub("", _LEAD.sub("", piece))
+    return recurring(piece) and len(opens.split()) <= 6 and _first(opens) not in _VERBS \
+        and not is_question(piece)
 
 
 def _first(text: str) -> str:
@@ -249,6 +261,8 @@ def clauses(request: str) -> list[str]:
         # ("on a new branch docs/guide, ..." and "app.py is broken: read ..." name one;
         # "the report crashed, fix it" says what "it" is, as before)
         pieces[:2] = [f"{pieces[0]}, {pieces[1]}"]
+    if len(pieces) >= 2 and _only_when(pieces[0]) and _acts(pieces[1]):
+        pieces[:2] = [f"{pieces[0]}, {pieces[1]}"]  # "every Monday at 7am, run X": when
     if len(pieces) >= 2 and _REGARD.match(pieces[0]):  # "treat a as old and b as new, ..."
         pieces[:2] = [f"{pieces[0]}, {pieces[1]}"]
     for i in range(len(pieces) - 1, 0, -1):  # "...; that's a fact, not a preference"

@@ -68,7 +68,11 @@ def named_by_words(asked: str, choices: Sequence[str], top: int,
         return choices.index(best) if best is not None and reads else None
     kept = _RECORDING.match(asked.lower())
     if kept and not kept.group(0).endswith("record") and not is_question(asked):
-        best = _best(rank(asked), choices, strong)
+        # "remember I like British spelling in everything you write": the order's verb
+        # names the tool, whatever the words it keeps ("write" had made it a commit)
+        lead = asked[:kept.end()] if kept.group(0).endswith(("remember", "note")) else ""
+        best = (lead and _best(rank(lead), choices, strong)) or _best(rank(asked), choices,
+                                                                        strong)
         if best is None or best == choices[top] or any(
                 isinstance(v, Mapping) and v.get("x-adjutant-role") == "argv"
                 for v in declared_args(tools, best).values()):

@@ -23,6 +23,17 @@ _WORDS_ONLY = re.compile(
     r"\b(?:honest|your) (?:opinion|take|thoughts)\b(?!\.\w)|"
     r"\boff the top of your head\b|\bsettle (?:an argument|a bet|a debate)\b",
     re.IGNORECASE)
+#: Why people do a thing: their habits, even with a file here as the example ("Why do
+#: people keep files like notes.old lying around?").
+_WHY_PEOPLE = re.compile(r"^\W*why do(?:es)? (?:people|folks|developers|programmers|devs|"
+                         r"some people|so many people|teams|admins)\b", re.IGNORECASE)
+#: Small talk, the whole request: a greeting, thanks, a goodbye ("hi!", "thanks a lot").
+_SMALL_TALK = re.compile(
+    r"^\W*(?:(?:hi|hello|hey|hiya|howdy|yo|greetings|good (?:morning|afternoon|evening|day)|"
+    r"thanks|thank you|thx|ty|cheers|ta|bye|goodbye|good night|see you(?: later)?|"
+    r"how are you|how's it going|how are things)(?:[\s,!.]+(?:there|again|all|everyone|"
+    r"mate|buddy|friend|adjutant|so much|very much|a lot|doing|today|again|then))*"
+    r"[\s,!.?]*)+$", re.IGNORECASE)
 
 
 #: A question about what a command or a name means: "what does HEAD~1 mean in git?",
@@ -43,7 +54,9 @@ _EXPLAIN = re.compile(
     # what a command line with its flags shows ("What does `git log --oneline --graph`
     # show?"; "what does git status show?" may ask it run, and is left)
     r"(?:^|[.:!?]\s+)\W*what (?:does|would|will) [^?]{0,60}\s--?[a-z][^?]{0,40}\b(?:show|"
-    r"print|output|display)\b(?!\s+(?:in|on|for|under|inside|here)\b)",
+    r"print|output|display)\b(?!\s+(?:in|on|for|under|inside|here)\b)|"
+    # what a piece of a kind of thing does ("what does the :.1f bit in a Python f-string do?")
+    r"^\W*what (?:does|do) [^?]{1,50}\bin (?:a|an) [\w-]+(?: [\w-]+)? (?:do|mean)\s*\?",
     re.IGNORECASE)
 
 
@@ -106,7 +119,8 @@ _ADVICE = re.compile(r"\b(?:recommend|suggest)\b(?:\s+\S+){0,3}?\s+(?:library|li
 _KNOWLEDGE = re.compile(
     r"^\W*(?:when|who) (?:was|were|did)\b[^?]{0,50}\b(?:released|invented|created|founded|"
     r"designed|introduced|born|written)\b|\bwhat (?:a|an) [\w.+-]+(?: [\w.+-]+)? (?:is|are) "
-    r"(?:for|used for|good for)\b|^\W*what should (?:i|we) (?!commit|push|delete|remove|run|"
+    r"(?:for|used for|good for)\b|\b(?:normally|usually|typically|commonly) used for\b|"
+    r"^\W*what should (?:i|we) (?!commit|push|delete|remove|run|"
     r"kill|stop|zip|name|call|write|add|change|fix|test|check|look)\w+\b|"
     r"^\W*(?:are|is|can|does|do)\b[^?]{0,40}\b(?:allowed|supported|permitted|valid|legal)\b"
     r"[^?]{0,30}\?\s*$|"  # "Are comments allowed in JSON files?"
@@ -204,7 +218,8 @@ def wants_words(request: str) -> bool:
     (`_COMPOSE`), or only asks how to do a thing (`_HOW_TO`) or what a kind of thing is
     (`_DEFINING`)."""
     request = _QUESTION_LEAD.sub("", request)
-    return bool((_WORDS_ONLY.search(QUOTED.sub("x", request)) and not _SEE.search(request))
+    return bool(_SMALL_TALK.match(request) or (_WHY_PEOPLE.match(request) and "?" in request)
+                or (_WORDS_ONLY.search(QUOTED.sub("x", request)) and not _SEE.search(request))
                 or (_ABOUT_A_COMMAND.search(QUOTED.sub("x", request)) and "?" in request
                     and not named_paths(QUOTED.sub("x", request))
                     and not _STATE_HERE.search(request.split("?", 1)[0]))

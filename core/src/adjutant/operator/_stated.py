@@ -55,7 +55,7 @@ from ._values import (
     without_copied_values,
     without_more,
 )
-from ._when import scheduled_as_said
+from ._when import UNIT_SECONDS, scheduled_as_said, seconds_as_said
 from ._words import (
     QUOTED,
     carried_patch,
@@ -71,6 +71,7 @@ __all__ = ["git_names", "settled_values", "with_stated_values"]
 _log = logging.getLogger("adjutant.planner")
 _WORDS = re.compile(r"[A-Za-z0-9_./*?-]+")  # "don't" is "don", "t"
 _NEGATIONS = frozenset({"no", "not", "dont", "don", "doesn", "didn", "won", "without",
+                        "isn", "aren", "wasn", "weren", "hasn", "haven",
                         "exclude", "excluding", "skip", "except", "never", "nor"})
 #: Everyday names of a list's allowed values ("RAM" for ``memory``).
 _ALIASES = {"ram": "memory", "cores": "cpu", "core": "cpu", "processor": "cpu",
@@ -190,8 +191,10 @@ def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
             steps.append(step)
             continue
         schema = declaration.args_schema
-        for said in (_argv_as_said, _pattern_as_said, word_as_said, _quote_as_said):
+        for said in (_argv_as_said, _pattern_as_said, word_as_said, _quote_as_said,
+                     seconds_as_said):
             step = said(step, schema, asked)
+        step = _flags_as_said(step, schema, lowered)
         step = _nested_as_declared(step, schema, tools)
         if cwd:
             step = _ref_as_ref(step, schema, cwd)
@@ -213,6 +216,25 @@ def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
         steps.append(step)
     return plan if all(a is b for a, b in zip(steps, plan.steps, strict=True)) else Plan(
         steps=tuple(steps))
+
+
+def _flags_as_said(step: ToolCall, schema: Mapping[str, Any], words: list[str]) -> ToolCall:
+    """``step`` without a flag the model turned on that the request turns off ("what
+    I've changed that isn't staged" had shown only the staged changes)."""
+    args = dict(step.args)
+    for key, value in step.args.items():
+        spec = schema.get("properties", {}).get(key)
+        if value is True and isinstance(spec, Mapping) and spec.get("type") == "boolean" \
+                and _says_flag(key, words) is False:
+            if spec.get("default") is True or "default true" in str(
+                    spec.get("description", "")).lower():
+                args[key] = False
+            else:
+                del args[key]
+    if args == step.args:
+        return step
+    _log.info("flags: %s %s as said in the request", step.tool, args)
+    return msgspec.structs.replace(step, args=args)
 
 
 def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
@@ -309,14 +331,16 @@ def _argv_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> Tool
                       step.tool, key, args[key])
             args[key] = whole
         for item in list(args[key]):  # "--timeout=120" is the tool's own timeout
-            flag = re.fullmatch(r"--?([a-z][a-z0-9_-]*)=(\d{1,9})", item)
+            flag = re.fullmatch(r"--?([a-z][a-z0-9_-]*)=(\d{1,9})([smh]?)", item)
             name = flag.group(1).replace("-", "_") if flag else ""
-            if flag and name not in args and name != key and schema.get(
+            if flag and name != key and item not in said and schema.get(
                     "properties", {}).get(name, {}).get("type") in ("integer", "number"):
                 _log.info("command line: %s %r is the tool's own %s", step.tool, item, name)
                 args[key] = [a for a in args[key] if a != item]
-                args[name] = int(flag.group(2))
+                args.setdefault(name, int(flag.group(2)) * UNIT_SECONDS.get(flag.group(3), 1))
     return step if args == step.args else msgspec.structs.replace(step, args=args)
+
+
 
 
 #: What a search term is said with: quoted, or a call ("len(values)", "main()").

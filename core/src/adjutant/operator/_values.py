@@ -339,8 +339,8 @@ def searched_for(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
 
 #: Files named by their kind ("in json files", "only the python files"), and the ending
 #: of each kind not named by its ending.
-_KIND_OF_FILES = re.compile(r"\b(?:in|only|among|through|across|of|list|show|find)\s+"
-                            r"(?:the\s+|my\s+|all\s+)?"
+_KIND_OF_FILES = re.compile(r"\b(?:in|only|just|among|through|across|of|list|show|find|"
+                            r"search|grep|serach|look at|the)\s+(?:the\s+|my\s+|all\s+)?"
                             r"(json|ya?ml|python|py|markdown|md|te?xt|toml|javascript|js|"
                             r"typescript|ts|html|css|shell|sh|log|csv|ini|cfg|rust|go|java)\s+"
                             r"files\b", re.IGNORECASE)

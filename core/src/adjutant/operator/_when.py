@@ -1,6 +1,6 @@
 """When a request asks for its action: again and again ("every weekday at 7:30"), or
-once at a later time ("On 2026-12-24 at 08:00, ..."): a schedule, whatever the action.
-Pure text rules."""
+once at a later time ("On 2026-12-24 at 08:00, ..."): a schedule, whatever the action;
+and how long it may take ("give it two minutes"). Pure text rules."""
 
 from __future__ import annotations
 
@@ -8,16 +8,18 @@ import logging
 import re
 from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
+from typing import Any
 
 import msgspec
 
-from adjutant_hookspecs import Plan, Response, ToolDeclaration
+from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 from ._heads import declared_args
-from ._values import tool_said
+from ._values import _SMALL, tool_said
 from ._words import _RECORDING, QUOTED, content_cut, is_question
 
-__all__ = ["at_of", "cron_of", "later", "no_such_day", "recurring", "scheduled_as_said"]
+__all__ = ["UNIT_SECONDS", "at_of", "cron_of", "later", "no_such_day", "recurring",
+           "scheduled_as_said", "seconds_as_said"]
 
 _log = logging.getLogger("adjutant.planner")
 
@@ -46,7 +48,11 @@ _LATER = re.compile(r"(?<!since )(?<!until )(?<!till )(?<!before )(?<!after )(?<
                     r"(?:morning|evening|night))\s+at\s+\d{1,2}(?!\d)|\bat\s+\d{1,2}:\d{2}\b|"
                     r"\bon\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[a-z]{3,9}\b"
                     r"[^.?!]{0,12}\bat\s+\d|\bon\s+[a-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?\b"
-                    r"[^.?!]{0,12}\bat\s+\d", re.IGNORECASE)
+                    r"[^.?!]{0,12}\bat\s+\d|"
+                    # the time, then the day: "at 6pm on 5 December 2026"
+                    r"\bat\s+\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?,?\s+on\s+(?:the\s+)?"
+                    r"(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[a-z]{3,9}|[a-z]{3,9}\.?\s+\d{1,2})\b",
+                    re.IGNORECASE)
 
 
 def later(request: str) -> bool:
@@ -217,3 +223,28 @@ def _same_time(written: object, at: str) -> bool:
             datetime.fromisoformat(at)
     except ValueError:
         return False
+
+
+#: Seconds in a unit a command-line flag writes ("--timeout=2m").
+UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600}
+#: A time said with its unit: "two minutes", "90 seconds", "1 hour".
+_DURATION = re.compile(r"\b(\d{1,6}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                       r"twelve)\s+(sec(?:ond)?s?|min(?:ute)?s?|h(?:ou)?rs?)\b", re.IGNORECASE)
+
+
+def seconds_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> ToolCall:
+    """``step`` with an argument in seconds that the model gave the number of a time
+    said in other units ("give it two minutes": 120, not 2); the step itself else."""
+    said = {(int(n) if n.isdigit() else _SMALL[n.lower()], u[0].lower())
+            for n, u in _DURATION.findall(QUOTED.sub(" ", asked))}
+    if len(said) != 1:
+        return step
+    number, unit = said.pop()
+    args = dict(step.args)
+    for key, spec in schema.get("properties", {}).items():
+        if isinstance(spec, Mapping) and spec.get("type") in ("integer", "number") and \
+                str(spec.get("description", "")).lower().startswith("seconds") and \
+                args.get(key) == number and unit in "mh":
+            args[key] = number * UNIT_SECONDS[unit]
+            _log.info("seconds: %s.%s %s %s is %s s", step.tool, key, number, unit, args[key])
+    return step if args == step.args else msgspec.structs.replace(step, args=args)
