@@ -505,6 +505,12 @@ def test_what_the_words_name_wins_where_the_models_choice_cannot_be_right() -> N
     assert pick("Tell me about this computer.", "response", {"sys.info": 3.5}) == "sys.info"
     assert pick("Tell me about this computer.", "response", {"sys.info": 1.0}) is None
     assert pick("Tell me about Mongolia.", "response", {"sys.info": 3.5}) is None
+    # the machine by another name (stop 50, heldout24 after its run: "tell me about this
+    # box" was answered in words, its words ranking a write best)
+    box = named_by_words("tell me about this box", choices, choices.index("response"),
+                         lambda t: {"sys.info": 5.5} if t == "this machine" else
+                         {"memory.note": 3.0}, 2.5, tools)
+    assert box is not None and choices[box] == "sys.info"
     assert pick("Project note for later: the report runs with python3 src/app.py.",
                 "shell.exec", words) == "memory.note"
     assert pick("record that python3 src/app.py is slow", "shell.exec", words) is None

@@ -182,7 +182,24 @@ def test_a_question_about_what_a_named_file_holds_names_it(
      "differences between them", ("notes.old", "notes.txt")),
     ("read notes.txt and todo.md, then compare the two", ("notes.txt", "todo.md")),
     ("compare them later: notes.txt, then todo.md", None),  # "them" before the names
+    # "different" between them (stop 50, heldout24 after its run: diffed the other way)
+    ("how is notes.old different from notes.txt?", ("notes.old", "notes.txt")),
+    ("is notes.txt any different than todo.md", None),  # words between: not side by side
+    ("is notes.txt different than todo.md", ("notes.txt", "todo.md")),
 ])
 def test_two_files_compared_with_each_other_are_named(
         space: Path, request_: str, expected: tuple[str, str] | None) -> None:
     assert compared_files(request_, str(space)) == expected
+
+
+def test_two_files_compared_are_diffed_in_the_order_named() -> None:
+    """The model's a and b swapped are put back in the order the request names them; a
+    step with other values is left as it is."""
+    from adjutant.operator._typed import compared_in_order
+    from adjutant_hookspecs import Plan, ToolCall
+
+    swapped = Plan(steps=(ToolCall(tool="fs.diff", args={"a": "notes.txt", "b": "notes.old"}),))
+    assert compared_in_order(swapped, ("notes.old", "notes.txt")).steps[0].args == {
+        "a": "notes.old", "b": "notes.txt"}
+    other = Plan(steps=(ToolCall(tool="fs.diff", args={"a": "notes.txt", "b": "todo.md"}),))
+    assert compared_in_order(other, ("notes.old", "notes.txt")) == other

@@ -63,9 +63,12 @@ def named_by_words(asked: str, choices: Sequence[str], top: int,
     a note kept would be a write). "Record" names other things too ("record a demo"):
     its order is the model's to read."""
     if choices[top] == "response" and about_here(asked):
-        best = _best(rank(asked), choices, strong)
-        reads = best is not None and getattr(tools[best].safety, "level", "write") == "read"
-        return choices.index(best) if best is not None and reads else None
+        # "this box", "this laptop": the machine, whatever its name in the tools' words
+        for words in (asked, "this machine"):
+            best = _best(rank(words), choices, strong)
+            if best is not None and getattr(tools[best].safety, "level", "write") == "read":
+                return choices.index(best)
+        return None
     kept = _RECORDING.match(asked.lower())
     if kept and not kept.group(0).endswith("record") and not is_question(asked):
         # "remember I like British spelling in everything you write": the order's verb

@@ -253,9 +253,10 @@ def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
 
 #: Two files compared with each other: "diff notes.txt against notes.old", "compare
 #: a.json with b.json", "what's the difference between x.md and y.md".
-_COMPARING = re.compile(r"\b(?:diff|compare|comparing|differences?|differ)\b", re.IGNORECASE)
-_AGAINST = re.compile(r"\s*(?:,\s*)?(?:against|with|to|and|vs\.?|versus|from)\s+(?:the\s+)?",
-                      re.IGNORECASE)
+_COMPARING = re.compile(r"\b(?:diff|compare|comparing|differences?|differ|different)\b",
+                        re.IGNORECASE)
+_AGAINST = re.compile(r"\s*(?:,\s*)?(?:(?:is\s+|are\s+)?(?:different|differs?)\s+)?(?:against|"
+                      r"with|to|and|vs\.?|versus|from|than)\s+(?:the\s+)?", re.IGNORECASE)
 
 
 #: A comparison of the two files named before ("treat a.py as the old version and b.py
@@ -275,8 +276,9 @@ def compared_files(request: str, cwd: str) -> tuple[str, str] | None:
     for first, second in pairwise(names):
         start = request.find(first)
         end = request.find(second, start + len(first))
-        if start >= 0 and end >= 0 and _AGAINST.fullmatch(request[start + len(first):end]) \
-                and _COMPARING.search(request[max(0, start - 40):start]) \
+        between = request[start + len(first):end]
+        if start >= 0 and end >= 0 and _AGAINST.fullmatch(between) \
+                and _COMPARING.search(request[max(0, start - 40):start] + between) \
                 and (pair := _both_here(cwd, first, second)):
             return pair
     return None

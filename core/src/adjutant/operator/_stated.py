@@ -38,8 +38,8 @@ import msgspec
 from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 from ._grammar import ONE_WORD
-from ._here import files_called, here, named_documents, names_here
-from ._typed import shell_words, typed_as_said, word_as_said
+from ._here import compared_files, files_called, here, named_documents, names_here
+from ._typed import compared_in_order, shell_words, typed_as_said, word_as_said
 from ._values import (
     argv_files_as_here,
     each_listed,
@@ -114,6 +114,8 @@ def settled_values(plan: Plan, asked: str, shown: str,
         reply = inputs_as_here(_files_as_here(paths_as_named(reply, asked, tools, cwd), tools,
                                               cwd), tools, cwd)
         reply = argv_files_as_here(reply, asked, tools, cwd)
+        if pair := compared_files(asked, cwd):
+            reply = compared_in_order(reply, pair)
     if not (fill and isinstance(reply, Plan)):
         return reply
     reply = searched_for(with_stated_values(reply, spelled(told, names_here(cwd)), tools, cwd),

@@ -5,7 +5,8 @@ A 0.5B model copying ``walks.md`` or ``walks/tuesday`` out of a request wrote
 branch took another name. A one-word value (or list item) that the request does not
 contain, one letter added, dropped or changed from exactly one word it does contain,
 is that word. Short words are left alone: they are one letter from too many others.
-A name run on into the words after it is cut back (`word_as_said`)."""
+A name run on into the words after it is cut back (`word_as_said`), and the two files a
+request compares are compared in the order it names them (`compared_in_order`)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from adjutant_hookspecs import Plan, ToolCall
 
 from ._grammar import ONE_WORD
 
-__all__ = ["shell_words", "typed_as_said", "word_as_said"]
+__all__ = ["compared_in_order", "shell_words", "typed_as_said", "word_as_said"]
 
 _log = logging.getLogger("adjutant.planner")
 
@@ -103,3 +104,19 @@ def shell_words(text: str) -> list[str]:
         return shlex.split(text.replace("`", " "))
     except ValueError:  # an unclosed quote: the plain words
         return text.replace("`", " ").split()
+
+
+def compared_in_order(plan: Plan, pair: tuple[str, str]) -> Plan:
+    """``plan`` with a step that takes the two files of ``pair`` as its two paths (the
+    first two path arguments it was given) given them in ``pair``'s order: the order the
+    request names them in ("how is notes.old different from notes.txt?" had diffed
+    notes.txt against notes.old)."""
+    steps = []
+    for step in plan.steps:
+        keys = [k for k, v in step.args.items() if isinstance(v, str)][:2]
+        if len(keys) == 2 and (step.args[keys[1]], step.args[keys[0]]) == pair:
+            _log.info("compared: %s %s and %s as the request names them", step.tool, *pair)
+            step = msgspec.structs.replace(step, args={**step.args, keys[0]: pair[0],
+                                                       keys[1]: pair[1]})
+        steps.append(step)
+    return Plan(steps=tuple(steps))
