@@ -35,6 +35,13 @@ def space(tmp_path: Path) -> Path:
     # a list kept in a file; a scene before the order (heldout15, after its run: a grep)
     ("read me the todo list", ("file", "todo.md")),
     ("hands covered in flour over here, just read me the todo list", ("file", "todo.md")),
+    # a scene with commas in it, "pull up", what is written in a file (stop 50,
+    # heldout24 after its run: a summary, an answer made up)
+    ("Hospital porter here, five minutes between runs \u2014 pull up NOTES.TXT for me",
+     ("file", "notes.txt")),
+    ("I bind books for a living, not software, so go gently: what's written in the guide "
+     "under docs?", ("file", "docs/guide.md")),
+    ("what's written in the guide under docs?", ("file", "docs/guide.md")),
     ("in notes.txt, show the todo list", None),  # the first clause names a file
     ("readme, show it", ("file", "README.md")),  # a name, no scene
     ("show me the readme", ("file", "README.md")),

@@ -204,9 +204,10 @@ def files_called(request: str, cwd: str) -> list[str]:
 #: and an order to show ("hands covered in flour over here, just read me the todo list";
 #: "I'm translating the docs to Italian - first show me the readme"): the order is the
 #: request ("readme, show it" is one).
-_SCENE_FIRST = re.compile(r"^(?:[^\s,?]+\s+){2,15}[^\s,?]+\s*(?:,|\s[-\u2013\u2014]|:)\s*"
+_SCENE_FIRST = re.compile(r"^(?:[^\s?]+\s+){2,15}?[^\s,?]+\s*(?:,|\s[-\u2013\u2014]|:)\s*"
                           r"(?:(?:so|now|just|please|ok|okay|first)\s+)*"
-                          r"(?=(?:show|open|cat|print|display|view|read)\b)", re.IGNORECASE)
+                          r"(?=(?:show|open|cat|print|display|view|read|pull up|bring up|"
+                          r"what'?s in|what'?s written in|what is in)\b)", re.IGNORECASE)
 
 
 def shown_path(request: str, cwd: str) -> tuple[str, str] | None:

@@ -479,6 +479,6 @@ _SHOWING = frozenset(["show", "me", "open", "cat", "print", "display", "view", "
                       "let", "take", "a", "give", "i", "want", "to", "need", "quickly",
                       "whole", "full", "again", "out", "there", "here", "this", "my", "under",
                       "within", "from", "first", "now", "too", "also", "it", "u", "plz",
-                      "pull", "bring", "for"])  # "pull up the app log for me"
+                      "pull", "bring", "for", "written"])  # "pull up the app log for me"
 #: Words that only ask to see a folder ("list the files in src").
 _LISTING = frozenset(["list", "ls", "files", "entries", "everything", "whats", "under"])
