@@ -78,7 +78,8 @@ SETS = {"tuning": "requests.jsonl", "heldout": "heldout.jsonl", "heldout2": "hel
         "heldout17": "heldout17.jsonl", "heldout18": "heldout18.jsonl",
         "heldout19": "heldout19.jsonl", "heldout20": "heldout20.jsonl",
         "heldout21": "heldout21.jsonl", "heldout22": "heldout22.jsonl",
-        "heldout23": "heldout23.jsonl", "heldout24": "heldout24.jsonl"}
+        "heldout23": "heldout23.jsonl", "heldout24": "heldout24.jsonl",
+        "heldout25": "heldout25.jsonl"}
 BASELINE = "c3400f2"
 
 
