@@ -169,6 +169,9 @@ pytestmark = pytest.mark.anyio
      ["run pytest on tests and give it two minutes before giving up"]),
     ("show me the settings and then turn debug on in there",
      ["show me the settings", "turn debug on in there"]),
+    # "queue" orders (heldout25, after its run: the summary now had been dropped)
+    ("Summarize the PDFs here now, and also queue doc.summarize to run every night at 2am.",
+     ["Summarize the PDFs here now", "queue doc.summarize to run every night at 2am"]),
     ("Wipe the project notes and put this in their place: Inventory service; logs in logs/.",
      ["Wipe the project notes and put this in their place: Inventory service; logs in "
       "logs/."]),

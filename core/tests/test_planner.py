@@ -11,7 +11,14 @@ import pytest
 
 from adjutant.operator.planner import END, Planner, reply_grammar, reply_schema
 from adjutant.testing import Harness, ScriptedProvider
-from adjutant_hookspecs import ProviderCapabilities, Response, ToolDeclaration, ToolSafety
+from adjutant_hookspecs import (
+    Plan,
+    ProviderCapabilities,
+    Response,
+    ToolCall,
+    ToolDeclaration,
+    ToolSafety,
+)
 
 
 def tool(name: str, description: str, props: dict[str, Any], required: list[str],
@@ -935,6 +942,19 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("what's in notes.old? just curious", False),
     ("What does the :.1f bit in a Python f-string do?", True),
     ("what does the function in src/app.py do?", False),
+    # heldout25 after its run: it says not to act, asks an opinion, why someone would,
+    # or a how-to with a few words after it (each had been a write)
+    ("would deleting a branch lose my commits? I'm not asking you to delete anything", True),
+    ("if I zip the src folder, would hidden files get included? not asking you to zip it",
+     True),
+    ("is JSON or YAML nicer for a settings file like settings.json? opinion only", True),
+    ("Can you explain what the main guard at the bottom of app.py is for? No need to open "
+     "the file.", True),
+    ("Why would someone keep a file like notes.old around? Just curious about the habit.",
+     True),
+    ("How would I write a .gitignore line that ignores every .log file? Only the line, "
+     "please.", True),
+    ("how do I zip src? go on, do it", False),  # then an order
 ])
 def test_a_question_about_what_a_command_means_wants_words(asked: str, words: bool) -> None:
     """What a command or a name means, or how to do a thing, is answered in words
@@ -1083,3 +1103,46 @@ def test_a_later_time_of_its_own_is_a_schedule(asked: str, scheduled: bool) -> N
     from adjutant.operator._when import later
 
     assert later(asked) is scheduled
+
+
+def test_a_question_with_a_few_words_after_it_is_still_a_question() -> None:
+    """heldout25, after its run: "What would next Tuesday at noon look like written in
+    ISO 8601? Just the format." had been a schedule: the words after the question mark
+    only qualify the answer, and a question is planned with reads only."""
+    planner = Planner(_with_levels(), bank_weight=0)  # the rule alone
+    choices = ["sys.info", "git.commit", "response"]
+    asked = "What would next Tuesday at noon look like in ISO 8601? Just the format."
+    assert choices[planner.decide(asked, choices, [0.0, 2.0, 1.0])] != "git.commit"
+    assert choices[planner.decide("commit it. Just do it.", choices,
+                                  [0.0, 2.0, 1.0])] == "git.commit"
+
+
+def test_a_step_repeating_the_one_before_is_dropped() -> None:
+    """heldout25, after its run: "show the history of release/1.0" had become eight
+    git.log steps, the model looping; a step with other values stays."""
+    from adjutant.operator._values import joined
+
+    log = ToolCall(tool="git.log", args={"path": ".", "ref": "release/1.0"})
+    looped = Plan(steps=(log, *[ToolCall(tool="git.log", args={"path": "."})] * 7))
+    assert joined([looped], "show the history of release/1.0", {}) == Plan(steps=(log,))
+    two = Plan(steps=(ToolCall(tool="git.log", args={"ref": "develop"}),
+                      ToolCall(tool="git.log", args={"ref": "main"})))
+    assert joined([two], "the logs of develop and main", {}) == two
+
+
+def test_a_made_up_diff_of_no_file_here_is_dropped_beside_other_steps(tmp_path) -> None:
+    """heldout25, after its run: a scene ("I have to read this log back for a hearing")
+    had been planned as a patch of a log.txt nobody named, before the search asked
+    for. Alone, or of a file here, or a new file, the step stays."""
+    from adjutant.operator._edits import patches_here
+
+    (tmp_path / "notes.txt").write_text("a\n")
+    made_up = ToolCall(tool="editor.patch", args={"patch": "--- a/log.txt\n+++ b/log.txt\n"})
+    real = ToolCall(tool="editor.patch", args={"patch": "--- a/notes.txt\n+++ b/notes.txt\n"})
+    new = ToolCall(tool="editor.patch", args={"patch": "--- /dev/null\n+++ b/new.txt\n"})
+    search = ToolCall(tool="search.grep", args={"pattern": "error"})
+    here = str(tmp_path)
+    assert patches_here(Plan(steps=(made_up, search)), here) == Plan(steps=(search,))
+    assert patches_here(Plan(steps=(made_up,)), here) == Plan(steps=(made_up,))
+    assert patches_here(Plan(steps=(real, new, search)), here) == Plan(
+        steps=(real, new, search))

@@ -18,12 +18,12 @@ __all__ = ["clauses", "the_ask"]
 _VERBS = frozenset((
     "add", "append", "archive", "change", "check", "checkout", "clean", "commit", "compare",
     "compress", "copy", "count", "create", "delete", "diff", "display", "download", "edit",
-    "extract", "fetch", "find", "fix", "give", "grep", "install", "jot", "kill", "list",
-    "look", "make", "merge", "modify", "move", "note", "open", "overwrite", "pack", "patch",
-    "print", "pull", "push", "put", "read", "remember", "remove", "rename", "replace", "rerun",
-    "restart", "restore", "run", "save", "schedule", "search", "show", "stage", "start", "stash",
-    "stop", "summarize", "switch", "tell", "test", "touch", "turn", "undo", "unzip", "update",
-    "view", "write", "zip"))
+    "extract", "fetch", "find", "fix", "give", "grep", "install", "jot", "kill", "list", "look",
+    "make", "merge", "modify", "move", "note", "open", "overwrite", "pack", "patch", "print",
+    "pull", "push", "put", "queue", "read", "remember", "remove", "rename", "replace", "rerun",
+    "restart", "restore", "run", "save", "schedule", "search", "show", "stage", "start",
+    "stash", "stop", "summarize", "switch", "tell", "test", "touch", "turn", "undo", "unzip",
+    "update", "view", "write", "zip"))
 #: Verbs of a change to code or text: a clause naming no file acts on the one named
 #: before ("show me src/util.py, make average return 0, then run pytest").
 _EDITS = frozenset(("change", "edit", "fix", "make", "patch", "rename", "replace", "update"))

@@ -62,7 +62,7 @@ from ._artifacts import write_artifact, write_bundle
 from ._clauses import clauses, refers_back
 from ._consent import Approver, PlanPacket, StepDecision, StepPacket
 from ._context import Workspace
-from ._edits import NOTHING_CHANGED
+from ._edits import NOTHING_CHANGED, patches_here
 from ._execution import Execution
 from ._grammar import MAX_STEPS
 from ._pipeline import Pipeline
@@ -74,6 +74,7 @@ from ._sessions import SessionStore
 from ._state import Channel, OperatorState, key_value_store
 from ._stated import settled_values
 from ._values import joined
+from ._words import carried_patch
 from .planner import Planner, bad_request
 
 if TYPE_CHECKING:
@@ -445,6 +446,8 @@ class Copilot:
             return replies
         reply = joined(replies, prompt, {n: t.declaration for n, t in
                                          self.offered_tools().items()})
+        if isinstance(reply, Plan) and len(replies) > 1 and not carried_patch(prompt):
+            reply = patches_here(reply, self.cwd)  # a clause's made-up diff of no file here
         if isinstance(reply, Response):
             await self.log.record(ResponseRecord(run_id=run_id, text=reply.text))
             return RunOutcome(run_id, "answered", text=reply.text)

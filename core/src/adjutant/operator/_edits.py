@@ -19,6 +19,10 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import msgspec
+
+from adjutant_hookspecs import Plan
+
 from ..toolkit import unified_diff
 from ._here import files_called, here, inside
 from ._words import QUOTED, carried_patch, named_paths
@@ -26,7 +30,7 @@ from ._words import QUOTED, carried_patch, named_paths
 if TYPE_CHECKING:
     from ..safety.protection import PromptFiles
 
-__all__ = ["NOTHING_CHANGED", "nothing_to_change", "patch_for", "stated_edit"]
+__all__ = ["NOTHING_CHANGED", "nothing_to_change", "patch_for", "patches_here", "stated_edit"]
 
 #: How the answer to an edit that cannot be made opens (`nothing_to_change`).
 NOTHING_CHANGED = "Nothing was changed: "
@@ -194,3 +198,23 @@ def _spelled(new: str, old: str) -> str:
     if old[:1] in "\"'" and new[:1] not in "\"'":
         return f"{old[0]}{new}{old[0]}"
     return new
+
+
+#: The file a diff edits: its ``--- a/PATH`` line (a new file's is ``/dev/null``).
+_EDITED = re.compile(r"^--- (?:a/)?(?P<path>[^\t\n]+)", re.MULTILINE)
+
+
+def patches_here(plan: Plan, cwd: str) -> Plan:
+    """``plan`` without a step whose diff (a ``patch`` the model wrote) edits a file
+    that is not here, when other steps remain ("Court stenographer here, I have to read
+    this log back for a hearing. Look through the logs folder ..." had a made-up patch
+    of a log.txt before the search). A diff the request pastes or states is not passed
+    here: whatever it names, its preview says what is wrong."""
+    def made_up(step: object) -> bool:
+        patch = getattr(step, "args", {}).get("patch")
+        return isinstance(patch, str) and any(
+            m["path"].strip() != "/dev/null" and not here(cwd, m["path"].strip())
+            for m in _EDITED.finditer(patch))
+
+    kept = tuple(s for s in plan.steps if not made_up(s))
+    return msgspec.structs.replace(plan, steps=kept) if kept and kept != plan.steps else plan

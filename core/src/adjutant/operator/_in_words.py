@@ -8,7 +8,7 @@ import re
 
 from ._words import _ASKING, QUOTED, about_here, is_question, named_paths
 
-__all__ = ["reaches_people", "wants_words", "weighs_things"]
+__all__ = ["qualified", "reaches_people", "wants_words", "weighs_things"]
 
 
 #: A request that says to answer in words only ("just explain, don't do anything").
@@ -18,15 +18,17 @@ _WORDS_ONLY = re.compile(
     r"stop|reset|install|send) (?:anything|it|them)\b|"
     r"\bwithout (?:doing|running|changing) anything\b|\bin general\b|"
     r"\bgenerally\b|\bin theory\b|\bhypothetically\b|\bno need to (?:look at|open|read|"
-    r"run|check|touch|do) anything\b|\b(?:just|only) (?:your|an) opinion\b|"
+    r"run|check|touch|do) (?:anything|it|them|the files?)\b|\b(?:just|only) (?:your|an) "
+    r"opinion\b|\bopinion only\b|\b(?:i'?m |i am )?not asking (?:you )?to\b|"
     r"\bin your (?:opinion|view)\b|\bjust asking\b|"
     r"\b(?:honest|your) (?:opinion|take|thoughts)\b(?!\.\w)|"
     r"\boff the top of your head\b|\bsettle (?:an argument|a bet|a debate)\b",
     re.IGNORECASE)
 #: Why people do a thing: their habits, even with a file here as the example ("Why do
 #: people keep files like notes.old lying around?").
-_WHY_PEOPLE = re.compile(r"^\W*why do(?:es)? (?:people|folks|developers|programmers|devs|"
-                         r"some people|so many people|teams|admins)\b", re.IGNORECASE)
+_WHY_PEOPLE = re.compile(r"^\W*why (?:do(?:es)?|would) (?:people|folks|developers|programmers|"
+                         r"devs|some people|so many people|teams|admins|someone|anyone|"
+                         r"a person)\b", re.IGNORECASE)
 #: Small talk, the whole request: a greeting, thanks, a goodbye ("hi!", "thanks a lot").
 _SMALL_TALK = re.compile(
     r"^\W*(?:(?:hi|hello|hey|hiya|howdy|yo|greetings|good (?:morning|afternoon|evening|day)|"
@@ -203,12 +205,12 @@ def reaches_people(request: str) -> bool:
     return bool(_REACH.search(request))
 
 
-def _qualified(request: str) -> str:
+def qualified(request: str) -> str:
     """``request`` up to its question mark when a few words only qualify the answer
     after it ("how do i remove a file from git but keep it? command only")."""
     asked, mark, rest = request.partition("?")
-    return asked + mark if mark and len(rest.split()) <= 3 and not re.search(
-        r"\b(?:do|run|go|please|then|and|now)\b", rest, re.IGNORECASE) else request
+    return asked + mark if mark and len(rest.split()) <= 4 and not re.search(
+        r"\b(?:do|run|go|then|and|now)\b", rest, re.IGNORECASE) else request
 
 
 def wants_words(request: str) -> bool:
@@ -228,7 +230,7 @@ def wants_words(request: str) -> bool:
                 or ((_COMPOSE.match(request) or _REACH.match(request))
                     and not named_paths(request) and not _FILE_WORDS.search(request)
                     and not _OURS.search(request))
-                or (_HOW_TO.match(request) and is_question(_qualified(request)))
+                or (_HOW_TO.match(request) and is_question(qualified(request)))
                 or (_DEFINING.match(request) and (request.rstrip().endswith("?") or
                                                    request.lower().lstrip(" \t\"'(").startswith(
                                                        ("explain", "please explain"))

@@ -37,6 +37,7 @@ import msgspec
 
 from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
+from ._edits import patches_here
 from ._grammar import ONE_WORD
 from ._here import compared_files, files_called, here, named_documents, names_here
 from ._typed import compared_in_order, shell_words, typed_as_said, word_as_said
@@ -101,6 +102,8 @@ def settled_values(plan: Plan, asked: str, shown: str,
     reply = without_copied_values(plan, told, shown, tools, cwd)
     if isinstance(reply, Plan) and (patch := patch or (carried_patch(asked) or ("",))[0]):
         reply = _with_patch(reply, patch, tools)
+    elif isinstance(reply, Plan) and cwd:  # a diff the model made up for no file here
+        reply = patches_here(reply, cwd)
     if isinstance(reply, Plan):  # what it carries, or no more than what it says
         reply = without_more(reply, carried_text(asked), tools, asked=asked)
     quotes = [q[1:-1].strip() for q in QUOTED.findall(asked)]

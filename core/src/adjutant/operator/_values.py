@@ -19,21 +19,9 @@ from ._heads import declared_args
 from ._here import files_called, here, inside, named_documents, workspace_paths
 from ._words import QUOTED, carried_text, hinted, terms, typing_slips
 
-__all__ = [
-    "argv_files_as_here",
-    "each_listed",
-    "inputs_as_here",
-    "joined",
-    "output_not_input",
-    "paths_as_named",
-    "paths_not_quoted",
-    "quote_as_said",
-    "searched_for",
-    "stated_number",
-    "tool_said",
-    "without_copied_values",
-    "without_more",
-]
+__all__ = ["argv_files_as_here", "each_listed", "inputs_as_here", "joined", "output_not_input",
+           "paths_as_named", "paths_not_quoted", "quote_as_said", "searched_for",
+           "stated_number", "tool_said", "without_copied_values", "without_more"]
 
 _log = logging.getLogger("adjutant.planner")
 _NUMBER = re.compile(r"(?<![\w./:-])\d{1,9}(?![\w./:-]|\.\d)")
@@ -388,12 +376,16 @@ def each_listed(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
 
 
 def _merged(steps: list[ToolCall], tools: Mapping[str, ToolDeclaration]) -> tuple[ToolCall, ...]:
-    """``steps`` with a read that follows a read of the same tool differing only in a
+    """``steps`` without a step that repeats the one before it (its values all the
+    same), and with a read that follows a read of the same tool differing only in a
     list of fixed choices made one ("which python version is installed, and how many
     cpus?": sys.info of python and cpu, not two)."""
     out: list[ToolCall] = []
     for step in steps:
         before = out[-1] if out else None
+        if before is not None and before.tool == step.tool and all(
+                before.args.get(k) == v for k, v in step.args.items()):
+            continue  # the step before again, or less of it: the model looping (8 logs)
         props = tools[step.tool].args_schema.get("properties", {}) if step.tool in tools else {}
         choices = [k for k, v in props.items() if isinstance(v, Mapping) and v.get(
             "type") == "array" and isinstance(v.get("items"), Mapping) and "enum" in v["items"]]

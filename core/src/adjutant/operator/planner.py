@@ -43,7 +43,7 @@ from ._bank import Bank, Example
 from ._grammar import END, MAX_STEPS, grounded, reply_grammar, reply_schema
 from ._heads import named_by_words, runner_among, timer_among
 from ._here import workspace_paths
-from ._in_words import wants_words
+from ._in_words import qualified, wants_words
 from ._when import later, recurring
 from ._words import (
     MAX_REQUEST,
@@ -474,7 +474,7 @@ class Planner:
             _log.info("named program: %r says which program to use; %s instead of %s",
                       asked[:80], choices[runner], choices[order[0]])
             return runner
-        if asked and is_question(asked):
+        if asked and is_question(qualified(asked)):  # "...? Just the format." asks too
             reads = [i for i in order if not self.writes(choices[i])]
             if existing:  # about a file here: words alone cannot have read it
                 reads = [i for i in reads if choices[i] != "response"] or reads
