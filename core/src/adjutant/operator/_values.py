@@ -376,16 +376,17 @@ def each_listed(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
 
 
 def _merged(steps: list[ToolCall], tools: Mapping[str, ToolDeclaration]) -> tuple[ToolCall, ...]:
-    """``steps`` without a step that repeats the one before it (its values all the
-    same), and with a read that follows a read of the same tool differing only in a
+    """``steps`` without a step that is less of the one before it (some of its values,
+    all the same), and with a read that follows a read of the same tool differing only in a
     list of fixed choices made one ("which python version is installed, and how many
     cpus?": sys.info of python and cpu, not two)."""
     out: list[ToolCall] = []
     for step in steps:
         before = out[-1] if out else None
-        if before is not None and before.tool == step.tool and all(
-                before.args.get(k) == v for k, v in step.args.items()):
-            continue  # the step before again, or less of it: the model looping (8 logs)
+        if before is not None and before.tool == step.tool and len(step.args) < len(
+                before.args) and all(before.args.get(k) == v for k, v in step.args.items()):
+            continue  # less of the step before: the model looping (8 logs; the same step
+            # again is the stuck guard's, which pauses the run and says so)
         props = tools[step.tool].args_schema.get("properties", {}) if step.tool in tools else {}
         choices = [k for k, v in props.items() if isinstance(v, Mapping) and v.get(
             "type") == "array" and isinstance(v.get("items"), Mapping) and "enum" in v["items"]]
