@@ -78,7 +78,7 @@ def test_no_bank_request_is_a_golden_request() -> None:
                  "heldout11", "heldout12", "heldout13", "heldout14", "heldout15",
                  "heldout16", "heldout17", "heldout18", "heldout19",
                  "heldout20", "heldout21", "heldout22", "heldout23",
-                 "heldout24", "heldout25"):
+                 "heldout24", "heldout25", "heldout26"):
         for line in (GOLDEN / f"{name}.jsonl").read_text().splitlines():
             asked = set(_words(json.loads(line)["request"]))
             for words in bank:

@@ -1141,8 +1141,11 @@ def test_a_made_up_diff_of_no_file_here_is_dropped_beside_other_steps(tmp_path) 
     real = ToolCall(tool="editor.patch", args={"patch": "--- a/notes.txt\n+++ b/notes.txt\n"})
     new = ToolCall(tool="editor.patch", args={"patch": "--- /dev/null\n+++ b/new.txt\n"})
     search = ToolCall(tool="search.grep", args={"pattern": "error"})
-    here = str(tmp_path)
-    assert patches_here(Plan(steps=(made_up, search)), here) == Plan(steps=(search,))
-    assert patches_here(Plan(steps=(made_up,)), here) == Plan(steps=(made_up,))
-    assert patches_here(Plan(steps=(real, new, search)), here) == Plan(
+    here, asked = str(tmp_path), "look through the logs for error"
+    assert patches_here(Plan(steps=(made_up, search)), here, asked) == Plan(steps=(search,))
+    assert patches_here(Plan(steps=(made_up,)), here, asked) == Plan(steps=(made_up,))
+    assert patches_here(Plan(steps=(real, new, search)), here, asked) == Plan(
         steps=(real, new, search))
+    named = "patch log.txt, then search for error"  # a file the request names: its own
+    assert patches_here(Plan(steps=(made_up, search)), here, named) == Plan(
+        steps=(made_up, search))

@@ -447,7 +447,7 @@ class Copilot:
         reply = joined(replies, prompt, {n: t.declaration for n, t in
                                          self.offered_tools().items()})
         if isinstance(reply, Plan) and len(replies) > 1 and not carried_patch(prompt):
-            reply = patches_here(reply, self.cwd)  # a clause's made-up diff of no file here
+            reply = patches_here(reply, self.cwd, prompt)  # a made-up diff of no file here
         if isinstance(reply, Response):
             await self.log.record(ResponseRecord(run_id=run_id, text=reply.text))
             return RunOutcome(run_id, "answered", text=reply.text)

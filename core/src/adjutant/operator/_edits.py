@@ -204,16 +204,18 @@ def _spelled(new: str, old: str) -> str:
 _EDITED = re.compile(r"^--- (?:a/)?(?P<path>[^\t\n]+)", re.MULTILINE)
 
 
-def patches_here(plan: Plan, cwd: str) -> Plan:
+def patches_here(plan: Plan, cwd: str, asked: str) -> Plan:
     """``plan`` without a step whose diff (a ``patch`` the model wrote) edits a file
-    that is not here, when other steps remain ("Court stenographer here, I have to read
-    this log back for a hearing. Look through the logs folder ..." had a made-up patch
-    of a log.txt before the search). A diff the request pastes or states is not passed
-    here: whatever it names, its preview says what is wrong."""
+    that is not here and that ``asked`` does not name, when other steps remain ("Court
+    stenographer here, I have to read this log back for a hearing. Look through the logs
+    folder ..." had a made-up patch of a log.txt before the search). A diff the request
+    pastes or states is not passed here: whatever it names, its preview says what is
+    wrong; so is one of a file the request names ("patch util.py", in src/)."""
     def made_up(step: object) -> bool:
         patch = getattr(step, "args", {}).get("patch")
         return isinstance(patch, str) and any(
-            m["path"].strip() != "/dev/null" and not here(cwd, m["path"].strip())
+            (path := m["path"].strip()) != "/dev/null" and not here(cwd, path)
+            and os.path.basename(path).lower() not in asked.lower()
             for m in _EDITED.finditer(patch))
 
     kept = tuple(s for s in plan.steps if not made_up(s))

@@ -103,7 +103,7 @@ def settled_values(plan: Plan, asked: str, shown: str,
     if isinstance(reply, Plan) and (patch := patch or (carried_patch(asked) or ("",))[0]):
         reply = _with_patch(reply, patch, tools)
     elif isinstance(reply, Plan) and cwd:  # a diff the model made up for no file here
-        reply = patches_here(reply, cwd)
+        reply = patches_here(reply, cwd, asked)
     if isinstance(reply, Plan):  # what it carries, or no more than what it says
         reply = without_more(reply, carried_text(asked), tools, asked=asked)
     quotes = [q[1:-1].strip() for q in QUOTED.findall(asked)]
