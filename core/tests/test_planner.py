@@ -955,6 +955,7 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("How would I write a .gitignore line that ignores every .log file? Only the line, "
      "please.", True),
     ("how do I zip src? go on, do it", False),  # then an order
+    ("If I wanted to delete notes.old, how would I go about it? Only asking.", True),
 ])
 def test_a_question_about_what_a_command_means_wants_words(asked: str, words: bool) -> None:
     """What a command or a name means, or how to do a thing, is answered in words

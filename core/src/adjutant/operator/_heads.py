@@ -73,7 +73,7 @@ def named_by_words(asked: str, choices: Sequence[str], top: int,
     if kept and not kept.group(0).endswith("record") and not is_question(asked):
         # "remember I like British spelling in everything you write": the order's verb
         # names the tool, whatever the words it keeps ("write" had made it a commit)
-        lead = asked[:kept.end()] if kept.group(0).endswith(("remember", "note", "notes")) else ""
+        lead = asked[:kept.end()] if kept.group(0).endswith(("remember", "note")) else ""
         best = (lead and _best(rank(lead), choices, strong)) or _best(rank(asked), choices,
                                                                         strong)
         if best is None or best == choices[top] or any(

@@ -20,7 +20,7 @@ _WORDS_ONLY = re.compile(
     r"\bgenerally\b|\bin theory\b|\bhypothetically\b|\bno need to (?:look at|open|read|"
     r"run|check|touch|do) (?:anything|it|them|the files?)\b|\b(?:just|only) (?:your|an) "
     r"opinion\b|\bopinion only\b|\b(?:i'?m |i am )?not asking (?:you )?to\b|"
-    r"\bin your (?:opinion|view)\b|\bjust asking\b|"
+    r"\bin your (?:opinion|view)\b|\b(?:just|only) asking\b|"
     r"\b(?:honest|your) (?:opinion|take|thoughts)\b(?!\.\w)|"
     r"\boff the top of your head\b|\bsettle (?:an argument|a bet|a debate)\b",
     re.IGNORECASE)

@@ -383,8 +383,8 @@ RECORDS = re.compile(r"\b(?:notes?|noted|remember|record|jot|keep|memory|memo|fa
 _RECORDING = re.compile(r"^\W*(?:(?:for|in|about) (?:this|the|our|my) (?:project|repo|"
                         r"repository|codebase)\s*,?\s*|(?:btw|by the way|fyi|oh and)\s*,?\s*)?"
                         r"(?:please\s+)?(?:note|project note|remember|record|jot|write down|"
-                        r"keep in mind|make a note|add a note|add to|(?:write|put|add)(?: it| this|"
-                        r" a line| a note| this line)? (?:in|into|to) the project notes)\b")
+                        r"keep in mind|make a note|add a note|add to|(?:write|put)(?: it| this)?"
+                        r" (?:in|into|to) the project notes)\b")
 
 
 #: A request to record what came before it ("from now on I want short commit messages,

@@ -474,7 +474,9 @@ class Planner:
             _log.info("named program: %r says which program to use; %s instead of %s",
                       asked[:80], choices[runner], choices[order[0]])
             return runner
-        if asked and is_question(qualified(asked)):  # "...? Just the format." asks too
+        if asked and (is_question(asked) or (not existing and is_question(qualified(asked)))):
+            # "...? Just the format." asks too (of a file here, "...? Only asking." may
+            # ask how, in words: the model's answer stands)
             reads = [i for i in order if not self.writes(choices[i])]
             if existing:  # about a file here: words alone cannot have read it
                 reads = [i for i in reads if choices[i] != "response"] or reads
