@@ -481,6 +481,8 @@ def test_a_name_one_letter_off_is_the_name_typed(tool: str, wrote: dict, asked: 
     ("run pytest on tests and give it two minutes before giving up", "shell.exec",
      {"argv": ["pytest", "tests"], "timeout": 2}, {"argv": ["pytest", "tests"],
                                                   "timeout": 120}),
+    ("run pytest on tests and give it two minutes before giving up", "shell.exec",
+     {"argv": ["pytest", "tests"]}, {"argv": ["pytest", "tests"], "timeout": 120}),  # filled
     ("run pytest with 2 minutes at most", "shell.exec",
      {"argv": ["pytest", "--timeout=2m"]}, {"argv": ["pytest"], "timeout": 120}),
     ("run pytest, 90 seconds at most", "shell.exec",

@@ -196,8 +196,7 @@ def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
             steps.append(step)
             continue
         schema = declaration.args_schema
-        for said in (_argv_as_said, _pattern_as_said, word_as_said, _quote_as_said,
-                     seconds_as_said):
+        for said in (_argv_as_said, _pattern_as_said, word_as_said, _quote_as_said):
             step = said(step, schema, asked)
         step = _flags_as_said(step, schema, lowered)
         step = _nested_as_declared(step, schema, tools)
@@ -218,7 +217,7 @@ def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
                 _log.info("stated values: %s gets %s from %r", step.tool, filled, asked[:80])
                 used |= _used(Plan(steps=(msgspec.structs.replace(step, args=filled),)))
                 step = msgspec.structs.replace(step, args=args)
-        steps.append(step)
+        steps.append(seconds_as_said(step, schema, asked))  # "two minutes" filled as 2
     return plan if all(a is b for a, b in zip(steps, plan.steps, strict=True)) else Plan(
         steps=tuple(steps))
 
