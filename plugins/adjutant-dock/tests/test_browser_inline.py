@@ -251,6 +251,10 @@ async def test_the_page_at_400_px_thinking_counter_palette_and_profile_errors(
     assert await dock.copilot.mode() == "execute-with-confirmation"
     # a pasted profile's JSON error names the line and column
     await page.keyboard.press("Alt+4")
+    # the tab loads the current profile into the box first: filling before it lands had
+    # pasted over half of it (CI once: the error named line 54)
+    # (#profile-current is filled in the same task, just before the box)
+    await page.wait_for_selector("#profile-current:not(:empty)")
     await page.fill("#profile-text", '{\n  "model": {\n    "provider": "x",,\n  }\n}')
     await page.click("#profile-check")
     error = await page.inner_text("#profile-errors li")
