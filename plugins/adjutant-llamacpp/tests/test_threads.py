@@ -4,7 +4,6 @@ the same logits with any number of threads, so the provider can choose per reque
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import time
 from contextlib import aclosing
@@ -94,24 +93,25 @@ def test_threads_are_the_cores_left_whole() -> None:
     assert threads_for(1, 0.0) == 1
 
 
-def _spin(until: float) -> None:
-    while time.monotonic() < until:
-        pass
+#: A process that keeps a core busy for 0.8 s: a program of its own (a test function
+#: pickled into a spawned process named a module the child could not import under some
+#: import modes, so the "busy" machine was idle and only the load average had said busy).
+_SPIN = "import time\nend = time.monotonic() + 0.8\nwhile time.monotonic() < end:\n    pass\n"
 
 
 def test_a_busy_machine_gets_one_thread() -> None:
+    import subprocess
+    import sys
+
     cores = IdleCores()
-    until = time.monotonic() + 0.8
-    spinners = [multiprocessing.get_context("spawn").Process(target=_spin, args=(until,))
+    spinners = [subprocess.Popen([sys.executable, "-c", _SPIN])
                 for _ in range(os.cpu_count() or 2)]
-    for spinner in spinners:
-        spinner.start()
     try:
         time.sleep(0.6)  # the window: every core busy with another process
         assert cores.threads() == 1
     finally:
         for spinner in spinners:
-            spinner.join()
+            spinner.wait()
 
 
 def test_a_window_too_short_to_measure_keeps_the_last_count() -> None:
