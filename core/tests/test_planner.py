@@ -374,6 +374,9 @@ async def test_the_model_chooses_the_first_step_calibrated_against_no_request() 
     priors: dict[Any, list[float]] = {}
     chosen, choice = await planner.choose(scorer, request, names, priors)
     assert choice == "net.check_port"  # uncalibrated, "response" (-1.0) would win
+    # the content-free prompt first: the request's own pass is the last before its reply,
+    # which goes on from it (run after run, the first request of a process had differed)
+    assert ["N/A" in p for p in asked] == [True, False]
     grammar = chosen.grammar or ""
     assert grammar.splitlines()[0].startswith("root ::= (plan)")
     first = next(line for line in grammar.splitlines() if line.startswith("first ::="))
@@ -470,6 +473,26 @@ def test_a_question_about_a_file_here_is_not_answered_in_words() -> None:
     # an order naming the file keeps the model's choice (a request no tool serves)
     assert choices[planner.decide("delete notes.old for me", choices, [0.4, 0.5, 0.6, 3.0],
                                   existing=["notes.old"])] == "response"
+
+
+def test_a_request_that_says_it_only_asks_is_never_a_change_even_of_a_file_here() -> None:
+    """heldout26, after its run: "If I append a line to notes.txt, will the old lines
+    stay? just asking before I do it" had been `fs.append`, and "Should
+    config/settings.json be committed to git or is that a bad idea? just your opinion" a
+    commit: a request that says it only asks changes nothing, whatever file it names,
+    and the model's choice of a read or an answer in words stands."""
+    planner = Planner(_with_levels(), bank_weight=0)  # the rule alone
+    choices = ["fs.read", "git.commit", "fs.diff", "response"]
+    scores = [0.4, 3.0, 0.2, 1.5]  # the write best, then the answer in words
+    for asked in ("If I append a line to notes.txt, will the old lines stay? just asking "
+                  "before I do it",
+                  "Should notes.txt be committed or is that a bad idea? just your opinion",
+                  "would committing notes.txt now lose anything? Asking, not doing."):
+        assert choices[planner.decide(asked, choices, scores,
+                                      existing=["notes.txt"])] == "response", asked
+    # without the words, an order naming the file keeps the model's choice
+    assert choices[planner.decide("commit notes.txt, it is done", choices, scores,
+                                  existing=["notes.txt"])] == "git.commit"
 
 
 def test_a_question_about_this_machine_is_not_answered_in_words() -> None:
@@ -956,6 +979,12 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
      "please.", True),
     ("how do I zip src? go on, do it", False),  # then an order
     ("If I wanted to delete notes.old, how would I go about it? Only asking.", True),
+    # heldout26 after its run: it says it only asks; what a thing said before the comma
+    # means (a branch had been a diff, "??" the status)
+    ("Would making a new branch right now carry my uncommitted edits along? Asking, not "
+     "doing.", True),
+    ("when git status shows ?? next to a file, what does that mean?", True),
+    ("I ran the report, what does it print?", False),
 ])
 def test_a_question_about_what_a_command_means_wants_words(asked: str, words: bool) -> None:
     """What a command or a name means, or how to do a thing, is answered in words

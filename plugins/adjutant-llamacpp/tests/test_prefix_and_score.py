@@ -121,6 +121,39 @@ PLAN_HEADS = [f'{{"type":"plan","steps":[{{"tool":"{name}"' for name in (
     "proc.kill", "sys.info")] + ['{"type":"response"']
 
 
+async def test_a_reply_to_kept_scores_is_the_reply_after_scoring(cache: Path) -> None:
+    """Scores read from disk leave nothing evaluated; the reply that follows evaluates
+    the batch they came from, so it goes on from the same state as in a process that
+    scored: the same tokens kept, the same numbers (after a plain evaluation they
+    differed in the last digits, and a request asked again in a new process had planned
+    other values). Again after another request in the same process."""
+    request = CompletionRequest(system=SYSTEM, prompt="list the running python processes",
+                                max_tokens=12, temperature=0.0,
+                                grammar='root ::= "{\\"type\\":\\"plan\\",\\"steps\\":'
+                                        '[{\\"tool\\":\\"proc.list\\",\\"args\\":{" [a-z"]*')
+    other = CompletionRequest(system=SYSTEM, prompt="what colour is a ripe banana?",
+                              max_tokens=4, temperature=0.0)
+    first = LlamaCpp(context_size=1024)
+    try:
+        await first.score(request, PLAN_HEADS)
+        said = await text_of(first, request)
+        kept = first.timings["forced_kept"]
+    finally:
+        await first.aclose()
+    assert kept >= 9
+    second = LlamaCpp(context_size=1024)  # a new process: the scores come from disk
+    try:
+        for _ in range(2):
+            await second.score(request, PLAN_HEADS)
+            assert second.timings["score_prompt_tokens"] == 0
+            assert await text_of(second, request) == said
+            assert second.timings["forced_kept"] == kept
+            await second.score(other, ["yellow", "purple"])
+            await text_of(second, other)
+    finally:
+        await second.aclose()
+
+
 async def test_the_trie_in_one_batch_scores_as_its_groups_one_by_one(cache: Path) -> None:
     """`tree_scores` (every branching node in one batch, a sequence per option) gives
     the model's own likelihoods: the same ranking as the walk, one small batch per

@@ -8,20 +8,24 @@ import re
 
 from ._words import _ASKING, QUOTED, about_here, is_question, named_paths
 
-__all__ = ["qualified", "reaches_people", "wants_words", "weighs_things"]
+__all__ = ["only_asks", "qualified", "reaches_people", "wants_words", "weighs_things"]
 
 
+#: A request that says it only asks, whatever file it names ("If I append a line to
+#: notes.txt, will the old lines stay? just asking before I do it", "Asking, not doing.",
+#: "Should config/settings.json be committed? just your opinion"): nothing is to change.
+_ONLY_ASKING = (r"(?:\b(?:just|only|merely) asking|\basking,? not (?:doing|changing|telling)|"
+                r"\b(?:i'?m |i am )?not asking (?:you )?to|\b(?:just|only) (?:your|an) "
+                r"opinion|\bopinion only|\bin your (?:opinion|view)|\bhypothetically|"
+                r"\bin theory|\bdon'?t actually do (?:it|anything))\b(?![./-]\w)")  # no file name
 #: A request that says to answer in words only ("just explain, don't do anything").
 _WORDS_ONLY = re.compile(
-    r"\b(?:just|only) (?:explain|describe|tell me)\b|\b(?:don'?t|do not) (?:do|run|change|"
-    r"touch|execute|schedule|create|write|make|commit|save|modify|push|delete|remove|kill|"
-    r"stop|reset|install|send) (?:anything|it|them)\b|"
-    r"\bwithout (?:doing|running|changing) anything\b|\bin general\b|"
-    r"\bgenerally\b|\bin theory\b|\bhypothetically\b|\bno need to (?:look at|open|read|"
-    r"run|check|touch|do) (?:anything|it|them|the files?)\b|\b(?:just|only) (?:your|an) "
-    r"opinion\b|\bopinion only\b|\b(?:i'?m |i am )?not asking (?:you )?to\b|"
-    r"\bin your (?:opinion|view)\b|\b(?:just|only) asking\b|"
-    r"\b(?:honest|your) (?:opinion|take|thoughts)\b(?!\.\w)|"
+    _ONLY_ASKING + r"|\b(?:just|only) (?:explain|describe|tell me)\b|\b(?:don'?t|do not) "
+    r"(?:do|run|change|touch|execute|schedule|create|write|make|commit|save|modify|push|"
+    r"delete|remove|kill|stop|reset|install|send) (?:anything|it|them)\b|"
+    r"\bwithout (?:doing|running|changing) anything\b|\bin general\b|\bgenerally\b|"
+    r"\bno need to (?:look at|open|read|run|check|touch|do) (?:anything|it|them|the "
+    r"files?)\b|\b(?:honest|your) (?:opinion|take|thoughts)\b(?!\.\w)|"
     r"\boff the top of your head\b|\bsettle (?:an argument|a bet|a debate)\b",
     re.IGNORECASE)
 #: Why people do a thing: their habits, even with a file here as the example ("Why do
@@ -45,7 +49,7 @@ _SMALL_TALK = re.compile(
 #: terminal says 'fatal: not a git repository' - what does that mean?", "why do I get
 #: 'permission denied'?").
 _EXPLAIN = re.compile(
-    r"(?:^|[.:!?;\u2014\u2013]\s+|\s-\s)\W*what (?:does|do|would|will|did) (?!i\b|we\b|you\b)"
+    r"(?:^|[.:!?;,\u2014\u2013]\s+|\s-\s)\W*what (?:does|do|would|will|did) (?!i\b|we\b|you\b)"
     r"[^?]{1,80}?\b(?:mean|stand for|refers? to)\b|"
     r"^\W*what(?:'?s| is| are| does)(?: the)? (?:--?[\w-]+ )?(?:flag|option|switch)s?\b(?! here)|"
     r"^\W*why (?:do|does|am|did|would) (?:i|we|it) (?:get|see|keep getting)\b(?=[^?]*['\"`])|"
@@ -203,6 +207,12 @@ def reaches_people(request: str) -> bool:
     """Whether ``request`` orders people reached (`_REACH`), which nothing here does:
     whatever the answer in words, nothing was sent."""
     return bool(_REACH.search(request))
+
+
+def only_asks(request: str) -> bool:
+    """Whether ``request`` says it only asks (`_ONLY_ASKING`), of a file here too: no
+    step of its plan may change anything."""
+    return bool(re.search(_ONLY_ASKING, QUOTED.sub("x", request), re.IGNORECASE))
 
 
 def qualified(request: str) -> str:

@@ -43,7 +43,7 @@ from ._bank import Bank, Example
 from ._grammar import END, MAX_STEPS, grounded, reply_grammar, reply_schema
 from ._heads import named_by_words, runner_among, timer_among
 from ._here import workspace_paths
-from ._in_words import qualified, wants_words
+from ._in_words import only_asks, qualified, wants_words
 from ._when import later, recurring
 from ._words import (
     MAX_REQUEST,
@@ -377,12 +377,15 @@ class Planner:
         if passages and (bare := request.prompt.replace(passages + "\n", "", 1)) \
                 != request.prompt:
             request = msgspec.structs.replace(request, prompt=bare)
+        key = (request.system, request.model, tuple(heads))
+        if calibrate and key not in priors:  # first: the request's own scoring must be
+            # the last pass before its reply, whose tokens it keeps (a reply evaluated
+            # after another pass differs in the last digits, and so, run after run, did
+            # the values sampled from it)
+            empty = msgspec.structs.replace(request, prompt=self.user_text(_CONTENT_FREE))
+            priors[key] = list(await scorer(empty, heads))
         scores = list(await scorer(request, heads))
         if calibrate:
-            key = (request.system, request.model, tuple(heads))
-            if key not in priors:
-                empty = msgspec.structs.replace(request, prompt=self.user_text(_CONTENT_FREE))
-                priors[key] = list(await scorer(empty, heads))
             scores = [s - CALIBRATION * p for s, p in zip(scores, priors[key], strict=True)]
         scores = [-math.inf if c in exclude else s
                   for c, s in zip([*names, "response"], scores, strict=True)]
@@ -474,11 +477,13 @@ class Planner:
             _log.info("named program: %r says which program to use; %s instead of %s",
                       asked[:80], choices[runner], choices[order[0]])
             return runner
-        if asked and (is_question(asked) or (not existing and is_question(qualified(asked)))):
+        asking = bool(asked) and only_asks(asked)  # "just asking", of a file here too
+        if asked and (asking or is_question(asked)
+                      or (not existing and is_question(qualified(asked)))):
             # "...? Just the format." asks too (of a file here, "...? Only asking." may
-            # ask how, in words: the model's answer stands)
+            # ask how, in words: the model's choice of a read or an answer stands)
             reads = [i for i in order if not self.writes(choices[i])]
-            if existing:  # about a file here: words alone cannot have read it
+            if existing and not asking:  # about a file here: words cannot have read it
                 reads = [i for i in reads if choices[i] != "response"] or reads
             if reads and reads[0] != order[0]:
                 _log.info("second look: %r is a question%s; %s (%.3f) instead of %s "

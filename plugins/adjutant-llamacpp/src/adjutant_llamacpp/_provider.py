@@ -138,6 +138,10 @@ class LlamaCpp:
         self._fit_warnings: list[str] = []  # said with the next answer, once
         self._cores = IdleCores()
         self._ahead = 0
+        #: The last prompt whose scores came from disk, with its options: a reply to it
+        #: evaluates the scoring batch first, as after a scoring pass, so that it is
+        #: sampled from the same numbers whether or not the scores were kept.
+        self._unscored: tuple[list[int], list[list[int]]] | None = None
         self._thread = ModelThread()
 
     def _set_threads(self, llama: Any) -> None:
@@ -403,7 +407,9 @@ class LlamaCpp:
                 if memo is not None and (kept := _read_scores(memo, len(options))):
                     self.timings["score_s"] = time.perf_counter() - started
                     self.timings["score_prompt_tokens"] = 0
+                    self._unscored = (prompt, options)
                     return kept
+                self._unscored = None
                 cached, tail = hold_but_tail(llama, prompt, self._static(
                     llama, path, prompt, prefix, _line(request)))
                 scores = tree_scores(llama, options, tail)
@@ -458,6 +464,13 @@ class LlamaCpp:
                         raise ValueError(f"the prompt is {len(prompt)} tokens, more than "
                                          f"the context of {self.context_size}")
                     static = self._static(llama, path, prompt, prefix, _line(request))
+                    if self._unscored is not None and self._unscored[0] == prompt:
+                        # scores kept on disk: the batch they came from, evaluated now
+                        # (a reply after a plain evaluation differs in the last digits,
+                        # and the values sampled from it differed from run to run)
+                        tree_scores(llama, self._unscored[1],
+                                    hold_but_tail(llama, prompt, static)[1])
+                    self._unscored = None
                     cached = common_prefix(llama, prompt)
                     if cached < len(prompt) or llama.n_tokens == len(prompt):
                         cached = hold(llama, prompt, static)  # not right after its scoring
