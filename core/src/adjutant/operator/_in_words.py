@@ -8,7 +8,7 @@ import re
 
 from ._words import _ASKING, QUOTED, about_here, is_question, named_paths
 
-__all__ = ["only_asks", "qualified", "reaches_people", "wants_words", "weighs_things"]
+__all__ = ["only_asks", "qualified", "reaches_people", "unworded", "wants_words", "weighs_things"]
 
 
 #: A request that says it only asks, whatever file it names ("If I append a line to
@@ -18,6 +18,14 @@ _ONLY_ASKING = (r"(?:\b(?:just|only|merely) asking|\basking,? not (?:doing|chang
                 r"\b(?:i'?m |i am )?not asking (?:you )?to|\b(?:just|only) (?:your|an) "
                 r"opinion|\bopinion only|\bin your (?:opinion|view)|\bhypothetically|"
                 r"\bin theory|\bdon'?t actually do (?:it|anything))\b(?![./-]\w)")  # no file name
+#: English's commonest words: a request with none of them (and none of a tool's) is
+#: gibberish ("asdf qwlkj blorp zzzt"), a word of thanks, or another language. Measured
+#: on the bank and every golden set: none of their 1,285 writes lacks both, all 17
+#: gibberish requests do.
+_COMMON = re.compile(
+    r"\b(?:the|a|an|to|of|my|me|i|is|are|in|on|and|or|what|which|how|show|please|pls|it|"
+    r"this|that|for|with|from|into|all|your|you|can|do|does|put|make|keep|don'?t|let|be|at|"
+    r"up|out|by|as|so|no|not|we|our|here|there)\b", re.IGNORECASE)
 #: A request that says to answer in words only ("just explain, don't do anything").
 _WORDS_ONLY = re.compile(
     _ONLY_ASKING + r"|\b(?:just|only) (?:explain|describe|tell me)\b|\b(?:don'?t|do not) "
@@ -213,6 +221,11 @@ def only_asks(request: str) -> bool:
     """Whether ``request`` says it only asks (`_ONLY_ASKING`), of a file here too: no
     step of its plan may change anything."""
     return bool(re.search(_ONLY_ASKING, QUOTED.sub("x", request), re.IGNORECASE))
+
+
+def unworded(request: str) -> bool:
+    """Whether ``request`` has none of English's commonest words (`_COMMON`)."""
+    return not _COMMON.search(request)
 
 
 def qualified(request: str) -> str:

@@ -314,16 +314,19 @@ def makes_no_sense(request: str) -> bool:
     hold ("talk a lot" is English the bank lacks; "asdkj qwpoe zzkx vbnm" had been
     planned as `git.diff`, "asdf qwpoe zzkx ?? lorp" as a command line)."""
     words = re.findall(r"[a-z]{3,}", request.lower())
-    if len(words) < 2 or re.search(r"\d", request) or named_paths(request) \
+    if len(words) < 2 or (len(words) < 3 and re.search(r"\d", request)) \
+            or named_paths(request) \
             or any(w in _STOPWORDS for w in words):  # most requests: no bank read
         return False
     known, pairs = _known()
     if any(w[:5] in known or shutil.which(w) for w in words):
         return False
     # half the words or more not even made of letter pairs English has ("asdf qwpoe zzkx
-    # lorp": "asdf" and "lorp" are, the others not)
+    # lorp": "asdf" and "lorp" are, the others not), or one of three or more (heldout25's
+    # "asdf qwlkj blorp zzzt ;;; mmmnn" had been an append; a number beside them, as in
+    # heldout23's "flrbb 77 ,,ksj quxx mmmp?", says nothing either)
     odd = sum(not all(w[i:i + 2] in pairs for i in range(len(w) - 1)) for w in words)
-    return odd * 2 >= len(words)
+    return odd * 2 >= len(words) or (len(words) >= 3 and odd >= 1)
 
 
 #: A unified diff pasted into a request: its file headers, then hunks and their lines.

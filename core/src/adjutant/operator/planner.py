@@ -43,7 +43,7 @@ from ._bank import Bank, Example
 from ._grammar import END, MAX_STEPS, grounded, reply_grammar, reply_schema
 from ._heads import named_by_words, runner_among, timer_among
 from ._here import workspace_paths
-from ._in_words import only_asks, qualified, wants_words
+from ._in_words import only_asks, qualified, unworded, wants_words
 from ._when import later, recurring
 from ._words import (
     MAX_REQUEST,
@@ -378,10 +378,8 @@ class Planner:
                 != request.prompt:
             request = msgspec.structs.replace(request, prompt=bare)
         key = (request.system, request.model, tuple(heads))
-        if calibrate and key not in priors:  # first: the request's own scoring must be
-            # the last pass before its reply, whose tokens it keeps (a reply evaluated
-            # after another pass differs in the last digits, and so, run after run, did
-            # the values sampled from it)
+        if calibrate and key not in priors:  # first: the reply goes on from the request's
+            # own pass (after another, its last digits, and run after run its values, differ)
             empty = msgspec.structs.replace(request, prompt=self.user_text(_CONTENT_FREE))
             priors[key] = list(await scorer(empty, heads))
         scores = list(await scorer(request, heads))
@@ -405,8 +403,9 @@ class Planner:
                existing: Sequence[str] = (), past: Sequence[Example] = ()) -> int:
         """The index of the chosen head among ``choices`` (tool names and
         ``response``), from the model's ``scores``, with a second look: a request
-        that only asks (every sentence a question, none a polite order) is never
-        planned as a write or destructive first step, the best read tool or
+        that only asks (every sentence a question, none a polite order; or it says
+        "just asking"), or says nothing in English or in a tool's words (gibberish), is
+        never planned as a write or destructive first step, the best read tool or
         ``response`` is taken instead (a question planned as a change is the worst
         miss), and a question about a file that exists here is not answered in words
         (which cannot have read it): the best read tool is taken. Two scores within
@@ -456,7 +455,10 @@ class Planner:
                           scores[best], choices[order[0]], scores[order[0]], asked[:80])
                 scores = fused
                 order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))
-        if asked and not existing and "response" in choices and wants_words(asked) \
+        # 3+ words, none English's commonest nor a tool's ("play some music"; not "dir")
+        senseless = strongest <= 0 and unworded(asked) and len(asked.split()) >= 3
+        if asked and not existing and "response" in choices and (
+                wants_words(asked) or senseless) \
                 and scores[choices.index("response")] > -math.inf:
             _log.info("words only: %r asks for an explanation, not an action", asked[:80])
             return choices.index("response")
@@ -478,7 +480,7 @@ class Planner:
                       asked[:80], choices[runner], choices[order[0]])
             return runner
         asking = bool(asked) and only_asks(asked)  # "just asking", of a file here too
-        if asked and (asking or is_question(asked)
+        if asked and (asking or is_question(asked) or (strongest <= 0 and unworded(asked))
                       or (not existing and is_question(qualified(asked)))):
             # "...? Just the format." asks too (of a file here, "...? Only asking." may
             # ask how, in words: the model's choice of a read or an answer stands)
@@ -486,7 +488,7 @@ class Planner:
             if existing and not asking:  # about a file here: words cannot have read it
                 reads = [i for i in reads if choices[i] != "response"] or reads
             if reads and reads[0] != order[0]:
-                _log.info("second look: %r is a question%s; %s (%.3f) instead of %s "
+                _log.info("second look: %r only asks%s; %s (%.3f) instead of %s "
                           "(%.3f)", asked[:80], " about a file here" if existing else "",
                           choices[reads[0]], scores[reads[0]], choices[order[0]],
                           scores[order[0]])
