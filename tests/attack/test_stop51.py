@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from adjutant.operator._in_words import _COMMON, only_asks
+from adjutant.operator._in_words import _COMMON, asks_in_general, only_asks
 from adjutant.operator.planner import Planner
 
 packs = [pytest.importorskip(m) for m in ("adjutant_files", "adjutant_git", "adjutant_system")]
@@ -63,6 +63,24 @@ def test_an_order_that_quotes_the_words_keeps_its_write(order: str) -> None:
     choices = ["fs.append", "fs.read", "response"]
     assert choices[planner.decide(order, choices, [5.0, 0.0, 0.0],
                                   existing=["notes.txt"])] == "fs.append"
+
+
+@pytest.mark.parametrize("order", [
+    "if the tests pass, commit everything",
+    "if I may, would you commit notes.txt?",
+    "if you can, delete notes.old",
+    "Could you zip src if I give you the name src.zip?",
+    "delete notes.old if it is empty",
+    "would you append 'done' to notes.txt if I ask nicely?",
+])
+def test_an_order_with_an_if_keeps_its_write(order: str) -> None:
+    """A condition on an order, or a polite order with an "if", is no question of what
+    would follow (`asks_in_general`)."""
+    assert not asks_in_general(order)
+    planner = Planner(TOOLS, bank_weight=0)
+    choices = ["git.commit", "fs.read", "response"]
+    assert choices[planner.decide(order, choices, [5.0, 0.0, 0.0],
+                                  existing=["notes.txt"])] == "git.commit"
 
 
 def test_keys_pressed_at_random_are_never_a_change() -> None:

@@ -8,7 +8,8 @@ import re
 
 from ._words import _ASKING, QUOTED, about_here, is_question, named_paths
 
-__all__ = ["only_asks", "qualified", "reaches_people", "unworded", "wants_words", "weighs_things"]
+__all__ = ["asks_in_general", "only_asks", "qualified", "reaches_people", "unworded",
+           "wants_words", "weighs_things"]
 
 
 #: A request that says it only asks, whatever file it names ("If I append a line to
@@ -18,6 +19,18 @@ _ONLY_ASKING = (r"(?:\b(?:just|only|merely) asking|\basking,? not (?:doing|chang
                 r"\b(?:i'?m |i am )?not asking (?:you )?to|\b(?:just|only) (?:your|an) "
                 r"opinion|\bopinion only|\bin your (?:opinion|view)|\bhypothetically|"
                 r"\bin theory|\bdon'?t actually do (?:it|anything))\b(?![./-]\w)")  # no file name
+#: A question of what would follow, yes or no ("if I switched to develop now, would my
+#: edits come with me?", "would notes.txt change if I ran src/app.py?", "..., like if I
+#: wanted to annotate config/settings.json?"), or one asked in general: a file it names
+#: is its example. Measured on the bank and every golden set: each of the 20 it matches
+#: wants words ("if I committed now, what would go into it?" asks what, and is left).
+_IN_GENERAL_ANYWAY = re.compile(
+    r"(?:^|[,;:.!?]\s+)\W*if (?:i|we|you|someone|somebody|one) (?:[^?.!,]|\.(?=\w)){1,100},"
+    r"\s*(?:would|will|could|does|do|is|are|can|should|might)\b(?! you\b)[^?]*\?|"
+    r"^\W*(?:would|will|could|does|do|is|are|can|might)\b(?! you\b)(?:[^?.!]|\.(?=\w)){1,100}\bif "
+    r"(?:i|we|someone|one)\b[^?]*\?|\blike if (?:i|we)\b|\b(?:say|suppose|supposing|imagine) "
+    r"(?:i|we) (?:wanted|were|had|needed)\b|\bin general\b|\bgenerally\b|\bin principle\b|"
+    r"\bas a rule\b", re.IGNORECASE)
 #: English's commonest words: a request with none of them (and none of a tool's) is
 #: gibberish ("asdf qwlkj blorp zzzt"), a word of thanks, or another language. Measured
 #: on the bank and every golden set: none of their 1,285 writes lacks both, all 17
@@ -221,6 +234,12 @@ def only_asks(request: str) -> bool:
     """Whether ``request`` says it only asks (`_ONLY_ASKING`), of a file here too: no
     step of its plan may change anything."""
     return bool(re.search(_ONLY_ASKING, QUOTED.sub("x", request), re.IGNORECASE))
+
+
+def asks_in_general(request: str) -> bool:
+    """Whether ``request`` asks what would follow, or in general (`_IN_GENERAL_ANYWAY`):
+    words, even of a file here."""
+    return bool(_IN_GENERAL_ANYWAY.search(QUOTED.sub("x", request)))
 
 
 def unworded(request: str) -> bool:
