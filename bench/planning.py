@@ -80,7 +80,8 @@ SETS = {"tuning": "requests.jsonl", "heldout": "heldout.jsonl", "heldout2": "hel
         "heldout21": "heldout21.jsonl", "heldout22": "heldout22.jsonl",
         "heldout23": "heldout23.jsonl", "heldout24": "heldout24.jsonl",
         "heldout25": "heldout25.jsonl", "heldout26": "heldout26.jsonl",
-        "heldout27": "heldout27.jsonl", "heldout28": "heldout28.jsonl"}
+        "heldout27": "heldout27.jsonl", "heldout28": "heldout28.jsonl",
+        "heldout29": "heldout29.jsonl"}
 BASELINE = "c3400f2"
 
 
