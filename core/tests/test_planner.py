@@ -514,7 +514,10 @@ def test_what_would_follow_or_in_general_is_answered_in_words_even_of_a_file_her
             ("what's the point of the main guard in src/app.py, in general?", ["src/app.py"]),
             ("is JSON allowed to have comments, like if I wanted to annotate "
              "config/settings.json?", ["config/settings.json"]),
-            ("would notes.txt change if I ran src/app.py?", ["notes.txt", "src/app.py"])):
+            ("would notes.txt change if I ran src/app.py?", ["notes.txt", "src/app.py"]),
+            # heldout29, after its run: a write of README.md
+            ("If I run python3 src/app.py as the README says, what is it meant to print? "
+             "Just explain.", ["src/app.py", "README.md"])):
         assert choices[planner.decide(asked, choices, scores,
                                       existing=existing)] == "response", asked
     assert choices[planner.decide("If I committed right now, what exactly would go into "

@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from adjutant.operator._in_words import _COMMON, asks_in_general, only_asks
+from adjutant.operator._in_words import _COMMON, only_asks, wants_words_anyway
 from adjutant.operator.planner import Planner
 
 packs = [pytest.importorskip(m) for m in ("adjutant_files", "adjutant_git", "adjutant_system")]
@@ -72,11 +72,13 @@ def test_an_order_that_quotes_the_words_keeps_its_write(order: str) -> None:
     "Could you zip src if I give you the name src.zip?",
     "delete notes.old if it is empty",
     "would you append 'done' to notes.txt if I ask nicely?",
+    'commit everything with the message "just explain the fix"',
+    "write 'in general, be kind' to notes.txt",
 ])
 def test_an_order_with_an_if_keeps_its_write(order: str) -> None:
-    """A condition on an order, or a polite order with an "if", is no question of what
-    would follow (`asks_in_general`)."""
-    assert not asks_in_general(order)
+    """A condition on an order, a polite order with an "if", or the words quoted, is no
+    question of what would follow nor a wish for words (`wants_words_anyway`)."""
+    assert not wants_words_anyway(order)
     planner = Planner(TOOLS, bank_weight=0)
     choices = ["git.commit", "fs.read", "response"]
     assert choices[planner.decide(order, choices, [5.0, 0.0, 0.0],

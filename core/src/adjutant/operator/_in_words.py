@@ -8,8 +8,8 @@ import re
 
 from ._words import _ASKING, QUOTED, about_here, is_question, named_paths
 
-__all__ = ["asks_in_general", "only_asks", "qualified", "reaches_people", "unworded",
-           "wants_words", "weighs_things"]
+__all__ = ["only_asks", "qualified", "reaches_people", "unworded", "wants_words",
+           "wants_words_anyway", "weighs_things"]
 
 
 #: A request that says it only asks, whatever file it names ("If I append a line to
@@ -21,16 +21,19 @@ _ONLY_ASKING = (r"(?:\b(?:just|only|merely) asking|\basking,? not (?:doing|chang
                 r"\bin theory|\bdon'?t actually do (?:it|anything))\b(?![./-]\w)")  # no file name
 #: A question of what would follow, yes or no ("if I switched to develop now, would my
 #: edits come with me?", "would notes.txt change if I ran src/app.py?", "..., like if I
-#: wanted to annotate config/settings.json?"), or one asked in general: a file it names
-#: is its example. Measured on the bank and every golden set: each of the 20 it matches
-#: wants words ("if I committed now, what would go into it?" asks what, and is left).
-_IN_GENERAL_ANYWAY = re.compile(
+#: wanted to annotate config/settings.json?"), one asked in general, or a question
+#: followed by "just explain" ("..., what is it meant to print? Just explain." had been a
+#: write of README.md): a file it names is its example. Measured on the bank and every
+#: golden set: each of the 40 it matches wants words ("if I committed now, what would
+#: go into it?" asks what, and is left).
+_WORDS_ANYWAY = re.compile(
     r"(?:^|[,;:.!?]\s+)\W*if (?:i|we|you|someone|somebody|one) (?:[^?.!,]|\.(?=\w)){1,100},"
     r"\s*(?:would|will|could|does|do|is|are|can|should|might)\b(?! you\b)[^?]*\?|"
     r"^\W*(?:would|will|could|does|do|is|are|can|might)\b(?! you\b)(?:[^?.!]|\.(?=\w)){1,100}\bif "
     r"(?:i|we|someone|one)\b[^?]*\?|\blike if (?:i|we)\b|\b(?:say|suppose|supposing|imagine) "
     r"(?:i|we) (?:wanted|were|had|needed)\b|\bin general\b|\bgenerally\b|\bin principle\b|"
-    r"\bas a rule\b", re.IGNORECASE)
+    r"\bas a rule\b|\?[^?]*(?:\b(?:just|only) (?:explain|describe)|\bexplain(?:ation)? "
+    r"only|\bjust an explanation)\b", re.IGNORECASE)  # after a question: what to do with it
 #: English's commonest words: a request with none of them (and none of a tool's) is
 #: gibberish ("asdf qwlkj blorp zzzt"), a word of thanks, or another language. Measured
 #: on the bank and every golden set: none of their 1,285 writes lacks both, all 17
@@ -236,10 +239,10 @@ def only_asks(request: str) -> bool:
     return bool(re.search(_ONLY_ASKING, QUOTED.sub("x", request), re.IGNORECASE))
 
 
-def asks_in_general(request: str) -> bool:
-    """Whether ``request`` asks what would follow, or in general (`_IN_GENERAL_ANYWAY`):
-    words, even of a file here."""
-    return bool(_IN_GENERAL_ANYWAY.search(QUOTED.sub("x", request)))
+def wants_words_anyway(request: str) -> bool:
+    """Whether ``request`` asks what would follow, in general, or says to explain only
+    (`_WORDS_ANYWAY`): words, even of a file here."""
+    return bool(_WORDS_ANYWAY.search(QUOTED.sub("x", request)))
 
 
 def unworded(request: str) -> bool:

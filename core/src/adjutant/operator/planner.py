@@ -43,7 +43,7 @@ from ._bank import Bank, Example
 from ._grammar import END, MAX_STEPS, grounded, reply_grammar, reply_schema
 from ._heads import named_by_words, runner_among, timer_among
 from ._here import workspace_paths
-from ._in_words import asks_in_general, only_asks, qualified, unworded, wants_words
+from ._in_words import only_asks, qualified, unworded, wants_words, wants_words_anyway
 from ._when import later, recurring
 from ._words import (
     MAX_REQUEST,
@@ -457,7 +457,7 @@ class Planner:
                 order = sorted(range(len(choices)), key=lambda i: (-scores[i], i))
         # 3+ words, none English's commonest nor a tool's ("play some music"; not "dir")
         senseless = strongest <= 0 and unworded(asked) and len(asked.split()) >= 3
-        if asked and "response" in choices and (asks_in_general(asked) or (not existing and (
+        if asked and "response" in choices and (wants_words_anyway(asked) or (not existing and (
                 wants_words(asked) or senseless))) \
                 and scores[choices.index("response")] > -math.inf:
             _log.info("words only: %r asks for an explanation, not an action", asked[:80])
