@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from adjutant.operator._clauses import clauses, refers_back, the_ask
+from adjutant.operator._clauses import clauses, one_ask, refers_back, the_ask
 from adjutant.testing import (
     FakeRead,
     FakeWrite,
@@ -336,6 +336,39 @@ async def test_each_clause_is_one_step_and_a_whole_request_may_be_several() -> N
         run = await h.run("read a.txt and then read b.txt")
         assert len(run.plan.steps) == 2
         assert '( "," step ){0,7}' in (provider.requests[0].grammar or "")
+
+
+@pytest.mark.parametrize(("request_text", "one"), [
+    # given room, the embedded model wrote a log of "." and a grep for the ref the log
+    # lost (stop 52, by the CLI with every plugin's tools)
+    ("show the history of release/1.0", True),
+    ("what changed in src/app.py since yesterday?", True),
+    ("read src/app.py and src/util.py", False),  # two steps in one clause
+    ("is port 5432 up, and 6379?", False),
+    ("run pytest thne show git status", False),  # "then" as typed
+    ("where is average defined? open that file", False),
+    ("write a.md with\n# title", False),
+])
+def test_a_request_joining_no_second_ask_is_one_step(request_text: str, one: bool) -> None:
+    assert one_ask(request_text) is one
+
+
+async def test_a_request_of_one_ask_is_planned_with_room_for_one_step() -> None:
+    from adjutant_hookspecs import ProviderCapabilities
+
+    class Grammared(Scoring):
+        capabilities = ProviderCapabilities(grammar=True)
+
+        async def score(self, request: Any, continuations: Any) -> list[float]:
+            return [0.0 if '"response"' in c else 40.0 for c in continuations]
+
+    for asked, room in (("show the history of notes", False), ("read a.txt and b.txt", True)):
+        provider = Grammared(steps(("notes.read", {"path": "a.txt"})))
+        async with Harness(notes(), provider=provider) as h:
+            await h.run(asked)
+        [line] = [line for line in (provider.requests[0].grammar or "").splitlines()
+                  if line.startswith("plan ::=")]
+        assert ('"," step' in line) is room, asked
 
 
 @pytest.mark.parametrize(("request_text", "ask"), [

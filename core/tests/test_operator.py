@@ -282,11 +282,16 @@ async def test_stuck_and_error_rate_guardrails() -> None:
     async with Harness(notes(), AllowReads(), mode=CONFIRM) as h:
         (h.workspace / "s.txt").write_text("s")
         same = ("notes.read", {"path": "s.txt"})
-        stuck = await h.run("loop", reply=plan(same, same, same, same))
+        other = ("notes.read", {"path": "t.txt"})
+        (h.workspace / "t.txt").write_text("t")
+        stuck = await h.run("loop", reply=plan(same, other, same, other, same))
         assert stuck.status == "paused"
         assert "I seem to be stuck" in stuck.error
-        assert len(stuck.results) == 2
-        failing = await h.run("read missing files", reply=plan(
+        assert len(stuck.results) == 4
+        again = await h.run("read s", reply=plan(same, same, same))
+        assert again.status == "executed"  # the same read again, right after: planned once
+        assert [r.status for r in again.results] == ["ok"]
+        failing = await h.run("read missing1, missing2 and s.txt", reply=plan(
             ("notes.read", {"path": "missing1"}), ("notes.read", {"path": "missing2"}),
             ("notes.read", {"path": "s.txt"})))
         assert failing.status == "aborted"

@@ -7,11 +7,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ._found import found_by
 from ._in_words import wants_words
 from ._when import recurring
 from ._words import QUOTED, is_question, named_paths, typing_slips
 
-__all__ = ["clauses", "the_ask"]
+__all__ = ["clauses", "one_ask", "the_ask"]
 
 #: Verbs that open an order: a clause after "and" or a comma must start with one to be
 #: a step of its own ("search for TODO and zip src" is two; "copy a.txt and b.txt" one).
@@ -51,8 +52,10 @@ _SENTENCE_OR_DASH = re.compile(r"(?<=[.?!;])\s+|\s+[-\u2013\u2014]+\s+")
 _LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|next|if so|"
                    r"if yes|if there are|if it does|if they do)\b[\s,]*)+",
                    re.IGNORECASE)
-_IT = re.compile(r"\b(its(?! own\b)|it|that file|the file|(?<=\bin )there(?!'s| is| are))\b",
-                 re.IGNORECASE)  # "show me the settings, then turn debug on in there"
+_IT = re.compile(r"\b(its(?! own\b)|it(?! (?:broke|crashed|failed|died|errored|blew up|fell "
+                 r"over|went wrong|happened)\b)|(?:that|the)(?: whole| entire| full)? file|"
+                 r"(?<=\bin )there(?!'s| is| are))\b",  # "then turn debug on in there"
+                 re.IGNORECASE)  # ("show me util.py where it broke": the program broke)
 
 
 def _as(path: str) -> Callable[[re.Match[str]], str]:
@@ -66,7 +69,22 @@ _THEM = re.compile(r"\b(?:both of them|them both|both files|all of them|them|bot
 #: word that adds).
 _ASKS_AGAIN = re.compile(r"(?:,\s*(?:and\s+then|and|then)|(?<=\?)\s+(?:also|plus|and(?: also)?)"
                          r",?)\s+(?=(?:" + "|".join(sorted(_VERBS))
-                         + r"|what|what's|whats|which|who|where|how|is|are)\b)", re.IGNORECASE)
+                         + r"|what|what's|whats|which|who|where|how|is|are)\b)|"
+                         # "what's the status and then show me the diff": an order after
+                         r"\s+and\s+then\s+(?=(?:show|open|list|read|run|zip|commit|"
+                         r"display|print|give|tell|search|find|check)\b)|"
+                         # "where is average defined? open that file": an order on its find
+                         r"(?<=\?)\s+(?=(?:open|show|read|zip|list|display|print|view)\s+"
+                         r"(?:me\s+)?(?:it|that file|the file|them|those files)\b)",
+                         re.IGNORECASE)
+#: A question of what would happen, not of how things stand: never split ("what
+#: happens if I commit and then push?").
+_WOULD = re.compile(r"\b(?:if|when|whether|would|should|could|happens?|difference)\b",
+                    re.IGNORECASE)
+#: A question about a folder or a document it names ("anything besides settings in
+#: config?", "what does the guide in docs say?"): "it" after it is that.
+_FOLDERISH = re.compile(r"\b(?:in|inside|under|of) (?:the )?\w+\b(?! defined)|"
+                        r"\b(?:guide|readme|log|notes|pdf|file|folder)\b", re.IGNORECASE)
 _ASKS = frozenset(("what", "what's", "whats", "which", "who", "where", "how"))
 #: Where a clause only says where the next acts ("in src/util.py, make average
 #: return 0"): no step of its own.
@@ -185,6 +203,20 @@ def _first(text: str) -> str:
     return word
 
 
+#: Any word or mark that could join a second ask to a first: "and", "then" (as typed
+#: too), "both", a comma, a second sentence, a new line.
+_JOINS = re.compile(r"\b(?:and|then|thne|tehn|hten|also|plus|both|after|afterwards|before|"
+                    r"too|as well|each|all|next|finally|followed|once|while|first|again|"
+                    r"with)\b|[,;&+\n]|[.?!:]\s+\S", re.IGNORECASE)
+
+
+def one_ask(request: str) -> bool:
+    """Nothing in ``request`` could join a second ask to the first: its plan is one
+    step. (Given the room, the model wrote "show the history of release/1.0" as a log
+    of "." and a search for the ref its log lost.)"""
+    return not _JOINS.search(request)
+
+
 def clauses(request: str) -> list[str]:
     """The steps a request names in order, one clause each ("show git status and then
     the diff" -> "show git status", "show the diff"), or ``[request]`` when it names
@@ -210,7 +242,8 @@ def clauses(request: str) -> list[str]:
 
     masked = _CARRIED.sub(carried, QUOTED.sub(hide, request.strip()))
     if is_question(request):  # one question, unless a comma opens a second ask
-        asks = [shown(a) for a in _ASKS_AGAIN.split(masked)]
+        asks = [shown(a) for a in _ASKS_AGAIN.split(masked)] if not _WOULD.search(
+            masked) else [request]
         if not (1 < len(asks) <= 3 and all(len(a.split()) >= 2 for a in asks)):
             return [request]
         for i in range(1, len(asks)):  # "what's the log of release/1.0, and how does my
@@ -223,7 +256,12 @@ def clauses(request: str) -> list[str]:
     sentences: list[str] = []
     for sentence in _SENTENCE.split(masked):
         opens = _LEAD.sub("", sentence)
-        ordered = sentences and _first(sentences[-1]) in _VERBS and _first(opens) in _VERBS
+        ordered = sentences and _first(opens) in _VERBS and (
+            _first(sentences[-1]) in _VERBS
+            # or an order on what a question finds ("where is X defined? open that
+            # file"; "who touched a.py? show its history" asks one thing twice)
+            or (sentences[-1].endswith("?") and _IT.search(opens)
+                and not named_paths(sentences[-1]) and not _FOLDERISH.search(sentences[-1])))
         if sentences and opens == sentence and not ordered:
             sentences[-1] = f"{sentences[-1]} {sentence}"
         else:
@@ -307,12 +345,16 @@ def clauses(request: str) -> list[str]:
     return steps
 
 
-def refers_back(clause: str, before: object) -> str:
+def refers_back(clause: str, before: object, cwd: str = "", asked: str = "") -> str:
     """``clause`` with "it" (`_IT`, no file named before it, see `clauses`) as the path
     the step planned just ``before`` acts on: "let me see the readme first, then append
-    a line to it" had appended to notes.txt; "list src and zip it" zips src."""
+    a line to it" had appended to notes.txt; "list src and zip it" zips src. After a
+    search, the one file here it finds (`found_by`): "find where TODO is written, then
+    open that file" opens src/app.py (``asked``: the search's clause)."""
     steps = getattr(before, "steps", ())
     path = steps[-1].args.get("path") if steps else None
+    if steps and "pattern" in steps[-1].args:
+        path = found_by(steps[-1].args, cwd, asked)
     it = _IT.search(QUOTED.sub(lambda m: " " * len(m.group(0)), clause))
     if not isinstance(path, str) or not path.strip() or it is None:
         return clause

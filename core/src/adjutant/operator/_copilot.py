@@ -59,7 +59,7 @@ from adjutant_hookspecs.records import (
 from ..safety._cages import CageChangedError
 from ._actionlog import ActionLog, ActionLogError, disk_full
 from ._artifacts import write_artifact, write_bundle
-from ._clauses import clauses, refers_back
+from ._clauses import clauses, one_ask, refers_back
 from ._consent import Approver, PlanPacket, StepDecision, StepPacket
 from ._context import Workspace
 from ._edits import NOTHING_CHANGED, patches_here
@@ -468,9 +468,11 @@ class Copilot:
         parts = clauses(prompt) if split else [prompt]
         replies: list[Plan | Response] = []
         for number, part in enumerate(parts):
-            part = refers_back(part, replies[-1]) if replies else part
+            part = refers_back(part, replies[-1], self.cwd, parts[number - 1]) if replies \
+                else part
             got = await self._reply(part, bulletin, run, routed, number * self.max_attempts
-                                    + 1, most=1 if len(parts) > 1 else MAX_STEPS)
+                                    + 1, most=1 if len(parts) > 1 or one_ask(prompt)
+                                    else MAX_STEPS)
             if isinstance(got, RunOutcome):
                 if got.status != "failed" or len(parts) == 1:
                     return got

@@ -377,16 +377,18 @@ def each_listed(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
 
 def _merged(steps: list[ToolCall], tools: Mapping[str, ToolDeclaration]) -> tuple[ToolCall, ...]:
     """``steps`` without a step that is less of the one before it (some of its values,
-    all the same), and with a read that follows a read of the same tool differing only in a
-    list of fixed choices made one ("which python version is installed, and how many
-    cpus?": sys.info of python and cpu, not two)."""
+    all the same) or, for a read, the same again, and with a read that follows a read of
+    the same tool differing only in a list of fixed choices made one ("which python version
+    is installed, and how many cpus?": sys.info of python and cpu, not two)."""
     out: list[ToolCall] = []
     for step in steps:
         before = out[-1] if out else None
-        if before is not None and before.tool == step.tool and len(step.args) < len(
-                before.args) and all(before.args.get(k) == v for k, v in step.args.items()):
-            continue  # less of the step before: the model looping (8 logs; the same step
-            # again is the stuck guard's, which pauses the run and says so)
+        if before is not None and before.tool == step.tool and (len(step.args) < len(
+                before.args) or (step.args == before.args and step.tool in tools
+                                 and not is_write(tools[step.tool]))) and all(
+                before.args.get(k) == v for k, v in step.args.items()):
+            continue  # the model looping (8 logs); a write again is the stuck guard's,
+            # which pauses the run and says so
         props = tools[step.tool].args_schema.get("properties", {}) if step.tool in tools else {}
         choices = [k for k, v in props.items() if isinstance(v, Mapping) and v.get(
             "type") == "array" and isinstance(v.get("items"), Mapping) and "enum" in v["items"]]

@@ -1,0 +1,75 @@
+"""Outsider attacks on stop 52's changes: "that file" after a search is the one file the
+search finds (`found_by`), read at planning time. Each attack was tried; each test fails
+if it ever works.
+
+The planning-time look reads only regular files inside the workspace: never a file
+outside it by a link, a ``..`` or an absolute path, never a hidden one, never one over
+256 KiB, never a binary; a pattern that is not plain words is never run (no regex, so
+none can take long); and two files holding the words name neither. A request of one ask
+is planned with room for one step (`one_ask`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from adjutant.operator._clauses import one_ask, refers_back
+from adjutant.operator._found import found_by
+from adjutant_hookspecs import Plan, ToolCall
+
+
+def _search(**args: object) -> Plan:
+    return Plan(steps=(ToolCall(tool="search.grep", args=dict(args)),))
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "src" / "app.py").write_text("# TODO: handle it\nfrom util import average\n")
+    (ws / "src" / "util.py").write_text("def average(values):\n    return 0\n")
+    (tmp_path / "outside.txt").write_text("SECRET-WORD\n")
+    return ws
+
+
+def test_that_file_is_the_one_file_the_search_finds(workspace: Path) -> None:
+    assert refers_back("open that file", _search(pattern="TODO"), str(workspace)) == \
+        "open src/app.py"
+    # two files hold "average": the one defining it, only when a definition was asked for
+    assert refers_back("open that file", _search(pattern="average"), str(workspace),
+                       "where is average defined?") == "open src/util.py"
+    assert refers_back("open that file", _search(pattern="average"), str(workspace),
+                       "find average") == "open that file"
+    assert refers_back("open that file", _search(pattern="nowhere"), str(workspace)) == \
+        "open that file"
+
+
+def test_a_link_out_of_the_workspace_is_never_read(workspace: Path) -> None:
+    os.symlink(workspace.parent / "outside.txt", workspace / "link.txt")
+    os.symlink(workspace.parent, workspace / "up")
+    for folder in (None, ".", "up", "../", "..", str(workspace.parent), "link.txt"):
+        args = {"pattern": "SECRET-WORD"} | ({"path": folder} if folder else {})
+        assert found_by(args, str(workspace)) is None, folder
+
+
+def test_hidden_large_and_binary_files_are_never_read(workspace: Path) -> None:
+    (workspace / ".env").write_text("TOKEN-WORD=1\n")
+    (workspace / "big.txt").write_text("x" * (300 * 1024) + "BIG-WORD")
+    (workspace / "blob.bin").write_bytes(b"\0\1BIN-WORD")
+    for word in ("TOKEN-WORD", "BIG-WORD", "BIN-WORD"):
+        assert found_by({"pattern": word}, str(workspace)) is None, word
+
+
+@pytest.mark.parametrize("pattern", ["(a+)+$", "def \\w+", ".*", "a|b", "x{1000}", ""])
+def test_a_pattern_of_more_than_words_is_never_run(workspace: Path, pattern: str) -> None:
+    (workspace / "evil.txt").write_text("a" * 50_000 + "!")
+    assert found_by({"pattern": pattern}, str(workspace)) is None  # "(a+)+$" run would hang
+
+
+def test_a_request_of_one_ask_never_joins_a_second() -> None:
+    for joined in ("show the log and the diff", "show the log, the diff", "log; diff",
+                   "log\ndiff", "log. Then diff", "show the log thne the diff"):
+        assert not one_ask(joined), joined
+    assert one_ask("show the history of release/1.0")
