@@ -175,6 +175,20 @@ pytestmark = pytest.mark.anyio
     ("Wipe the project notes and put this in their place: Inventory service; logs in logs/.",
      ["Wipe the project notes and put this in their place: Inventory service; logs in "
       "logs/."]),
+    # a question, then an order (stop 52, heldout7, 11, 28 and 29 after their runs: the
+    # second step had been lost)
+    ("what's the status and then show me the unstaged diff",
+     ["what's the status", "show me the unstaged diff"]),
+    ("is port 8000 in use? and after that show me the memory info",
+     ["is port 8000 in use?", "show me the memory info"]),
+    ("is port 5000 in use? also list my python processes",
+     ["is port 5000 in use?", "list my python processes"]),
+    ("Where is average defined? Open that file for me.",
+     ["Where is average defined?", "Open that file for me"]),
+    ("append '- x' to todo.md then show me the whole file",
+     ["append '- x' to todo.md", "show me todo.md"]),
+    ("read logs/app.log and then show me src/util.py where it broke",
+     ["read logs/app.log", "show me src/util.py where it broke"]),
 ])
 def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     assert clauses(request_) == expected
@@ -242,6 +256,11 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     "in scripts/deploy.sh, line 2, change 'set -e' to 'set -euo pipefail'",
     "Throw away the old project notes and replace them entirely with: settings live in "
     "config/settings.json; tests run with pytest.",
+    # what would happen is one question; a question naming the file, then an order on
+    # it, asks once (stop 52)
+    "what happens if I commit and then push?",
+    "who touched src/util.py? show me its commit history",
+    "is there anything besides settings in config? list it for me",
 ])
 def test_what_is_one_step_stays_whole(request_: str) -> None:
     assert clauses(request_) == [request_]

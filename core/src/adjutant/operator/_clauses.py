@@ -67,7 +67,8 @@ _THEM = re.compile(r"\b(?:both of them|them both|both files|all of them|them|bot
 #: what's using the most of it?" (a comma, then an order or another question), "...
 #: port 5432? Also, is there a postgres process running?" (a question mark, then a
 #: word that adds).
-_ASKS_AGAIN = re.compile(r"(?:,\s*(?:and\s+then|and|then)|(?<=\?)\s+(?:also|plus|and(?: also)?)"
+_ASKS_AGAIN = re.compile(r"(?:,\s*(?:and\s+then|and|then)|(?<=\?)\s+(?:also|plus|then|after that|"
+                         r"and(?: also| then| after that)?)"
                          r",?)\s+(?=(?:" + "|".join(sorted(_VERBS))
                          + r"|what|what's|whats|which|who|where|how|is|are)\b)|"
                          # "what's the status and then show me the diff": an order after
@@ -289,7 +290,7 @@ def clauses(request: str) -> list[str]:
         pieces.append(current)
     pieces = [shown(p) for p in (_LEAD.sub("", p) for p in pieces) if p.strip(" ,.")]
     if len(pieces) >= 2 and ((_SCENE.match(pieces[0]) and _IT.search(pieces[1])) or (
-            not _acts(pieces[0]) and _acts(pieces[1])
+            not _acts(pieces[0]) and _acts(pieces[1]) and not pieces[0].endswith("?")
             and len(_OPENING.sub("", _LEAD.sub("", pieces[0])).split()) >= 3
             and not re.search(r"\bfirst\W*$", pieces[0])  # "git status first, then ..."
             and not named_paths(pieces[0]) and not QUOTED.search(pieces[0])
