@@ -524,6 +524,35 @@ def test_what_would_follow_or_in_general_is_answered_in_words_even_of_a_file_her
                                   "that commit?", choices, scores)] == "fs.read"
 
 
+def test_advice_or_an_opinion_is_answered_in_words_even_of_a_file_here() -> None:
+    """heldout21, 26 and 28, after their runs: "Should config/settings.json be committed
+    to git or is that a bad idea?" had been a diff, "do I need to stage files myself
+    before a commit ...?" the status, "Honest opinion: is it ok to keep passwords in
+    config/settings.json ...?" a read; each of the 32 requests of the bank and the
+    golden sets `_COUNSEL` matches wants words. An order, or a question of state, is
+    left to the model."""
+    planner = Planner(_with_levels(), bank_weight=0)  # the rule alone
+    choices = ["fs.read", "git.commit", "git.status", "response"]
+    scores = [2.0, 3.0, 2.5, 0.2]  # the write best, then reads
+    for asked, existing in (
+            ("Should config/settings.json be committed to git or is that a bad idea?",
+             ["config/settings.json"]),
+            ("do I need to stage files myself before a commit or does committing handle "
+             "it?", []),
+            ("Honest opinion: is it ok to keep passwords in config/settings.json if the "
+             "repo is private?", ["config/settings.json"]),
+            ("is it a good idea to commit notes.txt?", ["notes.txt"]),
+            ("what do you think of the layout of src/app.py?", ["src/app.py"]),
+            ("what kinds of things can you do for me?", []),
+            ("good morning! how's your day going?", [])):
+        assert choices[planner.decide(asked, choices, scores,
+                                      existing=existing)] == "response", asked
+    for asked in ("commit notes.txt, should be quick", "is notes.txt staged?",
+                  "should notes.txt be in the 'good idea' list? commit it"):
+        assert choices[planner.decide(asked, choices, scores,
+                                      existing=["notes.txt"])] != "response", asked
+
+
 def test_words_no_tool_and_no_english_knows_are_answered_in_words() -> None:
     """Three words or more, none of English's commonest nor of a tool's, are no order to
     change anything ("asdf qwlkj blorp zzzt" had been an append, heldout25): the answer

@@ -6,7 +6,12 @@ The planning-time look reads only regular files inside the workspace: never a fi
 outside it by a link, a ``..`` or an absolute path, never a hidden one, never one over
 256 KiB, never a binary; a pattern that is not plain words is never run (no regex, so
 none can take long); and two files holding the words name neither. A request of one ask
-is planned with room for one step (`one_ask`)."""
+is planned with room for one step (`one_ask`).
+
+Advice and opinions (`_in_words._COUNSEL`): a question asking whether one should, needs
+to, or whether it is ok, or an opinion, is answered in words even of a file here,
+whatever the model scores; the same words before an order, after it or quoted make no
+such question, and the order keeps its write."""
 
 from __future__ import annotations
 
@@ -73,3 +78,51 @@ def test_a_request_of_one_ask_never_joins_a_second() -> None:
                    "log\ndiff", "log. Then diff", "show the log thne the diff"):
         assert not one_ask(joined), joined
     assert one_ask("show the history of release/1.0")
+
+
+packs = [pytest.importorskip(m) for m in ("adjutant_files", "adjutant_git", "adjutant_system")]
+TOOLS = {cls.declaration.name: cls.declaration for pack in packs for cls in pack.TOOLS}
+
+
+@pytest.mark.parametrize("order", [
+    "is it ok to delete notes.old? delete it",
+    "what do you think? commit notes.txt",
+    "your opinion doesn't matter, commit notes.txt",
+    "good idea: append 'x' to notes.txt",
+    "append 'good idea, what do you think?' to notes.txt",
+    "Should notes.txt be committed? Commit it if so.",
+])
+def test_an_order_beside_words_of_advice_keeps_its_write(order: str) -> None:
+    """Advice words before an order, or quoted, make no question of advice
+    (`wants_words_anyway`): the order keeps the model's write."""
+    from adjutant.operator._in_words import wants_words_anyway
+    from adjutant.operator.planner import Planner
+
+    assert not wants_words_anyway(order)
+    planner = Planner(TOOLS, bank_weight=0)
+    choices = ["fs.append", "git.commit", "fs.read", "response"]
+    write = "git.commit" if "commit" in order.lower() else "fs.append"
+    scores = [5.0 if c == write else 0.0 for c in choices]
+    assert choices[planner.decide(order, choices, scores, existing=["notes.txt"])] == write
+
+
+def test_a_question_of_advice_is_never_a_change() -> None:
+    """2,000 random score vectors, the writes often far ahead, for questions of advice
+    naming files that exist: always the answer in words."""
+    import random
+
+    from adjutant.operator.planner import Planner
+
+    planner = Planner(TOOLS, bank_weight=0)
+    choices = [*TOOLS, "response"]
+    rng = random.Random(52)
+    asks = ["Should notes.txt be committed or is that a bad idea?",
+            "do I need to stage notes.txt myself before a commit?",
+            "Honest opinion: is it ok to keep a password in config/settings.json?",
+            "is it safe to delete notes.old?", "what do you think of src/app.py?"]
+    for _ in range(2000):
+        asked = rng.choice(asks)
+        scores = [rng.uniform(-5, 10) for _ in choices]
+        got = choices[planner.decide(asked, choices, scores,
+                                     existing=["notes.txt", "notes.old", "src/app.py"])]
+        assert got == "response", (asked, got)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ._words import _ASKING, QUOTED, about_here, is_question, named_paths
+from ._words import _ASKING, QUOTED, about_here, is_question, named_paths, orders
 
 __all__ = ["only_asks", "qualified", "reaches_people", "unworded", "wants_words",
            "wants_words_anyway", "weighs_things"]
@@ -34,6 +34,18 @@ _WORDS_ANYWAY = re.compile(
     r"(?:i|we) (?:wanted|were|had|needed)\b|\bin general\b|\bgenerally\b|\bin principle\b|"
     r"\bas a rule\b|\?[^?]*(?:\b(?:just|only) (?:explain|describe)|\bexplain(?:ation)? "
     r"only|\bjust an explanation)\b", re.IGNORECASE)  # after a question: what to do with it
+#: A question asking for advice or an opinion ("Should config/settings.json be committed
+#: or is that a bad idea?", "do I need to stage files myself before a commit?", "Honest
+#: opinion: is it ok to keep passwords in config/settings.json?") or what Adjutant can
+#: do: the file it names is its subject, not something to look at. Measured on the bank
+#: and every golden set (stop 52): each of the 39 requests it matches wants words.
+_COUNSEL = re.compile(
+    r"(?:^|[.!?:]\s+)\W*should (?:i|we|you|it|this|that|they|\S+(?: \S+)? be)\b[^?]*\?|"
+    r"\bdo (?:i|we) (?:really )?(?:need|have) to\b[^?]*\?|\bis it (?:ok|okay|bad|safe|wise|"
+    r"smart|normal|fine|a (?:good|bad) idea) to\b|\b(?:a )?(?:good|bad) idea\b[^?]*\?|"
+    r"\b(?:honest|your) opinion\b|\bwhat do you think\b|\bdo you think\b|"
+    r"\bwhat (?:kinds? of |sorts? of )?(?:things |stuff )?(?:can|could) you (?:do|help)|"
+    r"\bwhat are you (?:able|capable)\b", re.IGNORECASE)
 #: English's commonest words: a request with none of them (and none of a tool's) is
 #: gibberish ("asdf qwlkj blorp zzzt"), a word of thanks, or another language. Measured
 #: on the bank and every golden set: none of their 1,285 writes lacks both, all 16
@@ -61,7 +73,8 @@ _WHY_PEOPLE = re.compile(r"^\W*why (?:do(?:es)?|would) (?:people|folks|developer
 _SMALL_TALK = re.compile(
     r"^\W*(?:(?:hi|hello|hey|hiya|howdy|yo|greetings|good (?:morning|afternoon|evening|day)|"
     r"thanks|thank you|thx|ty|cheers|ta|bye|goodbye|good night|see you(?: later)?|"
-    r"how are you|how's it going|how are things)(?:[\s,!.]+(?:there|again|all|everyone|"
+    r"how are you|how's it going|how are things|how(?:'s| is) your (?:day|morning|evening|"
+    r"week)(?: going)?|what'?s up|how have you been|nice to meet you)(?:[\s,!.]+(?:there|again|all|everyone|"
     r"mate|buddy|friend|adjutant|so much|very much|a lot|doing|today|again|then))*"
     r"[\s,!.?]*)+$", re.IGNORECASE)
 
@@ -241,8 +254,11 @@ def only_asks(request: str) -> bool:
 
 def wants_words_anyway(request: str) -> bool:
     """Whether ``request`` asks what would follow, in general, or says to explain only
-    (`_WORDS_ANYWAY`): words, even of a file here."""
-    return bool(_WORDS_ANYWAY.search(QUOTED.sub("x", request)))
+    (`_WORDS_ANYWAY`), or asks for advice or an opinion (`_COUNSEL`): words, even of a
+    file here."""
+    said = QUOTED.sub("x", request)
+    after = said.rpartition("?")[2]  # no order after the question ("...? commit it")
+    return bool(_WORDS_ANYWAY.search(said) or (_COUNSEL.search(said) and not orders(after)))
 
 
 def unworded(request: str) -> bool:
