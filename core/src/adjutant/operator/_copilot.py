@@ -467,12 +467,13 @@ class Copilot:
             getattr(self._provider(routed.preset), "score", None) is not None
         parts = clauses(prompt) if split else [prompt]
         replies: list[Plan | Response] = []
+        # a step a clause, and one for a request of one ask; a larger model plans whole
+        most = 1 if len(parts) > 1 or (split and one_ask(prompt)) else MAX_STEPS
         for number, part in enumerate(parts):
             part = refers_back(part, replies[-1], self.cwd, parts[number - 1]) if replies \
                 else part
-            got = await self._reply(part, bulletin, run, routed, number * self.max_attempts
-                                    + 1, most=1 if len(parts) > 1 or one_ask(prompt)
-                                    else MAX_STEPS)
+            got = await self._reply(part, bulletin, run, routed,
+                                    number * self.max_attempts + 1, most=most)
             if isinstance(got, RunOutcome):
                 if got.status != "failed" or len(parts) == 1:
                     return got
