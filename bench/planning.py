@@ -81,7 +81,8 @@ SETS = {"tuning": "requests.jsonl", "heldout": "heldout.jsonl", "heldout2": "hel
         "heldout23": "heldout23.jsonl", "heldout24": "heldout24.jsonl",
         "heldout25": "heldout25.jsonl", "heldout26": "heldout26.jsonl",
         "heldout27": "heldout27.jsonl", "heldout28": "heldout28.jsonl",
-        "heldout29": "heldout29.jsonl", "heldout30": "heldout30.jsonl"}
+        "heldout29": "heldout29.jsonl", "heldout30": "heldout30.jsonl",
+        "heldout31": "heldout31.jsonl"}
 BASELINE = "c3400f2"
 
 
