@@ -528,7 +528,7 @@ def test_advice_or_an_opinion_is_answered_in_words_even_of_a_file_here() -> None
     """heldout21, 26 and 28, after their runs: "Should config/settings.json be committed
     to git or is that a bad idea?" had been a diff, "do I need to stage files myself
     before a commit ...?" the status, "Honest opinion: is it ok to keep passwords in
-    config/settings.json ...?" a read; each of the 32 requests of the bank and the
+    config/settings.json ...?" a read; each of the 82 requests of the bank and the
     golden sets `_COUNSEL` matches wants words. An order, or a question of state, is
     left to the model."""
     planner = Planner(_with_levels(), bank_weight=0)  # the rule alone
@@ -544,10 +544,17 @@ def test_advice_or_an_opinion_is_answered_in_words_even_of_a_file_here() -> None
             ("is it a good idea to commit notes.txt?", ["notes.txt"]),
             ("what do you think of the layout of src/app.py?", ["src/app.py"]),
             ("what kinds of things can you do for me?", []),
+            # heldout31, after its run: what a line means, a comparison, a choice
+            ('what does the if __name__ == "__main__": line at the bottom of src/app.py '
+             'mean?', ["src/app.py"]),
+            ("is SIGKILL worse than SIGTERM for stopping a stuck process? just curious", []),
+            ("I keep recipes in text files; would markdown or plain .txt suit them better?",
+             []),
             ("good morning! how's your day going?", [])):
         assert choices[planner.decide(asked, choices, scores,
                                       existing=existing)] == "response", asked
     for asked in ("commit notes.txt, should be quick", "is notes.txt staged?",
+                  "what does notes.txt say about the plumber?",
                   "should notes.txt be in the 'good idea' list? commit it"):
         assert choices[planner.decide(asked, choices, scores,
                                       existing=["notes.txt"])] != "response", asked
@@ -724,7 +731,7 @@ def _bundled_tools() -> dict[str, ToolDeclaration]:
 @pytest.mark.parametrize(("asked", "meant"), [
     ("which branch am I on right now?", "git.status"),  # shares "branch" with git.branch
     ("how many processor cores has this box got?", "sys.info"),  # not the process list
-    ("is a tuple faster than a list in python?", "response"),  # no rule for it: the bank
+    ("are tuples quicker than lists in python?", "response"),  # no rule for it: the bank
 ])
 def test_the_banks_nearest_requests_vote_for_what_such_words_meant(asked: str,
                                                                    meant: str) -> None:

@@ -58,6 +58,14 @@ def here(tmp_path: Path) -> str:
     ("which processes eat the most memory?", "proc.list", {}, {"sort": "mem"}),
     ("list everything in src, hidden files too", "fs.list", {},
      {"path": "src", "hidden": True}),
+    # flags in everyday words (heldout31, after its run: each had been left out)
+    ("list this folder including the dot files", "fs.list", {}, {"hidden": True}),
+    ("search all the files for warehouse, case doesn't matter", "search.grep",
+     {"pattern": "warehouse"}, {"ignore_case": True}),
+    ("grep the logs for error, case-insensitive", "search.grep", {"pattern": "error"},
+     {"paths": ["logs"], "ignore_case": True}),
+    ("is anything modified? leave out the untracked files", "git.status", {},
+     {"untracked": False}),
     # a list of allowed values, by their everyday names too
     ("how many cpu cores and how much RAM does this box have", "sys.info", {},
      {"sections": ["cpu", "memory"]}),

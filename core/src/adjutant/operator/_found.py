@@ -38,7 +38,7 @@ def found_by(args: Mapping[str, Any], cwd: str, asked: str = "") -> str | None:
         return None
     fold = args.get("ignore_case") is True
     wanted = pattern.lower() if fold else pattern
-    hits: list[str] = []
+    hits: list[tuple[str, str]] = []
     for path in workspace_paths(cwd):
         if folder != "." and not path.startswith(folder.rstrip("/") + "/"):
             continue
@@ -56,6 +56,8 @@ def found_by(args: Mapping[str, Any], cwd: str, asked: str = "") -> str | None:
         text = data.decode("utf-8", "replace")
         if wanted in (text.lower() if fold else text):
             hits.append((path, text))
+            if len(hits) > 20:
+                return None  # words everywhere: no one file is meant
     if len(hits) > 1 and _DEFINED.search(asked) and re.fullmatch(r"\w+", pattern):
         defining = re.compile(rf"\b(?:def|class|function|func|fn|sub|struct|interface)\s+"
                               rf"{re.escape(pattern)}\b", re.IGNORECASE if fold else 0)

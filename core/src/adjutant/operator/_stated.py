@@ -38,6 +38,7 @@ import msgspec
 from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 from ._edits import patches_here
+from ._flags import says_flag
 from ._grammar import ONE_WORD
 from ._here import compared_files, files_called, here, named_documents, names_here
 from ._typed import compared_in_order, shell_words, typed_as_said, word_as_said
@@ -71,17 +72,11 @@ __all__ = ["git_names", "settled_values", "with_stated_values"]
 
 _log = logging.getLogger("adjutant.planner")
 _WORDS = re.compile(r"[A-Za-z0-9_./*?-]+")  # "don't" is "don", "t"
-_NEGATIONS = frozenset({"no", "not", "dont", "don", "doesn", "didn", "won", "without",
-                        "isn", "aren", "wasn", "weren", "hasn", "haven",
-                        "exclude", "excluding", "skip", "except", "never", "nor"})
 #: Everyday names of a list's allowed values ("RAM" for ``memory``).
 _ALIASES = {"ram": "memory", "cores": "cpu", "core": "cpu", "processor": "cpu",
             "processors": "cpu", "storage": "disk", "space": "disk", "operating": "os"}
 #: A revision said from a ref: "HEAD~1", "develop^", "main~3".
 _REVISION = re.compile(r"(?<![\w~^/.-])((?:HEAD|[\w][\w./-]*)(?:[~^]\d*)+)(?![\w~^])")
-#: Everyday words for a flag whose name people do not say ("the literal text").
-_FLAG_WORDS = {"fixed_strings": frozenset({"literal", "literally", "verbatim", "exact"})}
-_FLAG_OFF = {"append": frozenset({"replace", "overwrite", "entirely", "wipe"})}  # "notes"
 #: Words of what tools do or how things stand, never a name to filter by.
 _DOING = frozenset(terms("list show running active top other those these every many most "
                          "all current open heavy big busy biggest hungry user system zombie "
@@ -229,7 +224,7 @@ def _flags_as_said(step: ToolCall, schema: Mapping[str, Any], words: list[str]) 
     for key, value in step.args.items():
         spec = schema.get("properties", {}).get(key)
         if value is True and isinstance(spec, Mapping) and spec.get("type") == "boolean" \
-                and _says_flag(key, words) is False:
+                and says_flag(key, words) is False:
             if spec.get("default") is True or "default true" in str(
                     spec.get("description", "")).lower():
                 args[key] = False
@@ -278,7 +273,7 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
             if (number := stated_number(key, spec, words, used)) is not None:
                 filled[key] = number
         elif kind == "boolean":
-            said = _says_flag(key, words)
+            said = says_flag(key, words)
             on = spec.get("default") is True or "default true" in str(
                 spec.get("description", "")).lower()
             if said is (not on):  # "hidden files" turns one on, "don't switch" one off
@@ -531,35 +526,6 @@ def _paths(asked: str, words: list[str], cwd: str) -> list[str]:
     # a folder holding another path named only says where that is ("the guide in docs")
     return [p for p in seen.values() if not any(o.startswith(p.rstrip("/") + "/")
                                                  for o in seen.values())]
-
-
-def _says_flag(key: str, words: list[str]) -> bool | None:
-    """True when every word of the flag's name is said (a prefix of five letters will
-    do: "ignoring case" says ``ignore_case``), or an everyday word for it
-    (`_FLAG_WORDS`); False when a negation comes just before ("don't switch"); None
-    when it is not said, or a word for its opposite is (`_FLAG_OFF`: "replace")."""
-    if _FLAG_OFF.get(key, frozenset()).intersection(words):
-        return False
-    spots = []
-    for part in key.split("_"):
-        hits = [i for i, w in enumerate(words) if _same(w, part)]
-        if not hits:
-            break
-        spots.append(hits[0])
-    else:
-        first = min(spots)
-        return not any(w in _NEGATIONS for w in words[max(0, first - 3):first])
-    other = [i for i, w in enumerate(words) if w in _FLAG_WORDS.get(key, ())]
-    return (not any(w in _NEGATIONS for w in words[max(0, other[0] - 3):other[0]])
-            if other else None)
-
-
-def _same(word: str, part: str) -> bool:
-    """``word`` says ``part``: itself or its plural for a short one, the same first
-    five letters for a longer one ("ignoring" for "ignore")."""
-    if len(part) <= 4:
-        return len(part) >= 3 and word in (part, f"{part}s")
-    return word[:5] == part[:5]
 
 
 def _names(word: str, member: str) -> bool:

@@ -1,0 +1,62 @@
+"""Flags a request turns on or off in its own words: "ignoring case" says
+``ignore_case``, "including the dot files" ``hidden``, "leave out the untracked files"
+turns ``untracked`` off. Pure text rules over the request's lowercased words."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["says_flag"]
+
+_NEGATIONS = frozenset({"no", "not", "dont", "don", "doesn", "didn", "won", "without",
+                        "isn", "aren", "wasn", "weren", "hasn", "haven",
+                        "exclude", "excluding", "skip", "except", "never", "nor",
+                        "ignore", "ignoring", "omit", "omitting"})
+#: Everyday words for a flag whose name people do not say ("the literal text").
+_FLAG_WORDS = {"fixed_strings": frozenset({"literal", "literally", "verbatim", "exact"}),
+               "hidden": frozenset({"dotfiles", "dot"}),  # "including the dot files"
+               "ignore_case": frozenset({"insensitive", "insensitively", "caseless",
+                                         "case-insensitive", "case-insensitively"})}
+#: Everyday phrases for a flag (over the request's words joined by spaces).
+_FLAG_PHRASES = {"ignore_case": re.compile(
+    r"\bcase (?:doesn t|does not|don t|won t|wont) matter\b|"
+    r"\b(?:any|either|whatever|regardless of) case\b")}
+_FLAG_OFF = {"append": frozenset({"replace", "overwrite", "entirely", "wipe"})}  # "notes"
+
+
+def says_flag(key: str, words: list[str]) -> bool | None:
+    """True when every word of the flag's name is said (a prefix of five letters will
+    do: "ignoring case" says ``ignore_case``), or an everyday word for it
+    (`_FLAG_WORDS`); False when a negation comes just before ("don't switch"); None
+    when it is not said, or a word for its opposite is (`_FLAG_OFF`: "replace")."""
+    if _FLAG_OFF.get(key, frozenset()).intersection(words):
+        return False
+    if key in _FLAG_PHRASES and _FLAG_PHRASES[key].search(" ".join(words)):
+        return True
+    spots = []
+    for part in key.split("_"):
+        hits = [i for i, w in enumerate(words) if _same(w, part)]
+        if not hits:
+            break
+        spots.append(hits[0])
+    else:
+        return not _negated(words, min(spots))
+    other = [i for i, w in enumerate(words) if w in _FLAG_WORDS.get(key, ())]
+    return not _negated(words, other[0]) if other else None
+
+
+def _negated(words: list[str], at: int) -> bool:
+    """A negation in the three words before ``at``: "don't", "without", "ignore", or
+    "leave out" ("leave out the untracked files")."""
+    before = words[max(0, at - 3):at]
+    return any(w in _NEGATIONS for w in before) or any(
+        w == "out" and i and before[i - 1] in ("leave", "leaving", "left")
+        for i, w in enumerate(before))
+
+
+def _same(word: str, part: str) -> bool:
+    """``word`` says ``part``: itself or its plural for a short one, the same first
+    five letters for a longer one ("ignoring" for "ignore")."""
+    if len(part) <= 4:
+        return len(part) >= 3 and word in (part, f"{part}s")
+    return word[:5] == part[:5]
