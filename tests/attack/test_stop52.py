@@ -73,6 +73,24 @@ def test_a_pattern_of_more_than_words_is_never_run(workspace: Path, pattern: str
     assert found_by({"pattern": pattern}, str(workspace)) is None  # "(a+)+$" run would hang
 
 
+def test_a_question_typed_in_haste_is_never_a_change() -> None:
+    """"wich branch am i on right now" had made a branch (heldout32, after its run): a
+    question opened by a question word as typed only reads, whatever the scores."""
+    import random
+
+    from adjutant.operator.planner import Planner
+
+    planner = Planner(TOOLS, bank_weight=0)
+    choices = [*TOOLS, "response"]
+    rng = random.Random(32)
+    for _ in range(1000):
+        asked = rng.choice(["wich branch am i on right now", "waht changed in notes.txt",
+                            "wat is staged", "whcih files did i touch"])
+        scores = [rng.uniform(-5, 10) for _ in choices]
+        got = choices[planner.decide(asked, choices, scores, existing=["notes.txt"])]
+        assert got == "response" or TOOLS[got].safety.level == "read", (asked, got)
+
+
 def test_a_request_of_one_ask_never_joins_a_second() -> None:
     for joined in ("show the log and the diff", "show the log, the diff", "log; diff",
                    "log\ndiff", "log. Then diff", "show the log thne the diff"):
@@ -119,7 +137,12 @@ def test_a_question_of_advice_is_never_a_change() -> None:
     asks = ["Should notes.txt be committed or is that a bad idea?",
             "do I need to stage notes.txt myself before a commit?",
             "Honest opinion: is it ok to keep a password in config/settings.json?",
-            "is it safe to delete notes.old?", "what do you think of src/app.py?"]
+            "is it safe to delete notes.old?", "what do you think of src/app.py?",
+            # heldout32, after its run: a commit, a run of the app
+            "what would `git commit -a` include that a plain commit wouldn't?",
+            "what does `python3 src/app.py` do, in a sentence? no need to run it",
+            "shoud I commit notes.txt before I make a new branch, or does it not matter?",
+            "what's the difference between git diff and git diff --staged?"]
     for _ in range(2000):
         asked = rng.choice(asks)
         scores = [rng.uniform(-5, 10) for _ in choices]

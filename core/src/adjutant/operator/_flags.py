@@ -47,11 +47,10 @@ def says_flag(key: str, words: list[str]) -> bool | None:
 
 def _negated(words: list[str], at: int) -> bool:
     """A negation in the three words before ``at``: "don't", "without", "ignore", or
-    "leave out" ("leave out the untracked files")."""
+    "leave out" ("leave out the untracked files", "leave the untracked files out")."""
     before = words[max(0, at - 3):at]
-    return any(w in _NEGATIONS for w in before) or any(
-        w == "out" and i and before[i - 1] in ("leave", "leaving", "left")
-        for i, w in enumerate(before))
+    leave = any(w in ("leave", "leaving", "left") for w in before)
+    return any(w in _NEGATIONS for w in before) or (leave and "out" in words[at - 3:at + 4])
 
 
 def _same(word: str, part: str) -> bool:

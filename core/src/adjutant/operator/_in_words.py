@@ -18,7 +18,9 @@ __all__ = ["only_asks", "qualified", "reaches_people", "unworded", "wants_words"
 _ONLY_ASKING = (r"(?:\b(?:just|only|merely) asking|\basking,? not (?:doing|changing|telling)|"
                 r"\b(?:i'?m |i am )?not asking (?:you )?to|\b(?:just|only) (?:your|an) "
                 r"opinion|\bopinion only|\bin your (?:opinion|view)|\bhypothetically|"
-                r"\bin theory|\bdon'?t actually do (?:it|anything))\b(?![./-]\w)")  # no file name
+                r"\bin theory|\bdon'?t actually do (?:it|anything)|\bno need to (?:run|execute|"
+                r"do|change|commit|apply) (?:it|that|this|them|anything)|\b(?:don'?t|do not) "
+                r"(?:run|execute) (?:it|that|this|them|anything))\b(?![./-]\w)")  # no file name
 #: A question of what would follow, yes or no ("if I switched to develop now, would my
 #: edits come with me?", "would notes.txt change if I ran src/app.py?", "..., like if I
 #: wanted to annotate config/settings.json?"), one asked in general, or a question
@@ -40,7 +42,12 @@ _WORDS_ANYWAY = re.compile(
 #: do: the file it names is its subject, not something to look at. Measured on the bank
 #: and every golden set (stop 52): each of the 39 requests it matches wants words.
 _COUNSEL = re.compile(
-    r"(?:^|[.!?:]\s+)\W*should (?:i|we|you|it|this|that|they|\S+(?: \S+)? be)\b[^?]*\?|"
+    r"(?:^|[.!?:]\s+)\W*sh(?:ould|oud|uold|old) (?:i|we|you|it|this|that|they|\S+(?: \S+)? "
+    r"be)\b[^?]*\?|"
+    # what a command written out would do ("what would `git commit -a` include that a
+    # plain commit wouldn't?"; heldout32, after its run: a commit)
+    r"\bwhat (?:would|will|could|does|do) (?:`[^`]+`|x) (?:do|include|change|mean|affect|delete|"
+    r"remove|touch)\b|"
     r"\bdo (?:i|we) (?:really )?(?:need|have) to\b[^?]*\?|\bis it (?:ok|okay|bad|safe|wise|"
     r"smart|normal|fine|a (?:good|bad) idea) to\b|\b(?:a )?(?:good|bad) idea\b[^?]*\?|"
     r"\b(?:honest|your) opinion\b|\bwhat do you think\b|\bdo you think\b|"
@@ -52,6 +59,11 @@ _COUNSEL = re.compile(
     r"\bwhat (?:does|do|did) [^?]{1,120}\bmean\b(?! to\b)|\bwhat(?:'s| is) the meaning of\b|"
     r"\b(?:worse|better|safer|riskier|faster|slower|nicer|cleaner|easier) than\b[^?]*\?|"
     r"\bor\b[^?]*\b(?:better|suit|suits|best)\b[^?]*\?", re.IGNORECASE)
+#: The difference between two things of no one's, no file named ("what's the difference
+#: between git diff and git diff --staged?"; "...between my working tree and main?"
+#: asks how things stand).
+_TWO_THINGS = re.compile(r"\bdifference between\b(?![^?]*\b(?:my|our|mine|ours|this|these|"
+                         r"current|here)\b)[^?]*\?", re.IGNORECASE)
 #: English's commonest words: a request with none of them (and none of a tool's) is
 #: gibberish ("asdf qwlkj blorp zzzt"), a word of thanks, or another language. Measured
 #: on the bank and every golden set: none of their 1,285 writes lacks both, all 16
@@ -265,7 +277,9 @@ def wants_words_anyway(request: str) -> bool:
     file here."""
     said = QUOTED.sub("x", request)
     after = said.rpartition("?")[2]  # no order after the question ("...? commit it")
-    return bool(_WORDS_ANYWAY.search(said) or (_COUNSEL.search(said) and not orders(after)))
+    return bool(_WORDS_ANYWAY.search(said) or (
+        (_COUNSEL.search(said) or (_TWO_THINGS.search(said) and not named_paths(said)))
+        and not (orders(after) and not only_asks(after))))  # "no need to run it" asks
 
 
 def unworded(request: str) -> bool:

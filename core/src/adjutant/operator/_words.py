@@ -155,7 +155,7 @@ def _stem(word: str) -> str:
 
 _ASKING = re.compile(r"^(what|which|who|whose|where|when|why|how|is|are|was|were|am|does|do|"
                      r"did|has|have|any|anything|whats|hows|wheres|whos|isnt|arent|doesnt|"
-                     r"dont|didnt)\b")
+                     r"dont|didnt|wich|whcih|waht|wat|whta|hwo)\b")  # as typed too
 #: A polite order, or a command to run: "can you ...?", "Before I clear them out, can you
 #: archive the logs?", "what does `ls` show?" (not a quoted cron line: "what is `0 6 * *
 #: 1` saying?" had been scheduled, heldout21 after its run).
