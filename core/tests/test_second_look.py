@@ -358,6 +358,26 @@ async def test_a_file_here_written_whole_to_change_quoted_words_is_an_edit() -> 
     assert [s.tool for s in whole.plan.steps] == ["notes.write"] and provider.pending == 0
 
 
+async def test_text_for_the_end_of_a_file_here_written_whole_is_chosen_again() -> None:
+    """"stick '- label the boxes' at the bottom of the todo list" had been planned as
+    writing todo.md whole, losing its lines (heldout32, after its run): the writer is
+    left out and the choice made again (an append). An append itself loses nothing."""
+    provider = prefers("notes.write", "notes.append")(
+        steps(("notes.write", {"path": "todo.md", "text": "- label the boxes\n"})),
+        steps(("notes.append", {"path": "todo.md", "text": "- label the boxes\n"})),
+        steps(("notes.append", {"path": "todo.md", "text": "- y\n"})))
+    tools = fake_tools(FakeWrite("notes.append"), FakeWrite("notes.write"), name="edit")
+    async with Harness(tools, provider=provider) as h:
+        (h.workspace / "todo.md").write_text("write tests\nship\n")
+        ended = await h.run("stick '- label the boxes' at the bottom of todo.md")
+        appended = await h.run("add '- y' to the end of todo.md")
+    assert [s.tool for s in ended.plan.steps] == ["notes.append"]
+    [look] = [e for e in ended.of_type(ActivitySnapshot) if e.activity_type == "second-look"]
+    assert "would lose its other lines" in look.content["text"]
+    assert [s.tool for s in appended.plan.steps] == ["notes.append"]
+    assert provider.pending == 0
+
+
 async def test_words_about_what_a_named_file_holds_are_planned_as_a_read() -> None:
     """To a question about what a file holds ("what does the CHANGELOG say about 1.0?",
     a project's file named without its extension), an answer in words made it up: a

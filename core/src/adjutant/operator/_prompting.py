@@ -87,6 +87,7 @@ RECENT_PROMPTS = 8
 #: A request to write a file whole, whatever it held.
 _WHOLE = re.compile(r"\b(?:whole|entire|entirely|overwrite|from scratch|completely|only)\b",
                     re.IGNORECASE)
+_AT_END = re.compile(r"\b(?:at|to) the (?:bottom|end)\b", re.IGNORECASE)  # an append
 
 
 def records_text(declaration: ToolDeclaration) -> bool:
@@ -349,7 +350,7 @@ class Prompting:
             editors = [n for n in names if n in declared and "patch" in declared[
                 n].args_schema.get("properties", {})]
             wanting = [n for n in (*names, "response") if n not in editors] if editors \
-                else [whole[0]]
+                and not _AT_END.search(prompt) else [whole[0]]
             why = (f"{whole[0]} of {whole[1]!r} would lose its other lines to change text "
                    "quoted from it: an edit instead")
         else:
@@ -461,8 +462,9 @@ class Prompting:
         writing todo.md as "ship v1.0"): an edit was asked, not a new file."""
         first = self.first_step(text)
         if first is None or first[1] is None or not isinstance(
-                content := first[0].args.get("content", first[0].args.get("text")), str):
-            return None
+                content := first[0].args.get("content", first[0].args.get("text")), str) \
+                or "append" in first[0].tool or first[0].args.get("append") is True:
+            return None  # an append loses nothing
         props = first[1].args_schema.get("properties", {})
         paths = [v for k, v in first[0].args.items() if isinstance(v, str)
                  and props.get(k, {}).get("x-adjutant-role") == "path"]
@@ -478,7 +480,8 @@ class Prompting:
             return None
         quoted = [q[1:-1] for q in QUOTED.findall(prompt) if len(q) > 3]
         lost = [line for line in old.splitlines() if line.strip() and line not in content]
-        return (first[0].tool, real) if lost and any(q in old for q in quoted) else None
+        return (first[0].tool, real) if lost and (any(q in old for q in quoted) or _AT_END.search(
+            prompt)) else None  # or text to add at its end ("stick X at the bottom of todo")
 
     @staticmethod
     def claimed(text: str, prompt: str) -> bool:
