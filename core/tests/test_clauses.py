@@ -107,8 +107,8 @@ pytestmark = pytest.mark.anyio
      ["zip the logs", "schedule zip the logs every night at 11pm"]),
     # a verb one typing slip off; a command named, no scene (heldout15, after its run:
     # the switch, then what is staged, had been lost)
-    ("swtich to develop and show me the last 5 commits there",
-     ["swtich to develop", "show me the last 5 commits there"]),
+    ("swtich to develop and show me the last 5 commits there",  # the verb mended
+     ["switch to develop", "show me the last 5 commits there"]),
     ("first git status, then what's staged", ["first git status", "what's staged"]),
     # an order, then a question of its own; a schedule, then an order (heldout18, after
     # its run: the second step had been lost, the schedule taken for a scene)
@@ -189,6 +189,16 @@ pytestmark = pytest.mark.anyio
      ["append '- x' to todo.md", "show me todo.md"]),
     ("read logs/app.log and then show me src/util.py where it broke",
      ["read logs/app.log", "show me src/util.py where it broke"]),
+    # "then" after a word ending in "back" (heldout30, after its run: one step); a verb
+    # typed with two letters swapped is mended ("grep opne ..." before)
+    ("search logs/app.log for Traceback then show me the util file",
+     ["search logs/app.log for Traceback", "show me the util file"]),
+    ("grep for TODO in src, then opne whichever file it turns up in",
+     ["grep for TODO in src", "open whichever file it turns up in"]),
+    ("the app.py in src, opne it", ["the app.py in src, opne it"]),  # a file, then its order
+    # English words are no verbs typed wrong ("staged" is no "stage", "ready" no "read")
+    ("show modified and staged files", ["show modified and staged files"]),
+    ("show what's in the index, ready to commit", ["show what's in the index, ready to commit"]),
 ])
 def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     assert clauses(request_) == expected
@@ -367,6 +377,7 @@ async def test_each_clause_is_one_step_and_a_whole_request_may_be_several() -> N
     ("run pytest thne show git status", False),  # "then" as typed
     ("where is average defined? open that file", False),
     ("write a.md with\n# title", False),
+    ("run the tests with pytest", True),  # "with" joins no second ask (it had been three)
 ])
 def test_a_request_joining_no_second_ask_is_one_step(request_text: str, one: bool) -> None:
     assert one_ask(request_text) is one
@@ -453,6 +464,7 @@ def test_a_long_request_plans_from_the_sentence_that_asks(request_text: str,
     ("turn debug on in there", "config/settings.json",
      "turn debug on in config/settings.json"),
     ("is there a log in there", "logs", "is there a log in logs"),
+    ("open whichever file it turns up in", "src/app.py", "open src/app.py"),
 ])
 def test_it_is_the_path_of_the_step_before(clause: str, path: str | None,
                                            expected: str) -> None:

@@ -531,6 +531,8 @@ def test_advice_or_an_opinion_is_answered_in_words_even_of_a_file_here() -> None
     config/settings.json ...?" a read; each of the 82 requests of the bank and the
     golden sets `_COUNSEL` matches wants words. An order, or a question of state, is
     left to the model."""
+    from adjutant.operator._words import spelled
+
     planner = Planner(_with_levels(), bank_weight=0)  # the rule alone
     choices = ["fs.read", "git.commit", "git.status", "response"]
     scores = [2.0, 3.0, 2.5, 0.2]  # the write best, then reads
@@ -550,8 +552,16 @@ def test_advice_or_an_opinion_is_answered_in_words_even_of_a_file_here() -> None
             ("is SIGKILL worse than SIGTERM for stopping a stuck process? just curious", []),
             ("I keep recipes in text files; would markdown or plain .txt suit them better?",
              []),
-            ("good morning! how's your day going?", [])):
-        assert choices[planner.decide(asked, choices, scores,
+            ("good morning! how's your day going?", []),
+            # heldout30 and 27, after their runs: a choice between two with "better"
+            # (which the typo mender had made "letter"), a question "just curious", what
+            # a kind of file is for
+            ("for sending the hatchery records to someone on Windows, is zip or tar.gz "
+             "the better choice?", []),
+            ("would pytest.approx be better for comparing averages in tests? just curious",
+             []),
+            ("what is a README.md usually for?", ["README.md"])):
+        assert choices[planner.decide(spelled(asked), choices, scores,
                                       existing=existing)] == "response", asked
     for asked in ("commit notes.txt, should be quick", "is notes.txt staged?",
                   "what does notes.txt say about the plumber?",
@@ -621,6 +631,9 @@ def test_what_the_words_name_wins_where_the_models_choice_cannot_be_right() -> N
     assert pick("Project note for later: the report runs with python3 src/app.py.",
                 "shell.exec", words) == "memory.note"
     assert pick("record that python3 src/app.py is slow", "shell.exec", words) is None
+    # "keep this as a preference:" orders a fact kept (heldout27, after its run: a diff)
+    assert pick("keep this as a preference: show me a diff before you write any file",
+                "shell.exec", words) == "memory.note"
     assert pick("note that tests use pytest", "memory.note", words) is None  # already
     # the order's verb names its tool, whatever the words it keeps (stop 50, heldout24
     # after its run: "remember I like British spelling in everything you write" had
@@ -863,7 +876,9 @@ def test_a_program_the_request_says_to_use_is_run() -> None:
     for asked in ("how many lines are in README.md? use wc", "count README lines with wc",
                   "list the files with ls -la and then count them",
                   # with its flags: a command line, even where a tool shares its name
-                  "what version of grep is installed here? run grep --version"):
+                  "what version of grep is installed here? run grep --version",
+                  # heldout30, after its run: "run pytest but ..." had been a schedule
+                  "run pytest but give it two minutes before giving up"):
         assert choices[planner.decide(asked, choices, scores)] == "shell.exec", asked
     for asked in ("search for TODO with grep", "show README.md", "sort it with care",
                   "replace foo with bar in notes.txt",

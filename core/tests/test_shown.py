@@ -62,6 +62,10 @@ def space(tmp_path: Path) -> Path:
     ("Bring up the guide in docs", ("file", "docs/guide.md")),
     # a log called by its kind, "for me" (heldout17, after stop 49's run: git.log)
     ("Pull up the app log for me.", ("file", "logs/app.log")),
+    # a file called by its kind alone, the one of that kind here (heldout27, after its
+    # run: git.log); two of a kind name none
+    ("show me the log file", ("file", "logs/app.log")),
+    ("show me the markdown file", None),
     ("delete the docs folder - show me the readme", None),  # an order is no scene
     # a file not here, named with its ending: its read's preview says it is missing
     # (heldout13, after its blind run: planned as doc.summarize)
@@ -167,6 +171,10 @@ def test_a_link_out_of_the_working_directory_is_left_to_the_model_and_the_cage(
     ("what is on my todo list?", ("file", "todo.md")),
     ("what's on the shopping list?", None),  # no such file here
     ("what's in the notes file?", None),  # notes.txt or notes.old
+    # a file called by its stem, in a question of what it says (heldout30, after its
+    # run: summarized as a PDF)
+    ("What does the guide in docs actually say? Print it out.", ("file", "docs/guide.md")),
+    ("what does the app log say about errors?", ("file", "logs/app.log")),
 ])
 def test_a_question_about_what_a_named_file_holds_names_it(
         space: Path, request_: str, expected: tuple[str, str] | None) -> None:
@@ -210,3 +218,50 @@ def test_two_files_compared_are_diffed_in_the_order_named() -> None:
         "a": "notes.old", "b": "notes.txt"}
     other = Plan(steps=(ToolCall(tool="fs.diff", args={"a": "notes.txt", "b": "todo.md"}),))
     assert compared_in_order(other, ("notes.old", "notes.txt")) == other
+
+
+class SummaryFirst(ScriptedProvider):
+    """Scores the PDF summarizer above every other choice, then the answer in words."""
+
+    capabilities = ProviderCapabilities(grammar=True)
+
+    async def score(self, request: Any, continuations: Any) -> list[float]:
+        asked = "summarize" in request.prompt  # not the content-free calibration request
+        return [5.0 * asked if "notes.pdfsum" in c else 3.0 * asked if '"response"' in c else
+                4.0 * asked if "notes.write" in c else 0.0 for c in continuations]
+
+
+@pytest.mark.parametrize(("request_", "first", "then"), [
+    # a file of another kind than a tool's paths take (its schema's ``pattern``): a
+    # read still, never a write or words (heldout30, after its run: "summarize" of a
+    # text file had been `doc.summarize`, then an append)
+    ("summarize notes.txt", "notes.read", {"path": "notes.txt"}),
+    # the kind it takes: as chosen
+    ("summarize report.pdf", "notes.pdfsum", {"paths": ["report.pdf"]}),
+])
+async def test_a_tool_taking_files_of_one_kind_is_not_planned_for_another(
+        request_: str, first: str, then: dict) -> None:
+    from adjutant.testing import FakeWrite
+
+    provider = SummaryFirst(steps((first, then)))
+    pdfsum = FakeRead("notes.pdfsum")
+    pdfsum.declaration = pdfsum.declaration.__class__(**{
+        **{f: getattr(pdfsum.declaration, f) for f in pdfsum.declaration.__struct_fields__},
+        "args_schema": {"type": "object", "properties": {"paths": {
+            "type": "array", "items": {"type": "string", "pattern": r"\.[Pp][Dd][Ff]$",
+                                       "x-adjutant-role": "path"}}}}})
+    notes = fake_tools(FakeRead("notes.read"), pdfsum, FakeWrite("notes.write"),
+                       name="notes")
+    async with Harness(notes, provider=provider) as h:
+        h.copilot.prompting.viewers = {"file": "notes.read"}
+        h.copilot.prompting.bank_weight = 0  # the bank knows none of these tools
+        for name in ("notes.txt", "report.pdf"):
+            (h.workspace / name).write_text("x\n")
+        run = await h.run(request_)
+        assert [s.tool for s in run.plan.steps] == [first]
+        lines = (provider.requests[0].grammar or "").splitlines()
+        assert "response" not in lines[0]  # no answer in words: a plan whose first step
+        [chosen] = [line.split("::=")[1].strip() for line in lines  # is the one chosen
+                    if line.startswith("first ::=")]
+        [rule] = [line for line in lines if line.startswith(f"{chosen} ::=")]
+        assert f'\\"{first}\\"' in rule, rule

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from ._found import found_by
 from ._in_words import wants_words
 from ._when import recurring
-from ._words import QUOTED, is_question, named_paths, typing_slips
+from ._words import QUOTED, is_english, is_question, named_paths, typing_slips
 
 __all__ = ["clauses", "one_ask", "the_ask"]
 
@@ -32,8 +32,8 @@ _EDITS = frozenset(("change", "edit", "fix", "make", "patch", "rename", "replace
 #: "finally" in any form, a semicolon, and "and" (also), or a comma before a verb; a new
 #: sentence that opens with a verb or one of these words.
 #: ("since then", "until then", "back then" say when, not what comes next).
-_THEN = re.compile(r"\s*(?:,?\s*\band then\b|,?\s*(?<!since )(?<!until )(?<!till )(?<!by )"
-                   r"(?<!back )(?<!from )(?<!before )(?<!after )\bthen\b|"
+_THEN = re.compile(r"\s*(?:,?\s*\band then\b|,?\s*(?<!\bsince )(?<!\buntil )(?<!\btill )"
+                   r"(?<!\bby )(?<!\bback )(?<!\bfrom )(?<!\bbefore )(?<!\bafter )\bthen\b|"
                    r"(?:,|\band\b)\s*(?:and\s+)?(?:after that|afterwards|finally|lastly)\b"
                    r"(?!\s+\w+(?:ing|ed)\b)|;)\s*",  # "and finally learning git": no step
                    re.IGNORECASE)
@@ -52,7 +52,9 @@ _SENTENCE_OR_DASH = re.compile(r"(?<=[.?!;])\s+|\s+[-\u2013\u2014]+\s+")
 _LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|next|if so|"
                    r"if yes|if there are|if it does|if they do)\b[\s,]*)+",
                    re.IGNORECASE)
-_IT = re.compile(r"\b(its(?! own\b)|it(?! (?:broke|crashed|failed|died|errored|blew up|fell "
+_IT = re.compile(r"\b(its(?! own\b)|(?:whichever|the|that) file (?:it|they|that) (?:turns? up|"
+                 r"shows? up|is|are|appears?|lives?|sits?) in|"  # "opne whichever file it ..."
+                 r"it(?! (?:broke|crashed|failed|died|errored|blew up|fell "
                  r"over|went wrong|happened)\b)|(?:that|the)(?: whole| entire| full)? file|"
                  r"(?<=\bin )there(?!'s| is| are))\b",  # "then turn debug on in there"
                  re.IGNORECASE)  # ("show me util.py where it broke": the program broke)
@@ -199,16 +201,22 @@ def _first(text: str) -> str:
     word = text.split(" ", 1)[0].lower()
     if word.endswith("s") and word[:-1] in _VERBS:  # "src and tests into code.zip": a
         return word  # thing, no slip of "test"
-    if len(word) >= 5 and word not in _VERBS and len(near := typing_slips(word) & _VERBS) == 1:
+    if word in _VERBS or is_english(word):  # "staged", "ready": no slip of "stage", "read"
+        return word
+    if len(word) >= 5 and len(near := typing_slips(word) & _VERBS) == 1:
+        return near.pop()
+    swapped = {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)}
+    if len(word) == 4 and len(near := swapped & _VERBS) == 1:  # "opne", "lsit", "shwo"
         return near.pop()
     return word
 
 
 #: Any word or mark that could join a second ask to a first: "and", "then" (as typed
-#: too), "both", a comma, a second sentence, a new line.
+#: too), "both", a comma, a second sentence, a new line. Not "with": "run the tests
+#: with pytest" had been three steps, and it joins no second ask across the sets' 80.
 _JOINS = re.compile(r"\b(?:and|then|thne|tehn|hten|also|plus|both|after|afterwards|before|"
-                    r"too|as well|each|all|next|finally|followed|once|while|first|again|"
-                    r"with)\b|[,;&+\n]|[.?!:]\s+\S", re.IGNORECASE)
+                    r"too|as well|each|all|next|finally|followed|once|while|first|again)\b|"
+                    r"[,;&+\n]|[.?!:]\s+\S", re.IGNORECASE)
 
 
 def one_ask(request: str) -> bool:
@@ -290,6 +298,9 @@ def clauses(request: str) -> list[str]:
         pieces.append(current)
     pieces = [shown(p) for p in (_LEAD.sub("", p) for p in pieces) if p.strip(" ,.")]
     if len(pieces) >= 2 and ((_SCENE.match(pieces[0]) and _IT.search(pieces[1])) or (
+            # a file named, then an order on it ("the app.py in src, opne it"): one ask
+            re.fullmatch(r"(?:the|that|this|my|our)\s+\S+(?:\s+(?:in|under|inside)\s+\S+)?",
+                         pieces[0], re.IGNORECASE) and _IT.search(pieces[1])) or (
             not _acts(pieces[0]) and _acts(pieces[1]) and not pieces[0].endswith("?")
             and len(_OPENING.sub("", _LEAD.sub("", pieces[0])).split()) >= 3
             and not re.search(r"\bfirst\W*$", pieces[0])  # "git status first, then ..."
@@ -315,6 +326,8 @@ def clauses(request: str) -> list[str]:
         if steps and (again := _AGAIN_WHEN.match(piece)) and recurring(piece[again.end():]):
             piece = f"schedule the same thing {piece[again.end():]}"  # "set that up weekly"
         head = _first(piece)
+        if head in _VERBS and len(pieces) > 1 and head != piece.split(" ", 1)[0].lower():
+            piece = head + piece[len(piece.split(" ", 1)[0]):]  # "opne ...": "open ..."
         if head in _VERBS:
             verb = piece.split(" ", 1)[0]
         elif verb and steps:

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["says_flag"]
+__all__ = ["UNSAID", "says_flag"]
+
+#: Flags on only when the request says so: the model turned on ``ignore_case`` for
+#: searches that never asked it (heldout27 and 30, after their runs), which then find
+#: more than was asked.
+UNSAID = frozenset({"ignore_case"})
 
 _NEGATIONS = frozenset({"no", "not", "dont", "don", "doesn", "didn", "won", "without",
                         "isn", "aren", "wasn", "weren", "hasn", "haven",
@@ -16,12 +21,18 @@ _NEGATIONS = frozenset({"no", "not", "dont", "don", "doesn", "didn", "won", "wit
 _FLAG_WORDS = {"fixed_strings": frozenset({"literal", "literally", "verbatim", "exact"}),
                "hidden": frozenset({"dotfiles", "dot"}),  # "including the dot files"
                "ignore_case": frozenset({"insensitive", "insensitively", "caseless",
+                                         "capitalisation", "capitalization",
                                          "case-insensitive", "case-insensitively"})}
 #: Everyday phrases for a flag (over the request's words joined by spaces).
 _FLAG_PHRASES = {"ignore_case": re.compile(
     r"\bcase (?:doesn t|does not|don t|won t|wont) matter\b|"
     r"\b(?:any|either|whatever|regardless of) case\b")}
 _FLAG_OFF = {"append": frozenset({"replace", "overwrite", "entirely", "wipe"})}  # "notes"
+#: Everyday phrases for a flag off: "but keep me on this branch" is no switch (heldout30
+#: and 27, after their runs: git.branch switches by default).
+_FLAG_OFF_PHRASES = {"switch": re.compile(
+    r"\b(?:keep|leave) me (?:on|where)\b|\bstay(?:ing)? (?:on|where|put)\b|\bremain on\b|"
+    r"\bwithout (?:switching|checking it out|moving)\b|\bdon t (?:move|take) me\b")}
 
 
 def says_flag(key: str, words: list[str]) -> bool | None:
@@ -29,7 +40,8 @@ def says_flag(key: str, words: list[str]) -> bool | None:
     do: "ignoring case" says ``ignore_case``), or an everyday word for it
     (`_FLAG_WORDS`); False when a negation comes just before ("don't switch"); None
     when it is not said, or a word for its opposite is (`_FLAG_OFF`: "replace")."""
-    if _FLAG_OFF.get(key, frozenset()).intersection(words):
+    if _FLAG_OFF.get(key, frozenset()).intersection(words) or (
+            key in _FLAG_OFF_PHRASES and _FLAG_OFF_PHRASES[key].search(" ".join(words))):
         return False
     if key in _FLAG_PHRASES and _FLAG_PHRASES[key].search(" ".join(words)):
         return True

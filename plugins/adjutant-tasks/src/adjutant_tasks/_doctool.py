@@ -56,7 +56,7 @@ class DocSummarize:
             "properties": {
                 "paths": {"type": "array", "minItems": 1, "maxItems": MAX_PDFS,
                           "items": {"type": "string", "minLength": 1, "maxLength": 4096,
-                                    ARG_ROLE: "path"},
+                                    "pattern": r"\.[Pp][Dd][Ff]$", ARG_ROLE: "path"},
                           "description": "The PDFs, relative to the working directory "
                                          "(default: every *.pdf in it)."},
             },
