@@ -367,6 +367,28 @@ async def test_each_clause_is_one_step_and_a_whole_request_may_be_several() -> N
         assert '( "," step ){0,7}' in (provider.requests[0].grammar or "")
 
 
+DIFF = ("--- a/src/util.py\n+++ b/src/util.py\n@@ -1,2 +1,4 @@\n def average(values):\n"
+        "+    if not values:\n+        return 0.0\n     return sum(values) / len(values)\n")
+
+
+@pytest.mark.parametrize(("request_text", "expected"), [
+    # the clauses of the words before a pasted diff, the diff after the one applying it
+    # (heldout30 and 27, after their runs: the run after the patch was lost)
+    (f"Apply this fix and then run python3 src/app.py to see if the crash is gone:\n{DIFF}",
+     [f"Apply this fix:\n{DIFF}", "run python3 src/app.py to see if the crash is gone"]),
+    (f"run pytest, then apply this patch:\n{DIFF}", ["run pytest", f"apply this patch:\n{DIFF}"]),
+    # a scene, then one order: one step, as written
+    (f"podcast editor here, my co-host emailed me this fix, apply it please:\n{DIFF}",
+     [f"podcast editor here, my co-host emailed me this fix, apply it please:\n{DIFF}"]),
+    (f"apply this:\n{DIFF}", [f"apply this:\n{DIFF}"]),
+    (f"apply this and then run pytest:\n{DIFF}and tell me", [  # words after the diff
+        f"apply this and then run pytest:\n{DIFF}and tell me"]),
+])
+def test_a_pasted_diff_goes_with_the_clause_that_applies_it(request_text: str,
+                                                            expected: list[str]) -> None:
+    assert clauses(request_text) == expected
+
+
 @pytest.mark.parametrize(("request_text", "one"), [
     # given room, the embedded model wrote a log of "." and a grep for the ref the log
     # lost (stop 52, by the CLI with every plugin's tools)

@@ -560,7 +560,8 @@ def test_advice_or_an_opinion_is_answered_in_words_even_of_a_file_here() -> None
              "the better choice?", []),
             ("would pytest.approx be better for comparing averages in tests? just curious",
              []),
-            ("what is a README.md usually for?", ["README.md"])):
+            ("what is a README.md usually for?", ["README.md"]),
+            ("I keep a logbook of guests - is markdown or plain text nicer for that?", [])):
         assert choices[planner.decide(spelled(asked), choices, scores,
                                       existing=existing)] == "response", asked
     for asked in ("commit notes.txt, should be quick", "is notes.txt staged?",

@@ -10,21 +10,21 @@ from collections.abc import Callable
 from ._found import found_by
 from ._in_words import wants_words
 from ._when import recurring
-from ._words import QUOTED, is_english, is_question, named_paths, typing_slips
+from ._words import QUOTED, carried_patch, is_english, is_question, named_paths, typing_slips
 
 __all__ = ["clauses", "one_ask", "the_ask"]
 
 #: Verbs that open an order: a clause after "and" or a comma must start with one to be
 #: a step of its own ("search for TODO and zip src" is two; "copy a.txt and b.txt" one).
 _VERBS = frozenset((
-    "add", "append", "archive", "change", "check", "checkout", "clean", "commit", "compare",
-    "compress", "copy", "count", "create", "delete", "diff", "display", "download", "edit",
-    "extract", "fetch", "find", "fix", "give", "grep", "install", "jot", "kill", "list", "look",
-    "make", "merge", "modify", "move", "note", "open", "overwrite", "pack", "patch", "print",
-    "pull", "push", "put", "queue", "read", "remember", "remove", "rename", "replace", "rerun",
-    "restart", "restore", "run", "save", "schedule", "search", "show", "stage", "start",
-    "stash", "stop", "summarize", "switch", "tell", "test", "touch", "turn", "undo", "unzip",
-    "update", "view", "write", "zip"))
+    "add", "append", "apply", "archive", "change", "check", "checkout", "clean", "commit",
+    "compare", "compress", "copy", "count", "create", "delete", "diff", "display",
+    "download", "edit", "extract", "fetch", "find", "fix", "give", "grep", "install", "jot",
+    "kill", "list", "look", "make", "merge", "modify", "move", "note", "open", "overwrite",
+    "pack", "patch", "print", "pull", "push", "put", "queue", "read", "remember", "remove",
+    "rename", "replace", "rerun", "restart", "restore", "run", "save", "schedule", "search",
+    "show", "stage", "start", "stash", "stop", "summarize", "switch", "tell", "test",
+    "touch", "turn", "undo", "unzip", "update", "view", "write", "zip"))
 #: Verbs of a change to code or text: a clause naming no file acts on the one named
 #: before ("show me src/util.py, make average return 0, then run pytest").
 _EDITS = frozenset(("change", "edit", "fix", "make", "patch", "rename", "replace", "update"))
@@ -233,7 +233,7 @@ def clauses(request: str) -> list[str]:
     plans each clause on its own. A clause without a verb borrows the one before's
     ("the diff" -> "show the diff"); "it" is the last file named before."""
     if "\n" in request.strip():
-        return [request]
+        return _around_a_diff(request) or [request]
     quoted: list[str] = []  # quoted text is never split ("append 'a, then b'")
 
     def hide(match: re.Match[str]) -> str:
@@ -357,6 +357,30 @@ def clauses(request: str) -> list[str]:
             piece = piece.rstrip("?")  # the polite question's mark ends an order
         steps.append(piece)
     return steps
+
+
+#: Words that apply a diff: the clause the pasted diff goes with.
+_APPLIES = re.compile(r"\b(?:apply|patch|fix|change|diff|edit)\b", re.IGNORECASE)
+
+
+def _around_a_diff(request: str) -> list[str] | None:
+    """The steps of a request whose words end with a pasted diff ("Apply this fix and
+    then run python3 src/app.py:" and the diff; heldout30 and 27, after their runs: the
+    run was lost): the clauses of its words, the diff after the one that applies it.
+    None when the request carries no diff, words after it, or one step."""
+    carried = carried_patch(request)
+    if carried is None or not request.rstrip().endswith(carried[0].rstrip()):
+        return None
+    words = request[:request.rfind(carried[0].split("\n", 1)[0])].strip()
+    if not words or "\n" in words:
+        return None
+    parts = [part.rstrip(" :") for part in clauses(words)]
+    if len(parts) < 2 or not all(_acts(part) for part in parts):
+        return None  # "my co-host emailed me this fix, apply it please:" is one step
+    at = next((i for i, part in enumerate(parts) if _first(_OPENING.sub("", part)) in (
+        "apply", "patch")), next((i for i, p in enumerate(parts) if _APPLIES.search(p)), 0))
+    parts[at] = f"{parts[at]}:\n{carried[0]}"
+    return parts
 
 
 def refers_back(clause: str, before: object, cwd: str = "", asked: str = "") -> str:

@@ -60,7 +60,8 @@ _COUNSEL = re.compile(
     r"\b(?:worse|better|safer|riskier|faster|slower|nicer|cleaner|easier) than\b[^?]*\?|"
     r"^\W*would\b[^?]{1,60}\bbe (?:any )?(?:worse|better|safer|faster|nicer|cleaner|"
     r"easier)\b[^?]*\?|"  # "would pytest.approx be better for ...?" (heldout30, after its run)
-    r"\bor\b[^?]*\b(?:better|suit|suits|best)\b[^?]*\?|"
+    r"\bor\b[^?]*\b(?:better|suit|suits|best|nicer|easier|simpler|cleaner|safer|wiser|"
+    r"preferable)\b[^?]*\?|"
     # what a kind of file is for, a file here its example ("what is a README.md usually
     # for?"; heldout27, after its run)
     r"\bwhat(?:'s| is| are) (?:a|an) [\w.-]+(?: files?)? (?:usually |typically |normally |"
