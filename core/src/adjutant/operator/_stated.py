@@ -345,7 +345,8 @@ def _argv_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> Tool
         unsaid = [item for i, item in enumerate(line) if i and item.startswith("--")
                   and item not in said and ("=" in item or i + 1 == len(line)
                                             or line[i + 1].startswith("-"))
-                  and not any(w in asked.lower() for w in re.findall(r"[a-z]{3,}", item))]
+                  and not any(w in re.sub(r"[\s_-]", "", asked.lower())  # "one line"
+                              for w in re.findall(r"[a-z]{3,}", item))]
         if unsaid:
             _log.info("command line: %s drops %r, which the request never says", step.tool,
                       unsaid)

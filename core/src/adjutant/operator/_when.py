@@ -283,7 +283,10 @@ def timeout_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> To
     number, unit = said.group(1, 2) if said.group(1) else said.group(3, 4)
     seconds = (int(number) if number.isdigit() else _SMALL[number.lower()]) * \
         UNIT_SECONDS[unit[0].lower()]
-    args = dict(step.args, timeout=seconds)
+    if seconds <= 0:
+        return step
+    args = dict(step.args, timeout=seconds)  # past the tool's limit too: its refusal
+    # says so, where a default would run on silently
     words = set(asked.split())
     for key, value in step.args.items():  # "2m" or "120" the model put in the command
         if isinstance(value, list) and len(value) > 1:
