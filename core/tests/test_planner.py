@@ -561,7 +561,21 @@ def test_advice_or_an_opinion_is_answered_in_words_even_of_a_file_here() -> None
             ("would pytest.approx be better for comparing averages in tests? just curious",
              []),
             ("what is a README.md usually for?", ["README.md"]),
-            ("I keep a logbook of guests - is markdown or plain text nicer for that?", [])):
+            ("I keep a logbook of guests - is markdown or plain text nicer for that?", []),
+            # the read sets again, after this stop's run of them all: why people do a
+            # thing, a file here its example; whether a name means anything; what a
+            # thing like another does; what an error says; a look asked in words
+            ("Why do people keep files like notes.old lying around next to the real one? "
+             "Just curious.", ["notes.old"]),
+            ("does the .old in notes.old mean anything special to the system or is it just "
+             "a name?", ["notes.old"]),
+            ("I set crosswords, not code: what does a pattern like *.md match?", []),
+            ("Running the tests I sometimes get 'ModuleNotFoundError: No module named util'. "
+             "What is that error telling me?", []),
+            ("What would next Tuesday at noon look like written in ISO 8601? Just the "
+             "format.", []),
+            ("is python 3.8 still suported or should i upgrade?", []),
+            ("what's the difference between staged and unstaged changes", [])):
         assert choices[planner.decide(spelled(asked), choices, scores,
                                       existing=existing)] == "response", asked
     for asked in ("commit notes.txt, should be quick", "is notes.txt staged?",

@@ -62,6 +62,14 @@ _COUNSEL = re.compile(
     r"easier)\b[^?]*\?|"  # "would pytest.approx be better for ...?" (heldout30, after its run)
     r"\bor\b[^?]*\b(?:better|suit|suits|best|nicer|easier|simpler|cleaner|safer|wiser|"
     r"preferable)\b[^?]*\?|"
+    # whether a name means anything, what a thing like another does, what an error
+    # says, what a thing would look like, "..., or should I ...?" (the read sets, after
+    # their runs: a diff, a search, the processes, a port check, a search)
+    r"^\W*(?:does|do|did|would|will)\b[^?]{1,80}\bmean (?:anything|something)\b|"
+    r"\bwhat (?:does|do|would|will) (?:a|an) [\w-]+ like\b[^?]*\?|"
+    r"\bwhat(?:'s| is) (?:that|this|the) (?:error|message|warning)\b[^?]{0,30}\b(?:telling|"
+    r"saying|trying to say|mean)\b|^\W*what would\b[^?]{1,80}\blook like\b|"
+    r"\bor should (?:i|we)\b[^?]*\?|"
     # what a kind of file is for, a file here its example ("what is a README.md usually
     # for?"; heldout27, after its run)
     r"\bwhat(?:'s| is| are) (?:a|an) [\w.-]+(?: files?)? (?:usually |typically |normally |"
@@ -70,7 +78,7 @@ _COUNSEL = re.compile(
 #: between git diff and git diff --staged?"; "...between my working tree and main?"
 #: asks how things stand).
 _TWO_THINGS = re.compile(r"\bdifference between\b(?![^?]*\b(?:my|our|mine|ours|this|these|"
-                         r"current|here)\b)[^?]*\?", re.IGNORECASE)
+                         r"current|here)\b)[^?]*(?:\?|$)", re.IGNORECASE)
 #: English's commonest words: a request with none of them (and none of a tool's) is
 #: gibberish ("asdf qwlkj blorp zzzt"), a word of thanks, or another language. Measured
 #: on the bank and every golden set: none of their 1,285 writes lacks both, all 16
@@ -87,7 +95,8 @@ _WORDS_ONLY = re.compile(
     r"\bwithout (?:doing|running|changing) anything\b|\bin general\b|\bgenerally\b|"
     r"\bno need to (?:look at|open|read|run|check|touch|do) (?:anything|it|them|the "
     r"files?)\b|\b(?:honest|your) (?:opinion|take|thoughts)\b(?!\.\w)|"
-    r"\boff the top of your head\b|\bsettle (?:an argument|a bet|a debate)\b",
+    r"\boff the top of your head\b|\bsettle (?:an argument|a bet|a debate)\b|"
+    r"\bin (?:plain|simple) (?:words|terms|english)\b|\bin layman'?s terms\b",
     re.IGNORECASE)
 #: Why people do a thing: their habits, even with a file here as the example ("Why do
 #: people keep files like notes.old lying around?").
@@ -284,7 +293,7 @@ def wants_words_anyway(request: str) -> bool:
     file here."""
     said = QUOTED.sub("x", request)
     after = said.rpartition("?")[2]  # no order after the question ("...? commit it")
-    return bool(_WORDS_ANYWAY.search(said) or (
+    return bool(_WORDS_ANYWAY.search(said) or (_WHY_PEOPLE.match(said) and "?" in said) or (
         (_COUNSEL.search(said) or (_TWO_THINGS.search(said) and not named_paths(said)))
         and not (orders(after) and not only_asks(after))))  # "no need to run it" asks
 
