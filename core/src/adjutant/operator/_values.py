@@ -325,26 +325,6 @@ def searched_for(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
     return plan if steps == plan.steps else Plan(steps=steps)
 
 
-#: Files named by their kind ("in json files", "only the python files"), and the ending
-#: of each kind not named by its ending.
-_KIND_OF_FILES = re.compile(r"(?:\b(?:in|only|just|among|through|across|of|list|show|find|"
-                            r"search|grep|serach|look at|the|which|what|every|any)\s+(?:the\s+|"
-                            r"my\s+|all\s+)?)\.?\b(json|ya?ml|python|py|markdown|md|te?xt|toml|"
-                            r"javascript|js|typescript|ts|html|css|shell|sh|log|csv|ini|cfg|rust|"
-                            r"go|java)\s+files\b|\bevery\s+\.(\w{1,10})\s+file\b",
-                            re.IGNORECASE)
-_KINDS = {"python": "py", "markdown": "md", "text": "txt", "javascript": "js",
-          "typescript": "ts", "shell": "sh", "rust": "rs"}
-
-
-def glob_of_kind(asked: str) -> str:
-    """The glob of the one kind of file ``asked`` names by its kind ("only look in json
-    files": ``*.json``), or empty."""
-    kinds = {f"*.{_KINDS.get(k.lower(), k.lower())}" for pair in _KIND_OF_FILES.findall(asked)
-             for k in pair if k}  # "every .md file" too (heldout27, after its run)
-    return kinds.pop() if len(kinds) == 1 else ""
-
-
 #: What joins the names of a list: "src/app.py and src/util.py", "a.md, b.md & c.md".
 _LIST_JOIN = re.compile(r"\s*(?:,\s*and|,|and|&)\s+(?:the\s+|also\s+)?", re.IGNORECASE)
 
