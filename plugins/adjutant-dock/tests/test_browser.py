@@ -76,6 +76,20 @@ async def test_a_read_runs_lands_in_the_timeline_and_dry_runs_again(browser: Any
     assert page.errors == []
 
 
+async def test_a_request_of_several_lines_is_shown_as_typed(browser: Any,
+                                                             dock: Dock) -> None:
+    """A pasted diff had been shown run together on one line (stop 53, in chromium):
+    the user's words keep their lines, as text."""
+    (dock.harness.workspace / "a.txt").write_text("alpha line\n")
+    dock.provider.queue(plan(READ))
+    page = await open_page(browser, dock)
+    await ask(page, "read a.txt, then apply this:\n--- a/a.txt\n+++ b/a.txt\n<b>x</b>")
+    said = await page.wait_for_selector("#messages .msg.user:has-text('read a.txt')")
+    assert "apply this:\n--- a/a.txt\n+++ b/a.txt\n<b>x</b>" in await said.inner_text()
+    assert await page.locator("#messages b").count() == 0
+    assert page.errors == []
+
+
 async def test_a_reply_that_is_not_a_plan_is_said_to_be_unused(browser: Any,
                                                                 dock: Dock) -> None:
     """The model's text streams into the chat as it comes; a malformed reply (made-up
