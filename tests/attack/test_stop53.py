@@ -52,6 +52,29 @@ def test_an_option_the_request_says_is_kept(tmp_path: Path) -> None:
     assert _run(["pytest", "--cov=src"], "run pytest", tmp_path)["argv"] == ["pytest"]
 
 
+@pytest.mark.parametrize(("asked", "argv", "kept"), [
+    # flags and a file no one said (the CLI in a fresh workspace, stop 53): "-m
+    # test_file.py" selects no test at all
+    ("run pytest but give it two minutes before giving up",
+     ["pytest", "-v", "-s", "-x", "-m", "test_file.py"], ["pytest"]),
+    # a flag a word of the request starts, one written, an option's value said or not
+    ("count the lines in logs/app.log with wc", ["wc", "-l", "logs/app.log"],
+     ["wc", "-l", "logs/app.log"]),
+    ("run pytest quietly", ["pytest", "-q"], ["pytest", "-q"]),
+    ("run the tests with pytest", ["python3", "-m", "pytest"], ["python3", "-m", "pytest"]),
+    ("connect", ["redis-cli", "-a", "Bk2sLd3fJg4h"], ["redis-cli", "-a", "Bk2sLd3fJg4h"]),
+    ("count the lines with wc", ["wc", "LICENSE.txt"], ["wc", "LICENSE.txt"]),  # its error
+])
+def test_flags_and_files_no_one_said_never_reach_the_command(asked: str, argv: list[str],
+                                                             kept: list[str]) -> None:
+    from adjutant.operator._stated import settled_values
+
+    workspace = Path(__file__).resolve().parents[1] / "golden" / "workspace"
+    plan = Plan(steps=(ToolCall(tool="shell.exec", args={"argv": argv}),))
+    got = settled_values(plan, asked, "", TOOLS, str(workspace))
+    assert isinstance(got, Plan) and got.steps[0].args["argv"] == kept
+
+
 @pytest.mark.parametrize(("asked", "seconds"), [
     ("run pytest and give it three hours at most", 10800),  # past shell.exec's 600
     ("run pytest, time out after 90 seconds", 90),

@@ -340,12 +340,13 @@ def _argv_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> Tool
         # a long option none of whose words the request says ("run the tests with
         # pytest" had been run with --cov=src): a value no one stated; never one whose
         # value follows it ("--password X" without it is another command)
-        line = args[key]
-        unsaid = [item for i, item in enumerate(line) if i and item.startswith("--")
-                  and item not in said and ("=" in item or i + 1 == len(line)
-                                            or line[i + 1].startswith("-"))
-                  and not any(w in re.sub(r"[\s_-]", "", asked.lower())  # "one line"
-                              for w in re.findall(r"[a-z]{3,}", item))]
+        line, initials = args[key], {w[0] for w in re.findall(r"[a-z]+", asked.lower())}
+        unsaid = [item for i, item in enumerate(line) if i and item not in said and (
+            "=" in item or i + 1 == len(line) or line[i + 1].startswith("-")) and (
+                (item.startswith("--") and not any(  # none of its words said ("one line")
+                    w in re.sub(r"[\s_-]", "", asked.lower())
+                    for w in re.findall(r"[a-z]{3,}", item)))
+                or (re.fullmatch(r"-[a-z]", item) and item[1] not in initials))]  # "-x"
         if unsaid:
             _log.info("command line: %s drops %r, which the request never says", step.tool,
                       unsaid)

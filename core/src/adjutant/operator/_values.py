@@ -405,7 +405,8 @@ def argv_files_as_here(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
                        cwd: str) -> Plan:
     """``plan`` with a command line's file the model named with an ending of its own
     ("count README lines with wc" ran ``wc README.txt``) as the one file here of the
-    stem the request says; a name the request writes, or one here, stays."""
+    stem the request says; a name the request writes, or one here, stays; an option's
+    file no one said and not here goes with it."""
     stems: dict[str, list[str]] = {}
     for path in workspace_paths(cwd):
         if os.path.isfile(os.path.join(cwd, path)):
@@ -420,7 +421,7 @@ def argv_files_as_here(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
             if not (isinstance(value, list) and isinstance(props.get(key), Mapping)
                     and props[key].get("x-adjutant-role") == "argv"):
                 continue
-            items = []
+            items: list[Any] = []
             for item in value:
                 stem, dot, _ = str(item).partition(".")
                 only = stems.get(stem.lower(), [])
@@ -428,6 +429,11 @@ def argv_files_as_here(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
                         and not os.path.lexists(os.path.join(cwd, item)) and len(only) == 1:
                     _log.info("argv file: %r is %r here", item, only[0])
                     item = only[0]
+                elif len(items) > 1 and items[-1].startswith("-") and items[-1] not in asked \
+                        and re.fullmatch(r"[\w-]+\.[a-z]{1,4}", item) and stem.lower() not in \
+                        said and not os.path.lexists(os.path.join(cwd, item)):
+                    _log.info("argv file: %s %s is no file here nor said", items.pop(), item)
+                    continue  # "-m test_file.py": an option's value made up
                 items.append(item)
             args[key] = items
         steps.append(step if args == step.args else msgspec.structs.replace(step, args=args))
