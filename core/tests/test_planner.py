@@ -1051,6 +1051,10 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("Order two wheels of Comté from my supplier in the Jura and email them the invoice.",
      True),
     ("list src and then email the team the listing", False),  # the listing is a step
+    # sent to someone (stop 53, in a run of every read set: a schedule), not to a folder
+    ("Send the fete poster to the parish printer and get two hundred copies run off by "
+     "Friday.", True),
+    ("send the report to the archive folder", False),
     # heldout19, after its run: a way to do a thing, a quantity anyone may know, what a
     # command line with flags shows (run here when a place is said)
     ("whats the kindest way to remove a swarm of bees from a wall cavity?", True),

