@@ -83,7 +83,8 @@ SETS = {"tuning": "requests.jsonl", "heldout": "heldout.jsonl", "heldout2": "hel
         "heldout27": "heldout27.jsonl", "heldout28": "heldout28.jsonl",
         "heldout29": "heldout29.jsonl", "heldout30": "heldout30.jsonl",
         "heldout31": "heldout31.jsonl", "heldout32": "heldout32.jsonl",
-        "heldout33": "heldout33.jsonl"}
+        "heldout33": "heldout33.jsonl", "heldout34": "heldout34.jsonl",
+        "heldout35": "heldout35.jsonl"}
 BASELINE = "c3400f2"
 
 
