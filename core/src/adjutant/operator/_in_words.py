@@ -70,6 +70,8 @@ _COUNSEL = re.compile(
     r"\bwhat(?:'s| is) (?:that|this|the) (?:error|message|warning)\b[^?]{0,30}\b(?:telling|"
     r"saying|trying to say|mean)\b|^\W*what would\b[^?]{1,80}\blook like\b|"
     r"\bor should (?:i|we)\b[^?]*\?|"
+    r"^\W*how (?:do|would|should|can) (?:i|you|we|one) (?:read|interpret|understand|make "
+    r"sense of) (?:a|an)\b|"  # "how do I read a hunk header like @@ ...?" (heldout35)
     # what a kind of file is for, a file here its example ("what is a README.md usually
     # for?"; heldout27, after its run)
     r"\bwhat(?:'s| is| are) (?:a|an) [\w.-]+(?: files?)? (?:usually |typically |normally |"

@@ -345,13 +345,13 @@ def makes_no_sense(request: str) -> bool:
             or any(w in _STOPWORDS for w in words):  # most requests: no bank read
         return False
     known, pairs = _known()
-    if any(w[:5] in known or shutil.which(w) for w in words):
-        return False
+    odd = sum(not all(w[i:i + 2] in pairs for i in range(len(w) - 1)) for w in words)
+    if any(w[:5] in known or (shutil.which(w) and odd * 4 < 3 * len(words)) for w in words):
+        return False  # a program's name among words three in four odd is chance ("kpt")
     # half the words or more not even made of letter pairs English has ("asdf qwpoe zzkx
     # lorp": "asdf" and "lorp" are, the others not), or one of three or more (heldout25's
     # "asdf qwlkj blorp zzzt ;;; mmmnn" had been an append; a number beside them, as in
     # heldout23's "flrbb 77 ,,ksj quxx mmmp?", says nothing either)
-    odd = sum(not all(w[i:i + 2] in pairs for i in range(len(w) - 1)) for w in words)
     return odd * 2 >= len(words) or (len(words) >= 3 and odd >= 1)
 
 
