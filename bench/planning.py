@@ -305,8 +305,9 @@ async def run(entries: list[dict[str, Any]], model: str, planner: str,
     threads = int(os.environ["BENCH_THREADS"]) if os.environ.get("BENCH_THREADS") else None
     provider = LlamaCpp(raw=planner == BASELINE, jump_forward=jump, keep_scores=False,
                         threads=threads)
-    profile = Profile(model=ModelPreset(provider="llama-cpp", model=model, temperature=0.0,
-                                        max_tokens=200))
+    # the shipped reply budget (512 tokens): with 200, a text the model ran on past it was
+    # cut inside its string and failed, where `adjutant run` plans it (stop 53, heldout36)
+    profile = Profile(model=ModelPreset(provider="llama-cpp", model=model, temperature=0.0))
     kind = baseline_copilot() if planner == BASELINE else Copilot
     dumped = os.environ.get("BENCH_DUMP")  # a JSON line per request: what was planned
     dump = open(dumped, "a", encoding="utf-8") if dumped else None  # noqa: SIM115, ASYNC230
@@ -381,7 +382,7 @@ def cold(entries: list[dict[str, Any]], model: str, count: int) -> list[tuple[st
         profiles.mkdir(parents=True)
         (profiles / "bench.json").write_text(json.dumps(
             {"name": "bench", "model": {"provider": "llama-cpp", "model": model,
-                                        "temperature": 0.0, "max_tokens": 200}}))
+                                        "temperature": 0.0}}))
         env = {**os.environ, "ADJUTANT_HOME": str(home)}
         adjutant = str(ROOT / ".venv" / "bin" / "adjutant")
         subprocess.run([adjutant, "presets", "bench"], env=env, cwd=space,
