@@ -276,6 +276,17 @@ def test_a_reply_that_is_not_a_plan_is_said_to_be_unused_before_the_next(
     assert "asking again with a simpler prompt" in done.stderr
 
 
+def test_a_step_without_a_preview_says_why(user: dict[str, Any]) -> None:
+    """A step its tool's schema refuses (stop 53: a time limit past shell.exec's own) had
+    been listed with nothing under it: the reason is shown."""
+    (user["work"] / "notes.txt").write_text("buy milk\n")
+    script(user, plan(("fs.read", {"path": "notes.txt", "no_such_argument": 7})))
+    done = adjutant(user, "run", "--non-interactive", "show me notes.txt")
+    assert done.returncode == 0, done.stderr
+    shown = done.stderr[done.stderr.index("plan step 1: fs.read"):]
+    assert "not runnable: schema" in shown and "no_such_argument" in shown, shown
+
+
 def test_json_outputs_parse(user: dict[str, Any]) -> None:
     script(user, plan(("fs.read", {"path": "notes.txt"})))
     (user["work"] / "notes.txt").write_text("hello\n")

@@ -226,6 +226,9 @@ async def show_events(subscription: Any, progress: Progress | None = None) -> No
                     err.write(f"    why: {_one_line(step['intent'], 500)}\n")
                 for line in printable(step.get("preview") or "").splitlines()[:20]:
                     err.write(f"    {line}\n")
+                if not step.get("preview"):  # no preview: why ("10800 is greater than the
+                    for reason in step.get("reasons", [])[:3]:  # maximum of 600" had been
+                        err.write(f"    not runnable: {_one_line(reason, 300)}\n")  # silent)
                 if would := step.get("would"):  # propose-only: what would happen
                     err.write(f"    {WOULD.get(would['decision'], would['decision'])}: "
                               f"{_one_line(would['reason'], 300)}\n")
