@@ -334,6 +334,19 @@ async def test_a_patch_of_a_file_not_here_is_chosen_again() -> None:
     assert [s.tool for s in patched.plan.steps] == ["edit.patch"] and provider.pending == 0
 
 
+async def on_todo(tools: Any, provider: Any, *requests: str) -> list[Any]:
+    """Each of ``requests`` run in turn in a workspace holding a two-line todo.md."""
+    async with Harness(tools, provider=provider) as h:
+        (h.workspace / "todo.md").write_text("write tests\nship\n")
+        return [await h.run(asked) for asked in requests]
+
+
+def second_look(run: Any) -> str:
+    """The text of the one second look ``run`` took."""
+    [look] = [e for e in run.of_type(ActivitySnapshot) if e.activity_type == "second-look"]
+    return str(look.content["text"])
+
+
 async def test_a_file_here_written_whole_to_change_quoted_words_is_an_edit() -> None:
     """"in todo.md make 'ship' say 'ship v1.0'" had been planned as writing todo.md as
     "ship v1.0", losing its other lines: the choice is made again among the tools that
@@ -345,15 +358,12 @@ async def test_a_file_here_written_whole_to_change_quoted_words_is_an_edit() -> 
         steps(("edit.patch", {"patch": edit})),
         steps(("notes.write", {"path": "todo.md", "text": "hello\n"})),
         steps(("notes.write", {"path": "todo.md", "text": "- a\n- ship\n"})))
-    tools = fake_tools(patcher("edit.patch"), FakeWrite("notes.write"), name="edit")
-    async with Harness(tools, provider=provider) as h:
-        (h.workspace / "todo.md").write_text("write tests\nship\n")
-        changed = await h.run("in todo.md make 'ship' say 'ship v1.0'")
-        replaced = await h.run("replace what todo.md says with 'hello'")
-        whole = await h.run("replace the whole of todo.md with '- a' and '- ship'")
+    changed, replaced, whole = await on_todo(
+        fake_tools(patcher("edit.patch"), FakeWrite("notes.write"), name="edit"), provider,
+        "in todo.md make 'ship' say 'ship v1.0'", "replace what todo.md says with 'hello'",
+        "replace the whole of todo.md with '- a' and '- ship'")
     assert [(s.tool, s.args) for s in changed.plan.steps] == [("edit.patch", {"patch": edit})]
-    [look] = [e for e in changed.of_type(ActivitySnapshot) if e.activity_type == "second-look"]
-    assert "would lose its other lines" in look.content["text"]
+    assert "would lose its other lines" in second_look(changed)
     assert [s.tool for s in replaced.plan.steps] == ["notes.write"]
     assert [s.tool for s in whole.plan.steps] == ["notes.write"] and provider.pending == 0
 
@@ -366,14 +376,11 @@ async def test_text_for_the_end_of_a_file_here_written_whole_is_chosen_again() -
         steps(("notes.write", {"path": "todo.md", "text": "- label the boxes\n"})),
         steps(("notes.append", {"path": "todo.md", "text": "- label the boxes\n"})),
         steps(("notes.append", {"path": "todo.md", "text": "- y\n"})))
-    tools = fake_tools(FakeWrite("notes.append"), FakeWrite("notes.write"), name="edit")
-    async with Harness(tools, provider=provider) as h:
-        (h.workspace / "todo.md").write_text("write tests\nship\n")
-        ended = await h.run("stick '- label the boxes' at the bottom of todo.md")
-        appended = await h.run("add '- y' to the end of todo.md")
+    ended, appended = await on_todo(
+        fake_tools(FakeWrite("notes.append"), FakeWrite("notes.write"), name="edit"), provider,
+        "stick '- label the boxes' at the bottom of todo.md", "add '- y' to the end of todo.md")
     assert [s.tool for s in ended.plan.steps] == ["notes.append"]
-    [look] = [e for e in ended.of_type(ActivitySnapshot) if e.activity_type == "second-look"]
-    assert "would lose its other lines" in look.content["text"]
+    assert "would lose its other lines" in second_look(ended)
     assert [s.tool for s in appended.plan.steps] == ["notes.append"]
     assert provider.pending == 0
 
