@@ -226,7 +226,8 @@ class SummaryFirst(ScriptedProvider):
     capabilities = ProviderCapabilities(grammar=True)
 
     async def score(self, request: Any, continuations: Any) -> list[float]:
-        asked = "summarize" in request.prompt  # not the content-free calibration request
+        # not the content-free calibration request
+        asked = "summarize" in request.prompt or "say?" in request.prompt
         return [5.0 * asked if "notes.pdfsum" in c else 3.0 * asked if '"response"' in c else
                 4.0 * asked if "notes.write" in c else 0.0 for c in continuations]
 
@@ -236,6 +237,8 @@ class SummaryFirst(ScriptedProvider):
     # read still, never a write or words (heldout30, after its run: "summarize" of a
     # text file had been `doc.summarize`, then an append)
     ("summarize notes.txt", "notes.read", {"path": "notes.txt"}),
+    # named in another case, in a folder (note 53: "what does GUIDE.MD in docs say?")
+    ("what does GUIDE.MD in docs say?", "notes.read", {"path": "docs/guide.md"}),
     # the kind it takes: as chosen
     ("summarize report.pdf", "notes.pdfsum", {"paths": ["report.pdf"]}),
 ])
@@ -255,7 +258,8 @@ async def test_a_tool_taking_files_of_one_kind_is_not_planned_for_another(
     async with Harness(notes, provider=provider) as h:
         h.copilot.prompting.viewers = {"file": "notes.read"}
         h.copilot.prompting.bank_weight = 0  # the bank knows none of these tools
-        for name in ("notes.txt", "report.pdf"):
+        (h.workspace / "docs").mkdir()
+        for name in ("notes.txt", "report.pdf", "docs/guide.md"):
             (h.workspace / name).write_text("x\n")
         run = await h.run(request_)
         assert [s.tool for s in run.plan.steps] == [first]

@@ -578,3 +578,16 @@ def test_files_named_by_their_kind_are_a_glob(asked: str, glob: str) -> None:
     from adjutant.operator._here import glob_of_kind
 
     assert glob_of_kind(asked) == glob
+
+
+def test_a_marker_said_in_capitals_is_searched_for_not_the_file_of_its_name(
+        here: str) -> None:
+    """"where is the TODO about caching in src?" had searched todo.md beside src (note
+    53): the word in capitals the plan searches for is no file; "the todo list" is."""
+    Path(here, "todo.md").write_text("- milk\n")
+    got = with_stated_values(plan(("search.grep", {"pattern": "TODO"})),
+                             "where is the TODO about caching in src?", TOOLS, here)
+    assert got == plan(("search.grep", {"pattern": "TODO", "paths": ["src"]}))
+    got = with_stated_values(plan(("search.grep", {"pattern": "milk"})),
+                             "grep the todo list for milk", TOOLS, here)
+    assert got == plan(("search.grep", {"pattern": "milk", "paths": ["todo.md"]}))

@@ -127,6 +127,16 @@ def here(cwd: str, path: str) -> str | None:
     return found if inside.startswith(root + os.sep) else None
 
 
+def by_name(cwd: str, name: str) -> str | None:
+    """The one file here whose name is ``name`` in any case, in whatever folder: "what
+    does GUIDE.MD in docs say?" names docs/guide.md. None for a path, or none or two."""
+    if "/" in name:
+        return None
+    found = [p for p in workspace_paths(cwd) if p.rsplit("/", 1)[-1].lower() == name.lower()
+             and os.path.isfile(os.path.join(cwd, p))]
+    return found[0] if len(found) == 1 else None
+
+
 def workspace_paths(cwd: str, limit: int = 300) -> list[str]:
     """Files and directories under ``cwd`` (relative, breadth first, hidden ones and
     links left out, at most ``limit``): what the read tools' path arguments may name."""
@@ -318,7 +328,7 @@ def misfits(tools: Mapping[str, Any], names: Sequence[str], request: str, cwd: s
     run: it had been summarized). Such a read wanted is a read still: every other tool
     of the kind, every write, an answer in words (which cannot have read the file), and
     for one file named, every read but ``viewer``. Empty when ``chosen`` fits."""
-    named = [p for p in (*(here(cwd, d) for d in named_documents(request)[:20]),
+    named = [p for p in (*(here(cwd, d) or by_name(cwd, d) for d in named_documents(request)[:20]),
                          *files_called(request, cwd))
              if p and os.path.isfile(os.path.join(cwd, p))]
     out = [n for n in names if named and (kinds := _kinds(tools.get(n))) and not any(

@@ -243,7 +243,7 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
     path_keys = [k for k, r in roles.items() if r in ("path", "paths")]
     refs = git_names(cwd) if cwd else set()
     if len(path_keys) == 1:  # a branch is no path ("release/1.0"), unless a file is so named
-        paths = [p for p in _paths(asked, words, cwd) if _norm(p) not in used and not (
+        paths = [p for p in _paths(asked, words, cwd, used) if _norm(p) not in used and not (
             p in refs and not os.path.lexists(os.path.join(cwd, p)))]
         key = path_keys[0]
         if len(paths) == 1:
@@ -533,9 +533,10 @@ def git_names(cwd: str) -> set[str]:
     return names
 
 
-def _paths(asked: str, words: list[str], cwd: str) -> list[str]:
+def _paths(asked: str, words: list[str], cwd: str, used: set[str]) -> list[str]:
     """The paths ``asked`` names (a project's files without an extension too: "the
-    CHANGELOG"), and its words that name a file or folder here."""
+    CHANGELOG"), and its words that name a file or folder here; not a file whose stem
+    is a `_marker`."""
     found = [(here(cwd, p) or p) if cwd else p for p in named_documents(asked)
              if "*" not in p and "?" not in p]
     if cwd:
@@ -544,13 +545,21 @@ def _paths(asked: str, words: list[str], cwd: str) -> list[str]:
             if word and "/" not in word and "*" not in word and word.isprintable() \
                     and os.path.lexists(os.path.join(cwd, word)):
                 found.append(word)
-        found += files_called(asked, cwd)  # "the readme": README.md
+        found += [p for p in files_called(asked, cwd)  # "the readme": README.md
+                  if not _marker(p.rsplit("/", 1)[-1].split(".", 1)[0], asked, used)]
     seen: dict[str, str] = {}
     for path in found:
         seen.setdefault(_norm(path), path)
     # a folder holding another path named only says where that is ("the guide in docs")
     return [p for p in seen.values() if not any(o.startswith(p.rstrip("/") + "/")
                                                  for o in seen.values())]
+
+
+def _marker(stem: str, asked: str, used: set[str]) -> bool:
+    """Whether ``stem`` (of a file here) is said in capitals it does not have, and the
+    plan uses it as a value: "the TODO about caching in src" is the word searched for."""
+    return stem.lower() in used and not stem.isupper() and bool(
+        re.search(rf"\b{re.escape(stem.upper())}\b", asked))
 
 
 def _names(word: str, member: str) -> bool:
