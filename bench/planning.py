@@ -84,7 +84,9 @@ SETS = {"tuning": "requests.jsonl", "heldout": "heldout.jsonl", "heldout2": "hel
         "heldout29": "heldout29.jsonl", "heldout30": "heldout30.jsonl",
         "heldout31": "heldout31.jsonl", "heldout32": "heldout32.jsonl",
         "heldout33": "heldout33.jsonl", "heldout34": "heldout34.jsonl",
-        "heldout35": "heldout35.jsonl", "heldout36": "heldout36.jsonl"}
+        "heldout35": "heldout35.jsonl", "heldout36": "heldout36.jsonl",
+        "heldout37": "heldout37.jsonl", "heldout38": "heldout38.jsonl",
+        "heldout39": "heldout39.jsonl", "heldout40": "heldout40.jsonl"}
 BASELINE = "c3400f2"
 
 

