@@ -240,6 +240,12 @@ _WHY_AFTER = re.compile(r"\s*[,;.\u2014-]\s*(?:i want to|i need to|i'd like to|s
                         r"(?:i|we) can|because|since|as i|i'm|we're)\b[^?]*$", re.IGNORECASE)
 
 
+_ACTING = re.compile(r"\b(?:commit|add|append|delete|remove|write|change|edit|replace|kill|"
+                     r"run|zip|push|create|rename|move|fix|update|put|send|schedule|switch|"
+                     r"branch|patch|save|stage|tag|merge|copy|clear|empty|rewrite)\b",
+                     re.IGNORECASE)
+
+
 def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
     """``("file" | "dir", path)`` when the request only asks to see one thing here:
     display words and one name of a file or folder that exists ("show me
@@ -249,7 +255,9 @@ def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
     if (scene := _SCENE_FIRST.match(request)) and not named_paths(scene[0]) \
             and not orders(scene[0]):  # "delete it all, just show me x" is no scene
         request = request[scene.end():]  # "hands covered in flour, just read me the ..."
-    request = _WHY_AFTER.sub("", request)  # "..., I want to see what's left before ..."
+    why = _WHY_AFTER.search(request)  # "..., I want to see what's left before ..."
+    if why and not _ACTING.search(why[0]):  # not "..., I want to commit it afterwards"
+        request = request[:why.start()]
     words = _WORD.findall(request.lower().replace("'", ""))
     if not words or len(words) > 12 or (request.rstrip().endswith("?") and len(words) > 7):
         return None

@@ -27,7 +27,8 @@ def listed_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
     had committed the path "staged"), or one hinted at only by the words of a quoted
     sentence ("commit all tracked changes with the message 'Add ... roster notes'" had
     committed notes.txt). A list left empty goes."""
-    outside = QUOTED.sub(" ", asked)
+    # a quoted sentence is content; a quoted name ("commit 'notes.txt' as ...") a place
+    outside = QUOTED.sub(lambda q: " " if len(q[0].split()) >= 3 else q[0][1:-1], asked)
     named = set(named_paths(outside))
     steps = []
     for step in plan.steps:
