@@ -112,6 +112,11 @@ pytestmark = pytest.mark.anyio
     # a letter left out of a short verb (heldout37, after its run: the diff lost)
     ("chek git status and then show me the unstaged diff",
      ["check git status", "show me the unstaged diff"]),
+    # going over to a branch is a switch (heldout39, after its run: "create go over to
+    # develop" had borrowed the verb before)
+    ("create the branch archive/old-notes without switching to it, then go over to develop",
+     ["create the branch archive/old-notes without switching to it",
+      "switch over to develop"]),
     ("first git status, then what's staged", ["first git status", "what's staged"]),
     # an order, then a question of its own; a schedule, then an order (heldout18, after
     # its run: the second step had been lost, the schedule taken for a scene)
@@ -253,6 +258,12 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     "customer says the app is down; is anything on port 8000?",
     "before I leave for holiday, zip up the logs folder as logs-backup.zip",
     # how to regard the files is no step (heldout15, after its run: a patch)
+    "Put the README next to docs/guide.md and show me what differs, README as the old side.",
+    # what to leave as it is; leave to go on (heldout39, after its run: a write of "{}"
+    # after the patch; "go ahead and commit" had run a program "go")
+    "In config/settings.json flip debug from false to true, change nothing else.",
+    "set debug to true in config/settings.json and leave the rest as it is",
+    "go ahead and commit it as 'wip'",
     "Treat src/util.py as the old version and src/app.py as the new one and show me the "
     "differences between them.",
     "read notes.txt and do it quickly",  # "do it" with no time: no schedule
@@ -503,4 +514,18 @@ def test_a_long_request_plans_from_the_sentence_that_asks(request_text: str,
 def test_it_is_the_path_of_the_step_before(clause: str, path: str | None,
                                            expected: str) -> None:
     before = Plan(steps=(ToolCall(tool="t", args={"path": path} if path else {}),))
+    assert refers_back(clause, before) == expected
+
+
+@pytest.mark.parametrize(("clause", "expected"), [
+    # the places the step before listed (heldout39, after its run: the zip dropped)
+    ("zip those two folders as average-code.zip", "zip src and tests as average-code.zip"),
+    ("bundle both folders into b.zip", "bundle src and tests into b.zip"),
+    ("zip 'those two folders' as a.zip", "zip 'those two folders' as a.zip"),  # quoted
+    ("zip the folders", "zip the folders"),  # which ones: not said
+])
+def test_those_places_are_the_ones_the_step_before_listed(clause: str,
+                                                          expected: str) -> None:
+    before = Plan(steps=(ToolCall(tool="search.grep", args={
+        "pattern": "average", "paths": ["src", "tests"]}),))
     assert refers_back(clause, before) == expected

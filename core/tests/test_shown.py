@@ -178,6 +178,10 @@ def test_a_link_out_of_the_working_directory_is_left_to_the_model_and_the_cage(
     # run: summarized as a PDF)
     ("What does the guide in docs actually say? Print it out.", ("file", "docs/guide.md")),
     ("what does the app log say about errors?", ("file", "logs/app.log")),
+    # the file first, then what is on it (heldout39, after its run: a search for it)
+    ("TODO.MD - what's on it?", ("file", "todo.md")),
+    ("notes.txt: what does it say?", ("file", "notes.txt")),
+    ("notes.txt - delete it", None),
 ])
 def test_a_question_about_what_a_named_file_holds_names_it(
         space: Path, request_: str, expected: tuple[str, str] | None) -> None:
@@ -204,6 +208,11 @@ def test_a_question_about_what_a_named_file_holds_names_it(
     ("how is notes.old different from notes.txt?", ("notes.old", "notes.txt")),
     ("is notes.txt any different than todo.md", None),  # words between: not side by side
     ("is notes.txt different than todo.md", ("notes.txt", "todo.md")),
+    # put side by side, compared after; a project's file by its name alone (heldout39,
+    # after its run: an append of "README" to the guide, then a diff with notes.old)
+    ("Put the README next to docs/guide.md and show me what differs, README as the old "
+     "side.", ("README.md", "docs/guide.md")),
+    ("put notes.txt next to todo.md on my desk", None),  # nothing compared
 ])
 def test_two_files_compared_with_each_other_are_named(
         space: Path, request_: str, expected: tuple[str, str] | None) -> None:

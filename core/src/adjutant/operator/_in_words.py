@@ -34,8 +34,11 @@ _WORDS_ANYWAY = re.compile(
     r"^\W*(?:would|will|could|does|do|is|are|can|might)\b(?! you\b)(?:[^?.!]|\.(?=\w)){1,100}\bif "
     r"(?:i|we|someone|one)\b[^?]*\?|\blike if (?:i|we)\b|\b(?:say|suppose|supposing|imagine) "
     r"(?:i|we) (?:wanted|were|had|needed)\b|\bin general\b|\bgenerally\b|\bin principle\b|"
-    r"\bas a rule\b|\?[^?]*(?:\b(?:just|only) (?:explain|describe)|\bexplain(?:ation)? "
-    r"only|\bjust an explanation)\b", re.IGNORECASE)  # after a question: what to do with it
+    r"\bas a rule\b|\?[^?]*(?:\b(?:just|only) (?:explain|describe|tell me)|\bexplain(?:ation)? "
+    r"only|\bjust an explanation|\btell me only|\b(?:don'?t|do not) (?:run|execute|do) "
+    r"(?:it|that|anything)\b[^?]*\b(?:just|only)\b)\b", re.IGNORECASE)  # after a question:
+# what to do with it ("what's the pytest command to run just X? don't run it, only tell me":
+# heldout39, after its run: a diff of X)
 #: A question asking for advice or an opinion ("Should config/settings.json be committed
 #: or is that a bad idea?", "do I need to stage files myself before a commit?", "Honest
 #: opinion: is it ok to keep passwords in config/settings.json?") or what Adjutant can

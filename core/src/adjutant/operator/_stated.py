@@ -241,7 +241,9 @@ def _flags_as_said(step: ToolCall, schema: Mapping[str, Any], words: list[str]) 
 def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
           used: set[str], cwd: str, nouns: frozenset[str] = frozenset()) -> dict[str, Any]:
     filled: dict[str, Any] = {}
-    roles = {k: v.get("x-adjutant-role") for k, v in unset.items()}
+    roles = {k: v.get("x-adjutant-role") or (  # a list whose items are paths (doc.summarize)
+        "paths" if v.get("type") == "array" and isinstance(v.get("items"), Mapping)
+        and v["items"].get("x-adjutant-role") == "path" else None) for k, v in unset.items()}
     path_keys = [k for k, r in roles.items() if r in ("path", "paths")]
     refs = git_names(cwd) if cwd else set()
     if len(path_keys) == 1:  # a branch is no path ("release/1.0"), unless a file is so named
@@ -251,7 +253,8 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
         if len(paths) == 1:
             filled[key] = [paths[0]] if roles[key] == "paths" else paths[0]
         elif len(paths) > 1 and roles[key] == "paths" and cwd and all(
-                os.path.lexists(os.path.join(cwd, p)) for p in paths):
+                os.path.lexists(os.path.join(cwd, p)) or (re.search(  # or named whole ("a.pdf
+                r"\w\.[A-Za-z0-9]{1,8}$", p) and p in asked) for p in paths):  # and b.pdf")
             filled[key] = paths  # "used in src and tests": both, as they are here
     for key, spec in unset.items():
         if key in filled or roles[key]:
@@ -558,8 +561,7 @@ def _paths(asked: str, words: list[str], cwd: str, used: set[str]) -> list[str]:
 
 
 def _marker(stem: str, asked: str, used: set[str]) -> bool:
-    """Whether ``stem`` (of a file here) is said in capitals it does not have, and the
-    plan uses it as a value: "the TODO about caching in src" is the word searched for."""
+    """Whether ``stem`` (a file's here) is said in capitals it lacks, and used as a value."""
     return stem.lower() in used and not stem.isupper() and bool(
         re.search(rf"\b{re.escape(stem.upper())}\b", asked))
 

@@ -285,6 +285,7 @@ def typing_slips(word: str) -> set[str]:
 #: Short names of things a swap is mended to: "the lgo file in logs" (heldout37, after its
 #: run: the folder listed).
 _SHORT_THINGS = frozenset(("log", "file", "diff", "zip", "pdf", "logs", "files"))
+_QUESTION_WORDS = frozenset(("what", "where", "which", "when", "whose", "how", "why", "who"))
 _ANY_SLIP = 6
 _ANY_SWAP = 5
 #: How often a word must be seen in English subtitles (pyspellchecker's dictionary) to
@@ -339,10 +340,12 @@ def spelled(request: str, names: frozenset[str] = frozenset()) -> str:
         near = typing_slips(lower) if len(lower) >= _ANY_SLIP else {
             lower[:i] + lower[i + 1] + lower[i] + lower[i + 2:] for i in range(len(lower) - 1)}
         known = [w for w in near if w in vocabulary and (len(lower) >= _ANY_SWAP or w in (
-            _STOPWORDS | _SHOWING | _LISTING | _SHORT_THINGS))]
+            _STOPWORDS | _SHOWING | _LISTING | _SHORT_THINGS))] or [  # a letter left out of
+            w for w in _QUESTION_WORDS if len(w) == len(lower) + 1 and any(  # a word that
+                w[:i] + w[i + 1:] == lower for i in range(len(w)))]  # asks: "wher do we ..."
         if not known:
             return word
-        return max(known, key=lambda w: (vocabulary[w], w))
+        return max(known, key=lambda w: (vocabulary.get(w, 0), w))
 
     return re.sub(r"(?<![\w])[A-Za-z]+(?![\w])", mend, request)
 
