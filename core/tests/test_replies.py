@@ -233,6 +233,25 @@ async def test_a_note_rambling_past_the_users_words_is_planned_with_them() -> No
     assert h.provider.pending == 0 and [r["ok"] for r in run.logged("attempt")] == [True]
 
 
+@pytest.mark.anyio
+async def test_a_write_rambling_past_the_quoted_text_is_planned_with_it() -> None:
+    """"Create docs/ferry.md containing exactly '# Ferry timetable office' and nothing
+    else" (heldout34, run again in stop 54): the model wrote the heading, then text of
+    its own to the token limit, and the cut reply failed. The one text the request
+    quotes ends it, as a text carried after a colon does."""
+    from adjutant.testing import FakeWrite, fake_tools
+
+    ramble = ('{"type":"plan","steps":[{"tool":"notes.write","args":{"path":"docs/ferry.md",'
+              '"text":"# Ferry timetable office\n\n## Monday\n\n- 06:00 to the island')
+    async with Harness(fake_tools(FakeWrite("notes.write"), name="notes"),
+                       script=[ramble]) as h:
+        run = await h.run("Create docs/ferry.md containing exactly '# Ferry timetable "
+                          "office' and nothing else")
+    [step] = run.plan.steps
+    assert step.args == {"path": "docs/ferry.md", "text": "# Ferry timetable office"}
+    assert h.provider.pending == 0
+
+
 def test_the_end_sentinel_written_inside_an_answer_ends_it() -> None:
     """"how do I squash my last two commits?" was answered "..., you can use the
     following command in the read-only OS sandbox: <END>" (the worked examples' end,

@@ -22,7 +22,7 @@ _VERBS = frozenset((
     "download", "edit", "extract", "fetch", "find", "fix", "give", "grep", "install", "jot",
     "kill", "list", "look", "make", "merge", "modify", "move", "note", "open", "overwrite",
     "pack", "patch", "print", "pull", "push", "put", "queue", "read", "remember", "remove",
-    "rename", "replace", "rerun", "restart", "restore", "run", "save", "schedule", "search",
+    "rename", "replace", "rerun", "restart", "restore", "run", "save", "schedule", "search", "set",
     "show", "stage", "start", "stash", "stop", "summarize", "switch", "tell", "test",
     "touch", "turn", "undo", "unzip", "update", "view", "write", "zip"))
 #: Verbs of a change to code or text: a clause naming no file acts on the one named

@@ -71,6 +71,7 @@ from ._words import (
     echoes,
     hinted,
     is_question,
+    only_quote,
     spelled,
 )
 from .planner import BANK_WEIGHT, END, SIMILAR, Planner, workspace_paths
@@ -313,7 +314,7 @@ class Prompting:
         if not is_question(prompt) and (why := nothing_to_change(prompt, cwd, self.files)):
             return chosen, msgspec.json.encode({"type": "response", "text": why}).decode()
         text = closed_plan(await self.generate(chosen, run, attempt, provider),
-                           carried_text(prompt))
+                           carried_text(prompt) or only_quote(prompt))
         if self.claimed(text, prompt):  # "stash my changes": "Stashed your changes."
             return chosen, _NOTHING_DONE_REPLY
         if chosen is request:  # no choice was made (a retry, a provider that cannot score)
@@ -358,7 +359,7 @@ class Prompting:
         chosen = await self.choose(request, names, prompt, cwd, provider, exclude=wanting,
                                    most=most)
         again = closed_plan(await self.generate(chosen, run, attempt, provider, part="-again"),
-                            carried_text(prompt))
+                            carried_text(prompt) or only_quote(prompt))
         return chosen, _NOTHING_DONE_REPLY if self.claimed(again, prompt) else again
 
     def unhinted(self, text: str, prompt: str) -> str:

@@ -193,6 +193,13 @@ def about_here(request: str) -> bool:
     return bool(_HERE.search(QUOTED.sub("x", request)))
 
 
+def only_quote(request: str) -> str:
+    """The one text ``request`` quotes, of two words or more, without its quotes ("create
+    docs/ferry.md containing exactly '# Ferry timetable office'"), or empty."""
+    quotes = [q[1:-1].strip() for q in QUOTED.findall(request)]
+    return quotes[0] if len(quotes) == 1 and len(quotes[0].split()) >= 2 else ""
+
+
 def with_digits(request: str) -> str:
     """``request`` with the numbers it spells out in English as digits, outside quoted
     text ("is port eight thousand and eighty free?": 8080; "the last five commits": 5),
