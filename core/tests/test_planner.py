@@ -439,6 +439,9 @@ async def test_memory_passages_are_left_out_of_the_choice_and_kept_for_an_answer
     ("is redis up, and what port is it on?", True),
     # a quoted cron line is no command to run (heldout21, after its run: scheduled)
     ("in plain words, what is a cron line like `0 6 * * 1` saying?", True),
+    # a greeting before it (heldout40, after its run: a patch of a made-up hi.txt)
+    ("hi! who are you and what sort of things can you help me with?", True),
+    ("hello. delete notes.txt", False),
 ])
 def test_a_question_is_told_from_an_order(request_text: str, asks: bool) -> None:
     from adjutant.operator.planner import is_question
@@ -1128,6 +1131,10 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
      "doing.", True),
     ("when git status shows ?? next to a file, what does that mean?", True),
     ("I ran the report, what does it print?", False),
+    # what Adjutant itself is and does (heldout40, after its run: a patch)
+    ("hi! who are you and what sort of things can you help me with?", True),
+    ("what can you do?", True),
+    ("what can you do with notes.txt?", False),  # a file here: its reads
 ])
 def test_a_question_about_what_a_command_means_wants_words(asked: str, words: bool) -> None:
     """What a command or a name means, or how to do a thing, is answered in words

@@ -213,43 +213,32 @@ def test_a_plan_cut_after_the_words_the_request_carries_ends_with_them(
 
 
 @pytest.mark.anyio
-async def test_a_note_rambling_past_the_users_words_is_planned_with_them() -> None:
-    """"add to the project notes: tests are run with python3 -m pytest from the repo
-    root": the 0.5B model wrote those words, then lines of its own to the token limit;
-    the malformed reply was asked again freely and planned `shell.exec git add
-    tests.py python3 ...`. The plan now holds the user's words, and nothing more."""
+@pytest.mark.parametrize(("asked", "ramble", "kept"), [
+    # "add to the project notes: tests are run with python3 -m pytest from the repo
+    # root": the 0.5B model wrote those words, then lines of its own to the token limit;
+    # the malformed reply was asked again freely and planned `shell.exec git add
+    # tests.py python3 ...`. The plan now holds the user's words, and nothing more.
+    ("add to notes.txt: tests are run with python3 -m pytest from the repo root",
+     '"path":"notes.txt","text":"tests are run with python3 -m pytest from the repo root'
+     "\\n\\n- add the line 'call mom' to notes.md\\n\\n- add the line 'buy milk",
+     {"path": "notes.txt", "text": "tests are run with python3 -m pytest from the repo root"}),
+    # the one text the request quotes, likewise (heldout34, run again in stop 54: the
+    # heading, then text of its own to the token limit, and the cut reply failed)
+    ("Create docs/ferry.md containing exactly '# Ferry timetable office' and nothing else",
+     '"path":"docs/ferry.md","text":"# Ferry timetable office\\n\\n## Monday\\n- 06:00 to',
+     {"path": "docs/ferry.md", "text": "# Ferry timetable office"}),
+])
+async def test_a_write_rambling_past_the_users_words_is_planned_with_them(
+        asked: str, ramble: str, kept: dict) -> None:
     from adjutant.testing import FakeWrite, fake_tools
 
-    ramble = ('{"type":"plan","steps":[{"tool":"notes.write","args":{"path":"notes.txt",'
-              '"text":"tests are run with python3 -m pytest from the repo root\\n\\n- add '
-              'the line \'call mom\' to notes.md\\n\\n- add the line \'buy milk')
+    cut = '{"type":"plan","steps":[{"tool":"notes.write","args":{' + ramble
     async with Harness(fake_tools(FakeWrite("notes.write"), name="notes"),
-                       script=[ramble]) as h:
-        run = await h.run("add to notes.txt: tests are run with python3 -m pytest from the "
-                          "repo root")
+                       script=[cut]) as h:
+        run = await h.run(asked)
     [step] = run.plan.steps
-    assert step.args == {"path": "notes.txt", "text": "tests are run with python3 -m pytest "
-                                                      "from the repo root"}
+    assert step.args == kept
     assert h.provider.pending == 0 and [r["ok"] for r in run.logged("attempt")] == [True]
-
-
-@pytest.mark.anyio
-async def test_a_write_rambling_past_the_quoted_text_is_planned_with_it() -> None:
-    """"Create docs/ferry.md containing exactly '# Ferry timetable office' and nothing
-    else" (heldout34, run again in stop 54): the model wrote the heading, then text of
-    its own to the token limit, and the cut reply failed. The one text the request
-    quotes ends it, as a text carried after a colon does."""
-    from adjutant.testing import FakeWrite, fake_tools
-
-    ramble = ('{"type":"plan","steps":[{"tool":"notes.write","args":{"path":"docs/ferry.md",'
-              '"text":"# Ferry timetable office\n\n## Monday\n\n- 06:00 to the island')
-    async with Harness(fake_tools(FakeWrite("notes.write"), name="notes"),
-                       script=[ramble]) as h:
-        run = await h.run("Create docs/ferry.md containing exactly '# Ferry timetable "
-                          "office' and nothing else")
-    [step] = run.plan.steps
-    assert step.args == {"path": "docs/ferry.md", "text": "# Ferry timetable office"}
-    assert h.provider.pending == 0
 
 
 def test_the_end_sentinel_written_inside_an_answer_ends_it() -> None:

@@ -213,6 +213,9 @@ def test_a_question_about_what_a_named_file_holds_names_it(
     ("Put the README next to docs/guide.md and show me what differs, README as the old "
      "side.", ("README.md", "docs/guide.md")),
     ("put notes.txt next to todo.md on my desk", None),  # nothing compared
+    # the old one first, when said (heldout40, after its run)
+    ("how does notes.txt differ from notes.old? old one first please",
+     ("notes.old", "notes.txt")),
 ])
 def test_two_files_compared_with_each_other_are_named(
         space: Path, request_: str, expected: tuple[str, str] | None) -> None:

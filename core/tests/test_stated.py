@@ -43,6 +43,9 @@ def here(tmp_path: Path) -> str:
     # an address written with its port (heldout14, after its blind run: no host)
     ("my dev server should be on [::1]:3000 — is it up?", "net.check_port", {"port": 3000},
      {"host": "::1"}),
+    # "upper or lower case", "any .log file" (heldout40, after its run: neither)
+    ("find 'error' in any .log file, upper or lower case, doesnt matter", "search.grep",
+     {"pattern": "error"}, {"ignore_case": True, "glob": "*.log"}),
     # "every tracked change" is git's -a (heldout39, after its run)
     ("commit every tracked change with the message 'x y z'", "git.commit", {"message": "x y z"},
      {"all": True}),

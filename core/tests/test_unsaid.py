@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from adjutant.operator._unsaid import created_as_said, listed_as_said
+from adjutant.operator._unsaid import (
+    created_as_said,
+    listed_as_said,
+    numbers_as_said,
+    refs_as_said,
+)
 from adjutant_hookspecs import Plan, ToolCall
 
 from .test_stated import TOOLS
@@ -62,3 +67,30 @@ def test_a_file_said_to_be_created_is_written_not_appended_to(
     got = created_as_said(plan, asked, TOOLS, str(tmp_path))
     assert [s.tool for s in got.steps] == [tool]
     assert got.steps[0].args == plan.steps[0].args
+
+
+def test_a_commit_to_start_from_is_one_said_or_here(tmp_path: Path) -> None:
+    """"Create a branch named orchard-labels but keep me on the branch I'm on now" had
+    started it from "current" (heldout40, after its run); a ref said, or HEAD's, stays."""
+    def branch(**args: object) -> Plan:
+        return Plan(steps=(ToolCall(tool="git.branch", args={"name": "x", **args}),))
+
+    asked = "Create a branch named x but keep me on the branch I'm on now"
+    assert refs_as_said(branch(start="current"), asked, TOOLS, str(tmp_path)) == branch()
+    for start in ("develop", "HEAD~2"):
+        kept = branch(start=start)
+        assert refs_as_said(kept, f"make a branch x from {start}", TOOLS,
+                            str(tmp_path)) == kept
+
+
+def test_a_number_said_only_inside_a_name_is_not_stated() -> None:
+    """"show the log of release/1.0" had listed one commit; "the last 5 commits on
+    release/1.0" lists five."""
+    def log(**args: object) -> Plan:
+        return Plan(steps=(ToolCall(tool="git.log", args={"ref": "release/1.0", **args}),))
+
+    assert numbers_as_said(log(max_count=1), "show the log of release/1.0", TOOLS) == log()
+    kept = log(max_count=5)
+    assert numbers_as_said(kept, "the last five commits on release/1.0", TOOLS) == kept
+    assert numbers_as_said(log(max_count=1), "the last 1 commit on release/1.0",
+                           TOOLS) == log(max_count=1)

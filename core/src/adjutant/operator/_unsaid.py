@@ -1,6 +1,7 @@
 """What the request did not say: the files a writing step lists that the request never
-names outside the text it quotes and that are not here to be meant, and an append to a
-file the request says to create."""
+names outside the text it quotes and that are not here to be meant, a commit to start
+from that is neither said nor here, and an append to a file the request says to
+create."""
 
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ import msgspec
 
 from adjutant_hookspecs import Plan, ToolDeclaration
 
-from ._words import QUOTED, hinted, named_paths
+from ._grammar import ONE_WORD
+from ._values import stated_number
+from ._words import QUOTED, hinted, named_paths, with_digits
 
-__all__ = ["created_as_said", "listed_as_said"]
+__all__ = ["created_as_said", "listed_as_said", "numbers_as_said", "refs_as_said",
+           "unsaid_dropped"]
 
 _log = logging.getLogger("adjutant.planner")
 
@@ -57,7 +61,7 @@ def listed_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
 
 
 #: An order to make a new file: "Create docs/stalls.md ...", "make a new file called x".
-_CREATE = re.compile(r"^\W*(?:please\s+)?(?:create|make|start|add)\s+(?:a\s+)?(?:new\s+)?"
+_CREATE = re.compile(r"^\W*(?:please\s+)?(?:create|make|start|add|write)\s+(?:a\s+)?(?:new\s+)?"
                      r"(?:file\s+)?(?:called\s+|named\s+)?(\S+)", re.IGNORECASE)
 
 
@@ -83,3 +87,66 @@ def created_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration]
             _log.info("created: %s of %r, which is not here, is %s", step.tool, path, name)
             return Plan(steps=(msgspec.structs.replace(step, tool=name),))
     return plan
+
+
+def refs_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
+                 cwd: str) -> Plan:
+    """``plan`` without an optional commit or branch to act from (a one-word argument
+    its tool describes as a commit or a branch) that the request never says and that
+    is no branch or tag here: "Create a branch named orchard-labels but keep me on the
+    branch I'm on now" had started it from "current" (heldout40, after its run)."""
+    from ._stated import git_names  # the refs here; _stated settles values with this
+
+    steps = []
+    for step in plan.steps:
+        schema = getattr(tools.get(step.tool), "args_schema", {})
+        args = {key: value for key, value in step.args.items() if not (
+            isinstance(value, str) and key not in schema.get("required", ())
+            and isinstance(spec := schema.get("properties", {}).get(key), Mapping)
+            and spec.get("pattern") == ONE_WORD and not spec.get("x-adjutant-role")
+            and re.search(r"\b(?:commit|branch)\b", str(spec.get("description", "")))
+            and not re.match(r"(?i)head\b", value)
+            and re.split(r"[~^]", value, maxsplit=1)[0].lower() not in asked.lower()
+            and re.split(r"[~^]", value, maxsplit=1)[0] not in git_names(cwd))}
+        if args != step.args:
+            _log.info("unsaid ref: %s drops %r, said nowhere and no ref here", step.tool,
+                      {k: v for k, v in step.args.items() if k not in args})
+            step = msgspec.structs.replace(step, args=args)
+        steps.append(step)
+    return Plan(steps=tuple(steps))
+
+
+def numbers_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration]) -> Plan:
+    """``plan`` without an optional whole number the request says only inside a version
+    or a path ("show the log of release/1.0" had listed one commit: ``max_count`` 1),
+    and with a number it says nowhere as the one it says of that argument (heldout40,
+    after its run: "just the first hundred bytes" had read 100000)."""
+    told = with_digits(asked)
+    steps = []
+    for step in plan.steps:
+        schema = getattr(tools.get(step.tool), "args_schema", {})
+        args = {key: value for key, value in step.args.items() if not (
+            isinstance(value, int) and not isinstance(value, bool)
+            and key not in schema.get("required", ())
+            and schema.get("properties", {}).get(key, {}).get("type") == "integer"
+            and re.search(rf"(?<!\d){value}(?!\d)", told)
+            and not re.search(rf"(?<![\w./-]){value}(?![\w/-]|\.\d)", told))}
+        for key, value in list(args.items()):  # "the first hundred bytes": 100, not the
+            spec = schema.get("properties", {}).get(key, {})  # 100000 the model wrote
+            if isinstance(value, int) and not isinstance(value, bool) and spec.get(
+                    "type") == "integer" and not re.search(rf"(?<!\d){value}(?!\d)", told) \
+                    and (said := stated_number(key, spec, re.findall(r"[a-z0-9]+",
+                                                                     told.lower()))) is not None:
+                args[key] = said
+        if args != step.args:
+            _log.info("unsaid number: %s %r is %r as said", step.tool, step.args, args)
+            step = msgspec.structs.replace(step, args=args)
+        steps.append(step)
+    return Plan(steps=tuple(steps))
+
+
+def unsaid_dropped(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
+                   cwd: str) -> Plan:
+    """``plan`` with what the request did not say taken out (this module's rules)."""
+    plan = created_as_said(listed_as_said(plan, asked, tools, cwd), asked, tools, cwd)
+    return numbers_as_said(refs_as_said(plan, asked, tools, cwd), asked, tools)

@@ -169,12 +169,17 @@ _ORDERING = re.compile(r"(?:^|,\s*)(can|could|would|will) you\b|\bplease\b|\bpls
                        r"`(?![\d*/,\s-]+`)[^`]+`|\b(run|execute|launch|use)\b")
 
 
+_GREETING = re.compile(r"(?:hi|hello|hey|hiya|hi there|hello there|hey there|good (?:morning|"
+                       r"afternoon|evening)|thanks|thank you|ok|okay|cheers)\W*")
+
+
 def is_question(request: str) -> bool:
     """Whether ``request`` only asks: every sentence a question (ends with ``?`` or
     opens with a question word), none a polite order ("can you commit this?") nor
     naming a command to run."""
     sentences = [s.strip() for s in re.split(r"(?<=[.?!;])\s+|\n+", request.strip().lower())
                  if s.strip()]
+    sentences = [s for s in sentences if not _GREETING.fullmatch(s)] or sentences  # "hi! ...?"
     if not sentences:
         return False
     return all((s.endswith("?") or _ASKING.match(s)) and not _ORDERING.search(s)
