@@ -86,7 +86,8 @@ SETS = {"tuning": "requests.jsonl", "heldout": "heldout.jsonl", "heldout2": "hel
         "heldout33": "heldout33.jsonl", "heldout34": "heldout34.jsonl",
         "heldout35": "heldout35.jsonl", "heldout36": "heldout36.jsonl",
         "heldout37": "heldout37.jsonl", "heldout38": "heldout38.jsonl",
-        "heldout39": "heldout39.jsonl", "heldout40": "heldout40.jsonl"}
+        "heldout39": "heldout39.jsonl", "heldout40": "heldout40.jsonl",
+        "heldout41": "heldout41.jsonl", "heldout42": "heldout42.jsonl"}
 BASELINE = "c3400f2"
 
 

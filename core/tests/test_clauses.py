@@ -119,11 +119,21 @@ pytestmark = pytest.mark.anyio
     ("Make a branch feature/fair, set debug to true in config/settings.json, and commit it",
      ["Make a branch feature/fair", "set debug to true in config/settings.json",
       "commit config/settings.json"]),
+    # a git command opens its own step, and lends no verb to the next; two things
+    # weighed are one question (heldout41, after its run)
+    ("git status, then the staged diff", ["git status", "the staged diff"]),
+    # "put me on" a branch is a switch (heldout41,
+    # after its run: a zip of "git/status", a commit "put me on release/1.0")
+    ("zip src, docs and README.md into street-food-van.zip, then git status",
+     ["zip src and docs and README.md into street-food-van.zip", "git status"]),
+    ("Create a branch 'kites' off develop without switching to it, and then put me on "
+     "release/1.0.", ["Create a branch 'kites' off develop without switching to it",
+                      "switch to release/1.0"]),
     # going over to a branch is a switch (heldout39, after its run: "create go over to
     # develop" had borrowed the verb before)
     ("create the branch archive/old-notes without switching to it, then go over to develop",
      ["create the branch archive/old-notes without switching to it",
-      "switch over to develop"]),
+      "switch to develop"]),
     ("first git status, then what's staged", ["first git status", "what's staged"]),
     # an order, then a question of its own; a schedule, then an order (heldout18, after
     # its run: the second step had been lost, the schedule taken for a scene)
@@ -271,6 +281,7 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     "In config/settings.json flip debug from false to true, change nothing else.",
     "set debug to true in config/settings.json and leave the rest as it is",
     "go ahead and commit it as 'wip'",
+    "what's the difference between git push and git push --force? my boss keeps yelling",
     "Treat src/util.py as the old version and src/app.py as the new one and show me the "
     "differences between them.",
     "read notes.txt and do it quickly",  # "do it" with no time: no schedule

@@ -442,6 +442,10 @@ async def test_memory_passages_are_left_out_of_the_choice_and_kept_for_an_answer
     # a greeting before it (heldout40, after its run: a patch of a made-up hi.txt)
     ("hi! who are you and what sort of things can you help me with?", True),
     ("hello. delete notes.txt", False),
+    # a line of code in backticks is no command to run (heldout41, after its run: a
+    # patch of a made-up app.py)
+    ('In Python, what is the point of the `if __name__ == "__main__":` line at the bottom '
+     "of app.py?", True),
 ])
 def test_a_question_is_told_from_an_order(request_text: str, asks: bool) -> None:
     from adjutant.operator.planner import is_question

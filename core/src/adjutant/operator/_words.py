@@ -95,8 +95,9 @@ _APART = {"checkout": re.compile(r"\bcheck out\b"),
           # "which files did I modify?" asks what "changed" does: the status
           "changed": re.compile(r"\bdid (?:i|we) (?:modify|change|edit|touch)\b"),
           "show": re.compile(r"\b(?:pull|bring) up\b"),
-          "switch to ": re.compile(r"\b(?:be|get|go|hop|jump|move)\s+(?:back\s+)?(?:on|onto|to|"
-                                   r"over to)\s+(?=(?:the\s+)?(?:[\w-]+/[\w.-]+|main|master|"
+          "switch to ": re.compile(r"\b(?:(?:be|get|go|hop|jump|move)\s+(?:back\s+)?(?:on|onto|to|"
+                                   r"over to)|put me (?:back )?on(?:to)?)\s+"
+                                   r"(?=(?:the\s+)?(?:[\w-]+/[\w.-]+|main|master|"
                                    r"develop|dev)(?<!\.[a-z])(?<!\.[a-z]{2})(?<!\.[a-z]{3})"
                                    r"(?<!\.[a-z]{4})(?=[\s,;!?)]|\.?$))")}
 
@@ -166,7 +167,9 @@ _ASKING = re.compile(r"^(what|which|who|whose|where|when|why|how|is|are|was|were
 #: archive the logs?", "what does `ls` show?" (not a quoted cron line: "what is `0 6 * *
 #: 1` saying?" had been scheduled, heldout21 after its run).
 _ORDERING = re.compile(r"(?:^|,\s*)(can|could|would|will) you\b|\bplease\b|\bpls\b|"
-                       r"`(?![\d*/,\s-]+`)[^`]+`|\b(run|execute|launch|use)\b")
+                       r"`(?![\d*/,\s-]+`)(?!(?:if|for|while|def|class|import|from|return|"
+                       r"with|try|else|elif|not|and|or|lambda|print)\b|[^`]*(?:==|!=|:$))"
+                       r"[^`]+`|\b(run|execute|launch|use)\b")  # a line of code is no command
 
 
 _GREETING = re.compile(r"(?:hi|hello|hey|hiya|hi there|hello there|hey there|good (?:morning|"
