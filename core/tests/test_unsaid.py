@@ -1,6 +1,7 @@
-"""A writing step's list of files holds only files someone stated: never a word of the
-request that names nothing here, never a file hinted at only inside the quoted text
-(pure; no model; the real tools' declarations)."""
+"""A step's list of files holds only files someone stated: for a write, never a word of
+the request that names nothing here, never a file hinted at only inside the quoted text;
+for a read, never a file neither named nor hinted at (pure; no model; the real tools'
+declarations)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,22 @@ def test_a_read_is_left_as_it_is(tmp_path: Path) -> None:
     is the preview's to say), not a file committed."""
     plan = Plan(steps=(ToolCall(tool="search.grep", args={"pattern": "x", "paths": ["build"]}),))
     assert listed_as_said(plan, "grep for x in the build", TOOLS, str(tmp_path)) == plan
+
+
+def test_a_search_is_never_narrowed_to_files_no_one_named(tmp_path: Path) -> None:
+    """From the CLI in a fresh workspace (stop 54), "search for the literal text
+    average(counts):.1f and stop at one match per file" had been narrowed to notes.txt,
+    todo.md and README.md thirty times over (the model's run-on): it searches
+    everywhere. Places named or hinted at stay, each once."""
+    def grep(paths: list[str] | None) -> Plan:
+        return Plan(steps=(ToolCall(tool="search.grep", args={
+            "pattern": "x", **({"paths": paths} if paths else {})}),))
+
+    asked = "search for the literal text average(counts):.1f and stop at one match per file"
+    made_up = grep(["notes.txt", "todo.md", *["README.md"] * 30])
+    assert listed_as_said(made_up, asked, TOOLS, str(tmp_path)) == grep(None)
+    assert listed_as_said(grep(["src", "tests", "src"]), "search src and tests for x", TOOLS,
+                          str(tmp_path)) == grep(["src", "tests"])
 
 
 @pytest.mark.parametrize(("asked", "path", "tool"), [

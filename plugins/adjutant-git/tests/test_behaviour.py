@@ -107,6 +107,10 @@ async def test_commit_all_and_multiline_and_option_like_messages(repo: Path) -> 
 async def test_commit_refuses_nothing_and_detached_head(repo: Path) -> None:
     nothing = await run(GitCommit(), ctx_for(repo), message="empty")
     assert nothing.status == "error" and "`nothing-to-commit`" in nothing.stderr
+    # with `all`, it says nothing changed, not "set `all`" (stop 54, from the dock)
+    clean = await run(GitCommit(), ctx_for(repo), message="wip", all=True)
+    assert "no tracked file changed since the last commit" in clean.stderr
+    assert "set `all`" not in clean.stderr
     sh(repo, "switch", "-q", "--detach")
     (repo / "notes.txt").write_text("two\n")
     detached = await run(GitCommit(), ctx_for(repo), message="x", all=True)

@@ -26,20 +26,24 @@ _log = logging.getLogger("adjutant.planner")
 
 def listed_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
                    cwd: str) -> Plan:
-    """``plan`` without the items of a writing step's optional list of paths that no
-    one stated: one that is not here and not named ("comit whatever is staged as '...'"
-    had committed the path "staged"), or one hinted at only by the words of a quoted
-    sentence ("commit all tracked changes with the message 'Add ... roster notes'" had
-    committed notes.txt). A list left empty goes."""
+    """``plan`` without the items of a step's optional list of paths that no one
+    stated: for a write, one that is not here and not named ("comit whatever is staged
+    as '...'" had committed the path "staged"), or one hinted at only by the words of a
+    quoted sentence ("commit all tracked changes with the message 'Add ... roster
+    notes'" had committed notes.txt); for a read, one neither named nor hinted at (a
+    search "for the literal text average(counts):.1f" had been narrowed to notes.txt,
+    todo.md and README.md thirty times over, from the CLI: it searches everywhere).
+    Each item once; a list left empty goes."""
     # a quoted sentence is content; a quoted name ("commit 'notes.txt' as ...") a place
     outside = QUOTED.sub(lambda q: " " if len(q[0].split()) >= 3 else q[0][1:-1], asked)
     named = set(named_paths(outside))
     steps = []
     for step in plan.steps:
         declaration = tools.get(step.tool)
-        if declaration is None or declaration.safety.level == "read":
+        if declaration is None:
             steps.append(step)
             continue
+        reads = declaration.safety.level == "read"
         schema = declaration.args_schema
         args = dict(step.args)
         for key, spec in schema.get("properties", {}).items():
@@ -47,8 +51,11 @@ def listed_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
             if not (isinstance(spec, Mapping) and spec.get("x-adjutant-role") == "paths"
                     and isinstance(value, list) and key not in schema.get("required", ())):
                 continue
-            kept = [p for p in value if not isinstance(p, str) or p in named or (
-                hinted(p, outside) and os.path.lexists(os.path.join(cwd, p)))]
+            kept = list(dict.fromkeys(p for p in value if not isinstance(p, str) or p in named
+                                      or ((hinted(p, outside) or re.search(  # or said whole:
+                                          rf"(?<![\w./-]){re.escape(p)}(?![\w-])", outside))
+                                          and (reads or os.path.lexists(  # "grep X in h"
+                                              os.path.join(cwd, p))))))  # once each
             if kept != value:
                 _log.info("unsaid paths: %s.%s drops %r, which no one stated", step.tool,
                           key, [p for p in value if p not in kept])

@@ -387,9 +387,10 @@ async def _stage(repo: Repo, scratch: str, paths: Sequence[str], every: bool, *,
     changes = (await git(["diff-index", "--cached", "--name-status", "--no-renames",
                           "--end-of-options", repo.head or EMPTY_TREE, "--"],
                          cwd=repo.cwd, repo=repo, writable=cage, env=env)).stdout.strip()
-    if not changes:
-        raise GitRefusal("nothing-to-commit", "nothing is staged and no listed path "
-                         "changed; name the files to commit or set `all`")
+    if not changes:  # with `all`, no tracked file changed at all: say so, not "set all"
+        raise GitRefusal("nothing-to-commit", "no tracked file changed since the last "
+                         "commit" if every and not paths else "nothing is staged and no "
+                         "listed path changed; name the files to commit or set `all`")
     return tree, changes
 
 
