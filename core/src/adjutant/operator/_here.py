@@ -237,15 +237,13 @@ _SCENE_FIRST = re.compile(r"^(?:[^\s?]+\s+){2,15}?[^\s,?]+\s*(?:,|\s[-\u2013\u20
 
 
 #: Why, after the order to show: "pull up the todo list, I want to see what's left
-#: before the open day" (heldout38, after its run: the todo list's history).
+#: before the open day" (heldout38, after its run: the todo list's history); never one
+#: ordering something more ("..., I want to commit it afterwards" is a second ask).
 _WHY_AFTER = re.compile(r"\s*[,;.\u2014-]\s*(?:i want to|i need to|i'd like to|so (?:that )?"
-                        r"(?:i|we) can|because|since|as i|i'm|we're)\b[^?]*$", re.IGNORECASE)
-
-
-_ACTING = re.compile(r"\b(?:commit|add|append|delete|remove|write|change|edit|replace|kill|"
-                     r"run|zip|push|create|rename|move|fix|update|put|send|schedule|switch|"
-                     r"branch|patch|save|stage|tag|merge|copy|clear|empty|rewrite)\b",
-                     re.IGNORECASE)
+                        r"(?:i|we) can|because|since|as i|i'm|we're)\b(?![^?]*\b(?:commit|add|"
+                        r"append|delete|remove|write|change|edit|replace|kill|run|zip|push|"
+                        r"create|rename|move|fix|update|put|send|schedule|switch|branch|patch|"
+                        r"save|stage|tag|merge|copy|clear|empty|rewrite)\b)[^?]*$", re.IGNORECASE)
 
 
 def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
@@ -257,9 +255,7 @@ def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
     if (scene := _SCENE_FIRST.match(request)) and not named_paths(scene[0]) \
             and not orders(scene[0]):  # "delete it all, just show me x" is no scene
         request = request[scene.end():]  # "hands covered in flour, just read me the ..."
-    why = _WHY_AFTER.search(request)  # "..., I want to see what's left before ..."
-    if why and not _ACTING.search(why[0]):  # not "..., I want to commit it afterwards"
-        request = request[:why.start()]
+    request = _WHY_AFTER.sub("", request)  # "..., I want to see what's left before ..."
     words = _WORD.findall(request.lower().replace("'", ""))
     if not words or len(words) > 12 or (request.rstrip().endswith("?") and len(words) > 7):
         return None

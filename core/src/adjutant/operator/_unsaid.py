@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import msgspec
 
-from adjutant_hookspecs import Plan, ToolDeclaration
+from adjutant_hookspecs import Plan, ToolCall, ToolDeclaration
 
 from ._grammar import ONE_WORD
 from ._values import stated_number
@@ -37,34 +37,34 @@ def listed_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
     # a quoted sentence is content; a quoted name ("commit 'notes.txt' as ...") a place
     outside = QUOTED.sub(lambda q: " " if len(q[0].split()) >= 3 else q[0][1:-1], asked)
     named = set(named_paths(outside))
-    steps = []
-    for step in plan.steps:
-        declaration = tools.get(step.tool)
-        if declaration is None:
-            steps.append(step)
+    return Plan(steps=tuple(_listed(step, tools[step.tool], outside, named, cwd)
+                            if step.tool in tools else step for step in plan.steps))
+
+
+def _listed(step: ToolCall, declaration: ToolDeclaration, outside: str, named: set[str],
+            cwd: str) -> ToolCall:
+    """``step`` with its optional lists of paths as `listed_as_said` keeps them."""
+    reads = declaration.safety.level == "read"
+    schema = declaration.args_schema
+    args = dict(step.args)
+    for key, spec in schema.get("properties", {}).items():
+        value = args.get(key)
+        if not (isinstance(spec, Mapping) and spec.get("x-adjutant-role") == "paths"
+                and isinstance(value, list) and key not in schema.get("required", ())):
             continue
-        reads = declaration.safety.level == "read"
-        schema = declaration.args_schema
-        args = dict(step.args)
-        for key, spec in schema.get("properties", {}).items():
-            value = args.get(key)
-            if not (isinstance(spec, Mapping) and spec.get("x-adjutant-role") == "paths"
-                    and isinstance(value, list) and key not in schema.get("required", ())):
-                continue
-            kept = list(dict.fromkeys(p for p in value if not isinstance(p, str) or p in named
-                                      or ((hinted(p, outside) or re.search(  # or said whole:
-                                          rf"(?<![\w./-]){re.escape(p)}(?![\w-])", outside))
-                                          and (reads or os.path.lexists(  # "grep X in h"
-                                              os.path.join(cwd, p))))))  # once each
-            if kept != value:
-                _log.info("unsaid paths: %s.%s drops %r, which no one stated", step.tool,
-                          key, [p for p in value if p not in kept])
-                if kept:
-                    args[key] = kept
-                else:
-                    del args[key]
-        steps.append(step if args == step.args else msgspec.structs.replace(step, args=args))
-    return Plan(steps=tuple(steps))
+        kept = list(dict.fromkeys(p for p in value if not isinstance(p, str) or p in named
+                                  or ((hinted(p, outside) or re.search(  # or said whole:
+                                      rf"(?<![\w./-]){re.escape(p)}(?![\w-])", outside))
+                                      and (reads or os.path.lexists(  # "grep X in h"
+                                          os.path.join(cwd, p))))))  # once each
+        if kept != value:
+            _log.info("unsaid paths: %s.%s drops %r, which no one stated", step.tool, key,
+                      [p for p in value if p not in kept])
+            if kept:
+                args[key] = kept
+            else:
+                del args[key]
+    return step if args == step.args else msgspec.structs.replace(step, args=args)
 
 
 #: An order to make a new file: "Create docs/stalls.md ...", "make a new file called x".
