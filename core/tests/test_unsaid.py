@@ -34,6 +34,8 @@ def commit(**args: object) -> Plan:
     ("commit the readme with the message 'Docs: tidy'", ["README.md"], ["README.md"]),
     ("commit build/out.txt as 'x'", ["build/out.txt"], ["build/out.txt"]),  # named, not here
     ("commit the readme and staged as 'x'", ["README.md", "staged"], ["README.md"]),
+    # a file a step before it writes (tests/test_flows.py: NOTES.md, not here yet)
+    ("create a feature branch and commit a notes file", ["NOTES.md"], ["NOTES.md"]),
 ])
 def test_a_commit_lists_only_files_someone_stated(tmp_path: Path, asked: str,
                                                   paths: list[str], kept: list[str] | None

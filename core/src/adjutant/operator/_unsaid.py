@@ -22,6 +22,8 @@ __all__ = ["created_as_said", "listed_as_said", "numbers_as_said", "refs_as_said
            "unsaid_dropped"]
 
 _log = logging.getLogger("adjutant.planner")
+#: A file's name with an ending ("NOTES.md"), not a word ("staged").
+_ENDING = re.compile(r"\w\.[A-Za-z0-9]{1,8}$")
 
 
 def listed_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
@@ -55,8 +57,10 @@ def _listed(step: ToolCall, declaration: ToolDeclaration, outside: str, named: s
         kept = list(dict.fromkeys(p for p in value if not isinstance(p, str) or p in named
                                   or ((hinted(p, outside) or re.search(  # or said whole:
                                       rf"(?<![\w./-]){re.escape(p)}(?![\w-])", outside))
-                                      and (reads or os.path.lexists(  # "grep X in h"
-                                          os.path.join(cwd, p))))))  # once each
+                                      and (reads or _ENDING.search(p) or os.path.lexists(
+                                          os.path.join(cwd, p))))))  # "grep X in h"; once
+    # each: a write's file with an ending of its own may be made by a step before it ("create
+    # a feature branch and commit a notes file": NOTES.md, written first)
         if kept != value:
             _log.info("unsaid paths: %s.%s drops %r, which no one stated", step.tool, key,
                       [p for p in value if p not in kept])
