@@ -159,3 +159,34 @@ def test_a_greeting_never_makes_an_order_a_question(asked: str) -> None:
     from adjutant.operator._words import is_question
 
     assert not is_question(asked)
+
+
+@pytest.mark.parametrize("paths", [
+    ["notes.txt", "../../etc/passwd"],
+    ["notes.txt", "/root/.ssh/id_rsa"],
+    ["notes.txt", "notes.txt"],
+])
+def test_dropping_unsaid_paths_never_adds_or_redirects_one(tmp_path: Path,
+                                                            paths: list[str]) -> None:
+    """Indirect reads and writes: the rule only takes items away, never puts in a path
+    the model did not write, and a path the request says (outside the cage too) is
+    left for the cage to refuse, not silently dropped into a wider read."""
+    (tmp_path / "notes.txt").write_text("x\n")
+    for tool in ("search.grep", "git.commit"):
+        plan = Plan(steps=(ToolCall(tool=tool, args={"pattern": "x", "message": "m",
+                                                     "paths": paths}),))
+        asked = f"{tool} x in {' and '.join(paths)}"
+        got = listed_as_said(plan, asked, TOOLS, str(tmp_path)).steps[0].args.get("paths", [])
+        assert set(got) <= set(paths)
+        assert [p for p in got if p != "notes.txt"] == [p for p in dict.fromkeys(paths)
+                                                        if p != "notes.txt"]
+
+
+@pytest.mark.parametrize("name", ["\x1b[2Jnotes", " \x1b]0;owned\x07x ", "a\u202eb"])
+def test_a_name_with_control_characters_is_never_trimmed_into_another(name: str) -> None:
+    """Escapes in what the user is shown: trimming spaces around a name never strips
+    terminal escapes or bidi marks off it, so the preview shows (escaped) what runs."""
+    from adjutant.operator._typed import typed_as_said
+
+    plan = Plan(steps=(ToolCall(tool="git.branch", args={"name": name}),))
+    assert typed_as_said(plan, f"make a branch {name}") == plan
