@@ -87,7 +87,8 @@ SETS = {"tuning": "requests.jsonl", "heldout": "heldout.jsonl", "heldout2": "hel
         "heldout35": "heldout35.jsonl", "heldout36": "heldout36.jsonl",
         "heldout37": "heldout37.jsonl", "heldout38": "heldout38.jsonl",
         "heldout39": "heldout39.jsonl", "heldout40": "heldout40.jsonl",
-        "heldout41": "heldout41.jsonl", "heldout42": "heldout42.jsonl"}
+        "heldout41": "heldout41.jsonl", "heldout42": "heldout42.jsonl",
+        "heldout43": "heldout43.jsonl", "heldout44": "heldout44.jsonl"}
 BASELINE = "c3400f2"
 
 

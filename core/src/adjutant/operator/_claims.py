@@ -18,8 +18,9 @@ _DONE = re.compile(r"^\W*(?:done\b|ok(?:ay)?[,!.]?\s+(?:done|i(?:'ve| have))\b|"
                    r"\w+ed (?:your|the|it|them|all)\b|"
                    r"(?:your|the) [\w ]{1,40}(?:has|have) been \w+(?:ed|en)\b)", re.IGNORECASE)
 #: A short answer opening with a past participle ("Stashed changes."): a claim only
-#: when it is the request's own verb (`_ordered`), as "Answered here." is not.
-_PARTICIPLE = re.compile(r"^\W*([a-z]+)ed\b[\w ]{0,40}[.!]?\s*$", re.IGNORECASE)
+#: when it is the request's own verb (`_ordered`), as "Answered here." is not; names
+#: of files in it too ("Renamed notes.txt to Notes.txt.").
+_PARTICIPLE = re.compile(r"^\W*([a-z]+)ed\b(?:[\w ]|[./-]\w){0,60}[.!]?\s*$", re.IGNORECASE)
 #: Orders that words alone carry out: "review this" answered "Reviewed: ..." is no
 #: false claim.
 _DONE_IN_WORDS = frozenset({"review", "summarize", "summarise", "answer", "explain",

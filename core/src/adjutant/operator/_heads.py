@@ -106,9 +106,10 @@ def named_by_words(asked: str, choices: Sequence[str], top: int,
 
 _PART = r"(?:cpus?|cores?|processors?|memory|ram|disks?|disk space|kernel|uptime|os)"
 #: A request for two of the machine's parts, or one with "info" ("show cpu and memory
-#: info", "the cpu and memory details for this box").
+#: info", "the cpu and memory details for this box"), or its load.
 _MACHINE = re.compile(rf"\b{_PART}\b(?:[\s,/]+(?:and|&|plus)?\s*){_PART}\b|\b{_PART}\s+"
-                      r"(?:info|information|details|specs|stats)\b", re.IGNORECASE)
+                      r"(?:info|information|details|specs|stats|load)\b|\bload average\b",
+                      re.IGNORECASE)  # "what's the cpu load like?" (h42)
 #: Words of processes: "which app uses the most cpu and memory" is the process list's.
 _PROCESSES = re.compile(r"\b(?:process|processes|program|programs|apps?|pid|running|runs|"
                         r"using|uses|used by|eating|eats|hogg?ing|hogs?|top|heaviest|"

@@ -313,6 +313,10 @@ _SIDE_BY_SIDE = re.compile(r"\b(?:next to|beside|alongside)\b", re.IGNORECASE)
 _OLD_FIRST = re.compile(r"\bold(?:er)?(?: one| file| version| side)? (?:first|on the left)\b",
                         re.IGNORECASE)
 
+#: The new one said first, the old one after "from": "how does notes.txt differ from
+#: notes.old?" shows what changed since notes.old (heldout42, after its run).
+_DIFFERS_FROM = re.compile(r"\b(?:differs?|different|changed?)\s+from\b", re.IGNORECASE)
+
 
 def compared_files(request: str, cwd: str) -> tuple[str, str] | None:
     """The two files here ``request`` compares with each other, as they are here, when it
@@ -321,8 +325,8 @@ def compared_files(request: str, cwd: str) -> tuple[str, str] | None:
     notes.old? old one first please"; heldout37 and 40, after their runs); None
     otherwise (one file's changes are git's to show)."""
     pair = _compared(request, cwd)
-    if pair and _OLD_FIRST.search(request) and "old" not in pair[0].lower() \
-            and "old" in pair[1].lower():
+    if pair and (_OLD_FIRST.search(request) or _DIFFERS_FROM.search(request)) \
+            and "old" not in pair[0].lower() and "old" in pair[1].lower():
         return pair[1], pair[0]
     return pair
 

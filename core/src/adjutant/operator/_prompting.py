@@ -59,9 +59,9 @@ from ._here import (
     shown_path,
 )
 from ._in_words import wants_words, wants_words_anyway
+from ._refs import git_names
 from ._replies import closed_answer, closed_plan, parse_reply
 from ._run import Run
-from ._stated import git_names
 from ._words import (
     QUOTED,
     RECORDS,

@@ -29,7 +29,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import stat
 from collections.abc import Mapping
 from typing import Any
 
@@ -41,6 +40,7 @@ from ._edits import patches_here
 from ._flags import UNSAID, says_flag
 from ._grammar import ONE_WORD
 from ._here import compared_files, files_called, glob_of_kind, here, named_documents, names_here
+from ._refs import git_names
 from ._typed import compared_in_order, shell_words, typed_as_said, word_as_said
 from ._unsaid import unsaid_dropped
 from ._values import (
@@ -489,8 +489,9 @@ def _ref_as_ref(step: ToolCall, schema: Mapping[str, Any], cwd: str) -> ToolCall
 def _named_kind(words: list[str], nouns: frozenset[str]) -> str:
     """The one word that says which of what the tool acts on (``nouns``) are meant: just
     before the word for them ("the python processes"), after it ("processes named
-    flask"), or asked about ("is nginx running?"); no stopword, number or word of the
-    tool's own or of what tools do ("list processes", "running processes")."""
+    flask", "with flask in the name"), or asked about ("is nginx running?"); no
+    stopword, number or word of the tool's own or of what tools do ("list processes",
+    "running processes")."""
     def noun(word: str) -> bool:
         return bool(set(terms(word)) & nouns) and any(word.startswith(n) for n in nouns)
 
@@ -504,39 +505,11 @@ def _named_kind(words: list[str], nouns: frozenset[str]) -> str:
         "anything", "something")) and words[i + 1] in ("named", "called") and says(words[i + 2])}
     found |= {words[i + 1] for i in range(len(words) - 2) if words[i] in ("is", "are", "any")
               and words[i + 2] in ("running", "alive", "up") and says(words[i + 1])}
+    if any(noun(word) for word in words):  # "processes of mine with node in the name" (h42)
+        found |= {words[i + 1] for i in range(len(words) - 4) if words[i] == "with" and words[
+            i + 2] == "in" and words[i + 3] in ("the", "its", "their") and words[i + 4].startswith(
+            "name") and says(words[i + 1])}
     return found.pop() if len(found) == 1 else ""
-
-
-def git_names(cwd: str) -> set[str]:
-    """The names of the branches and tags of the repository at ``cwd`` (none when it
-    is not one), read from ``.git`` without running git: names only, no object read;
-    ``packed-refs`` only when it is a regular file (a FIFO there must not stall)."""
-    git = os.path.join(cwd, ".git")
-    if not os.path.isdir(git) or os.path.islink(git):
-        return set()
-    names: set[str] = set()
-    for kind in ("heads", "tags"):
-        base = os.path.join(git, "refs", kind)
-        for folder, _dirs, files in os.walk(base):
-            for name in files:
-                names.add(os.path.relpath(os.path.join(folder, name), base))
-    packed = os.path.join(git, "packed-refs")
-    try:
-        fd = os.open(packed, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
-    except OSError:
-        return names
-    try:
-        if stat.S_ISREG(os.fstat(fd).st_mode):
-            text = os.read(fd, 1 << 20).decode("utf-8", "replace")
-            for line in text.splitlines():
-                _, _, ref = line.partition(" ")
-                for kind in ("refs/heads/", "refs/tags/"):
-                    if ref.startswith(kind):
-                        names.add(ref[len(kind):])
-    finally:
-        os.close(fd)
-    return names
-
 
 def _paths(asked: str, words: list[str], cwd: str, used: set[str]) -> list[str]:
     """The paths ``asked`` names (a project's files without an extension too: "the

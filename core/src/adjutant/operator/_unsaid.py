@@ -15,6 +15,7 @@ import msgspec
 from adjutant_hookspecs import Plan, ToolCall, ToolDeclaration
 
 from ._grammar import ONE_WORD
+from ._refs import git_names
 from ._values import stated_number
 from ._words import QUOTED, hinted, named_paths, with_digits
 
@@ -106,8 +107,6 @@ def refs_as_said(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
     its tool describes as a commit or a branch) that the request never says and that
     is no branch or tag here: "Create a branch named orchard-labels but keep me on the
     branch I'm on now" had started it from "current" (heldout40, after its run)."""
-    from ._stated import git_names  # the refs here; _stated settles values with this
-
     steps = []
     for step in plan.steps:
         schema = getattr(tools.get(step.tool), "args_schema", {})

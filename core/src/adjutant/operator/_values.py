@@ -198,7 +198,8 @@ def inputs_as_here(plan: Plan, tools: Mapping[str, ToolDeclaration], cwd: str) -
     in another case, without its folder ("bundle the readme and the guide" had been
     an archive of readme.md and guide.md: README.md, docs/guide.md) or with one typing
     slip in a long enough name ("setings.json"). Only what a step reads: a read tool's
-    path, any tool's list of paths; a path a write makes stays."""
+    path, any tool's list of paths; a path a write makes stays, but for the one name of
+    a file here in another case."""
     files: dict[str, list[str]] = {}
     for path in workspace_paths(cwd):
         files.setdefault(os.path.basename(path).lower(), []).append(path)
@@ -227,6 +228,10 @@ def inputs_as_here(plan: Plan, tools: Mapping[str, ToolDeclaration], cwd: str) -
                 args[key] = [found(v) for v in value]
             elif role == "path" and declaration is not None and not is_write(declaration):
                 args[key] = found(value)
+            elif role == "path" and isinstance(value, str) and _path_key(step, tools) == key \
+                    and not os.path.isabs(value) and ".." not in value.split("/"):
+                args[key] = here(cwd, value) or value  # "add x to Notes.txt": notes.txt (h42),
+                # not a second file beside it; a move's two names may differ in case only
         if args != step.args:
             _log.info("read here: %s %r is %r", step.tool, step.args, args)
             step = msgspec.structs.replace(step, args=args)

@@ -333,12 +333,20 @@ def spelled(request: str, names: frozenset[str] = frozenset()) -> str:
     on develop"); a form of a word it holds ("keeps") stays. Never a quoted text, a path, a
     word with a digit, a program on PATH or one of ``names`` (the files and branches
     here): the model itself always reads the request as written."""
+    from ._clauses import _VERBS  # the verbs that open a step; _clauses reads words here
+
     vocabulary = _vocabulary()
     spans = [m.span() for m in QUOTED.finditer(request)]
+    opening = _VERBS | _QUESTION_WORDS
 
     def mend(match: re.Match[str]) -> str:
         word = match.group(0)
         lower = word.lower()
+        if not request[:match.start()].strip(" \t\"'(") and lower not in opening | _STOPWORDS \
+                and len(lower) <= 4 and not shutil.which(lower) and len(near := {
+                    w for w in opening if len(w) == len(lower) + 1 and any(
+                        w[:i] + w[i + 1:] == lower for i in range(len(w)))}) == 1:
+            return near.pop()  # a letter left out of the opening word: "ad to", "wat" (h42)
         if lower in vocabulary or lower in names or len(lower) < 3 \
                 or any(a <= match.start() < b for a, b in spans):
             return word
@@ -427,6 +435,7 @@ def named_paths(request: str) -> list[str]:
 
 #: A program the request says to use: "use wc", "using jq", "run make", "with ls -la and".
 _USING = re.compile(r"\b(?:use|using|via|run|with)\s+`?([a-z][a-z0-9_+-]*)`?"
+                    r"(?!\s+in\s+(?:the|its|their)\s+(?:command\s+)?names?\b)"  # a filter (h42)
                     r"(?=\s+-|\s*$|\s*[,;.?!]|\s+(?:and|then|to|for|on|but|with|in|please|now|again|"
                     r"first|so|until|once|quietly)\b)")
 #: Programs whose names are everyday words ("sort it with care" is no command).
