@@ -36,6 +36,8 @@ pytestmark = pytest.mark.anyio
      "Please text my volunteers that Saturday's shift moved to 10am.", True),
     ("Hi all, practice is off today.", "email the parents that practice is off", True),
     ("Draft: practice is off today.", "write me a note for the parents", False),
+    # names of files in the claim (no tool renames: it had been shown as done)
+    ("Renamed notes.txt to Notes.txt.", "rename notes.txt to Notes.txt", True),
 ])
 def test_words_saying_an_order_was_carried_out_are_a_claim(answer: str, request_: str,
                                                            claims: bool) -> None:

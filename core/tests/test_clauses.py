@@ -230,6 +230,12 @@ pytestmark = pytest.mark.anyio
      ["could you explain what staging a file means before I go and comit anything?"]),
     ("summarize the PDFs now, and also set the same thing to repeat every Friday at 5pm",
      ["summarize the PDFs now", "schedule summarize the PDFs every Friday at 5pm"]),
+    # heldout42, after its run: "run it" after a question runs the command line it asks
+    # about ("python setup.py" had been made up); an order among carried facts is one
+    ("what does python3 --version print here? run it", ["run python3 --version"]),
+    ("what does git log --oneline show? run it please", ["run git log --oneline"]),
+    ("replace notes.txt with: buy milk; run git status; show the log",
+     ["replace notes.txt with: buy milk", "run git status", "show the log"]),
 ])
 def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     assert clauses(request_) == expected
@@ -311,6 +317,11 @@ def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     "what happens if I commit and then push?",
     "who touched src/util.py? show me its commit history",
     "is there anything besides settings in config? list it for me",
+    # facts carried after a colon, split by semicolons, an order among them (heldout42,
+    # after its run: the app had been run, and "settings are in ..." run as a program)
+    "Replace the project notes entirely with: Inventory service; run python3 src/app.py; "
+    "settings are in config/settings.json.",
+    "what is in notes.txt? open it",  # a file, not a command line: one ask
 ])
 def test_what_is_one_step_stays_whole(request_: str) -> None:
     assert clauses(request_) == [request_]
@@ -440,6 +451,14 @@ def test_a_pasted_diff_goes_with_the_clause_that_applies_it(request_text: str,
     ("where is average defined? open that file", False),
     ("write a.md with\n# title", False),
     ("run the tests with pytest", True),  # "with" joins no second ask (it had been three)
+    # a pasted diff ending a request of one clause (heldout42, after its run: the patch
+    # and an append of words no one said); an order before it and one after are two
+    ("The volunteers want verbose output while we chase the bug, so here is the change, "
+     "put it in:\n--- a/config/settings.json\n+++ b/config/settings.json\n@@ -1 +1 @@\n"
+     "-{\"debug\": false}\n+{\"debug\": true}\n", True),
+    ("apply this and then run python3 src/app.py:\n--- a/config/settings.json\n"
+     "+++ b/config/settings.json\n@@ -1 +1 @@\n-{\"debug\": false}\n+{\"debug\": true}\n",
+     False),
 ])
 def test_a_request_joining_no_second_ask_is_one_step(request_text: str, one: bool) -> None:
     assert one_ask(request_text) is one

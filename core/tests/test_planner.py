@@ -683,6 +683,9 @@ def test_what_the_words_name_wins_where_the_models_choice_cannot_be_right() -> N
     ("show me the cpu and memory details for this box", True),
     ("show cpu and memory info", True),
     ("cpu and ram please", True),
+    ("what's the cpu load like?", True),  # its load (heldout42, after its run)
+    ("what's the load average?", True),
+    ("which process has the highest cpu load?", False),
     # processes named: the process list's
     ("which app uses the most cpu and memory", False),
     ("list the processes with their cpu and memory", False),
@@ -702,6 +705,29 @@ def test_the_machines_parts_name_the_machine_not_its_processes(asked: str,
     assert (got is not None and choices[got] == "sys.info") is machine
     # never from a write the model chose: that is the second look's
     assert named_by_words(asked, choices, 2, lambda t: {"sys.info": 5.5}, 2.5, tools) is None
+
+
+@pytest.mark.parametrize(("asked", "disk"), [
+    # worried over or asked about (heldout43, after its run: an archive of a made-up
+    # "ticket_images"); an order after it is the order's
+    ("The scanner will dump a few thousand ticket images in here next week and I'm "
+     "nervous we'll run out of room", True),
+    ("is there enough space left on this machine?", True),
+    ("we're running out of space, zip the logs folder into logs.zip", False),
+    ("disk is filling up so bundle the logs into logs.zip", False),
+])
+def test_room_on_the_disk_worried_over_is_the_machines_free_space(asked: str,
+                                                                   disk: bool) -> None:
+    from adjutant.operator._heads import named_by_words
+
+    choices = ["compress.zip", "sys.info", "response"]
+    tools = {name: ToolDeclaration(name=name, version="1", description=name, safety=ToolSafety(
+        level="write" if name == "compress.zip" else "read",  # type: ignore[arg-type]
+        writes=name == "compress.zip"), args_schema={"type": "object", "properties": {}})
+        for name in choices[:2]}
+    got = named_by_words(asked, choices, 0, lambda t: {"sys.info": 5.5} if "disk" in t
+                         else {"compress.zip": 4.0}, 2.5, tools)
+    assert (got is not None and choices[got] == "sys.info") is disk
 
 
 def test_a_near_tie_is_broken_by_the_request_words_not_by_rounding() -> None:
@@ -941,7 +967,9 @@ def test_a_program_the_request_says_to_use_is_run() -> None:
                   "append 'build it with make' to notes.txt",
                   # what a request to record something records ("that ...")
                   "note in the project notes that tests use pytest",
-                  "remember that we deploy with make"):
+                  "remember that we deploy with make",
+                  # a filter, not a program (heldout42, after its run: ps piped to grep)
+                  "list any processes of mine with python in the name"):
         assert choices[planner.decide(asked, choices, scores)] == "fs.read", asked
     assert named_programs("run definitely-not-a-program-here") == []
 
@@ -1139,6 +1167,11 @@ def test_a_request_for_something_done_again_and_again_is_a_schedule() -> None:
     ("hi! who are you and what sort of things can you help me with?", True),
     ("what can you do?", True),
     ("what can you do with notes.txt?", False),  # a file here: its reads
+    # heldout43, after its run: "normaly" as typed; new files not added yet are a kind,
+    # not a state here (a port check, the status)
+    ("what's port 443 normaly used for?", True),
+    ("does git commit -a pick up brand new files I haven't added yet?", True),
+    ("does git status show anything yet?", False),
 ])
 def test_a_question_about_what_a_command_means_wants_words(asked: str, words: bool) -> None:
     """What a command or a name means, or how to do a thing, is answered in words

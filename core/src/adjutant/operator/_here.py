@@ -10,11 +10,14 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
+from adjutant_hookspecs import ToolCall, ToolDeclaration
+
+from ._refs import git_names
 from ._words import _LISTING, _SHOWING, _WORD, named_paths, orders
 
-__all__ = ["asks_content", "compared_files", "content_asked", "files_called", "glob_of_kind",
-           "here", "inside", "misfits", "named_documents", "names_here", "shown_path",
-           "workspace_paths"]
+__all__ = ["asks_content", "compared_amiss", "compared_files", "content_asked", "files_called",
+           "glob_of_kind", "here", "inside", "misfits", "named_documents", "names_here",
+           "shown_path", "workspace_paths"]
 
 
 #: Files a project names without an extension, written as it writes them.
@@ -291,7 +294,8 @@ def shown_path(request: str, cwd: str) -> tuple[str, str] | None:
 
 #: Two files compared with each other: "diff notes.txt against notes.old", "compare
 #: a.json with b.json", "what's the difference between x.md and y.md".
-_COMPARING = re.compile(r"\b(?:diff|compare|comparing|differences?|differs?|different)\b",
+_COMPARING = re.compile(r"\b(?:diff|compare|comparing|differences?|differs?|different|"
+                        r"changed? between)\b",
                         re.IGNORECASE)
 _AGAINST = re.compile(r"\s*(?:,\s*)?(?:(?:is\s+|are\s+)?(?:different|differs?)\s+)?(?:against|"
                       r"with|to|and|vs\.?|versus|from|than|next to|beside|alongside)\s+"
@@ -418,3 +422,20 @@ def glob_of_kind(asked: str) -> str:
     kinds = {f"*.{_KINDS.get(k.lower(), k.lower())}" for pair in _KIND_OF_FILES.findall(asked)
              for k in pair if k}  # "every .md file" too (heldout27, after its run)
     return kinds.pop() if len(kinds) == 1 else ""
+
+
+def compared_amiss(step: ToolCall, declaration: ToolDeclaration, prompt: str,
+                   cwd: str) -> str | None:
+    """The path of a step comparing two (two required path arguments) that compares a
+    path with itself ("how does src differ from develop?" planned as `fs.diff` src with
+    src, when a branch was meant), or with a file ``prompt`` does not name where it
+    names a branch here ("how does notes.txt differ from the develop branch" had been
+    diffed with notes.old, heldout43); None otherwise."""
+    props = declaration.args_schema.get("properties", {})
+    keys = [k for k in declaration.args_schema.get("required", [])
+            if props.get(k, {}).get("x-adjutant-role") == "path"]
+    paths = {os.path.normpath(str(step.args.get(k))) for k in keys}
+    unsaid = [p for p in sorted(paths) if os.path.basename(p).lower() not in prompt.lower()]
+    if len(keys) >= 2 and unsaid and cwd and set(re.findall(r"[\w./-]+", prompt)) & git_names(cwd):
+        return unsaid[0]
+    return paths.pop() if len(keys) >= 2 and len(paths) == 1 else None

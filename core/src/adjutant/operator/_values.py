@@ -17,49 +17,14 @@ from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration, is_wri
 
 from ._heads import declared_args
 from ._here import files_called, here, inside, named_documents, workspace_paths
-from ._words import QUOTED, carried_text, hinted, terms, typing_slips
+from ._numbers import stated_number
+from ._words import QUOTED, carried_text, hinted, typing_slips
 
 __all__ = ["argv_files_as_here", "each_listed", "inputs_as_here", "joined", "output_not_input",
            "paths_as_named", "paths_not_quoted", "quote_as_said", "searched_for",
            "stated_number", "tool_said", "without_copied_values", "without_more"]
 
 _log = logging.getLogger("adjutant.planner")
-_NUMBER = re.compile(r"(?<![\w./:-])\d{1,9}(?![\w./:-]|\.\d)")
-_SMALL = {w: n for n, w in enumerate(("one", "two", "three", "four", "five", "six", "seven",
-                                      "eight", "nine", "ten", "eleven", "twelve"), 1)}
-#: How far a number may stand from the word that says what it counts ("the last 5
-#: commits", "at most 20 rows").
-_REACH = 2
-#: An argument that counts what a tool lists ("How many commits to list", "At most this
-#: many rows"), and the words that say a count of a list's head: "the last 3", "top 5".
-_COUNT = re.compile(r"\bhow many\b|\bthis many\b|\bat most\b|\btop n\b", re.IGNORECASE)
-_COUNTING = frozenset({"last", "latest", "first", "top", "recent", "newest", "just", "only"})
-#: ... and of a ranked list's head, where the argument counts one ("the top N
-#: processes"): "the 10 biggest memory hogs" (not "How many levels to descend").
-_RANKING = frozenset({"biggest", "largest", "heaviest", "hungriest", "busiest", "worst"})
-
-
-def stated_number(key: str, spec: Mapping[str, Any], words: list[str],
-                  used: set[str] = frozenset()) -> int | None:  # type: ignore[assignment]
-    """The one number among a request's lowered ``words`` said of the argument ``key``
-    (its name or description's words within `_REACH`: "port 8080", "the last 5
-    commits"), not one another argument holds (``used``); None for none or two."""
-    described = str(spec.get("description", ""))
-    counted = set(terms(f"{key.replace('_', ' ')} {described}"))
-    if _COUNT.search(described):  # "git log for develop, last 3"
-        counted |= _COUNTING | (_RANKING if re.search(r"\btop\b", described) else set())
-    out = []
-    for index, word in enumerate(words):
-        value = int(word) if _NUMBER.fullmatch(word) else _SMALL.get(word)
-        if value is None or str(value) in used:
-            continue
-        near = words[max(0, index - _REACH):index] + words[index + 1:index + 1 + _REACH]
-        if counted & {*terms(" ".join(near)), *(w.strip(".,;:") for w in near)}:  # "just 20"
-            out.append(value)
-    found = list(dict.fromkeys(out))
-    return found[0] if len(found) == 1 else None
-
-
 def without_copied_values(plan: Plan, asked: str, shown: str,
                           tools: Mapping[str, ToolDeclaration],
                           cwd: str = "") -> Plan | Response:

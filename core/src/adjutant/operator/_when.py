@@ -15,7 +15,8 @@ import msgspec
 from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
 from ._heads import declared_args
-from ._values import _SMALL, tool_said
+from ._numbers import SMALL
+from ._values import tool_said
 from ._words import _RECORDING, QUOTED, content_cut, is_question
 
 __all__ = ["UNIT_SECONDS", "at_of", "cron_of", "later", "no_such_day", "recurring",
@@ -244,7 +245,7 @@ _DURATION = re.compile(r"\b(\d{1,6}|one|two|three|four|five|six|seven|eight|nine
 def seconds_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> ToolCall:
     """``step`` with an argument in seconds that the model gave the number of a time
     said in other units ("give it two minutes": 120, not 2); the step itself else."""
-    said = {(int(n) if n.isdigit() else _SMALL[n.lower()], u[0].lower())
+    said = {(int(n) if n.isdigit() else SMALL[n.lower()], u[0].lower())
             for n, u in _DURATION.findall(QUOTED.sub(" ", asked))}
     if len(said) != 1:
         return step
@@ -281,7 +282,7 @@ def timeout_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> To
                                                                             "number"):
         return step
     number, unit = said.group(1, 2) if said.group(1) else said.group(3, 4)
-    seconds = (int(number) if number.isdigit() else _SMALL[number.lower()]) * \
+    seconds = (int(number) if number.isdigit() else SMALL[number.lower()]) * \
         UNIT_SECONDS[unit[0].lower()]
     if seconds <= 0:
         return step

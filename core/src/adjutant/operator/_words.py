@@ -343,10 +343,11 @@ def spelled(request: str, names: frozenset[str] = frozenset()) -> str:
         word = match.group(0)
         lower = word.lower()
         if not request[:match.start()].strip(" \t\"'(") and lower not in opening | _STOPWORDS \
-                and len(lower) <= 4 and not shutil.which(lower) and len(near := {
-                    w for w in opening if len(w) == len(lower) + 1 and any(
-                        w[:i] + w[i + 1:] == lower for i in range(len(w)))}) == 1:
-            return near.pop()  # a letter left out of the opening word: "ad to", "wat" (h42)
+                and (len(lower) <= 4 or lower not in vocabulary) and not shutil.which(lower) \
+                and len(near := {w for w in opening if len(w) == len(lower) + 1 and any(
+                    w[:i] + w[i + 1:] == lower for i in range(len(w)))}) == 1:
+            return near.pop()  # a letter left out of the opening word: "ad to", "wat" (h42),
+            # "apend" (h43)
         if lower in vocabulary or lower in names or len(lower) < 3 \
                 or any(a <= match.start() < b for a, b in spans):
             return word
