@@ -86,6 +86,28 @@ _RUN_IT = re.compile(r"(?:just |go ahead and |please )?(?:run|try|execute) (?:it
                      r"(?: please| for me| now| and see)?[.!]?", re.IGNORECASE)
 #: A program with its flags, as typed in a question ("what does python3 --version print").
 _COMMAND_LINE = re.compile(r"(?=\b([a-z][\w.+-]*)((?:\s+[a-z][\w-]*)?(?:\s+--?[a-z][\w-]*)+))")
+#: Where a command line asked about ends: "what does `X` print here", "does X show ...".
+_COMMAND_END = re.compile(r"\s+(?:print|prints|show|shows|output|outputs|do|does|return|"
+                          r"returns|say|says|give|gives|spit|report|reports|here|on this|"
+                          r"on my|for me)\b|[`?]")
+
+
+def _asked_command(question: str) -> str:
+    """The command line ``question`` asks about: quoted in backticks, or a program on
+    PATH with its flags and what follows up to the words asking what it does ("what
+    does curl -s http://localhost:8000/health print here"); empty for none."""
+    if (quoted := re.search(r"`([^`]+)`", question)) and shutil.which(
+            quoted.group(1).split(" ", 1)[0]):
+        return quoted.group(1).strip()
+    question = QUOTED.sub(lambda m: " " * len(m.group(0)), question)  # a quote is no command
+    line = next((m for m in _COMMAND_LINE.finditer(question) if shutil.which(m.group(1))), None)
+    if line is None:
+        return ""
+    rest = question[line.start(1):]
+    end = _COMMAND_END.search(rest, len(line.group(1)) + len(line.group(2)))
+    return rest[:end.start() if end else len(rest)].strip()
+
+
 #: A question of what would happen, not of how things stand: never split ("what
 #: happens if I commit and then push?").
 _WOULD = re.compile(r"\b(?:if|when|whether|would|should|could|happens?|difference)\b",
@@ -298,10 +320,8 @@ def clauses(request: str) -> list[str]:
         masked = f"{masked[:lead.end(1)]}\x00{len(quoted) - 1}\x00"
     masked = _CARRIED.sub(carried, masked)
     asked, _, then = masked.rpartition("?")
-    if asked and _RUN_IT.fullmatch(then.strip()) and (line := next((
-            m for m in _COMMAND_LINE.finditer(asked) if shutil.which(m.group(1))), None)):
-        return [f"run {line.group(1)}{line.group(2)}"]  # "what does python3 --version print
-        # here? run it" (h42): the command line asked about
+    if asked and _RUN_IT.fullmatch(then.strip()) and (command := _asked_command(shown(asked))):
+        return [f"run {command}"]  # "what does python3 --version print here? run it" (h42)
     if is_question(request):  # one question, unless a comma opens a second ask
         asks = [shown(a) for a in _ASKS_AGAIN.split(masked)] if not _WOULD.search(
             masked) else [request]

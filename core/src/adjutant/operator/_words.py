@@ -342,14 +342,15 @@ def spelled(request: str, names: frozenset[str] = frozenset()) -> str:
     def mend(match: re.Match[str]) -> str:
         word = match.group(0)
         lower = word.lower()
-        if not request[:match.start()].strip(" \t\"'(") and lower not in opening | _STOPWORDS \
+        quoted = any(a <= match.start() < b for a, b in spans)
+        if not quoted and not request[:match.start()].strip(" \t\"'(") \
+                and lower not in opening | _STOPWORDS \
                 and (len(lower) <= 4 or lower not in vocabulary) and not shutil.which(lower) \
                 and len(near := {w for w in opening if len(w) == len(lower) + 1 and any(
                     w[:i] + w[i + 1:] == lower for i in range(len(w)))}) == 1:
             return near.pop()  # a letter left out of the opening word: "ad to", "wat" (h42),
             # "apend" (h43)
-        if lower in vocabulary or lower in names or len(lower) < 3 \
-                or any(a <= match.start() < b for a, b in spans):
+        if lower in vocabulary or lower in names or len(lower) < 3 or quoted:
             return word
         if re.search(r"[./_-]$", match.string[:match.start()]) or re.match(
                 r"[/_-]|\.\w", match.string[match.end():]) or shutil.which(lower):
