@@ -236,6 +236,15 @@ pytestmark = pytest.mark.anyio
     ("what does git log --oneline show? run it please", ["run git log --oneline"]),
     ("replace notes.txt with: buy milk; run git status; show the log",
      ["replace notes.txt with: buy milk", "run git status", "show the log"]),
+    # heldout45, after its run: a step after one that must go well (the commit had been
+    # put in the test run's command line); a time limit in words is the step's own
+    ("Run the tests with python3 -m pytest, and if they pass commit all tracked changes as "
+     "'Tests pass'", ["Run the tests with python3 -m pytest",
+                      "commit all tracked changes as 'Tests pass'"]),
+    ("run pytest and if it passes, commit everything as wip", ["run pytest",
+                                                              "commit everything as wip"]),
+    ("run `python3 -m pytest tests` and give it up to two minutes",
+     ["run `python3 -m pytest tests` and give it up to two minutes"]),
 ])
 def test_the_steps_a_request_names(request_: str, expected: list[str]) -> None:
     assert clauses(request_) == expected

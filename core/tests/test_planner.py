@@ -1183,6 +1183,18 @@ def test_a_question_about_what_a_command_means_wants_words(asked: str, words: bo
     assert wants_words(asked) is words
 
 
+@pytest.mark.parametrize(("asked", "words"), [
+    # what an action would do, asked about (heldout45, after its run: a listing)
+    ("Would zipping the logs folder remove the original files?", True),
+    ("would deleting a branch lose my commits?", True),
+    ("would something in notes.txt be wrong?", False),  # "something" is no action
+])
+def test_what_an_action_would_do_is_asked_in_words(asked: str, words: bool) -> None:
+    from adjutant.operator._in_words import wants_words_anyway
+
+    assert wants_words_anyway(asked) is words
+
+
 def test_a_summary_asked_for_is_a_summarize() -> None:
     """"give me a summary of all the PDF files in this folder" (heldout12, after its
     blind run) met the bank's listings of files: a summary is what `doc.summarize`

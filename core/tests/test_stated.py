@@ -696,3 +696,24 @@ def test_a_capability_named_after_the_model_gets_only_its_own_inputs(here: str) 
     # words that only open a value no argument is named by stay
     noted = plan(("memory.note", {"text": "key points: ship it"}))
     assert settled_values(noted, "note key points: ship it", "", tools, here) == noted
+
+
+def test_an_empty_optional_list_and_a_switch_to_the_branch_just_made_are_left_out() -> None:
+    """"Commit everything tracked ..., then create branch X and switch to it" had been a
+    commit with ``paths: []`` and a `git.switch` after the branch, which switches
+    already (heldout45, after its run); a branch made without switching keeps it."""
+    from adjutant.operator._declared import as_declared
+    from adjutant.operator._values import joined
+
+    committed = plan(("git.commit", {"message": "m", "paths": [], "all": True}))
+    assert as_declared(committed, TOOLS) == plan(("git.commit", {"message": "m",
+                                                                 "all": True}))
+    made = plan(("git.branch", {"name": "feature/x"}))
+    switched = plan(("git.switch", {"branch": "feature/x"}))
+    assert joined([made, switched], "create branch feature/x and switch to it", TOOLS) == made
+    kept = plan(("git.branch", {"name": "feature/x", "switch": False}))
+    assert joined([kept, switched], "make feature/x, then switch to it", TOOLS) == plan(
+        ("git.branch", {"name": "feature/x", "switch": False}), ("git.switch",
+                                                                {"branch": "feature/x"}))
+    other = plan(("git.switch", {"branch": "develop"}))
+    assert len(joined([made, other], "make feature/x, then go to develop", TOOLS).steps) == 2

@@ -53,6 +53,14 @@ _SENTENCE_OR_DASH = re.compile(r"(?<=[.?!;])\s+|\s+[-\u2013\u2014]+\s+")
 _LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|next|if so|"
                    r"if yes|if there are|if it does|if they do)\b[\s,]*)+",
                    re.IGNORECASE)
+#: A step after one that must go well, said as a condition: "..., and if they pass
+#: commit ..." is "..., then commit ..." (heldout45, after its run: the commit had been
+#: put in the test run's command line). The plan is shown whole before anything runs.
+_IF_DONE = re.compile(r",?\s*(?:\band\s+)?\b(?:if|when|once) (?:they|it|that|those|the tests?|"
+                      r"everything|all)(?: all)?(?:'s| (?:pass(?:es)?|succeeds?|works?|go(?:es)? "
+                      r"(?:green|well|fine)|(?:is|are|looks?) (?:ok|okay|fine|good|clean|green)|"
+                      r"(?:is|are) (?:done|finished)))(?:'s)?\b(?: (?:done|finished))?\s*,?\s+",
+                      re.IGNORECASE)
 _IT = re.compile(r"\b(its(?! own\b)|(?:whichever|the|that) file (?:it|they|that)(?:'s| (?:turns? "
                  r"up|shows? up|is|are|appears?|lives?|sits?)) in|"  # "opne whichever file it ..."
                  r"it(?! (?:broke|crashed|failed|died|errored|blew up|fell "
@@ -158,7 +166,9 @@ _REGARD = re.compile(r"^(?:please\s+)?(?:(?:treat|consider|take|regard|think of|
 #: seconds max"): part of that step.
 _HOW_LONG = re.compile(r"^(?:give it|allow(?: it)?|let it (?:run|take)|with|and|but|"
                        r"stop(?: it)? after|kill it after|time ?out(?: after)?)\b.{0,30}?"
-                       r"\b\d+\s*(?:s|secs?|seconds?|mins?|minutes?)\b", re.IGNORECASE)
+                       r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty|"
+                       r"thirty|forty|fifty|sixty|ninety|a|an)\s*(?:s|secs?|seconds?|mins?|minutes?|"
+                       r"hours?)\b", re.IGNORECASE)  # "give it up to two minutes" (heldout45)
 #: A clause that only says how many results the step before may give ("grep for 'def '
 #: in src, stop at 5 matches per file" had become `proc.kill` of pid 5; "and stop at one
 #: match per file", `proc.kill` of pid 1): part of it.
@@ -318,7 +328,7 @@ def clauses(request: str) -> list[str]:
     if (lead := _CARRIED.search(masked)) and _listed(masked[lead.end(1):]):
         quoted.append(masked[lead.end(1):])  # "with: a; run b; c is in d": all of it content
         masked = f"{masked[:lead.end(1)]}\x00{len(quoted) - 1}\x00"
-    masked = _CARRIED.sub(carried, masked)
+    masked = _IF_DONE.sub(", then ", _CARRIED.sub(carried, masked))
     asked, _, then = masked.rpartition("?")
     if asked and _RUN_IT.fullmatch(then.strip()) and (command := _asked_command(shown(asked))):
         return [f"run {command}"]  # "what does python3 --version print here? run it" (h42)

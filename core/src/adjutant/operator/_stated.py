@@ -36,6 +36,7 @@ import msgspec
 
 from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration
 
+from ._declared import as_declared, nested_as_declared
 from ._edits import patches_here
 from ._flags import UNSAID, says_flag
 from ._grammar import ONE_WORD
@@ -119,7 +120,7 @@ def settled_values(plan: Plan, asked: str, shown: str,
         return reply
     reply = searched_for(with_stated_values(reply, spelled(told, names_here(cwd)), tools, cwd),
                          asked, tools, cwd)  # and what a search is for, not where ("the app log")
-    reply = _as_declared(scheduled_as_said(reply, told, tools), tools)  # "every Monday at
+    reply = as_declared(scheduled_as_said(reply, told, tools), tools)  # "every Monday at
     # nine": 0 9 * * 1, and inputs of the capability it names now
     if cwd and isinstance(reply, Plan):  # a name it states, as it is here ("commits that
         # touched util.py"), and each of the names it lists ("read a.py and b.py")
@@ -197,7 +198,7 @@ def with_stated_values(plan: Plan, asked: str, tools: Mapping[str, ToolDeclarati
         for said in (_argv_as_said, _pattern_as_said, word_as_said, _quote_as_said):
             step = said(step, schema, asked)
         step = _flags_as_said(step, schema, lowered)
-        step = _nested_as_declared(step, schema, tools)
+        step = nested_as_declared(step, schema, tools)
         if cwd:
             step = _ref_as_ref(step, schema, cwd)
         unset = {k: v for k, v in schema.get("properties", {}).items()
@@ -433,60 +434,6 @@ def _quote_as_said(step: ToolCall, schema: Mapping[str, Any], asked: str) -> Too
             _log.info("quoted: %s.%s %r is part of the request's %r", step.tool, key,
                       value, quote)
             args[key] = quote + ("\n" if value.endswith("\n") else "")
-    return step if args == step.args else msgspec.structs.replace(step, args=args)
-
-
-def _as_declared(plan: Plan | Response, tools: Mapping[str, ToolDeclaration]) -> Plan | Response:
-    """``plan`` with its object arguments as declared (`_nested_as_declared`) again, once
-    a capability is the one asked for ("queue the pdf summary ..." had kept inputs of
-    the made-up "pdf.summary", heldout43), and no value opening with the word its
-    argument is named by ("use the key seed-library-weekly": not "key seed-...")."""
-    if not isinstance(plan, Plan):
-        return plan
-    steps = []
-    for step in plan.steps:
-        if (declaration := tools.get(step.tool)) is not None:
-            step = _nested_as_declared(step, declaration.args_schema, tools)
-            named = {k: v.split(" ", 1)[1] for k, v in step.args.items() if isinstance(v, str)
-                     and " " in v and v.split(" ", 1)[0].lower() == k.rsplit("_", 1)[-1]
-                     and re.fullmatch(r"[\w.:/-]+", v.split(" ", 1)[1])}
-            if named:
-                _log.info("named: %s %r without the words naming them", step.tool, named)
-                step = msgspec.structs.replace(step, args={**step.args, **named})
-        steps.append(step)
-    return Plan(steps=tuple(steps))
-
-
-def _nested_as_declared(step: ToolCall, schema: Mapping[str, Any],
-                        tools: Mapping[str, ToolDeclaration]) -> ToolCall:
-    """``step`` with each free-form object argument (a schedule's ``inputs``) holding
-    only what belongs there: a key that is the step's own argument moved up to it
-    ("inputs": {"cron": ...} is the schedule's cron), and, where another argument names
-    an offered tool (its ``capability``), no key that tool does not declare (the model
-    had filled a summary's inputs with a diff's ``ref`` and ``staged``)."""
-    props = schema.get("properties", {})
-    args = dict(step.args)
-    named = [tools[v] for k, v in args.items() if isinstance(v, str) and v in tools
-             and v != step.tool]
-    for key, spec in props.items():
-        value = args.get(key)
-        if not (isinstance(spec, Mapping) and spec.get("type") == "object"
-                and "properties" not in spec and isinstance(value, dict)):
-            continue
-        inner = dict(value)
-        for name in list(inner):  # "key" is its idempotency_key, the one so ending
-            own = [p for p in props if p == name or p.endswith(f"_{name}")]
-            if len(own) == 1 and own[0] != key and own[0] not in args:
-                args[own[0]] = inner.pop(name)
-        if len(named) == 1:
-            declared = named[0].args_schema.get("properties", {})
-            inner = {k: v for k, v in inner.items() if k in declared}
-        if inner != value:
-            _log.info("nested: %s.%s %r holds %r", step.tool, key, value, inner)
-            if inner:
-                args[key] = inner
-            else:
-                del args[key]
     return step if args == step.args else msgspec.structs.replace(step, args=args)
 
 

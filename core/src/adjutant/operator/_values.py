@@ -15,6 +15,7 @@ import msgspec
 
 from adjutant_hookspecs import Plan, Response, ToolCall, ToolDeclaration, is_write
 
+from ._declared import without_switching_again
 from ._heads import declared_args
 from ._here import files_called, here, inside, named_documents, workspace_paths
 from ._numbers import stated_number
@@ -367,8 +368,8 @@ def joined(replies: Sequence[Plan | Response], asked: str,
     steps = _merged([step for r in replies if isinstance(r, Plan) for step in r.steps], tools)
     if not steps:
         return replies[0]
-    return paths_not_quoted(Plan(steps=steps), asked, tools) if len(replies) > 1 \
-        else Plan(steps=steps)
+    return without_switching_again(paths_not_quoted(Plan(steps=steps), asked, tools), tools) \
+        if len(replies) > 1 else Plan(steps=steps)
 
 
 def argv_files_as_here(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],

