@@ -685,6 +685,7 @@ def test_what_the_words_name_wins_where_the_models_choice_cannot_be_right() -> N
     ("cpu and ram please", True),
     ("what's the cpu load like?", True),  # its load (heldout42, after its run)
     ("what's the load average?", True),
+    ("how's the cpu on this machine", True),  # heldout46, after its run
     ("which process has the highest cpu load?", False),
     # processes named: the process list's
     ("which app uses the most cpu and memory", False),

@@ -315,3 +315,6 @@ def test_a_file_compared_with_a_file_not_named_where_a_branch_is_named_is_amiss(
                           str(space)) is None
     same = ToolCall(tool="fs.diff", args={"a": "src", "b": "src"})
     assert compared_amiss(same, diff, "how does src differ from develop?", str(space)) == "src"
+    # HEAD is a ref wherever git is (heldout46, after its run)
+    assert compared_amiss(step, diff, "how does notes.txt differ from HEAD?",
+                          str(space)) == "notes.old"

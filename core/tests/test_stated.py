@@ -43,6 +43,8 @@ def here(tmp_path: Path) -> str:
      {"name": "python"}),
     ("which files have I touched? leave out the ones git isn't tracking", "git.status", {},
      {"untracked": False}),
+    # heldout46, after its run: HEAD as said; RAM is memory for a sort too
+    ("I reckon something is eating all the RAM", "proc.list", {}, {"sort": "mem"}),
     # a count said of entries (heldout43, after its run); lines are no bytes
     ("show the log of release/1.0, three entries is enough", "git.log",
      {"ref": "release/1.0"}, {"max_count": 3}),
@@ -201,6 +203,12 @@ def test_a_branch_the_request_names_goes_into_the_one_free_text_argument(
         ("git.branch", {"name": "exp", "start": "loose"}))
     assert with_stated_values(plan(("git.diff", {})), "what changed since v1?", TOOLS,
                               here) == plan(("git.diff", {"ref": "v1"}))
+    # HEAD as said, in capitals (heldout46, after its run); "the head of" is no ref
+    assert with_stated_values(plan(("git.diff", {"paths": ["README.md"]})),
+                              "how does README.md differ from HEAD?", TOOLS, here) == plan(
+        ("git.diff", {"paths": ["README.md"], "ref": "HEAD"}))
+    assert with_stated_values(plan(("git.log", {})), "show the head of the log", TOOLS,
+                              here) == plan(("git.log", {}))
     # a ref written as a path (no file so named) is the ref
     assert with_stated_values(plan(("git.log", {"path": "release/1.0"})),
                               "what's the log of release/1.0?", TOOLS, here) == plan(
@@ -384,6 +392,10 @@ def test_a_quoted_text_written_is_not_written_on_past() -> None:
     # the model's piece of it escaped as a regex (heldout38, after its run)
     ("search for the literal text average(counts):.1f and stop at one match per file",
      "\\.1f", "average(counts):.1f"),
+    # words of the term up to an aside after a dash (heldout46, after its run)
+    ("search for the exact text sum(values) / len(values) - it's not a regex, take it "
+     "literally", "exact text sum(values) / len(values) - it's not a regex, take it literally",
+     "sum(values) / len(values)"),
 ])
 def test_a_search_term_is_as_the_request_says_it(here: str, asked: str, wrote: str,
                                                  searched: str) -> None:

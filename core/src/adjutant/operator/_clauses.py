@@ -53,14 +53,17 @@ _SENTENCE_OR_DASH = re.compile(r"(?<=[.?!;])\s+|\s+[-\u2013\u2014]+\s+")
 _LEAD = re.compile(r"^(?:(?:and|also|then|after that|afterwards|finally|lastly|next|if so|"
                    r"if yes|if there are|if it does|if they do)\b[\s,]*)+",
                    re.IGNORECASE)
+#: "It" of a time limit, which is the step's own command ("run pytest and give it two
+#: minutes"), not a thing the scene before names.
+_LIMIT_IT = re.compile(r"\b(?:give it|let it (?:run|take)|kill it after|stop it after)\b",
+                       re.IGNORECASE)
 #: A step after one that must go well, said as a condition: "..., and if they pass
 #: commit ..." is "..., then commit ..." (heldout45, after its run: the commit had been
 #: put in the test run's command line). The plan is shown whole before anything runs.
 _IF_DONE = re.compile(r",?\s*(?:\band\s+)?\b(?:if|when|once) (?:they|it|that|those|the tests?|"
-                      r"everything|all)(?: all)?(?:'s| (?:pass(?:es)?|succeeds?|works?|go(?:es)? "
-                      r"(?:green|well|fine)|(?:is|are|looks?) (?:ok|okay|fine|good|clean|green)|"
-                      r"(?:is|are) (?:done|finished)))(?:'s)?\b(?: (?:done|finished))?\s*,?\s+",
-                      re.IGNORECASE)
+                      r"everything|all)(?: all)?(?:\s+(?:pass(?:es)?|succeeds?|works?|go(?:es)? "
+                      r"(?:green|well|fine))|(?:'s|\s+is|\s+are|\s+looks?)\s+(?:ok|okay|fine|good|"
+                      r"clean|green|done|finished))\b\s*,?\s+", re.IGNORECASE)
 _IT = re.compile(r"\b(its(?! own\b)|(?:whichever|the|that) file (?:it|they|that)(?:'s| (?:turns? "
                  r"up|shows? up|is|are|appears?|lives?|sits?)) in|"  # "opne whichever file it ..."
                  r"it(?! (?:broke|crashed|failed|died|errored|blew up|fell "
@@ -391,7 +394,7 @@ def clauses(request: str) -> list[str]:
             and len(_OPENING.sub("", _LEAD.sub("", pieces[0])).split()) >= 3
             and not re.search(r"\bfirst\W*$", pieces[0])  # "git status first, then ..."
             and not named_paths(pieces[0]) and not QUOTED.search(pieces[0])
-            and not _IT.search(pieces[1]))):
+            and not _IT.search(_LIMIT_IT.sub("", pieces[1])))):  # "give it two minutes"
         # a scene, or what is going on, before the ask ("before I leave for holiday, zip
         # the logs"; "customer says the app is down; is anything on port 8000?"): no step
         # ("on a new branch docs/guide, ..." and "app.py is broken: read ..." name one;

@@ -119,8 +119,9 @@ _PART = r"(?:cpus?|cores?|processors?|memory|ram|disks?|disk space|kernel|uptime
 #: A request for two of the machine's parts, or one with "info" ("show cpu and memory
 #: info", "the cpu and memory details for this box"), or its load.
 _MACHINE = re.compile(rf"\b{_PART}\b(?:[\s,/]+(?:and|&|plus)?\s*){_PART}\b|\b{_PART}\s+"
-                      r"(?:info|information|details|specs|stats|load)\b|\bload average\b",
-                      re.IGNORECASE)  # "what's the cpu load like?" (h42)
+                      r"(?:info|information|details|specs|stats|load)\b|\bload average\b|"
+                      rf"\bhow(?:'?s| is| are)\s+(?:the |my |this )?{_PART}\b",  # "how's the cpu"
+                      re.IGNORECASE)  # "what's the cpu load like?" (h42), "how's the cpu" (h46)
 #: Room on the disk, worried over or asked about ("we'll run out of room", "is there
 #: enough space left?"); never freeing it up, which is an order.
 _ROOM = re.compile(r"\brun(?:ning|s)? out of (?:room|space|disk)|\b(?:enough|much) (?:free )?"

@@ -436,6 +436,7 @@ def compared_amiss(step: ToolCall, declaration: ToolDeclaration, prompt: str,
             if props.get(k, {}).get("x-adjutant-role") == "path"]
     paths = {os.path.normpath(str(step.args.get(k))) for k in keys}
     unsaid = [p for p in sorted(paths) if os.path.basename(p).lower() not in prompt.lower()]
-    if len(keys) >= 2 and unsaid and cwd and set(re.findall(r"[\w./-]+", prompt)) & git_names(cwd):
+    refs = git_names(cwd) | {"HEAD"} if cwd else set()  # "differ from HEAD?" (heldout46)
+    if len(keys) >= 2 and unsaid and set(re.findall(r"[\w./-]+", prompt)) & refs:
         return unsaid[0]
     return paths.pop() if len(keys) >= 2 and len(paths) == 1 else None

@@ -35,7 +35,7 @@ _WORDS_ANYWAY = re.compile(
     r"(?:i|we|someone|one)\b[^?]*\?|\blike if (?:i|we)\b|\b(?:say|suppose|supposing|imagine) "
     r"(?:i|we) (?:wanted|were|had|needed)\b|\bin general\b|\bgenerally\b|\bin principle\b|"
     r"\bas a rule\b|^\W*(?:would|could|might)\s+(?!(?:some|any|no|every)?thing\b|king\b|"
-    r"string\b)\w{2,}ing\b[^?]*\?|"  # "would zipping the logs remove them?" (heldout45)
+    r"string\b)\w{2,}ing\b[^?]*\?\s*$|"  # "would zipping the logs remove them?" (h45)
     r"\?[^?]*(?:\b(?:just|only) (?:explain|describe|tell me)|\bexplain(?:ation)? "
     r"only|\bjust an explanation|\btell me only|\b(?:don'?t|do not) (?:run|execute|do) "
     r"(?:it|that|anything)\b[^?]*\b(?:just|only)\b)\b", re.IGNORECASE)  # after a question:

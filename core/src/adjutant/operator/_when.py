@@ -45,7 +45,8 @@ def recurring(request: str) -> bool:
 #: A later time of its own: "On 2026-12-24 at 08:00, summarize the pdfs here",
 #: "tomorrow at 9 zip the logs" (a date after "since", "until", "from" ... filters).
 _LATER = re.compile(r"(?<!since )(?<!until )(?<!till )(?<!before )(?<!after )(?<!from )"
-                    r"(?<!since the )\b\d{4}-\d{2}-\d{2}\b|\b(?:tomorrow|tonight|tomorrow "
+                    r"(?<!since the )\b\d{4}-\d{2}-\d{2}(?:\b|(?=T\d))|"  # ISO's "T06:00" (h46)
+                    r"\b(?:tomorrow|tonight|tomorrow "
                     r"(?:morning|evening|night))\s+at\s+\d{1,2}(?!\d)|\bat\s+\d{1,2}:\d{2}\b|"
                     r"\bon\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[a-z]{3,9}\b"
                     r"[^.?!]{0,12}\bat\s+\d|\bon\s+[a-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?\b"
@@ -139,8 +140,9 @@ def at_of(request: str, now: datetime | None = None) -> str:
     where it states no day and time of day in full."""
     if not later(request):
         return ""
-    intent = QUOTED.sub("x", content_cut(request))
-    at = _AT.search(re.sub(r"\b(\d{4}-\d{2}-\d{2})[T ](\d{1,2}:\d{2})", r"\1 at \2", intent))
+    intent = re.sub(r"\b(\d{4}-\d{2}-\d{2})[T ](\d{1,2}:\d{2})(?::00\b)?", r"\1 at \2",
+                    QUOTED.sub("x", content_cut(request)))  # "2026-12-24T06:00:00" (h46)
+    at = _AT.search(intent)
     if at is None or (clock := _clock(at)) is None:
         return ""
     day, _ = _day_said(intent, now or datetime.now())
