@@ -139,3 +139,53 @@ def test_a_first_word_is_never_mended_when_it_is_a_program_or_quoted(asked: str)
 ])
 def test_a_claim_naming_files_is_still_a_claim(answer: str, asked: str) -> None:
     assert claims_done(answer, asked)
+
+
+@pytest.mark.parametrize(("asked", "steps"), [
+    # a condition read as "then" never hides a step, nor joins one to a command line
+    ("run pytest and if it passes, kill 4242", ["run pytest", "kill 4242"]),
+    ("run the tests, and if they pass commit everything as 'x'; then rm notes.txt",
+     ["run the tests", "commit everything as 'x'", "run rm notes.txt"]),
+])
+def test_a_condition_never_hides_a_step(asked: str, steps: list[str]) -> None:
+    assert clauses(asked) == steps
+
+
+def test_a_time_limit_never_swallows_an_order_after_it() -> None:
+    got = clauses("run pytest and give it two minutes, then delete logs/app.log")
+    assert got[-1] == "delete logs/app.log" and len(got) == 2
+
+
+def test_a_switch_to_another_branch_is_never_dropped() -> None:
+    """Only a switch to the very branch the step before made and switched to goes."""
+    from adjutant.operator._values import joined
+
+    made = Plan(steps=(ToolCall(tool="git.branch", args={"name": "feature/x"}),))
+    away = Plan(steps=(ToolCall(tool="git.switch", args={"branch": "main"}),))
+    assert len(joined([made, away], "make feature/x, then switch to main", TOOLS).steps) == 2
+    twice = Plan(steps=(ToolCall(tool="git.branch", args={"name": "feature/y"}),))
+    assert len(joined([made, twice], "make feature/x and feature/y", TOOLS).steps) == 2
+
+
+def test_a_required_count_of_one_is_never_dropped() -> None:
+    from adjutant.operator._unsaid import numbers_as_said
+
+    for step in (ToolCall(tool="proc.kill", args={"pid": 1}),
+                 ToolCall(tool="net.check_port", args={"port": 1})):
+        plan = Plan(steps=(step,))
+        assert numbers_as_said(plan, "stop that process now", TOOLS) == plan
+
+
+def test_head_in_quoted_text_or_lower_case_is_never_a_ref(tmp_path: Path) -> None:
+    import subprocess
+
+    from adjutant.operator._stated import with_stated_values
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b",
+           "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
+    (tmp_path / "a.txt").write_text("x\n")
+    for argv in (["init", "-q", "-b", "work"], ["add", "-A"], ["commit", "-qm", "x"]):
+        subprocess.run(["git", *argv], cwd=tmp_path, env=env, check=True, capture_output=True)
+    log = Plan(steps=(ToolCall(tool="git.log", args={}),))
+    for asked in ("show the head of the log", "log of commits saying 'reset to HEAD'"):
+        assert with_stated_values(log, asked, TOOLS, str(tmp_path)) == log

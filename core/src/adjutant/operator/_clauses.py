@@ -11,7 +11,15 @@ from collections.abc import Callable
 from ._found import found_by
 from ._in_words import wants_words
 from ._when import recurring
-from ._words import QUOTED, carried_patch, is_english, is_question, named_paths, typing_slips
+from ._words import (
+    _EVERYDAY,
+    QUOTED,
+    carried_patch,
+    is_english,
+    is_question,
+    named_paths,
+    typing_slips,
+)
 
 __all__ = ["clauses", "one_ask", "the_ask"]
 
@@ -420,8 +428,8 @@ def clauses(request: str) -> list[str]:
                 head + piece[len(piece.split(" ", 1)[0]):])  # "opne ...": "open ..."
         if head in _VERBS:  # "git status, then the staged diff": no "git" borrowed
             verb = piece.split(" ", 1)[0] if head != "git" else ""
-        elif verb and steps:
-            piece = f"{verb} {piece}"
+        elif verb and steps:  # "then rm notes.txt" runs rm, whatever the verb before
+            piece = f"{'run' if shutil.which(head) and head not in _EVERYDAY else verb} {piece}"
         if head == "schedule" and steps:  # "..., and schedule the same thing weekly"
             piece = _SAME.sub(re.sub(r"\s+(?:now|right now|today)$", "", steps[-1]), piece,
                               count=1)

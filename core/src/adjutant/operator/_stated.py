@@ -304,7 +304,7 @@ def _fill(unset: Mapping[str, Mapping[str, Any]], asked: str, words: list[str],
     if len(free) == 1 and refs:
         revisions = {r: base for r in _REVISION.findall(asked)  # "HEAD~1", "develop^"
                      if (base := re.split(r"[~^]", r, maxsplit=1)[0]) in (refs | {"HEAD"})}
-        if re.search(r"(?<![\w~^/.-])HEAD(?![\w~^/-])", asked):  # "differ from HEAD?" (h46)
+        if re.search(r"(?<![\w~^/.-])HEAD(?![\w~^/-])", QUOTED.sub(" ", asked)):  # (h46)
             revisions.setdefault("HEAD", "HEAD")
         named = list(dict.fromkeys(  # "develop^" is said, not "develop"
             w for w in [*words, *revisions] if (w in revisions or (w in refs and w not in
