@@ -89,7 +89,8 @@ SETS = {"tuning": "requests.jsonl", "heldout": "heldout.jsonl", "heldout2": "hel
         "heldout39": "heldout39.jsonl", "heldout40": "heldout40.jsonl",
         "heldout41": "heldout41.jsonl", "heldout42": "heldout42.jsonl",
         "heldout43": "heldout43.jsonl", "heldout44": "heldout44.jsonl",
-        "heldout45": "heldout45.jsonl", "heldout46": "heldout46.jsonl"}
+        "heldout45": "heldout45.jsonl", "heldout46": "heldout46.jsonl",
+        "heldout47": "heldout47.jsonl"}
 BASELINE = "c3400f2"
 
 

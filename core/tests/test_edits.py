@@ -229,3 +229,21 @@ async def test_an_edit_that_cannot_be_made_stops_the_steps_after_it() -> None:
                           "README.md")
         assert run.outcome.status == "answered" and run.plan is None
         assert (run.outcome.text or "").startswith("Nothing was changed: README.md")
+
+
+def test_a_diff_taking_out_lines_a_file_here_does_not_hold_is_made_up(tmp_path: Path) -> None:
+    """"rename notes.txt to Notes.txt" had been a patch of notes.txt taking out a worked
+    example's line (from the CLI, stop 55): chosen again. A diff that matches, one of a
+    file not here, and one through a link out are not judged here."""
+    from adjutant.operator._edits import unmatched
+
+    (tmp_path / "notes.txt").write_text("buy milk\ncall the plumber\n")
+    made_up = "--- a/notes.txt\n+++ b/notes.txt\n@@ -3 +3 @@\n-status = 'beta'\n+status = 'x'\n"
+    assert unmatched(made_up, str(tmp_path)) == "notes.txt"
+    fits = "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,2 +1,2 @@\n buy milk\n-call the plumber\n+x\n"
+    assert unmatched(fits, str(tmp_path)) == ""
+    assert unmatched(made_up.replace("notes.txt", "gone.txt"), str(tmp_path)) == ""
+    outside = tmp_path.parent / "outside-unmatched.txt"
+    outside.write_text("secret\n")
+    (tmp_path / "link.txt").symlink_to(outside)
+    assert unmatched(made_up.replace("notes.txt", "link.txt"), str(tmp_path)) == ""

@@ -126,3 +126,22 @@ def test_a_count_of_one_no_one_said_is_dropped(asked: str, kept: bool) -> None:
                                                            "max_count": 1}),))
     got = numbers_as_said(wrote, asked, TOOLS)
     assert ("max_count" in got.steps[0].args) is kept
+
+
+def test_a_file_to_commit_that_nothing_here_or_before_makes_is_dropped(tmp_path: Path) -> None:
+    """"..., and if they pass commit all tracked changes as 'Tests pass'" had committed a
+    made-up tests.py, and the commit failed (from the CLI, stop 55); a file a step before
+    writes, one here and one named stay."""
+    from adjutant.operator._unsaid import unmade_dropped
+
+    (tmp_path / "notes.txt").write_text("x\n")
+    made_up = Plan(steps=(ToolCall(tool="git.commit", args={
+        "message": "Tests pass", "paths": ["tests.py"], "all": True}),))
+    assert unmade_dropped(made_up, "run the tests, and if they pass commit all tracked "
+                          "changes as 'Tests pass'", TOOLS, str(tmp_path)) == Plan(steps=(
+        ToolCall(tool="git.commit", args={"message": "Tests pass", "all": True}),))
+    written = Plan(steps=(ToolCall(tool="fs.write", args={"path": "NOTES.md", "content": "n\n"}),
+                          ToolCall(tool="git.commit", args={"message": "m", "paths": [
+                              "NOTES.md", "notes.txt", "build/out.txt"]})))
+    assert unmade_dropped(written, "write a notes file and commit it with notes.txt and "
+                          "build/out.txt", TOOLS, str(tmp_path)) == written

@@ -73,6 +73,7 @@ from ._run import OnEvent, Run, RunOutcome, also_to
 from ._sessions import SessionStore
 from ._state import Channel, OperatorState, key_value_store
 from ._stated import settled_values
+from ._unsaid import unmade_dropped
 from ._values import joined
 from ._words import carried_patch
 from .planner import Planner, bad_request
@@ -448,6 +449,9 @@ class Copilot:
                                          self.offered_tools().items()})
         if isinstance(reply, Plan) and len(replies) > 1 and not carried_patch(prompt):
             reply = patches_here(reply, self.cwd, prompt)  # a made-up diff of no file here
+        if isinstance(reply, Plan):  # a file to commit that nothing here or before makes
+            reply = unmade_dropped(reply, prompt, {n: t.declaration for n, t in
+                                                   self.offered_tools().items()}, self.cwd)
         if isinstance(reply, Response):
             await self.log.record(ResponseRecord(run_id=run_id, text=reply.text))
             return RunOutcome(run_id, "answered", text=reply.text)

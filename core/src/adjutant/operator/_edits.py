@@ -30,7 +30,8 @@ from ._words import QUOTED, carried_patch, named_paths
 if TYPE_CHECKING:
     from ..safety.protection import PromptFiles
 
-__all__ = ["NOTHING_CHANGED", "nothing_to_change", "patch_for", "patches_here", "stated_edit"]
+__all__ = ["NOTHING_CHANGED", "nothing_to_change", "patch_for", "patches_here", "stated_edit",
+           "unmatched"]
 
 #: How the answer to an edit that cannot be made opens (`nothing_to_change`).
 NOTHING_CHANGED = "Nothing was changed: "
@@ -220,3 +221,23 @@ def patches_here(plan: Plan, cwd: str, asked: str) -> Plan:
 
     kept = tuple(s for s in plan.steps if not made_up(s))
     return msgspec.structs.replace(plan, steps=kept) if kept and kept != plan.steps else plan
+
+
+def unmatched(patch: str, cwd: str) -> str:
+    """The file here that a diff the model wrote removes lines from that it does not
+    hold ("rename notes.txt to Notes.txt" had been a patch of notes.txt taking out a
+    worked example's "status = 'beta'"; from the CLI, stop 55), or empty. Only regular
+    files inside ``cwd``, read up to 1 MiB."""
+    for part in re.split(r"^(?=--- )", patch, flags=re.MULTILINE):
+        found = _EDITED.match(part)
+        path = found["path"].strip() if found else ""
+        real = here(cwd, path) if path and path != "/dev/null" else None
+        full = os.path.join(cwd, real) if real else ""
+        if not real or not inside(cwd, real) or os.path.islink(full) or not os.path.isfile(full):
+            continue
+        with open(full, "rb") as handle:
+            lines = set(handle.read(1 << 20).decode("utf-8", "replace").splitlines())
+        removed = [line[1:] for line in part.splitlines()[2:] if line.startswith("-")]
+        if any(line not in lines for line in removed):
+            return real
+    return ""

@@ -45,7 +45,7 @@ from ._actionlog import ActionLog
 from ._bank import Example
 from ._claims import claims_done
 from ._clauses import the_ask
-from ._edits import nothing_to_change, patch_for
+from ._edits import nothing_to_change, patch_for, unmatched
 from ._grammar import MAX_STEPS, reply_grammar
 from ._heads import records_text
 from ._here import (
@@ -337,8 +337,8 @@ class Prompting:
             wanting, why = [same[0]], (f"{same[0]} compares {same[1]!r} with itself, or "
                                         "with a file not named; another choice")
         elif made := self.patched_new(text, cwd, prompt):
-            wanting, why = [made[0]], (f"{made[0]} of {made[1]!r}, a file not here: a tool "
-                                       "that writes a new file instead")
+            wanting, why = [made[0]], (f"{made[0]} of {made[1]!r}, a file not here or not as "
+                                       "the diff has it; another choice")
         elif record := self.unasked_record(text, prompt):
             declared = {n: t.declaration for n, t in self.offered_tools().items()}
             wanting = [n for n in names if n in declared and records_text(declared[n])]
@@ -430,6 +430,9 @@ class Prompting:
                 patch := first[0].args.get("patch"), str) or first[1].args_schema.get(
                 "properties", {}).get("patch", {}).get("type") != "string":
             return None
+        if not carried_patch(prompt) and self.patch_for(prompt, cwd) is None and (
+                amiss := unmatched(patch, cwd)):
+            return first[0].tool, amiss  # lines it takes out are not there: made up
         targets = re.findall(r"^\+\+\+ (?:b/)?(\S+)", patch, re.MULTILINE)
         if len(targets) != 1 or targets[0] == "/dev/null" or os.path.lexists(
                 os.path.join(cwd, targets[0])):

@@ -72,6 +72,38 @@ def _listed(step: ToolCall, declaration: ToolDeclaration, outside: str, named: s
     return step if args == step.args else msgspec.structs.replace(step, args=args)
 
 
+def unmade_dropped(plan: Plan, asked: str, tools: Mapping[str, ToolDeclaration],
+                   cwd: str) -> Plan:
+    """``plan`` without the items of a write's optional list of paths that are not
+    here, that the request does not name, and that no step before writes: "..., and if
+    they pass commit all tracked changes as 'Tests pass'" had committed a made-up
+    tests.py (from the CLI; the commit then failed), where `listed_as_said`, seeing one
+    clause, kept it for a step before that might have written it."""
+    named = set(named_paths(QUOTED.sub(lambda q: q[0][1:-1], asked)))
+    made: set[str] = set()
+    steps = []
+    for step in plan.steps:
+        declaration = tools.get(step.tool)
+        schema = getattr(declaration, "args_schema", {})
+        args = dict(step.args)
+        for key, spec in schema.get("properties", {}).items():
+            value = args.get(key)
+            if declaration is None or declaration.safety.level == "read" or not (
+                    isinstance(spec, Mapping) and spec.get("x-adjutant-role") == "paths"
+                    and isinstance(value, list) and key not in schema.get("required", ())):
+                continue
+            kept = [p for p in value if not isinstance(p, str) or p in named or p in made
+                    or os.path.lexists(os.path.join(cwd, p))]
+            if kept != value:
+                _log.info("unmade paths: %s.%s drops %r: not here, not named, not written "
+                          "before", step.tool, key, [p for p in value if p not in kept])
+                args = {k: v for k, v in args.items() if k != key} | (
+                    {key: kept} if kept else {})
+        made |= {v for v in step.args.values() if isinstance(v, str)}
+        steps.append(step if args == step.args else msgspec.structs.replace(step, args=args))
+    return Plan(steps=tuple(steps))
+
+
 #: An order to make a new file: "Create docs/stalls.md ...", "make a new file called x".
 _CREATE = re.compile(r"^\W*(?:please\s+)?(?:create|make|start|add|write)\s+(?:a\s+)?(?:new\s+)?"
                      r"(?:file\s+)?(?:called\s+|named\s+)?(\S+)", re.IGNORECASE)
