@@ -120,8 +120,11 @@ def test_list_python_processes_spoken_runs_read_only(tmp_path: Path,
         spoken = cli("speak", summary, "-o", str(said), home=home, cwd=work)
         assert spoken.returncode == 0, spoken.stderr
         heard = cli("transcribe", str(said), home=home, cwd=work)  # and back again
-        # by letters, not words: "proc.list" is said as one word and heard as "Proclist"
-        letters = [re.sub(r"[^a-z0-9]", "", text.lower()) for text in (summary, heard.stdout)]
+        # by letters, not words: "proc.list" is said as one word and heard as "Proclist";
+        # "ok" is written "Okay" as often as "OK" (a spelling, not a mishearing: CI heard
+        # "Proclused Okay" under load, 0.696)
+        letters = [re.sub(r"[^a-z0-9]", "", re.sub(r"\bokay\b", "ok", text.lower()))
+                   for text in (summary, heard.stdout)]
         similar = difflib.SequenceMatcher(None, *letters).ratio()
         assert similar >= 0.7, (summary, heard.stdout, heard.stderr)
     else:
