@@ -38,6 +38,8 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "plugins" / "adjutant-copilot
 MODEL = "qwen2.5-coder-0.5b"
 #: Whisper's beam in each cycle (``--beam``: the setting ``stt_beam_size``).
 BEAM = 1
+#: Who speaks the scripted meetings (``--voice``): espeak-ng, or the embedded hibari.
+VOICE = "espeak-ng"
 
 
 def _profile() -> Any:
@@ -116,7 +118,7 @@ async def recall_run(folder: Path, factor: float, script: Any,
     from adjutant_copilot_agent._sources import from_file
     from adjutant_llamacpp import LlamaCpp
 
-    spoken = meeting.speak(folder, meeting=script)
+    spoken = meeting.speak(folder, meeting=script, engine=VOICE)
     cycles: list[dict[str, Any]] = []
     if trace is not None:  # each cycle's result as merged, for copilot_replay.py
         import msgspec
@@ -165,7 +167,7 @@ async def recall_run(folder: Path, factor: float, script: Any,
     print(f"scripted meeting, {script.name} ({seconds:.0f} s, "
           f"clock x{factor:g}): {meta.cycle_number} cycles ({meta.failed_cycles} failed) "
           f"in {took:.0f} s")
-    print(f"  recall ({MODEL}, Whisper beam {BEAM}): strict {got['strict']:.0%}, "
+    print(f"  recall ({MODEL}, Whisper beam {BEAM}, voice {VOICE}): strict {got['strict']:.0%}, "
           f"anywhere {got['anywhere']:.0%} of {got['total']} items (goal 80%); "
           f"{got['listed']} items listed, {got['extra']} naming no scripted one")
     for name in ("decisions", "action_items", "open_questions"):
@@ -271,7 +273,7 @@ async def long_recording(folder: Path, minutes: float) -> None:
 
 
 def main() -> None:
-    global MODEL, BEAM
+    global MODEL, BEAM, VOICE
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", choices=("memory", "cycle", "recall"))
@@ -283,8 +285,11 @@ def main() -> None:
                         "merged (for bench/copilot_replay.py)")
     parser.add_argument("--beam", type=int, default=BEAM, help="Whisper's beam in each "
                         "cycle, 1 to 5 (the setting stt_beam_size; default: %(default)s)")
+    parser.add_argument("--voice", choices=("espeak-ng", "hibari"), default=VOICE,
+                        help="who speaks the meetings: espeak-ng's formant voices, or "
+                             "adjutant-tts's embedded neural voice (default: %(default)s)")
     args = parser.parse_args()
-    MODEL, BEAM = args.model, args.beam
+    MODEL, BEAM, VOICE = args.model, args.beam, args.voice
     import meeting
 
     if args.meetings:

@@ -342,8 +342,13 @@ def load_meetings(path: Path) -> list[Meeting]:
     return meetings
 
 
-def speak(folder: Path, pause_s: float = 1.0, meeting: Meeting = LAUNCH) -> Path:
-    """The meeting as one WAV (22.05 kHz mono, as espeak-ng writes it)."""
+def speak(folder: Path, pause_s: float = 1.0, meeting: Meeting = LAUNCH,
+          engine: str = "espeak-ng") -> Path:
+    """The meeting as one WAV: espeak-ng's voices (22.05 kHz mono, as it writes them), or
+    ``engine="hibari"``, the embedded neural voice of adjutant-tts (closer to a person's
+    speech than espeak-ng's formant voices), each speaker played at a pitch of their own."""
+    if engine == "hibari":
+        return _speak_hibari(folder, pause_s, meeting)
     import numpy as np
     import soundfile as sf
 
@@ -357,6 +362,35 @@ def speak(folder: Path, pause_s: float = 1.0, meeting: Meeting = LAUNCH) -> Path
         pieces += [data, np.zeros(int(pause_s * rate), dtype=np.float32)]
     out = folder / "meeting.wav"
     sf.write(str(out), np.concatenate(pieces), rate, subtype="PCM_16")
+    return out
+
+
+#: hibari ships one voice (a woman's): each speaker is it played at another rate, which
+#: moves pitch and pace together; espeak-ng's ``+f`` variants mark the women.
+_WOMEN, _MEN = (1.0, 1.08, 0.95), (0.82, 0.88, 0.78)
+
+
+def _speak_hibari(folder: Path, pause_s: float, meeting: Meeting) -> Path:
+    import numpy as np
+    import soundfile as sf
+    from hibari import Hibari
+
+    from adjutant_copilot_agent._sources import resample
+
+    tts, rng = Hibari(voice="heart"), np.random.default_rng(0)
+    shift: dict[str, float] = {}
+    for who in dict.fromkeys(w for w, _ in meeting.lines):
+        pool = _WOMEN if "+f" in meeting.voices[who] else _MEN
+        taken = [f for f in shift.values() if f in pool]
+        shift[who] = pool[len(taken) % len(pool)]
+    pieces = []
+    for who, text in meeting.lines:
+        audio = np.concatenate([tts.from_ids(tts.ids(ph), 1.0, rng)
+                                for ph in tts.phonemize(text)]).astype(np.float32)
+        pieces += [resample(audio, int(tts.sample_rate * shift[who])),
+                   np.zeros(int(pause_s * 16_000), dtype=np.int16)]
+    out = folder / "meeting.wav"
+    sf.write(str(out), np.concatenate(pieces), 16_000, subtype="PCM_16")
     return out
 
 

@@ -9,6 +9,7 @@ import json
 import signal
 import subprocess
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import anyio
@@ -199,3 +200,58 @@ async def test_a_state_that_cannot_be_saved_ends_the_agent_with_an_error_status(
         assert last.status == "error" and "No space left on device" in last.message
         assert agent.log.path is not None and "## Summary" in agent.log.path.read_text()
         assert not list(h.kernel.home.glob("recordings/*/agent.json"))
+
+
+class _SlowFirstCycle:
+    """An analyzer whose first cycle is slow: the recording grows by ``grows_s`` while
+    it runs. Each answer is one transcript segment over the whole chunk it was given,
+    so the state's transcript shows what audio the cycles covered."""
+
+    name = "slow-first"
+    native = True
+
+    def __init__(self, recorder: object, grows_s: float, end_after: int) -> None:
+        self.recorder, self.grows_s, self.end_after = recorder, grows_s, end_after
+        self.seconds: list[float] = []
+
+    def supports(self, provider: object) -> bool:
+        return True
+
+    async def copilot_analyze(self, kernel: object, provider: object,
+                              request: object) -> CopilotCycleResult:
+        import numpy as np
+
+        from adjutant_hookspecs import TranscriptSegment
+
+        seconds = (len(request.audio) - 44) / 32_000  # type: ignore[attr-defined]
+        self.seconds.append(seconds)
+        if len(self.seconds) == 1:
+            writer = self.recorder.writer  # type: ignore[attr-defined]
+            writer.write(np.zeros(int(self.grows_s * 16_000), dtype="<i2").tobytes())
+            writer.flush()
+        if len(self.seconds) == self.end_after:
+            kit.end_recording(self.recorder)  # type: ignore[arg-type]
+        await anyio.lowlevel.checkpoint()
+        return CopilotCycleResult(transcript=(TranscriptSegment(
+            start_s=0.0, end_s=seconds, text=f"cycle {len(self.seconds)}"),))
+
+
+@pytest.mark.anyio
+async def test_an_agent_far_behind_catches_up_and_skips_no_audio() -> None:
+    # the first cycle ran so long that 200 s more were recorded: the agent takes the
+    # oldest audio it has not analysed, two intervals at a time, at once, while the
+    # recording goes on and after it ends, until all of it is analysed
+    analyzer = _SlowFirstCycle(None, 200.0, end_after=3)
+    async with Harness(*kit.plugins(analyzer)) as h:
+        analyzer.recorder = kit.start_recording(h.kernel.home, 40.0)
+        async with CopilotAgent.running(h.kernel, clock=kit.fast(),
+                                        settings=kit.SETTINGS) as agent:
+            with anyio.fail_after(60):
+                await agent.finished.wait()
+    spans = [(s.start_s, s.end_s) for s in agent.state.transcript]
+    assert spans[0] == (0.0, 40.0)  # the first cycle: all there was
+    assert spans[-1][1] == pytest.approx(240.0)
+    for (_, end), (start, _) in pairwise(spans):
+        assert start <= end, f"audio from {end} s to {start} s was never analysed"
+    assert max(analyzer.seconds) <= 2 * 30 + 5  # each chunk bounded: memory stays flat
+    assert len(spans) >= 5

@@ -4,11 +4,14 @@ Each cycle takes the last ``cycle_interval + audio_overlap`` seconds of the reco
 (further back when the previous cycle ran long, so no words fall between two cycles;
 all of it when shorter), analyses it with the running summary as context, merges the
 result, saves the state, publishes it and logs the cycle, then sleeps
-``cycle_interval`` from the cycle's end. An analysis past its timeout skips the cycle;
-a failed cycle counts in ``failed_cycles`` and keeps the context; three failures in a
-row pause the agent (``copilot_agent.status`` ``paused``) until the user starts it
-again. The recording stopping stops the agent, after one last cycle over what it has
-not yet analysed.
+``cycle_interval`` from the cycle's end. An agent further behind than two intervals (a
+slow or busy machine, a slow first cycle) takes the oldest audio it has not analysed,
+two intervals of it, and runs the next cycle at once: it lags, and skips nothing. An
+analysis past its timeout skips the cycle (its audio is not tried again); a failed
+cycle counts in ``failed_cycles`` and keeps the context; three failures in a row pause
+the agent (``copilot_agent.status`` ``paused``) until the user starts it again. The
+recording stopping stops the agent, after one last cycle over what it has not yet
+analysed (several, when it is that far behind).
 
 Other processes reach a running agent through its session's folder: ``agent.json``
 names its process (``start`` refuses while that process lives) and ``requests/`` holds
@@ -49,7 +52,7 @@ from ._sessions import (
 from ._settings import CopilotAgentSettings, agent_settings
 from ._state import CopilotState, dismiss, failed, merge, to_builtins
 from ._store import StateStore
-from ._wav import BYTES_PER_SECOND, Chunk, data_bytes, extract_chunk
+from ._wav import BYTES_PER_SECOND, Chunk, data_bytes, extract_chunk, extract_range
 
 if TYPE_CHECKING:
     from adjutant_hookspecs import CopilotAnalyzer, Kernel, Provider
@@ -287,12 +290,17 @@ class CopilotAgent:
     async def _loop(self) -> str:
         settings = self.settings
         while True:
-            ended = await self._wait(settings.cycle_interval)
+            behind = self._recorded_s() - self._analysed_to > settings.cycle_interval \
+                and self._analysed_to > 0
+            ended = await self._wait(0 if behind else settings.cycle_interval)
             if ended == "stopped":
                 return "stopped"
             if ended == "recording-ended":
-                if self._recorded_s() - self._analysed_to >= 1.0:
+                while self._recorded_s() - self._analysed_to >= 1.0 and not self._stop.is_set():
+                    reached = self._analysed_to
                     await self._cycle()
+                    if self._analysed_to <= reached or self.failures_in_a_row >= MAX_FAILURES:
+                        break  # a failed cycle: what is left stays in the recording
                 return "recording-ended"
             await self._cycle()
             if self.failures_in_a_row >= MAX_FAILURES:
@@ -347,8 +355,13 @@ class CopilotAgent:
     def _chunk(self) -> Chunk:
         s = self.settings
         behind = self._recorded_s() - self._analysed_to
-        seconds = min(max(s.cycle_interval, round(behind + 0.5)), 2 * s.cycle_interval)
-        return extract_chunk(self.audio, seconds, s.audio_overlap)
+        if behind <= 2 * s.cycle_interval or self._analysed_to <= 0:
+            seconds = max(s.cycle_interval, round(behind + 0.5))
+            return extract_chunk(self.audio, min(seconds, 2 * s.cycle_interval), s.audio_overlap)
+        # too far behind for one chunk: the oldest audio not analysed yet, so that no
+        # words are skipped (the loop runs the next cycle at once)
+        return extract_range(self.audio, self._analysed_to - s.audio_overlap,
+                             2 * s.cycle_interval + s.audio_overlap)
 
     async def _cycle(self) -> None:
         self.attempts += 1
@@ -397,6 +410,8 @@ class CopilotAgent:
     async def _failed(self, number: int, message: str, chunk: Chunk | None, elapsed: float,
                       status: str) -> None:
         self.failures_in_a_row += 1
+        if chunk is not None:  # the cycle is skipped: its audio is not tried again
+            self._analysed_to = max(self._analysed_to, chunk.start_s + chunk.seconds)
         async with self._lock:
             await self._set(failed(self.state, _now()))
         self.kernel.bus.publish(CopilotError(session=self.session.id, cycle=number,

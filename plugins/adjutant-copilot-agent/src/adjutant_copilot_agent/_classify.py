@@ -73,7 +73,9 @@ _DECISION = re.compile(
     r"|\b(?:let(?:'s| us)|we(?:'ll| will)?) leave (?:it|them|that|this|things|everything|"
     r"the [\w-]+(?: [\w-]+)?)(?: exactly| just)? (?:as (?:it is|they are|is)|where (?:it is|"
     r"they are)|alone|unchanged)\b"
-    r"|^from (?:next|the start of|the end of) (?:week|month|year|term|season|monday|tuesday|"
+    r"|\b(?:is|are|'s|'re) (?:(?:now|definitely) )?off (?:for|until|till|this)\b"
+    r"|^(?:[\w']+[,.]\s+)?from (?:this|next|the start of|the end of) (?:week|month|year|term|"
+    r"season|spring|summer|autumn|winter|monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|"
     r"august|september|october|november|december)\b"
     # "Tuesdays and Wednesdays, it is." (not "Yes, it is.")
@@ -84,7 +86,9 @@ _DECISION = re.compile(
     rf"|\bwe(?:'re| are|'ll| will)? {_NOT_PAST}[a-z]+\b[^.?!]*\b(?:instead|rather than)\b"
     # a conclusion drawn: "Then we meet on Mondays.", "Right, then the old van goes."
     r"|^(?:(?:right|okay|ok|so|well|fine|alright|all right|good)[,.]?\s+)?then,?\s+"
-    rf"(?:we {_NOT_PAST}[a-z]+\b(?<!ed)|the (?:[\w-]+ ){{1,3}}(?:comes|goes|moves|stays|"
+    rf"(?:we {_NOT_PAST}[a-z]+\b(?<!ed)|we(?:'re| are) (?!going\b|getting\b|looking\b|"
+    r"talking\b|waiting\b|doing\b|running\b|not\b)[a-z]+ing\b|"
+    r"the (?:[\w-]+ ){1,3}(?:comes|goes|moves|stays|"
     r"changes|switches|gets)\b)"
     # a quantity changed: "the fee goes up by ten pounds", "it comes off the list"
     # a plan changed, said in the passive: "The picnic is cancelled.", "...is moved to May"
@@ -132,7 +136,10 @@ _DECISION = re.compile(
     # six", "then the list closes"; a rule: "nobody takes the van without asking me"
     r"|(?<!should )(?<!could )(?<!might )(?<!to )\b(?:cap|limit) "
     r"(?:it|them|that|this|(?:the |our )?[\w-]+(?: [\w-]+)?) (?:at|to) "
-    r"|\bnot (?:a|one) (?:single )?[\w-]+ more\b|\b(?:no more than|at most|a maximum of) "
+    r"|\bnot (?:a|one) (?:single )?[\w-]+ more\b|\b(?:no more than|a maximum of) "
+    # "two per pitch at most", "at the most three" (not "ten pounds at most, I think")
+    r"|\b(?:per|each|a) [\w-]+ at (?:the )?most\b|\bat (?:the )?most (?:\d|one|two|three|four|"
+    r"five|six|seven|eight|nine|ten|twelve|twenty)\b"
     r"|\b(?:the )?(?:list|orders?|bookings?|sign-?ups?|entries) (?:closes?|(?:is|are) closed)\b"
     r"|\b(?:nobody|no one|no-one) (?!knows\b|says\b|cares\b|likes\b|wants\b|minds\b|"
     r"seems\b)[a-z]+s\b[^.?!]*\b(?:without|except|unless|until|before)\b"
@@ -178,7 +185,8 @@ _DAYS = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|f
          r"march|april|may|june|july|august|september|october|november|december)\b")
 _ACTION = re.compile(
     r"\b(?:I|you|he|she|we|they|someone|somebody|(?-i:(?!(?:It|This|That|There|What|Which|"
-    r"Who|Something|Nothing|Everything|Anything)\b)[A-Z][a-z]+))(?:'ll| will| shall|"
+    r"Who|Something|Nothing|Everything|Anything)\b)[A-Z][a-z]+))(?: still| really| also| "
+    r"definitely)?(?:'ll| will| shall|"
     r" is going to|'s going to| am going to|'m going to| are going to|'re going to| needs? to|"
     r" has to| have to| must| should)\s+(?!be\b)(?!not\b)(?!say\b)(?!see\b)(?!never\b)"
     r"(?!miss\b)\w+"
@@ -187,6 +195,10 @@ _ACTION = re.compile(
     # an assignment: "Priya, the invoices are yours.", "Remind me to email the bank."
     r"|\b(?!(?:that|it|this|what|which)\b)\w+(?:'s| is| are|'re) (?:all )?yours\b"
     r"|\bremind me to \w+"
+    # a need put to someone named ("Alison, we really need the rota for Easter."), a task
+    # given by pointing ("That's you, Tom.", "You're the one who knows the caretaker.")
+    r"|^(?:[\w']+,\s+)?(?-i:[A-Z][a-z]+),\s+we (?:really |still |urgently )?need (?:the|a|an|"
+    r"some|you to)\b|^(?:that's|that is|that'll be) (?:you|yours),"
     # a duty by name: "Jamie is on drinks.", "You're on the raffle."
     r"|(?:\byou(?:'re| are)|(?-i:\b(?!It\b|That\b|This\b|There\b|What\b|Everything\b|"
     r"Everyone\b|Nobody\b|Which\b|Who\b)[A-Z][a-z]+)(?:'s| is)) on (?!holiday\b|leave\b|"
@@ -207,9 +219,12 @@ _ACTION = re.compile(
     # a task taken by its thing, in a reply: "Yes, the raffle is mine."
     r"|^(?:yes|yeah|sure|fine|ok|okay|right|no problem)[,.]?\s+(?:[\w'-]+ ){0,3}"
     r"(?!(?:that|it|this|what|which)\b)\w+(?:'s| is| are|'re) (?:all )?mine\b"
-    r"|\b(?:I|(?!(?:It|This|That|There|What|Who|Nobody|Everyone|Anyone|Which)\b)"
+    r"|\b(?:I|(?!(?:It|This|That|There|What|Who|Nobody|Everyone|Anyone|Which|Nor|Neither|"
+    r"So|Nobody|Everybody)\b)"
     r"(?-i:[A-Z][a-z]+)) (?:can|could) (?!not\b)(?!see\b)(?!say\b)(?!hear\b)(?!tell\b)"
-    r"(?!start\b)(?!be\b)\w+"
+    # (what one can remember or imagine is no task)
+    r"(?!start\b)(?!be\b)(?!remember\b)(?!imagine\b)(?!think\b)(?!believe\b)"
+    r"(?!understand\b)(?!afford\b)(?!only\b)(?!still\b)(?!always\b)(?!never\b)\w+"
     r"|\b(?:I|we) (?:need|want|'d like|would like) (?:you|one of you|someone) to (?!be\b)\w+"
     r"|\b(?:can|could|may) I ask (?:you|one of you|someone) to \w+"
     r"|\b(?:can|could|would|will) (?:you|someone|somebody|anyone|one of you) (?:please |"
@@ -226,7 +241,8 @@ _ACTION = re.compile(
     r"I(?:'m| am) on (?:it|that|this|the)|I(?:'ve| have) got "
     r"(?:it|that|this)|count me in|sign me up|I(?:'ll)? volunteer|(?:happy|glad) to \w+|"
     r"assign(?:ed)? (?:it |that |this |the \w+ )?to|owns? the)\b"
-    r"|\b(?:is|are|'s|'re|am|'m) (?:handling|doing|taking care of|sorting out|sorting|"
+    r"|\b(?:is|are|'s|'re|am|'m) (?:handling|doing(?! (?:well|fine|great|better|"
+    r"okay|ok|alright|badly|worse|much|a lot|really)\b)|taking care of|sorting out|sorting|"
     r"looking into|working on|organi[sz]ing|arranging|preparing|booking|fixing|writing|"
     r"sending|calling|checking|covering|setting up|drafting|ordering|taking)\b",
     re.IGNORECASE)
@@ -265,7 +281,7 @@ _PLAIN_TASK = re.compile(
     r"(?![^.?!]*\b(?:every|always|usually|normally|often|each|whenever|sometimes|never)\b)",
     re.IGNORECASE)
 #: What a sentence with the cues of a commitment may still be: small talk.
-_NOT_ACTION = re.compile(r"\b(?:will see|will be|meet again|talk to you|see you|"
+_NOT_ACTION = re.compile(r"\b(?:will see|will be|meet again|talk to you|see you|wait and see|"
                          r"thank you|let me know|sometime|some time|one of these days|"
                          r"one day)\b", re.IGNORECASE)
 #: A question that is small talk (the weekend, the game) or opens a topic ("shall we").
@@ -276,6 +292,9 @@ _SMALL_TALK = re.compile(r"^(?:[\w']+(?: [\w']+){0,3},\s*)?(?:shall we|did (?:yo
                          r"has (?:anyone|anybody|everyone)(?: else)? (?:tasted|tried|watched)|"
                          r"how (?:was|were) (?:the|your) [\w' ]+? (?:last night|yesterday|"
                          r"at the weekend|over the weekend)|"
+                         r"how (?:was|were) (?-i:[A-Z][a-z]+)(?=\s*\?$)|did your [\w' ]+? (?:win|"
+                         r"lose|enjoy|like|go)\b|(?:has |is |are )?(?:everyone|everybody) (?:got "
+                         r"(?:a|their|enough)|warm enough|comfortable|settled)\b|"
                          r"how (?:was|were) (?:your|the) (?:weekend|holiday|trip|evening|game|"
                          r"match|flight)|how(?:'s| is| was| were| are) "
                          r"your \w+|how are you|how's it going|how are things)\b",
@@ -294,16 +313,25 @@ _NOT_OPEN = re.compile(
     # an offer: "Shall I put the kettle on?"
     r"|^(?:[\w']+,\s*)?shall I\b"
     # ("What about the dishwasher?" opens a topic; with "instead" it proposes)
-    r"|^(?:[\w']+,\s*)?what about\b[^,?]*\binstead\s*\?$",
+    r"|^(?:[\w']+,\s*)?what about\b[^,?]*\binstead\s*\?$"
+    # a proposal: "What about a loyalty card?", "..., what about getting a van?"
+    r"|(?:^|,\s*)what about (?:a|an|some|[a-z]+ing)\b[^?]*\?$"
+    r"|\byou (?:also |just )?mentioned\b[^?]*\?$",
     re.IGNORECASE)
 #: A point put off ("We'll need to come back to that.", "Let's not decide that tonight."):
 #: neither a decision nor a task, unless someone takes it on ("I'll find out").
-_DEFER = re.compile(r"\b(?:come back to (?:it|that|this)|let(?:'s| us) not (?:decide|settle)|"
-                    r"(?:leave|keep) (?:it|that|this) open|think about it|sleep on it|"
+_DEFER = re.compile(r"\b(?:come back to (?:it|that|this)|let(?:'s| us) not (?:try to |even )?"
+                    r"(?:decide|settle|sort|agree|worry about)|"
+                    r"(?:leave|keep) (?:it|that|this) (?:open|hanging)|think about it|sleep on it|"
+                    r"look (?:at (?:it|that|this) )?again (?:once|when|after|in|next)|"
+                    r"park (?:it|that|this|the [\w-]+(?: [\w-]+)?) for now|"
+                    # the meeting closed: "let's lock up and go home", "call it a day"
+                    r"go home|call it a (?:day|night)|"
                     r"we(?:'ll| will| should| shall| can)? find out)\b", re.IGNORECASE)
 #: What the meeting is for, said by "we": "so we need to plan the viewing night" (an
 #: agenda, no task of anyone's).
-_AGENDA = re.compile(r"\bwe (?:need|have|'ve got|got) to (?:plan|pin down|discuss|talk about|"
+_AGENDA = re.compile(r"\b(?:we (?:need to|have to|'ve got to|got to|should|must|ought to)|"
+                     r"I (?:want|wanted|'d like) to) (?:plan|pin down|discuss|talk about|"
                      r"go over|go through|cover|decide|figure out|work out|think about|"
                      r"agree on|settle)\b", re.IGNORECASE)
 #: What "we" would have to do, said as a consequence or a condition, or proposed with a
@@ -322,6 +350,7 @@ _INDIRECT_Q = re.compile(
     r"\b(?:not sure|unsure|wonder(?:ing)?|(?:don't|do not|doesn't|does not) know|"
     r"(?:anyone|anybody) know|"
     r"(?:nobody|no one)(?: \w+)? (?:knows|answered|decided|said|can answer|can say)|"
+    r"(?:nobody|no one)(?: \w+){1,4} (?:tell|told|say|answer) (?:me|us)|"
     r"(?:the|an|one) (?:open )?question is|(?:it's|it is) "
     r"(?:unclear|not clear)|(?:we|someone|somebody) (?:need to|needs to|have to|has to|must|"
     r"should|'ve got to) (?:figure out|work out|decide|find out|sort out|agree)|(?:it's|it is) "
@@ -424,8 +453,9 @@ def _named_order(text: str) -> bool:
 _TASK_VERBS = (r"send|email|call|ring|phone|text|book|bring|print|order|check|ask|tell|write|"
                r"draft|fix|buy|pick up|sort out|sort|set up|update|finish|prepare|organi[sz]e|"
                r"chase|remind|collect|clean|pay|post|share|circulate|confirm|contact|invite")
-_NAMED_LAST = re.compile(rf"^(?:please\s+)?(?:{_TASK_VERBS})\b[^.?!]*,\s*((?-i:[A-Z][a-z]+))"
-                         r"[.!]?$", re.IGNORECASE)
+_NAMED_LAST = re.compile(rf"^(?:(?:then|so|and|right|okay|ok),?\s+)?(?:please\s+)?"
+                         rf"(?:{_TASK_VERBS})\b[^.?!]*,\s*((?-i:[A-Z][a-z]+))"
+                         r"(?:[.!]?$|,\s+and\b)", re.IGNORECASE)
 _MINUTES = re.compile(rf"^((?-i:[A-Z][a-z]+))(?: and (?-i:[A-Z][a-z]+))? to (?:{_TASK_VERBS})\b",
                       re.IGNORECASE)
 
@@ -472,7 +502,8 @@ def classify(sentence: str) -> str:
         first, *rest = text.lower().split(maxsplit=2)
         if ((first in {"who", "what", "when", "where", "why", "how", "which", "whose",
                       "anyone", "what's", "who's", "where's", "when's"}
-             and not (first == "anyone" and rest[0] in {"who", "that"}))
+             and not (first == "anyone" and rest[0] in {"who", "that"})
+             and not (first == "which" and rest[0] in {"is", "was", "means"}))
                 or text.endswith("?")):  # ("Anyone who is late pays.": a statement)
             return "open_questions"
     return ""

@@ -195,7 +195,20 @@ def _is_question(text: str) -> bool:
 _UNKNOWN = re.compile(r"^(?:[\w']+,\s+){0,2}(?:good question|no idea|(?:that's|that is|it's) "
                       r"(?:the|a) (?:\w+ )?question|(?:I )?(?:\w+ )?"
                       r"(?:don't|do not) know|nobody knows|no one knows|who knows|not a clue|"
-                      r"no clue|(?:I'm|I am) not sure|not sure)\b", re.IGNORECASE)
+                      r"no clue|(?:I'm|I am) not sure|not sure|not a word|no word|no news|"
+                      r"nothing yet)\b", re.IGNORECASE)
+#: A question that only asks the room about the sentence before it: "Does anyone know?",
+#: "Has anyone heard?", "Any ideas?" (what is asked is that sentence).
+_ASKS_ROOM = re.compile(r"^(?:[\w']+,\s+)?(?:(?:does|do|did) (?:anyone|anybody|any of you|we) "
+                        r"know|(?:has|have) (?:anyone|anybody|any of you) heard|any (?:ideas|"
+                        r"thoughts)|anyone|anybody|any idea)\s*\?$", re.IGNORECASE)
+#: A reply that answers a yes-or-no question: "No, it's still leaking." (not "No idea.").
+_ANSWER = re.compile(r"^(?:no|nope|not yet|yes|yeah|yep|it is|it's not|they have|they haven't)"
+                     r"[,.]\s+\S", re.IGNORECASE)
+#: A reply acknowledging what was asked of the speaker, before the commitment: "You're
+#: right, I've been putting it off." "I'll draw it up tonight."
+_ACK = re.compile(r"^(?:you're right|you are right|fair enough|good point|true|that's true|"
+                  r"point taken|I know|I know, I know)\b", re.IGNORECASE)
 
 
 #: A question asking who will do something, and a reply that volunteers: "Who can take
@@ -280,10 +293,18 @@ def _continues(text: str, prev: str, before: str, last: str) -> str:
         # "Can you get one before six?" "I'll try her office straight after this.": the
         # request's answer, in the first person
         return f"{last} {text}"
-    if (before and last.endswith(before) and _ACCEPTS.match(prev) and len(words_in(prev)) <= 3
+    if (before and last.endswith(before) and ((_ACCEPTS.match(prev) and len(words_in(prev)) <= 3)
+                                              or (_ACK.match(prev) and not classify(prev)))
             and classify(before) == "action_items" and (_REFERS.search(text)
                                                        or _ACCEPTS.match(text))):
         return f"{last} {prev} {text}"
+    if (before and last.endswith(before) and classify(before) == "action_items"
+            and re.search(r"\byou\b", before, re.IGNORECASE) and not classify(prev)
+            and not prev.rstrip().endswith("?") and _ANSWERS.match(text)
+            and _REFERS.search(text)):
+        # "Priya, you need to renew the licence." "The letter came on Friday." "Right,
+        # I'll get that done this week.": the request answered across a remark
+        return f"{last} {text}"
     if (last.endswith(prev) and len(words_in(prev)) <= 6 and not prev.rstrip().endswith("?")
             and (_MINE.search(prev) or _TAKEN.search(prev)) and _REFERS.search(text)
             and _MINE.search(text)):
@@ -368,6 +389,15 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
                 if found and found[-1].endswith(prev):
                     found.pop()
             kind, text = "open_questions", prev
+        if (kind == "open_questions" and prev and _ASKS_ROOM.match(text)
+                and len(words_in(prev)) >= 4 and classify(prev) in ("", "open_questions")):
+            if cued["open_questions"] and cued["open_questions"][-1] == prev:
+                continue  # "Nobody has told me whether X. Does anyone know?": one question
+            text = f"{prev} {text}"
+        if (prev.endswith("?") and _ANSWER.match(text) and not _UNKNOWN.match(text)
+                and not _WH_WORD.match(prev) and prev in cued["open_questions"]):
+            # "Is the coffee machine fixed yet?" "No, it's still leaking.": answered
+            answered.add(prev)
         if not kind:
             continue
         if kind == "action_items" and cued["action_items"] and text == said[n]:
