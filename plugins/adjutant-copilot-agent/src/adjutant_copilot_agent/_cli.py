@@ -142,18 +142,29 @@ async def record(kernel: Kernel, args: argparse.Namespace) -> int:
             agent = await CopilotAgent.prepare(kernel, session_id=session.id, clock=clock)
         except (AgentError, CopilotUnsupported, LookupError) as exc:
             _say(f"copilot agent: {exc}", err=True)
-    try:
-        if agent is not None:
-            async with anyio.create_task_group() as tg:
-                subscription = _subscribe(kernel)
-                tg.start_soon(agent.run)
-                tg.start_soon(_follow, subscription, agent)
-                done = await recorder.record(rest())
-        else:
-            done = await recorder.record(rest())
-    except RecorderError as exc:
-        return _fail(exc)
-    _say(f"recorded {done.seconds:.1f} s: {recorder.audio}", err=True)
+
+    async def recording() -> RecorderError | None:
+        """The recording to its end. A source that dies mid-way (the sound server gone)
+        ends it as a stop does: the file is whole, the agent runs its last cycle."""
+        try:
+            await recorder.record(rest())
+        except RecorderError as exc:
+            return exc
+        return None
+
+    if agent is not None:
+        async with anyio.create_task_group() as tg:
+            subscription = _subscribe(kernel)
+            tg.start_soon(agent.run)
+            tg.start_soon(_follow, subscription, agent)
+            failed = await recording()
+    else:
+        failed = await recording()
+    if failed is not None:
+        _say(f"error: {failed}", err=True)
+        _say(f"kept {session.seconds:.1f} s recorded up to then: {recorder.audio}", err=True)
+        return 1
+    _say(f"recorded {session.seconds:.1f} s: {recorder.audio}", err=True)
     return 0
 
 

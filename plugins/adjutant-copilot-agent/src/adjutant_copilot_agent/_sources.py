@@ -4,14 +4,15 @@
 output (`system_output`, PulseAudio or PipeWire through ``parec``); `mix` adds two.
 
 Every source that cannot open says why in a `RecorderError`, before anything is
-recorded."""
+recorded; a live one that dies mid-recording (the sound server gone) says so too, rather
+than ending as if stopped or waiting forever."""
 
 from __future__ import annotations
 
 import shutil
 import struct
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import suppress
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from contextlib import aclosing
 from pathlib import Path
 from typing import IO, Any
 
@@ -114,8 +115,11 @@ async def from_stream(stream: IO[bytes], *, speed: float, sleep: Sleep) -> Async
             await sleep(len(mono) / rate / speed)
 
 
-async def microphone() -> AsyncIterator[bytes]:
-    """The default input device, through sounddevice (PortAudio)."""
+async def microphone() -> AsyncGenerator[bytes, None]:
+    """The default input device, through sounddevice (PortAudio). A device or sound
+    server that goes away mid-recording is a `RecorderError`."""
+    import queue
+
     import anyio
 
     try:
@@ -123,12 +127,13 @@ async def microphone() -> AsyncIterator[bytes]:
     except OSError as exc:
         raise RecorderError(f"no microphone: the PortAudio library is missing ({exc})",
                             hint="apt-get install libportaudio2") from exc
-    send, receive = anyio.create_memory_object_stream[bytes](64)
-    token = anyio.lowlevel.current_token()
+    # PortAudio's thread hands each block over without waiting for the event loop: a
+    # callback that waits for the loop deadlocks with the loop stopping the stream
+    # (which waits for the callback), and the recording never ends.
+    blocks: queue.SimpleQueue[bytes] = queue.SimpleQueue()
 
     def callback(data: Any, frames: int, time: Any, status: Any) -> None:
-        with suppress(anyio.WouldBlock, anyio.ClosedResourceError, RuntimeError):
-            anyio.from_thread.run_sync(send.send_nowait, bytes(data), token=token)
+        blocks.put(bytes(data))
 
     try:
         stream = sd.RawInputStream(samplerate=SAMPLE_RATE, channels=1, dtype="int16",
@@ -136,8 +141,16 @@ async def microphone() -> AsyncIterator[bytes]:
     except (sd.PortAudioError, ValueError) as exc:
         raise RecorderError(f"no microphone here: {exc}",
                             hint="connect one, or record from a file with --from") from exc
-    with stream, receive:
-        async for block in receive:
+    with stream:
+        while True:
+            try:
+                block = await anyio.to_thread.run_sync(blocks.get, True, 4 * BLOCK_S)
+            except queue.Empty:
+                if stream.active:
+                    continue
+                # PortAudio ended the stream (every block it gave is taken): none will come
+                raise RecorderError("the microphone stopped: the device or the sound server "
+                                    "went away") from None
             yield block
 
 
@@ -163,8 +176,12 @@ def monitor_source(pactl: str | None = None) -> str:
     return f"{sink}.monitor"
 
 
-async def system_output() -> AsyncIterator[bytes]:
-    """What the machine plays, from the sound server's monitor source (``parec``)."""
+async def system_output() -> AsyncGenerator[bytes, None]:
+    """What the machine plays, from the sound server's monitor source (``parec``). The
+    sound server (or its output) going away mid-recording is a `RecorderError`."""
+    import subprocess
+    import tempfile
+
     import anyio
 
     source = monitor_source()
@@ -172,30 +189,43 @@ async def system_output() -> AsyncIterator[bytes]:
     if parec is None:
         raise RecorderError("no system audio: parec is not installed",
                             hint="apt-get install pulseaudio-utils")
-    async with await anyio.open_process(
-            [parec, f"--device={source}", "--format=s16le", f"--rate={SAMPLE_RATE}",
-             "--channels=1", "--raw"]) as process:
-        assert process.stdout is not None
-        async for block in process.stdout:
-            yield block
+    # --latency-msec: without it the server hands parec 2 s fragments, the recording
+    # lags by as much and a stop loses the fragment in flight.
+    with tempfile.TemporaryFile() as errors:
+        async with await anyio.open_process(
+                [parec, f"--device={source}", "--format=s16le", f"--rate={SAMPLE_RATE}",
+                 "--channels=1", "--raw", "--latency-msec=100"],
+                stdin=subprocess.DEVNULL, stderr=errors) as process:
+            assert process.stdout is not None
+            async for block in process.stdout:
+                yield block
+            # parec ended by itself (a stop closes this generator at its yield, above)
+            await process.wait()
+            errors.seek(0)
+            said = " ".join(errors.read().decode(errors="replace").split())
+            raise RecorderError("the system audio stopped: the sound server or its output "
+                                f"went away (parec exited {process.returncode}: {said})")
 
 
-async def mix(a: AsyncIterator[bytes], b: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    """Two sources added sample by sample (clipped), block by block."""
+async def mix(a: AsyncGenerator[bytes, None],
+              b: AsyncGenerator[bytes, None]) -> AsyncIterator[bytes]:
+    """Two live sources added sample by sample (clipped), `BLOCK_S` at a time. Each is
+    buffered: they come in blocks of their own sizes (parec's are not PortAudio's), and
+    pairing block with block would stretch one of them and leave it behind."""
     import numpy as np
 
-    while True:
-        try:
-            x = await a.__anext__()
-        except StopAsyncIteration:
-            return
-        try:
-            y = await b.__anext__()
-        except StopAsyncIteration:
-            return
-        n = max(len(x), len(y)) // 2
-        xs = np.zeros(n, dtype=np.int32)
-        ys = np.zeros(n, dtype=np.int32)
-        xs[: len(x) // 2] = np.frombuffer(x[: len(x) - len(x) % 2], dtype="<i2")
-        ys[: len(y) // 2] = np.frombuffer(y[: len(y) - len(y) % 2], dtype="<i2")
-        yield np.clip(xs + ys, -32768, 32767).astype("<i2").tobytes()
+    size = int(SAMPLE_RATE * BLOCK_S) * 2
+    pending = (bytearray(), bytearray())
+    async with aclosing(a), aclosing(b):  # either ending (or failing) stops the other
+        while True:
+            for source, buffer in zip((a, b), pending, strict=True):
+                while len(buffer) < size:
+                    try:
+                        buffer += await source.__anext__()
+                    except StopAsyncIteration:
+                        return
+            xs, ys = (np.frombuffer(bytes(buffer[:size]), dtype="<i2").astype(np.int32)
+                      for buffer in pending)
+            for buffer in pending:
+                del buffer[:size]
+            yield np.clip(xs + ys, -32768, 32767).astype("<i2").tobytes()
