@@ -5,6 +5,7 @@ simulated long recording (goal: flat, not growing with its length).
 
     nice -n 10 .venv/bin/python bench/copilot_agent.py [--quick] [--only memory|cycle|recall]
         [--meeting NAME[,NAME...]] [--meetings FILE] [--model PRESET] [--beam N]
+        [--voice espeak-ng|hibari]
 
 ``--meeting`` picks the scripted meetings of ``tests/meeting.py`` (all of them by
 default); ``--meetings FILE`` runs the meetings of a JSON file instead (a list of
@@ -15,7 +16,10 @@ printed per meeting and in all, strict (in its own list) and anywhere, with wher
 miss was lost (``meeting.causes``). ``--model`` names the llama.cpp preset of the cycle and
 the recall (default: the embedded ``qwen2.5-coder-0.5b``; ``qwen2.5-coder-1.5b`` is the
 larger one); ``--beam`` Whisper's beam in each cycle (the setting ``stt_beam_size``: 1 by
-default, 5 the careful hearing).
+default, 5 the careful hearing); ``--voice`` who speaks the meetings: espeak-ng's
+formant voices (the default, as in the end-to-end test), or ``hibari``, adjutant-tts's
+embedded neural voice (one voice, each speaker at a pitch of their own), closer to the
+people a recording hears.
 """
 
 from __future__ import annotations
