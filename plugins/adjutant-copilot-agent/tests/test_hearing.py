@@ -261,7 +261,8 @@ CUES = [
     ("We print the flyers ourselves rather than paying a shop.", "decisions"),
     ("Okay, so the bus leaves early and we skip lunch instead.", "decisions"),
     ("We took a taxi instead.", ""),
-    ("We could take the train instead.", "action_items"),  # a proposal, as before
+    # a proposal: no task of anyone's ("we could" is a possibility, the eleventh work)
+    ("We could take the train instead.", ""),
     ("Then we meet in the small hall.", "decisions"),
     ("Right, then the late shift goes.", "decisions"),
     ("Then we were late.", ""),

@@ -6,7 +6,13 @@ limit "per X at most", a plan "off for the season", a rule "from this season", a
 conclusion "then we're ..." are decisions; a need put to a name and "that's you" are
 tasks; a question only asking the room ("Does anyone know?") asks the sentence before;
 a yes-or-no question answered is no longer open; a commitment across an
-acknowledgement or a remark joins the request it answers."""
+acknowledgement or a remark joins the request it answers. Held-out 13 and 14's, after
+their blind run: a decision announced ("Let's set a limit.") is the sentence after it; a
+short choice carries the proposal whose words it takes; rules for a season, caps of N,
+"not more than N", ", full stop"; a need said as a cleft and an order closed by
+"please" are tasks; "we can/could" is a possibility, "I should have" a past; put off by
+"let's see how", "keep it in mind"; a question said as what someone "hasn't said" or
+"came in asking"; a story's past verb is no decision of the model's."""
 
 from __future__ import annotations
 
@@ -59,6 +65,33 @@ ELEVENTH = [
     ("Someone still needs to ring the scout hut about the tables.", "action_items"),
     ("Then book the van today, Priti, and tell the driver.", "action_items"),
     ("Which is why I don't think we can open on Mondays.", ""),
+    # held-out 13 and 14's shapes, in other words
+    ("Then in that case, no bonfire this year.", "decisions"),
+    ("I'd like a strict cap of forty tickets a night.", "decisions"),
+    ("Not more than twelve.", "decisions"),
+    ("Never more than two trays in the oven at once.", "decisions"),
+    ("After that, we stop selling raffle tickets, full stop.", "decisions"),
+    ("No problem this year.", ""),
+    ("We could always hire a second van.", ""),
+    ("We can either paint it or sand it.", ""),
+    ("I ate far more than I should have.", ""),
+    ("Yusuf can do the posters.", "action_items"),
+    ("What I really need is someone to count the float.", "action_items"),
+    ("What we need is a bigger hall.", ""),
+    ("What I want to know is whether the hall has a piano.", "open_questions"),
+    ("Clean the yard before the vet comes, please.", "action_items"),
+    ("When you get a moment, ring the farrier.", "action_items"),
+    ("Two sugars, please.", ""),
+    ("Let's see how the first week goes.", ""),
+    ("Fine, let's keep it in mind.", ""),
+    ("Right, I'd better head off.", ""),
+    ("The landlord still hasn't told us whether the rent goes up.", "open_questions"),
+    ("A parent rang in asking if the trip is still on.", "open_questions"),
+    ("Which brings me to the raffle.", ""),
+    ("Lena, how was your sister's graduation?", ""),
+    ("Did anyone get out on the bikes this weekend?", ""),
+    ("What do you both reckon?", ""),
+    ("Just a thought, what if we ran it on a Sunday?", ""),
 ]
 
 
@@ -114,3 +147,32 @@ def test_a_commitment_across_a_remark_joins_the_request_it_answers() -> None:
 def test_a_need_then_that_is_you_is_one_task() -> None:
     said = ["Somebody still needs to book the hall for the quiz.", "That's you, Tom."]
     assert with_cues(CopilotCycleResult(), said).action_items == (" ".join(said),)
+
+
+def test_a_decision_announced_is_the_sentence_after_it() -> None:
+    said = ["Then here's the rule from now on.",
+            "Bikes stay outside the hall, whoever is on duty."]
+    assert with_cues(CopilotCycleResult(), said).decisions == (" ".join(said),)
+    said = ["Let's set a limit.", "Six puppies a class, whichever of us is teaching it."]
+    got = with_cues(CopilotCycleResult(), said)
+    assert got.decisions == (" ".join(said),) and got.action_items == ()
+    # a question after it is asked, not announced
+    said = ["Let's set a limit.", "How many can the hall hold?"]
+    assert with_cues(CopilotCycleResult(), said).open_questions == (said[1],)
+
+
+def test_a_short_choice_carries_the_proposal_it_takes() -> None:
+    said = ["I think we should close the orders on Friday at six.",
+            "Last year we were still baking at midnight.", "Friday at six it is."]
+    assert with_cues(CopilotCycleResult(), said).decisions == (f"{said[0]} {said[2]}",)
+    # a choice of something else than proposed carries no proposal
+    said = ["I think we should close the orders on Friday at six.",
+            "Last year we were still baking at midnight.", "Saturday at six it is."]
+    assert not with_cues(CopilotCycleResult(), said).decisions[-1].startswith(said[0])
+
+
+def test_the_models_story_in_the_past_is_no_decision() -> None:
+    said = ["The delivery van broke down on the bypass.", "Three boxes got soaked."]
+    got = with_cues(CopilotCycleResult(decisions=("The delivery van broke down on the bypass",
+                                                  "Three boxes got soaked")), said)
+    assert got.decisions == ()

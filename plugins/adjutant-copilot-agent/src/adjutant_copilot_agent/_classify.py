@@ -158,6 +158,16 @@ _DECISION = re.compile(
     r"stick with|go with|go for|switch to)\b"
     # a rule set: "No new designs until those are gone", "No more overtime this month"
     r"|^(?:[\w']+[,.]\s+)?(?:(?:then|so|and)\s+)?no (?:new|more|further|extra) \w+"
+    # "In that case, no lake swimming this summer.", "a hard cap of sixty", "Not more than
+    # a hundred.", "..., full stop.", "once we hit that, we stop taking orders"
+    r"|(?:^|[,.]\s+)no (?!problem\b|idea\b|worries\b|way\b|doubt\b|one\b|more\b)[\w-]+"
+    r"(?: [\w-]+){0,2} (?:this|next) (?:summer|year|season|term|week|month|winter|spring|"
+    r"autumn|weekend)\b"
+    r"|\bcap of (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|"
+    r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred)"
+    r"|\b(?:not|never) more than (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"twelve|fifteen|twenty|thirty|forty|fifty|sixty|a hundred)"
+    r"|,\s*full stop[.!]?$|\bwe stop (?:taking|selling|doing|offering|running|ordering)\b"
     # an option accepted by name, not by "that": "Sunday works for me.", "Fifteen with
     # the barbecue, fine by me."; a value set by an order: "Make it fifteen."
     r"|^(?:[\w']+[,.]\s+)?(?!(?:that|it|this|which|what|whatever|anything|nothing|"
@@ -188,7 +198,8 @@ _ACTION = re.compile(
     r"Who|Something|Nothing|Everything|Anything)\b)[A-Z][a-z]+))(?: still| really| also| "
     r"definitely)?(?:'ll| will| shall|"
     r" is going to|'s going to| am going to|'m going to| are going to|'re going to| needs? to|"
-    r" has to| have to| must| should)\s+(?!be\b)(?!not\b)(?!say\b)(?!see\b)(?!never\b)"
+    r" has to| have to| must(?! have\b)| should(?! have\b))\s+(?!be\b)(?!not\b)(?!say\b)"
+    r"(?!see\b)(?!never\b)"
     r"(?!miss\b)\w+"
     r"|\b(?:said|says|promised|offered|volunteered|agreed) (?:(?:he|she|they|I|we)(?: would|'d) |"
     r"to )(?!be\b)\w+"
@@ -220,7 +231,7 @@ _ACTION = re.compile(
     r"|^(?:yes|yeah|sure|fine|ok|okay|right|no problem)[,.]?\s+(?:[\w'-]+ ){0,3}"
     r"(?!(?:that|it|this|what|which)\b)\w+(?:'s| is| are|'re) (?:all )?mine\b"
     r"|\b(?:I|(?!(?:It|This|That|There|What|Who|Nobody|Everyone|Anyone|Which|Nor|Neither|"
-    r"So|Nobody|Everybody)\b)"
+    r"So|Everybody|We|They)\b)"
     r"(?-i:[A-Z][a-z]+)) (?:can|could) (?!not\b)(?!see\b)(?!say\b)(?!hear\b)(?!tell\b)"
     # (what one can remember or imagine is no task)
     r"(?!start\b)(?!be\b)(?!remember\b)(?!imagine\b)(?!think\b)(?!believe\b)"
@@ -292,7 +303,10 @@ _SMALL_TALK = re.compile(r"^(?:[\w']+(?: [\w']+){0,3},\s*)?(?:shall we|did (?:yo
                          r"has (?:anyone|anybody|everyone)(?: else)? (?:tasted|tried|watched)|"
                          r"how (?:was|were) (?:the|your) [\w' ]+? (?:last night|yesterday|"
                          r"at the weekend|over the weekend)|"
-                         r"how (?:was|were) (?-i:[A-Z][a-z]+)(?=\s*\?$)|did your [\w' ]+? (?:win|"
+                         r"how (?:was|were) (?-i:[A-Z][a-z]+)(?=\s*\?$)|how (?:was|were) (?:your|"
+                         r"his|her|their) [\w' ]+?(?=\s*\?$)|did (?:you|anyone|anybody|"
+                         r"everyone)\b[^?]*\b(?:this|last|at the|over the) (?:weekend|night|"
+                         r"holiday)(?=\s*\?$)|did your [\w' ]+? (?:win|"
                          r"lose|enjoy|like|go)\b|(?:has |is |are )?(?:everyone|everybody) (?:got "
                          r"(?:a|their|enough)|warm enough|comfortable|settled)\b|"
                          r"how (?:was|were) (?:your|the) (?:weekend|holiday|trip|evening|game|"
@@ -309,7 +323,9 @@ _NOT_OPEN = re.compile(
     r"|^(?:(?:so|then|and|okay|ok|right|good),?\s+)*(?:are (?:we|you) (?:all )?agreed|(?:is )?"
     r"(?:everyone|everybody|we)(?:'s|'re| is| are)? (?:all )?(?:agreed|happy|okay|ok|fine|good|"
     r"on board|in agreement)(?: with (?:that|this|it))?|all agreed|any objections?)\s*\?$"
-    r"|^(?:[\w']+,\s*)?(?:how about|why don't we|why not|what if we)\b[^,?]*\?$"
+    r"|^(?:[^,?]*,\s*)?(?:how about|why don't we|why not|what if we)\b[^,?]*\?$"
+    r"|^(?:[\w']+,\s*)?what do (?:you|you both|you all|you two|we|people|others|everyone) "
+    r"(?:think|reckon)\b"
     # an offer: "Shall I put the kettle on?"
     r"|^(?:[\w']+,\s*)?shall I\b"
     # ("What about the dishwasher?" opens a topic; with "instead" it proposes)
@@ -321,7 +337,9 @@ _NOT_OPEN = re.compile(
 #: A point put off ("We'll need to come back to that.", "Let's not decide that tonight."):
 #: neither a decision nor a task, unless someone takes it on ("I'll find out").
 _DEFER = re.compile(r"\b(?:come back to (?:it|that|this)|let(?:'s| us) not (?:try to |even )?"
-                    r"(?:decide|settle|sort|agree|worry about)|"
+                    r"(?:decide|settle|sort|agree|worry about|commit)|let(?:'s| us) see how\b|"
+                    r"before we commit\b|keep (?:it|that|this) in mind|(?:I'd|I had|we'd) better "
+                    r"(?:get going|go|be off|head off|get back)|"
                     r"(?:leave|keep) (?:it|that|this) (?:open|hanging)|think about it|sleep on it|"
                     r"look (?:at (?:it|that|this) )?again (?:once|when|after|in|next)|"
                     r"park (?:it|that|this|the [\w-]+(?: [\w-]+)?) for now|"
@@ -339,7 +357,8 @@ _AGENDA = re.compile(r"\b(?:we (?:need to|have to|'ve got to|got to|should|must|
 #: "I think we should cap it at three." (a reason or a proposal, nobody's task).
 _WHAT_IF = re.compile(r"^(?:otherwise|or else)\b|^(?:and |but |so )?if\b[^,]*,\s*(?:then\s+)?"
                       r"we(?:'d| would| should| might| could| have to| need to| must)\b"
-                      r"|\b(?:I think|I reckon|I guess|I'd say|maybe|perhaps) we (?:should|"
+                      r"|\b(?:I (?:really |honestly |do |still )?(?:think|reckon|guess)|I'd say|"
+                      r"maybe|perhaps) we (?:should|"
                       r"could|might|ought to)\b", re.IGNORECASE)
 #: A request to someone named, about their own: "Sam, could your team cover Friday?"
 _NAMED_ASK = re.compile(r"^(?:[\w']+,\s+)?(?-i:[A-Z][a-z]+),\s+(?:can|could|would|will) your\b",
@@ -351,6 +370,9 @@ _INDIRECT_Q = re.compile(
     r"(?:anyone|anybody) know|"
     r"(?:nobody|no one)(?: \w+)? (?:knows|answered|decided|said|can answer|can say)|"
     r"(?:nobody|no one)(?: \w+){1,4} (?:tell|told|say|answer) (?:me|us)|"
+    r"(?:hasn't|haven't|has not|have not|didn't|did not)(?: yet| still)? (?:said|told (?:us|me)|"
+    r"confirmed|decided|answered|replied|got back to us)|(?:asking|asked|wants to know|"
+    r"wanted to know)|"
     r"(?:the|an|one) (?:open )?question is|(?:it's|it is) "
     r"(?:unclear|not clear)|(?:we|someone|somebody) (?:need to|needs to|have to|has to|must|"
     r"should|'ve got to) (?:figure out|work out|decide|find out|sort out|agree)|(?:it's|it is) "
@@ -460,6 +482,25 @@ _MINUTES = re.compile(rf"^((?-i:[A-Z][a-z]+))(?: and (?-i:[A-Z][a-z]+))? to (?:{
                       re.IGNORECASE)
 
 
+#: "What I need is someone to...", "What we want is..." (a need said as a cleft, with
+#: the one asked to meet it: not a question, whatever its first word).
+_CLEFT_NEED = re.compile(r"^(?:[\w']+,\s+)?what (?:I|we)(?: \w+)? (?:need|want|'d like) is\b"
+                         r"(\s+(?:someone|somebody|you|one of you|a volunteer)\b)?",
+                         re.IGNORECASE)
+#: An order in the imperative, known by its "please" closing it ("Restock the kits before
+#: opening day, please.") or by a time clause before it ("And before you go tonight, order
+#: more ribbon."): the verb first, an errand's.
+_IMPERATIVE = (r"(?:send|email|call|ring|phone|text|book|bring|print|order|check|ask|tell|"
+               r"write|draft|fix|buy|sort|set up|update|finish|prepare|chase|remind|collect|"
+               r"clean|pay|post|circulate|confirm|contact|invite|get|restock|replace|move|put|"
+               r"take|pick up|tidy|renew|arrange|find|hire|return|label|price|pin|hang|empty|"
+               r"fill|service|repair|paint|count|lock|unlock|cancel|drop off|ship|pack)")
+_ORDER = re.compile(rf"^(?:(?:and|so|then|also|oh)[,.]?\s+)*(?:please\s+)?{_IMPERATIVE}\b"
+                    r"[^.?!]*,\s*please[.!]?$"
+                    r"|^(?:(?:and|so|then|also|oh)[,.]?\s+)*(?:before|after|when|once|while) "
+                    rf"[^,.?!]{{3,40}},\s*(?:please\s+)?{_IMPERATIVE}\b", re.IGNORECASE)
+
+
 #: A choice of one word: "Sunday it is.", "Blue, it is then." (not "Here it is.").
 _ONE_WORD_CHOICE = re.compile(r"^(?!(?:yes|yeah|no|so|well|here|there|where|how|who|why|what|"
                               r"that|this|now|then|and|but|as|whatever)\b)[\w'-]+,? it is"
@@ -476,6 +517,9 @@ def classify(sentence: str) -> str:
     if len(words_in(text)) < 2:
         # "Sunday it is.": a choice of one word
         return "decisions" if _ONE_WORD_CHOICE.match(text) else ""
+    if cleft := _CLEFT_NEED.match(text):
+        # "What I do need is someone to chase the fees.": a need, asked of the room
+        return "action_items" if cleft.group(1) else ""
     if text.endswith("?"):
         if _SMALL_TALK.match(text) or _NOT_OPEN.search(text):
             return ""
@@ -493,6 +537,7 @@ def classify(sentence: str) -> str:
     if _DECISION.search(text) and not put_off:
         return "decisions"
     if (_MINE.search(text) or _PLAIN_I.match(text) or _PLAIN_TASK.match(text)
+            or _ORDER.match(text)
             or ((_ACTION.search(text) or _named_order(text))
                 and not _NOT_ACTION.search(text) and not put_off
                 and not _AGENDA.search(text) and not _WHAT_IF.search(text))):
@@ -503,7 +548,7 @@ def classify(sentence: str) -> str:
         if ((first in {"who", "what", "when", "where", "why", "how", "which", "whose",
                       "anyone", "what's", "who's", "where's", "when's"}
              and not (first == "anyone" and rest[0] in {"who", "that"})
-             and not (first == "which" and rest[0] in {"is", "was", "means"}))
+             and not (first == "which" and rest[0] in {"is", "was", "means", "brings"}))
                 or text.endswith("?")):  # ("Anyone who is late pays.": a statement)
             return "open_questions"
     return ""

@@ -181,7 +181,13 @@ def _loops(text: str) -> bool:
 #: church, surely." has none: a thing named).
 _FINITE = re.compile(r"\b(?:I|we|you|he|she|they|it|is|are|was|were|am|be|been|have|has|had|"
                      r"do|does|did|will|would|can|could|should|shall|may|might|must|"
-                     r"\w+'(?:s|re|ve|ll|d|m))\b", re.IGNORECASE)
+                     r"\w+'(?:s|re|ve|ll|d|m)|\w+n't|"
+                     # a story's verb in the past: "Biscuit refused to get out of the car."
+                     r"got|went|came|made|took|gave|ran|saw|said|left|told|thought|brought|"
+                     r"bought|lost|won|fell|broke|sold|paid|spent|sent|found|felt|stood|sat|"
+                     r"refused|happened|arrived|started|finished|tried|turned|seemed|"
+                     r"tangled|squeezed|wanted|needed|asked|worked|looked|moved|called)\b",
+                     re.IGNORECASE)
 #: A hedge around a thing named: "The barn, I reckon.", "I think the blue one."
 _HEDGE = re.compile(r"\bI (?:reckon|think|guess|suppose|'d say|would say)\b", re.IGNORECASE)
 
@@ -192,7 +198,8 @@ def _is_question(text: str) -> bool:
 #: A reply that says the sentence before asked what nobody knows: "Good question.", "I
 #: honestly don't know.", "No idea." (the sentence before is an open question, whatever
 #: Whisper made of its words and its question mark).
-_UNKNOWN = re.compile(r"^(?:[\w']+,\s+){0,2}(?:good question|no idea|(?:that's|that is|it's) "
+_UNKNOWN = re.compile(r"^(?:[\w']+,\s+){0,2}(?:good question|(?:(?:I've|I have|we've|we have) )?"
+                      r"no idea|(?:that's|that is|it's) "
                       r"(?:the|a) (?:\w+ )?question|(?:I )?(?:\w+ )?"
                       r"(?:don't|do not) know|nobody knows|no one knows|who knows|not a clue|"
                       r"no clue|(?:I'm|I am) not sure|not sure|not a word|no word|no news|"
@@ -201,7 +208,17 @@ _UNKNOWN = re.compile(r"^(?:[\w']+,\s+){0,2}(?:good question|no idea|(?:that's|t
 #: "Has anyone heard?", "Any ideas?" (what is asked is that sentence).
 _ASKS_ROOM = re.compile(r"^(?:[\w']+,\s+)?(?:(?:does|do|did) (?:anyone|anybody|any of you|we) "
                         r"know|(?:has|have) (?:anyone|anybody|any of you) heard|any (?:ideas|"
-                        r"thoughts)|anyone|anybody|any idea)\s*\?$", re.IGNORECASE)
+                        r"thoughts)|anyone|anybody|any idea|(?:are|do|will|can|should|shall|"
+                        r"would) we)\s*\?$", re.IGNORECASE)
+#: A decision announced, said in the sentence after it: "Let's set a limit." "Never more
+#: than four dogs a walk."; "Then here's the rule from now on." "The kiln is fired..."
+_ANNOUNCE = re.compile(r"^(?:[\w']+[,.]\s+)?(?:(?:then|so|right|okay|ok|well),?\s+)?(?:"
+                       r"(?:here's|here is) (?:the|my|our|what) (?:\w+ )?(?:rule|plan|deal|idea|"
+                       r"proposal|thing|policy|suggestion|propose|suggest)\b|let(?:'s| us) (?:set|"
+                       r"make|have|agree on|put in) (?:a|some|one|the) (?:\w+ )?(?:limit|rule|cap|"
+                       r"ceiling|maximum|minimum)s?\b)[^.?!]*[.!:]?$", re.IGNORECASE)
+#: A choice short enough to need what it chose: "Thursday at noon it is."
+_SHORT_CHOICE_WORDS = 6
 #: A reply that answers a yes-or-no question: "No, it's still leaking." (not "No idea.").
 _ANSWER = re.compile(r"^(?:no|nope|not yet|yes|yeah|yep|it is|it's not|they have|they haven't)"
                      r"[,.]\s+\S", re.IGNORECASE)
@@ -389,11 +406,32 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
                 if found and found[-1].endswith(prev):
                     found.pop()
             kind, text = "open_questions", prev
-        if (kind == "open_questions" and prev and _ASKS_ROOM.match(text)
-                and len(words_in(prev)) >= 4 and classify(prev) in ("", "open_questions")):
-            if cued["open_questions"] and cued["open_questions"][-1] == prev:
+        if kind == "open_questions" and prev and _ASKS_ROOM.match(text):
+            if cued["open_questions"] and cued["open_questions"][-1] in said[max(0, n - 2):n]:
                 continue  # "Nobody has told me whether X. Does anyone know?": one question
+            if len(words_in(prev)) < 4 or classify(prev) not in ("", "open_questions"):
+                continue  # "Are we?" after a remark: it asks nothing of its own
             text = f"{prev} {text}"
+        if (prev and _ANNOUNCE.match(prev) and not text.endswith("?")
+                and classify(text) in ("", "decisions", "action_items")):
+            # the decision announced is this sentence: one item of the two
+            if cued["decisions"] and cued["decisions"][-1] == prev:
+                cued["decisions"].pop()
+            kind, text = "decisions", f"{prev} {text}"
+        carried = False  # a proposal carried already: the sentence before is not
+        chose = words_in(text) - _AGREE_WORDS - _FUNCTION - {"it", "is", "then", "final"}
+        if (kind == "decisions" and text == said[n] and chose and not _UNDO.match(text)
+                and len(words_in(text)) <= _SHORT_CHOICE_WORDS
+                and not _REFERS.search(re.sub(r",?\s*it is(?: then)?\s*[.!]?$", "", text))):
+            # "I think we should stop advance orders on Thursday at noon." ... "Thursday at
+            # noon it is.": a short choice carries the proposal it takes (every word it
+            # chose is the proposal's), a few sentences back
+            for m in range(n - 1, max(-1, n - 4), -1):
+                if (_PROPOSAL.search(said[m]) and not said[m].endswith("?")
+                        and chose <= words_in(said[m])
+                        and len(words_in(said[m])) > len(words_in(text))):
+                    text, carried = f"{said[m]} {text}", True
+                    break
         if (prev.endswith("?") and _ANSWER.match(text) and not _UNKNOWN.match(text)
                 and not _WH_WORD.match(prev) and prev in cued["open_questions"]):
             # "Is the coffee machine fixed yet?" "No, it's still leaking.": answered
@@ -421,6 +459,7 @@ def with_cues(result: CopilotCycleResult, lines: Sequence[str],
             # for it?", heard as one sentence: the proposal agreed, and a request after
             cued["decisions"].append(prev)
         if (kind != "open_questions" and prev and prev not in text and not agreed
+                and not carried
                 and (_REFERS.search(text) or _BARE.match(text)) and len(words_in(prev)) >= 3
                 and not _RULED_OUT.search(prev)
                 and not any(item.endswith(prev) and item != prev
