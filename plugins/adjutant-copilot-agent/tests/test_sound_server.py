@@ -7,7 +7,8 @@ paplay, `adjutant record` records in another process, and the real Whisper hears
 recording.
 
 Nothing here waits a fixed time: each step waits for the recording to have grown (it
-grows in real time) or for a process to end, with generous deadlines."""
+grows in real time) or for a process to end, with generous deadlines. The last test
+drives `mix` with sources of its own, timed in real time, without a sound server."""
 
 from __future__ import annotations
 
@@ -16,15 +17,15 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncGenerator, Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile as sf
 
-from adjutant_copilot_agent import list_sessions
-from adjutant_copilot_agent._sources import resample
+from adjutant_copilot_agent import _sources, list_sessions
+from adjutant_copilot_agent._sources import RecorderError, mix, resample
 from adjutant_copilot_agent._wav import BYTES_PER_SECOND, HEADER
 
 ADJUTANT = str(Path(sys.executable).with_name("adjutant"))
@@ -138,20 +139,43 @@ def hears(text: str, words: set[str]) -> bool:
     return len({w for w in words if w in text}) >= len(words) - 1
 
 
-def likeness(recorded: np.ndarray, played: Path) -> float:
-    """The peak normalised cross-correlation of what was played (resampled to 16 kHz as
-    the recorder does) with the recording, over the stretch it lines up with: about 1
-    when the recording holds it as played, near 0 for noise or a stretched copy."""
+def match(recorded: np.ndarray, played: Path) -> tuple[float, float]:
+    """Where what was played (resampled to 16 kHz as the recorder does) lines up best
+    with the recording, in seconds from its start, and how well: the peak normalised
+    cross-correlation over that stretch, about 1 when the recording holds it as played,
+    near 0 for noise or a stretched copy."""
     data, rate = sf.read(str(played), dtype="float32")
     ref = resample(data, rate).astype(np.float64)
     rec = recorded.astype(np.float64)
     if len(rec) < len(ref):
-        return 0.0
+        return 0.0, 0.0
     size = 1 << int(np.ceil(np.log2(len(rec) + len(ref))))
     corr = np.fft.irfft(np.fft.rfft(rec, size) * np.conj(np.fft.rfft(ref, size)), size)
     lag = int(np.argmax(np.abs(corr[: len(rec) - len(ref) + 1])))
     window = rec[lag: lag + len(ref)]
-    return float(abs(corr[lag]) / (np.linalg.norm(ref) * np.linalg.norm(window) + 1e-9))
+    return lag / 16_000, float(abs(corr[lag]) / (np.linalg.norm(ref) * np.linalg.norm(window)
+                                                 + 1e-9))
+
+
+def likeness(recorded: np.ndarray, played: Path) -> float:
+    """How well what was played lines up with the recording (`match`)."""
+    return match(recorded, played)[1]
+
+
+def band(samples: np.ndarray, low: float, high: float) -> np.ndarray:
+    """``samples`` (16 kHz) with what is outside ``low`` to ``high`` Hz taken out."""
+    spectrum = np.fft.rfft(samples.astype(np.float64))
+    hz = np.fft.rfftfreq(len(samples), 1 / 16_000)
+    spectrum[(hz < low) | (hz > high)] = 0
+    return np.fft.irfft(spectrum, len(samples))
+
+
+def burst(path: Path, low: float, high: float) -> Path:
+    """A second of noise between ``low`` and ``high`` Hz: it lines up with its copy in a
+    recording at one lag only, to a sample, and another band's not at all."""
+    noise = band(np.random.default_rng(int(low)).standard_normal(16_000), low, high)
+    sf.write(str(path), 0.3 * noise / np.abs(noise).max(), 16_000, subtype="PCM_16")
+    return path
 
 
 def data_seconds(audio: Path) -> float:
@@ -269,11 +293,27 @@ def test_system_and_mic_are_mixed_into_one_recording(tmp_path: Path,
                                                      server: SoundServer) -> None:
     """``--system --mic``: one sentence played into "call" and another into "room" are
     both in the one recording, each as played (neither stretched, squeezed nor torn
-    by the two sources' different block sizes)."""
+    by the two sources' different block sizes); and they are lined up in time: a burst
+    of noise played into "call" and another into "room" at the same moment start
+    within 0.3 s of each other in the recording (they were 2.5 s apart when the mix
+    lined the sources up by their first samples)."""
     call = speak(CALL, tmp_path / "call.wav")
     room = speak(ROOM, tmp_path / "room.wav")
+    low, high = (300, 1_800), (2_200, 3_800)  # bursts apart in pitch: each found alone
+    call_burst = burst(tmp_path / "call-burst.wav", *low)
+    room_burst = burst(tmp_path / "room-burst.wav", *high)
     _, samples = record_while_playing(tmp_path, server, ("--system", "--mic"),
+                                      [("call", call_burst), ("room", room_burst)],
                                       [("call", call)], [("room", room)])
+    (call_at, call_like), (room_at, room_like) = (match(band(samples, *low), call_burst),
+                                                  match(band(samples, *high), room_burst))
+    found = (f"call's at {call_at:.3f} s ({call_like:.2f}), "
+             f"room's at {room_at:.3f} s ({room_like:.2f})")
+    assert abs(call_at - room_at) < 0.3, found
+    # Found, not a chance peak (about 0.1). A sound started into a sink that is already
+    # playing loses up to its first 0.3 s (the sink rendered ahead without it): the rest
+    # still lines up where it was played, at the square root of the part kept.
+    assert min(call_like, room_like) > 0.6, found
     assert likeness(samples, call) > 0.95
     assert likeness(samples, room) > 0.95
     text = heard(samples)
@@ -309,3 +349,77 @@ def test_the_sound_server_dying_mid_recording_stops_it_clearly_and_keeps_the_aud
     assert f"{session.seconds:.1f} s" in err  # it says what it kept
     assert likeness(samples, sentence) > 0.95
     assert hears(heard(samples), CALL_WORDS)
+
+
+class Live:
+    """A live source without a sound server, for `mix`: it starts capturing ``delay``
+    seconds after ``t0`` and hands over blocks of ``block_s`` as their last sample is
+    in (none for ``stall`` seconds from ``stall_at``: a device that hangs, then hands
+    over what it kept at once), each click (time from ``t0``) at the sample captured then, of
+    ``level``; it fails with a `RecorderError` at ``fail_at``."""
+
+    def __init__(self, t0: float, *, delay: float, block_s: float, level: int,
+                 clicks: tuple[float, ...], stall_at: float = 1e9, stall: float = 0.0,
+                 fail_at: float = 1e9) -> None:
+        self.t0, self.delay, self.block, self.level = t0, delay, int(16_000 * block_s), level
+        self.clicks, self.stall_at, self.stall, self.fail_at = clicks, stall_at, stall, fail_at
+        self.began, self.taken, self.closed = 0.0, 0, False
+        #: The most a block was taken after it was in (what waited in its own buffer).
+        self.late = 0.0
+
+    async def blocks(self) -> AsyncGenerator[bytes, None]:
+        import anyio
+
+        await anyio.sleep(max(0.0, self.t0 + self.delay - time.monotonic()))
+        self.began = time.monotonic()
+        try:
+            while True:
+                block = np.zeros(self.block, dtype="<i2")
+                for click in self.clicks:
+                    at = round((self.t0 + click - self.began) * 16_000) - self.taken
+                    if 0 <= at < self.block:
+                        block[at] = self.level
+                self.taken += self.block
+                end = self.began + self.taken / 16_000 - self.t0
+                due = max(end, self.stall_at + self.stall) if end > self.stall_at else end
+                await anyio.sleep(max(0.0, due - (time.monotonic() - self.t0)))
+                self.late = max(self.late, time.monotonic() - self.t0 - due)
+                if end >= self.fail_at:
+                    raise RecorderError("the fake source stopped")
+                yield block.tobytes()
+        finally:
+            self.closed = True
+
+
+@pytest.mark.anyio
+async def test_mix_lines_up_sources_that_start_apart_caps_a_stall_and_ends_with_either(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mix` without a sound server: a source of 0.1 s blocks, and one of 0.5 s blocks
+    started 0.7 s later; a click captured by both at the same moment is at the same
+    sample of the mix (to 0.05 s), before and after the second stalls for 1.5 s, during
+    which the first is not read more than `AHEAD_S` ahead (its own buffer keeps the rest);
+    the second failing ends the mix with its error and closes the first."""
+    import anyio.lowlevel
+
+    monkeypatch.setattr(_sources, "AHEAD_S", 0.5)
+    t0 = time.monotonic()
+    first = Live(t0, delay=0.0, block_s=0.1, level=1_000, clicks=(1.2, 3.0))
+    second = Live(t0, delay=0.7, block_s=0.5, level=8_000, clicks=(1.2, 3.0),
+                  stall_at=2.5, stall=1.5, fail_at=4.5)
+    out = bytearray()
+
+    async def take() -> None:
+        async for block in mix(first.blocks(), second.blocks()):
+            out.extend(block)
+
+    with pytest.raises(RecorderError, match="the fake source stopped"), anyio.fail_after(30):
+        await take()
+    await anyio.lowlevel.checkpoint()
+    assert first.closed and second.closed
+    samples = np.frombuffer(bytes(out), dtype="<i2")
+    firsts = np.flatnonzero(np.isin(samples, (1_000, 9_000)))
+    seconds = np.flatnonzero(np.isin(samples, (8_000, 9_000)))
+    assert len(firsts) == len(seconds) == 2, (firsts, seconds)
+    assert np.abs(firsts - seconds).max() < 0.05 * 16_000, (firsts, seconds)
+    # Its reader waited (about the stall less AHEAD_S): read on, it would be taken at once.
+    assert first.late > 0.5, first.late

@@ -1,7 +1,8 @@
 """Where a recording's audio comes from, each as an async iterator of 16 kHz mono
 16-bit PCM blocks: a file or a pipe (`from_file`, `from_stream`), the microphone
 (`microphone`, through sounddevice) and the sound server's monitor of the system's
-output (`system_output`, PulseAudio or PipeWire through ``parec``); `mix` adds two.
+output (`system_output`, PulseAudio or PipeWire through ``parec``); `mix` adds two,
+lined up by when their sound was captured.
 
 Every source that cannot open says why in a `RecorderError`, before anything is
 recorded; a live one that dies mid-recording (the sound server gone) says so too, rather
@@ -9,12 +10,15 @@ than ending as if stopped or waiting forever."""
 
 from __future__ import annotations
 
+import math
 import shutil
 import struct
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from pathlib import Path
 from typing import IO, Any
+from weakref import WeakKeyDictionary
 
 from ._wav import SAMPLE_RATE
 
@@ -23,7 +27,27 @@ __all__ = ["RecorderError", "from_file", "from_stream", "microphone", "mix", "mo
 
 #: Seconds of audio per block.
 BLOCK_S = 0.5
+#: Seconds of audio `mix` takes from each live source before lining them up (from the
+#: blocks of that second that came soonest).
+SETTLE_S = 1.0
+#: Seconds of audio one source may get ahead of the other in `mix` (the other stalled).
+AHEAD_S = 4.0
+#: Seconds the monitor of the system's output hands over its sound ahead of its being
+#: heard: the sound server renders what its output plays about the output's latency in
+#: advance, and the monitor has it then; parec's ``--latency-msec=100`` holds that
+#: latency at about 100 ms. (Measured on a null sink: parec's blocks put a sound 0.09 s
+#: before the paplay that played it was even launched.)
+MONITOR_LEAD_S = 0.1
 Sleep = Callable[[float], Awaitable[None]]
+
+#: A live source's capture latency, in seconds, for `mix`: its block's first sample was
+#: captured (or, from a monitor, is heard) about ``arrival - samples / rate - latency``.
+#: Not here: 0. The microphone's is 0 (its blocks come as their last sample is in), not
+#: the ``stream.latency`` PortAudio reports: that is the size of its buffer (1.0 s through
+#: ALSA's pulse plugin, for 0.5 s blocks), which a capture stream whose blocks are taken as
+#: they come does not fill; subtracting it (and 0.1 s for parec) put the microphone 0.8 s
+#: early in the mix. As they are, a sound played into both at once lines up to 0.01 s.
+_LATENCY: WeakKeyDictionary[AsyncIterator[bytes], float] = WeakKeyDictionary()
 
 
 class RecorderError(Exception):
@@ -176,9 +200,15 @@ def monitor_source(pactl: str | None = None) -> str:
     return f"{sink}.monitor"
 
 
-async def system_output() -> AsyncGenerator[bytes, None]:
+def system_output() -> AsyncGenerator[bytes, None]:
     """What the machine plays, from the sound server's monitor source (``parec``). The
     sound server (or its output) going away mid-recording is a `RecorderError`."""
+    source = _parec()
+    _LATENCY[source] = -MONITOR_LEAD_S
+    return source
+
+
+async def _parec() -> AsyncGenerator[bytes, None]:
     import subprocess
     import tempfile
 
@@ -209,23 +239,85 @@ async def system_output() -> AsyncGenerator[bytes, None]:
 
 async def mix(a: AsyncGenerator[bytes, None],
               b: AsyncGenerator[bytes, None]) -> AsyncIterator[bytes]:
-    """Two live sources added sample by sample (clipped), `BLOCK_S` at a time. Each is
-    buffered: they come in blocks of their own sizes (parec's are not PortAudio's), and
-    pairing block with block would stretch one of them and leave it behind."""
+    """Two live sources added sample by sample (clipped), `BLOCK_S` at a time, lined up
+    by when their sound was captured. Both are started at once and read, each in its own
+    task, while either is awaited; each block is timed as it arrives. From their first
+    `SETTLE_S`, the one that started later is given silence in front for the difference,
+    once; then both advance at the sample rate. Each is buffered: they come in blocks of
+    their own sizes (parec's are not PortAudio's), and pairing block with block would
+    stretch one of them and leave it behind. Either ending or failing ends the mix and
+    closes the other; its `RecorderError` is the mix's.
+
+    The readers' task group lives within one step (until a block of both is in), never
+    across a ``yield``: a task group held open over a ``yield`` would run its cancel
+    scope around the consumer's code, and the generator is closed in another task when
+    the consumer leaves it unclosed (the recorder does, at a stop). Between steps the
+    sources keep what comes in their own buffers (a pipe, PortAudio's queue)."""
+    import anyio
     import numpy as np
 
-    size = int(SAMPLE_RATE * BLOCK_S) * 2
-    pending = (bytearray(), bytearray())
+    rate = SAMPLE_RATE
+    size, settle, ahead = (int(rate * s) * 2 for s in (BLOCK_S, SETTLE_S, AHEAD_S))
+    sources = (a, b)
+    latency = tuple(_LATENCY.get(source, 0.0) for source in sources)
+    buffers = (bytearray(), bytearray())
+    received = [0, 0]  # bytes from each since it started
+    #: When each one's first sample was captured: the soonest any block implies (a block
+    #: is never early, but often late: the event loop busy, a fragment handed in pieces).
+    started = [math.inf, math.inf]
+    lined_up = False
+    over: list[BaseException] = []  # the source that ended or failed first
+    arrived = [anyio.Event()]
+
+    def ready() -> bool:
+        """A block of both is in (after lining the two up, once, when both have settled)."""
+        nonlocal lined_up
+        if not lined_up:
+            if min(received) < settle:
+                return False
+            later = 0 if started[0] > started[1] else 1
+            pad = round((started[later] - started[1 - later]) * rate) * 2
+            buffers[later][:0] = bytes(pad)
+            lined_up = True
+        return all(len(buffer) >= size for buffer in buffers)
+
+    async def read(index: int, group: anyio.abc.TaskGroup) -> None:
+        source, buffer, other = sources[index], buffers[index], buffers[1 - index]
+        try:
+            while not ready():
+                if len(buffer) - len(other) >= ahead:  # never both: one always reads
+                    # The other has stalled: this one waits for it (or for its end) and
+                    # what comes meanwhile waits in this source's own buffer (parec's pipe,
+                    # then the sound server's, which drops past its limit; PortAudio's
+                    # queue), as it did when the mix pulled lazily. Silence for the
+                    # stalled one would keep the recording going but put the two out of
+                    # line when its late audio came.
+                    await arrived[0].wait()
+                    continue
+                block = await source.__anext__()
+                buffer += block
+                received[index] += len(block)
+                started[index] = min(started[index], time.monotonic() - latency[index]
+                                     - received[index] / 2 / rate)
+                arrived[0].set()
+                arrived[0] = anyio.Event()
+        except Exception as exc:  # StopAsyncIteration among them
+            over.append(exc)
+            group.cancel_scope.cancel()  # the other's block in flight: that source closes
+
     async with aclosing(a), aclosing(b):  # either ending (or failing) stops the other
         while True:
-            for source, buffer in zip((a, b), pending, strict=True):
-                while len(buffer) < size:
-                    try:
-                        buffer += await source.__anext__()
-                    except StopAsyncIteration:
-                        return
-            xs, ys = (np.frombuffer(bytes(buffer[:size]), dtype="<i2").astype(np.int32)
-                      for buffer in pending)
-            for buffer in pending:
-                del buffer[:size]
-            yield np.clip(xs + ys, -32768, 32767).astype("<i2").tobytes()
+            if not ready():
+                async with anyio.create_task_group() as group:
+                    for index in (0, 1):
+                        group.start_soon(read, index, group)
+            if over and not isinstance(over[0], StopAsyncIteration):
+                raise over[0]
+            while ready():
+                xs, ys = (np.frombuffer(bytes(buffer[:size]), dtype="<i2").astype(np.int32)
+                          for buffer in buffers)
+                for buffer in buffers:
+                    del buffer[:size]
+                yield np.clip(xs + ys, -32768, 32767).astype("<i2").tobytes()
+            if over:
+                return
