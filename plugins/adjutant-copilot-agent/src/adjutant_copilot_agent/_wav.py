@@ -64,21 +64,15 @@ def extract_chunk(path: Path, cycle_interval: int, audio_overlap: int) -> Chunk:
     (all of it when shorter), as WAV bytes. Raises ``OSError`` when it cannot be read."""
     total = data_bytes(path)
     size = min(chunk_bytes(cycle_interval, audio_overlap), total)
-    start = total - size
-    with path.open("rb") as f:
-        f.seek(HEADER + start)
-        pcm = f.read(size)
-    pcm = pcm[: len(pcm) - len(pcm) % 2]
-    return Chunk(id=uuid.uuid4().hex, wav=wav_bytes(pcm), start_s=start / BYTES_PER_SECOND,
-                 seconds=len(pcm) / BYTES_PER_SECOND)
+    return extract_range(path, (total - size) / BYTES_PER_SECOND, size / BYTES_PER_SECOND)
 
 
 def extract_range(path: Path, start_s: float, seconds: float) -> Chunk:
     """``seconds`` of the recording at ``path`` from ``start_s`` on (less at its end), as
     WAV bytes: the oldest audio not analysed yet, when the agent is behind."""
     total = data_bytes(path)
-    start = min(total, max(0, int(start_s * SAMPLE_RATE)) * 2)
-    size = min(int(seconds * SAMPLE_RATE) * 2, total - start)
+    start = min(total, max(0, round(start_s * SAMPLE_RATE)) * 2)
+    size = min(round(seconds * SAMPLE_RATE) * 2, total - start)
     with path.open("rb") as f:
         f.seek(HEADER + start)
         pcm = f.read(size)
