@@ -159,3 +159,34 @@ def _repeat(source: Path, target: Path, times: int) -> None:
     import numpy as np
 
     sf.write(str(target), np.concatenate([data] * times), rate)
+
+
+def test_stop_says_so_when_the_recorder_does_not_answer(tmp_path: Path) -> None:
+    # a recorder suspended (SIGSTOP) cannot read the stop request: --stop must not say
+    # "stopped"; once it runs again, the request it left is read and it stops
+    import signal
+
+    env = setup(tmp_path, [])
+    _repeat(tmp_path / "meeting.wav", tmp_path / "long.wav", 20)
+    recording = subprocess.Popen([ADJUTANT, "record", "--from", str(tmp_path / "long.wav")],
+                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
+    try:
+        for _ in range(300):
+            if " recording " in adjutant(env, "record", "--list").stdout:
+                break
+            time.sleep(0.1)
+        recording.send_signal(signal.SIGSTOP)
+        late = adjutant(env, "record", "--stop", "--wait", "1")
+        assert late.returncode == 1
+        assert "has not stopped after 1 s" in late.stderr
+        assert f"kill {recording.pid}" in late.stderr and "stopped " not in late.stdout
+        recording.send_signal(signal.SIGCONT)
+        _, err = recording.communicate(timeout=60)
+        assert recording.returncode == 0 and "recorded" in err
+        assert " stopped " in adjutant(env, "record", "--list").stdout
+    finally:
+        if recording.poll() is None:
+            recording.send_signal(signal.SIGCONT)
+            recording.kill()
+            recording.communicate()

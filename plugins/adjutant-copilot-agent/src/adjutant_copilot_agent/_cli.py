@@ -32,14 +32,16 @@ def _say(text: str, *, err: bool = False) -> None:
     print(printable(text), file=sys.stderr if err else sys.stdout, flush=True)
 
 
-async def _poll(done: Any, seconds: float) -> None:
-    """Look every 0.2 s until ``done()`` (another process's doing), at most ``seconds``."""
+async def _poll(done: Any, seconds: float) -> bool:
+    """Look every 0.2 s until ``done()`` (another process's doing), at most ``seconds``:
+    whether it was."""
     import anyio
 
     for _ in range(int(seconds / 0.2) + 1):
         if done():
-            return
+            return True
         await anyio.sleep(0.2)
+    return False
 
 
 def _fail(exc: Exception) -> int:
@@ -67,6 +69,9 @@ def configure_record(parser: argparse.ArgumentParser) -> None:
                              "profile's plugins.copilot-agent.enabled is true)")
     parser.add_argument("--stop", action="store_true",
                         help="stop the recording in progress (in whichever process)")
+    parser.add_argument("--wait", type=float, default=30.0, metavar="SECONDS",
+                        help="with --stop: how long to wait for the recorder to stop "
+                             "(default: %(default)g)")
     parser.add_argument("--list", action="store_true", help="list the recordings")
 
 
@@ -92,8 +97,13 @@ async def record(kernel: Kernel, args: argparse.Namespace) -> int:
         if session is None:
             return _fail(RuntimeError("no recording in progress"))
         (session_dir(home, session.id) / "stop").touch()
-        await _poll(lambda: not any(s.id == session.id and s.status == "recording"
-                                    for s in list_sessions(home)), 30)
+        if not await _poll(lambda: not any(s.id == session.id and s.status == "recording"
+                                           for s in list_sessions(home)), args.wait):
+            # the recorder has not answered (busy, suspended): say so, not "stopped"
+            return _fail(RuntimeError(
+                f"recording {session.id} has not stopped after {args.wait:g} s: its "
+                f"recorder (process {session.pid}) has not read the request; it stops "
+                f"when it next does, or end it with: kill {session.pid}"))
         _say(f"stopped {session.id}")
         return 0
     try:
