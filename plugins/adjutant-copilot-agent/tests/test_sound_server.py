@@ -259,34 +259,32 @@ def record_while_playing(tmp_path: Path, server: SoundServer, flags: tuple[str, 
     return recording, samples
 
 
-def test_system_records_what_the_machine_plays(tmp_path: Path, server: SoundServer) -> None:
-    """``--system``: a sentence played into the default sink ("call") is in the
-    recording as played (the samples line up with it) and Whisper hears its words;
-    nothing played into "room" (the microphone's side) is."""
-    call = speak(CALL, tmp_path / "call.wav")
-    room = speak(ROOM, tmp_path / "room.wav")
-    _, samples = record_while_playing(tmp_path, server, ("--system",),
-                                      [("call", call), ("room", room)])
-    assert likeness(samples, call) > 0.95
-    assert likeness(samples, room) < 0.3
+def _records_one_side(tmp_path: Path, server: SoundServer, flag: str, wanted: str) -> None:
+    """``adjutant record FLAG`` while one sentence plays into each sink: the one played
+    into ``wanted`` is in the recording as played (its samples line up, Whisper hears
+    its words); the other is not."""
+    said = {"call": (CALL, CALL_WORDS), "room": (ROOM, ROOM_WORDS)}
+    other = "room" if wanted == "call" else "call"
+    wav = {sink: speak(said[sink][0], tmp_path / f"{sink}.wav") for sink in said}
+    _, samples = record_while_playing(tmp_path, server, (flag,),
+                                      [(wanted, wav[wanted]), (other, wav[other])])
+    assert likeness(samples, wav[wanted]) > 0.95
+    assert likeness(samples, wav[other]) < 0.3
     text = heard(samples)
-    assert hears(text, CALL_WORDS), text
-    assert not hears(text, ROOM_WORDS), text
+    assert hears(text, said[wanted][1]), text
+    assert not hears(text, said[other][1]), text
+
+
+def test_system_records_what_the_machine_plays(tmp_path: Path, server: SoundServer) -> None:
+    """``--system``: the default sink ("call"), not "room" (the microphone's side)."""
+    _records_one_side(tmp_path, server, "--system", "call")
 
 
 def test_the_microphone_records_what_the_room_hears(tmp_path: Path, server: SoundServer) -> None:
     """``--mic``: the default input device, through sounddevice, PortAudio and ALSA's
-    pulse plugin, is the default source ("room"'s monitor): a sentence played there is
-    in the recording; one played into "call" (the machine's output) is not."""
-    call = speak(CALL, tmp_path / "call.wav")
-    room = speak(ROOM, tmp_path / "room.wav")
-    _, samples = record_while_playing(tmp_path, server, ("--mic",),
-                                      [("room", room), ("call", call)])
-    assert likeness(samples, room) > 0.95
-    assert likeness(samples, call) < 0.3
-    text = heard(samples)
-    assert hears(text, ROOM_WORDS), text
-    assert not hears(text, CALL_WORDS), text
+    pulse plugin, is the default source ("room"'s monitor), not "call" (the machine's
+    output)."""
+    _records_one_side(tmp_path, server, "--mic", "room")
 
 
 def test_system_and_mic_are_mixed_into_one_recording(tmp_path: Path,
